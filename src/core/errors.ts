@@ -1,0 +1,119 @@
+import type { RequestKey } from './request-key.js';
+
+/**
+ * Stable machine-readable codes of every error payonce throws. `src/http` maps each code to an HTTP
+ * status (see `docs/errors.md`); core itself never speaks HTTP.
+ */
+export type PayonceErrorCode =
+  | 'INVALID_REQUEST_KEY'
+  | 'INVALID_OPTION'
+  | 'REQUEST_IN_PROGRESS'
+  | 'PAYLOAD_MISMATCH'
+  | 'CLAIM_LOST'
+  | 'STORE_UNAVAILABLE'
+  | 'TRANSACTIONS_UNSUPPORTED';
+
+/** Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not. */
+export abstract class PayonceError extends Error {
+  abstract readonly code: PayonceErrorCode;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * A request key failed validation (empty part, more than 160 characters, NUL, not a string).
+ * Thrown before any store is touched. HTTP: 400.
+ * @see SPEC §3 "RequestKey".
+ */
+export class InvalidRequestKey extends PayonceError {
+  readonly code = 'INVALID_REQUEST_KEY';
+  /** Which part failed: `provider` or `externalId`. */
+  readonly part: 'provider' | 'externalId';
+  constructor(part: 'provider' | 'externalId', reason: string) {
+    super(`invalid request key: ${part} ${reason}`);
+    this.part = part;
+  }
+}
+
+/** An option passed to a payonce constructor or factory is out of range. Thrown once, at construction. */
+export class InvalidOption extends PayonceError {
+  readonly code = 'INVALID_OPTION';
+  readonly option: string;
+  constructor(option: string, reason: string) {
+    super(`invalid option ${option}: ${reason}`);
+    this.option = option;
+  }
+}
+
+/**
+ * Another worker holds a fresh claim on this key: the work is not done yet, so the caller must not
+ * report success. HTTP: 409 with `Retry-After` (seconds, rounded up from `retryAfterMs`).
+ * @see SPEC §3 "A fresh claim held by another worker".
+ */
+export class RequestInProgress extends PayonceError {
+  readonly code = 'REQUEST_IN_PROGRESS';
+  readonly key: RequestKey;
+  /** Suggested wait before retrying, in milliseconds (never more than the time left on the lease). */
+  readonly retryAfterMs: number;
+  constructor(key: RequestKey, retryAfterMs: number) {
+    super(`receipt ${key.toString()} is held by another worker`);
+    this.key = key;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * The same key arrived with a different payload fingerprint (SHA-256 of the raw body): the caller reused a
+ * key for a different request. Nothing was run. HTTP: 422.
+ * @see SPEC §3; IETF draft-ietf-httpapi-idempotency-key-header §2.7.
+ */
+export class PayloadMismatch extends PayonceError {
+  readonly code = 'PAYLOAD_MISMATCH';
+  readonly key: RequestKey;
+  readonly storedFingerprint: string;
+  readonly receivedFingerprint: string;
+  constructor(key: RequestKey, storedFingerprint: string, receivedFingerprint: string) {
+    super(`receipt ${key.toString()} was claimed with a different payload`);
+    this.key = key;
+    this.storedFingerprint = storedFingerprint;
+    this.receivedFingerprint = receivedFingerprint;
+  }
+}
+
+/**
+ * Fencing: the handler finished, but its claim had been taken over by another worker (stale takeover), so
+ * its result was NOT recorded and the receipt keeps the winner's outcome. HTTP: 409.
+ * @see SPEC §3 "fencing by attempt".
+ */
+export class ClaimLost extends PayonceError {
+  readonly code = 'CLAIM_LOST';
+  readonly key: RequestKey;
+  /** The attempt number this handler held. */
+  readonly attempt: number;
+  constructor(key: RequestKey, attempt: number) {
+    super(`claim ${attempt} on ${key.toString()} was taken over; result not recorded`);
+    this.key = key;
+    this.attempt = attempt;
+  }
+}
+
+/**
+ * The store could not be reached or answered with an unexpected error. The original driver error is in
+ * `cause`. Nothing is known to have been recorded. HTTP: 503.
+ */
+export class StoreUnavailable extends PayonceError {
+  readonly code = 'STORE_UNAVAILABLE';
+  constructor(operation: string, cause: unknown) {
+    super(`store failed during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** `runInTransaction` was called on a guard whose store cannot join a caller's transaction (memory, Redis). */
+export class TransactionsUnsupported extends PayonceError {
+  readonly code = 'TRANSACTIONS_UNSUPPORTED';
+  constructor(storeName: string) {
+    super(`store ${storeName} cannot join a caller's transaction; use a SQL store`);
+  }
+}

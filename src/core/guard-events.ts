@@ -1,0 +1,50 @@
+import type { RequestKey } from './request-key.js';
+
+/**
+ * Typed events the guard emits; `src/observe` listens (metrics, logs). Core never imports a metrics or
+ * logging library. Durations are milliseconds.
+ */
+export interface GuardEvents {
+  /** This call won a claim: a first delivery, a retry after `failed`, or a stale takeover. */
+  'receipt:claimed': { key: RequestKey; attempt: number; takeover: boolean; retry: boolean };
+  /** A completed receipt was replayed; `ageMs` is the time since it finished. */
+  'receipt:replayed': { key: RequestKey; ageMs: number };
+  /** A fresh claim is held elsewhere. */
+  'receipt:in-progress': { key: RequestKey; retryAfterMs: number };
+  'receipt:completed': { key: RequestKey; attempt: number; durationMs: number };
+  'receipt:failed': { key: RequestKey; attempt: number; durationMs: number; error: string };
+  /** The handler finished but its claim had been taken over; its result was not recorded. */
+  'receipt:claim-lost': { key: RequestKey; attempt: number };
+  'receipt:payload-mismatch': { key: RequestKey };
+}
+
+export type GuardEventName = keyof GuardEvents;
+export type GuardListener<E extends GuardEventName> = (event: GuardEvents[E]) => void;
+
+/** A minimal typed listener registry. A throwing listener never breaks the guard. */
+export class GuardEmitter {
+  private readonly listeners = new Map<GuardEventName, Set<(event: never) => void>>();
+
+  /** Registers `listener`; returns a function that removes it. */
+  on<E extends GuardEventName>(name: E, listener: GuardListener<E>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => set.delete(listener as (event: never) => void);
+  }
+
+  emit<E extends GuardEventName>(name: E, event: GuardEvents[E]): void {
+    const set = this.listeners.get(name);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        (listener as GuardListener<E>)(event);
+      } catch {
+        // Observers must not change the outcome of a delivery.
+      }
+    }
+  }
+}

@@ -1,0 +1,291 @@
+import type { InsertClaimResult, Store, TransactionOf } from '../stores/store.js';
+import {
+  ClaimLost,
+  InvalidOption,
+  PayloadMismatch,
+  PayonceError,
+  RequestInProgress,
+  StoreUnavailable,
+  TransactionsUnsupported,
+} from './errors.js';
+import type { PayloadBytes } from './fingerprint.js';
+import { fingerprint as sha256Fingerprint } from './fingerprint.js';
+import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
+import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
+import type { Outcome } from './outcome.js';
+import type { Receipt } from './receipt.js';
+import { RequestKey } from './request-key.js';
+import { type ResponseInit, toStoredResponse } from './response.js';
+
+/** What a handler learns about the claim it runs under. */
+export interface ClaimContext {
+  readonly key: RequestKey;
+  /** Fencing token: 1 for the first claim, higher after a retry or takeover. */
+  readonly attempt: number;
+  /** True when this claim took over a stale `processing` receipt (the previous worker may have done part of the work). */
+  readonly takeover: boolean;
+  /** True when this claim retries a `failed` receipt. */
+  readonly retry: boolean;
+}
+
+/** A handler: does the work once and returns the response to store and replay. */
+export type Handler = (context: ClaimContext) => Promise<ResponseInit | undefined> | ResponseInit | undefined;
+
+/** A handler run inside the caller's transaction `tx`. */
+export type TransactionHandler<Tx> = (
+  tx: Tx,
+  context: ClaimContext,
+) => Promise<ResponseInit | undefined> | ResponseInit | undefined;
+
+/** Per-call options of `run` and `runInTransaction`. */
+export interface RunOptions {
+  /** Raw payload bytes; their SHA-256 is stored with the first claim and compared on every later delivery. */
+  payload?: PayloadBytes;
+  /** A precomputed fingerprint (e.g. of method + route + body); used instead of `payload`. */
+  fingerprint?: string;
+}
+
+/** Age limit for `purge`: `olderThan` is a `Date` (absolute) or an age in milliseconds before now. */
+export interface PurgeOptions {
+  olderThan: Date | number;
+}
+
+type ClaimDecision =
+  | { readonly kind: 'claimed'; readonly receipt: Receipt; readonly takeover: boolean; readonly retry: boolean }
+  | { readonly kind: 'replay'; readonly receipt: Receipt };
+
+/** Compare-and-set rounds before a contended key is reported as in progress. */
+const MAX_CLAIM_ROUNDS = 8;
+
+function asKey(key: RequestKey): RequestKey {
+  return key instanceof RequestKey ? key : new RequestKey((key as RequestKey).provider, (key as RequestKey).externalId);
+}
+
+function errorText(error: unknown, maxChars: number): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const chars = Array.from(text);
+  return chars.length <= maxChars ? text : chars.slice(0, maxChars).join('');
+}
+
+async function storeCall<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof PayonceError) throw error;
+    throw new StoreUnavailable(operation, error);
+  }
+}
+
+/**
+ * Runs a handler at most once to completion per `RequestKey`, however many deliveries arrive, sequentially
+ * or in parallel, across processes that share the store. A completed key replays the stored response byte
+ * for byte; a failed one runs again on the next delivery; a claim older than `staleAfterMs` is taken over by
+ * compare-and-set on its attempt count, and the slow original can then neither complete nor fail it.
+ *
+ * @see SPEC §3; seed 004 (receipt lifecycle, stale takeover).
+ * @example
+ * const guard = new IdempotencyGuard(new MemoryStore());
+ * const { response, isReplay } = await guard.run(new RequestKey('stripe', event.id), async () => {
+ *   await markOrderPaid(event.data.object.metadata.order_id);
+ *   return { status: 200, body: '{"received":true}' };
+ * });
+ */
+export class IdempotencyGuard<S extends Store = Store> {
+  readonly store: S;
+  readonly options: ResolvedGuardOptions;
+  private readonly events = new GuardEmitter();
+
+  /** @throws {InvalidOption} for a lease of 0, negative, fractional or non-finite ms, or another bad option. */
+  constructor(store: S, options: GuardOptions = {}) {
+    this.store = store;
+    this.options = resolveGuardOptions(options);
+  }
+
+  /** Subscribes to a guard event (see `GuardEvents`); returns an unsubscribe function. */
+  on<E extends GuardEventName>(name: E, listener: GuardListener<E>): () => void {
+    return this.events.on(name, listener);
+  }
+
+  /**
+   * Claims `key` and runs `handler` once; later deliveries get the stored response with `isReplay: true`.
+   * @throws {InvalidRequestKey} for an invalid key, before any store call.
+   * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
+   * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
+   * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
+   * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
+   * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
+   */
+  async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
+    const checked = asKey(key);
+    const decision = await this.claim(this.store, checked, this.fingerprintOf(options));
+    if (decision.kind === 'replay') return this.replay(decision.receipt);
+    return this.execute(this.store, decision, () => handler(this.contextOf(decision)), true);
+  }
+
+  /**
+   * Like `run`, but every statement runs in the caller's open transaction `tx` (SQL stores only): the
+   * receipt and the handler's business writes commit or roll back together, with one commit per delivery.
+   * A handler that throws leaves no `failed` row (the caller's rollback removes the claim); the error is
+   * rethrown. Concurrent transactions with one key serialise on the unique index: one business write commits.
+   * @throws {TransactionsUnsupported} the store cannot join a transaction (memory, Redis).
+   * @throws the same errors as `run`.
+   */
+  async runInTransaction<T extends TransactionOf<S>>(
+    tx: T,
+    key: RequestKey,
+    handler: TransactionHandler<T>,
+    options: RunOptions = {},
+  ): Promise<Outcome> {
+    const checked = asKey(key);
+    const store = this.transactionalView(tx);
+    const decision = await this.claim(store, checked, this.fingerprintOf(options));
+    if (decision.kind === 'replay') return this.replay(decision.receipt);
+    return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), false);
+  }
+
+  /** True when `key` has a `completed` receipt. Makes no claim; for dashboards and logs, not instead of `run`. */
+  async alreadyHandled(key: RequestKey): Promise<boolean> {
+    const receipt = await this.find(key);
+    return receipt?.status === 'completed';
+  }
+
+  /** The stored receipt of `key`, or `null`. Makes no claim. @throws {StoreUnavailable} */
+  async find(key: RequestKey): Promise<Receipt | null> {
+    const checked = asKey(key);
+    return storeCall('find', () => this.store.find(checked));
+  }
+
+  /**
+   * Deletes finished (`completed` or `failed`) receipts that finished before the cut-off, in batches of
+   * `purgeBatchSize`, and returns how many were deleted. `processing` receipts are never deleted. Keep
+   * retention longer than the provider's redelivery schedule, or a late redelivery looks new.
+   * @throws {InvalidOption} for a negative or non-finite age. @throws {StoreUnavailable}
+   */
+  async purge(options: PurgeOptions): Promise<number> {
+    const beforeMs = this.cutoffOf(options.olderThan);
+    let total = 0;
+    for (;;) {
+      const deleted = await storeCall('purge', () => this.store.purgeBatch(beforeMs, this.options.purgeBatchSize));
+      total += deleted;
+      if (deleted < this.options.purgeBatchSize) return total;
+    }
+  }
+
+  private cutoffOf(olderThan: Date | number): number {
+    if (olderThan instanceof Date) {
+      const ms = olderThan.getTime();
+      if (!Number.isFinite(ms)) throw new InvalidOption('olderThan', 'is an invalid Date');
+      return ms;
+    }
+    if (typeof olderThan !== 'number' || !Number.isFinite(olderThan) || olderThan < 0) {
+      throw new InvalidOption('olderThan', `must be a Date or a non-negative age in ms, got ${String(olderThan)}`);
+    }
+    return this.options.clock.now() - olderThan;
+  }
+
+  private fingerprintOf(options: RunOptions): string | null {
+    if (options.fingerprint !== undefined) return options.fingerprint;
+    return options.payload === undefined ? null : sha256Fingerprint(options.payload);
+  }
+
+  private transactionalView(tx: TransactionOf<S>): Store {
+    const store = this.store as Store & { withTransaction?: (tx: unknown) => Store };
+    if (!store.supportsTransactions || typeof store.withTransaction !== 'function') {
+      throw new TransactionsUnsupported(store.name);
+    }
+    return store.withTransaction(tx);
+  }
+
+  private contextOf(decision: ClaimDecision & { kind: 'claimed' }): ClaimContext {
+    const { receipt, takeover, retry } = decision;
+    return Object.freeze({ key: receipt.key, attempt: receipt.attempts, takeover, retry });
+  }
+
+  /** The claim protocol of SPEC §3: insert, else replay / retry failed / take over stale / report in progress. */
+  private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
+    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      const nowMs = this.options.clock.now();
+      const inserted: InsertClaimResult = await storeCall('claim', () =>
+        store.insertClaim({ key, nowMs, fingerprint }),
+      );
+      if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
+      const existing = inserted.receipt;
+      if (fingerprint !== null && existing.fingerprint !== null && existing.fingerprint !== fingerprint) {
+        this.events.emit('receipt:payload-mismatch', { key });
+        throw new PayloadMismatch(key, existing.fingerprint, fingerprint);
+      }
+      if (existing.status === 'completed') return { kind: 'replay', receipt: existing };
+      if (existing.status === 'processing') {
+        const ageMs = nowMs - existing.claimedAtMs;
+        if (ageMs < this.options.staleAfterMs) throw this.inProgress(key, this.options.staleAfterMs - ageMs);
+      }
+      const taken = await storeCall('takeover', () =>
+        store.takeover({
+          key,
+          expectedStatus: existing.status as 'processing' | 'failed',
+          expectedAttempts: existing.attempts,
+          nowMs,
+        }),
+      );
+      if (taken) return this.claimed(taken, existing.status === 'processing', existing.status === 'failed');
+      // Another worker changed the receipt between our read and our compare-and-set: look again.
+    }
+    throw this.inProgress(key, this.options.maxRetryAfterMs);
+  }
+
+  private claimed(receipt: Receipt, takeover: boolean, retry: boolean): ClaimDecision {
+    this.events.emit('receipt:claimed', { key: receipt.key, attempt: receipt.attempts, takeover, retry });
+    return { kind: 'claimed', receipt, takeover, retry };
+  }
+
+  private inProgress(key: RequestKey, leaseLeftMs: number): RequestInProgress {
+    const retryAfterMs = Math.max(1, Math.min(leaseLeftMs, this.options.maxRetryAfterMs));
+    this.events.emit('receipt:in-progress', { key, retryAfterMs });
+    return new RequestInProgress(key, retryAfterMs);
+  }
+
+  private replay(receipt: Receipt): Outcome {
+    const ageMs = receipt.finishedAtMs === null ? 0 : this.options.clock.now() - receipt.finishedAtMs;
+    this.events.emit('receipt:replayed', { key: receipt.key, ageMs });
+    // A completed receipt always carries its response; the stores guarantee it.
+    return Object.freeze({ response: receipt.response!, isReplay: true, attempts: receipt.attempts, receipt });
+  }
+
+  private async execute(
+    store: Store,
+    decision: ClaimDecision & { kind: 'claimed' },
+    invoke: () => Promise<ResponseInit | undefined> | ResponseInit | undefined,
+    recordFailure: boolean,
+  ): Promise<Outcome> {
+    const { key, attempts: attempt } = decision.receipt;
+    const started = this.options.clock.now();
+    let response: ReturnType<typeof toStoredResponse>;
+    try {
+      response = toStoredResponse(await invoke());
+    } catch (error) {
+      const text = errorText(error, this.options.maxErrorChars);
+      const nowMs = this.options.clock.now();
+      this.events.emit('receipt:failed', { key, attempt, durationMs: nowMs - started, error: text });
+      if (recordFailure) {
+        const recorded = await store.fail({ key, attempt, nowMs, error: text }).catch(() => true);
+        if (!recorded) this.events.emit('receipt:claim-lost', { key, attempt });
+      }
+      throw error;
+    }
+    const nowMs = this.options.clock.now();
+    const completed = await storeCall('complete', () => store.complete({ key, attempt, nowMs, response }));
+    if (!completed) {
+      this.events.emit('receipt:claim-lost', { key, attempt });
+      throw new ClaimLost(key, attempt);
+    }
+    this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
+    const receipt: Receipt = Object.freeze({
+      ...decision.receipt,
+      status: 'completed',
+      finishedAtMs: nowMs,
+      response,
+      error: null,
+    });
+    return Object.freeze({ response, isReplay: false, attempts: attempt, receipt });
+  }
+}

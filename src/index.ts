@@ -1,0 +1,43 @@
+/**
+ * payonce — exactly-once-in-effect payment processing. The root entry exports the core (guard, keys,
+ * receipts, errors, clock, fingerprint), the store contract and the in-memory store. Backends are subpath
+ * exports: `payonce/sqlite`, `payonce/postgres`, `payonce/mysql`, `payonce/redis`, `payonce/schema`.
+ * @see SPEC §2–3.
+ */
+export { type Clock, ManualClock, systemClock } from './core/clock.js';
+export {
+  ClaimLost,
+  InvalidOption,
+  InvalidRequestKey,
+  PayloadMismatch,
+  PayonceError,
+  type PayonceErrorCode,
+  RequestInProgress,
+  StoreUnavailable,
+  TransactionsUnsupported,
+} from './core/errors.js';
+export { fingerprint, type PayloadBytes } from './core/fingerprint.js';
+export type { GuardEventName, GuardEvents, GuardListener } from './core/guard-events.js';
+export { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './core/guard-options.js';
+export {
+  type ClaimContext,
+  type Handler,
+  IdempotencyGuard,
+  type PurgeOptions,
+  type RunOptions,
+  type TransactionHandler,
+} from './core/idempotency-guard.js';
+export type { Outcome } from './core/outcome.js';
+export type { Receipt, ReceiptStatus, StoredResponse } from './core/receipt.js';
+export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.js';
+export { type ResponseInit, toStoredResponse } from './core/response.js';
+export { MemoryStore } from './stores/memory/memory-store.js';
+export type {
+  FinishRequest,
+  InsertClaimRequest,
+  InsertClaimResult,
+  Store,
+  TakeoverRequest,
+  TransactionalStore,
+  TransactionOf,
+} from './stores/store.js';

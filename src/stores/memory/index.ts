@@ -1,0 +1,1 @@
+export { MemoryStore } from './memory-store.js';

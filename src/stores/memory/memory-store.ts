@@ -1,0 +1,84 @@
+import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import type { RequestKey } from '../../core/request-key.js';
+import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
+
+const slot = (key: RequestKey): string => JSON.stringify([key.provider, key.externalId]);
+
+/**
+ * Receipts in a `Map` of this process. Every step is atomic because it runs synchronously between awaits.
+ * For tests and single-process workers only: two processes never see each other's receipts.
+ */
+export class MemoryStore implements Store {
+  readonly name = 'memory';
+  readonly supportsTransactions = false;
+  private readonly receipts = new Map<string, Receipt>();
+
+  async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
+    const existing = this.receipts.get(slot(key));
+    if (existing) return { inserted: false, receipt: existing };
+    const receipt: Receipt = Object.freeze({
+      key,
+      status: 'processing',
+      attempts: 1,
+      claimedAtMs: nowMs,
+      finishedAtMs: null,
+      fingerprint,
+      response: null,
+      error: null,
+    });
+    this.receipts.set(slot(key), receipt);
+    return { inserted: true, receipt };
+  }
+
+  async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
+    const current = this.receipts.get(slot(key));
+    if (!current || current.status !== expectedStatus || current.attempts !== expectedAttempts) return null;
+    const next: Receipt = Object.freeze({
+      ...current,
+      status: 'processing',
+      attempts: current.attempts + 1,
+      claimedAtMs: nowMs,
+      finishedAtMs: null,
+      error: null,
+    });
+    this.receipts.set(slot(key), next);
+    return next;
+  }
+
+  async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
+    const { response } = request;
+    // Copy the body so later mutation of the caller's buffer cannot change what is replayed.
+    const stored: StoredResponse = Object.freeze({ ...response, body: new Uint8Array(response.body) });
+    return this.finish(request, { status: 'completed', response: stored, error: null });
+  }
+
+  async fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
+    return this.finish(request, { status: 'failed', response: null, error: request.error });
+  }
+
+  async find(key: RequestKey): Promise<Receipt | null> {
+    return this.receipts.get(slot(key)) ?? null;
+  }
+
+  async purgeBatch(beforeMs: number, limit: number): Promise<number> {
+    let deleted = 0;
+    for (const [id, receipt] of this.receipts) {
+      if (deleted >= limit) break;
+      if (receipt.status !== 'processing' && receipt.finishedAtMs !== null && receipt.finishedAtMs < beforeMs) {
+        this.receipts.delete(id);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  private finish(
+    { key, attempt, nowMs }: FinishRequest,
+    change: Pick<Receipt, 'status' | 'response' | 'error'>,
+  ): boolean {
+    const current = this.receipts.get(slot(key));
+    if (!current || current.status !== 'processing' || current.attempts !== attempt) return false;
+    this.receipts.set(slot(key), Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
+    return true;
+  }
+}

@@ -1,0 +1,90 @@
+import type { Receipt, StoredResponse } from '../core/receipt.js';
+import type { RequestKey } from '../core/request-key.js';
+
+/** Input of `Store.insertClaim`. Times are Unix epoch milliseconds. */
+export interface InsertClaimRequest {
+  readonly key: RequestKey;
+  readonly nowMs: number;
+  /** SHA-256 hex of the payload, or `null` when the caller does not fingerprint. */
+  readonly fingerprint: string | null;
+}
+
+/**
+ * Result of `Store.insertClaim`: either this call created the receipt (`processing`, attempt 1), or a
+ * receipt already existed and is returned as stored.
+ */
+export type InsertClaimResult =
+  | { readonly inserted: true; readonly receipt: Receipt }
+  | { readonly inserted: false; readonly receipt: Receipt };
+
+/** Input of `Store.takeover`: a compare-and-set on (`status`, `attempts`). */
+export interface TakeoverRequest {
+  readonly key: RequestKey;
+  /** The status seen by the caller: only `failed` (retry) or a stale `processing` may be taken over. */
+  readonly expectedStatus: 'processing' | 'failed';
+  /** The attempt count seen by the caller; the update applies only if it is still this value. */
+  readonly expectedAttempts: number;
+  readonly nowMs: number;
+}
+
+/** Identifies the claim a handler holds: the key plus its fencing token (attempt number). */
+export interface FinishRequest {
+  readonly key: RequestKey;
+  readonly attempt: number;
+  readonly nowMs: number;
+}
+
+/**
+ * The storage seam of payonce. The guard (core) decides; a store only makes each step atomic and knows
+ * nothing of payments or HTTP. Every implementation passes the one contract suite in `test/contract/`.
+ *
+ * Driver errors propagate as thrown; the guard wraps them in `StoreUnavailable`. A duplicate-key error of
+ * the driver is never an error here: it means "already exists" and `insertClaim` returns the receipt.
+ */
+export interface Store {
+  /** Short backend name for messages and metrics: `memory`, `sqlite`, `postgres`, `mysql`, `redis`. */
+  readonly name: string;
+  /** True when `withTransaction` exists (SQL stores). */
+  readonly supportsTransactions: boolean;
+
+  /**
+   * Atomically creates the receipt in `processing` with `attempts = 1` and `claimedAtMs = nowMs`, relying on
+   * the unique (provider, external_id) index — never "select, then insert". If a receipt exists, returns it.
+   */
+  insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult>;
+
+  /**
+   * Compare-and-set: if the receipt still has `expectedStatus` and `expectedAttempts`, moves it to
+   * `processing`, `attempts + 1`, `claimedAtMs = nowMs`, clears the error, and returns the new receipt.
+   * Returns `null` if another worker changed it first. Never touches a `completed` receipt.
+   */
+  takeover(request: TakeoverRequest): Promise<Receipt | null>;
+
+  /**
+   * Marks the receipt `completed` with `response` if it is still `processing` at `attempt` (fencing).
+   * Returns false, changing nothing, if the claim was lost.
+   */
+  complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean>;
+
+  /** Marks the receipt `failed` with `error` if it is still `processing` at `attempt`; false if fenced. */
+  fail(request: FinishRequest & { readonly error: string }): Promise<boolean>;
+
+  /** The stored receipt, or `null`. Makes no claim. */
+  find(key: RequestKey): Promise<Receipt | null>;
+
+  /**
+   * Deletes at most `limit` finished (`completed` or `failed`) receipts whose `finishedAtMs` is before
+   * `beforeMs`; never a `processing` one. Returns how many were deleted (0 means nothing is left).
+   */
+  purgeBatch(beforeMs: number, limit: number): Promise<number>;
+}
+
+/** A store that can run its steps inside a caller's open transaction of type `Tx`. */
+export interface TransactionalStore<Tx> extends Store {
+  readonly supportsTransactions: true;
+  /** A view of this store whose statements run on `tx`; it commits or rolls back with the caller. */
+  withTransaction(tx: Tx): Store;
+}
+
+/** The transaction type a store accepts in `runInTransaction`, or `never` for stores without transactions. */
+export type TransactionOf<S extends Store> = S extends TransactionalStore<infer Tx> ? Tx : never;
