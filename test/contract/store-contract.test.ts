@@ -1,0 +1,342 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import {
+  ClaimLost,
+  InvalidOption,
+  InvalidRequestKey,
+  PayloadMismatch,
+  RequestInProgress,
+} from '../../src/core/errors.js';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
+import { RequestKey } from '../../src/core/request-key.js';
+import type { Store } from '../../src/stores/store.js';
+import type { TestBackend } from './backend.js';
+import { backendFactories, backendsFromEnv } from './backends/index.js';
+import { countingStore, deferred, uniqueKey } from './helpers.js';
+
+const STALE_MS = 60_000;
+const utf8 = new TextEncoder();
+
+for (const backendName of backendsFromEnv()) {
+  describe(`${backendName}: Store contract`, () => {
+    let backend: TestBackend;
+    let store: Store;
+
+    beforeAll(async () => {
+      backend = await (await backendFactories[backendName]())();
+      store = await backend.open();
+    });
+    afterAll(async () => {
+      await backend?.cleanup();
+    });
+
+    const guardOn = (s: Store, clock = new ManualClock()) => new IdempotencyGuard(s, { clock, staleAfterMs: STALE_MS });
+
+    it('runs the handler once for 5 sequential deliveries and replays the other 4', async () => {
+      const guard = guardOn(store);
+      const key = uniqueKey('seq');
+      let runs = 0;
+      const outcomes = [];
+      for (let i = 0; i < 5; i++) {
+        outcomes.push(
+          await guard.run(key, async () => {
+            runs++;
+            return { status: 201, headers: { 'content-type': 'application/json' }, body: `{"run":${runs}}` };
+          }),
+        );
+      }
+      expect(runs).toBe(1);
+      expect(outcomes.map((o) => o.isReplay)).toEqual([false, true, true, true, true]);
+      for (const outcome of outcomes) {
+        expect(outcome.response.status).toBe(201);
+        expect(outcome.response.headers).toEqual({ 'content-type': 'application/json' });
+        expect(Buffer.from(outcome.response.body).toString('utf8')).toBe('{"run":1}');
+        expect(outcome.attempts).toBe(1);
+      }
+    });
+
+    it('runs the handler once for 50 parallel deliveries from two guards on separate connections', async () => {
+      const second = await backend.open();
+      const clock = new ManualClock();
+      const guards = [guardOn(store, clock), guardOn(second, clock)];
+      const key = uniqueKey('storm');
+      let runs = 0;
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) =>
+          guards[i % 2]!.run(key, async () => {
+            runs++;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return { body: 'done' };
+          }),
+        ),
+      );
+      expect(runs).toBe(1);
+      const fresh = results.filter((r) => r.status === 'fulfilled' && !r.value.isReplay);
+      expect(fresh).toHaveLength(1);
+      for (const result of results) {
+        if (result.status === 'fulfilled') {
+          expect(Buffer.from(result.value.response.body).toString()).toBe('done');
+        } else {
+          expect(result.reason).toBeInstanceOf(RequestInProgress);
+        }
+      }
+      const after = await guards[1]!.run(key, async () => {
+        runs++;
+        return {};
+      });
+      expect(after.isReplay).toBe(true);
+      expect(runs).toBe(1);
+    });
+
+    it('marks a throwing handler failed with bounded error text and runs it again on the next delivery', async () => {
+      const guard = new IdempotencyGuard(store, {
+        clock: new ManualClock(),
+        staleAfterMs: STALE_MS,
+        maxErrorChars: 100,
+      });
+      const key = uniqueKey('fail');
+      const boom = new Error('x'.repeat(10_000));
+      await expect(guard.run(key, () => Promise.reject(boom))).rejects.toBe(boom);
+      const failed = await guard.find(key);
+      expect(failed?.status).toBe('failed');
+      expect(failed?.error?.startsWith('Error: xxx')).toBe(true);
+      expect(Array.from(failed?.error ?? '').length).toBe(100);
+      expect(failed?.finishedAtMs).not.toBeNull();
+
+      let runs = 0;
+      const retried = await guard.run(key, async (context) => {
+        runs++;
+        expect(context.retry).toBe(true);
+        expect(context.attempt).toBe(2);
+        return { body: 'second time lucky' };
+      });
+      expect(runs).toBe(1);
+      expect(retried.isReplay).toBe(false);
+      expect(retried.attempts).toBe(2);
+      const completed = await guard.find(key);
+      expect(completed?.status).toBe('completed');
+      expect(completed?.error).toBeNull();
+    });
+
+    it('takes over a stale claim only at or after staleAfterMs, and fences the slow original', async () => {
+      const second = await backend.open();
+      const clock = new ManualClock();
+      const original = guardOn(store, clock);
+      const rescuer = guardOn(second, clock);
+      const key = uniqueKey('stale');
+      const release = deferred<void>();
+      const entered = deferred<void>();
+      const slow = original.run(key, async () => {
+        entered.resolve();
+        await release.promise;
+        return { status: 200, body: 'late original' };
+      });
+      await entered.promise;
+
+      clock.advance(STALE_MS - 1);
+      const early = await rescuer.run(key, async () => ({ body: 'too early' })).catch((e: unknown) => e);
+      expect(early).toBeInstanceOf(RequestInProgress);
+      expect((early as RequestInProgress).retryAfterMs).toBeGreaterThan(0);
+
+      clock.advance(1);
+      let rescues = 0;
+      const rescued = await rescuer.run(key, async (context) => {
+        rescues++;
+        expect(context.takeover).toBe(true);
+        return { status: 202, body: 'winner' };
+      });
+      expect(rescues).toBe(1);
+      expect(rescued.isReplay).toBe(false);
+      expect(rescued.attempts).toBe(2);
+
+      release.resolve();
+      await expect(slow).rejects.toBeInstanceOf(ClaimLost);
+      const receipt = await rescuer.find(key);
+      expect(receipt?.status).toBe('completed');
+      expect(receipt?.attempts).toBe(2);
+      expect(receipt?.response?.status).toBe(202);
+      expect(Buffer.from(receipt?.response?.body ?? []).toString()).toBe('winner');
+    });
+
+    it('fences a taken-over handler that throws: the failure is not recorded over the winner', async () => {
+      const clock = new ManualClock();
+      const guard = guardOn(store, clock);
+      const key = uniqueKey('fence-fail');
+      const release = deferred<void>();
+      const entered = deferred<void>();
+      const slow = guard.run(key, async () => {
+        entered.resolve();
+        await release.promise;
+        throw new Error('late failure');
+      });
+      await entered.promise;
+      clock.advance(STALE_MS);
+      await guard.run(key, async () => ({ body: 'winner' }));
+      release.resolve();
+      await expect(slow).rejects.toThrow('late failure');
+      const receipt = await guard.find(key);
+      expect(receipt?.status).toBe('completed');
+      expect(receipt?.error).toBeNull();
+      expect(Buffer.from(receipt?.response?.body ?? []).toString()).toBe('winner');
+    });
+
+    it('never changes a completed receipt again', async () => {
+      const clock = new ManualClock();
+      const guard = guardOn(store, clock);
+      const key = uniqueKey('terminal');
+      await guard.run(key, async () => ({ body: 'final' }));
+      const before = await store.find(key);
+      expect(before?.status).toBe('completed');
+
+      clock.advance(STALE_MS * 10);
+      const nowMs = clock.now();
+      expect(await store.takeover({ key, expectedStatus: 'processing', expectedAttempts: 1, nowMs })).toBeNull();
+      expect(await store.takeover({ key, expectedStatus: 'failed', expectedAttempts: 1, nowMs })).toBeNull();
+      const other = { status: 500, headers: {}, body: utf8.encode('overwrite') };
+      expect(await store.complete({ key, attempt: 1, nowMs, response: other })).toBe(false);
+      expect(await store.fail({ key, attempt: 1, nowMs, error: 'overwrite' })).toBe(false);
+      const replay = await guard.run(key, async () => ({ body: 'again' }));
+      expect(replay.isReplay).toBe(true);
+      expect(await store.find(key)).toEqual(before);
+    });
+
+    it('rejects invalid keys before any store call', async () => {
+      const counting = countingStore(store);
+      const guard = guardOn(counting.store);
+      const bad: Array<[string, string]> = [
+        ['', 'evt_1'],
+        ['stripe', ''],
+        ['stripe', 'e'.repeat(161)],
+        ['s'.repeat(161), 'evt_1'],
+        ['stripe', 'evt\u00001'],
+      ];
+      for (const [provider, id] of bad) {
+        expect(() => new RequestKey(provider, id)).toThrow(InvalidRequestKey);
+        const forged = { provider, externalId: id } as RequestKey;
+        await expect(guard.run(forged, async () => ({}))).rejects.toBeInstanceOf(InvalidRequestKey);
+        await expect(guard.find(forged)).rejects.toBeInstanceOf(InvalidRequestKey);
+      }
+      expect(counting.calls).toBe(0);
+      const longest = new RequestKey('p'.repeat(160), `${'é'.repeat(150)}${uniqueKey('x').externalId.slice(0, 10)}`);
+      const outcome = await guard.run(longest, async () => ({ body: 'ok' }));
+      expect(outcome.isReplay).toBe(false);
+      expect((await store.find(longest))?.key.externalId).toBe(longest.externalId);
+    });
+
+    it('replays a binary non-UTF-8 body and a 5 MB body byte for byte', async () => {
+      const guard = guardOn(store);
+      const binary = new Uint8Array([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x0a, 0x00]);
+      const big = new Uint8Array(5 * 1024 * 1024);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+      for (const body of [binary, big]) {
+        const key = uniqueKey('bytes');
+        await guard.run(key, async () => ({
+          status: 200,
+          headers: { 'content-type': 'application/octet-stream' },
+          body,
+        }));
+        const replay = await guard.run(key, async () => ({ body: 'not me' }));
+        expect(replay.isReplay).toBe(true);
+        expect(replay.response.body).toBeInstanceOf(Uint8Array);
+        expect(replay.response.body.byteLength).toBe(body.byteLength);
+        expect(Buffer.compare(Buffer.from(replay.response.body), Buffer.from(body))).toBe(0);
+        expect(replay.response.headers).toEqual({ 'content-type': 'application/octet-stream' });
+      }
+    });
+
+    it('rejects the same key with a different payload fingerprint and runs nothing', async () => {
+      const guard = guardOn(store);
+      const key = uniqueKey('fp');
+      let runs = 0;
+      const handler = async () => {
+        runs++;
+        return { body: 'ok' };
+      };
+      await guard.run(key, handler, { payload: '{"amount":100}' });
+      const mismatch = await guard.run(key, handler, { payload: '{"amount":999}' }).catch((e: unknown) => e);
+      expect(mismatch).toBeInstanceOf(PayloadMismatch);
+      expect(runs).toBe(1);
+      const same = await guard.run(key, handler, { payload: utf8.encode('{"amount":100}') });
+      expect(same.isReplay).toBe(true);
+      expect(runs).toBe(1);
+    });
+
+    it('purges only finished receipts, in batches, and returns the count', async () => {
+      const clock = new ManualClock(1_000_000_000_000); // earlier than every other test's receipts;
+      const guard = new IdempotencyGuard(store, { clock, staleAfterMs: STALE_MS, purgeBatchSize: 2 });
+      const prefix = uniqueKey('purge').externalId;
+      const keyAt = (i: number) => new RequestKey('purge-test', `${prefix}-${i}`);
+      for (let i = 0; i < 4; i++) await guard.run(keyAt(i), async () => ({ body: `done ${i}` }));
+      await guard.run(keyAt(4), () => Promise.reject(new Error('failed'))).catch(() => undefined);
+      const hold = deferred<void>();
+      const entered = deferred<void>();
+      const running = guard.run(keyAt(5), async () => {
+        entered.resolve();
+        await hold.promise;
+        return {};
+      });
+      await entered.promise;
+      clock.advance(1_000);
+      await guard.run(keyAt(6), async () => ({ body: 'recent' }));
+
+      const purged = await guard.purge({ olderThan: 500 });
+      expect(purged).toBe(5);
+      for (let i = 0; i < 5; i++) expect(await guard.find(keyAt(i))).toBeNull();
+      expect((await guard.find(keyAt(5)))?.status).toBe('processing');
+      expect((await guard.find(keyAt(6)))?.status).toBe('completed');
+      expect(await guard.purge({ olderThan: new Date(clock.now() - 500) })).toBe(0);
+      hold.resolve();
+      await running;
+    });
+
+    it('answers alreadyHandled for each state', async () => {
+      const clock = new ManualClock();
+      const guard = guardOn(store, clock);
+      const key = uniqueKey('handled');
+      expect(await guard.alreadyHandled(key)).toBe(false);
+      const hold = deferred<void>();
+      const entered = deferred<void>();
+      const running = guard.run(key, async () => {
+        entered.resolve();
+        await hold.promise;
+        throw new Error('first try fails');
+      });
+      await entered.promise;
+      expect(await guard.alreadyHandled(key)).toBe(false);
+      hold.resolve();
+      await expect(running).rejects.toThrow('first try fails');
+      expect((await guard.find(key))?.status).toBe('failed');
+      expect(await guard.alreadyHandled(key)).toBe(false);
+      await guard.run(key, async () => ({}));
+      expect(await guard.alreadyHandled(key)).toBe(true);
+    });
+
+    it('keeps case-distinct and space-distinct keys distinct', async () => {
+      const guard = guardOn(store);
+      const base = uniqueKey('case').externalId;
+      const ids = [`${base}_A`, `${base}_a`, `${base}_a `, `${base}_\u00e1`, `${base}_a\u0301`];
+      const bodies = [];
+      for (const id of ids) {
+        const outcome = await guard.run(new RequestKey('case-test', id), async () => ({ body: id }));
+        expect(outcome.isReplay).toBe(false);
+        bodies.push(Buffer.from(outcome.response.body).toString());
+      }
+      expect(bodies).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      const providers = ['Stripe', 'stripe'];
+      for (const provider of providers) {
+        const outcome = await guard.run(new RequestKey(provider, base), async () => ({ body: provider }));
+        expect(outcome.isReplay).toBe(false);
+      }
+      for (const id of ids) {
+        expect((await guard.find(new RequestKey('case-test', id)))?.key.externalId).toBe(id);
+      }
+    });
+
+    it('rejects a lease of 0, negative or non-finite ms when the guard is built', () => {
+      for (const staleAfterMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1.5]) {
+        expect(() => new IdempotencyGuard(store, { staleAfterMs })).toThrow(InvalidOption);
+      }
+    });
+  });
+}
