@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import type { RedisLike } from './redis-like.js';
+
+/** Argument of a script: text (sent as UTF-8), raw bytes, or a number (sent as decimal text). */
+export type ScriptArg = string | Buffer | number;
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+/**
+ * One Lua script, run atomically by Redis. Sent as `EVALSHA`; when the server does not know the script
+ * (first use, a restart, `SCRIPT FLUSH`, another cluster node) the `NOSCRIPT` reply is answered with one
+ * `EVAL`, which also caches it on the server. Replies keep bulk strings as `Buffer`s (`callBuffer`).
+ */
+export class RedisScript {
+  readonly lua: string;
+  /** SHA-1 hex of `lua`, as Redis computes it for `EVALSHA`. */
+  readonly sha: string;
+  readonly numberOfKeys: number;
+
+  constructor(numberOfKeys: number, lua: string) {
+    this.numberOfKeys = numberOfKeys;
+    this.lua = lua;
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  /** Runs the script with `keys` (exactly `numberOfKeys` of them) and `args`; returns the raw reply. */
+  async run(client: RedisLike, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    if (keys.length !== this.numberOfKeys) {
+      throw new Error(`script expects ${this.numberOfKeys} keys, got ${keys.length}`);
+    }
+    try {
+      return await client.callBuffer('EVALSHA', this.sha, this.numberOfKeys, ...keys, ...args);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return client.callBuffer('EVAL', this.lua, this.numberOfKeys, ...keys, ...args);
+    }
+  }
+}

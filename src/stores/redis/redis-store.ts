@@ -1,0 +1,177 @@
+import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import type { RequestKey } from '../../core/request-key.js';
+import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
+import { receiptOfReply } from './receipt-of-reply.js';
+import { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
+import type { RedisLike } from './redis-like.js';
+import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-options.js';
+import { completeScript } from './scripts/complete.js';
+import { failScript } from './scripts/fail.js';
+import { findScript } from './scripts/find.js';
+import { insertClaimScript } from './scripts/insert-claim.js';
+import { purgeBatchScript } from './scripts/purge-batch.js';
+import { takeoverScript } from './scripts/takeover.js';
+
+/** Options of `RedisStore.connect`: everything of `RedisStoreOptions` but the client, which it creates. */
+export type RedisConnectOptions = Omit<RedisStoreOptions, 'client'>;
+
+/** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
+const msText = (ms: number): string => String(ms);
+
+const bytesOf = (body: Uint8Array): Buffer => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+
+/**
+ * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. Each step is
+ * one Lua script, so it is atomic: the claim creates the hash only if absent, takeover is a compare-and-set
+ * on (status, attempts), complete and fail are fenced by attempt, purge walks a finished-at index.
+ *
+ * Layout (see `redisKeys`): a hash `<prefix>{receipts}:r:<n>:<provider>:<externalId>` per receipt with
+ * fields `provider`, `external_id`, `status`, `attempts`, `claimed_at` and `finished_at` (Unix epoch ms,
+ * UTC, decimal), `fingerprint`, `error`, `response_status`, `response_headers` (JSON object) and
+ * `response_body` (raw bytes); and a sorted set `<prefix>{receipts}:finished` of finished receipts scored by
+ * `finished_at`. All keys share the hash tag `{receipts}`, so with Redis Cluster every script stays on one
+ * slot (and all of one store's receipts live on one shard). Response bodies are sent and read as raw bytes
+ * and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
+ *
+ * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
+ * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
+ * every receipt, and a later delivery runs the handler again.
+ *
+ * @see SPEC §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
+ * @example
+ * import { Redis } from 'ioredis';
+ * const guard = new IdempotencyGuard(new RedisStore({ client: new Redis(process.env.REDIS_URL!) }));
+ */
+export class RedisStore implements Store {
+  readonly name = 'redis';
+  readonly supportsTransactions = false;
+  /** The key prefix in use (default `payonce:`). */
+  readonly prefix: string;
+  private readonly client: RedisLike;
+  private readonly keys: RedisKeys;
+  /** Closes the connection when this store created it (`connect`), else `null`. */
+  #closeOwned: (() => Promise<void>) | null = null;
+
+  /**
+   * A store on a connection the caller owns and closes.
+   * @throws {InvalidOption} for a client without `callBuffer` or a prefix containing `{` or `}`.
+   */
+  constructor(options: RedisStoreOptions) {
+    const resolved = resolveRedisStoreOptions(options);
+    this.client = resolved.client;
+    this.prefix = resolved.prefix;
+    this.keys = redisKeys(this.prefix);
+  }
+
+  /**
+   * A store on a new ioredis connection to `url` (`redis://[user:password@]host:port/db`, `rediss://…`) that
+   * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency); the
+   * connection is opened in the background and commands wait for it, per ioredis defaults.
+   * @throws {InvalidOption} for a bad `prefix`. @throws {Error} if ioredis is not installed.
+   * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
+   */
+  static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
+    const { Redis } = await import('ioredis');
+    const client = new Redis(url);
+    let store: RedisStore;
+    try {
+      store = new RedisStore({ ...options, client });
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
+    store.#closeOwned = async () => {
+      await client.quit().catch(() => client.disconnect());
+    };
+    return store;
+  }
+
+  /**
+   * Quits the connection if this store created it (`connect`); does nothing for a caller's client, which its
+   * owner closes. Safe to call twice.
+   */
+  async close(): Promise<void> {
+    const close = this.#closeOwned;
+    this.#closeOwned = null;
+    if (close) await close();
+  }
+
+  async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
+    const reply = await insertClaimScript.run(
+      this.client,
+      [this.receiptKey(key)],
+      [msText(nowMs), fingerprint === null ? '0' : '1', fingerprint ?? '', key.provider, key.externalId],
+    );
+    if (reply === 1) {
+      const receipt: Receipt = Object.freeze({
+        key,
+        status: 'processing',
+        attempts: 1,
+        claimedAtMs: nowMs,
+        finishedAtMs: null,
+        fingerprint,
+        response: null,
+        error: null,
+      });
+      return { inserted: true, receipt };
+    }
+    const existing = receiptOfReply(key, reply);
+    if (existing === null) throw new Error(`redis: insertClaim on ${key.toString()} returned neither 1 nor a receipt`);
+    return { inserted: false, receipt: existing };
+  }
+
+  async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
+    const reply = await takeoverScript.run(
+      this.client,
+      [this.receiptKey(key), this.keys.finished],
+      [expectedStatus, expectedAttempts, msText(nowMs), receiptIdOf(key)],
+    );
+    return reply === null ? null : receiptOfReply(key, reply);
+  }
+
+  async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
+    const { key, attempt, nowMs, response } = request;
+    const reply = await completeScript.run(
+      this.client,
+      [this.receiptKey(key), this.keys.finished],
+      [
+        attempt,
+        msText(nowMs),
+        receiptIdOf(key),
+        response.status,
+        JSON.stringify(response.headers),
+        bytesOf(response.body),
+      ],
+    );
+    return reply === 1;
+  }
+
+  async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
+    const reply = await failScript.run(
+      this.client,
+      [this.receiptKey(key), this.keys.finished],
+      [attempt, msText(nowMs), receiptIdOf(key), error],
+    );
+    return reply === 1;
+  }
+
+  async find(key: RequestKey): Promise<Receipt | null> {
+    return receiptOfReply(key, await findScript.run(this.client, [this.receiptKey(key)], []));
+  }
+
+  async purgeBatch(beforeMs: number, limit: number): Promise<number> {
+    const batch = Math.floor(limit);
+    if (!(batch >= 1)) return 0;
+    const reply = await purgeBatchScript.run(
+      this.client,
+      [this.keys.finished, this.keys.receiptBase],
+      [msText(beforeMs), batch],
+    );
+    if (typeof reply !== 'number') throw new Error(`redis: purgeBatch returned ${typeof reply}`);
+    return reply;
+  }
+
+  private receiptKey(key: RequestKey): string {
+    return this.keys.receiptBase + receiptIdOf(key);
+  }
+}
