@@ -1,0 +1,301 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Cluster, type Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { InvalidOption } from '../../../src/core/errors.js';
+import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
+import type { StoredResponse } from '../../../src/core/receipt.js';
+import { RequestKey } from '../../../src/core/request-key.js';
+import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
+import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
+import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import type { TestBackend } from '../../contract/backend.js';
+import { deleteKeysWithPrefix, redisBackend, redisTestClient, redisTestUrl } from '../../contract/backends/redis.js';
+
+const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+
+const response = (body: Uint8Array, status = 200): StoredResponse => ({
+  status,
+  headers: { 'content-type': 'application/octet-stream', 'x-note': 'ключ: {значение}' },
+  body,
+});
+
+describe('RedisStore', () => {
+  let backend: TestBackend;
+  let store: RedisStore;
+  let other: RedisStore;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    backend = await redisBackend();
+    store = (await backend.open()) as RedisStore;
+    other = (await backend.open()) as RedisStore;
+    admin = redisTestClient();
+  });
+  afterAll(async () => {
+    await admin?.quit();
+    await backend?.cleanup();
+  });
+
+  const key = (label: string, provider = 'redis-test') => new RequestKey(provider, `${label}-${randomUUID()}`);
+
+  describe('binary bodies', () => {
+    it('round-trips a 5 MB body of random (non-UTF-8) bytes byte for byte, across connections', async () => {
+      const body = new Uint8Array(randomBytes(5 * 1024 * 1024));
+      expect(() => new TextDecoder('utf-8', { fatal: true }).decode(body)).toThrow();
+      const k = key('5mb');
+      const clock = new ManualClock(T0);
+      const first = new IdempotencyGuard(store, { clock });
+      const second = new IdempotencyGuard(other, { clock });
+      let runs = 0;
+      const handler = async () => {
+        runs++;
+        return { status: 201, headers: { etag: '"x"' }, body };
+      };
+      const original = await first.run(k, handler);
+      const replay = await second.run(k, handler);
+      expect(runs).toBe(1);
+      expect(original.isReplay).toBe(false);
+      expect(replay.isReplay).toBe(true);
+      expect(replay.response.status).toBe(201);
+      expect(replay.response.headers).toEqual({ etag: '"x"' });
+      expect(replay.response.body.byteLength).toBe(body.byteLength);
+      expect(Buffer.compare(Buffer.from(replay.response.body), Buffer.from(body))).toBe(0);
+    });
+
+    it('keeps invalid UTF-8, NUL and lone continuation bytes exactly, as a plain Uint8Array of its own', async () => {
+      const body = Uint8Array.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0xed, 0xa0, 0x80, 0x0d, 0x0a, 0x00]);
+      const k = key('bytes');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+      expect(await store.complete({ key: k, attempt: 1, nowMs: T0 + 5, response: response(body, 202) })).toBe(true);
+      body[0] = 0x00; // the caller's buffer changing later must not change what is stored
+      const found = await other.find(k);
+      expect(found?.response?.body).toEqual(
+        Uint8Array.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0xed, 0xa0, 0x80, 0x0d, 0x0a, 0x00]),
+      );
+      expect(Object.getPrototypeOf(found?.response?.body)).toBe(Uint8Array.prototype);
+      expect(found?.response?.body.byteOffset).toBe(0);
+      expect(found?.response?.headers).toEqual({
+        'content-type': 'application/octet-stream',
+        'x-note': 'ключ: {значение}',
+      });
+      expect(found?.response?.status).toBe(202);
+      expect(found?.finishedAtMs).toBe(T0 + 5);
+    });
+
+    it('stores an empty body as an empty body', async () => {
+      const k = key('empty');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+      await store.complete({ key: k, attempt: 1, nowMs: T0, response: response(new Uint8Array(0), 204) });
+      const found = await store.find(k);
+      expect(found?.response?.body).toEqual(new Uint8Array(0));
+      expect(found?.response?.status).toBe(204);
+    });
+  });
+
+  describe('key encoding', () => {
+    it('never lets a ":" move between provider and external id', async () => {
+      const suffix = randomUUID();
+      const left = new RequestKey('a:b', `c-${suffix}`);
+      const right = new RequestKey('a', `b:c-${suffix}`);
+      expect(receiptIdOf(left)).not.toBe(receiptIdOf(right));
+      expect((await store.insertClaim({ key: left, nowMs: T0, fingerprint: 'left' })).inserted).toBe(true);
+      const second = await store.insertClaim({ key: right, nowMs: T0, fingerprint: 'right' });
+      expect(second.inserted).toBe(true);
+      expect((await store.find(left))?.fingerprint).toBe('left');
+      expect((await store.find(right))?.fingerprint).toBe('right');
+    });
+
+    it('compares keys byte for byte: evt_A and evt_a are different receipts', async () => {
+      const suffix = randomUUID();
+      const upper = new RequestKey('stripe', `evt_A-${suffix}`);
+      const lower = new RequestKey('stripe', `evt_a-${suffix}`);
+      expect((await store.insertClaim({ key: upper, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      expect((await store.insertClaim({ key: lower, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      // NFC "é" and NFD "e + ◌́" look alike but are different bytes, so different keys.
+      const nfc = new RequestKey('stripe', `caf\u00e9-${suffix}`);
+      const nfd = new RequestKey('stripe', `cafe\u0301-${suffix}`);
+      expect((await store.insertClaim({ key: nfc, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      expect((await store.insertClaim({ key: nfd, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+    });
+
+    it('writes every key of the store under one hash tag, whatever the key parts contain', async () => {
+      const prefix = `payonce-tag-${randomUUID()}:`;
+      const tagged = new RequestKey('провайдер {x}', '😀 id:{y}:}{');
+      const client = redisTestClient();
+      try {
+        const s = new RedisStore({ client, prefix });
+        await s.insertClaim({ key: tagged, nowMs: T0, fingerprint: null });
+        await s.complete({ key: tagged, attempt: 1, nowMs: T0 + 1, response: response(Uint8Array.of(1)) });
+        expect((await s.find(tagged))?.key.equals(tagged)).toBe(true);
+        const keys: string[] = [];
+        let cursor = '0';
+        do {
+          const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`);
+          cursor = next;
+          keys.push(...batch);
+        } while (cursor !== '0');
+        const names = redisKeys(prefix);
+        expect(keys.sort()).toEqual([names.finished, names.receiptBase + receiptIdOf(tagged)].sort());
+        for (const name of keys) {
+          // Redis Cluster hashes the text between the first "{" and the next "}".
+          const open = name.indexOf('{');
+          expect(name.slice(open, name.indexOf('}', open) + 1)).toBe('{receipts}');
+          expect(open).toBe(prefix.length);
+        }
+        expect(await client.call('HGET', names.receiptBase + receiptIdOf(tagged), 'external_id')).toBe('😀 id:{y}:}{');
+      } finally {
+        await deleteKeysWithPrefix(client, prefix);
+        await client.quit();
+      }
+    });
+
+    it('keeps stores with different prefixes apart', async () => {
+      const k = key('isolated');
+      const client = redisTestClient();
+      const prefix = `payonce-iso-${randomUUID()}:`;
+      try {
+        const elsewhere = new RedisStore({ client, prefix });
+        await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+        expect(await elsewhere.find(k)).toBeNull();
+        expect((await elsewhere.insertClaim({ key: k, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      } finally {
+        await deleteKeysWithPrefix(client, prefix);
+        await client.quit();
+      }
+    });
+  });
+
+  describe('atomic steps', () => {
+    it('lets exactly one of 50 parallel insertClaims from two connections insert', async () => {
+      const k = key('race');
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          (i % 2 === 0 ? store : other).insertClaim({ key: k, nowMs: T0 + i, fingerprint: `fp-${i}` }),
+        ),
+      );
+      const winners = results.filter((r) => r.inserted);
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!.receipt;
+      for (const loser of results.filter((r) => !r.inserted)) {
+        expect(loser.receipt).toEqual(winner);
+      }
+      expect(await store.find(k)).toEqual(winner);
+      expect(winner).toMatchObject({ status: 'processing', attempts: 1, finishedAtMs: null, response: null });
+    });
+
+    it('lets exactly one of 20 parallel takeovers with the same expectation win', async () => {
+      const k = key('takeover-race');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? store : other).takeover({
+            key: k,
+            expectedStatus: 'processing',
+            expectedAttempts: 1,
+            nowMs: T0 + 1_000,
+          }),
+        ),
+      );
+      const taken = results.filter((r) => r !== null);
+      expect(taken).toHaveLength(1);
+      expect(taken[0]).toMatchObject({ status: 'processing', attempts: 2, claimedAtMs: T0 + 1_000 });
+    });
+
+    it('fences complete and fail by attempt and never changes a completed receipt', async () => {
+      const k = key('fence');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: 'fp' });
+      const taken = await other.takeover({ key: k, expectedStatus: 'processing', expectedAttempts: 1, nowMs: T0 + 10 });
+      expect(taken?.attempts).toBe(2);
+      const late = response(Uint8Array.of(1, 2, 3));
+      expect(await store.complete({ key: k, attempt: 1, nowMs: T0 + 20, response: late })).toBe(false);
+      expect(await store.fail({ key: k, attempt: 1, nowMs: T0 + 20, error: 'late' })).toBe(false);
+      const win = response(Uint8Array.of(9), 201);
+      expect(await other.complete({ key: k, attempt: 2, nowMs: T0 + 30, response: win })).toBe(true);
+      const done = await store.find(k);
+      expect(done).toMatchObject({ status: 'completed', attempts: 2, finishedAtMs: T0 + 30, fingerprint: 'fp' });
+      expect(done?.response?.body).toEqual(Uint8Array.of(9));
+      expect(await store.complete({ key: k, attempt: 2, nowMs: T0 + 40, response: late })).toBe(false);
+      expect(await store.fail({ key: k, attempt: 2, nowMs: T0 + 40, error: 'x' })).toBe(false);
+      for (const expectedStatus of ['processing', 'failed'] as const) {
+        expect(await store.takeover({ key: k, expectedStatus, expectedAttempts: 2, nowMs: T0 + 50 })).toBeNull();
+      }
+      expect(await store.find(k)).toEqual(done);
+    });
+
+    it('stores the error of a failed claim and clears it on retry', async () => {
+      const k = key('fail');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+      expect(await store.fail({ key: k, attempt: 1, nowMs: T0 + 1, error: 'Error: boom ✗' })).toBe(true);
+      expect(await other.find(k)).toMatchObject({ status: 'failed', error: 'Error: boom ✗', finishedAtMs: T0 + 1 });
+      expect(await store.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 2, nowMs: T0 + 2 })).toBeNull();
+      const retried = await store.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 + 2 });
+      expect(retried).toMatchObject({ status: 'processing', attempts: 2, claimedAtMs: T0 + 2, finishedAtMs: null });
+      expect(retried?.error).toBeNull();
+    });
+
+    it('returns null for an unknown key and takes over nothing', async () => {
+      const k = key('unknown');
+      expect(await store.find(k)).toBeNull();
+      expect(await store.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 })).toBeNull();
+      expect(await store.complete({ key: k, attempt: 1, nowMs: T0, response: response(Uint8Array.of()) })).toBe(false);
+      expect(await store.fail({ key: k, attempt: 1, nowMs: T0, error: 'x' })).toBe(false);
+      expect(await store.find(k)).toBeNull();
+    });
+  });
+
+  describe('options and connections', () => {
+    it('rejects a prefix with a brace and a client without callBuffer', () => {
+      const client = { callBuffer: async () => null } satisfies RedisLike;
+      expect(() => new RedisStore({ client, prefix: 'a{b}:' })).toThrow(InvalidOption);
+      expect(() => new RedisStore({ client, prefix: 'a}' })).toThrow(InvalidOption);
+      expect(() => new RedisStore({ client: {} as RedisLike })).toThrow(InvalidOption);
+      expect(new RedisStore({ client }).prefix).toBe('payonce:');
+    });
+
+    it('accepts an ioredis Cluster as its client', () => {
+      const cluster = new Cluster([{ host: '127.0.0.1', port: 6379 }], { lazyConnect: true });
+      try {
+        expect(new RedisStore({ client: cluster, prefix: 'c:' }).name).toBe('redis');
+      } finally {
+        cluster.disconnect();
+      }
+    });
+
+    it('connect() owns its connection and close() quits it; a caller’s client is left open', async () => {
+      const prefix = `payonce-own-${randomUUID()}:`;
+      const owned = await RedisStore.connect(redisTestUrl(), { prefix });
+      const k = key('owned');
+      expect((await owned.insertClaim({ key: k, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      await owned.close();
+      await owned.close();
+      await expect(owned.find(k)).rejects.toThrow();
+
+      const client = redisTestClient();
+      const borrowed = new RedisStore({ client, prefix });
+      await borrowed.close();
+      expect((await borrowed.find(k))?.status).toBe('processing');
+      await deleteKeysWithPrefix(client, prefix);
+      await client.quit();
+    });
+
+    it('works through a client keyPrefix, purge included', async () => {
+      const clientPrefix = `payonce-kp-${randomUUID()}:`;
+      const { Redis } = await import('ioredis');
+      const client = new Redis(redisTestUrl(), { keyPrefix: clientPrefix });
+      try {
+        const s = new RedisStore({ client, prefix: 'inner:' });
+        const k = key('kp');
+        await s.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+        await s.complete({ key: k, attempt: 1, nowMs: T0, response: response(Uint8Array.of(7)) });
+        expect(await admin.exists(`${clientPrefix}inner:{receipts}:r:${receiptIdOf(k)}`)).toBe(1);
+        expect(await s.purgeBatch(T0 + 1, 10)).toBe(1);
+        expect(await s.find(k)).toBeNull();
+        expect(await admin.exists(`${clientPrefix}inner:{receipts}:finished`)).toBe(0);
+      } finally {
+        await deleteKeysWithPrefix(admin, clientPrefix);
+        await client.quit();
+      }
+    });
+  });
+});
