@@ -1,0 +1,9 @@
+/**
+ * `payonce/mysql`: the MySQL / MariaDB receipt store (`mysql2`, an optional peer dependency).
+ * @see SPEC §2–3.
+ */
+export { isDuplicateKeyError } from '../sql/driver-error.js';
+export type { MigrationReport } from '../sql/migrate.js';
+export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
+export type { SqlStoreOptions } from '../sql/sql-store.js';
+export { type MysqlPoolConfig, MysqlStore } from './mysql-store.js';

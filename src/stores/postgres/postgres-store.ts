@@ -1,0 +1,69 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import { InvalidOption } from '../../core/errors.js';
+import { postgresDialect } from '../sql/postgres-dialect.js';
+import type { ReceiptsDatabase } from '../sql/receipts-table.js';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+
+/**
+ * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
+ * `options: '-c search_path=my_schema'` puts the receipts in another schema.
+ */
+export interface PostgresPoolConfig {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** Maximum pool size. @default 10 (pg) */
+  max?: number;
+  /** Server options sent at connect, e.g. `-c search_path=payonce`. */
+  options?: string;
+  [option: string]: unknown;
+}
+
+/**
+ * Receipts in PostgreSQL through Kysely and `pg` (an optional peer dependency). A claim is one
+ * `INSERT … ON CONFLICT DO NOTHING` on the primary key (never a raised 23505, which would abort the caller's
+ * transaction); takeover, complete and fail are compare-and-set UPDATEs. Create the table with
+ * `store.migrate()`, `payonce migrate` or `schema('postgres')`.
+ *
+ * `new PostgresStore({ db })` uses the application's `Kysely` (with a `PostgresDialect`) and leaves it open
+ * on `close()`; `PostgresStore.connect(url)` creates and owns a pool. In `runInTransaction` use the default
+ * READ COMMITTED isolation: two transactions with one key serialise on the primary key and the second replays
+ * the first's committed response (under REPEATABLE READ the second fails with 40001 instead).
+ * @see SPEC §2–3; issue 2 "PostgresStore".
+ * @example
+ * const store = await PostgresStore.connect(process.env.DATABASE_URL!);
+ * await db.transaction().execute((tx) => guard.runInTransaction(tx, key, (tx) => markPaid(tx, order)));
+ */
+export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
+  /** Wraps the caller's Kysely instance (any database type, `PostgresDialect`). Nothing is opened or owned. */
+  constructor(options: SqlStoreOptions<DB>) {
+    super(options.db, postgresDialect);
+  }
+
+  /**
+   * Creates a `pg` pool from a `postgres://` / `postgresql://` URL or a pool config, and returns a store that
+   * owns it (`close()` ends the pool). Connections are opened lazily, on the first statement.
+   * @throws {InvalidOption} for an empty URL or one that is not `postgres://` / `postgresql://`.
+   */
+  static async connect<DB = ReceiptsDatabase>(urlOrConfig: string | PostgresPoolConfig): Promise<PostgresStore<DB>> {
+    const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool(config);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const store = new PostgresStore<DB>({ db });
+    store.release = async () => {
+      await db.destroy();
+    };
+    return store;
+  }
+}
+
+function checkUrl(url: string): string {
+  if (!/^postgres(ql)?:\/\/./i.test(url)) {
+    throw new InvalidOption('url', 'must be a postgres:// or postgresql:// connection URL');
+  }
+  return url;
+}

@@ -1,0 +1,20 @@
+/** The `code` and `errno` a driver error carries (pg: `code` '23505'; mysql2: `errno` 1062; better-sqlite3: `code`). */
+export function driverErrorCodes(error: unknown): { code: unknown; errno: unknown } {
+  if (typeof error !== 'object' || error === null) return { code: undefined, errno: undefined };
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return { code, errno };
+}
+
+const SQLITE_DUPLICATE = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+
+/**
+ * True when `error` is a unique/primary-key violation of any supported driver: PostgreSQL SQLSTATE 23505
+ * (`unique_violation`), MySQL/MariaDB errno 1062 (`ER_DUP_ENTRY`), SQLite `SQLITE_CONSTRAINT_PRIMARYKEY` or
+ * `SQLITE_CONSTRAINT_UNIQUE`. payonce treats it as "the receipt already exists", never as a failure.
+ * @see SPEC §3 "Claim = one atomic statement"; issue 2 "Duplicate-key errors of every driver".
+ * @example if (isDuplicateKeyError(error)) return readExisting();
+ */
+export function isDuplicateKeyError(error: unknown): boolean {
+  const { code, errno } = driverErrorCodes(error);
+  return code === '23505' || errno === 1062 || code === 'ER_DUP_ENTRY' || SQLITE_DUPLICATE.has(String(code));
+}

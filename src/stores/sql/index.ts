@@ -1,0 +1,11 @@
+/**
+ * `payonce/schema`: the receipts DDL for every SQL dialect, the migration runner behind `payonce migrate`,
+ * and the shared Kysely store the SQLite, PostgreSQL and MySQL stores are built on.
+ * @see SPEC §3 "Schema".
+ */
+export { isDuplicateKeyError } from './driver-error.js';
+export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrationReport, migrate } from './migrate.js';
+export { RECEIPTS_TABLE, type ReceiptsDatabase, type ReceiptsTable } from './receipts-table.js';
+export { schema } from './schema.js';
+export { SQL_DIALECT_NAMES, type SqlDialect, type SqlDialectName } from './sql-dialect.js';
+export { SqlStore, type SqlStoreOptions } from './sql-store.js';

@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { RequestKey } from '../../core/request-key.js';
+import type { ReceiptsDatabase } from './receipts-table.js';
+import { withRetry } from './retry.js';
+import type { SqlDialect } from './sql-dialect.js';
+
+/** What every storage operation runs against: a Kysely executor (pool or caller's transaction) and its dialect. */
+export interface SqlContext {
+  readonly db: Kysely<ReceiptsDatabase>;
+  readonly dialect: SqlDialect;
+  /** True inside a caller's transaction: statements are never retried there (the caller owns the outcome). */
+  readonly inTransaction: boolean;
+}
+
+/** Runs ONE statement, retrying transient errors only outside a caller's transaction. */
+export function statement<T>(ctx: SqlContext, run: () => Promise<T>): Promise<T> {
+  return withRetry(run, (error) => ctx.dialect.isTransientError(error), !ctx.inTransaction);
+}
+
+/** A key part as bound to the key columns: UTF-8 bytes for binary (VARBINARY) columns, else the string. */
+export function keyPart(ctx: SqlContext, part: string): string | Uint8Array {
+  return ctx.dialect.binaryKeys ? Buffer.from(part, 'utf8') : part;
+}
+
+/** The primary-key values of `key` on this dialect. */
+export function keyValues(
+  ctx: SqlContext,
+  key: RequestKey,
+): { provider: string | Uint8Array; externalId: string | Uint8Array } {
+  return { provider: keyPart(ctx, key.provider), externalId: keyPart(ctx, key.externalId) };
+}
+
+/** Bytes as the drivers bind them (a `Buffer` view; no copy). */
+export function bindBytes(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,50 @@
+import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import type { RequestKey } from '../../core/request-key.js';
+import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
+import { completeReceipt } from './complete-receipt.js';
+import { failReceipt } from './fail-receipt.js';
+import { findReceipt } from './find-receipt.js';
+import { insertClaim } from './insert-claim.js';
+import { purgeBatch } from './purge-batch.js';
+import type { SqlContext } from './sql-context.js';
+import { takeover } from './takeover.js';
+
+/**
+ * The `Store` steps bound to one executor: a store's pool, or a caller's open transaction (then every
+ * statement commits or rolls back with the caller, and none is retried). Returned by `withTransaction`.
+ */
+export class SqlReceipts implements Store {
+  readonly name: string;
+  /** False: this view already runs inside a transaction and cannot open another. */
+  readonly supportsTransactions = false;
+  private readonly ctx: SqlContext;
+
+  constructor(ctx: SqlContext) {
+    this.ctx = ctx;
+    this.name = ctx.dialect.name;
+  }
+
+  insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
+    return insertClaim(this.ctx, request);
+  }
+
+  takeover(request: TakeoverRequest): Promise<Receipt | null> {
+    return takeover(this.ctx, request);
+  }
+
+  complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
+    return completeReceipt(this.ctx, request);
+  }
+
+  fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
+    return failReceipt(this.ctx, request);
+  }
+
+  find(key: RequestKey): Promise<Receipt | null> {
+    return findReceipt(this.ctx, key);
+  }
+
+  purgeBatch(beforeMs: number, limit: number): Promise<number> {
+    return purgeBatch(this.ctx, beforeMs, limit);
+  }
+}

@@ -1,0 +1,111 @@
+import type { Kysely, Transaction } from 'kysely';
+import { InvalidOption } from '../../core/errors.js';
+import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import type { RequestKey } from '../../core/request-key.js';
+import type {
+  FinishRequest,
+  InsertClaimRequest,
+  InsertClaimResult,
+  Store,
+  TakeoverRequest,
+  TransactionalStore,
+} from '../store.js';
+import { type MigrationReport, migrate } from './migrate.js';
+import type { ReceiptsDatabase } from './receipts-table.js';
+import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
+import { SqlReceipts } from './sql-receipts.js';
+
+/** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
+export interface SqlStoreOptions<DB> {
+  /**
+   * The application's own Kysely instance, of any database type; the store reads and writes only
+   * `payonce_receipts` through it. The store does not own it: `close()` leaves it open.
+   */
+  readonly db: Kysely<DB>;
+}
+
+/**
+ * The one Kysely implementation of the `Store` contract behind `SqliteStore`, `PostgresStore` and `MysqlStore`;
+ * they differ only in their declared `SqlDialect`. Every step is one atomic statement (claim = one INSERT on
+ * the primary key; takeover/complete/fail = compare-and-set UPDATEs judged by the affected-row count).
+ * Transient errors (deadlock, lock wait, SQLITE_BUSY) are retried a few times with jittered back-off outside a
+ * caller's transaction, never inside one. Driver errors propagate; the guard wraps them in `StoreUnavailable`.
+ * @see SPEC §3; `src/stores/store.ts`.
+ */
+export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>> {
+  /** The dialect name: `sqlite`, `postgres` or `mysql`. */
+  readonly name: SqlDialectName;
+  readonly supportsTransactions = true;
+  /** The Kysely instance statements run on (the caller's, or the one a static factory created). */
+  readonly db: Kysely<DB>;
+  /** What differs on this backend (claim statement, key encoding, transient errors). */
+  readonly dialect: SqlDialect;
+  private readonly receipts: SqlReceipts;
+  /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
+  protected release: (() => Promise<void>) | null = null;
+  private closing: Promise<void> | null = null;
+
+  protected constructor(db: Kysely<DB>, dialect: SqlDialect) {
+    this.db = db;
+    this.dialect = dialect;
+    this.name = dialect.name;
+    this.receipts = new SqlReceipts({ db: db as unknown as Kysely<ReceiptsDatabase>, dialect, inTransaction: false });
+  }
+
+  insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
+    return this.receipts.insertClaim(request);
+  }
+
+  takeover(request: TakeoverRequest): Promise<Receipt | null> {
+    return this.receipts.takeover(request);
+  }
+
+  complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
+    return this.receipts.complete(request);
+  }
+
+  fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
+    return this.receipts.fail(request);
+  }
+
+  find(key: RequestKey): Promise<Receipt | null> {
+    return this.receipts.find(key);
+  }
+
+  purgeBatch(beforeMs: number, limit: number): Promise<number> {
+    return this.receipts.purgeBatch(beforeMs, limit);
+  }
+
+  /**
+   * A view of this store whose statements run on `tx`, a Kysely transaction the caller opened with
+   * `db.transaction().execute(async (tx) => …)` on the same database: the receipt commits or rolls back with the
+   * caller's business writes, and no statement is retried (a deadlock is rethrown to the caller).
+   * @throws {InvalidOption} if `tx` is not a Kysely `Transaction`.
+   * @see SPEC §3 "Transactional mode".
+   */
+  withTransaction(tx: Transaction<DB>): Store {
+    if (tx?.isTransaction !== true) throw new InvalidOption('tx', 'must be a Kysely Transaction (db.transaction())');
+    return new SqlReceipts({
+      db: tx as unknown as Kysely<ReceiptsDatabase>,
+      dialect: this.dialect,
+      inTransaction: true,
+    });
+  }
+
+  /**
+   * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/schema`).
+   * @throws {Error} when a migration fails, with the driver error as `cause`.
+   */
+  migrate(): Promise<MigrationReport> {
+    return migrate(this.db, this.dialect.name);
+  }
+
+  /**
+   * Closes what this store created itself (the pool or SQLite handle of `open`/`connect`); a `db` passed by the
+   * caller is left open. Safe to call more than once.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.release ? this.release() : Promise.resolve();
+    return this.closing;
+  }
+}

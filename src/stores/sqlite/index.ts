@@ -1,0 +1,9 @@
+/**
+ * `payonce/sqlite`: the SQLite receipt store (better-sqlite3 12, an optional peer dependency).
+ * @see SPEC §2–3.
+ */
+export { isDuplicateKeyError } from '../sql/driver-error.js';
+export type { MigrationReport } from '../sql/migrate.js';
+export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
+export type { SqlStoreOptions } from '../sql/sql-store.js';
+export { type SqliteOpenOptions, SqliteStore } from './sqlite-store.js';

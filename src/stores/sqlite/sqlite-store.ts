@@ -1,0 +1,74 @@
+import { Kysely, SqliteDialect } from 'kysely';
+import { InvalidOption } from '../../core/errors.js';
+import type { ReceiptsDatabase } from '../sql/receipts-table.js';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+
+/** Options of `SqliteStore.open`. */
+export interface SqliteOpenOptions {
+  /**
+   * How long a statement waits for another connection's write lock before SQLITE_BUSY, in milliseconds
+   * (`PRAGMA busy_timeout`); the store then retries a few times. Positive integer. @default 5_000
+   */
+  busyTimeoutMs?: number;
+  /**
+   * Use `synchronous=NORMAL` instead of FULL: faster commits, but with WAL the last committed receipts may be
+   * lost on power failure or OS crash (never on a process crash), and a lost receipt lets a redelivery run
+   * the handler again. @default false
+   */
+  unsafeSynchronousNormal?: boolean;
+}
+
+/**
+ * Receipts in a SQLite database through Kysely and better-sqlite3 12. Every claim is one
+ * `INSERT … ON CONFLICT DO NOTHING`; several processes may share one file (WAL, busy timeout, bounded retry
+ * of SQLITE_BUSY outside transactions). Create the table with `store.migrate()`, `payonce migrate` or
+ * `schema('sqlite')`.
+ *
+ * `new SqliteStore({ db })` uses the application's `Kysely` (with a `SqliteDialect`) and leaves it open on
+ * `close()`; `SqliteStore.open(path)` opens and owns the file. In `runInTransaction`, start the caller's
+ * transaction with a write (or `BEGIN IMMEDIATE`) so two connections cannot deadlock upgrading read locks.
+ * @see SPEC §2–3; issue 2 "SqliteStore".
+ * @example
+ * const store = await SqliteStore.open('payonce.db');
+ * await store.migrate();
+ * const guard = new IdempotencyGuard(store);
+ */
+export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
+  /** Wraps the caller's Kysely instance (any database type, `SqliteDialect`). Nothing is opened or owned. */
+  constructor(options: SqlStoreOptions<DB>) {
+    super(options.db, sqliteDialect);
+  }
+
+  /**
+   * Opens (creating if missing) the SQLite file at `path` with `journal_mode=WAL`, `busy_timeout` (default
+   * 5 000 ms) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file.
+   * @param path a file path (`:memory:` works but is private to this connection).
+   * @throws {InvalidOption} for an empty path or a bad option.
+   * @throws the better-sqlite3 error if the file cannot be opened (missing directory, not a database).
+   */
+  static async open<DB = ReceiptsDatabase>(path: string, options: SqliteOpenOptions = {}): Promise<SqliteStore<DB>> {
+    if (typeof path !== 'string' || path.length === 0) throw new InvalidOption('path', 'must be a non-empty file path');
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs <= 0) {
+      throw new InvalidOption('busyTimeoutMs', `must be a positive integer, got ${String(busyTimeoutMs)}`);
+    }
+    const { default: Database } = await import('better-sqlite3');
+    const database = new Database(path, { timeout: busyTimeoutMs });
+    try {
+      database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      database.pragma('journal_mode = WAL');
+      database.pragma(`synchronous = ${options.unsafeSynchronousNormal ? 'NORMAL' : 'FULL'}`);
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    const store = new SqliteStore<DB>({ db });
+    store.release = async () => {
+      await db.destroy();
+      if (database.open) database.close();
+    };
+    return store;
+  }
+}
