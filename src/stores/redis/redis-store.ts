@@ -21,6 +21,16 @@ const msText = (ms: number): string => String(ms);
 const bytesOf = (body: Uint8Array): Buffer => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 
 /**
+ * An integer reply as a number, or `null` for any other reply. ioredis returns integers as numbers, but as
+ * text when the client was built with `stringNumbers: true`.
+ */
+function integerReply(reply: unknown): number | null {
+  if (typeof reply === 'number') return reply;
+  const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString('latin1') : null;
+  return text !== null && /^-?\d+$/.test(text) ? Number(text) : null;
+}
+
+/**
  * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. Each step is
  * one Lua script, so it is atomic: the claim creates the hash only if absent, takeover is a compare-and-set
  * on (status, attempts), complete and fail are fenced by attempt, purge walks a finished-at index.
@@ -96,13 +106,19 @@ export class RedisStore implements Store {
     if (close) await close();
   }
 
+  /**
+   * Creates the receipt (`processing`, attempt 1, `claimed_at = nowMs`) if the key has none, else returns the
+   * stored one; one script, so 50 parallel claims on any number of connections insert exactly once.
+   * @throws the driver's error (connection lost, `WRONGTYPE` on a foreign key); the guard wraps it.
+   * @see `Store.insertClaim`; scripts/insert-claim.ts.
+   */
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
     const reply = await insertClaimScript.run(
       this.client,
       [this.receiptKey(key)],
       [msText(nowMs), fingerprint === null ? '0' : '1', fingerprint ?? '', key.provider, key.externalId],
     );
-    if (reply === 1) {
+    if (integerReply(reply) === 1) {
       const receipt: Receipt = Object.freeze({
         key,
         status: 'processing',
@@ -120,6 +136,10 @@ export class RedisStore implements Store {
     return { inserted: false, receipt: existing };
   }
 
+  /**
+   * Compare-and-set on (status, attempts) for a retry or a stale takeover; `null` if the receipt changed
+   * first or is `completed`. @see `Store.takeover`; scripts/takeover.ts.
+   */
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
     const reply = await takeoverScript.run(
       this.client,
@@ -129,6 +149,10 @@ export class RedisStore implements Store {
     return reply === null ? null : receiptOfReply(key, reply);
   }
 
+  /**
+   * Stores `response` (body as raw bytes) if the claim at `attempt` still holds; false, changing nothing,
+   * if it was taken over. @see `Store.complete`; scripts/complete.ts.
+   */
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
     const { key, attempt, nowMs, response } = request;
     const reply = await completeScript.run(
@@ -143,22 +167,29 @@ export class RedisStore implements Store {
         bytesOf(response.body),
       ],
     );
-    return reply === 1;
+    return integerReply(reply) === 1;
   }
 
+  /** Marks the receipt `failed` with `error` if the claim at `attempt` still holds; false if fenced. @see scripts/fail.ts */
   async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
     const reply = await failScript.run(
       this.client,
       [this.receiptKey(key), this.keys.finished],
       [attempt, msText(nowMs), receiptIdOf(key), error],
     );
-    return reply === 1;
+    return integerReply(reply) === 1;
   }
 
+  /** The stored receipt or `null`; the body is a fresh `Uint8Array` copy. @see scripts/find.ts */
   async find(key: RequestKey): Promise<Receipt | null> {
     return receiptOfReply(key, await findScript.run(this.client, [this.receiptKey(key)], []));
   }
 
+  /**
+   * Deletes at most `limit` (floored; below 1 deletes nothing) finished receipts with `finishedAtMs <
+   * beforeMs`, oldest first, from the finished index; never a `processing` one. One script per batch, so a
+   * large purge never blocks Redis for long. @see `Store.purgeBatch`; scripts/purge-batch.ts.
+   */
   async purgeBatch(beforeMs: number, limit: number): Promise<number> {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
@@ -167,8 +198,9 @@ export class RedisStore implements Store {
       [this.keys.finished, this.keys.receiptBase],
       [msText(beforeMs), batch],
     );
-    if (typeof reply !== 'number') throw new Error(`redis: purgeBatch returned ${typeof reply}`);
-    return reply;
+    const deleted = integerReply(reply);
+    if (deleted === null) throw new Error(`redis: purgeBatch returned ${typeof reply}`);
+    return deleted;
   }
 
   private receiptKey(key: RequestKey): string {

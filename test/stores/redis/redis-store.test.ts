@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { InvalidOption } from '../../../src/core/errors.js';
@@ -244,6 +244,42 @@ describe('RedisStore', () => {
     });
   });
 
+  describe.each<[string, RedisOptions]>([
+    ['RESP2', { protocol: 2 }],
+    ['RESP3', { protocol: 3 }],
+    ['RESP3 with resp3 reply mapping', { protocol: 3, replyMapping: 'resp3' }],
+    ['stringNumbers', { stringNumbers: true }],
+  ])('on an ioredis client with %s', (_label, clientOptions) => {
+    it('runs the whole receipt lifecycle', async () => {
+      const prefix = `payonce-opts-${randomUUID()}:`;
+      const client = new Redis(redisTestUrl(), { ...clientOptions, maxRetriesPerRequest: 3 });
+      try {
+        const s = new RedisStore({ client, prefix });
+        const k = key('lifecycle');
+        const body = Uint8Array.from([0x80, 0xff, 0x00, 0x41]);
+        expect((await s.insertClaim({ key: k, nowMs: T0, fingerprint: 'fp' })).inserted).toBe(true);
+        const again = await s.insertClaim({ key: k, nowMs: T0 + 1, fingerprint: 'other' });
+        expect(again).toMatchObject({
+          inserted: false,
+          receipt: { status: 'processing', attempts: 1, claimedAtMs: T0 },
+        });
+        expect(await s.fail({ key: k, attempt: 1, nowMs: T0 + 2, error: 'e' })).toBe(true);
+        const retry = await s.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 + 3 });
+        expect(retry).toMatchObject({ status: 'processing', attempts: 2, fingerprint: 'fp' });
+        expect(await s.complete({ key: k, attempt: 1, nowMs: T0 + 4, response: response(body) })).toBe(false);
+        expect(await s.complete({ key: k, attempt: 2, nowMs: T0 + 4, response: response(body) })).toBe(true);
+        const found = await s.find(k);
+        expect(found).toMatchObject({ status: 'completed', attempts: 2, finishedAtMs: T0 + 4, error: null });
+        expect(found?.response?.body).toEqual(body);
+        expect(await s.purgeBatch(T0 + 5, 10)).toBe(1);
+        expect(await s.find(k)).toBeNull();
+      } finally {
+        await deleteKeysWithPrefix(admin, prefix);
+        await client.quit();
+      }
+    });
+  });
+
   describe('options and connections', () => {
     it('rejects a prefix with a brace and a client without callBuffer', () => {
       const client = { callBuffer: async () => null } satisfies RedisLike;
@@ -281,7 +317,6 @@ describe('RedisStore', () => {
 
     it('works through a client keyPrefix, purge included', async () => {
       const clientPrefix = `payonce-kp-${randomUUID()}:`;
-      const { Redis } = await import('ioredis');
       const client = new Redis(redisTestUrl(), { keyPrefix: clientPrefix });
       try {
         const s = new RedisStore({ client, prefix: 'inner:' });
