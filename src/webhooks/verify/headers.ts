@@ -1,0 +1,46 @@
+/** One header value as HTTP stacks hand it over: Node gives `string[]` for repeated fields (`set-cookie`). */
+export type HeaderValue = string | readonly string[] | undefined;
+
+/** Plain header record, e.g. Node's `IncomingHttpHeaders` or a fixture's `headers`; names in any case. */
+export type HeaderRecord = { readonly [name: string]: HeaderValue };
+
+/** The part of the Fetch `Headers` class (undici, hono, Request.headers) that verification calls. */
+export interface HeadersLike {
+  get(name: string): string | null;
+}
+
+/** Request headers for verification: a plain record or a `Headers`-like object. */
+export type HeadersInput = HeaderRecord | HeadersLike;
+
+function isHeadersLike(headers: HeadersInput): headers is HeadersLike {
+  return typeof (headers as { get?: unknown }).get === 'function';
+}
+
+const OWS = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * The value of header `name`, looked up case-insensitively (RFC 9110 §5.1). Repeated fields (array values,
+ * or several record keys differing only in case) are combined with `", "` as RFC 9110 §5.3 and
+ * `Headers.get` do. Leading and trailing spaces/tabs are removed (RFC 9110 §5.5). Returns `undefined` when
+ * the header is absent or empty; values that are not strings are treated as absent, never thrown on.
+ */
+export function headerValue(headers: HeadersInput, name: string): string | undefined {
+  let raw: string | undefined;
+  if (isHeadersLike(headers)) {
+    const got = headers.get(name);
+    raw = typeof got === 'string' ? got : undefined;
+  } else {
+    const wanted = name.toLowerCase();
+    const parts: string[] = [];
+    for (const key of Object.keys(headers)) {
+      if (key.toLowerCase() !== wanted) continue;
+      const value: unknown = headers[key];
+      if (typeof value === 'string') parts.push(value);
+      else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') parts.push(v);
+    }
+    raw = parts.length === 0 ? undefined : parts.join(', ');
+  }
+  if (raw === undefined) return undefined;
+  const trimmed = raw.replace(OWS, '');
+  return trimmed === '' ? undefined : trimmed;
+}
