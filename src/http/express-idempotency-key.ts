@@ -1,0 +1,134 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { InvalidOption } from '../core/errors.js';
+import type { HttpResponse } from './http-exchange.js';
+import { createIdempotencyCore, type IdempotencyCoreOptions } from './idempotency-core.js';
+
+/** Options of `expressIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
+export interface ExpressIdempotencyOptions extends IdempotencyCoreOptions {
+  /** The authenticated principal the key is scoped to (e.g. `req.user.accountId`); a non-empty string. */
+  principal: (req: Request) => string | Promise<string>;
+  /** Largest body the middleware buffers itself, in bytes; more → 413. @default 1_048_576 (1 MiB) */
+  maxBodyBytes?: number;
+}
+
+/** The request after the middleware: `rawBody` holds the exact bytes received, for the route handler to parse. */
+export type RequestWithRawBody = Request & { rawBody?: Buffer };
+
+async function rawBodyOf(req: RequestWithRawBody, limit: number): Promise<Buffer> {
+  if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
+  if (Buffer.isBuffer(req.body)) return req.body; // express.raw() ran first
+  if (req.body !== undefined) {
+    throw new InvalidOption('body', 'a body parser consumed the body; mount express.raw() or the middleware first');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw Object.assign(new Error('request body too large'), { status: 413, expose: true });
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+type Chunk = string | Uint8Array;
+const toBuffer = (chunk: Chunk, encoding?: unknown): Buffer =>
+  typeof chunk === 'string'
+    ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+    : Buffer.from(chunk);
+
+/** Buffers what the route handler writes, so the core can store it before anything reaches the socket. */
+function capture(res: Response) {
+  const original = { writeHead: res.writeHead, write: res.write, end: res.end };
+  const chunks: Buffer[] = [];
+  let done: (response: HttpResponse) => void = () => {};
+  const response = new Promise<HttpResponse>((resolve) => {
+    done = resolve;
+  });
+  res.writeHead = function writeHead(status: number, ...rest: unknown[]) {
+    res.statusCode = status;
+    const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
+    if (Array.isArray(headers))
+      for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(headers[i], headers[i + 1]);
+    else if (headers)
+      for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value);
+    return res;
+  } as typeof res.writeHead;
+  res.write = function write(chunk: Chunk, encoding?: unknown, callback?: unknown) {
+    chunks.push(toBuffer(chunk, encoding));
+    const cb = typeof encoding === 'function' ? encoding : callback;
+    if (typeof cb === 'function') queueMicrotask(() => cb());
+    return true;
+  } as typeof res.write;
+  res.end = function end(chunk?: unknown, encoding?: unknown) {
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+      chunks.push(toBuffer(chunk as Chunk, encoding));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(res.getHeaders())) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    }
+    done({ status: res.statusCode, headers, body: Buffer.concat(chunks) });
+    return res;
+  } as typeof res.end;
+  let produced = false;
+  void response.then(() => {
+    produced = true;
+  });
+  const restore = () => Object.assign(res, original);
+  return {
+    response,
+    restore,
+    sendProduced(): void {
+      restore();
+      res.end(Buffer.concat(chunks));
+    },
+    sendInstead({ status, headers, body }: HttpResponse): void {
+      restore();
+      if (produced) for (const name of res.getHeaderNames()) res.removeHeader(name);
+      res.statusCode = status;
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.setHeader('content-length', body.byteLength);
+      res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    },
+  };
+}
+
+/**
+ * Express 5 route middleware for the `Idempotency-Key` header. Mount it per route, before the handler
+ * (`app.post('/v1/payments', idempotency, handler)`), so `req.route` names the route pattern. It buffers the
+ * body (unless `express.raw()` already did) into `req.rawBody` for the fingerprint and the handler, buffers the
+ * handler's response, lets the core store it, then sends it; replays and problems are sent instead.
+ * @throws {InvalidOption} at construction for a bad policy; per request (to the error handler) when mounted
+ *   without a route or after a body parser that did not keep the raw bytes.
+ * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
+ * @example app.post('/v1/payments', expressIdempotencyKey({ guard, principal: (req) => req.get('x-account')! }), pay);
+ */
+export function expressIdempotencyKey(options: ExpressIdempotencyOptions): RequestHandler {
+  const { principal, maxBodyBytes = 1_048_576, ...coreOptions } = options;
+  const core = createIdempotencyCore(coreOptions);
+  return async function idempotencyKey(req: RequestWithRawBody, res: Response, next: NextFunction) {
+    if (!core.covers(req.method)) return next();
+    let captured: ReturnType<typeof capture> | undefined;
+    try {
+      if (!req.route) throw new InvalidOption('route', 'mount expressIdempotencyKey on a route, not with app.use');
+      req.rawBody = await rawBodyOf(req, maxBodyBytes);
+      const exchange = {
+        method: req.method,
+        route: `${req.baseUrl}${String(req.route.path)}`,
+        principal: await principal(req),
+        headers: req.headers,
+        body: req.rawBody,
+      };
+      const output = capture(res);
+      captured = output;
+      const result = await core.handle(exchange, () => {
+        next();
+        return output.response;
+      });
+      if (result.kind === 'executed') output.sendProduced();
+      else output.sendInstead(result.response);
+    } catch (error) {
+      captured?.restore();
+      if (!res.headersSent) next(error);
+    }
+  };
+}

@@ -1,0 +1,53 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { HttpResponse } from './http-exchange.js';
+import { createIdempotencyCore, type IdempotencyCoreOptions } from './idempotency-core.js';
+
+/** Options of `honoIdempotencyKey`: the core's options plus how the principal is found. */
+export interface HonoIdempotencyOptions extends IdempotencyCoreOptions {
+  /** The authenticated principal the key is scoped to (e.g. `c.get('accountId')`); a non-empty string. */
+  principal: (c: Context) => string | Promise<string>;
+}
+
+async function responseOf(res: Response): Promise<HttpResponse> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: res.status, headers, body: new Uint8Array(await res.clone().arrayBuffer()) };
+}
+
+/**
+ * Hono 4 middleware for the `Idempotency-Key` header, per route or with `app.use` (the route is the last matched
+ * pattern, `routePath(c, -1)`). It reads the body with `c.req.arrayBuffer()`, which Hono caches, so the handler
+ * can still call `c.req.json()`; handler errors become `app.onError`'s response (5xx → key released).
+ * @throws {InvalidOption} at construction for a bad policy.
+ * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
+ * @example app.post('/v1/payments', honoIdempotencyKey({ guard, principal: (c) => c.get('accountId') }), pay);
+ */
+export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareHandler {
+  const { principal, ...coreOptions } = options;
+  const core = createIdempotencyCore(coreOptions);
+  return async function idempotencyKey(c, next) {
+    if (!core.covers(c.req.method)) return next();
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const exchange = {
+      method: c.req.method,
+      route: routePath(c, -1),
+      principal: await principal(c),
+      headers,
+      body: new Uint8Array(await c.req.arrayBuffer()),
+    };
+    const result = await core.handle(exchange, async () => {
+      await next();
+      return responseOf(c.res);
+    });
+    if (result.kind === 'executed') return;
+    const { status, headers: out, body } = result.response;
+    c.res = undefined;
+    c.res = new Response(new Uint8Array(body), { status, headers: out });
+  };
+}

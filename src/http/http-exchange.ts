@@ -1,0 +1,21 @@
+/**
+ * A framework-neutral view of one request, built by an adapter. Header names are lower case; a header sent
+ * on several lines may be an array. `body` is the exact bytes received (never a re-serialised object).
+ */
+export interface HttpExchange {
+  /** Upper-case method, e.g. `POST`. */
+  readonly method: string;
+  /** The route pattern the framework matched (`/v1/payments/:id`), not the concrete path. */
+  readonly route: string;
+  /** The authenticated principal (tenant, account, API key id) the key is scoped to. */
+  readonly principal: string;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  readonly body: Uint8Array;
+}
+
+/** A response in neutral form: integer status 100–599, header values as strings, body bytes. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+}

@@ -1,0 +1,197 @@
+import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress } from '../core/errors.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Receipt } from '../core/receipt.js';
+import type { RequestKey } from '../core/request-key.js';
+import type { HttpExchange, HttpResponse } from './http-exchange.js';
+import { httpRequestKey } from './http-request-key.js';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key-header.js';
+import {
+  type IdempotencyKeyPolicy,
+  type ResolvedIdempotencyKeyPolicy,
+  resolveIdempotencyKeyPolicy,
+} from './idempotency-key-policy.js';
+import { problemResponse } from './problem-response.js';
+import type { ProblemCode } from './problem-status.js';
+
+/** Options of `createIdempotencyCore`: the policy plus the guard whose store holds the keys. */
+export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
+  /**
+   * The guard that claims, stores and replays. Give the HTTP layer a store of its own (its own SQLite file,
+   * PostgreSQL schema, Redis prefix): `purge()` and the expiry check delete EVERY finished receipt in that store
+   * older than `expiryMs`, whatever its provider, and webhook receipts usually need a longer retention.
+   */
+  readonly guard: IdempotencyGuard;
+}
+
+/**
+ * What `handle` decided. `executed`: the route handler ran in this call and the adapter sends the handler's own
+ * response unchanged (`stored` tells whether it will replay: false for 5xx, which released the key, and for
+ * requests the layer does not cover). `replayed` and `rejected` carry the response the adapter must send instead.
+ */
+export type IdempotencyResult =
+  | { readonly kind: 'executed'; readonly response: HttpResponse; readonly stored: boolean }
+  | { readonly kind: 'replayed'; readonly response: HttpResponse }
+  | { readonly kind: 'rejected'; readonly code: ProblemCode; readonly response: HttpResponse };
+
+/** The framework-neutral Idempotency-Key layer; adapters translate to and from it. */
+export interface IdempotencyCore {
+  readonly policy: ResolvedIdempotencyKeyPolicy;
+  readonly guard: IdempotencyGuard;
+  /** True when `method` is covered by the policy (the adapter may skip reading the body otherwise). */
+  covers(method: string): boolean;
+  /**
+   * Decides one request; calls `next` (which runs the route handler and returns its response) at most once, and
+   * only when the request owns the key, or when the layer does not apply to it.
+   * @throws whatever `next` throws (after the key is released), or `InvalidOption` for a principal that is
+   *   not a non-empty string.
+   */
+  handle(exchange: HttpExchange, next: () => Promise<HttpResponse>): Promise<IdempotencyResult>;
+  /** Deletes finished keys older than `expiryMs`; returns how many. @throws {StoreUnavailable} */
+  purge(): Promise<number>;
+}
+
+/** Thrown inside the guard for a 5xx response, so the guard marks the key `failed` (released, retry runs again). */
+class ServerErrorReleased extends Error {
+  constructor(readonly status: number) {
+    super(`route handler responded ${status}; key released`);
+    this.name = 'ServerErrorReleased';
+  }
+}
+
+const REPLAYED_HEADER = 'idempotent-replayed';
+
+function detailOf(error: PayonceError): string {
+  switch (error.code) {
+    case 'REQUEST_IN_PROGRESS':
+      return 'A request with this Idempotency-Key is still being processed; retry after the Retry-After delay.';
+    case 'PAYLOAD_MISMATCH':
+      return 'This Idempotency-Key was already used for a different request (method, route or body differ).';
+    case 'CLAIM_LOST':
+      return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
+    case 'STORE_UNAVAILABLE':
+      return 'The idempotency store failed; retry with the same Idempotency-Key.';
+    default:
+      return 'The server could not process the Idempotency-Key.';
+  }
+}
+
+function rejected(error: PayonceError): IdempotencyResult {
+  const headers: Record<string, string> = {};
+  if (error instanceof RequestInProgress)
+    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  return { kind: 'rejected', code: error.code, response: problemResponse(error.code, detailOf(error), headers) };
+}
+
+/**
+ * Builds the Idempotency-Key layer of SPEC §4 on an `IdempotencyGuard`:
+ * - covered method (default POST, PATCH) without the header on a route that requires one → 400
+ *   `IDEMPOTENCY_KEY_MISSING`; malformed value (see `parseIdempotencyKey`) → 400 `IDEMPOTENCY_KEY_INVALID`;
+ * - the key is scoped by principal, method and route (`httpRequestKey`) and claimed with the policy's fingerprint;
+ * - same key, different fingerprint → 422 `PAYLOAD_MISMATCH`; still running → 409 `REQUEST_IN_PROGRESS` with
+ *   `Retry-After` in whole seconds; both leave the owner's claim untouched;
+ * - a 2xx, 3xx or 4xx response is stored (status, the policy's `storedHeaders`, body bytes) and replayed to
+ *   every reuse with `Idempotent-Replayed: true`; a 5xx response or a throwing `next` releases the key (receipt
+ *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;
+ * - a finished key older than `expiryMs` is expired: finding one purges expired keys and claims afresh.
+ * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
+ * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
+ *   SPEC §4.
+ * @example
+ * const core = createIdempotencyCore({ guard: new IdempotencyGuard(store), storedHeaders: ['content-type'] });
+ * const result = await core.handle(exchange, () => runRoute(exchange));
+ */
+export function createIdempotencyCore(options: IdempotencyCoreOptions): IdempotencyCore {
+  const { guard, ...rest } = options;
+  const policy = resolveIdempotencyKeyPolicy(rest);
+  const clock = guard.options.clock;
+  const expired = (receipt: Receipt): boolean =>
+    receipt.status !== 'processing' &&
+    receipt.finishedAtMs !== null &&
+    clock.now() - receipt.finishedAtMs >= policy.expiryMs;
+  const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs });
+
+  const storedOf = (response: HttpResponse) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (policy.storedHeaders.includes(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    }
+    return { status: response.status, headers, body: response.body };
+  };
+
+  async function claimAndRun(
+    key: RequestKey,
+    fingerprint: string,
+    next: () => Promise<HttpResponse>,
+  ): Promise<IdempotencyResult> {
+    for (let round = 0; ; round++) {
+      let produced: HttpResponse | undefined;
+      try {
+        const outcome = await guard.run(
+          key,
+          async () => {
+            produced = await next();
+            if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
+            return storedOf(produced);
+          },
+          { fingerprint },
+        );
+        if (!outcome.isReplay) return { kind: 'executed', response: produced!, stored: true };
+        if (round === 0 && expired(outcome.receipt)) {
+          await purge();
+          continue;
+        }
+        const { status, headers, body } = outcome.response;
+        return { kind: 'replayed', response: { status, headers: { ...headers, [REPLAYED_HEADER]: 'true' }, body } };
+      } catch (error) {
+        if (error instanceof ServerErrorReleased && produced)
+          return { kind: 'executed', response: produced, stored: false };
+        if (error instanceof PayloadMismatch && round === 0) {
+          const receipt = await guard.find(key);
+          if (receipt && expired(receipt)) {
+            await purge();
+            continue;
+          }
+        }
+        if (error instanceof PayonceError && error.code !== 'INVALID_OPTION') return rejected(error);
+        throw error;
+      }
+    }
+  }
+
+  return Object.freeze({
+    policy,
+    guard,
+    covers: (method: string) => policy.methods.includes(method.toUpperCase()),
+    purge,
+    async handle(exchange: HttpExchange, next: () => Promise<HttpResponse>): Promise<IdempotencyResult> {
+      const method = exchange.method.toUpperCase();
+      if (!policy.methods.includes(method)) return { kind: 'executed', response: await next(), stored: false };
+      const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
+      if (parsed.kind === 'invalid') {
+        const detail = `The Idempotency-Key header is malformed: ${parsed.reason}.`;
+        return {
+          kind: 'rejected',
+          code: 'IDEMPOTENCY_KEY_INVALID',
+          response: problemResponse('IDEMPOTENCY_KEY_INVALID', detail),
+        };
+      }
+      if (parsed.kind === 'missing') {
+        if (!policy.requireKey({ method, route: exchange.route })) {
+          return { kind: 'executed', response: await next(), stored: false };
+        }
+        const detail = `${method} ${exchange.route} requires an Idempotency-Key request header.`;
+        return {
+          kind: 'rejected',
+          code: 'IDEMPOTENCY_KEY_MISSING',
+          response: problemResponse('IDEMPOTENCY_KEY_MISSING', detail),
+        };
+      }
+      if (typeof exchange.principal !== 'string' || exchange.principal.length === 0) {
+        throw new InvalidOption('principal', 'the adapter must resolve a non-empty principal string');
+      }
+      const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
+      const fingerprint = policy.fingerprint({ ...exchange, method });
+      return claimAndRun(key, fingerprint, next);
+    },
+  });
+}

@@ -1,0 +1,55 @@
+import type { PayonceErrorCode } from '../core/errors.js';
+
+/**
+ * Codes of the errors that only exist at the HTTP edge (no core error class): a required `Idempotency-Key`
+ * header is absent, or its value is malformed. Stable across versions, like `PayonceErrorCode`.
+ */
+export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+
+/** Every code an HTTP problem response of payonce can carry: the core's codes plus the HTTP-only ones. */
+export type ProblemCode = PayonceErrorCode | HttpErrorCode;
+
+/**
+ * The one table from error code to HTTP status. A code added to `PayonceErrorCode` is a compile error here
+ * until it has a status, and the test in `test/http/` fails until it is documented in `docs/errors.md`.
+ * - `INVALID_REQUEST_KEY`, `IDEMPOTENCY_KEY_MISSING`, `IDEMPOTENCY_KEY_INVALID` → 400 (draft §2.7: missing key).
+ * - `REQUEST_IN_PROGRESS` → 409 with `Retry-After` (draft §2.7: concurrent request); `CLAIM_LOST` → 409.
+ * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
+ * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
+ * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
+ */
+export const STATUS_BY_CODE = {
+  INVALID_REQUEST_KEY: 400,
+  IDEMPOTENCY_KEY_MISSING: 400,
+  IDEMPOTENCY_KEY_INVALID: 400,
+  INVALID_OPTION: 500,
+  REQUEST_IN_PROGRESS: 409,
+  CLAIM_LOST: 409,
+  PAYLOAD_MISMATCH: 422,
+  STORE_UNAVAILABLE: 503,
+  TRANSACTIONS_UNSUPPORTED: 500,
+} as const satisfies Record<ProblemCode, number>;
+
+/** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
+export const TITLE_BY_CODE = {
+  INVALID_REQUEST_KEY: 'Invalid request key',
+  IDEMPOTENCY_KEY_MISSING: 'Idempotency-Key is missing',
+  IDEMPOTENCY_KEY_INVALID: 'Idempotency-Key is malformed',
+  INVALID_OPTION: 'Server misconfiguration',
+  REQUEST_IN_PROGRESS: 'A request with this Idempotency-Key is still being processed',
+  CLAIM_LOST: 'The request lost its claim on the Idempotency-Key',
+  PAYLOAD_MISMATCH: 'Idempotency-Key reused with a different request',
+  STORE_UNAVAILABLE: 'Idempotency store unavailable',
+  TRANSACTIONS_UNSUPPORTED: 'Server misconfiguration',
+} as const satisfies Record<ProblemCode, string>;
+
+/** Base of every problem `type` URI; the code follows in kebab case, e.g. `…/errors/payload-mismatch`. */
+export const PROBLEM_TYPE_BASE = 'https://payonce.dev/errors/';
+
+/**
+ * The stable RFC 9457 `type` URI of a code: `https://payonce.dev/errors/` + the code in lower kebab case.
+ * Documented per code in `docs/errors.md`. @example problemType('PAYLOAD_MISMATCH') // '…/errors/payload-mismatch'
+ */
+export function problemType(code: ProblemCode): string {
+  return `${PROBLEM_TYPE_BASE}${code.toLowerCase().replaceAll('_', '-')}`;
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { HttpExchange } from './http-exchange.js';
+
+/** Computes the fingerprint of a request: a string (SHA-256 hex here) compared on every reuse of a key. */
+export type RequestFingerprint = (exchange: HttpExchange) => string;
+
+function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body: Uint8Array): string {
+  // One line of JSON (never a raw newline) before the body: method, route and body cannot run into each other.
+  return createHash('sha256')
+    .update(`payonce-http-fingerprint/1\n${JSON.stringify([exchange.method, exchange.route, bodyForm])}\n`)
+    .update(body)
+    .digest('hex');
+}
+
+/**
+ * The default fingerprint: SHA-256 (lower-case hex) over the method, the route pattern and the raw body bytes
+ * exactly as received. A retry must resend the same bytes, which every retrying HTTP client does; a body that
+ * differs in any byte (member order, whitespace, `1.0` vs `1`) is a different request → 422 on key reuse.
+ * Chosen as the default because it never confuses two requests: nothing is parsed or normalised.
+ * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4 "Idempotency Fingerprint"; SPEC §4.
+ */
+export const rawBodyFingerprint: RequestFingerprint = (exchange) => digest(exchange, 'raw', exchange.body);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+function isJson(exchange: HttpExchange): boolean {
+  const header = exchange.headers['content-type'];
+  const value = typeof header === 'string' ? header : header?.[0];
+  const mediaType = value?.split(';', 1)[0]?.trim();
+  return mediaType !== undefined && JSON_MEDIA_TYPE.test(mediaType);
+}
+
+/**
+ * An opt-in fingerprint for clients that re-serialise the body on retry: a JSON body (`application/json` or
+ * `application/*+json`, valid UTF-8, strict JSON, no repeated member) is hashed in its `canonicalJson` form, so
+ * member order and whitespace do not matter; array order and number literals do. Any other body is hashed raw,
+ * as `rawBodyFingerprint` does. Method and route are always covered.
+ * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4; RFC 8785 (member order).
+ */
+export const canonicalJsonFingerprint: RequestFingerprint = (exchange) => {
+  if (isJson(exchange)) {
+    let text: string | null = null;
+    try {
+      text = utf8.decode(exchange.body);
+    } catch {
+      text = null;
+    }
+    const canonical = text === null ? null : canonicalJson(text);
+    if (canonical !== null) return digest(exchange, 'canonical-json', new TextEncoder().encode(canonical));
+  }
+  return digest(exchange, 'raw', exchange.body);
+};
