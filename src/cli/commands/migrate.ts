@@ -1,0 +1,46 @@
+import { type Command, Option } from 'commander';
+import type { MigrationReport } from '../../stores/sql/migrate.js';
+import type { CliIo } from '../cli-io.js';
+import { describeTarget, parseDatabaseUrl } from '../database-url.js';
+import { openSqlStore } from '../open-sql-store.js';
+
+/**
+ * `payonce migrate --database-url URL`: applies pending payonce migrations and prints each one it applied
+ * (or that nothing was pending). Safe to run again. Returns the report.
+ * @throws {CliUsageError} for an unsupported or malformed URL (exit status 2).
+ * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
+ * @see SPEC §3 "Schema".
+ */
+export async function runMigrate(databaseUrl: string, io: CliIo): Promise<MigrationReport> {
+  const target = parseDatabaseUrl(databaseUrl);
+  io.out(`payonce migrate: ${describeTarget(target)}`);
+  const store = await openSqlStore(target);
+  try {
+    const report = await store.migrate();
+    for (const name of report.applied) io.out(`applied ${name}`);
+    if (report.applied.length === 0) {
+      io.out(`nothing to apply; already applied: ${report.alreadyApplied.join(', ')}`);
+    }
+    return report;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Registers `migrate` on the `payonce` program. */
+export function registerMigrate(program: Command, io: CliIo): void {
+  program
+    .command('migrate')
+    .description('apply pending payonce migrations (webhook receipts table) to SQLite, PostgreSQL or MySQL/MariaDB')
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        'SQLite file path (or sqlite:PATH, file:///PATH), postgres://…, postgresql://… or mysql://…',
+      )
+        .env('PAYONCE_DATABASE_URL')
+        .makeOptionMandatory(),
+    )
+    .action(async (options: { databaseUrl: string }) => {
+      await runMigrate(options.databaseUrl, io);
+    });
+}

@@ -1,0 +1,80 @@
+import { fileURLToPath } from 'node:url';
+import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
+import { CliUsageError } from './cli-usage-error.js';
+
+/** Where `--database-url` points: a SQLite file, or a PostgreSQL / MySQL connection URL. */
+export type DatabaseTarget =
+  | { readonly dialect: Extract<SqlDialectName, 'sqlite'>; readonly path: string }
+  | { readonly dialect: Extract<SqlDialectName, 'postgres' | 'mysql'>; readonly url: string };
+
+const ACCEPTED = 'a SQLite file path, sqlite:PATH, file:///PATH, postgres://…, postgresql://… or mysql://…';
+
+function checkedUrl(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new CliUsageError(`--database-url ${redact(raw)} is not a valid URL; expected ${ACCEPTED}`);
+  }
+}
+
+function sqlitePath(path: string, raw: string): DatabaseTarget {
+  if (path.length === 0) throw new CliUsageError(`--database-url ${raw} names no SQLite file`);
+  return { dialect: 'sqlite', path };
+}
+
+/**
+ * Parses `--database-url`: `postgres://` or `postgresql://` → PostgreSQL; `mysql://` (or `mariadb://`) → MySQL;
+ * `file:///abs/path` → that SQLite file; `sqlite:path`, `sqlite://path` and `sqlite:///abs/path` → that SQLite
+ * file; a string without a URL scheme → a SQLite file path.
+ * @throws {CliUsageError} for an empty value, a malformed URL or any other scheme (e.g. `redis://`).
+ */
+export function parseDatabaseUrl(raw: string): DatabaseTarget {
+  const value = raw.trim();
+  if (value.length === 0) throw new CliUsageError(`--database-url is empty; expected ${ACCEPTED}`);
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) return sqlitePath(value, value);
+  switch (scheme) {
+    case 'postgres':
+    case 'postgresql':
+      if (!value.slice(scheme.length).startsWith('://')) break;
+      checkedUrl(value);
+      return { dialect: 'postgres', url: value };
+    case 'mysql':
+    case 'mariadb': {
+      if (!value.slice(scheme.length).startsWith('://')) break;
+      checkedUrl(value);
+      return { dialect: 'mysql', url: `mysql${value.slice(scheme.length)}` };
+    }
+    case 'sqlite': {
+      const rest = value.slice('sqlite:'.length);
+      return sqlitePath(rest.startsWith('//') ? rest.slice(2) : rest, value);
+    }
+    case 'file': {
+      const url = checkedUrl(value);
+      try {
+        return sqlitePath(fileURLToPath(url), value);
+      } catch (error) {
+        if (error instanceof CliUsageError) throw error;
+        throw new CliUsageError(`--database-url ${value} is not a local file URL; expected ${ACCEPTED}`);
+      }
+    }
+  }
+  throw new CliUsageError(`--database-url ${redact(value)}: unsupported scheme "${scheme}:"; expected ${ACCEPTED}`);
+}
+
+/** The URL with its password replaced by `***`, for messages (also in a malformed `scheme://user:pass@…`). */
+export function redact(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password === '') return raw;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return raw.replace(/(\/\/[^/:@]*:)[^@/]*@/, '$1***@');
+  }
+}
+
+/** `sqlite /path/file.db` or `postgres postgres://user:***@host/db`, for messages. */
+export function describeTarget(target: DatabaseTarget): string {
+  return target.dialect === 'sqlite' ? `sqlite ${target.path}` : `${target.dialect} ${redact(target.url)}`;
+}
