@@ -1,20 +1,30 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOption } from '../core/errors.js';
 import type { HttpResponse } from './http-exchange.js';
-import { createIdempotencyCore, type IdempotencyCoreOptions } from './idempotency-core.js';
+import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
 
 /** Options of `expressIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
-export interface ExpressIdempotencyOptions extends IdempotencyCoreOptions {
+export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. `req.user.accountId`); a non-empty string. */
   principal: (req: Request) => string | Promise<string>;
   /** Largest body the middleware buffers itself, in bytes; more → 413. @default 1_048_576 (1 MiB) */
   maxBodyBytes?: number;
+};
+
+/** A request whose raw body an earlier body parser kept in `rawBody` (e.g. `express.json({ verify })`). */
+type RequestWithRawBody = Request & { rawBody?: unknown };
+
+const rawBodies = new WeakMap<Request, Buffer>();
+
+/**
+ * The exact body bytes of a request that passed `expressIdempotencyKey` (the same bytes that were
+ * fingerprinted), for the route handler to parse; empty when it had no body or did not pass the middleware.
+ */
+export function expressRawBody(req: Request): Buffer {
+  return rawBodies.get(req) ?? Buffer.alloc(0);
 }
 
-/** The request after the middleware: `rawBody` holds the exact bytes received, for the route handler to parse. */
-export type RequestWithRawBody = Request & { rawBody?: Buffer };
-
-async function rawBodyOf(req: RequestWithRawBody, limit: number): Promise<Buffer> {
+async function readBody(req: RequestWithRawBody, limit: number): Promise<Buffer> {
   if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
   if (Buffer.isBuffer(req.body)) return req.body; // express.raw() ran first
   if (req.body !== undefined) {
@@ -95,7 +105,8 @@ function capture(res: Response) {
 /**
  * Express 5 route middleware for the `Idempotency-Key` header. Mount it per route, before the handler
  * (`app.post('/v1/payments', idempotency, handler)`), so `req.route` names the route pattern. It buffers the
- * body (unless `express.raw()` already did) into `req.rawBody` for the fingerprint and the handler, buffers the
+ * body (unless `express.raw()` already did, or a parser kept `req.rawBody`) for the fingerprint and for the handler
+ * (`expressRawBody(req)`), buffers the
  * handler's response, lets the core store it, then sends it; replays and problems are sent instead.
  * @throws {InvalidOption} at construction for a bad policy; per request (to the error handler) when mounted
  *   without a route or after a body parser that did not keep the raw bytes.
@@ -103,20 +114,21 @@ function capture(res: Response) {
  * @example app.post('/v1/payments', expressIdempotencyKey({ guard, principal: (req) => req.get('x-account')! }), pay);
  */
 export function expressIdempotencyKey(options: ExpressIdempotencyOptions): RequestHandler {
-  const { principal, maxBodyBytes = 1_048_576, ...coreOptions } = options;
-  const core = createIdempotencyCore(coreOptions);
+  const { principal, maxBodyBytes = 1_048_576 } = options;
+  const core = coreOf(options);
   return async function idempotencyKey(req: RequestWithRawBody, res: Response, next: NextFunction) {
     if (!core.covers(req.method)) return next();
     let captured: ReturnType<typeof capture> | undefined;
     try {
       if (!req.route) throw new InvalidOption('route', 'mount expressIdempotencyKey on a route, not with app.use');
-      req.rawBody = await rawBodyOf(req, maxBodyBytes);
+      const body = await readBody(req, maxBodyBytes);
+      rawBodies.set(req, body);
       const exchange = {
         method: req.method,
         route: `${req.baseUrl}${String(req.route.path)}`,
         principal: await principal(req),
         headers: req.headers,
-        body: req.rawBody,
+        body,
       };
       const output = capture(res);
       captured = output;

@@ -1,13 +1,13 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpResponse } from './http-exchange.js';
-import { createIdempotencyCore, type IdempotencyCoreOptions, type IdempotencyResult } from './idempotency-core.js';
+import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
 
 /** Options of `fastifyIdempotencyKey`: the core's options plus how the principal is found. */
-export interface FastifyIdempotencyOptions extends IdempotencyCoreOptions {
+export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. set by an auth hook); a non-empty string. */
   principal: (request: FastifyRequest) => string | Promise<string>;
-}
+};
 
 interface InFlight {
   readonly respond: (response: HttpResponse) => void;
@@ -19,7 +19,7 @@ const IN_FLIGHT = Symbol('payonce.idempotency');
 type Tracked = FastifyRequest & { [RAW]?: Buffer[]; [IN_FLIGHT]?: InFlight };
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
-export function rawBodyOf(request: FastifyRequest): Buffer {
+export function fastifyRawBody(request: FastifyRequest): Buffer {
   return Buffer.concat((request as Tracked)[RAW] ?? []);
 }
 
@@ -50,7 +50,7 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
 
 /**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
- * (it is not encapsulated). `preParsing` tees the raw body (available to handlers through `rawBodyOf(request)`,
+ * (it is not encapsulated). `preParsing` tees the raw body (available to handlers through `fastifyRawBody(request)`,
  * while fastify's own parsers still parse it); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
  * a handler reach fastify's error handler and become a 5xx reply, which releases the key.
@@ -59,8 +59,8 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
  * @example await app.register(fastifyIdempotencyKey({ guard, principal: (req) => req.headers['x-account'] as string }));
  */
 export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): FastifyPluginAsync {
-  const { principal, ...coreOptions } = options;
-  const core = createIdempotencyCore(coreOptions);
+  const { principal } = options;
+  const core = coreOf(options);
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
     fastify.addHook('preParsing', async (request: Tracked, _reply, payload) => {
       if (!core.covers(request.method)) return payload;
@@ -84,7 +84,7 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
         route,
         principal: await principal(request),
         headers: request.headers,
-        body: rawBodyOf(request),
+        body: fastifyRawBody(request),
       };
       let respond: (response: HttpResponse) => void = () => {};
       const produced = new Promise<HttpResponse>((resolve) => {

@@ -1,13 +1,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { HttpResponse } from './http-exchange.js';
-import { createIdempotencyCore, type IdempotencyCoreOptions } from './idempotency-core.js';
+import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
 
 /** Options of `honoIdempotencyKey`: the core's options plus how the principal is found. */
-export interface HonoIdempotencyOptions extends IdempotencyCoreOptions {
+export type HonoIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. `c.get('accountId')`); a non-empty string. */
   principal: (c: Context) => string | Promise<string>;
-}
+};
 
 async function responseOf(res: Response): Promise<HttpResponse> {
   const headers: Record<string, string> = {};
@@ -26,8 +26,8 @@ async function responseOf(res: Response): Promise<HttpResponse> {
  * @example app.post('/v1/payments', honoIdempotencyKey({ guard, principal: (c) => c.get('accountId') }), pay);
  */
 export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareHandler {
-  const { principal, ...coreOptions } = options;
-  const core = createIdempotencyCore(coreOptions);
+  const { principal } = options;
+  const core = coreOf(options);
   return async function idempotencyKey(c, next) {
     if (!core.covers(c.req.method)) return next();
     const headers: Record<string, string> = {};

@@ -195,3 +195,11 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     },
   });
 }
+
+/** Where an adapter gets its core: options to build one, or a core built with `createIdempotencyCore` (to share it, or to call `purge` on a schedule). */
+export type IdempotencyCoreSource = IdempotencyCoreOptions | { readonly core: IdempotencyCore };
+
+/** The core of `source`: `source.core`, or a new one. @throws {InvalidOption} for a bad policy. */
+export function coreOf(source: IdempotencyCoreSource): IdempotencyCore {
+  return 'core' in source ? source.core : createIdempotencyCore(source);
+}
