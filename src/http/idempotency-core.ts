@@ -92,7 +92,8 @@ function rejected(error: PayonceError): IdempotencyResult {
  * - a 2xx, 3xx or 4xx response is stored (status, the policy's `storedHeaders`, body bytes) and replayed to
  *   every reuse with `Idempotent-Replayed: true`; a 5xx response or a throwing `next` releases the key (receipt
  *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;
- * - a finished key older than `expiryMs` is expired: finding one purges expired keys and claims afresh.
+ * - a finished key older than `expiryMs` (age > expiryMs, the same cut-off as `purge`) is expired: finding one
+ *   purges expired keys and claims afresh.
  * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
  *   SPEC §4.
@@ -107,7 +108,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   const expired = (receipt: Receipt): boolean =>
     receipt.status !== 'processing' &&
     receipt.finishedAtMs !== null &&
-    clock.now() - receipt.finishedAtMs >= policy.expiryMs;
+    clock.now() - receipt.finishedAtMs > policy.expiryMs;
   const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs });
 
   const storedOf = (response: HttpResponse) => {
