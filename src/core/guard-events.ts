@@ -18,7 +18,9 @@ export interface GuardEvents {
   'receipt:payload-mismatch': { key: RequestKey };
 }
 
+/** The name of a guard event: `receipt:claimed`, `receipt:replayed`, … */
 export type GuardEventName = keyof GuardEvents;
+/** A listener of event `E`; it receives that event's payload. */
 export type GuardListener<E extends GuardEventName> = (event: GuardEvents[E]) => void;
 
 /** A minimal typed listener registry. A throwing listener never breaks the guard. */

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+  exports: Record<string, string | { types: string; import: string }>;
+};
+
+/** `./dist/stores/sqlite/index.js` → `src/stores/sqlite/index.ts`, for every subpath export of package.json. */
+const entryPoints = Object.entries(pkg.exports)
+  .filter((entry): entry is [string, { types: string; import: string }] => typeof entry[1] === 'object')
+  .map(([subpath, target]) => ({
+    subpath,
+    source: `${root}${target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`,
+  }));
+
+describe('public API', () => {
+  it('maps every subpath export to a source entry point', () => {
+    expect(entryPoints.length).toBeGreaterThanOrEqual(6);
+    for (const { subpath, source } of entryPoints) expect(existsSync(source), `${subpath} → ${source}`).toBe(true);
+  });
+
+  it('documents every export of every entry point (what, shapes, units, errors, source of the rule)', () => {
+    const program = ts.createProgram(
+      entryPoints.map((e) => e.source),
+      { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true },
+    );
+    const checker = program.getTypeChecker();
+    const undocumented: string[] = [];
+    for (const { subpath, source } of entryPoints) {
+      const file = program.getSourceFile(source);
+      const moduleSymbol = file && checker.getSymbolAtLocation(file);
+      if (!moduleSymbol) throw new Error(`cannot read ${source}`);
+      for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+        const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+        const documented = symbol.getDocumentationComment(checker).some((part) => part.text.trim().length > 0);
+        if (!documented) undocumented.push(`${subpath}: ${exported.getName()}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
+});
