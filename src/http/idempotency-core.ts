@@ -60,6 +60,9 @@ class ServerErrorReleased extends Error {
 
 const REPLAYED_HEADER = 'idempotent-replayed';
 
+/** Errors of the guard that become a problem response; anything else (a bug, a bad option) is rethrown. */
+const STATUS_MAPPED = new Set<string>(['REQUEST_IN_PROGRESS', 'PAYLOAD_MISMATCH', 'CLAIM_LOST', 'STORE_UNAVAILABLE']);
+
 function detailOf(error: PayonceError): string {
   switch (error.code) {
     case 'REQUEST_IN_PROGRESS':
@@ -153,7 +156,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
             continue;
           }
         }
-        if (error instanceof PayonceError && error.code !== 'INVALID_OPTION') return rejected(error);
+        if (error instanceof PayonceError && STATUS_MAPPED.has(error.code)) return rejected(error);
         throw error;
       }
     }

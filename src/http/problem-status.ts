@@ -1,4 +1,5 @@
 import type { PayonceErrorCode } from '../core/errors.js';
+import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 
 /**
  * Codes of the errors that only exist at the HTTP edge (no core error class): a required `Idempotency-Key`
@@ -6,8 +7,8 @@ import type { PayonceErrorCode } from '../core/errors.js';
  */
 export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
 
-/** Every code an HTTP problem response of payonce can carry: the core's codes plus the HTTP-only ones. */
-export type ProblemCode = PayonceErrorCode | HttpErrorCode;
+/** Every code an HTTP problem response of payonce can carry: the core's, the webhook layer's and the HTTP-only ones. */
+export type ProblemCode = PayonceErrorCode | WebhookErrorCode | HttpErrorCode;
 
 /**
  * The one table from error code to HTTP status. A code added to `PayonceErrorCode` is a compile error here
@@ -16,6 +17,7 @@ export type ProblemCode = PayonceErrorCode | HttpErrorCode;
  * - `REQUEST_IN_PROGRESS` → 409 with `Retry-After` (draft §2.7: concurrent request); `CLAIM_LOST` → 409.
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
  * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
+ * - webhooks: `MALFORMED_WEBHOOK_PAYLOAD` → 400; `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const STATUS_BY_CODE = {
@@ -28,6 +30,9 @@ export const STATUS_BY_CODE = {
   PAYLOAD_MISMATCH: 422,
   STORE_UNAVAILABLE: 503,
   TRANSACTIONS_UNSUPPORTED: 500,
+  MALFORMED_WEBHOOK_PAYLOAD: 400,
+  RAW_BODY_REQUIRED: 500,
+  INVALID_VERIFY_INPUT: 500,
 } as const satisfies Record<ProblemCode, number>;
 
 /** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
@@ -41,7 +46,15 @@ export const TITLE_BY_CODE = {
   PAYLOAD_MISMATCH: 'Idempotency-Key reused with a different request',
   STORE_UNAVAILABLE: 'Idempotency store unavailable',
   TRANSACTIONS_UNSUPPORTED: 'Server misconfiguration',
+  MALFORMED_WEBHOOK_PAYLOAD: 'Malformed webhook payload',
+  RAW_BODY_REQUIRED: 'Server misconfiguration',
+  INVALID_VERIFY_INPUT: 'Server misconfiguration',
 } as const satisfies Record<ProblemCode, string>;
+
+/** True when `code` has a row in `STATUS_BY_CODE` (an error from a newer module may not). */
+export function isProblemCode(code: string): code is ProblemCode {
+  return Object.hasOwn(STATUS_BY_CODE, code);
+}
 
 /** Base of every problem `type` URI; the code follows in kebab case, e.g. `…/errors/payload-mismatch`. */
 export const PROBLEM_TYPE_BASE = 'https://payonce.dev/errors/';
