@@ -605,3 +605,48 @@ describe('configuration errors', () => {
     expect(String((caught as Error).message)).not.toContain('not base64!');
   });
 });
+
+describe('odd credentials for the body-independent and body-signed schemes', () => {
+  const body = json('{"method":"CheckPerformTransaction","params":{}}');
+  const payme = paymeAuthScheme({ keys: SECRET });
+
+  it.each<[string, unknown]>([
+    ['empty', ''],
+    ['scheme only', 'Basic'],
+    ['scheme and spaces', 'Basic    '],
+    ['three parts', 'Basic a b'],
+    ['non-base64', 'Basic ***'],
+    ['unpadded base64', `Basic ${Buffer.from(`Paycom:${SECRET}`).toString('base64').replace(/=+$/, '')}x`],
+    ['non-ASCII', 'Basic ÄÖÜ✓'],
+    ['long', `Basic ${'A'.repeat(100_000)}`],
+    ['no colon', `Basic ${Buffer.from('Paycom').toString('base64')}`],
+    ['empty password', `Basic ${Buffer.from('Paycom:').toString('base64')}`],
+    ['array', [`Basic ${Buffer.from(`Paycom:${SECRET}`).toString('base64')}`, 'Basic x']],
+    ['number', 7],
+  ])('payme: rejects a %s Authorization header cleanly', (_label, value) => {
+    const result = payme.verify({
+      rawBody: body,
+      headers: { Authorization: value } as VerifyInput['headers'],
+      nowMs: 0,
+    });
+    expect(result.ok).toBe(false);
+  });
+
+  it('payme: accepts the right credentials from a Headers object', () => {
+    const headers = new Headers({ authorization: `Basic ${Buffer.from(`Paycom:${SECRET}`).toString('base64')}` });
+    expect(payme.verify({ rawBody: body, headers, nowMs: 0 })).toMatchObject({
+      ok: true,
+      scheme: 'payme',
+      timestampSec: null,
+    });
+  });
+
+  it.each(['', 'x', 'ab'.repeat(15), 'ab'.repeat(17), 'zz'.repeat(16), 'é'.repeat(32), '%00'.repeat(16)])(
+    'click: rejects sign_string %j cleanly',
+    (sign) => {
+      const scheme = clickScheme({ secrets: SECRET });
+      const form = `click_trans_id=1&service_id=2&merchant_trans_id=3&amount=10&action=0&sign_time=t&sign_string=${encodeURIComponent(sign)}`;
+      expect(scheme.verify({ rawBody: json(form), headers: {}, nowMs: 0 }).ok).toBe(false);
+    },
+  );
+});

@@ -23,11 +23,15 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{
 export class PayloadReader {
   constructor(readonly provider: string) {}
 
+  /** Throws {@link MalformedWebhookPayload} for `path`; `cause` keeps the underlying parser error. */
   fail(path: string, expectation: string, cause?: unknown): never {
     throw new MalformedWebhookPayload(this.provider, path, expectation, cause === undefined ? undefined : { cause });
   }
 
-  /** The body as UTF-8 text (a leading BOM is dropped, RFC 8259 §8.1 allows ignoring it). */
+  /**
+   * The body as UTF-8 text (a leading BOM is dropped, RFC 8259 §8.1 allows ignoring it).
+   * @throws {RawBodyRequired} `rawBody` is not bytes.
+   */
   text(rawBody: unknown): string {
     const bytes = requireRawBody(rawBody);
     try {
@@ -49,18 +53,22 @@ export class PayloadReader {
     return isObject(parsed) ? parsed : this.fail('body', 'must be a JSON object');
   }
 
+  /** `value` as a JSON object (not null, not an array). */
   object(value: unknown, path: string): JsonObject {
     return isObject(value) ? value : this.fail(path, 'must be an object');
   }
 
+  /** Like {@link object}; absent or `null` is `null`. */
   optionalObject(value: unknown, path: string): JsonObject | null {
     return value === undefined || value === null ? null : this.object(value, path);
   }
 
+  /** A non-empty string. */
   string(value: unknown, path: string): string {
     return typeof value === 'string' && value !== '' ? value : this.fail(path, 'must be a non-empty string');
   }
 
+  /** Like {@link string}; absent or `null` is `null`, any other type still fails. */
   optionalString(value: unknown, path: string): string | null {
     return value === undefined || value === null ? null : this.string(value, path);
   }
@@ -78,6 +86,7 @@ export class PayloadReader {
       : this.fail(path, `must be an integer >= ${min}`);
   }
 
+  /** Like {@link integer}; absent or `null` is `null`. */
   optionalInteger(value: unknown, path: string, min = 0): number | null {
     return value === undefined || value === null ? null : this.integer(value, path, min);
   }
