@@ -13,9 +13,13 @@ export type PayonceErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'TRANSACTIONS_UNSUPPORTED';
 
-/** Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not. */
-export abstract class PayonceError extends Error {
-  abstract readonly code: PayonceErrorCode;
+/**
+ * Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not.
+ * Core's codes are `PayonceErrorCode`; other modules (webhooks, payments, outbox) extend this class with codes of
+ * their own (`C`), and `src/http` maps every known code to a status in one table.
+ */
+export abstract class PayonceError<C extends string = string> extends Error {
+  abstract readonly code: C;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
