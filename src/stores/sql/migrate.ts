@@ -1,11 +1,13 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { dialectNamed } from './dialects.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 import type { SqlMigration } from './migrations/sql-migration.js';
+import { withRetry } from './retry.js';
 import type { SqlDialectName } from './sql-dialect.js';
 
 /** Kysely `Migrator` bookkeeping tables payonce uses (kept apart from the application's own `kysely_migration`). */
 export const MIGRATION_TABLE = 'payonce_migration';
+/** The lock table Kysely's `Migrator` uses so two concurrent `payonce migrate` runs apply each migration once. */
 export const MIGRATION_LOCK_TABLE = 'payonce_migration_lock';
 
 /** What `migrate` did: migration names applied now, and those found already applied. */
@@ -22,16 +24,30 @@ function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName): Migr
   };
 }
 
+/** Runs `run` inside `begin` (retried while the lock is busy); commits on success, rolls back on error. */
+async function holdingWriteLock(
+  db: Kysely<unknown>,
+  begin: string,
+  isTransient: (error: unknown) => boolean,
+  run: () => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  await withRetry(() => sql.raw(begin).execute(db), isTransient, true);
+  const outcome = await run().catch((error: unknown): MigrationResultSet => ({ error }));
+  await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(db);
+  return outcome;
+}
+
 /**
  * Applies every pending payonce migration to `db` with Kysely's own `Migrator` (bookkeeping in
- * `payonce_migration` / `payonce_migration_lock`, which serialises concurrent runs). Safe to run any number of
- * times: applied migrations are skipped. On PostgreSQL everything goes into `current_schema()` (set the
- * `search_path` to use another schema) inside one transaction.
+ * `payonce_migration` / `payonce_migration_lock`). Safe to run any number of times: applied migrations are skipped, and concurrent runs are serialised (PostgreSQL advisory lock, MySQL
+ * `GET_LOCK`, SQLite `BEGIN IMMEDIATE`). PostgreSQL and SQLite run the whole migration in one transaction;
+ * on PostgreSQL everything goes into `current_schema()` (set the `search_path` to use another schema). Run it
+ * at start-up, before the application uses `db`: on SQLite the run holds the write lock of `db`'s connection.
  * @param db any Kysely instance (not a transaction) connected to the target database.
  * @param dialect which DDL to use: `sqlite`, `postgres` or `mysql` (MariaDB too).
  * @throws {InvalidOption} for an unknown dialect.
- * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; earlier migrations of
- *   the run stay applied.
+ * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; on PostgreSQL and SQLite
+ *   the whole run is rolled back, on MySQL (no transactional DDL) earlier migrations of the run stay applied.
  * @see SPEC §3 "Schema".
  * @example const { applied } = await migrate(db, 'postgres');
  */
@@ -47,7 +63,12 @@ export async function migrate<DB>(db: Kysely<DB>, dialect: SqlDialectName): Prom
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     migrationTableSchema: await target.migrationTableSchema(kysely),
   });
-  const { error, results = [] } = await migrator.migrateToLatest();
+  const begin = target.migrationTransaction;
+  const outcome =
+    begin === null
+      ? await migrator.migrateToLatest()
+      : await holdingWriteLock(kysely, begin, target.isTransientError, () => migrator.migrateToLatest());
+  const { error, results = [] } = outcome;
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName ?? '(setup)';
     const reason = error instanceof Error ? error.message : String(error);

@@ -13,6 +13,7 @@ export const mysqlDialect: SqlDialect = Object.freeze({
   name: 'mysql',
   claimInsert: 'plain-insert',
   binaryKeys: true,
+  migrationTransaction: null,
   lockingReadClause: 'lock in share mode',
   isTransientError(error: unknown): boolean {
     const { errno } = driverErrorCodes(error);

@@ -14,6 +14,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   name: 'postgres',
   claimInsert: 'on-conflict-do-nothing',
   binaryKeys: false,
+  migrationTransaction: null,
   lockingReadClause: null,
   isTransientError(error: unknown): boolean {
     return TRANSIENT.has(String(driverErrorCodes(error).code));

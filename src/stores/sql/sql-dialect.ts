@@ -29,6 +29,12 @@ export interface SqlDialect {
   /** Transient errors (deadlock, lock wait, busy) that a single non-transactional statement may retry. */
   isTransientError(error: unknown): boolean;
   /**
+   * A statement that opens a transaction holding the database's write lock around the whole migration run, or
+   * `null` when Kysely's `Migrator` locks by itself. SQLite: Kysely takes no migration lock there (one
+   * connection per instance), so `begin immediate` keeps two processes from migrating one file at once.
+   */
+  readonly migrationTransaction: string | null;
+  /**
    * The schema Kysely's `Migrator` must look for its own tables in, or `undefined` for the connection's
    * database. PostgreSQL introspection lists every schema, so it gets `current_schema()`.
    */

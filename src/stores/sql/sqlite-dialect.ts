@@ -9,6 +9,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   name: 'sqlite',
   claimInsert: 'on-conflict-do-nothing',
   binaryKeys: false,
+  migrationTransaction: 'begin immediate',
   lockingReadClause: null,
   isTransientError(error: unknown): boolean {
     const { code } = driverErrorCodes(error);

@@ -195,6 +195,20 @@ describe('sqlite: SqliteStore specifics', () => {
     await second.released;
   });
 
+  it('migrates while another connection holds the write lock, by waiting for it (begin immediate + retry)', async () => {
+    const other = await createSqliteNamespace();
+    const store = await SqliteStore.open(other.path, { busyTimeoutMs: 1 });
+    try {
+      const lock = await holdWriteLock(other.path, 60);
+      const report = await store.migrate();
+      expect(report.applied.length).toBeGreaterThan(0);
+      await lock.released;
+    } finally {
+      await store.close();
+      await other.drop();
+    }
+  });
+
   it('closes the file it opened, but never a Kysely instance the caller passed', async () => {
     const owned = await SqliteStore.open(ns.path);
     await owned.find(keyOf('x'));
