@@ -60,11 +60,18 @@ class ServerErrorReleased extends Error {
 
 const REPLAYED_HEADER = 'idempotent-replayed';
 
-/** Errors of the guard that become a problem response; anything else (a bug, a bad option) is rethrown. */
-const STATUS_MAPPED = new Set<string>(['REQUEST_IN_PROGRESS', 'PAYLOAD_MISMATCH', 'CLAIM_LOST', 'STORE_UNAVAILABLE']);
+/** Codes of the guard's errors that become a problem response; anything else (a bug, a bad option) is rethrown. */
+type GuardRejection = 'REQUEST_IN_PROGRESS' | 'PAYLOAD_MISMATCH' | 'CLAIM_LOST' | 'STORE_UNAVAILABLE';
+const GUARD_REJECTIONS: ReadonlySet<string> = new Set<GuardRejection>([
+  'REQUEST_IN_PROGRESS',
+  'PAYLOAD_MISMATCH',
+  'CLAIM_LOST',
+  'STORE_UNAVAILABLE',
+]);
+const isGuardRejection = (code: string): code is GuardRejection => GUARD_REJECTIONS.has(code);
 
-function detailOf(error: PayonceError): string {
-  switch (error.code) {
+function detailOf(code: GuardRejection): string {
+  switch (code) {
     case 'REQUEST_IN_PROGRESS':
       return 'A request with this Idempotency-Key is still being processed; retry after the Retry-After delay.';
     case 'PAYLOAD_MISMATCH':
@@ -73,16 +80,14 @@ function detailOf(error: PayonceError): string {
       return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
     case 'STORE_UNAVAILABLE':
       return 'The idempotency store failed; retry with the same Idempotency-Key.';
-    default:
-      return 'The server could not process the Idempotency-Key.';
   }
 }
 
-function rejected(error: PayonceError): IdempotencyResult {
+function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult {
   const headers: Record<string, string> = {};
   if (error instanceof RequestInProgress)
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
-  return { kind: 'rejected', code: error.code, response: problemResponse(error.code, detailOf(error), headers) };
+  return { kind: 'rejected', code, response: problemResponse(code, detailOf(code), headers) };
 }
 
 /**
@@ -156,7 +161,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
             continue;
           }
         }
-        if (error instanceof PayonceError && STATUS_MAPPED.has(error.code)) return rejected(error);
+        if (error instanceof PayonceError && isGuardRejection(error.code)) return rejected(error, error.code);
         throw error;
       }
     }
