@@ -35,7 +35,9 @@ export type IdempotencyResult =
 
 /** The framework-neutral Idempotency-Key layer; adapters translate to and from it. */
 export interface IdempotencyCore {
+  /** The policy after defaults and validation. */
   readonly policy: ResolvedIdempotencyKeyPolicy;
+  /** The guard (and so the store and clock) that holds the keys. */
   readonly guard: IdempotencyGuard;
   /** True when `method` is covered by the policy (the adapter may skip reading the body otherwise). */
   covers(method: string): boolean;
