@@ -74,6 +74,24 @@ for (const dialect of SQL_DIALECTS) {
       expect(found?.fingerprint).toBeNull();
     });
 
+    it('stores error text and response headers larger than 64 KB unchanged', async () => {
+      const failing = keyOf('big-error');
+      const error = 'é'.repeat(40_000); // 80 000 UTF-8 bytes
+      await store.insertClaim({ key: failing, nowMs: T0, fingerprint: null });
+      expect(await store.fail({ key: failing, attempt: 1, nowMs: T0 + 1, error })).toBe(true);
+      expect((await store.find(failing))?.error).toBe(error);
+
+      const completing = keyOf('big-headers');
+      const headers = { 'x-a': 'a'.repeat(70_000), 'content-type': 'text/plain' };
+      await store.insertClaim({ key: completing, nowMs: T0, fingerprint: null });
+      expect(
+        await store.complete({ key: completing, attempt: 1, nowMs: T0 + 1, response: { ...response, headers } }),
+      ).toBe(true);
+      const stored = await store.find(completing);
+      expect(stored?.response?.headers).toEqual(headers);
+      expect(Object.keys(stored?.response?.headers ?? {})).toEqual(['x-a', 'content-type']);
+    });
+
     it('judges takeover, complete and fail by the affected-row count', async () => {
       await compareAndSetLifecycle(store);
     });

@@ -5,6 +5,7 @@ import type { SqlMigration } from './sql-migration.js';
  * relies on; (status, claimed_at) finds stuck claims; (finished_at) drives purge. Times are BIGINT Unix epoch
  * ms, UTC. Keys compare byte-exactly: varchar on PostgreSQL (deterministic collation), TEXT on SQLite (BINARY
  * collation), VARBINARY(640) on MySQL/MariaDB (160 code points × 4 UTF-8 bytes; utf8mb4_bin is PAD SPACE).
+ * Response headers (JSON) and error text are unbounded TEXT; MEDIUMTEXT on MySQL, whose TEXT stops at 64 KB.
  * Released: never edit; add `0002-…` instead.
  */
 export const receipts0001: SqlMigration = Object.freeze({
@@ -43,7 +44,7 @@ export const receipts0001: SqlMigration = Object.freeze({
   response_status int null,
   response_headers mediumtext character set utf8mb4 collate utf8mb4_bin null,
   response_body longblob null,
-  error text character set utf8mb4 collate utf8mb4_bin null,
+  error mediumtext character set utf8mb4 collate utf8mb4_bin null,
   primary key (provider, external_id),
   index payonce_receipts_status_claimed_at_idx (status, claimed_at),
   index payonce_receipts_finished_at_idx (finished_at),
