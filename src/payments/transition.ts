@@ -1,0 +1,9 @@
+/**
+ * The answer of a pure state-machine step: `move` to a new status, `noop` (already there) or `ignored` (a move
+ * backwards or sideways, e.g. a late "pending" after "succeeded"; nothing changes). @see SPEC §6 "Transitions
+ * only move forward".
+ */
+export type Transition<S extends string> =
+  | { readonly kind: 'move'; readonly to: S }
+  | { readonly kind: 'noop' }
+  | { readonly kind: 'ignored'; readonly from: S; readonly to: S };
