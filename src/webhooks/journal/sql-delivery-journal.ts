@@ -1,0 +1,111 @@
+import type { Kysely, Selectable } from 'kysely';
+import { type Clock, systemClock } from '../../core/clock.js';
+import type { DeliveriesDatabase, DeliveriesTable } from './deliveries-table.js';
+import type { DeliveryJournal, PaymentLookup } from './delivery-journal.js';
+import type { DeliveryDecision, DeliveryOutcome, DeliveryRecord } from './delivery-record.js';
+import { journalCutoff, lookupOf } from './journal-cutoff.js';
+
+/** The part of `SqliteStore`, `PostgresStore` or `MysqlStore` the journal uses: their Kysely instance. */
+export interface KyselyHolder<DB> {
+  readonly db: Kysely<DB>;
+}
+
+function int(value: number | string | bigint): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`payonce_webhook_deliveries: not a safe integer: ${String(value)}`);
+  return n;
+}
+
+function recordOf(row: Selectable<DeliveriesTable>): DeliveryRecord {
+  return Object.freeze({
+    id: row.id,
+    receivedAtMs: int(row.received_at),
+    provider: row.provider,
+    eventKey: row.event_key,
+    eventType: row.event_type,
+    signature: row.signature,
+    decision: row.decision as DeliveryDecision,
+    outcome: row.outcome as DeliveryOutcome,
+    responseStatus: int(row.response_status),
+    error: row.error,
+    durationMs: int(row.duration_ms),
+    objectId: row.object_id,
+    paymentId: row.payment_id,
+    merchantReference: row.merchant_reference,
+    amountMinor: row.amount_minor === null ? null : int(row.amount_minor),
+    currency: row.currency,
+    payload: row.payload,
+  });
+}
+
+/**
+ * The delivery journal in `payonce_webhook_deliveries`, in the same database as the receipts (SQLite,
+ * PostgreSQL, MySQL/MariaDB). Apply the migrations first (`payonce migrate` or `store.migrate()`); the table
+ * comes with migration `0004-webhook-deliveries`. Each call is one statement.
+ * @see SPEC §5 "Journal of every delivery"; `src/stores/sql/migrations/0004-webhook-deliveries.ts`.
+ * @example const journal = new SqlDeliveryJournal(store); await journal.forPayment({ reference: 'order-42' });
+ */
+export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
+  private readonly db: Kysely<DeliveriesDatabase>;
+  private readonly clock: Clock;
+
+  /**
+   * @param holder a SQL store (or anything with its Kysely `db`); the journal does not own or close it.
+   * @param options.clock source of "now" for age-based purges. @default systemClock
+   */
+  constructor(holder: KyselyHolder<DB>, options: { clock?: Clock } = {}) {
+    this.db = holder.db as unknown as Kysely<DeliveriesDatabase>;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async record(entry: DeliveryRecord): Promise<void> {
+    await this.db
+      .insertInto('payonce_webhook_deliveries')
+      .values({
+        id: entry.id,
+        received_at: entry.receivedAtMs,
+        provider: entry.provider,
+        event_key: entry.eventKey,
+        event_type: entry.eventType,
+        signature: entry.signature,
+        decision: entry.decision,
+        outcome: entry.outcome,
+        response_status: entry.responseStatus,
+        error: entry.error,
+        duration_ms: Math.round(entry.durationMs),
+        object_id: entry.objectId,
+        payment_id: entry.paymentId,
+        merchant_reference: entry.merchantReference,
+        amount_minor: entry.amountMinor,
+        currency: entry.currency,
+        payload: entry.payload,
+      })
+      .execute();
+  }
+
+  async forPayment(lookup: PaymentLookup | string): Promise<DeliveryRecord[]> {
+    const { reference, provider } = lookupOf(lookup);
+    let query = this.db
+      .selectFrom('payonce_webhook_deliveries')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('object_id', '=', reference),
+          eb('payment_id', '=', reference),
+          eb('merchant_reference', '=', reference),
+        ]),
+      );
+    if (provider !== undefined) query = query.where('provider', '=', provider);
+    const rows = await query.orderBy('received_at').orderBy('id').execute();
+    return rows.map(recordOf);
+  }
+
+  async purge(options: { olderThan: Date | number }): Promise<number> {
+    const cutoff = journalCutoff(options.olderThan, this.clock);
+    const result = await this.db
+      .deleteFrom('payonce_webhook_deliveries')
+      .where('received_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
