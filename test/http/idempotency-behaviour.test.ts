@@ -7,17 +7,20 @@ import { type ProblemCode, problemType, STATUS_BY_CODE } from '../../src/http/pr
 import { canonicalJsonFingerprint } from '../../src/http/request-fingerprint.js';
 import type { Store } from '../../src/stores/store.js';
 import type { BackendName, TestBackend } from '../contract/backend.js';
-import { backendFactories } from '../contract/backends/index.js';
+import { backendFactories, backendsFromEnv } from '../contract/backends/index.js';
 import { paymentBody, post, type Reply } from './support/client.js';
 import { type AdapterName, type RunningServer, startExample } from './support/example-servers.js';
 import { FakeProvider } from './support/fake-provider.js';
 
 const DAY_MS = 86_400_000;
 const ADAPTERS: AdapterName[] = ['express', 'fastify', 'hono'];
-/** Backends of the HTTP matrix: `PAYONCE_HTTP_BACKENDS` (comma-separated) or memory, SQLite and PostgreSQL. */
-const BACKENDS = (process.env.PAYONCE_HTTP_BACKENDS ?? 'memory,sqlite,postgres')
-  .split(',')
-  .map((name) => name.trim()) as BackendName[];
+/**
+ * Backends of the HTTP matrix: `PAYONCE_HTTP_BACKENDS` (comma-separated), else the contract suite's selection
+ * (`PAYONCE_BACKENDS`, default all: memory, SQLite, PostgreSQL, MariaDB, Redis).
+ */
+const BACKENDS: BackendName[] = process.env.PAYONCE_HTTP_BACKENDS
+  ? backendsFromEnv({ PAYONCE_BACKENDS: process.env.PAYONCE_HTTP_BACKENDS })
+  : backendsFromEnv();
 
 interface World {
   readonly adapter: AdapterName;
