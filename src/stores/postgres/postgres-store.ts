@@ -52,6 +52,9 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const { default: pg } = await import('pg');
     const pool = new pg.Pool(config);
+    // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
+    // 'error' event would crash the process. Statements report their own errors to the caller.
+    pool.on('error', () => {});
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const store = new PostgresStore<DB>({ db });
     store.release = async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../../src/core/errors.js';
 import { RequestKey } from '../../../src/core/request-key.js';
@@ -11,6 +12,7 @@ import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
 import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
 import type { Store } from '../../../src/stores/store.js';
 import { createMysqlNamespace, type MysqlNamespace } from '../../contract/backends/mysql.js';
+import { createPostgresNamespace, type PostgresNamespace } from '../../contract/backends/postgres.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../../contract/backends/sqlite.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
@@ -242,6 +244,38 @@ describe('sqlite: SqliteStore specifics', () => {
     expect(database.open).toBe(true);
     expect(await borrowed.find(keyOf('z'))).toBeNull();
     await db.destroy();
+  });
+});
+
+describe('postgres: PostgresStore.connect pool', () => {
+  let ns: PostgresNamespace;
+  let store: PostgresStore;
+  const applicationName = `payonce-test-${randomUUID()}`;
+  beforeAll(async () => {
+    ns = await createPostgresNamespace();
+    store = await PostgresStore.connect({ ...ns.config, application_name: applicationName });
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await ns?.drop();
+  });
+
+  it('survives the server killing an idle connection, and the next statement reconnects', async () => {
+    expect(await store.find(keyOf('idle'))).toBeNull();
+    const admin = new pg.Client(ns.config);
+    await admin.connect();
+    try {
+      const killed = await admin.query(
+        'select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1',
+        [applicationName],
+      );
+      expect(killed.rows.length).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // let the idle client see its socket close
+    expect(await store.find(keyOf('after'))).toBeNull();
   });
 });
 
