@@ -1,0 +1,37 @@
+import type { ColumnType } from 'kysely';
+
+type IntColumn = ColumnType<number | string | bigint, number, number>;
+type NullableIntColumn = ColumnType<number | string | bigint | null, number | null, number | null>;
+
+/** One row of `payonce_outbox` (migration `0003-outbox`). Times are epoch ms UTC; `payload` is JSON text. */
+export interface OutboxTable {
+  id: string;
+  topic: string;
+  dedupe_key: string;
+  payload: string;
+  /** `queued`, `running`, `done` or `dead` (the dead letter). */
+  status: string;
+  attempts: IntColumn;
+  available_at: IntColumn;
+  lease_owner: string | null;
+  lease_expires_at: NullableIntColumn;
+  last_error: string | null;
+  created_at: IntColumn;
+  finished_at: NullableIntColumn;
+}
+
+/** One row of `payonce_effects`: an effect key, recorded in the transaction of the effect itself. */
+export interface EffectsTable {
+  effect_key: string;
+  job_id: string | null;
+  created_at: IntColumn;
+}
+
+export const OUTBOX_TABLE = 'payonce_outbox';
+export const EFFECTS_TABLE = 'payonce_effects';
+
+/** The Kysely database type of the outbox tables; add it to your own database type to query them. */
+export interface OutboxDatabase {
+  payonce_outbox: OutboxTable;
+  payonce_effects: EffectsTable;
+}

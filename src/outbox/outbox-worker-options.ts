@@ -1,0 +1,54 @@
+import type { Clock } from '../core/clock.js';
+import { InvalidOption } from '../core/errors.js';
+
+/** Options of `OutboxWorker`. */
+export interface OutboxWorkerOptions {
+  /** Lease owner written on claimed jobs. @default a random UUID */
+  workerId?: string;
+  /** How long a claimed job is leased; after that another worker may take it (the first one died). @default 30_000 */
+  leaseMs?: number;
+  /** Runs of a job before it goes to the dead letter with its last error. @default 5 */
+  maxAttempts?: number;
+  /** First retry delay; doubles per failed run. @default 1_000 */
+  backoffBaseMs?: number;
+  /** Longest retry delay. @default 300_000 (5 min) */
+  backoffMaxMs?: number;
+  /** Sleep of `start()` when no job is claimable. @default 1_000 */
+  pollIntervalMs?: number;
+  /** Stored error text is cut to this many characters. @default 2_000 */
+  maxErrorChars?: number;
+  /** Time source (epoch ms UTC). @default systemClock */
+  clock?: Clock;
+  /** Jitter source, returns [0, 1). @default Math.random */
+  random?: () => number;
+}
+
+/** `OutboxWorkerOptions` with every default applied and checked. */
+export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOptions, 'clock' | 'random'>>>;
+
+function positiveInt(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new InvalidOption(name, `must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Applies defaults and checks every option once. @throws {InvalidOption} for a non-positive or fractional number. */
+export function resolveOutboxWorkerOptions(
+  options: OutboxWorkerOptions,
+  randomId: string,
+): ResolvedOutboxWorkerOptions {
+  const workerId = options.workerId ?? randomId;
+  if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 100) {
+    throw new InvalidOption('workerId', 'must be a non-empty string of at most 100 characters');
+  }
+  return Object.freeze({
+    workerId,
+    leaseMs: positiveInt(options.leaseMs ?? 30_000, 'leaseMs'),
+    maxAttempts: positiveInt(options.maxAttempts ?? 5, 'maxAttempts'),
+    backoffBaseMs: positiveInt(options.backoffBaseMs ?? 1_000, 'backoffBaseMs'),
+    backoffMaxMs: positiveInt(options.backoffMaxMs ?? 300_000, 'backoffMaxMs'),
+    pollIntervalMs: positiveInt(options.pollIntervalMs ?? 1_000, 'pollIntervalMs'),
+    maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
+  });
+}

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { type Clock, systemClock } from '../core/clock.js';
+import { backoffDelayMs } from './backoff.js';
+import { claimJob } from './claim-job.js';
+import { type EffectResult, runEffectOnce } from './effect-ledger.js';
+import type { OutboxJob } from './outbox-job.js';
+import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
+import {
+  type OutboxWorkerOptions,
+  type ResolvedOutboxWorkerOptions,
+  resolveOutboxWorkerOptions,
+} from './outbox-worker-options.js';
+import { type SqlTarget, transaction } from './sql-transaction.js';
+
+/** What a job handler gets besides the job. */
+export interface JobContext<DB> {
+  /** 1 on the first run, higher on retries and after a crashed worker's lease expired. */
+  readonly attempt: number;
+  /**
+   * Runs `effect` at most once per `effectKey`, recording the key in the same transaction as the effect (the
+   * effect ledger); on a re-run it answers `already-applied` without running it. @see `runEffectOnce`.
+   */
+  once<T>(effectKey: string, effect: (trx: Transaction<DB>) => Promise<T>): Promise<EffectResult<T>>;
+}
+
+/** Handles one job of a topic. Throwing schedules a retry (or the dead letter after `maxAttempts`). */
+export type JobHandler<DB> = (job: OutboxJob, context: JobContext<DB>) => Promise<void>;
+
+/**
+ * What `runOnce` did with the job it claimed: `done`; `retry` (failed, queued again at `nextAttemptAtMs`); `dead`
+ * (failed its last allowed run, kept as a dead letter with `error`); `lease-lost` (the lease expired and another
+ * worker took the job over before this one finished: nothing recorded by this worker).
+ */
+export type JobRunResult =
+  | { readonly jobId: string; readonly outcome: 'done'; readonly attempt: number }
+  | {
+      readonly jobId: string;
+      readonly outcome: 'retry';
+      readonly attempt: number;
+      readonly error: string;
+      readonly nextAttemptAtMs: number;
+    }
+  | { readonly jobId: string; readonly outcome: 'dead'; readonly attempt: number; readonly error: string }
+  | { readonly jobId: string; readonly outcome: 'lease-lost'; readonly attempt: number };
+
+function errorText(error: unknown, maxChars: number): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const chars = Array.from(text);
+  return chars.length <= maxChars ? text : chars.slice(0, maxChars).join('');
+}
+
+/**
+ * Runs outbox jobs (SPEC §7): claims one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
+ * PostgreSQL and MySQL, one UPDATE on SQLite), runs the topic's handler, then marks it `done`, or on failure
+ * re-queues it after an exponential backoff with jitter, or after `maxAttempts` runs moves it to the dead letter
+ * with its last error. A worker that dies mid-job leaves the lease to expire; another worker then claims the
+ * job again (attempt + 1). Finishing is fenced by (lease owner, attempt), so a worker whose lease was taken over
+ * cannot overwrite the new owner's result. Handlers make effects exactly-once with `context.once` (the effect
+ * ledger), since a job may run more than once. Keep `leaseMs` above the longest handler run.
+ * @see SPEC §7; issue 5 "a worker with leases".
+ * @example
+ * const worker = new OutboxWorker(store, { 'order.fulfil': async (job, ctx) => {
+ *   await ctx.once(`fulfil:${job.dedupeKey}`, (trx) => shipOrder(trx, job.payload));
+ * } });
+ * worker.start();
+ */
+export class OutboxWorker<DB> {
+  readonly options: ResolvedOutboxWorkerOptions;
+  private readonly target: SqlTarget<DB>;
+  private readonly handlers: Readonly<Record<string, JobHandler<DB>>>;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+
+  /** @throws {InvalidOption} for a bad option (see `OutboxWorkerOptions`). */
+  constructor(target: SqlTarget<DB>, handlers: Record<string, JobHandler<DB>>, options: OutboxWorkerOptions = {}) {
+    this.target = target;
+    this.handlers = Object.freeze({ ...handlers });
+    this.options = resolveOutboxWorkerOptions(options, randomUUID());
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Claims and runs ONE job of this worker's topics; `null` when none is claimable now. */
+  async runOnce(): Promise<JobRunResult | null> {
+    const { workerId, leaseMs, maxAttempts } = this.options;
+    const job = await claimJob(this.target, {
+      topics: Object.keys(this.handlers),
+      workerId,
+      nowMs: this.clock.now(),
+      leaseMs,
+    });
+    if (!job) return null;
+    if (job.attempts > maxAttempts) {
+      const error = job.lastError ?? `lease expired on each of ${maxAttempts} runs (worker died)`;
+      return this.finish(job, 'dead', error, 0);
+    }
+    const handler = this.handlers[job.topic];
+    const context: JobContext<DB> = {
+      attempt: job.attempts,
+      once: (effectKey, effect) =>
+        runEffectOnce(this.target, effectKey, effect, { jobId: job.id, nowMs: this.clock.now() }),
+    };
+    try {
+      if (!handler) throw new Error(`no handler for topic ${job.topic}`);
+      await handler(job, context);
+    } catch (error) {
+      const text = errorText(error, this.options.maxErrorChars);
+      if (job.attempts >= maxAttempts) return this.finish(job, 'dead', text, 0);
+      const delay = backoffDelayMs(job.attempts, this.options.backoffBaseMs, this.options.backoffMaxMs, this.random);
+      return this.finish(job, 'retry', text, delay);
+    }
+    return this.finish(job, 'done', null, 0);
+  }
+
+  /** Runs jobs until none is claimable now; returns how many runs were made. For tests and batch use. */
+  async drain(): Promise<number> {
+    let runs = 0;
+    while ((await this.runOnce()) !== null) runs++;
+    return runs;
+  }
+
+  /** Starts a polling loop (`runOnce`, then sleeps `pollIntervalMs` whenever idle). Idempotent. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = (async () => {
+      while (!this.stopping) {
+        const result = await this.runOnce().catch(() => null);
+        if (result === null && !this.stopping) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.options.pollIntervalMs);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = null;
+        }
+      }
+    })();
+  }
+
+  /** Stops the loop after the current job; resolves when it has stopped. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+  }
+
+  private async finish(
+    job: OutboxJob,
+    outcome: 'done' | 'retry' | 'dead',
+    error: string | null,
+    delayMs: number,
+  ): Promise<JobRunResult> {
+    const now = this.clock.now();
+    const nextAttemptAtMs = now + delayMs;
+    const updated = await transaction(this.target, async (trx) => {
+      const result = await (trx as unknown as Kysely<OutboxDatabase>)
+        .updateTable(OUTBOX_TABLE)
+        .set(
+          outcome === 'retry'
+            ? {
+                status: 'queued',
+                available_at: nextAttemptAtMs,
+                lease_owner: null,
+                lease_expires_at: null,
+                last_error: error,
+              }
+            : { status: outcome, finished_at: now, lease_owner: null, lease_expires_at: null, last_error: error },
+        )
+        .where('id', '=', job.id)
+        .where('status', '=', 'running')
+        .where('lease_owner', '=', this.options.workerId)
+        .where('attempts', '=', job.attempts)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
+    const base = { jobId: job.id, attempt: job.attempts };
+    if (!updated) return Object.freeze({ ...base, outcome: 'lease-lost' });
+    if (outcome === 'done') return Object.freeze({ ...base, outcome });
+    if (outcome === 'dead') return Object.freeze({ ...base, outcome, error: error ?? '' });
+    return Object.freeze({ ...base, outcome, error: error ?? '', nextAttemptAtMs });
+  }
+}

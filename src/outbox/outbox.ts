@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Clock, systemClock } from '../core/clock.js';
+import { InvalidOption } from '../core/errors.js';
+import { insertUnlessDuplicate } from './insert-unless-duplicate.js';
+import { type OutboxJob, toOutboxJob } from './outbox-job.js';
+import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
+import type { SqlTarget } from './sql-transaction.js';
+
+/** Longest topic and dedupe key, in characters (the columns hold 100 and 200). */
+const MAX_TOPIC_CHARS = 100;
+const MAX_DEDUPE_CHARS = 200;
+
+/**
+ * The explicit answer of `enqueueOnce`: this call created the job, or a job with this topic and dedupe key already
+ * existed (queued, running, done or dead) and nothing was added. Never a silent drop.
+ */
+export type EnqueueResult =
+  | { readonly kind: 'enqueued'; readonly jobId: string }
+  | { readonly kind: 'duplicate'; readonly jobId: string; readonly status: OutboxJob['status'] };
+
+function checkText(name: string, value: string, max: number): void {
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+    throw new InvalidOption(name, `must be a non-empty string of at most ${max} characters`);
+  }
+}
+
+/**
+ * The transactional outbox of SPEC §7 on a SQL store (SQLite, PostgreSQL, MySQL/MariaDB; migration
+ * `0003-outbox`). Jobs are written by `enqueueOnce` inside the caller's business transaction and run by an
+ * `OutboxWorker`.
+ * @see SPEC §7; seed 002 "transactional outbox".
+ * @example
+ * const outbox = new Outbox(store);
+ * await store.db.transaction().execute(async (trx) => {
+ *   await markPaid(trx, orderId);
+ *   await outbox.enqueueOnce(trx, 'order.fulfil', `order:${orderId}`, { orderId });
+ * });
+ */
+export class Outbox<DB> {
+  private readonly target: SqlTarget<DB>;
+  private readonly clock: Clock;
+
+  /** `target` is a SQL store (`SqliteStore`, `PostgresStore`, `MysqlStore`) or any `{ db, dialect }`. */
+  constructor(target: SqlTarget<DB>, options: { clock?: Clock } = {}) {
+    this.target = target;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * Adds a job inside `trx` (the caller's open transaction on the same database) unless one with this `topic`
+   * and `dedupeKey` exists — relying on UNIQUE(topic, dedupe_key), in one statement. The job commits or rolls
+   * back with the caller's writes. A duplicate answers `{ kind: 'duplicate', jobId, status }` with the existing
+   * job, also when that job is long done.
+   * @param payload any JSON-serialisable value; stored as JSON text.
+   * @throws {InvalidOption} empty or too long `topic` (100) / `dedupeKey` (200), or a payload JSON cannot hold.
+   * @see SPEC §7 "`enqueueOnce(trx, topic, dedupeKey, payload)` … (UNIQUE dedupe key)".
+   */
+  async enqueueOnce(trx: Transaction<DB>, topic: string, dedupeKey: string, payload: unknown): Promise<EnqueueResult> {
+    checkText('topic', topic, MAX_TOPIC_CHARS);
+    checkText('dedupeKey', dedupeKey, MAX_DEDUPE_CHARS);
+    const json = JSON.stringify(payload);
+    if (json === undefined) throw new InvalidOption('payload', 'must be JSON-serialisable');
+    const db = trx as unknown as Kysely<OutboxDatabase>;
+    const id = randomUUID();
+    const now = this.clock.now();
+    const inserted = await insertUnlessDuplicate(
+      this.target.dialect,
+      db.insertInto(OUTBOX_TABLE).values({
+        id,
+        topic,
+        dedupe_key: dedupeKey,
+        payload: json,
+        status: 'queued',
+        attempts: 0,
+        available_at: now,
+        lease_owner: null,
+        lease_expires_at: null,
+        last_error: null,
+        created_at: now,
+        finished_at: null,
+      }),
+    );
+    if (inserted) return Object.freeze({ kind: 'enqueued', jobId: id });
+    const lock = this.target.dialect.lockingReadClause;
+    const existing = await db
+      .selectFrom(OUTBOX_TABLE)
+      .select(['id', 'status'])
+      .where('topic', '=', topic)
+      .where('dedupe_key', '=', dedupeKey)
+      .$if(lock !== null, (query) => query.modifyEnd(sql.raw(lock!)))
+      .executeTakeFirstOrThrow();
+    return Object.freeze({ kind: 'duplicate', jobId: existing.id, status: existing.status as OutboxJob['status'] });
+  }
+
+  /** The job with this topic and dedupe key, or `null`. */
+  async find(topic: string, dedupeKey: string): Promise<OutboxJob | null> {
+    const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+      .selectFrom(OUTBOX_TABLE)
+      .selectAll()
+      .where('topic', '=', topic)
+      .where('dedupe_key', '=', dedupeKey)
+      .executeTakeFirst();
+    return row ? toOutboxJob(row) : null;
+  }
+
+  /** Jobs in the dead letter (`dead`: failed `maxAttempts` times), oldest first, with their last error. */
+  async deadLetters(limit = 100): Promise<OutboxJob[]> {
+    const rows = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+      .selectFrom(OUTBOX_TABLE)
+      .selectAll()
+      .where('status', '=', 'dead')
+      .orderBy('finished_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toOutboxJob);
+  }
+}

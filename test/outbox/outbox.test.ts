@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { effectApplied, runEffectOnce } from '../../src/outbox/effect-ledger.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import { type JobHandler, OutboxWorker } from '../../src/outbox/outbox-worker.js';
+import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { createEffectTable, effectCounts, writeEffect } from './outbox-fixtures.js';
+import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from './sql-backends.js';
+
+const child = fileURLToPath(new URL('./crash-worker-child.ts', import.meta.url));
+let topicSeq = 0;
+/** A topic no other test in this namespace uses, so workers only see this test's jobs. */
+const freshTopic = (name: string) => `${name}.${++topicSeq}`;
+
+async function enqueue(store: SqlStore<unknown>, outbox: Outbox<unknown>, topic: string, keys: string[]) {
+  return store.db.transaction().execute(async (trx) => {
+    const results = [];
+    for (const key of keys) results.push(await outbox.enqueueOnce(trx, topic, key, { key }));
+    return results;
+  });
+}
+
+for (const dialect of sqlDialectsFromEnv()) {
+  describe(`${dialect}: outbox`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let outbox: Outbox<unknown>;
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      outbox = new Outbox(store);
+      await createEffectTable(store);
+    });
+    afterAll(async () => {
+      await backend?.drop();
+    });
+
+    it('enqueueOnce answers duplicate explicitly, also after the job is done, and rolls back with the caller', async () => {
+      const topic = freshTopic('dedupe');
+      const [first, second] = await enqueue(store, outbox, topic, ['order:1', 'order:1']);
+      expect(first?.kind).toBe('enqueued');
+      expect(second).toEqual({ kind: 'duplicate', jobId: first?.jobId, status: 'queued' });
+
+      await expect(
+        store.db.transaction().execute(async (trx) => {
+          await outbox.enqueueOnce(trx, topic, 'order:rolled-back', {});
+          throw new Error('business write failed');
+        }),
+      ).rejects.toThrow('business write failed');
+      expect(await outbox.find(topic, 'order:rolled-back')).toBeNull();
+
+      const worker = new OutboxWorker(store, { [topic]: async () => {} });
+      expect(await worker.drain()).toBe(1);
+      const [again] = await enqueue(store, outbox, topic, ['order:1']);
+      expect(again).toEqual({ kind: 'duplicate', jobId: first?.jobId, status: 'done' });
+      expect(await worker.runOnce()).toBeNull();
+    });
+
+    it('two workers on 100 jobs: every job runs and takes effect exactly once', async () => {
+      const topic = freshTopic('bulk');
+      const keys = Array.from({ length: 100 }, (_, i) => `job-${i}`);
+      const results = await enqueue(store, outbox, topic, keys);
+      expect(results.every((r) => r.kind === 'enqueued')).toBe(true);
+      const runs = new Map<string, number>();
+      const handler: JobHandler<unknown> = async (job, ctx) => {
+        runs.set(job.dedupeKey, (runs.get(job.dedupeKey) ?? 0) + 1);
+        await ctx.once(`bulk:${job.dedupeKey}`, (trx) => writeEffect(trx, `bulk:${job.dedupeKey}`, job.id));
+      };
+      // better-sqlite3 is synchronous: two connections in ONE process would stall each other in busy waits, so on
+      // SQLite both workers share one connection (Kysely serialises its transactions); elsewhere each has a pool.
+      const stores = dialect === 'sqlite' ? [store, store] : [await backend.open(), await backend.open()];
+      const workers = stores.map((s, i) => new OutboxWorker(s, { [topic]: handler }, { workerId: `w${i}` }));
+      const counts = await Promise.all(workers.map((w) => w.drain()));
+      expect(counts[0]! + counts[1]!).toBe(100);
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+      expect(runs.size).toBe(100);
+      const effects = await effectCounts(store.db);
+      for (const key of keys) expect(effects.get(`bulk:${key}`), key).toBe(1);
+      for (const key of keys) expect((await outbox.find(topic, key))?.status).toBe('done');
+    });
+
+    it('retries with exponential backoff and jitter, then dead-letters after maxAttempts with the last error', async () => {
+      const topic = freshTopic('failing');
+      const clock = new ManualClock(Date.now() + 60_000);
+      const [job] = await enqueue(store, outbox, topic, ['always-fails']);
+      let calls = 0;
+      const worker = new OutboxWorker(
+        store,
+        {
+          [topic]: async () => {
+            calls++;
+            throw new Error(`boom ${calls}`);
+          },
+        },
+        { clock, maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 60_000, random: () => 0.5 },
+      );
+      const first = await worker.runOnce();
+      expect(first).toEqual({
+        jobId: job?.jobId,
+        outcome: 'retry',
+        attempt: 1,
+        error: 'Error: boom 1',
+        nextAttemptAtMs: clock.now() + 750,
+      });
+      expect(await worker.runOnce()).toBeNull();
+      clock.advance(749);
+      expect(await worker.runOnce()).toBeNull();
+      clock.advance(1);
+      const second = await worker.runOnce();
+      expect(second).toMatchObject({ outcome: 'retry', attempt: 2, nextAttemptAtMs: clock.now() + 1_500 });
+      clock.advance(1_500);
+      const third = await worker.runOnce();
+      expect(third).toEqual({ jobId: job?.jobId, outcome: 'dead', attempt: 3, error: 'Error: boom 3' });
+      clock.advance(3_600_000);
+      expect(await worker.runOnce()).toBeNull();
+      expect(calls).toBe(3);
+      const dead = (await outbox.deadLetters()).find((j) => j.topic === topic);
+      expect(dead).toMatchObject({
+        status: 'dead',
+        attempts: 3,
+        lastError: 'Error: boom 3',
+        dedupeKey: 'always-fails',
+      });
+    });
+
+    it('a job that re-runs after failing once does not repeat its effect (effect ledger)', async () => {
+      const topic = freshTopic('rerun');
+      const clock = new ManualClock(Date.now() + 60_000);
+      await enqueue(store, outbox, topic, ['rerun-1']);
+      const answers: string[] = [];
+      const worker = new OutboxWorker(
+        store,
+        {
+          [topic]: async (job, ctx) => {
+            const result = await ctx.once(`rerun:${job.dedupeKey}`, (trx) => writeEffect(trx, 'rerun', job.id));
+            answers.push(result.kind);
+            if (ctx.attempt === 1) throw new Error('crashed after the effect committed');
+          },
+        },
+        { clock, backoffBaseMs: 10 },
+      );
+      expect((await worker.runOnce())?.outcome).toBe('retry');
+      clock.advance(10);
+      expect((await worker.runOnce())?.outcome).toBe('done');
+      expect(answers).toEqual(['applied', 'already-applied']);
+      expect((await effectCounts(store.db)).get('rerun')).toBe(1);
+      expect(await effectApplied(store, 'rerun:rerun-1')).toBe(true);
+      const direct = await runEffectOnce(store, 'rerun:rerun-1', async () => 'never');
+      expect(direct).toEqual({ kind: 'already-applied', effectKey: 'rerun:rerun-1' });
+    });
+
+    it('a worker whose lease expired and was taken over cannot finish the job (fencing)', async () => {
+      const topic = freshTopic('fenced');
+      const clock = new ManualClock(Date.now() + 60_000);
+      await enqueue(store, outbox, topic, ['slow']);
+      const other = await backend.open();
+      const rescuer = new OutboxWorker(other, { [topic]: async () => {} }, { clock, leaseMs: 1_000, workerId: 'B' });
+      let rescued: unknown = null;
+      const slow = new OutboxWorker(
+        store,
+        {
+          [topic]: async () => {
+            clock.advance(1_000);
+            rescued = await rescuer.runOnce();
+          },
+        },
+        { clock, leaseMs: 1_000, workerId: 'A' },
+      );
+      expect(await slow.runOnce()).toMatchObject({ outcome: 'lease-lost', attempt: 1 });
+      expect(rescued).toMatchObject({ outcome: 'done', attempt: 2 });
+      expect(await outbox.find(topic, 'slow')).toMatchObject({ status: 'done', attempts: 2 });
+    });
+
+    it('a worker killed with SIGKILL mid-job: the lease expires and another worker finishes it once', async () => {
+      const leaseMs = 1_500;
+      const [job] = await enqueue(store, outbox, 'crash.topic', ['crash-1']);
+      const proc = spawn(process.execPath, ['--import', 'tsx', child, dialect, backend.target, String(leaseMs)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let seen = '';
+      await new Promise<void>((resolve, reject) => {
+        proc.stdout?.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (seen.includes('effect-done')) resolve();
+        });
+        proc.once('exit', (code) => reject(new Error(`child exited with ${code} before its effect: ${seen}`)));
+      });
+      proc.kill('SIGKILL');
+      await once(proc, 'exit');
+      expect(proc.signalCode).toBe('SIGKILL');
+      expect(await outbox.find('crash.topic', 'crash-1')).toMatchObject({
+        status: 'running',
+        leaseOwner: 'doomed-child',
+      });
+
+      const answers: string[] = [];
+      const survivor = new OutboxWorker(
+        store,
+        {
+          'crash.topic': async (j, ctx) => {
+            const result = await ctx.once(`effect:${j.dedupeKey}`, (trx) =>
+              writeEffect(trx, `effect:${j.dedupeKey}`, j.id),
+            );
+            answers.push(result.kind);
+          },
+        },
+        { workerId: 'survivor', leaseMs },
+      );
+      expect(await survivor.runOnce()).toBeNull();
+      const deadline = Date.now() + 10_000;
+      let result = await survivor.runOnce();
+      while (result === null && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        result = await survivor.runOnce();
+      }
+      expect(result).toEqual({ jobId: job?.jobId, outcome: 'done', attempt: 2 });
+      expect(answers).toEqual(['already-applied']);
+      expect((await effectCounts(store.db)).get('effect:crash-1')).toBe(1);
+    });
+  });
+}
