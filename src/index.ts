@@ -22,6 +22,7 @@ export { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } fro
 export {
   type ClaimContext,
   type Handler,
+  type HandlerResult,
   IdempotencyGuard,
   type PurgeOptions,
   type RunOptions,

@@ -28,14 +28,17 @@ export interface ClaimContext {
   readonly retry: boolean;
 }
 
+/**
+ * What a handler returns: the response to store (see `ResponseInit`), or nothing for an empty 200.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: lets `async () => { await work(); }` be a handler.
+export type HandlerResult = Promise<ResponseInit | undefined | void> | ResponseInit | undefined | void;
+
 /** A handler: does the work once and returns the response to store and replay. */
-export type Handler = (context: ClaimContext) => Promise<ResponseInit | undefined> | ResponseInit | undefined;
+export type Handler = (context: ClaimContext) => HandlerResult;
 
 /** A handler run inside the caller's transaction `tx`. */
-export type TransactionHandler<Tx> = (
-  tx: Tx,
-  context: ClaimContext,
-) => Promise<ResponseInit | undefined> | ResponseInit | undefined;
+export type TransactionHandler<Tx> = (tx: Tx, context: ClaimContext) => HandlerResult;
 
 /** Per-call options of `run` and `runInTransaction`. */
 export interface RunOptions {
@@ -254,7 +257,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   private async execute(
     store: Store,
     decision: ClaimDecision & { kind: 'claimed' },
-    invoke: () => Promise<ResponseInit | undefined> | ResponseInit | undefined,
+    invoke: () => HandlerResult,
     recordFailure: boolean,
   ): Promise<Outcome> {
     const { key, attempts: attempt } = decision.receipt;

@@ -17,6 +17,7 @@ const utf8 = new TextEncoder();
  * Turns a handler's return value into the exact `StoredResponse` that will be persisted and replayed.
  * @throws {InvalidOption} if `status` is not an integer 100–599 or a header value is not a string.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: accepts what a `void` handler resolves to.
 export function toStoredResponse(init: ResponseInit | undefined | void): StoredResponse {
   const status = init?.status ?? 200;
   if (!Number.isInteger(status) || status < 100 || status > 599) {

@@ -27,6 +27,17 @@ describe('IdempotencyGuard', () => {
     expect(ran).toBe(false);
   });
 
+  it('accepts a handler that returns nothing and stores an empty 200', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    let work = 0;
+    const outcome = await guard.run(new RequestKey('unit', 'void'), async () => {
+      work++;
+    });
+    expect(work).toBe(1);
+    expect(outcome.response.status).toBe(200);
+    expect(outcome.response.body.byteLength).toBe(0);
+  });
+
   it('refuses runInTransaction on a store without transactions', async () => {
     const guard = new IdempotencyGuard(new MemoryStore());
     await expect(guard.runInTransaction(undefined as never, key, async () => ({}))).rejects.toBeInstanceOf(
