@@ -1,0 +1,144 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Outbox } from '../outbox/outbox.js';
+import { type AttemptChange, updateAttempt } from './attempt-rows.js';
+import { type AttemptStatus, nextAttemptStatus } from './attempt-status.js';
+import type { JournalDecision } from './event-journal.js';
+import type { Order } from './order.js';
+import { setOrderStatus } from './order-rows.js';
+import { nextOrderStatus } from './order-status.js';
+import type { PaymentAttempt } from './payment-attempt.js';
+import type { PaymentReport } from './payment-report.js';
+import type { PaymentsDatabase } from './payments-tables.js';
+
+/** Outbox topic of the fulfilment job enqueued once when an order becomes paid; dedupe key `order:<orderId>`. */
+export const FULFIL_TOPIC = 'order.fulfil';
+/** Outbox topic of the job enqueued once when a paid order is refunded; dedupe key `order:<orderId>`. */
+export const REFUND_TOPIC = 'order.refunded';
+
+/** What applying one report did, beyond the journal decision. */
+export interface AppliedReport extends JournalDecision {
+  /** True when this report made the order `paid` (and enqueued its fulfilment). */
+  readonly becamePaid: boolean;
+  /** True when a human should look: a mismatch, or money reported on an order that can no longer take it. */
+  readonly alert: boolean;
+}
+
+/** Everything `applyReport` writes through, inside the caller's transaction. */
+export interface ApplyContext<DB> {
+  readonly trx: Transaction<DB>;
+  readonly outbox: Outbox<DB>;
+  readonly nowMs: number;
+}
+
+const MUST_CARRY_MONEY: ReadonlySet<PaymentReport['status']> = new Set(['succeeded', 'refunded']);
+
+/** Why `report` cannot be about `attempt`, or `null` when every field it carries matches. */
+export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): string | null {
+  if (report.provider !== attempt.provider) return `provider ${report.provider} is not ${attempt.provider}`;
+  if (
+    report.paymentId !== null &&
+    attempt.providerPaymentId !== null &&
+    report.paymentId !== attempt.providerPaymentId
+  ) {
+    return 'payment id differs from the attempt’s';
+  }
+  if (report.merchantReference !== null && report.merchantReference !== attempt.id) {
+    return 'merchant reference names another attempt';
+  }
+  if (report.orderRef !== null && report.orderRef !== attempt.orderId) return 'order differs from the attempt’s order';
+  if (MUST_CARRY_MONEY.has(report.status) && (report.amountMinor === null || report.currency === null)) {
+    return `a ${report.status} report must carry amount and currency`;
+  }
+  if (report.amountMinor !== null && report.amountMinor !== attempt.amountMinor) {
+    return `amount ${report.amountMinor} differs from the attempt’s ${attempt.amountMinor}`;
+  }
+  if (report.currency !== null && report.currency !== attempt.currency) {
+    return `currency ${report.currency} differs from the attempt’s ${attempt.currency}`;
+  }
+  return null;
+}
+
+/**
+ * Applies ONE report to a locked attempt and its locked order, forward only (SPEC §6): a mismatch (provider,
+ * payment id, merchant reference, order, amount, currency) is `rejected` with no state change; otherwise the
+ * allowed attempt transition is made; the first move to `succeeded` marks the order `paid` and enqueues its
+ * fulfilment once (`FULFIL_TOPIC`, `order:<id>`) in the same transaction; `refunded` on a succeeded attempt moves
+ * the order to `refunded` and enqueues `REFUND_TOPIC` once. Anything else (same status, a late "pending" after
+ * "succeeded") is `unchanged`. Writes no journal row; the caller does.
+ */
+export async function applyReport<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  attempt: PaymentAttempt,
+  report: PaymentReport,
+): Promise<AppliedReport> {
+  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
+  const ids = { attemptId: attempt.id, orderId: order.id };
+  const mismatch = mismatchOf(attempt, report);
+  if (mismatch !== null) {
+    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true };
+  }
+  const change: { -readonly [K in keyof AttemptChange]: AttemptChange[K] } = {};
+  if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
+  let result: AppliedReport;
+  if (report.status === 'refunded') {
+    result = await applyRefund(ctx, order, attempt);
+  } else {
+    const target: AttemptStatus = report.status === 'not_found' ? 'failed' : report.status;
+    const move = nextAttemptStatus(attempt.status, target);
+    if (move.kind !== 'move') {
+      const reason =
+        move.kind === 'noop'
+          ? `attempt is already ${attempt.status}`
+          : `${attempt.status} → ${target} is not a forward move; ignored`;
+      result = { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: false };
+    } else {
+      change.status = target;
+      if (report.actionUrl !== null) change.actionUrl = report.actionUrl;
+      if (report.status === 'not_found') change.lastError = 'provider has no payment for this merchant reference';
+      else if (report.error !== null) change.lastError = report.error;
+      result = { ...ids, decision: 'applied', reason: null, becamePaid: false, alert: false };
+      if (target === 'succeeded') {
+        const paid = nextOrderStatus(order.status, 'paid');
+        if (paid.kind === 'move') {
+          await setOrderStatus(db, order.id, 'paid', ctx.nowMs, attempt.id);
+          await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
+            orderId: order.id,
+            attemptId: attempt.id,
+          });
+          result = { ...result, becamePaid: true };
+        } else {
+          const reason = `payment succeeded but order is ${order.status}: needs a refund or review`;
+          result = { ...result, reason, alert: true };
+        }
+      }
+    }
+  }
+  if (Object.keys(change).length > 0) await updateAttempt(db, attempt.id, change, ctx.nowMs);
+  return result;
+}
+
+async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: PaymentAttempt): Promise<AppliedReport> {
+  const ids = { attemptId: attempt.id, orderId: order.id };
+  if (attempt.status !== 'succeeded') {
+    const reason = `refund reported for a ${attempt.status} attempt; not applied`;
+    return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: true };
+  }
+  const move = nextOrderStatus(order.status, 'refunded');
+  if (move.kind !== 'move') {
+    return {
+      ...ids,
+      decision: 'unchanged',
+      reason: `order is already ${order.status}`,
+      becamePaid: false,
+      alert: false,
+    };
+  }
+  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
+  await setOrderStatus(db, order.id, 'refunded', ctx.nowMs);
+  await ctx.outbox.enqueueOnce(ctx.trx, REFUND_TOPIC, `order:${order.id}`, {
+    orderId: order.id,
+    attemptId: attempt.id,
+  });
+  return { ...ids, decision: 'applied', reason: null, becamePaid: false, alert: false };
+}

@@ -1,0 +1,42 @@
+import type { RequestKey } from '../core/request-key.js';
+import type { ProviderPaymentStatus } from './payment-provider.js';
+
+/** The payment status an event reports: a provider payment status, or `refunded` (a full refund of a success). */
+export type PaymentEventStatus = ProviderPaymentStatus | 'refunded';
+
+/** Every `PaymentEventStatus`. */
+export const PAYMENT_EVENT_STATUSES: readonly PaymentEventStatus[] = Object.freeze([
+  'pending',
+  'requires_action',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'refunded',
+]);
+
+/**
+ * Input of `applyProviderEvent`. The fields are those of the webhook intake's `ProviderEvent`
+ * (src/webhooks/providers/provider-event.ts), same names and types, so `{ ...providerEvent, status }` fits;
+ * the intake adds `status`, its mapping of the provider's event type (`payment_intent.succeeded` → `succeeded`,
+ * `charge.refunded` → `refunded`). Money in integer minor units; times epoch ms UTC.
+ * @see SPEC §5–6.
+ */
+export interface ProviderPaymentEvent {
+  /** Provider name; must equal the `PaymentProvider.name` the attempt was created with. */
+  readonly provider: string;
+  /** The receipt key (provider, event id) recorded once; `null` (read-only queries) is rejected. */
+  readonly key: RequestKey | null;
+  readonly eventType: string;
+  /** What the event says about the payment. */
+  readonly status: PaymentEventStatus;
+  /** The provider's payment id, or `null`. */
+  readonly paymentId: string | null;
+  /** Integer minor units; required for `succeeded` and `refunded`. */
+  readonly amountMinor: number | null;
+  readonly currency: string | null;
+  /** The attempt id sent as merchant reference, echoed by the provider; or `null`. */
+  readonly merchantReference: string | null;
+  readonly occurredAtMs: number | null;
+  /** The order id if the provider echoes it (metadata); checked against the attempt's order. */
+  readonly orderId?: string | null;
+}

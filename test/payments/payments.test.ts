@@ -1,0 +1,404 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
+import { FULFIL_TOPIC, REFUND_TOPIC } from '../../src/payments/apply-report.js';
+import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
+import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
+import type { Order } from '../../src/payments/order.js';
+import { OrderNotFound } from '../../src/payments/order-not-found.js';
+import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
+import type { CreatePaymentRequest, ProviderPayment } from '../../src/payments/payment-provider.js';
+import { type CheckoutResult, type PaymentAlert, Payments } from '../../src/payments/payments.js';
+import { ATTEMPTS_TABLE, type PaymentsDatabase } from '../../src/payments/payments-tables.js';
+import { isDuplicateKeyError } from '../../src/stores/sql/driver-error.js';
+import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { eventAbout, eventId } from './payments-fixtures.js';
+
+function attemptOf(result: CheckoutResult): PaymentAttempt {
+  if (result.kind !== 'attempt') throw new Error(`expected an attempt, got ${result.kind}`);
+  return result.attempt;
+}
+
+for (const dialect of sqlDialectsFromEnv()) {
+  describe(`${dialect}: payments`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let outbox: Outbox<unknown>;
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      outbox = new Outbox(store);
+    });
+    afterAll(async () => {
+      await backend?.drop();
+    });
+
+    function setup(options: { provider?: InMemoryPaymentProvider; clock?: ManualClock } = {}) {
+      const provider = options.provider ?? new InMemoryPaymentProvider({ createDelayMs: 20 });
+      const alerts: PaymentAlert[] = [];
+      const payments = new Payments(store, {
+        provider,
+        onAlert: (alert) => alerts.push(alert),
+        ...(options.clock ? { clock: options.clock } : {}),
+      });
+      return { provider, payments, alerts };
+    }
+
+    async function newOrder(payments: Payments<unknown>): Promise<Order> {
+      return payments.createOrder('alice', { amountMinor: 1999, currency: 'EUR' });
+    }
+
+    async function fulfilJobs(order: Order) {
+      return (await outbox.find(FULFIL_TOPIC, `order:${order.id}`)) === null ? 0 : 1;
+    }
+
+    it('the database itself refuses a second active attempt for one order (and allows it after a terminal one)', async () => {
+      const { payments } = setup();
+      const order = await newOrder(payments);
+      const db = store.db as unknown as Kysely<PaymentsDatabase>;
+      const row = (id: string, status: string) => ({
+        id,
+        order_id: order.id,
+        provider: 'fake',
+        status,
+        amount_minor: 1999,
+        currency: 'EUR',
+        idempotency_key: `payment-attempt:${id}`,
+        provider_payment_id: null,
+        action_url: null,
+        last_error: null,
+        created_at: 1,
+        updated_at: 1,
+      });
+      await db
+        .insertInto(ATTEMPTS_TABLE)
+        .values(row(`${order.id}-a`, 'failed'))
+        .execute();
+      await db
+        .insertInto(ATTEMPTS_TABLE)
+        .values(row(`${order.id}-b`, 'unknown'))
+        .execute();
+      for (const status of ['creating', 'pending', 'requires_action', 'unknown']) {
+        const error = await db
+          .insertInto(ATTEMPTS_TABLE)
+          .values(row(`${order.id}-${status}`, status))
+          .execute()
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
+        expect(isDuplicateKeyError(error), status).toBe(true);
+      }
+      await db
+        .insertInto(ATTEMPTS_TABLE)
+        .values(row(`${order.id}-c`, 'cancelled'))
+        .execute();
+      expect(await payments.attemptsOf(order.id)).toHaveLength(3);
+    });
+
+    describe('openCheckout', () => {
+      it('10 parallel calls for one order: one attempt, one provider create call, every caller sees it', async () => {
+        const { provider, payments } = setup();
+        const order = await newOrder(payments);
+        const results = await Promise.all(Array.from({ length: 10 }, () => payments.openCheckout(order.id, 'alice')));
+        const ids = new Set(results.map((r) => attemptOf(r).id));
+        expect(ids.size).toBe(1);
+        const [id] = [...ids];
+        expect(results.filter((r) => r.kind === 'attempt' && r.created)).toHaveLength(1);
+        expect(provider.createCalls).toEqual([
+          {
+            idempotencyKey: `payment-attempt:${id}`,
+            merchantReference: id,
+            orderId: order.id,
+            amountMinor: 1999,
+            currency: 'EUR',
+          },
+        ]);
+        const attempts = await payments.attemptsOf(order.id);
+        expect(attempts).toHaveLength(1);
+        expect(attempts[0]).toMatchObject({ status: 'pending', idempotencyKey: `payment-attempt:${id}` });
+        expect(attempts[0]?.providerPaymentId).toMatch(/^pay_/);
+        expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+        const again = await payments.openCheckout(order.id, 'alice');
+        expect(again).toMatchObject({ kind: 'attempt', created: false, attempt: { id, status: 'pending' } });
+        expect(provider.createCalls).toHaveLength(1);
+      });
+
+      it('another principal cannot open (or learn about) the order', async () => {
+        const { payments } = setup();
+        const order = await newOrder(payments);
+        await expect(payments.openCheckout(order.id, 'mallory')).rejects.toBeInstanceOf(OrderNotFound);
+        await expect(payments.openCheckout('no-such-order', 'alice')).rejects.toBeInstanceOf(OrderNotFound);
+        expect(await payments.attemptsOf(order.id)).toEqual([]);
+      });
+
+      it('after a definitive decline exactly one new attempt (new id, new key) can open', async () => {
+        const { provider, payments } = setup();
+        const order = await newOrder(payments);
+        provider.failNextCreate('decline');
+        const declined = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        expect(declined.status).toBe('failed');
+        expect(declined.lastError).toContain('card_declined');
+        const results = await Promise.all(Array.from({ length: 10 }, () => payments.openCheckout(order.id, 'alice')));
+        const ids = new Set(results.map((r) => attemptOf(r).id));
+        expect(ids.size).toBe(1);
+        const [next] = await Promise.all([...ids]);
+        expect(next).not.toBe(declined.id);
+        expect(provider.createCalls.map((c) => c.idempotencyKey)).toEqual([
+          `payment-attempt:${declined.id}`,
+          `payment-attempt:${next}`,
+        ]);
+        const attempts = await payments.attemptsOf(order.id);
+        expect(attempts.map((a) => a.status).sort()).toEqual(['failed', 'pending']);
+      });
+
+      it('after success, checkout answers "already paid" and calls no provider', async () => {
+        const { provider, payments } = setup();
+        const order = await newOrder(payments);
+        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        const result = await payments.applyProviderEvent(eventAbout(attempt));
+        expect(result).toMatchObject({ decision: 'applied', duplicate: false, becamePaid: true });
+        const paid = await payments.openCheckout(order.id, 'alice');
+        expect(paid.kind).toBe('already-paid');
+        if (paid.kind === 'already-paid')
+          expect(paid.order).toMatchObject({ status: 'paid', paidAttemptId: attempt.id });
+        expect(provider.createCalls).toHaveLength(1);
+        expect(await fulfilJobs(order)).toBe(1);
+      });
+
+      it.each([
+        ['did', 'timeout-after-create' as const],
+        ['did not', 'timeout-before-create' as const],
+      ])(
+        'a timed-out create (provider %s create the payment) → unknown, blocks new attempts until reconciled',
+        async (did, fault) => {
+          const clock = new ManualClock(Date.now());
+          const provider = new InMemoryPaymentProvider({ initialStatus: 'succeeded' });
+          const { payments } = setup({ provider, clock });
+          const order = await newOrder(payments);
+          provider.failNextCreate(fault);
+          const unknown = attemptOf(await payments.openCheckout(order.id, 'alice'));
+          expect(unknown.status).toBe('unknown');
+          expect(unknown.lastError).toContain('timed out');
+          const blocked = await payments.openCheckout(order.id, 'alice');
+          expect(blocked).toMatchObject({
+            kind: 'attempt',
+            created: false,
+            attempt: { id: unknown.id, status: 'unknown' },
+          });
+          expect(provider.createCalls).toHaveLength(1);
+
+          expect(await payments.reconcile({ olderThanMs: 60_000 })).toMatchObject({ examined: 0, resolved: 0 });
+          clock.advance(60_000);
+          expect(await payments.reconcile({ olderThanMs: 60_000 })).toMatchObject({ examined: 1, resolved: 1 });
+          const [resolved] = await payments.attemptsOf(order.id);
+          if (did === 'did') {
+            expect(resolved).toMatchObject({ id: unknown.id, status: 'succeeded' });
+            expect(resolved?.providerPaymentId).toBe(provider.paymentFor(unknown.id)?.paymentId);
+            expect((await payments.openCheckout(order.id, 'alice')).kind).toBe('already-paid');
+            expect(await fulfilJobs(order)).toBe(1);
+            expect(provider.createCalls).toHaveLength(1);
+          } else {
+            expect(resolved).toMatchObject({ id: unknown.id, status: 'failed' });
+            expect(provider.paymentFor(unknown.id)).toBeUndefined();
+            const next = attemptOf(await payments.openCheckout(order.id, 'alice'));
+            expect(next.id).not.toBe(unknown.id);
+            expect(next.idempotencyKey).toBe(`payment-attempt:${next.id}`);
+            expect(next.status).toBe('succeeded');
+            expect(provider.createCalls).toHaveLength(2);
+            expect((await payments.findOrder(order.id))?.paidAttemptId).toBe(next.id);
+          }
+          const journal = await payments.journalOf(order.id);
+          expect(journal.map((e) => e.eventType)).toContain('reconciliation');
+        },
+      );
+    });
+
+    describe('applyProviderEvent', () => {
+      async function pendingAttempt(payments: Payments<unknown>) {
+        const order = await newOrder(payments);
+        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        return { order, attempt };
+      }
+
+      it('the same event 5× in a row and 5× in parallel: one transition, one fulfilment, the job runs once', async () => {
+        const { payments } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        const event = eventAbout(attempt, { id: eventId('dup') });
+        const sequential = [];
+        for (let i = 0; i < 5; i++) sequential.push(await payments.applyProviderEvent(event));
+        const parallel = await Promise.all(Array.from({ length: 5 }, () => payments.applyProviderEvent(event)));
+        const all = [...sequential, ...parallel];
+        expect(all.filter((r) => !r.duplicate)).toHaveLength(1);
+        expect(all.filter((r) => r.becamePaid)).toHaveLength(1);
+        expect(all.every((r) => r.decision === 'applied' && r.attemptId === attempt.id)).toBe(true);
+        expect((await payments.journalOf(order.id)).filter((e) => e.eventId === event.key?.externalId)).toHaveLength(1);
+        expect(await fulfilJobs(order)).toBe(1);
+
+        let fulfilments = 0;
+        const worker = new OutboxWorker(store, {
+          [FULFIL_TOPIC]: async (job, ctx) => {
+            const { orderId } = job.payload as { orderId: string };
+            await ctx.once(`fulfil:${orderId}`, async (trx) => {
+              if (orderId === order.id) fulfilments++;
+              await payments.advanceOrder(trx, orderId, 'fulfilling');
+              await payments.advanceOrder(trx, orderId, 'completed');
+            });
+          },
+        });
+        await worker.drain();
+        expect(fulfilments).toBe(1);
+        expect((await payments.findOrder(order.id))?.status).toBe('completed');
+        expect((await payments.applyProviderEvent(event)).duplicate).toBe(true);
+        expect((await payments.findOrder(order.id))?.status).toBe('completed');
+      });
+
+      it('two different event ids about one payment: one transition', async () => {
+        const { payments } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        const first = await payments.applyProviderEvent(eventAbout(attempt, { eventType: 'payment_intent.succeeded' }));
+        const second = await payments.applyProviderEvent(
+          eventAbout(attempt, { eventType: 'charge.succeeded', merchantReference: null }),
+        );
+        expect(first).toMatchObject({ decision: 'applied', becamePaid: true, duplicate: false });
+        expect(second).toMatchObject({ decision: 'unchanged', becamePaid: false, duplicate: false });
+        expect(second.reason).toContain('already succeeded');
+        expect(await fulfilJobs(order)).toBe(1);
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+      });
+
+      it.each([
+        ['amount', { amountMinor: 1 }, 'amount 1 differs'],
+        ['currency', { currency: 'USD' }, 'currency USD differs'],
+        ['order', { orderId: 'someone-elses-order' }, 'order differs'],
+        ['merchant reference', { merchantReference: 'another-attempt' }, 'merchant reference'],
+        ['payment id', { paymentId: 'pay_foreign' }, 'payment id differs'],
+      ])('a %s mismatch is rejected, journaled and alerted, with no state change', async (_what, change, reason) => {
+        const { payments, alerts } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        const fresh = (await payments.attemptsOf(order.id))[0]!;
+        const result = await payments.applyProviderEvent(eventAbout(fresh, change));
+        expect(result).toMatchObject({ decision: 'rejected', becamePaid: false, attemptId: attempt.id });
+        expect(result.reason).toContain(reason);
+        expect(alerts).toHaveLength(1);
+        expect(alerts[0]?.reason).toContain(reason);
+        expect((await payments.attemptsOf(order.id))[0]?.status).toBe('pending');
+        expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+        expect(await fulfilJobs(order)).toBe(0);
+        const rejected = (await payments.journalOf(order.id)).filter((e) => e.decision === 'rejected');
+        expect(rejected).toHaveLength(1);
+        const ok = await payments.applyProviderEvent(eventAbout(fresh));
+        expect(ok).toMatchObject({ decision: 'applied', becamePaid: true });
+      });
+
+      it('an event before the checkout response is matched by merchant reference; the late response changes nothing', async () => {
+        const inner = new InMemoryPaymentProvider();
+        let early: Awaited<ReturnType<Payments<unknown>['applyProviderEvent']>> | null = null;
+        let payments: Payments<unknown>;
+        const racing = {
+          name: inner.name,
+          async createPayment(request: CreatePaymentRequest): Promise<ProviderPayment> {
+            const payment = await inner.createPayment(request);
+            const attempt = (await payments.attemptsOf(request.orderId))[0]!;
+            early = await payments.applyProviderEvent(
+              eventAbout(attempt, { paymentId: payment.paymentId, merchantReference: request.merchantReference }),
+            );
+            return payment;
+          },
+          getPaymentByReference: (ref: string) => inner.getPaymentByReference(ref),
+          cancel: (id: string) => inner.cancel(id),
+        };
+        payments = new Payments(store, { provider: racing });
+        const order = await newOrder(payments);
+        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        expect(early).toMatchObject({ decision: 'applied', becamePaid: true });
+        expect(attempt.status).toBe('succeeded');
+        expect(attempt.providerPaymentId).toBe(inner.paymentFor(attempt.id)?.paymentId);
+        const journal = await payments.journalOf(order.id);
+        expect(journal.find((e) => e.eventType === 'checkout.response')).toMatchObject({
+          status: 'pending',
+          decision: 'unchanged',
+        });
+        expect(await fulfilJobs(order)).toBe(1);
+      });
+
+      it('an early event with only a payment id is parked in the inbox and applied when the response is saved', async () => {
+        const inner = new InMemoryPaymentProvider();
+        let early: Awaited<ReturnType<Payments<unknown>['applyProviderEvent']>> | null = null;
+        let payments: Payments<unknown>;
+        const racing = {
+          name: inner.name,
+          async createPayment(request: CreatePaymentRequest): Promise<ProviderPayment> {
+            const payment = await inner.createPayment(request);
+            const attempt = (await payments.attemptsOf(request.orderId))[0]!;
+            early = await payments.applyProviderEvent(
+              eventAbout(attempt, { paymentId: payment.paymentId, merchantReference: null }),
+            );
+            return payment;
+          },
+          getPaymentByReference: (ref: string) => inner.getPaymentByReference(ref),
+          cancel: (id: string) => inner.cancel(id),
+        };
+        payments = new Payments(store, { provider: racing });
+        const order = await newOrder(payments);
+        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        expect(early).toMatchObject({ decision: 'parked', becamePaid: false });
+        expect(attempt.status).toBe('succeeded');
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+        const parked = (await payments.journalOf(order.id)).find((e) => e.eventType === 'payment.succeeded');
+        expect(parked).toMatchObject({ decision: 'applied', attemptId: attempt.id });
+        expect(parked?.resolvedAtMs).not.toBeNull();
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(
+          (await payments.parkedEvents()).filter((e) => e.providerPaymentId === attempt.providerPaymentId),
+        ).toEqual([]);
+      });
+
+      it('a late "pending" after "succeeded" changes nothing', async () => {
+        const { payments } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        const fresh = (await payments.attemptsOf(order.id))[0]!;
+        await payments.applyProviderEvent(eventAbout(fresh));
+        const late = await payments.applyProviderEvent(
+          eventAbout(fresh, { status: 'pending', eventType: 'payment.pending', amountMinor: null, currency: null }),
+        );
+        expect(late).toMatchObject({ decision: 'unchanged', becamePaid: false });
+        expect(late.reason).toContain('succeeded → pending');
+        expect((await payments.attemptsOf(order.id))[0]).toMatchObject({ id: attempt.id, status: 'succeeded' });
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+        expect(await fulfilJobs(order)).toBe(1);
+      });
+
+      it('"paid" then "refunded" on one payment both apply, each once', async () => {
+        const { payments } = setup();
+        const { order } = await pendingAttempt(payments);
+        const fresh = (await payments.attemptsOf(order.id))[0]!;
+        expect(await payments.applyProviderEvent(eventAbout(fresh))).toMatchObject({ decision: 'applied' });
+        const refund = eventAbout(fresh, { status: 'refunded', eventType: 'charge.refunded' });
+        expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'applied', becamePaid: false });
+        expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'applied', duplicate: true });
+        const second = await payments.applyProviderEvent(eventAbout(fresh, { status: 'refunded' }));
+        expect(second).toMatchObject({ decision: 'unchanged' });
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
+        expect((await payments.attemptsOf(order.id))[0]?.status).toBe('succeeded');
+      });
+
+      it('rejects an event without a receipt key or without any reference, recording nothing', async () => {
+        const { payments } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        await expect(payments.applyProviderEvent({ ...eventAbout(attempt), key: null })).rejects.toBeInstanceOf(
+          InvalidPaymentEvent,
+        );
+        await expect(
+          payments.applyProviderEvent(eventAbout(attempt, { paymentId: null, merchantReference: null })),
+        ).rejects.toBeInstanceOf(InvalidPaymentEvent);
+        expect((await payments.journalOf(order.id)).map((e) => e.eventType)).toEqual(['checkout.response']);
+      });
+    });
+  });
+}
