@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+
+/** Where the bench's servers are; overridable like the test suite's. */
+export const BENCH_URLS = Object.freeze({
+  postgres: process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  mysql: process.env.PAYONCE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
+  redis: process.env.PAYONCE_REDIS_URL ?? 'redis://127.0.0.1:6379',
+});
+
+/** The backends a bench row can run on. `sqlite` is synchronous=FULL, `sqlite-normal` synchronous=NORMAL. */
+export type BenchBackend = 'memory' | 'sqlite' | 'sqlite-normal' | 'postgres' | 'mysql' | 'redis';
+
+/**
+ * Everything a subject needs to connect to one isolated namespace: a PostgreSQL schema, a MariaDB database, a
+ * SQLite file or a Redis key prefix. Plain data, so it can be handed to an HTTP server child process.
+ */
+export interface NamespaceInfo {
+  readonly backend: BenchBackend;
+  /** PostgreSQL: pool config with `-c search_path=<schema>`. */
+  readonly postgres?: { readonly connectionString: string; readonly options: string };
+  /** MariaDB: URL of the bench database. */
+  readonly mysqlUrl?: string;
+  /** SQLite: file path and whether synchronous=NORMAL is used. */
+  readonly sqlite?: { readonly path: string; readonly synchronousNormal: boolean };
+  /** Redis: URL and the key prefix every subject must write under. */
+  readonly redis?: { readonly url: string; readonly prefix: string };
+}
+
+/** A namespace the bench created: `reset()` empties it between runs (untimed), `drop()` removes it. */
+export interface Namespace {
+  readonly info: NamespaceInfo;
+  reset(): Promise<void>;
+  drop(): Promise<void>;
+}
+
+/** A business table for `runInTransaction` rows: the receipt and this write commit together. */
+export const LEDGER_DDL = {
+  postgres: 'create table if not exists bench_ledger (event_id varchar(160) primary key, amount bigint not null)',
+} as const;
+
+const suffix = (): string => randomBytes(5).toString('hex');
+
+async function postgresNamespace(): Promise<Namespace> {
+  const schema = `payonce_bench_${suffix()}`;
+  const admin = async (statement: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: BENCH_URLS.postgres });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  const config = { connectionString: BENCH_URLS.postgres, options: `-c search_path=${schema}` };
+  const store = await PostgresStore.connect(config);
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  await admin(`set search_path = ${schema}; ${LEDGER_DDL.postgres}`);
+  return {
+    info: { backend: 'postgres', postgres: config },
+    reset: () => admin(`truncate ${schema}.payonce_receipts, ${schema}.bench_ledger`),
+    drop: () => admin(`drop schema if exists ${schema} cascade`),
+  };
+}
+
+async function mysqlNamespace(): Promise<Namespace> {
+  const database = `payonce_bench_${suffix()}`;
+  const admin = async (statement: string): Promise<void> => {
+    const connection = await mysql.createConnection({ uri: BENCH_URLS.mysql });
+    try {
+      await connection.query(statement);
+    } finally {
+      await connection.end();
+    }
+  };
+  await admin(`create database ${database}`);
+  const url = new URL(BENCH_URLS.mysql);
+  url.pathname = `/${database}`;
+  const store = await MysqlStore.connect(url.toString());
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  return {
+    info: { backend: 'mysql', mysqlUrl: url.toString() },
+    reset: () => admin(`truncate table ${database}.payonce_receipts`),
+    drop: () => admin(`drop database if exists ${database}`),
+  };
+}
+
+async function sqliteNamespace(synchronousNormal: boolean): Promise<Namespace> {
+  const dir = await mkdtemp(join(tmpdir(), 'payonce-bench-'));
+  const path = join(dir, 'bench.db');
+  const store = await SqliteStore.open(path, { unsafeSynchronousNormal: synchronousNormal });
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  return {
+    info: { backend: synchronousNormal ? 'sqlite-normal' : 'sqlite', sqlite: { path, synchronousNormal } },
+    async reset() {
+      const db = new Database(path, { timeout: 5_000 });
+      try {
+        db.exec('delete from payonce_receipts');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
+    },
+    drop: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Deletes every key under `prefix` (SCAN + UNLINK, never KEYS). */
+export async function deleteRedisPrefix(client: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
+    cursor = next;
+    if (keys.length > 0) deleted += await client.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+async function redisNamespace(): Promise<Namespace> {
+  const prefix = `payonce-bench-${suffix()}:`;
+  const withClient = async (fn: (client: Redis) => Promise<unknown>): Promise<void> => {
+    const client = new Redis(BENCH_URLS.redis, { maxRetriesPerRequest: 3 });
+    try {
+      await fn(client);
+    } finally {
+      await client.quit().catch(() => client.disconnect());
+    }
+  };
+  const clear = () => withClient((client) => deleteRedisPrefix(client, prefix));
+  return { info: { backend: 'redis', redis: { url: BENCH_URLS.redis, prefix } }, reset: clear, drop: clear };
+}
+
+/** Creates the bench's own isolated namespace on `backend` (migrated); the caller drops it. */
+export function createNamespace(backend: BenchBackend): Promise<Namespace> {
+  switch (backend) {
+    case 'memory':
+      return Promise.resolve({ info: { backend }, reset: async () => {}, drop: async () => {} });
+    case 'sqlite':
+      return sqliteNamespace(false);
+    case 'sqlite-normal':
+      return sqliteNamespace(true);
+    case 'postgres':
+      return postgresNamespace();
+    case 'mysql':
+      return mysqlNamespace();
+    case 'redis':
+      return redisNamespace();
+  }
+}

@@ -1,0 +1,252 @@
+import type { HttpRouteName } from '../http/http-routes.js';
+import type { BenchBackend } from './namespaces.js';
+import type { RowResult, WorkloadName } from './run-rows.js';
+import type { Versions } from './versions.js';
+
+/** A row with its ratio to the bare minimum (or bare route) on the same backend, same workload. */
+export interface ReportRow extends RowResult {
+  /** Id of the row the ratio is taken against. */
+  readonly baselineId: string | null;
+  /** Median ops/s of this row ÷ median ops/s of the baseline; null when either is missing. */
+  readonly ratioToBare: number | null;
+}
+
+/** One target of issue 6, judged from this run's numbers. */
+export interface TargetResult {
+  readonly target: string;
+  readonly subject: string;
+  /** What was measured and what was required, e.g. `0.93× (≥ 0.90×)`. */
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+export interface BenchReport {
+  readonly generatedAt: string;
+  readonly quick: boolean;
+  readonly durationSec: number;
+  /** System load average (1 min) at start and end: other work on the machine shows up here. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
+  readonly sizes: Readonly<Record<string, unknown>>;
+  readonly versions: Versions | null;
+  /** Peak RSS of the bench process during workload (a), bytes (max over rows). */
+  readonly peakRssUnderUniqueBytes: number | null;
+  readonly rows: readonly ReportRow[];
+  readonly targets: readonly TargetResult[];
+}
+
+export interface ReportInput {
+  readonly rows: readonly RowResult[];
+  readonly generatedAt: Date;
+  readonly quick: boolean;
+  readonly durationSec: number;
+  readonly loadAverage: { start: number; end: number };
+  readonly sizes: Readonly<Record<string, unknown>>;
+  readonly versions: Versions | null;
+}
+
+/** The id of the row a row is compared with: `<backend>/bare`, or the bare route of the same framework. */
+export function baselineIdOf(row: RowResult, baselineRoute?: HttpRouteName): string {
+  if (row.workload === 'http' || row.workload === 'http-storm') return `${row.backend}/http:${baselineRoute}`;
+  return `${row.backend}/bare`;
+}
+
+const x = (ratio: number | null): string =>
+  ratio === null || !Number.isFinite(ratio) ? 'n/a' : `${ratio.toFixed(2)}×`;
+
+function median(row: ReportRow | undefined): number | null {
+  const value = row?.opsPerSec.median;
+  return row && row.error === null && value !== undefined && Number.isFinite(value) ? value : null;
+}
+
+/** Builds the report: ratios per row and the verdict on every target of issue 6 that this run covers. */
+export function buildReport(
+  input: ReportInput,
+  baselines: ReadonlyMap<string, HttpRouteName> = new Map(),
+): BenchReport {
+  const byKey = new Map(input.rows.map((row) => [`${row.id}|${row.workload}`, row]));
+  const rows: ReportRow[] = input.rows.map((row) => {
+    const baselineId = baselineIdOf(row, baselines.get(row.id));
+    const baseline = byKey.get(`${baselineId}|${row.workload}`);
+    const mine = row.error === null ? row.opsPerSec.median : null;
+    const theirs = baseline && baseline.error === null ? baseline.opsPerSec.median : null;
+    const ratio = mine !== null && theirs !== null && theirs > 0 ? mine / theirs : null;
+    return { ...row, baselineId: baseline ? baselineId : null, ratioToBare: ratio };
+  });
+  const find = (id: string, workload: WorkloadName) => rows.find((r) => r.id === id && r.workload === workload);
+  const targets: TargetResult[] = [];
+
+  // 1. guard ≥ 0.9× the bare minimum on the same driver (workload (a)).
+  for (const backend of ['postgres', 'mysql', 'sqlite', 'sqlite-normal', 'redis'] as BenchBackend[]) {
+    const row = find(`${backend}/payonce`, 'unique');
+    if (!row) continue;
+    targets.push({
+      target: 'guard ≥ 0.9× bare minimum, same driver (a)',
+      subject: row.id,
+      measured: `${x(row.ratioToBare)} (≥ 0.90×)`,
+      met: row.ratioToBare !== null && row.ratioToBare >= 0.9,
+    });
+  }
+  // 2. ≥ 1.5× the fastest peer on the same backend (workload (a); HTTP: express adapter vs express-idempotency).
+  const peerTarget = (payonceId: string, workload: WorkloadName, peers: readonly ReportRow[]) => {
+    const mine = median(find(payonceId, workload));
+    const best = peers.reduce<ReportRow | null>(
+      (top, peer) => ((median(peer) ?? -1) > (median(top ?? undefined) ?? -1) ? peer : top),
+      null,
+    );
+    if (!best || mine === null) return;
+    const theirs = median(best);
+    const ratio = theirs === null ? null : mine / theirs;
+    targets.push({
+      target: '≥ 1.5× the fastest peer, same backend',
+      subject: `${payonceId} vs ${best.id} (${workload === 'unique' ? 'a' : 'c'})`,
+      measured: `${x(ratio)} (≥ 1.50×)`,
+      met: ratio !== null && ratio >= 1.5,
+    });
+  };
+  for (const backend of ['memory', 'redis'] as BenchBackend[]) {
+    const peers = rows.filter((r) => r.backend === backend && r.kind === 'peer' && r.workload === 'unique');
+    peerTarget(`${backend}/payonce`, 'unique', peers);
+  }
+  for (const backend of ['memory', 'postgres', 'redis'] as BenchBackend[]) {
+    const peers = rows.filter((r) => r.backend === backend && r.kind === 'peer' && r.workload === 'http');
+    peerTarget(`${backend}/http:express-adapter`, 'http', peers);
+  }
+  // 3. HTTP: payonce's route ≥ 0.8× the bare framework route.
+  for (const row of rows) {
+    if (row.workload !== 'http' || row.kind !== 'payonce') continue;
+    targets.push({
+      target: 'HTTP ≥ 0.8× the bare framework route (c)',
+      subject: `${row.id} vs ${row.baselineId ?? 'n/a'}`,
+      measured: `${x(row.ratioToBare)} (≥ 0.80×)`,
+      met: row.ratioToBare !== null && row.ratioToBare >= 0.8,
+    });
+  }
+  // 4. runInTransaction on PostgreSQL ≥ 1.5× the two-commit bare minimum.
+  const tx = find('postgres/payonce-tx', 'unique');
+  if (tx) {
+    targets.push({
+      target: 'runInTransaction (1 commit) ≥ 1.5× two-commit bare minimum (a)',
+      subject: tx.id,
+      measured: `${x(tx.ratioToBare)} (≥ 1.50×)`,
+      met: tx.ratioToBare !== null && tx.ratioToBare >= 1.5,
+    });
+  }
+  // 5. Peak RSS under workload (a).
+  const rss = rows.filter((r) => r.workload === 'unique' && r.peakRssBytes !== null).map((r) => r.peakRssBytes!);
+  const peakRss = rss.length > 0 ? Math.max(...rss) : null;
+  if (peakRss !== null) {
+    targets.push({
+      target: 'peak RSS of the bench process under (a) < 200 MB',
+      subject: 'bench process',
+      measured: `${(peakRss / 2 ** 20).toFixed(0)} MB (< 200 MB)`,
+      met: peakRss < 200 * 2 ** 20,
+    });
+  }
+  // 6. Handler runs == keys in every storm (payonce rows; peers are shown in the storm tables).
+  const storms = rows.filter((r) => (r.workload === 'storm' || r.workload === 'http-storm') && r.kind === 'payonce');
+  if (storms.length > 0) {
+    const wrong = storms.filter(
+      (r) => r.error !== null || r.handlerRuns.length === 0 || r.handlerRuns.some((n) => n !== r.expectedHandlerRuns),
+    );
+    targets.push({
+      target: 'handler runs == keys in every storm (payonce rows)',
+      subject: `${storms.length} storm rows`,
+      measured: wrong.length === 0 ? 'all exact' : `wrong in ${wrong.map((r) => `${r.id} ${r.workload}`).join(', ')}`,
+      met: wrong.length === 0,
+    });
+  }
+  return {
+    generatedAt: input.generatedAt.toISOString(),
+    quick: input.quick,
+    durationSec: input.durationSec,
+    loadAverage: input.loadAverage,
+    sizes: input.sizes,
+    versions: input.versions,
+    peakRssUnderUniqueBytes: peakRss,
+    rows,
+    targets,
+  };
+}
+
+const num = (value: number, digits = 0): string =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : 'n/a';
+
+const WORKLOAD_TITLES: Record<WorkloadName, string> = {
+  unique: '(a) unique keys',
+  storm: '(b) duplicate storm',
+  http: '(c) signed webhook intake over HTTP (loopback)',
+  'http-storm': '(c) HTTP duplicate storm',
+};
+
+function table(rows: readonly ReportRow[], workload: WorkloadName): string[] {
+  const storm = workload === 'storm' || workload === 'http-storm';
+  const head = storm
+    ? '| backend | row | deliveries/s median (min–max) | p50 ms | p99 ms | ratio to bare | handler runs / keys |'
+    : '| backend | row | ops/s median (min–max) | p50 ms | p99 ms | ratio to bare | RSS MB before → peak |';
+  const lines = [head, '|---|---|---:|---:|---:|---:|---:|'];
+  for (const row of rows.filter((r) => r.workload === workload)) {
+    if (row.error !== null && row.samples.length === 0) {
+      lines.push(`| ${row.backend} | ${row.label} | **failed**: ${row.error.replaceAll('|', '\\|')} | | | | |`);
+      continue;
+    }
+    const ops = `${num(row.opsPerSec.median)} (${num(row.opsPerSec.min)}–${num(row.opsPerSec.max)})`;
+    const runs = row.handlerRuns.map((n) => (n === row.expectedHandlerRuns ? `${n}` : `**${n}**`)).join(', ');
+    const last = storm
+      ? `${runs} / ${row.expectedHandlerRuns ?? '?'}`
+      : row.peakRssBytes === null
+        ? ''
+        : `${row.startRssBytes === null ? '?' : num(row.startRssBytes / 2 ** 20)} → ${num(row.peakRssBytes / 2 ** 20)}`;
+    const error = row.error === null ? '' : ` ⚠ ${row.error.replaceAll('|', '\\|')}`;
+    lines.push(
+      `| ${row.backend} | ${row.label}${error} | ${ops} | ${num(row.p50Ms.median, 2)} | ${num(row.p99Ms.median, 2)} | ${x(row.ratioToBare)} | ${last} |`,
+    );
+  }
+  return lines;
+}
+
+/** Renders `bench/RESULTS.md`. `notes` are the harness's fixed explanations (methods, known causes). */
+export function renderMarkdown(report: BenchReport, notes: readonly string[] = []): string {
+  const out: string[] = [];
+  out.push('# payonce benchmark results', '');
+  out.push(
+    `Generated ${report.generatedAt} by \`npm run bench\`${report.quick ? ' (BENCH_QUICK=1 smoke run)' : ''} in ${num(report.durationSec)} s. ` +
+      'This file is regenerated by every run; do not edit it by hand. Every number below comes from that run.',
+    '',
+  );
+  out.push(
+    `Load average (1 min) at start ${report.loadAverage.start.toFixed(2)}, at end ${report.loadAverage.end.toFixed(2)} ` +
+      '(on this 2-core machine anything above ~2 means other work competed with the bench; compare ratios, not absolute rates).',
+    '',
+  );
+  out.push('## Targets (issue 6)', '', '| target | row | measured | met |', '|---|---|---|---|');
+  for (const t of report.targets)
+    out.push(`| ${t.target} | ${t.subject} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`);
+  out.push('');
+  const missed = report.targets.filter((t) => !t.met);
+  out.push(
+    missed.length === 0
+      ? 'All targets covered by this run were met.'
+      : `${missed.length} of ${report.targets.length} targets were missed in this run; see "Why targets were missed" below.`,
+    '',
+  );
+  for (const workload of ['unique', 'storm', 'http', 'http-storm'] as WorkloadName[]) {
+    if (!report.rows.some((r) => r.workload === workload)) continue;
+    out.push(`## ${WORKLOAD_TITLES[workload]}`, '', ...table(report.rows, workload), '');
+  }
+  out.push('## Sizes', '', '```json', JSON.stringify(report.sizes, null, 2), '```', '');
+  if (report.versions) {
+    const v = report.versions;
+    out.push('## Versions', '', `- Node ${v.node} (V8 ${v.v8}), ${v.os}, ${v.cpus}, ${v.memoryGiB} GiB RAM`);
+    for (const [name, server] of Object.entries(v.servers)) out.push(`- ${name}: ${server}`);
+    out.push(
+      `- packages: ${Object.entries(v.packages)
+        .map(([name, version]) => `${name} ${version}`)
+        .join(', ')}`,
+      '',
+    );
+  }
+  if (notes.length > 0) out.push('## Method and notes', '', ...notes.map((n) => `- ${n}`), '');
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,166 @@
+import { measureStorm, measureUnique, peakRss, type RunSample, type Spread, spread } from './measure.js';
+import type { BenchBackend, Namespace } from './namespaces.js';
+import type { HandlerCounter, Subject, SubjectKind } from './subject.js';
+
+/** Sizes of the in-process workloads. */
+export interface WorkloadSizes {
+  /** (a) unique keys per run and concurrent callers. */
+  readonly uniqueKeys: number;
+  readonly concurrency: number;
+  /** (b) storm keys, deliveries of each key at once, keys stormed at a time. */
+  readonly stormKeys: number;
+  readonly stormCopies: number;
+  readonly stormConcurrency: number;
+  /** Untimed deliveries on a fresh connection before each run (connections, JIT, statement caches). */
+  readonly warmup: number;
+  /** Timed runs per row; the report gives their median, min and max. */
+  readonly reps: number;
+}
+
+export type WorkloadName = 'unique' | 'storm' | 'http' | 'http-storm';
+
+/** One row of the report: one implementation, one backend, one workload, `reps` runs. */
+export interface RowResult {
+  readonly id: string;
+  readonly backend: BenchBackend;
+  readonly kind: SubjectKind;
+  readonly label: string;
+  readonly workload: WorkloadName;
+  readonly samples: readonly RunSample[];
+  readonly opsPerSec: Spread;
+  readonly p50Ms: Spread;
+  readonly p99Ms: Spread;
+  /** Handler runs per run (storm workloads), and what is correct (= keys). */
+  readonly handlerRuns: readonly number[];
+  readonly expectedHandlerRuns: number | null;
+  /** Peak RSS of the bench process during this row's timed runs (workload (a) only), bytes. */
+  readonly peakRssBytes: number | null;
+  /** RSS right before this row's timed runs (after a forced GC when `--expose-gc`), lowest over runs, bytes. */
+  readonly startRssBytes: number | null;
+  /** Set when the row could not run (the message of the first failure). */
+  readonly error: string | null;
+}
+
+/** Builds a row from its samples. */
+export function rowOf(
+  subject: Pick<Subject, 'id' | 'backend' | 'kind' | 'label'>,
+  workload: WorkloadName,
+  samples: readonly RunSample[],
+  extra: {
+    handlerRuns?: number[];
+    expected?: number | null;
+    peakRssBytes?: number | null;
+    startRssBytes?: number | null;
+    error?: string | null;
+  },
+): RowResult {
+  const firstError = samples.find((s) => s.firstError !== null)?.firstError ?? null;
+  return {
+    id: subject.id,
+    backend: subject.backend,
+    kind: subject.kind,
+    label: subject.label,
+    workload,
+    samples,
+    opsPerSec: spread(samples.map((s) => s.opsPerSec)),
+    p50Ms: spread(samples.map((s) => s.p50Ms)),
+    p99Ms: spread(samples.map((s) => s.p99Ms)),
+    handlerRuns: extra.handlerRuns ?? [],
+    expectedHandlerRuns: extra.expected ?? null,
+    peakRssBytes: extra.peakRssBytes ?? null,
+    startRssBytes: extra.startRssBytes ?? null,
+    error: extra.error ?? (firstError ? `${samples.reduce((n, s) => n + s.errors, 0)} errors; ${firstError}` : null),
+  };
+}
+
+/** A full garbage collection when the process runs with `--expose-gc` (as `npm run bench` does), else nothing. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** Progress output (stderr), so a long run shows where it is. */
+export type Log = (line: string) => void;
+
+interface Collected {
+  unique: RunSample[];
+  storm: RunSample[];
+  stormRuns: number[];
+  peakRss: number;
+  startRss: number;
+  error: string | null;
+}
+
+/**
+ * Runs workloads (a) and (b) for every subject, `sizes.reps` times, interleaving rows within each repetition so
+ * drift of the machine spreads over all rows. Each run gets a fresh connection, an untimed warm-up and an emptied
+ * namespace. A row that fails keeps its error and the others go on.
+ */
+export async function runInProcess(
+  subjects: readonly Subject[],
+  namespaces: ReadonlyMap<BenchBackend, Namespace>,
+  sizes: WorkloadSizes,
+  log: Log = () => {},
+): Promise<RowResult[]> {
+  const collected = new Map<string, Collected>(
+    subjects.map((s) => [
+      s.id,
+      { unique: [], storm: [], stormRuns: [], peakRss: 0, startRss: Number.POSITIVE_INFINITY, error: null },
+    ]),
+  );
+  for (let rep = 0; rep < sizes.reps; rep++) {
+    for (const subject of subjects) {
+      const into = collected.get(subject.id)!;
+      if (into.error !== null) continue;
+      const ns = namespaces.get(subject.backend);
+      if (!ns) throw new Error(`no namespace for ${subject.backend}`);
+      const counter: HandlerCounter = { runs: 0 };
+      try {
+        const deliverer = await subject.open(ns.info, counter);
+        try {
+          const deliver = (id: string) => deliverer.deliver(id);
+          await measureUnique(deliver, sizes.warmup, sizes.concurrency, `w${rep}-`);
+          await ns.reset();
+          counter.runs = 0;
+          collectGarbage();
+          into.startRss = Math.min(into.startRss, process.memoryUsage.rss());
+          const { value: unique, peakRssBytes } = await peakRss(() =>
+            measureUnique(deliver, sizes.uniqueKeys, sizes.concurrency, `a${rep}-`),
+          );
+          into.unique.push(unique);
+          into.peakRss = Math.max(into.peakRss, peakRssBytes);
+          await ns.reset();
+          counter.runs = 0;
+          const storm = await measureStorm(
+            deliver,
+            sizes.stormKeys,
+            sizes.stormCopies,
+            sizes.stormConcurrency,
+            `b${rep}-`,
+          );
+          into.storm.push(storm);
+          into.stormRuns.push(counter.runs);
+          log(
+            `  rep ${rep + 1}/${sizes.reps} ${subject.id.padEnd(28)} (a) ${unique.opsPerSec.toFixed(0).padStart(6)}/s` +
+              `  (b) ${storm.opsPerSec.toFixed(0).padStart(6)}/s, handler runs ${counter.runs}/${sizes.stormKeys}`,
+          );
+        } finally {
+          await deliverer.close();
+        }
+      } catch (error) {
+        into.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        log(`  ${subject.id}: FAILED ${into.error}`);
+      }
+    }
+  }
+  return subjects.flatMap((subject) => {
+    const c = collected.get(subject.id)!;
+    return [
+      rowOf(subject, 'unique', c.unique, {
+        peakRssBytes: c.peakRss || null,
+        startRssBytes: Number.isFinite(c.startRss) ? c.startRss : null,
+        error: c.error,
+      }),
+      rowOf(subject, 'storm', c.storm, { handlerRuns: c.stormRuns, expected: sizes.stormKeys, error: c.error }),
+    ];
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * `npm run bench`: payonce against the hand-written bare minimum and against peer libraries, side by side, in one
+ * process run, on the machine's PostgreSQL, MariaDB, Redis and a SQLite file (issue 6). Writes `bench/RESULTS.md`
+ * and `bench/results.json`. `BENCH_QUICK=1` is a smoke run with tiny sizes, written to `bench/out/` instead.
+ * `BENCH_ONLY=postgres,redis/` keeps the rows whose id contains one of the strings (development only).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { type HttpRouteName, type HttpRow, httpRow } from './http/http-routes.js';
+import { type HttpSizes, runHttp } from './http/run-http.js';
+import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
+import { buildReport, renderMarkdown } from './lib/report.js';
+import { runInProcess, type WorkloadSizes } from './lib/run-rows.js';
+import type { Subject } from './lib/subject.js';
+import { collectVersions } from './lib/versions.js';
+import { bareSubject } from './subjects/bare.js';
+import { payonceSubject, payonceTransactionSubject } from './subjects/payonce.js';
+import { nodeIdempotencyMemory, nodeIdempotencyRedis, powertoolsRedis } from './subjects/peers.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const OUT_DIR = process.env.BENCH_OUT ?? join(import.meta.dirname, QUICK ? 'out' : '.');
+
+const SIZES: WorkloadSizes = QUICK
+  ? { uniqueKeys: 1_000, concurrency: 8, stormKeys: 100, stormCopies: 10, stormConcurrency: 8, warmup: 100, reps: 1 }
+  : {
+      uniqueKeys: 20_000,
+      concurrency: 8,
+      stormKeys: 1_000,
+      stormCopies: 10,
+      stormConcurrency: 8,
+      warmup: 500,
+      reps: 3,
+    };
+
+const HTTP_SIZES: HttpSizes = QUICK
+  ? { durationMs: 1_000, requests: 20_000, concurrency: 8, stormKeys: 100, stormCopies: 10, warmup: 100, reps: 1 }
+  : { durationMs: 2_500, requests: 30_000, concurrency: 8, stormKeys: 300, stormCopies: 10, warmup: 300, reps: 3 };
+
+const BACKENDS: readonly BenchBackend[] = ['memory', 'sqlite', 'sqlite-normal', 'postgres', 'mysql', 'redis'];
+
+const SUBJECTS: readonly Subject[] = [
+  ...BACKENDS.flatMap((backend) => [bareSubject(backend), payonceSubject(backend)]),
+  payonceTransactionSubject(),
+  nodeIdempotencyMemory,
+  nodeIdempotencyRedis,
+  powertoolsRedis,
+];
+
+const HTTP_ROWS: readonly HttpRow[] = [
+  ...(['fastify-bare', 'fastify-guard', 'fastify-adapter', 'express-bare', 'express-adapter'] as HttpRouteName[]).map(
+    (route) => httpRow(route, 'postgres'),
+  ),
+  ...(['fastify-bare', 'fastify-guard', 'fastify-adapter'] as HttpRouteName[]).map((route) => httpRow(route, 'redis')),
+  ...(
+    [
+      'fastify-bare',
+      'fastify-guard',
+      'fastify-adapter',
+      'express-bare',
+      'express-adapter',
+      'express-idempotency',
+    ] as HttpRouteName[]
+  ).map((route) => httpRow(route, 'memory')),
+];
+
+/** How each row works; printed under the tables. */
+const NOTES: readonly string[] = [
+  'Bare minimum: on the same driver and the same `payonce_receipts` table, the claim (one INSERT relying on the primary key; HSETNX on Redis; a Map on memory), the handler, then one UPDATE/HSET storing status, headers JSON and body bytes. A lost claim reads the row once (replay or "in progress"). No fencing, takeover, retries or fingerprint.',
+  'payonce rows: `new IdempotencyGuard(store).run(new RequestKey(...), handler, { payload })` with the store made by its static factory (`SqliteStore.open`, `PostgresStore.connect`, `MysqlStore.connect`, `new RedisStore({ client })`, `new MemoryStore()`), default options; the payload is fingerprinted (SHA-256) as the peers hash theirs. Pools: 10 connections on every SQL row.',
+  '`runInTransaction` row (PostgreSQL): `store.db.transaction().execute(tx => guard.runInTransaction(tx, key, tx => INSERT into bench_ledger))` — BEGIN, claim, a business INSERT, completion, COMMIT: one commit per delivery, and it does one more write than the bare minimum.',
+  'Peers are driven as their users drive them: `@node-idempotency/core` `onRequest` → handler → `onResponse` (its framework interceptors do exactly this), with its memory or Redis (node-redis 4) adapter; Powertools `makeIdempotent(fn, { persistenceStore: new CachePersistenceLayer({ client }), config })` on a connected `@redis/client` with a registered Lambda-like context (`getRemainingTimeInMillis`; without one every INPROGRESS record is treated as orphaned and a storm runs the handler twice per key); `express-idempotency` is an express middleware, so it is measured only over HTTP, with its own (only) in-memory adapter.',
+  'Workload (a): unique keys delivered once each by 8 concurrent callers. (b): every key delivered 10 times at once (all copies in flight together), 8 keys at a time; a "run" is a delivery whose handler ran, the rest are replays or "in progress" answers. (c): a separate server process per row on 127.0.0.1 (fastify 5 or express 5), every request signed with Standard Webhooks (`standardwebhooks`, verified on the server), pre-signed before the timed run and sent by undici over 8 keep-alive connections for a fixed time per run; the HTTP storm is 10 copies per key, 8 keys at a time, and the server counts handler runs.',
+  'Each run: fresh connection or server, untimed warm-up, then the namespace is emptied (TRUNCATE / DELETE / UNLINK of the prefix). Rows of (a) and (b) are interleaved within each repetition. The bench creates its own PostgreSQL schema, MariaDB database, SQLite file and Redis prefix and drops them at the end.',
+  'Latencies are per delivery as the caller saw them (queueing for a pool connection included). Ratios are medians ÷ the bare minimum (or bare route of the same framework) on the same backend.',
+];
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const selected = <T extends { id: string }>(items: readonly T[]): T[] =>
+  ONLY.length === 0 ? [...items] : items.filter((item) => ONLY.some((part) => item.id.includes(part)));
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadStart = os.loadavg()[0] ?? 0;
+  const subjects = selected(SUBJECTS);
+  const httpRows = selected(HTTP_ROWS);
+  const needed = new Set<BenchBackend>([...subjects, ...httpRows].map((s) => s.backend));
+  log(`payonce bench${QUICK ? ' (quick)' : ''}: ${subjects.length} in-process rows, ${httpRows.length} HTTP rows`);
+  const versions = await collectVersions();
+  const namespaces = new Map<BenchBackend, Namespace>();
+  try {
+    for (const backend of needed) namespaces.set(backend, await createNamespace(backend));
+    log('(a) unique keys and (b) duplicate storm');
+    const inProcess = await runInProcess(subjects, namespaces, SIZES, log);
+    log('(c) signed webhook intake over HTTP');
+    const http = await runHttp(httpRows, namespaces, HTTP_SIZES, log);
+    const baselines = new Map(httpRows.map((row) => [row.id, row.baseline]));
+    const report = buildReport(
+      {
+        rows: [...inProcess, ...http],
+        generatedAt: new Date(),
+        quick: QUICK,
+        durationSec: (Date.now() - started) / 1_000,
+        loadAverage: { start: loadStart, end: os.loadavg()[0] ?? 0 },
+        sizes: { inProcess: SIZES, http: HTTP_SIZES, only: ONLY },
+        versions,
+      },
+      baselines,
+    );
+    await mkdir(OUT_DIR, { recursive: true });
+    await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(join(OUT_DIR, 'RESULTS.md'), renderMarkdown(report, NOTES));
+    for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.subject} ${t.measured}`);
+    log(`wrote ${join(OUT_DIR, 'RESULTS.md')} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s`);
+  } finally {
+    for (const ns of namespaces.values()) await ns.drop().catch((error) => log(`drop failed: ${String(error)}`));
+  }
+}
+
+await main();

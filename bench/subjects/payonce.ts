@@ -1,0 +1,141 @@
+import { Redis } from 'ioredis';
+import { RequestInProgress } from '../../src/core/errors.js';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
+import { RequestKey } from '../../src/core/request-key.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { RedisStore } from '../../src/stores/redis/redis-store.js';
+import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import type { Store } from '../../src/stores/store.js';
+import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
+import {
+  type Deliverer,
+  type DeliveryResult,
+  HANDLER_RESPONSE,
+  type HandlerCounter,
+  type Subject,
+} from '../lib/subject.js';
+
+/** The payload every delivery carries; payonce rows fingerprint it (SHA-256), as the peers hash theirs. */
+export const payloadOf = (id: string): string => `{"id":"${id}","type":"payment.succeeded","amount":4200}`;
+
+/** A store of payonce on the namespace, and how to release it. */
+export interface OpenedStore {
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+/** Opens payonce's store for `ns` exactly as an application would (static factories, default options). */
+export async function openStore(ns: NamespaceInfo): Promise<OpenedStore> {
+  switch (ns.backend) {
+    case 'memory':
+      return { store: new MemoryStore(), close: async () => {} };
+    case 'sqlite':
+    case 'sqlite-normal': {
+      const store = await SqliteStore.open(ns.sqlite!.path, { unsafeSynchronousNormal: ns.sqlite!.synchronousNormal });
+      return { store, close: () => store.close() };
+    }
+    case 'postgres': {
+      const store = await PostgresStore.connect({ ...ns.postgres!, max: 10 });
+      return { store, close: () => store.close() };
+    }
+    case 'mysql': {
+      const store = await MysqlStore.connect({ uri: ns.mysqlUrl!, connectionLimit: 10 });
+      return { store, close: () => store.close() };
+    }
+    case 'redis': {
+      const client = new Redis(ns.redis!.url);
+      const store = new RedisStore({ client, prefix: ns.redis!.prefix });
+      return {
+        store,
+        close: async () => {
+          await client.quit();
+        },
+      };
+    }
+  }
+}
+
+/** Runs one delivery through `guard.run`, mapping the outcome to a `DeliveryResult`. */
+export async function guardedDelivery(
+  guard: IdempotencyGuard,
+  id: string,
+  counter: HandlerCounter,
+): Promise<DeliveryResult> {
+  try {
+    const outcome = await guard.run(
+      new RequestKey('bench', id),
+      () => {
+        counter.runs++;
+        return HANDLER_RESPONSE;
+      },
+      { payload: payloadOf(id) },
+    );
+    return outcome.isReplay ? 'replayed' : 'ran';
+  } catch (error) {
+    if (error instanceof RequestInProgress) return 'in-progress';
+    throw error;
+  }
+}
+
+/** payonce's `IdempotencyGuard.run` on the store of `backend`. */
+export function payonceSubject(backend: BenchBackend): Subject {
+  return {
+    id: `${backend}/payonce`,
+    backend,
+    kind: 'payonce',
+    label: 'payonce guard.run',
+    async open(ns, counter): Promise<Deliverer> {
+      const opened = await openStore(ns);
+      const guard = new IdempotencyGuard(opened.store);
+      return { deliver: (id) => guardedDelivery(guard, id, counter), close: () => opened.close() };
+    },
+  };
+}
+
+/** The receipts table plus the business table the transactional row writes to. */
+interface LedgerDatabase extends ReceiptsDatabase {
+  bench_ledger: { event_id: string; amount: number };
+}
+
+/**
+ * `runInTransaction` on PostgreSQL: BEGIN, claim, a business INSERT into `bench_ledger`, completion, COMMIT — one
+ * commit per delivery where the bare minimum has two (and no business write at all).
+ */
+export function payonceTransactionSubject(): Subject {
+  return {
+    id: 'postgres/payonce-tx',
+    backend: 'postgres',
+    kind: 'payonce',
+    label: 'payonce runInTransaction (+ business INSERT, 1 commit)',
+    async open(ns, counter): Promise<Deliverer> {
+      const store = await PostgresStore.connect<LedgerDatabase>({ ...ns.postgres!, max: 10 });
+      const guard = new IdempotencyGuard(store);
+      return {
+        async deliver(id) {
+          try {
+            const outcome = await store.db.transaction().execute((tx) =>
+              guard.runInTransaction(
+                tx,
+                new RequestKey('bench', id),
+                async (trx) => {
+                  await trx.insertInto('bench_ledger').values({ event_id: id, amount: 4200 }).execute();
+                  counter.runs++;
+                  return HANDLER_RESPONSE;
+                },
+                { payload: payloadOf(id) },
+              ),
+            );
+            return outcome.isReplay ? 'replayed' : 'ran';
+          } catch (error) {
+            if (error instanceof RequestInProgress) return 'in-progress';
+            throw error;
+          }
+        },
+        close: () => store.close(),
+      };
+    },
+  };
+}
