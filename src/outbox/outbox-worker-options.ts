@@ -21,10 +21,12 @@ export interface OutboxWorkerOptions {
   clock?: Clock;
   /** Jitter source, returns [0, 1). @default Math.random */
   random?: () => number;
+  /** Called by the `start()` loop when claiming or finishing a job fails (database down); the loop sleeps and goes on. */
+  onError?: (error: unknown) => void;
 }
 
 /** `OutboxWorkerOptions` with every default applied and checked. */
-export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOptions, 'clock' | 'random'>>>;
+export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOptions, 'clock' | 'random' | 'onError'>>>;
 
 function positiveInt(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value <= 0) {

@@ -71,6 +71,7 @@ export class OutboxWorker<DB> {
   private readonly handlers: Readonly<Record<string, JobHandler<DB>>>;
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly onError: (error: unknown) => void;
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
@@ -82,6 +83,7 @@ export class OutboxWorker<DB> {
     this.options = resolveOutboxWorkerOptions(options, randomUUID());
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
+    this.onError = options.onError ?? (() => {});
   }
 
   /** Claims and runs ONE job of this worker's topics; `null` when none is claimable now. */
@@ -123,13 +125,19 @@ export class OutboxWorker<DB> {
     return runs;
   }
 
-  /** Starts a polling loop (`runOnce`, then sleeps `pollIntervalMs` whenever idle). Idempotent. */
+  /**
+   * Starts a polling loop: `runOnce` again and again, sleeping `pollIntervalMs` whenever no job is claimable or a
+   * database error (reported to `onError`) occurred. Idempotent.
+   */
   start(): void {
     if (this.loop) return;
     this.stopping = false;
     this.loop = (async () => {
       while (!this.stopping) {
-        const result = await this.runOnce().catch(() => null);
+        const result = await this.runOnce().catch((error: unknown) => {
+          this.onError(error);
+          return null;
+        });
         if (result === null && !this.stopping) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.options.pollIntervalMs);

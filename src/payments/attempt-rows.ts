@@ -3,6 +3,7 @@ import type { SqlDialect } from '../stores/sql/sql-dialect.js';
 import { ACTIVE_ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import { ATTEMPTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { isStoredId } from './stored-id.js';
 
 /**
  * The order's active attempt (`creating`, `pending`, `requires_action`, `unknown`), or `null`. A plain read:
@@ -53,7 +54,7 @@ export async function locateAttempt(
       .executeTakeFirst();
     if (row) return toAttempt(row);
   }
-  if (merchantReference !== null && merchantReference.length <= 64) {
+  if (isStoredId(merchantReference)) {
     const row = await db.selectFrom(ATTEMPTS_TABLE).selectAll().where('id', '=', merchantReference).executeTakeFirst();
     if (row) return toAttempt(row);
   }

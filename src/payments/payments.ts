@@ -25,6 +25,7 @@ import type { PaymentReport } from './payment-report.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 import { ProviderDeclined } from './provider-declined.js';
 import { PAYMENT_EVENT_STATUSES, type ProviderPaymentEvent } from './provider-payment-event.js';
+import { isStoredId } from './stored-id.js';
 import type { Transition } from './transition.js';
 
 /** Something a human should look at, reported after the transaction committed. */
@@ -167,6 +168,7 @@ export class Payments<DB> {
    * @throws the driver error if the database fails (the attempt, if created, stays `creating` for `reconcile`).
    */
   async openCheckout(orderId: string, principal: string): Promise<CheckoutResult> {
+    if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
     const opened = await transaction(this.store, async (trx): Promise<CheckoutResult> => {
       const db = trx as unknown as Kysely<PaymentsDatabase>;
       const order = await lockOrder(db, this.store.dialect, orderId);
@@ -333,6 +335,7 @@ export class Payments<DB> {
    * written). @throws {OrderNotFound} no such order.
    */
   async advanceOrder(trx: Transaction<DB>, orderId: string, to: OrderStatus): Promise<Transition<OrderStatus>> {
+    if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
     const db = trx as unknown as Kysely<PaymentsDatabase>;
     const order = await lockOrder(db, this.store.dialect, orderId);
     if (!order) throw new OrderNotFound(orderId);
@@ -343,12 +346,14 @@ export class Payments<DB> {
 
   /** The order, or `null`. */
   async findOrder(orderId: string): Promise<Order | null> {
+    if (!isStoredId(orderId)) return null;
     const row = await this.db().selectFrom(ORDERS_TABLE).selectAll().where('id', '=', orderId).executeTakeFirst();
     return row ? toOrder(row) : null;
   }
 
   /** Every attempt of the order, oldest first. */
   async attemptsOf(orderId: string): Promise<PaymentAttempt[]> {
+    if (!isStoredId(orderId)) return [];
     const rows = await this.db()
       .selectFrom(ATTEMPTS_TABLE)
       .selectAll()
@@ -361,6 +366,7 @@ export class Payments<DB> {
 
   /** The journal of the order ("why is this order in this state?"): every decided report, oldest first. */
   async journalOf(orderId: string): Promise<JournalEntry[]> {
+    if (!isStoredId(orderId)) return [];
     const rows = await this.db()
       .selectFrom(PAYMENT_EVENTS_TABLE)
       .selectAll()

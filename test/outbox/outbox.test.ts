@@ -174,6 +174,26 @@ for (const dialect of sqlDialectsFromEnv()) {
       expect(await outbox.find(topic, 'slow')).toMatchObject({ status: 'done', attempts: 2 });
     });
 
+    it('start() polls for jobs committed later until stop()', async () => {
+      const topic = freshTopic('polling');
+      const seen: string[] = [];
+      const worker = new OutboxWorker(
+        store,
+        { [topic]: async (job) => void seen.push(job.dedupeKey) },
+        { pollIntervalMs: 20 },
+      );
+      worker.start();
+      await enqueue(store, outbox, topic, ['late-1', 'late-2']);
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await worker.stop();
+      expect(seen.sort()).toEqual(['late-1', 'late-2']);
+      await enqueue(store, outbox, topic, ['after-stop']);
+      await new Promise((r) => setTimeout(r, 60));
+      expect(seen).toHaveLength(2);
+      expect((await outbox.find(topic, 'after-stop'))?.status).toBe('queued');
+    });
+
     it('a worker killed with SIGKILL mid-job: the lease expires and another worker finishes it once', async () => {
       const leaseMs = 1_500;
       const [job] = await enqueue(store, outbox, 'crash.topic', ['crash-1']);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { RequestKey } from '../../src/core/request-key.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { FULFIL_TOPIC, REFUND_TOPIC } from '../../src/payments/apply-report.js';
@@ -62,7 +63,7 @@ for (const dialect of sqlDialectsFromEnv()) {
       const row = (id: string, status: string) => ({
         id,
         order_id: order.id,
-        provider: 'fake',
+        provider: 'direct-insert',
         status,
         amount_minor: 1999,
         currency: 'EUR',
@@ -132,7 +133,20 @@ for (const dialect of sqlDialectsFromEnv()) {
         const order = await newOrder(payments);
         await expect(payments.openCheckout(order.id, 'mallory')).rejects.toBeInstanceOf(OrderNotFound);
         await expect(payments.openCheckout('no-such-order', 'alice')).rejects.toBeInstanceOf(OrderNotFound);
+        await expect(payments.openCheckout('заказ-№1 ✓', 'alice')).rejects.toBeInstanceOf(OrderNotFound);
         expect(await payments.attemptsOf(order.id)).toEqual([]);
+        const stray = await payments.applyProviderEvent({
+          provider: 'fake',
+          key: new RequestKey('fake', eventId('stray')),
+          eventType: 'payment.succeeded',
+          status: 'succeeded',
+          paymentId: 'платёж-✓',
+          amountMinor: 1999,
+          currency: 'EUR',
+          merchantReference: 'ссылка-✓',
+          occurredAtMs: null,
+        });
+        expect(stray).toMatchObject({ decision: 'parked', attemptId: null, duplicate: false });
       });
 
       it('after a definitive decline exactly one new attempt (new id, new key) can open', async () => {
