@@ -27,7 +27,9 @@ export interface EffectsTable {
   created_at: IntColumn;
 }
 
+/** Name of the outbox table (migration `0003-outbox`). */
 export const OUTBOX_TABLE = 'payonce_outbox';
+/** Name of the effect ledger table (migration `0003-outbox`). */
 export const EFFECTS_TABLE = 'payonce_effects';
 
 /** The Kysely database type of the outbox tables; add it to your own database type to query them. */

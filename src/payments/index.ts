@@ -37,6 +37,7 @@ export type {
 export {
   type CheckoutResult,
   type EventResult,
+  PAYMENTS_RECEIPT_PREFIX,
   type PaymentAlert,
   Payments,
   type PaymentsOptions,

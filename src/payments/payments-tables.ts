@@ -52,9 +52,11 @@ export interface PaymentEventsTable {
   resolved_at: NullableIntColumn;
 }
 
-/** Table names of migration `0002-payments`. */
+/** Name of the orders table (migration `0002-payments`). */
 export const ORDERS_TABLE = 'payonce_orders';
+/** Name of the payment attempts table (migration `0002-payments`). */
 export const ATTEMPTS_TABLE = 'payonce_payment_attempts';
+/** Name of the payment event journal (and inbox) table (migration `0002-payments`). */
 export const PAYMENT_EVENTS_TABLE = 'payonce_payment_events';
 
 /** The Kysely database type of the payments tables; add it to your own database type to query them. */

@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { RequestKey } from '../core/request-key.js';
 import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
 import { Outbox } from '../outbox/outbox.js';
 import { transaction } from '../outbox/sql-transaction.js';
@@ -89,6 +90,14 @@ export interface ReconcileReport {
 }
 
 const UNRESOLVED: readonly AttemptStatus[] = ['creating', 'unknown'];
+
+/**
+ * Prefix of the provider part of the receipt `applyProviderEvent` records: `payments:<provider>` + event id. It
+ * differs from the webhook intake's own receipt (`<provider>` + event id), so the intake may claim the delivery
+ * with `guard.run` and call `applyProviderEvent` from its handler: the inner receipt commits with the business
+ * transition, and a redelivery after a crash between the two finds it and changes nothing.
+ */
+export const PAYMENTS_RECEIPT_PREFIX = 'payments:';
 
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -232,7 +241,9 @@ export class Payments<DB> {
 
   /**
    * Applies one verified provider event in ONE transaction (SPEC §6, seed 002 `receiveWebhook`): records the
-   * receipt (provider, event id) through `IdempotencyGuard.runInTransaction` — a second delivery of the same id
+   * receipt (`payments:<provider>`, event id) through `IdempotencyGuard.runInTransaction` (see
+   * {@link PAYMENTS_RECEIPT_PREFIX}; safe to call from a webhook intake handler that already claimed the
+   * delivery) and a journal row keyed (provider, event id) — a second delivery of the same id
    * returns the first decision with `duplicate: true` and changes nothing; locates the attempt by provider
    * payment id, else by merchant reference; with none, parks the event in the inbox (journal row `parked`),
    * matched when the attempt learns its payment id (checkout answer, reconciliation); checks provider, payment id,
@@ -241,6 +252,7 @@ export class Payments<DB> {
    * the first move to paid marks the order paid and enqueues fulfilment once; `refunded` after `succeeded`
    * refunds the order. Every event gets one journal row.
    * @throws {InvalidPaymentEvent} no receipt key, an unknown status, or neither payment id nor merchant reference.
+   * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
    */
   async applyProviderEvent(event: ProviderPaymentEvent): Promise<EventResult> {
@@ -264,10 +276,11 @@ export class Payments<DB> {
       actionUrl: null,
       error: null,
     };
+    const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
     let alerts: PaymentAlert[] = [];
     const outcome = await transaction(this.store, (trx) => {
       alerts = [];
-      return this.guard.runInTransaction(trx, key, async (tx) => {
+      return this.guard.runInTransaction(trx, receiptKey, async (tx) => {
         const result = await this.applyEventInTransaction(tx, event.provider, report, alerts);
         return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
       });

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { FULFIL_TOPIC, REFUND_TOPIC } from '../../src/payments/apply-report.js';
+import { insertJournal } from '../../src/payments/event-journal.js';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
 import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
 import type { Order } from '../../src/payments/order.js';
@@ -270,6 +272,24 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect((await payments.findOrder(order.id))?.status).toBe('completed');
       });
 
+      it('called from a webhook intake handler that claimed the same event id: applies once, replays after', async () => {
+        const { payments } = setup();
+        const { order, attempt } = await pendingAttempt(payments);
+        const event = eventAbout(attempt);
+        const intake = new IdempotencyGuard(store);
+        const deliver = () =>
+          intake.run(event.key!, async () => {
+            const result = await payments.applyProviderEvent(event);
+            return { body: `${result.decision}:${result.becamePaid}` };
+          });
+        const first = await deliver();
+        const second = await deliver();
+        expect(new TextDecoder().decode(first.response.body)).toBe('applied:true');
+        expect(second.isReplay).toBe(true);
+        expect((await payments.applyProviderEvent(event)).duplicate).toBe(true);
+        expect(await fulfilJobs(order)).toBe(1);
+      });
+
       it('two different event ids about one payment: one transition', async () => {
         const { payments } = setup();
         const { order, attempt } = await pendingAttempt(payments);
@@ -369,6 +389,63 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect(
           (await payments.parkedEvents()).filter((e) => e.providerPaymentId === attempt.providerPaymentId),
         ).toEqual([]);
+      });
+
+      it('an event about a payment whose id only reconciliation learns is parked, then applied by reconcile', async () => {
+        const clock = new ManualClock(Date.now());
+        const { provider, payments } = setup({ clock });
+        const order = await newOrder(payments);
+        provider.failNextCreate('timeout-after-create');
+        const unknown = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        expect(unknown).toMatchObject({ status: 'unknown', providerPaymentId: null });
+        const paymentId = provider.paymentFor(unknown.id)!.paymentId;
+        const early = await payments.applyProviderEvent(eventAbout(unknown, { paymentId, merchantReference: null }));
+        expect(early).toMatchObject({ decision: 'parked', becamePaid: false });
+        expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+        clock.advance(60_000);
+        const report = await payments.reconcile({ olderThanMs: 60_000 });
+        expect(report).toMatchObject({ resolved: 1, lookupErrors: 0 });
+        expect((await payments.attemptsOf(order.id))[0]).toMatchObject({
+          status: 'succeeded',
+          providerPaymentId: paymentId,
+        });
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+        expect(await fulfilJobs(order)).toBe(1);
+      });
+
+      it('reconcile also matches a parked event that missed the drain (it committed after the attempt learnt its id)', async () => {
+        const { payments } = setup();
+        const { order } = await pendingAttempt(payments);
+        const attempt = (await payments.attemptsOf(order.id))[0]!;
+        const db = store.db as unknown as Kysely<PaymentsDatabase>;
+        const id = eventId('raced');
+        await insertJournal(
+          db,
+          {
+            provider: 'fake',
+            eventId: id,
+            eventType: 'payment.succeeded',
+            status: 'succeeded',
+            paymentId: attempt.providerPaymentId,
+            amountMinor: 1999,
+            currency: 'EUR',
+            merchantReference: null,
+            orderRef: null,
+            occurredAtMs: null,
+            actionUrl: null,
+            error: null,
+          },
+          { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null },
+          Date.now(),
+        );
+        const report = await payments.reconcile({ olderThanMs: 60_000 });
+        expect(report.parkedMatched).toBeGreaterThanOrEqual(1);
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+        expect((await payments.journalOf(order.id)).find((e) => e.eventId === id)).toMatchObject({
+          decision: 'applied',
+        });
+        expect((await payments.reconcile({ olderThanMs: 60_000 })).parkedMatched).toBe(0);
+        expect(await fulfilJobs(order)).toBe(1);
       });
 
       it('a late "pending" after "succeeded" changes nothing', async () => {
