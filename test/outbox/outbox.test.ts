@@ -195,7 +195,7 @@ for (const dialect of sqlDialectsFromEnv()) {
     });
 
     it('a worker killed with SIGKILL mid-job: the lease expires and another worker finishes it once', async () => {
-      const leaseMs = 1_500;
+      const leaseMs = 3_000;
       const [job] = await enqueue(store, outbox, 'crash.topic', ['crash-1']);
       const proc = spawn(process.execPath, ['--import', 'tsx', child, dialect, backend.target, String(leaseMs)], {
         stdio: ['ignore', 'pipe', 'inherit'],
