@@ -88,7 +88,9 @@ interface Pattern {
   readonly segments: readonly string[];
 }
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+const LOCAL_PART = /[A-Za-z0-9._%+-]/;
+const DOMAIN = /[A-Za-z0-9.-]/;
+const TLD = /\.[A-Za-z]{2,}$/;
 const DIGIT_RUN = /\d(?:[ -]?\d){12,18}/g;
 
 function luhn(digits: string): boolean {
@@ -104,8 +106,34 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/**
+ * Replaces e-mail addresses (`local@domain.tld`) in linear time: expands around each `@` instead of running a
+ * backtracking regular expression over megabyte-long strings.
+ */
+function scrubEmails(text: string): string {
+  if (!text.includes('@')) return text;
+  let out = '';
+  let copied = 0;
+  let at = text.indexOf('@');
+  let floor = 0;
+  while (at !== -1) {
+    let start = at;
+    while (start > Math.max(copied, floor) && LOCAL_PART.test(text[start - 1] ?? '')) start--;
+    floor = at + 1;
+    let end = at + 1;
+    while (end < text.length && DOMAIN.test(text[end] ?? '')) end++;
+    const domain = text.slice(at + 1, end).replace(/[.-]+$/, '');
+    if (start < at && TLD.test(domain)) {
+      out += text.slice(copied, start) + REDACTED;
+      copied = at + 1 + domain.length;
+    }
+    at = text.indexOf('@', Math.max(at + 1, copied));
+  }
+  return out + text.slice(copied);
+}
+
 function scrub(text: string): string {
-  return text.replace(EMAIL, REDACTED).replace(DIGIT_RUN, (run) => {
+  return scrubEmails(text).replace(DIGIT_RUN, (run) => {
     const digits = run.replace(/[ -]/g, '');
     return digits.length >= 13 && digits.length <= 19 && luhn(digits) ? REDACTED : run;
   });
