@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor, DEFAULT_REDACT_PATHS, REDACTED } from '../../src/webhooks/journal/redact.js';
+
+describe('redaction', () => {
+  const redactor = createRedactor();
+
+  it('redacts default sensitive keys at any depth, case-insensitively, inside arrays, without mutating the input', () => {
+    const input = {
+      customer: { Name: 'A Placeholder', EMAIL: 'a@example.com', phone: '+10000000000', id: 'cus_1' },
+      items: [{ card: { number: '4111111111111111', brand: 'visa' } }, { token: 'tok_x', amount: 5 }],
+      params: { account: { phone: '903595731', order_id: 'o-1' } },
+    };
+    const copy = structuredClone(input);
+    expect(redactor.redact(input)).toEqual({
+      customer: { Name: REDACTED, EMAIL: REDACTED, phone: REDACTED, id: 'cus_1' },
+      items: [{ card: { number: REDACTED, brand: 'visa' } }, { token: REDACTED, amount: 5 }],
+      params: { account: { phone: REDACTED, order_id: 'o-1' } },
+    });
+    expect(input).toEqual(copy);
+  });
+
+  it('anchors paths without "**." at the root and supports "*" for one key or index', () => {
+    const custom = createRedactor({ paths: ['data.*.secret_note', 'list.*'], scrubValues: false });
+    expect(custom.redact({ data: { a: { secret_note: 'x', keep: 1 } }, secret_note: 'root', list: [1, 2] })).toEqual({
+      data: { a: { secret_note: REDACTED, keep: 1 } },
+      secret_note: 'root',
+      list: [REDACTED, REDACTED],
+    });
+    const extra = createRedactor({ extraPaths: ['**.passport'] });
+    expect(extra.paths).toEqual([...DEFAULT_REDACT_PATHS, '**.passport']);
+    expect(extra.redact({ a: { passport: 'P1', email: 'e@example.com' } })).toEqual({
+      a: { passport: REDACTED, email: REDACTED },
+    });
+    expect(() => createRedactor({ paths: ['a.**.b'] })).toThrow(TypeError);
+    expect(() => createRedactor({ paths: [''] })).toThrow(TypeError);
+  });
+
+  it('scrubs e-mail addresses and Luhn-valid card numbers in free text, and leaves other numbers alone', () => {
+    expect(redactor.scrubText('mail first.last+tag@sub.example.co.uk now')).toBe(`mail ${REDACTED} now`);
+    expect(redactor.scrubText('pan 4242 4242 4242 4242 and 5555-5555-5555-4444')).toBe(
+      `pan ${REDACTED} and ${REDACTED}`,
+    );
+    expect(redactor.scrubText('order 1234567890123 (not Luhn), amount 500000')).toBe(
+      'order 1234567890123 (not Luhn), amount 500000',
+    );
+    expect(redactor.scrubText('user@localhost and @handle')).toBe('user@localhost and @handle');
+    expect(createRedactor({ scrubValues: false }).scrubText('a@example.com')).toBe('a@example.com');
+  });
+
+  it('stays linear on megabyte strings (no backtracking blow-up)', () => {
+    const started = performance.now();
+    const long = `${'x'.repeat(2_000_000)}@${'y'.repeat(100_000)}`;
+    expect(redactor.scrubText(long)).toBe(long);
+    expect(redactor.scrubText('a@'.repeat(200_000))).toBe('a@'.repeat(200_000));
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
