@@ -3,6 +3,7 @@ import { InvalidOption } from '../../core/errors.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { statementCache } from './statement-cache.js';
 
 /** Options of `SqliteStore.open`. */
 export interface SqliteOpenOptions {
@@ -42,7 +43,8 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
 
   /**
    * Opens (creating if missing) the SQLite file at `path` with `journal_mode=WAL`, `busy_timeout` (default
-   * 5 000 ms) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file.
+   * 5 000 ms) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file. Prepared
+   * statements are reused across executions (the 64 most recent SQL texts).
    * @param path a file path (`:memory:` works but is private to this connection).
    * @throws {InvalidOption} for an empty path or a bad option.
    * @throws the better-sqlite3 error if the file cannot be opened (missing directory, not a database).
@@ -63,7 +65,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       database.close();
       throw error;
     }
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(database) }) });
     const store = new SqliteStore<DB>({ db });
     store.release = async () => {
       await db.destroy();
