@@ -1,4 +1,5 @@
 import type { HttpRouteName } from '../http/http-routes.js';
+import { spread } from './measure.js';
 import type { BenchBackend } from './namespaces.js';
 import type { RowResult, WorkloadName } from './run-rows.js';
 import type { Versions } from './versions.js';
@@ -183,12 +184,12 @@ const WORKLOAD_TITLES: Record<WorkloadName, string> = {
 function table(rows: readonly ReportRow[], workload: WorkloadName): string[] {
   const storm = workload === 'storm' || workload === 'http-storm';
   const head = storm
-    ? '| backend | row | deliveries/s median (min–max) | p50 ms | p99 ms | ratio to bare | handler runs / keys |'
-    : '| backend | row | ops/s median (min–max) | p50 ms | p99 ms | ratio to bare | RSS MB before → peak |';
-  const lines = [head, '|---|---|---:|---:|---:|---:|---:|'];
+    ? '| backend | row | deliveries/run | deliveries/s median (min–max) | p50 ms | p99 ms | ratio to bare | handler runs / keys |'
+    : '| backend | row | deliveries/run | ops/s median (min–max) | p50 ms | p99 ms | ratio to bare | RSS MB before → peak |';
+  const lines = [head, '|---|---|---:|---:|---:|---:|---:|---:|'];
   for (const row of rows.filter((r) => r.workload === workload)) {
     if (row.error !== null && row.samples.length === 0) {
-      lines.push(`| ${row.backend} | ${row.label} | **failed**: ${row.error.replaceAll('|', '\\|')} | | | | |`);
+      lines.push(`| ${row.backend} | ${row.label} | | **failed**: ${row.error.replaceAll('|', '\\|')} | | | | |`);
       continue;
     }
     const ops = `${num(row.opsPerSec.median)} (${num(row.opsPerSec.min)}–${num(row.opsPerSec.max)})`;
@@ -199,15 +200,23 @@ function table(rows: readonly ReportRow[], workload: WorkloadName): string[] {
         ? ''
         : `${row.startRssBytes === null ? '?' : num(row.startRssBytes / 2 ** 20)} → ${num(row.peakRssBytes / 2 ** 20)}`;
     const error = row.error === null ? '' : ` ⚠ ${row.error.replaceAll('|', '\\|')}`;
+    const deliveries = num(spread(row.samples.map((sample) => sample.deliveries)).median);
     lines.push(
-      `| ${row.backend} | ${row.label}${error} | ${ops} | ${num(row.p50Ms.median, 2)} | ${num(row.p99Ms.median, 2)} | ${x(row.ratioToBare)} | ${last} |`,
+      `| ${row.backend} | ${row.label}${error} | ${deliveries} | ${ops} | ${num(row.p50Ms.median, 2)} | ${num(row.p99Ms.median, 2)} | ${x(row.ratioToBare)} | ${last} |`,
     );
   }
   return lines;
 }
 
-/** Renders `bench/RESULTS.md`. `notes` are the harness's fixed explanations (methods, known causes). */
-export function renderMarkdown(report: BenchReport, notes: readonly string[] = []): string {
+/**
+ * Renders `bench/RESULTS.md`. `notes` explain the method; `causes` maps a target name (as in `TargetResult.target`)
+ * to what the profiles showed about it, printed only when this run missed that target.
+ */
+export function renderMarkdown(
+  report: BenchReport,
+  notes: readonly string[] = [],
+  causes: Readonly<Record<string, string>> = {},
+): string {
   const out: string[] = [];
   out.push('# payonce benchmark results', '');
   out.push(
@@ -231,6 +240,15 @@ export function renderMarkdown(report: BenchReport, notes: readonly string[] = [
       : `${missed.length} of ${report.targets.length} targets were missed in this run; see "Why targets were missed" below.`,
     '',
   );
+  const missedKinds = [...new Set(missed.map((t) => t.target))];
+  if (missedKinds.length > 0) {
+    out.push('## Why targets were missed', '');
+    for (const kind of missedKinds) {
+      const rows = missed.filter((t) => t.target === kind).map((t) => t.subject);
+      out.push(`- **${kind}** (${rows.join('; ')}): ${causes[kind] ?? 'no profile explains this yet.'}`);
+    }
+    out.push('');
+  }
   for (const workload of ['unique', 'storm', 'http', 'http-storm'] as WorkloadName[]) {
     if (!report.rows.some((r) => r.workload === workload)) continue;
     out.push(`## ${WORKLOAD_TITLES[workload]}`, '', ...table(report.rows, workload), '');

@@ -6,6 +6,8 @@ import type { HandlerCounter, Subject, SubjectKind } from './subject.js';
 export interface WorkloadSizes {
   /** (a) unique keys per run and concurrent callers. */
   readonly uniqueKeys: number;
+  /** (a) a run stops taking new keys after this many ms (keeps `npm run bench` under ten minutes on slow disks). */
+  readonly uniqueMaxMs: number;
   readonly concurrency: number;
   /** (b) storm keys, deliveries of each key at once, keys stormed at a time. */
   readonly stormKeys: number;
@@ -124,7 +126,7 @@ export async function runInProcess(
           collectGarbage();
           into.startRss = Math.min(into.startRss, process.memoryUsage.rss());
           const { value: unique, peakRssBytes } = await peakRss(() =>
-            measureUnique(deliver, sizes.uniqueKeys, sizes.concurrency, `a${rep}-`),
+            measureUnique(deliver, sizes.uniqueKeys, sizes.concurrency, `a${rep}-`, sizes.uniqueMaxMs),
           );
           into.unique.push(unique);
           into.peakRss = Math.max(into.peakRss, peakRssBytes);

@@ -8,6 +8,7 @@ import { payonceSubject } from '../../bench/subjects/payonce.js';
 /** The bench's measurement code on a tiny workload (no timing assertions): shape of the report, storm correctness. */
 const SIZES: WorkloadSizes = {
   uniqueKeys: 200,
+  uniqueMaxMs: 60_000,
   concurrency: 8,
   stormKeys: 30,
   stormCopies: 10,
