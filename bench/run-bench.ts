@@ -4,6 +4,7 @@
  * and `bench/results.json`. `BENCH_QUICK=1` is a smoke run with tiny sizes, written to `bench/out/` instead.
  * `BENCH_ONLY=postgres,redis/` keeps the rows whose id contains one of the strings (development only).
  */
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,17 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const selected = <T extends { id: string }>(items: readonly T[]): T[] =>
   ONLY.length === 0 ? [...items] : items.filter((item) => ONLY.some((part) => item.id.includes(part)));
 
+/** Formats the written reports as `npx biome check` expects (tables aligned); a failure only warns. */
+function formatWithBiome(files: readonly string[]): Promise<void> {
+  const biome = join(import.meta.dirname, '..', 'node_modules', '.bin', 'biome');
+  return new Promise((resolve) => {
+    execFile(biome, ['format', '--write', ...files], (error) => {
+      if (error) log(`biome format failed (reports are still written): ${error.message}`);
+      resolve();
+    });
+  });
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const loadStart = os.loadavg()[0] ?? 0;
@@ -138,6 +150,7 @@ async function main(): Promise<void> {
     await mkdir(OUT_DIR, { recursive: true });
     await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(join(OUT_DIR, 'RESULTS.md'), renderMarkdown(report, NOTES, CAUSES));
+    await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);
     for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.subject} ${t.measured}`);
     log(`wrote ${join(OUT_DIR, 'RESULTS.md')} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s`);
   } finally {
