@@ -1,4 +1,5 @@
 import type { PayonceErrorCode } from '../core/errors.js';
+import type { PaymentErrorCode } from '../payments/payment-error.js';
 import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 
 /**
@@ -7,8 +8,8 @@ import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
  */
 export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
 
-/** Every code an HTTP problem response of payonce can carry: the core's, the webhook layer's and the HTTP-only ones. */
-export type ProblemCode = PayonceErrorCode | WebhookErrorCode | HttpErrorCode;
+/** Every code an HTTP problem response of payonce can carry: the core's, the webhook and payments layers' and the HTTP-only ones. */
+export type ProblemCode = PayonceErrorCode | WebhookErrorCode | PaymentErrorCode | HttpErrorCode;
 
 /**
  * The one table from error code to HTTP status. A code added to `PayonceErrorCode` is a compile error here
@@ -18,6 +19,8 @@ export type ProblemCode = PayonceErrorCode | WebhookErrorCode | HttpErrorCode;
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
  * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
  * - webhooks: `MALFORMED_WEBHOOK_PAYLOAD` → 400; `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
+ * - payments: `ORDER_NOT_FOUND` → 404; `ORDER_NOT_PAYABLE` → 409; `INVALID_MONEY`, `INVALID_PAYMENT_EVENT` → 400;
+ *   `PROVIDER_DECLINED` → 402 (the provider definitively refused the payment).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const STATUS_BY_CODE = {
@@ -33,6 +36,11 @@ export const STATUS_BY_CODE = {
   MALFORMED_WEBHOOK_PAYLOAD: 400,
   RAW_BODY_REQUIRED: 500,
   INVALID_VERIFY_INPUT: 500,
+  ORDER_NOT_FOUND: 404,
+  ORDER_NOT_PAYABLE: 409,
+  INVALID_MONEY: 400,
+  INVALID_PAYMENT_EVENT: 400,
+  PROVIDER_DECLINED: 402,
 } as const satisfies Record<ProblemCode, number>;
 
 /** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
@@ -49,6 +57,11 @@ export const TITLE_BY_CODE = {
   MALFORMED_WEBHOOK_PAYLOAD: 'Malformed webhook payload',
   RAW_BODY_REQUIRED: 'Server misconfiguration',
   INVALID_VERIFY_INPUT: 'Server misconfiguration',
+  ORDER_NOT_FOUND: 'Order not found',
+  ORDER_NOT_PAYABLE: 'Order cannot be paid in its current state',
+  INVALID_MONEY: 'Invalid amount or currency',
+  INVALID_PAYMENT_EVENT: 'Invalid payment event',
+  PROVIDER_DECLINED: 'Payment declined by the provider',
 } as const satisfies Record<ProblemCode, string>;
 
 /** True when `code` has a row in `STATUS_BY_CODE` (an error from a newer module may not). */
