@@ -18,7 +18,14 @@ import {
   STORED_HEADERS,
   schedulePurge,
 } from '../shared/example-options.js';
-import { accountOf, createPayment, demoAccounts, demoCharge, unauthorized } from '../shared/payments-api.js';
+import {
+  accountOf,
+  createPayment,
+  demoAccounts,
+  demoCharge,
+  internalError,
+  unauthorized,
+} from '../shared/payments-api.js';
 
 type Env = { Variables: { account: string } };
 
@@ -29,6 +36,11 @@ const toResponse = ({ status, headers, body }: HttpResponse): Response =>
 export function createHonoApp(options: ExampleAppOptions): { app: Hono<Env>; idempotency: IdempotencyCore } {
   const idempotency = createIdempotencyCore({ ...options.policy, guard: options.guard, storedHeaders: STORED_HEADERS });
   const app = new Hono<Env>();
+  // A thrown error becomes a 500 problem (which releases the Idempotency-Key); only its class name is logged.
+  app.onError((error, c) => {
+    console.error(`${c.req.method} ${c.req.path} failed: ${error.name}`);
+    return toResponse(internalError());
+  });
   app.use(async (c, next) => {
     const account = accountOf(options, c.req.header('authorization'));
     if (account === undefined) return toResponse(unauthorized());

@@ -54,6 +54,9 @@ const problem = (status: number, title: string, detail: string): HttpResponse =>
   body: encoder.encode(JSON.stringify({ type: 'about:blank', title, status, detail })),
 });
 
+/** 500 for an unexpected error; the error itself is not echoed (it may carry provider details). */
+export const internalError = (): HttpResponse => problem(500, 'Internal Server Error', 'Retry with the same key.');
+
 /** 401 for a request without a known bearer token (checked before the Idempotency-Key layer). */
 export const unauthorized = (): HttpResponse => problem(401, 'Unauthorized', 'Send Authorization: Bearer <token>.');
 
