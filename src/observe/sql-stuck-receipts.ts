@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import { type Clock, systemClock } from '../core/clock.js';
+import { InvalidOption } from '../core/errors.js';
+import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
+
+/**
+ * A `countStuck` function for `WebhookMetrics` that counts, store-wide, the receipts of `payonce_receipts`
+ * still in `processing` whose claim is at least `olderThanMs` old (a crashed or hung worker). One indexed
+ * statement per scrape (index `(status, claimed_at)` of migration 0001).
+ * @param holder a SQL store (SQLite, PostgreSQL, MySQL) or anything with its Kysely `db`.
+ * @throws {InvalidOption} a bad `olderThanMs`.
+ * @see SPEC §5 "stuck receipts"; SPEC §3 "Indexes".
+ * @example new WebhookMetrics({ countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000 }) })
+ */
+export function sqlStuckReceipts<DB>(
+  holder: { readonly db: Kysely<DB> },
+  options: { olderThanMs: number; clock?: Clock },
+): () => Promise<number> {
+  const { olderThanMs } = options;
+  if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 1) {
+    throw new InvalidOption('olderThanMs', 'must be a positive integer of milliseconds');
+  }
+  const clock = options.clock ?? systemClock;
+  const db = holder.db as unknown as Kysely<ReceiptsDatabase>;
+  return async () => {
+    const row = await db
+      .selectFrom('payonce_receipts')
+      .select((eb) => eb.fn.countAll().as('stuck'))
+      .where('status', '=', 'processing')
+      .where('claimed_at', '<=', clock.now() - olderThanMs)
+      .executeTakeFirst();
+    return Number(row?.stuck ?? 0);
+  };
+}
