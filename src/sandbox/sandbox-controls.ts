@@ -1,0 +1,77 @@
+import type { DeliveryRecord } from './delivery-record.js';
+import type { PaymentPlan } from './payment-plan.js';
+import type { SandboxEvent } from './sandbox-event.js';
+import type { SandboxPayment } from './sandbox-payment.js';
+import type { SandboxSigning, SandboxSigningScheme } from './webhook-signer.js';
+
+/** What the sandbox knows about one merchant reference: the proof of "charged at most once". */
+export interface ChargeLedger {
+  readonly merchantReference: string;
+  /** Payments for this reference that succeeded (a charge was made). */
+  readonly charges: number;
+  /** Refunds made. */
+  readonly refunds: number;
+  /** Every payment created with this reference, oldest first. */
+  readonly paymentIds: readonly string[];
+}
+
+/** Which create requests a plan applies to; no field means "the next create request, whatever it is". */
+export interface PlanMatch {
+  readonly orderId?: string;
+  readonly merchantReference?: string;
+}
+
+/** Filter of `events()` and `deliveries()`; fields combine with AND. */
+export interface SandboxLogFilter {
+  readonly merchantReference?: string;
+  readonly paymentId?: string;
+  readonly eventId?: string;
+}
+
+/**
+ * The sandbox's test handle (also served over HTTP under `/_sandbox/…`, see docs/sandbox.md). Nothing here
+ * goes through fault injection.
+ */
+export interface SandboxControls {
+  /** Sets or clears the webhook target (loopback `http:` only). @throws {InvalidOption} another URL. */
+  setWebhookUrl(url: string | null): void;
+  /** The signing scheme and secret used for new events. */
+  signing(): SandboxSigning;
+  /** Switches the scheme for new events; a missing secret gets a fresh random one. Returns the new signing. */
+  setSigning(signing: { scheme: SandboxSigningScheme; secret?: string }): SandboxSigning;
+  /** Replaces the run-level knobs (over the built-in defaults). @throws {InvalidOption} a bad plan. */
+  setDefaults(plan: PaymentPlan): void;
+  /**
+   * Applies `plan` to the next `times` create requests matching `match` (replays included: a lost answer is
+   * lost again only while the plan has uses left). Plans are used in the order they were added.
+   * @throws {InvalidOption} a bad plan or `times` outside 1…1000.
+   */
+  plan(match: PlanMatch, plan: PaymentPlan, times?: number): void;
+  /** Charges, refunds and payments of a merchant reference (zeros when unknown). */
+  ledger(merchantReference: string): ChargeLedger;
+  /** Shorthand for `ledger(merchantReference).charges`. */
+  charges(merchantReference: string): number;
+  /** Number of create requests received, replays and rejected ones included. */
+  createRequests(): number;
+  payment(paymentId: string): SandboxPayment | undefined;
+  payments(): readonly SandboxPayment[];
+  /**
+   * Ends a `processing` or `requires_action` payment as `succeed` (a charge, `payment_intent.succeeded`) or
+   * `decline` (`payment_intent.payment_failed`); resolves once the first delivery attempts finished. A payment
+   * in another state is returned unchanged. @throws {Error} unknown payment id.
+   */
+  settle(paymentId: string, outcome: 'succeed' | 'decline'): Promise<SandboxPayment>;
+  /** Fully refunds a succeeded payment (`charge.refunded`); others are returned unchanged. @throws {Error} unknown id. */
+  refund(paymentId: string): Promise<SandboxPayment>;
+  /** Genuine events emitted, oldest first. */
+  events(filter?: SandboxLogFilter): readonly SandboxEvent[];
+  /** The delivery log, oldest first. */
+  deliveries(filter?: SandboxLogFilter): readonly DeliveryRecord[];
+  /**
+   * Sends `copies` more copies of a genuine event (fresh signatures, same id and body), `parallel` at a time
+   * (SPEC §9 scenario 16). @throws {Error} unknown event id; {InvalidOption} counts outside 1…50.
+   */
+  resend(eventId: string, copies: number, parallel?: number): Promise<readonly DeliveryRecord[]>;
+  /** Waits until no settlement or delivery is pending; false when `timeoutMs` passed first. @default 10_000 */
+  idle(timeoutMs?: number): Promise<boolean>;
+}

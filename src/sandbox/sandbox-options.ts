@@ -1,0 +1,78 @@
+import { InvalidOption } from '../core/errors.js';
+import { checkPaymentPlan, DEFAULT_PAYMENT_PLAN, type PaymentPlan, resolvePaymentPlan } from './payment-plan.js';
+import { STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS } from './retry-schedule.js';
+import { checkSigning, newSigningSecret, type SandboxSigningScheme } from './webhook-signer.js';
+
+/** Options of `createSandbox`. The server always listens on 127.0.0.1. */
+export interface SandboxOptions {
+  /** TCP port on 127.0.0.1. @default 0 (a free port; read `url`) */
+  port?: number;
+  /** Where webhooks go; settable later with `controls.setWebhookUrl`. @default null (attempts fail and are retried) */
+  webhookUrl?: string | null;
+  /** Signing scheme and secret. @default { scheme: 'stripe', secret: a fresh random `whsec_…` } */
+  signing?: { scheme?: SandboxSigningScheme; secret?: string };
+  /**
+   * Multiplier of every scheduled duration (retry delays, `Retry-After`, `settleAfterMs`); `0.001` turns the
+   * 5 s retry into 5 ms. Must be > 0 and ≤ 1000. @default 1
+   */
+  timeScale?: number;
+  /** Delay before each delivery attempt, unscaled ms; 1–20 entries. @default STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS */
+  retryScheduleMs?: readonly number[];
+  /** How long one delivery waits for the target's answer, real ms. @default 15_000 (Standard Webhooks: 15–30 s) */
+  deliveryTimeoutMs?: number;
+  /** Run-level fault knobs for every payment; a per-request plan overrides them. @default DEFAULT_PAYMENT_PLAN */
+  defaults?: PaymentPlan;
+}
+
+/** {@link SandboxOptions} checked, with defaults applied. */
+export function resolveSandboxOptions(options: SandboxOptions = {}) {
+  const port = options.port ?? 0;
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) throw new InvalidOption('port', 'must be 0…65535');
+  const timeScale = options.timeScale ?? 1;
+  if (!Number.isFinite(timeScale) || timeScale <= 0 || timeScale > 1000) {
+    throw new InvalidOption('timeScale', 'must be > 0 and ≤ 1000');
+  }
+  const schedule = options.retryScheduleMs ?? STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS;
+  if (
+    schedule.length < 1 ||
+    schedule.length > 20 ||
+    !schedule.every((ms) => Number.isSafeInteger(ms) && ms >= 0 && ms <= 7 * 86_400_000)
+  ) {
+    throw new InvalidOption('retryScheduleMs', '1–20 integer delays from 0 to 7 days');
+  }
+  const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 15_000;
+  if (!Number.isSafeInteger(deliveryTimeoutMs) || deliveryTimeoutMs < 1 || deliveryTimeoutMs > 600_000) {
+    throw new InvalidOption('deliveryTimeoutMs', 'must be an integer from 1 to 600000');
+  }
+  const scheme = options.signing?.scheme ?? 'stripe';
+  const signing = checkSigning({ scheme, secret: options.signing?.secret ?? newSigningSecret(scheme) });
+  const webhookUrl = options.webhookUrl ?? null;
+  if (webhookUrl !== null) checkWebhookUrl(webhookUrl);
+  return Object.freeze({
+    port,
+    timeScale,
+    scheduleMs: Object.freeze(schedule.map((ms) => Math.round(ms * timeScale))),
+    deliveryTimeoutMs,
+    signing,
+    webhookUrl,
+    defaults: resolvePaymentPlan(DEFAULT_PAYMENT_PLAN, checkPaymentPlan(options.defaults ?? {}, 'defaults')),
+  });
+}
+
+/**
+ * Checks a webhook target: an `http:` URL on a loopback host (127.0.0.1, ::1 or localhost), since the sandbox
+ * only ever talks to the local machine.
+ * @throws {InvalidOption} anything else.
+ */
+export function checkWebhookUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidOption('webhookUrl', 'is not a URL');
+  }
+  if (parsed.protocol !== 'http:' || !['127.0.0.1', '[::1]', 'localhost'].includes(parsed.hostname)) {
+    throw new InvalidOption('webhookUrl', 'must be http:// on 127.0.0.1, [::1] or localhost');
+  }
+  return url;
+}
