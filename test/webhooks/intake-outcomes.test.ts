@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidOption } from '../../src/core/errors.js';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../src/webhooks/intake.js';
 import type { IntakeEvents } from '../../src/webhooks/intake-events.js';
+import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
 import { bodyBytes, readFixture, type Vector } from './fixtures.js';
 import { paymeHeaders, standardHeaders, stripeHeaders } from './intake-deliveries.js';
-import { type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from './intake-support.js';
+import { DEFAULT_SECRETS, type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from './intake-support.js';
 
 type DeliveryRecord = IntakeEvents['delivery']['record'];
 
@@ -203,3 +209,53 @@ for (const backend of WEBHOOK_BACKENDS) {
     });
   });
 }
+
+describe('webhook intake without a server', () => {
+  it('still answers when the journal cannot be written, and reports the failure as `journal-error`', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const failures: unknown[] = [];
+    const intake = createWebhookIntake({
+      guard,
+      journal: {
+        record: async () => {
+          throw new Error('journal database is down');
+        },
+        forPayment: async () => [],
+        purge: async () => 0,
+      },
+      endpoints: {
+        stripe: {
+          profile: stripeProfile(),
+          scheme: stripeScheme({ secrets: DEFAULT_SECRETS.stripe }),
+          handler: () => ({ ok: true }),
+        },
+      },
+    });
+    intake.on('journal-error', ({ error }) => failures.push(error));
+    const nowSec = Math.floor(Date.now() / 1000);
+    const body = bodyBytes(
+      JSON.stringify({
+        id: 'evt_journal_down',
+        object: 'event',
+        type: 'ping',
+        created: nowSec,
+        data: { object: { id: 'o_1' } },
+      }),
+    );
+    const response = await intake.receive({ endpoint: 'stripe', rawBody: body, headers: stripeHeaders(body, nowSec) });
+    expect(response.status).toBe(200);
+    expect(new TextDecoder().decode(response.body)).toBe('{"ok":true}');
+    expect(failures).toHaveLength(1);
+    expect(String(failures[0])).toContain('journal database is down');
+  });
+
+  it('checks its options once', () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    expect(() => createWebhookIntake({ guard, endpoints: {} })).toThrow(InvalidOption);
+    const endpoints = {
+      stripe: { profile: stripeProfile(), scheme: stripeScheme({ secrets: 'whsec_x' }), handler: () => undefined },
+    };
+    expect(() => createWebhookIntake({ guard, endpoints, maxBodyBytes: 0 })).toThrow(InvalidOption);
+    expect(() => createWebhookIntake({ guard, endpoints, maxBodyBytes: 1.5 })).toThrow(InvalidOption);
+  });
+});
