@@ -303,7 +303,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   async function hangThenDrop(request: FastifyRequest, reply: FastifyReply, ms: number): Promise<void> {
     reply.hijack();
-    await dispatcher.track(dispatcher.wait(ms));
+    await dispatcher.wait(ms);
     request.raw.socket.destroy();
   }
 
@@ -345,7 +345,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const header = request.headers['sandbox-plan'];
     const headerPlan = typeof header === 'string' ? planFromHeader(header) : undefined;
     const plan = resolvePaymentPlan(defaults, headerPlan ?? takePlan(orderId, merchantReference));
-    await dispatcher.track(dispatcher.wait(plan.responseDelayMs));
+    await dispatcher.wait(plan.responseDelayMs);
 
     const { amount, currency } = body;
     if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT) {
@@ -444,7 +444,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       } else if (plan.outcome === 'succeed') {
         const id = payment.id;
         dispatcher.track(
-          dispatcher.wait(Math.round(plan.settleAfterMs * resolved.timeScale)).then(() => settle(id, 'succeed')),
+          dispatcher
+            .wait(Math.round(plan.settleAfterMs * resolved.timeScale))
+            .then(() => (dispatcher.closed ? undefined : settle(id, 'succeed'))),
         );
       }
       const intent = paymentIntentObject(payment, baseUrl);
@@ -457,7 +459,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
               requestId,
             }
           : { fingerprint, status: 200, body: JSON.stringify(intent), requestId };
-      if (key !== null) answers.set(key, stored);
+      if (key !== null) {
+        answers.set(key, stored);
+        inFlight.delete(key);
+      }
       return await answer(request, reply, plan, stored, requestId, false);
     } finally {
       if (key !== null) inFlight.delete(key);
@@ -466,7 +471,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   app.get<{ Querystring: { query?: string } }>('/v1/payment_intents/search', async (request, reply) => {
     const requestId = stripeId('req');
-    await dispatcher.track(dispatcher.wait(defaults.responseDelayMs));
+    await dispatcher.wait(defaults.responseDelayMs);
     const reference = referenceFromQuery(request.query.query ?? '');
     if (reference === null) {
       return send(
@@ -506,7 +511,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   app.post<{ Params: { id: string } }>('/v1/payment_intents/:id/cancel', async (request, reply) => {
     const requestId = stripeId('req');
-    await dispatcher.track(dispatcher.wait(defaults.responseDelayMs));
+    await dispatcher.wait(defaults.responseDelayMs);
     const payment = payments.get(request.params.id);
     if (payment === undefined) {
       return send(

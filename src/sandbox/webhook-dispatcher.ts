@@ -97,6 +97,11 @@ export class WebhookDispatcher {
     return true;
   }
 
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
   /** Number of deliveries still running or waiting for a retry. */
   get pendingCount(): number {
     return this.pending.size;
