@@ -12,8 +12,8 @@ export interface Received {
 /** How the target answers the n-th request (from 1). */
 export type Responder = (received: Received, n: number) => { status: number; headers?: Record<string, string> };
 
-/** A loopback webhook receiver that records every request and answers with `respond` (200 by default). */
-export async function startTarget(respond: Responder = () => ({ status: 200 })) {
+/** A loopback webhook receiver that records every request and answers with `respond` (200 by default) after `answerDelayMs`. */
+export async function startTarget(respond: Responder = () => ({ status: 200 }), answerDelayMs = 0) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -27,9 +27,12 @@ export async function startTarget(respond: Responder = () => ({ status: 200 })) 
         atMs: Date.now(),
       };
       received.push(entry);
-      const answer = respond(entry, received.length);
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-      res.end(`answer ${received.length}`);
+      const n = received.length;
+      const answer = respond(entry, n);
+      setTimeout(() => {
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(`answer ${n}`);
+      }, answerDelayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
