@@ -164,6 +164,33 @@ for (const backend of WEBHOOK_BACKENDS) {
       expect(world.runs.get(key.toString())).toBe(1);
     });
 
+    it('verifies the exact bytes whatever the Content-Type says, and a different Unicode form fails', async () => {
+      const t = nowSec();
+      const event = (id: string, text: string) =>
+        bodyBytes(
+          JSON.stringify({ id, object: 'event', type: 'ping', created: t, data: { object: { id: 'o', note: text } } }),
+        );
+      for (const [i, type] of [null, 'text/plain; charset=utf-16', 'application/x-www-form-urlencoded'].entries()) {
+        const body = event(`evt_type_${i}_${backend}`, 'caf\u00e9 \u{1f600}');
+        const headers = stripeHeaders(body, t);
+        if (type === null) delete headers['content-type'];
+        else headers['content-type'] = type;
+        expect((await send(endpointUrl('stripe'), body, headers)).status, String(type)).toBe(200);
+        expect(world.runs.get(`stripe/evt_type_${i}_${backend}`)).toBe(1);
+      }
+      const id = `evt_nfd_${backend}`;
+      const composed = event(id, 'caf\u00e9');
+      const decomposed = event(id, 'cafe\u0301');
+      expect(decomposed).not.toEqual(composed);
+      const headers = stripeHeaders(composed, t);
+      expect((await send(endpointUrl('stripe'), decomposed, headers)).status).toBe(401);
+      expect(await world.guard.find(new RequestKey('stripe', id))).toBeNull();
+      expect((await send(endpointUrl('stripe'), composed, headers)).status).toBe(200);
+      const decomposedHeaders = stripeHeaders(decomposed, t);
+      // Its own bytes verify; the key is the same event id with another body, so it is refused as a mismatch.
+      expect((await send(endpointUrl('stripe'), decomposed, decomposedHeaders)).status).toBe(422);
+    });
+
     it('leaves no receipt and no "new" journal row for a forged event (wrong secret), only a rejected row', async () => {
       const body = bodyBytes(
         JSON.stringify({
