@@ -228,6 +228,9 @@ describe('sandbox: outcomes, look-up and cancel through the PaymentProvider port
     expect(await client.cancel(holding.paymentId)).toMatchObject({ status: 'cancelled' });
     expect(await client.cancel(holding.paymentId)).toMatchObject({ status: 'cancelled' });
     expect(sandbox.controls.charges(held.merchantReference)).toBe(0);
+    expect(sandbox.controls.events({ merchantReference: held.merchantReference }).map((e) => e.type)).toEqual([
+      'payment_intent.canceled',
+    ]);
     await expect(client.cancel('pi_doesnotexist')).rejects.toMatchObject({ code: 'SANDBOX_API_ERROR', status: 404 });
   });
 
