@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { type Deliver, measureStorm, measureUnique, type RunSample } from '../lib/measure.js';
 import type { BenchBackend, Namespace } from '../lib/namespaces.js';
-import { type Log, type RowResult, rowOf } from '../lib/run-rows.js';
+import { type Log, type RowResult, rowOf, WARMUP_MAX_MS } from '../lib/run-rows.js';
 import { payloadOf } from '../subjects/payonce.js';
 import { type HttpRow, type ParentMessage, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
 
@@ -14,8 +14,9 @@ export interface HttpSizes {
   readonly durationMs: number;
   readonly requests: number;
   readonly concurrency: number;
-  /** The HTTP storm: keys × copies, all copies in flight together, `concurrency` keys at a time. */
+  /** The HTTP storm: keys × copies, all copies in flight together, `concurrency` keys at a time, no new key after `stormMaxMs`. */
   readonly stormKeys: number;
+  readonly stormMaxMs: number;
   readonly stormCopies: number;
   readonly warmup: number;
   readonly reps: number;
@@ -144,7 +145,7 @@ export async function runHttp(
     try {
       server = await startServer(row, ns);
       const warm = client(server.origin, sizes.concurrency, sign('w-', sizes.warmup));
-      await measureUnique(warm.deliver, sizes.warmup, sizes.concurrency, 'w-');
+      await measureUnique(warm.deliver, sizes.warmup, sizes.concurrency, 'w-', WARMUP_MAX_MS);
       await warm.close();
       for (let rep = 0; rep < sizes.reps; rep++) {
         await ns.reset();
@@ -156,12 +157,19 @@ export async function runHttp(
       await ns.reset();
       await server.ask({ type: 'reset' });
       const stormClient = client(server.origin, sizes.concurrency * sizes.stormCopies, sign('s-', sizes.stormKeys));
-      storm = await measureStorm(stormClient.deliver, sizes.stormKeys, sizes.stormCopies, sizes.concurrency, 's-');
+      storm = await measureStorm(
+        stormClient.deliver,
+        sizes.stormKeys,
+        sizes.stormCopies,
+        sizes.concurrency,
+        's-',
+        sizes.stormMaxMs,
+      );
       await stormClient.close();
       stormRuns = await server.ask({ type: 'runs' });
       const median = [...samples].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(samples.length / 2)];
       log(
-        `  ${row.id.padEnd(36)} (c) ${median?.opsPerSec.toFixed(0).padStart(6)}/s  storm handler runs ${stormRuns}/${sizes.stormKeys}`,
+        `  ${row.id.padEnd(36)} (c) ${median?.opsPerSec.toFixed(0).padStart(6)}/s  storm handler runs ${stormRuns}/${storm.deliveries / sizes.stormCopies}`,
       );
     } catch (failure) {
       error = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
@@ -173,7 +181,7 @@ export async function runHttp(
     results.push(
       rowOf(row, 'http-storm', storm ? [storm] : [], {
         handlerRuns: stormRuns === null ? [] : [stormRuns],
-        expected: sizes.stormKeys,
+        expected: storm ? [storm.deliveries / sizes.stormCopies] : [],
         error,
       }),
     );

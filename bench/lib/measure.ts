@@ -86,7 +86,8 @@ export async function measureUnique(
 
 /**
  * Workload (b), the duplicate storm: `keys` event ids, each delivered `copies` times at once (all copies in flight
- * together, racing on the claim); `concurrency` keys are stormed at a time. Correct = the handler ran `keys` times.
+ * together, racing on the claim); `concurrency` keys are stormed at a time. With `durationMs`, no new key is started
+ * once that much time has passed. Correct = the handler ran once per key stormed (`deliveries / copies`).
  */
 export async function measureStorm(
   deliver: Deliver,
@@ -94,13 +95,15 @@ export async function measureStorm(
   copies: number,
   concurrency: number,
   prefix: string,
+  durationMs = Number.POSITIVE_INFINITY,
 ) {
   const recorder = new Recorder(keys * copies);
   let next = 0;
   const started = performance.now();
+  const open = () => performance.now() - started < durationMs;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < keys; i = next++) {
+      for (let i = next++; i < keys && open(); i = next++) {
         const id = `${prefix}${i}`;
         await Promise.all(Array.from({ length: copies }, () => recorder.time(deliver, id)));
       }

@@ -13,6 +13,8 @@ export interface WorkloadSizes {
   readonly stormKeys: number;
   readonly stormCopies: number;
   readonly stormConcurrency: number;
+  /** (b) no new key is stormed after this many ms. */
+  readonly stormMaxMs: number;
   /** Untimed deliveries on a fresh connection before each run (connections, JIT, statement caches). */
   readonly warmup: number;
   /** Timed runs per row; the report gives their median, min and max. */
@@ -32,9 +34,9 @@ export interface RowResult {
   readonly opsPerSec: Spread;
   readonly p50Ms: Spread;
   readonly p99Ms: Spread;
-  /** Handler runs per run (storm workloads), and what is correct (= keys). */
+  /** Handler runs per run (storm workloads), and what is correct per run (= keys stormed in that run). */
   readonly handlerRuns: readonly number[];
-  readonly expectedHandlerRuns: number | null;
+  readonly expectedHandlerRuns: readonly number[];
   /** Peak RSS of the bench process during this row's timed runs (workload (a) only), bytes. */
   readonly peakRssBytes: number | null;
   /** RSS right before this row's timed runs (after a forced GC when `--expose-gc`), lowest over runs, bytes. */
@@ -50,7 +52,7 @@ export function rowOf(
   samples: readonly RunSample[],
   extra: {
     handlerRuns?: number[];
-    expected?: number | null;
+    expected?: number[];
     peakRssBytes?: number | null;
     startRssBytes?: number | null;
     error?: string | null;
@@ -68,7 +70,7 @@ export function rowOf(
     p50Ms: spread(samples.map((s) => s.p50Ms)),
     p99Ms: spread(samples.map((s) => s.p99Ms)),
     handlerRuns: extra.handlerRuns ?? [],
-    expectedHandlerRuns: extra.expected ?? null,
+    expectedHandlerRuns: extra.expected ?? [],
     peakRssBytes: extra.peakRssBytes ?? null,
     startRssBytes: extra.startRssBytes ?? null,
     error: extra.error ?? (firstError ? `${samples.reduce((n, s) => n + s.errors, 0)} errors; ${firstError}` : null),
@@ -79,6 +81,9 @@ export function rowOf(
 function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
+
+/** A warm-up stops taking new keys after this long, whatever its size. */
+export const WARMUP_MAX_MS = 1_000;
 
 /** Progress output (stderr), so a long run shows where it is. */
 export type Log = (line: string) => void;
@@ -120,7 +125,7 @@ export async function runInProcess(
         const deliverer = await subject.open(ns.info, counter);
         try {
           const deliver = (id: string) => deliverer.deliver(id);
-          await measureUnique(deliver, sizes.warmup, sizes.concurrency, `w${rep}-`);
+          await measureUnique(deliver, sizes.warmup, sizes.concurrency, `w${rep}-`, WARMUP_MAX_MS);
           await ns.reset();
           counter.runs = 0;
           collectGarbage();
@@ -143,7 +148,7 @@ export async function runInProcess(
           into.stormRuns.push(counter.runs);
           log(
             `  rep ${rep + 1}/${sizes.reps} ${subject.id.padEnd(28)} (a) ${unique.opsPerSec.toFixed(0).padStart(6)}/s` +
-              `  (b) ${storm.opsPerSec.toFixed(0).padStart(6)}/s, handler runs ${counter.runs}/${sizes.stormKeys}`,
+              `  (b) ${storm.opsPerSec.toFixed(0).padStart(6)}/s, handler runs ${counter.runs}/${storm.deliveries / sizes.stormCopies}`,
           );
         } finally {
           await deliverer.close();
@@ -162,7 +167,11 @@ export async function runInProcess(
         startRssBytes: Number.isFinite(c.startRss) ? c.startRss : null,
         error: c.error,
       }),
-      rowOf(subject, 'storm', c.storm, { handlerRuns: c.stormRuns, expected: sizes.stormKeys, error: c.error }),
+      rowOf(subject, 'storm', c.storm, {
+        handlerRuns: c.stormRuns,
+        expected: c.storm.map((sample) => sample.deliveries / sizes.stormCopies),
+        error: c.error,
+      }),
     ];
   });
 }
