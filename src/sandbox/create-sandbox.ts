@@ -2,7 +2,13 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { InvalidOption } from '../core/errors.js';
 import { canonicalJson } from '../http/canonical-json.js';
 import type { DeliveryRecord } from './delivery-record.js';
-import { checkPaymentPlan, type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
+import {
+  checkPaymentPlan,
+  DEFAULT_PAYMENT_PLAN,
+  type PaymentPlan,
+  type ResolvedPaymentPlan,
+  resolvePaymentPlan,
+} from './payment-plan.js';
 import type { ChargeLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
 import { type EventVariants, NO_VARIANTS, type SandboxEvent } from './sandbox-event.js';
 import { checkWebhookUrl, resolveSandboxOptions, type SandboxOptions } from './sandbox-options.js';
@@ -245,7 +251,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       return signing;
     },
     setDefaults(plan) {
-      defaults = resolvePaymentPlan(resolveSandboxOptions().defaults, checkPaymentPlan(plan));
+      defaults = resolvePaymentPlan(DEFAULT_PAYMENT_PLAN, checkPaymentPlan(plan));
     },
     plan(match, plan, times = 1) {
       if (!Number.isSafeInteger(times) || times < 1 || times > 1000) throw new InvalidOption('times', 'must be 1…1000');
