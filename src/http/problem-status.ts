@@ -1,5 +1,6 @@
 import type { PayonceErrorCode } from '../core/errors.js';
 import type { PaymentErrorCode } from '../payments/payment-error.js';
+import type { WebhookEdgeCode } from '../webhooks/intake-problem.js';
 import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 
 /**
@@ -9,7 +10,7 @@ import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
 
 /** Every code an HTTP problem response of payonce can carry: the core's, the webhook and payments layers' and the HTTP-only ones. */
-export type ProblemCode = PayonceErrorCode | WebhookErrorCode | PaymentErrorCode | HttpErrorCode;
+export type ProblemCode = PayonceErrorCode | WebhookErrorCode | WebhookEdgeCode | PaymentErrorCode | HttpErrorCode;
 
 /**
  * The one table from error code to HTTP status. A code added to `PayonceErrorCode` is a compile error here
@@ -19,6 +20,8 @@ export type ProblemCode = PayonceErrorCode | WebhookErrorCode | PaymentErrorCode
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
  * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
  * - webhooks: `MALFORMED_WEBHOOK_PAYLOAD` → 400; `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
+ * - webhook edge: `WEBHOOK_BODY_TOO_LARGE` → 413; `WEBHOOK_SIGNATURE_MALFORMED` → 400; `WEBHOOK_SIGNATURE_INVALID` →
+ *   401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers).
  * - payments: `ORDER_NOT_FOUND` → 404; `ORDER_NOT_PAYABLE` → 409; `INVALID_MONEY`, `INVALID_PAYMENT_EVENT` → 400;
  *   `PROVIDER_DECLINED` → 402 (the provider definitively refused the payment).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
@@ -41,6 +44,10 @@ export const STATUS_BY_CODE = {
   INVALID_MONEY: 400,
   INVALID_PAYMENT_EVENT: 400,
   PROVIDER_DECLINED: 402,
+  WEBHOOK_BODY_TOO_LARGE: 413,
+  WEBHOOK_SIGNATURE_MALFORMED: 400,
+  WEBHOOK_SIGNATURE_INVALID: 401,
+  WEBHOOK_HANDLER_FAILED: 500,
 } as const satisfies Record<ProblemCode, number>;
 
 /** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
@@ -62,6 +69,10 @@ export const TITLE_BY_CODE = {
   INVALID_MONEY: 'Invalid amount or currency',
   INVALID_PAYMENT_EVENT: 'Invalid payment event',
   PROVIDER_DECLINED: 'Payment declined by the provider',
+  WEBHOOK_BODY_TOO_LARGE: 'Webhook body too large',
+  WEBHOOK_SIGNATURE_MALFORMED: 'Webhook signature is malformed',
+  WEBHOOK_SIGNATURE_INVALID: 'Webhook signature is invalid',
+  WEBHOOK_HANDLER_FAILED: 'Webhook handler failed',
 } as const satisfies Record<ProblemCode, string>;
 
 /** True when `code` has a row in `STATUS_BY_CODE` (an error from a newer module may not). */

@@ -22,7 +22,6 @@ export {
   type IntakeProblem,
   type IntakeProblemKind,
   problemOf,
-  WEBHOOK_EDGE_STATUS,
   type WebhookEdgeCode,
 } from './intake-problem.js';
 export { DELIVERIES_TABLE, type DeliveriesDatabase, type DeliveriesTable } from './journal/deliveries-table.js';

@@ -1,6 +1,6 @@
 import type { HttpResponse } from '../http/http-exchange.js';
 import { problemResponse } from '../http/problem-response.js';
-import { isProblemCode, PROBLEM_TYPE_BASE, STATUS_BY_CODE } from '../http/problem-status.js';
+import { isProblemCode, STATUS_BY_CODE } from '../http/problem-status.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
 
 /**
@@ -24,8 +24,10 @@ export type IntakeProblemKind =
   | 'integration_error';
 
 /**
- * Codes of the problems that exist only at the webhook edge (no error class behind them). Their statuses are in
- * {@link WEBHOOK_EDGE_STATUS}; every other code comes from an error and maps through `STATUS_BY_CODE`.
+ * Codes of the problems that exist only at the webhook edge (no error class behind them): body too large (413),
+ * signature that cannot be parsed (400), signature missing, wrong or outside its window (401), handler threw (500:
+ * a 5xx makes every provider redeliver). Their statuses live with every other code in `STATUS_BY_CODE`.
+ * @see SPEC §5; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard Webhooks "Retry schedule".
  */
 export type WebhookEdgeCode =
   | 'WEBHOOK_BODY_TOO_LARGE'
@@ -33,30 +35,10 @@ export type WebhookEdgeCode =
   | 'WEBHOOK_SIGNATURE_INVALID'
   | 'WEBHOOK_HANDLER_FAILED';
 
-/**
- * HTTP statuses of the webhook-edge codes: 413 (RFC 9110 §15.5.14 Content Too Large), 400 for a signature that
- * cannot be parsed, 401 for one that is missing, wrong or outside its time window, 500 for a handler that threw
- * (a 5xx makes every provider redeliver).
- * @see SPEC §5; Stripe "Return a 2xx status code quickly"; Standard Webhooks spec "Retry schedule".
- */
-export const WEBHOOK_EDGE_STATUS = Object.freeze({
-  WEBHOOK_BODY_TOO_LARGE: 413,
-  WEBHOOK_SIGNATURE_MALFORMED: 400,
-  WEBHOOK_SIGNATURE_INVALID: 401,
-  WEBHOOK_HANDLER_FAILED: 500,
-} as const satisfies Record<WebhookEdgeCode, number>);
-
-const EDGE_TITLE: Record<WebhookEdgeCode, string> = {
-  WEBHOOK_BODY_TOO_LARGE: 'Webhook body too large',
-  WEBHOOK_SIGNATURE_MALFORMED: 'Webhook signature is malformed',
-  WEBHOOK_SIGNATURE_INVALID: 'Webhook signature is invalid',
-  WEBHOOK_HANDLER_FAILED: 'Webhook handler failed',
-};
-
 /** One refused or failed delivery, as handed to an acknowledgement to render. */
 export interface IntakeProblem {
   readonly kind: IntakeProblemKind;
-  /** Stable code: a `ProblemCode` of `src/http` or a {@link WebhookEdgeCode}. */
+  /** Stable code: a `ProblemCode` of `src/http` (webhook-edge codes included). */
   readonly code: string;
   /** HTTP status of the default (problem+json) rendering. */
   readonly status: number;
@@ -87,7 +69,7 @@ export function signatureProblem(verify: VerifyRejected): IntakeProblem {
   return {
     kind: malformed ? 'signature_malformed' : 'signature_invalid',
     code,
-    status: WEBHOOK_EDGE_STATUS[code],
+    status: STATUS_BY_CODE[code],
     detail: `${verify.scheme}: ${verify.reason}${verify.header ? ` (${verify.header})` : ''}: ${verify.detail}`,
     retryAfterMs: null,
     field: null,
@@ -95,7 +77,7 @@ export function signatureProblem(verify: VerifyRejected): IntakeProblem {
   };
 }
 
-/** A problem of `kind` with `code`; the status comes from `STATUS_BY_CODE` or {@link WEBHOOK_EDGE_STATUS}. */
+/** A problem of `kind` with `code`; the status comes from `STATUS_BY_CODE` (500 for an unknown code). */
 export function intakeProblem(
   kind: IntakeProblemKind,
   code: string,
@@ -114,9 +96,7 @@ export function intakeProblem(
 }
 
 function statusOf(code: string): number {
-  if (Object.hasOwn(WEBHOOK_EDGE_STATUS, code)) return WEBHOOK_EDGE_STATUS[code as WebhookEdgeCode];
-  if (isProblemCode(code)) return STATUS_BY_CODE[code];
-  return 500;
+  return isProblemCode(code) ? STATUS_BY_CODE[code] : 500;
 }
 
 /** `Retry-After` in whole seconds, at least 1 (RFC 9110 §10.2.3). */
@@ -125,24 +105,11 @@ export function retryAfterHeader(retryAfterMs: number | null): Record<string, st
 }
 
 /**
- * The RFC 9457 problem+json response of `problem`: through `problemResponse` for codes of `STATUS_BY_CODE`,
- * with the same body shape and `type` base for the webhook-edge codes; `Retry-After` when in progress.
+ * The RFC 9457 problem+json response of `problem` through `problemResponse`; `Retry-After` when in progress. An
+ * unknown code (never produced by the intake) is answered as `WEBHOOK_HANDLER_FAILED`.
  * @see RFC 9457; `src/http/problem-response.ts`; `docs/errors.md`.
  */
 export function problemOf(problem: IntakeProblem): HttpResponse {
-  const headers = retryAfterHeader(problem.retryAfterMs);
-  if (isProblemCode(problem.code)) return problemResponse(problem.code, problem.detail, headers);
-  const code = problem.code as WebhookEdgeCode;
-  const body = JSON.stringify({
-    type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replaceAll('_', '-')}`,
-    title: EDGE_TITLE[code] ?? 'Webhook delivery refused',
-    status: problem.status,
-    detail: problem.detail,
-    code,
-  });
-  return Object.freeze({
-    status: problem.status,
-    headers: Object.freeze({ ...headers, 'content-type': 'application/problem+json' }),
-    body: new TextEncoder().encode(body),
-  });
+  const code = isProblemCode(problem.code) ? problem.code : 'WEBHOOK_HANDLER_FAILED';
+  return problemResponse(code, problem.detail, retryAfterHeader(problem.retryAfterMs));
 }
