@@ -121,7 +121,7 @@ const CAUSES: Readonly<Record<string, string>> = {
   'runInTransaction (1 commit) ≥ 1.5× two-commit bare minimum (a)':
     "payonce sends exactly the five statements a transactional delivery needs — BEGIN, claim INSERT, the business INSERT, completion UPDATE, COMMIT (counted by instrumenting pg) — against the bare minimum's two autocommit statements. With C the cost of a commit in statement round trips, the bare minimum costs about 2 + 2C and the transaction 5 + C, so 1.5× needs C above about 11; on this machine an autocommit INSERT measured with raw pg costs only a few round trips of `select 1`, so the target is out of reach for any design that keeps BEGIN and COMMIT as separate round trips (pg does not pipeline).",
   'peak RSS of the bench process under (a) < 200 MB':
-    'the bench process also carries tsx, every driver and every peer client (node-redis 4 with its modules, @redis/client 6, Powertools); the "RSS before" column is the process after a forced GC just before the row, and the peak is reached late in the run after all peers are loaded. payonce\'s own modules add about 2 MB.',
+    'the bench process holds well over 100 MB before any row runs (the "RSS before" column, after a forced GC): tsx, every driver and, once loaded, every peer client (node-redis 4 with its modules, @redis/client 6, Powertools); payonce\'s own modules add about 2 MB. The peaks come from the fastest rows (memory, Redis): tens of thousands of deliveries per second let V8 grow its young generation before collecting, and MemoryStore keeps every receipt (a frozen receipt and a copy of the body per key). Not profiled further in this session.',
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
