@@ -109,11 +109,12 @@ describe('sandbox: idempotent create', () => {
 
   it('same key while the first request still runs → 409 idempotency_error', async () => {
     const req = newRequest();
+    const before = sandbox.controls.createRequests();
     const hanging = rawCreate(bodyOf(req), {
       'idempotency-key': req.idempotencyKey,
-      'sandbox-plan': JSON.stringify({ responseFault: 'hang-before-commit', hangMs: 400 } satisfies PaymentPlan),
+      'sandbox-plan': JSON.stringify({ responseFault: 'hang-before-commit', hangMs: 1_500 } satisfies PaymentPlan),
     }).catch((e: unknown) => e);
-    await expect.poll(() => sandbox.controls.createRequests(), { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => sandbox.controls.createRequests(), { timeout: 5_000 }).toBeGreaterThan(before);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await rawCreate(bodyOf(req), { 'idempotency-key': req.idempotencyKey });
     expect(second.status).toBe(409);
@@ -153,7 +154,7 @@ describe('sandbox: lost responses, timeouts, slow answers', () => {
   });
 
   it('hang-after-commit: the client times out with a distinguishable timeout error; the retry finds the payment', async () => {
-    const impatient = new SandboxClient({ baseUrl: sandbox.url, timeoutMs: 300 });
+    const impatient = new SandboxClient({ baseUrl: sandbox.url, timeoutMs: 1_000 });
     try {
       const req = newRequest();
       sandbox.controls.plan({ merchantReference: req.merchantReference }, { responseFault: 'hang-after-commit' });
@@ -283,5 +284,9 @@ describe('sandbox: control endpoints and options', () => {
       InvalidOption,
     );
     expect(() => new SandboxClient({ baseUrl: 'ftp://127.0.0.1' })).toThrow(InvalidOption);
+    const req = newRequest();
+    const badHeader = await rawCreate(bodyOf(req), { 'sandbox-plan': '{"outcome":' });
+    expect(badHeader).toMatchObject({ status: 400, json: { error: { type: 'invalid_request_error' } } });
+    expect(sandbox.controls.ledger(req.merchantReference).paymentIds).toEqual([]);
   });
 });

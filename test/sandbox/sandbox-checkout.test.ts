@@ -24,7 +24,7 @@ describe('sandbox client behind Payments.openCheckout (sqlite)', () => {
     store = await backend.open();
     // No webhook target here: one delivery attempt per event, so idle() does not wait for retries.
     sandbox = await createSandbox({ timeScale: 0.001, retryScheduleMs: [0] });
-    client = new SandboxClient({ baseUrl: sandbox.url, name: 'sandbox', timeoutMs: 300 });
+    client = new SandboxClient({ baseUrl: sandbox.url, name: 'sandbox', timeoutMs: 1_000 });
   });
   afterAll(async () => {
     await client?.close();
@@ -40,7 +40,7 @@ describe('sandbox client behind Payments.openCheckout (sqlite)', () => {
 
     const unknown = attemptOf(await payments.openCheckout(order.id, 'customer-1'));
     expect(unknown.status).toBe('unknown');
-    expect(unknown.lastError).toContain('no answer within 300 ms');
+    expect(unknown.lastError).toContain('no answer within 1000 ms');
     expect(sandbox.controls.ledger(unknown.id).paymentIds).toHaveLength(1);
     expect(await sandbox.controls.idle()).toBe(true);
 

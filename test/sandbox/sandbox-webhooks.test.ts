@@ -164,6 +164,16 @@ describe('sandbox webhooks: at-least-once delivery', () => {
     expect(gone.target.received).toHaveLength(1);
   });
 
+  it('a Retry-After on 429 postpones the next attempt (scaled like the schedule)', async () => {
+    const { sandbox, client } = await setup({ timeScale: 1, retryScheduleMs: [0, 10, 10] }, (_r, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
+    await pay(sandbox, client, { settleAfterMs: 0 });
+    const [first, second] = sandbox.controls.deliveries();
+    expect([first?.status, second?.status]).toEqual([429, 200]);
+    expect((second?.sentAtMs ?? 0) - (first?.finishedAtMs ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
   it('an event created before any target is configured is delivered once one is', async () => {
     const target = await startTarget();
     cleanups.push(target.close);
