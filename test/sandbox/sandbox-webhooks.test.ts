@@ -174,6 +174,36 @@ describe('sandbox webhooks: at-least-once delivery', () => {
     expect((second?.sentAtMs ?? 0) - (first?.finishedAtMs ?? 0)).toBeGreaterThanOrEqual(990);
   });
 
+  it('a target slower than deliveryTimeoutMs is a failed attempt with no status, and is retried', async () => {
+    const { sandbox, client, target } = await setup(
+      { deliveryTimeoutMs: 200, retryScheduleMs: [0, 10] },
+      undefined,
+      1_500,
+    );
+    await pay(sandbox, client);
+    const log = sandbox.controls.deliveries();
+    expect(log.map((d) => [d.attempt, d.status])).toEqual([
+      [1, null],
+      [2, null],
+    ]);
+    expect(log[0]?.error).toMatch(/timeout/i);
+    expect(target.received).toHaveLength(2);
+  });
+
+  it('close() ends hung requests and pending retries promptly', async () => {
+    const sandbox = await createSandbox({ timeScale: 1 });
+    const client = new SandboxClient({ baseUrl: sandbox.url, timeoutMs: 20_000 });
+    cleanups.push(() => client.close());
+    const req = newRequest();
+    sandbox.controls.plan({ orderId: req.orderId }, { responseFault: 'hang-after-commit', hangMs: 60_000 });
+    const hung = client.createPayment(req).catch((e: unknown) => e);
+    await expect.poll(() => sandbox.controls.payments().length, { timeout: 5_000 }).toBe(1);
+    const started = Date.now();
+    await sandbox.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await hung).toMatchObject({ code: 'SANDBOX_CONNECTION_LOST' });
+  });
+
   it('an event created before any target is configured is delivered once one is', async () => {
     const target = await startTarget();
     cleanups.push(target.close);
