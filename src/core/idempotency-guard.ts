@@ -48,9 +48,16 @@ export interface RunOptions {
   fingerprint?: string;
 }
 
-/** Age limit for `purge`: `olderThan` is a `Date` (absolute) or an age in milliseconds before now. */
+/** What `purge` deletes: receipts finished before a cut-off, optionally of one provider only. */
 export interface PurgeOptions {
+  /** The cut-off: a `Date` (absolute) or an age in milliseconds before now. */
   olderThan: Date | number;
+  /**
+   * Purge only this provider's receipts (`RequestKey.provider`, compared byte for byte); pass it whenever the
+   * store is shared (HTTP keys and webhook receipts, or providers with different redelivery windows).
+   * @default every provider's receipts
+   */
+  provider?: string;
 }
 
 type ClaimDecision =
@@ -160,15 +167,25 @@ export class IdempotencyGuard<S extends Store = Store> {
 
   /**
    * Deletes finished (`completed` or `failed`) receipts that finished before the cut-off, in batches of
-   * `purgeBatchSize`, and returns how many were deleted. `processing` receipts are never deleted. Keep
-   * retention longer than the provider's redelivery schedule, or a late redelivery looks new.
-   * @throws {InvalidOption} for a negative or non-finite age. @throws {StoreUnavailable}
+   * `purgeBatchSize`, and returns how many were deleted. `processing` receipts are never deleted. With
+   * `provider`, only that provider's receipts are deleted: pass it whenever the store is shared, or one
+   * retention (say the HTTP layer's 24 h) deletes receipts a provider still redelivers (Stripe: up to 3 days).
+   * Keep retention longer than the provider's redelivery schedule, or a late redelivery looks new.
+   * @throws {InvalidOption} for a negative or non-finite age.
+   * @throws {InvalidRequestKey} for a `provider` that is not a valid `RequestKey` provider, before any store call.
+   * @throws {StoreUnavailable}
+   * @see SPEC §3 "purge".
+   * @example await guard.purge({ olderThan: 7 * 86_400_000, provider: 'stripe' });
    */
   async purge(options: PurgeOptions): Promise<number> {
     const beforeMs = this.cutoffOf(options.olderThan);
+    // Validates the provider exactly as a RequestKey does (non-empty, ≤ 160 characters, no NUL).
+    const provider = options.provider === undefined ? undefined : new RequestKey(options.provider, '-').provider;
     let total = 0;
     for (;;) {
-      const deleted = await storeCall('purge', () => this.store.purgeBatch(beforeMs, this.options.purgeBatchSize));
+      const deleted = await storeCall('purge', () =>
+        this.store.purgeBatch(beforeMs, this.options.purgeBatchSize, provider),
+      );
       total += deleted;
       if (deleted < this.options.purgeBatchSize) return total;
     }

@@ -73,10 +73,13 @@ export interface Store {
   find(key: RequestKey): Promise<Receipt | null>;
 
   /**
-   * Deletes at most `limit` finished (`completed` or `failed`) receipts whose `finishedAtMs` is before
-   * `beforeMs`; never a `processing` one. Returns how many were deleted (0 means nothing is left).
+   * Deletes at most `limit` finished (`completed` or `failed`) receipts whose `finishedAtMs` (Unix epoch ms) is
+   * before `beforeMs`; never a `processing` one. With `provider`, only receipts whose `key.provider` equals it
+   * byte for byte are deleted, so one provider's retention never removes another's receipts in a shared store;
+   * without it, every provider's. Returns how many were deleted (fewer than `limit` means nothing is left).
+   * @see SPEC §3 "purge"; the scoped form keeps webhook receipts alive through the HTTP layer's 24 h purge.
    */
-  purgeBatch(beforeMs: number, limit: number): Promise<number>;
+  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number>;
 }
 
 /** A store that can run its steps inside a caller's open transaction of type `Tx`. */

@@ -33,7 +33,7 @@ export function countingStore(inner: Store): { store: Store; readonly calls: num
     complete: count((r) => inner.complete(r)),
     fail: count((r) => inner.fail(r)),
     find: count((k) => inner.find(k)),
-    purgeBatch: count((b, l) => inner.purgeBatch(b, l)),
+    purgeBatch: count((b, l, p) => inner.purgeBatch(b, l, p)),
   };
   return {
     store,

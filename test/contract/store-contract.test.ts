@@ -289,6 +289,63 @@ for (const backendName of backendsFromEnv()) {
       await running;
     });
 
+    it("purge with a provider deletes only that provider's finished receipts", async () => {
+      const clock = new ManualClock(900_000_000_000); // before every other test's receipts, the purge test's too
+      const guard = new IdempotencyGuard(store, { clock, staleAfterMs: STALE_MS, purgeBatchSize: 2 });
+      const id = uniqueKey('scoped').externalId;
+      // Byte-exact: a case variant and a longer name sharing the prefix are other providers.
+      const target = `http-${id}`;
+      const others = [`HTTP-${id}`, `http-${id}:x`, `stripe-${id}`];
+      const keysOf = (provider: string) => [0, 1, 2, 3, 4].map((i) => new RequestKey(provider, `evt_${i}`));
+      const hold = deferred<void>();
+      const running: Promise<unknown>[] = [];
+      for (const provider of [target, ...others]) {
+        const [done1, done2, failed, held] = keysOf(provider) as [RequestKey, RequestKey, RequestKey, RequestKey];
+        await guard.run(done1, () => ({ body: 'one' }));
+        await guard.run(done2, () => ({ body: 'two' }));
+        await guard.run(failed, () => Promise.reject(new Error('failed'))).catch(() => undefined);
+        const entered = deferred<void>();
+        running.push(
+          guard.run(held, async () => {
+            entered.resolve();
+            await hold.promise;
+            return {};
+          }),
+        );
+        await entered.promise;
+      }
+      clock.advance(1_000);
+      for (const provider of [target, ...others]) await guard.run(keysOf(provider)[4]!, () => ({ body: 'recent' }));
+
+      expect(await guard.purge({ olderThan: 500, provider: `nobody-${id}` })).toBe(0);
+      expect(await guard.purge({ olderThan: 500, provider: target })).toBe(3);
+      const statuses = async (provider: string) =>
+        Promise.all(keysOf(provider).map(async (k) => (await guard.find(k))?.status ?? null));
+      expect(await statuses(target)).toEqual([null, null, null, 'processing', 'completed']);
+      for (const provider of others) {
+        expect(await statuses(provider)).toEqual(['completed', 'completed', 'failed', 'processing', 'completed']);
+      }
+      expect(await guard.purge({ olderThan: 500, provider: target })).toBe(0);
+      expect(await store.purgeBatch(clock.now() - 500, 10, others[2]!)).toBe(3);
+      expect(await statuses(others[2]!)).toEqual([null, null, null, 'processing', 'completed']);
+      // Unscoped, the rest goes, whatever purged before (each index stays consistent with the other).
+      expect(await guard.purge({ olderThan: new Date(clock.now() - 500) })).toBe(6);
+      for (const provider of others.slice(0, 2)) {
+        expect(await statuses(provider)).toEqual([null, null, null, 'processing', 'completed']);
+      }
+      hold.resolve();
+      await Promise.all(running);
+    });
+
+    it('rejects an invalid purge provider before any store call', async () => {
+      const counting = countingStore(store);
+      const guard = guardOn(counting.store);
+      for (const provider of ['', 'a\u0000b', 'p'.repeat(161)]) {
+        await expect(guard.purge({ olderThan: 1_000, provider })).rejects.toBeInstanceOf(InvalidRequestKey);
+      }
+      expect(counting.calls).toBe(0);
+    });
+
     it('answers alreadyHandled for each state', async () => {
       const clock = new ManualClock();
       const guard = guardOn(store, clock);

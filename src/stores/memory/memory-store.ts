@@ -60,10 +60,12 @@ export class MemoryStore implements Store {
     return this.receipts.get(slot(key)) ?? null;
   }
 
-  async purgeBatch(beforeMs: number, limit: number): Promise<number> {
+  /** @see `Store.purgeBatch`: with `provider`, only receipts whose provider equals it are deleted. */
+  async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
     let deleted = 0;
     for (const [id, receipt] of this.receipts) {
       if (deleted >= limit) break;
+      if (provider !== undefined && receipt.key.provider !== provider) continue;
       if (receipt.status !== 'processing' && receipt.finishedAtMs !== null && receipt.finishedAtMs < beforeMs) {
         this.receipts.delete(id);
         deleted++;

@@ -8,18 +8,32 @@ import type { RequestKey } from '../../core/request-key.js';
  *   is the UTF-8 byte length of `provider` in decimal. The length prefix makes the encoding injective even
  *   though either part may contain `:`: `('a:b', 'c')` → `3:a:b:c`, `('a', 'b:c')` → `1:a:b:c`. Bytes are compared exactly (`evt_A` ≠ `evt_a`).
  * - `<prefix>{receipts}:finished` — a sorted set of `<id>`s of finished receipts scored by `finished_at`
- *   (Unix epoch ms), read by `purgeBatch`.
+ *   (Unix epoch ms), read by `purgeBatch` without a provider.
+ * - `<prefix>{receipts}:finished:<provider>` — the same, for one provider's receipts only (the whole rest of
+ *   the key is the provider, so the name is injective), read by `purgeBatch` with that provider. A finished
+ *   receipt is in both sets; every script that adds, moves or deletes it updates both.
  */
 export interface RedisKeys {
   /** Sorted set `<id>` → finished_at (ms) of every `completed` or `failed` receipt. */
   readonly finished: string;
+  /** The common start of every per-provider finished set; one provider's set is `finishedByProviderBase + provider`. */
+  readonly finishedByProviderBase: string;
   /** The common start of every receipt hash key; a receipt's key is `receiptBase + idOf(key)`. */
   readonly receiptBase: string;
 }
 
 /** Key names for a store with `prefix`. */
 export function redisKeys(prefix: string): RedisKeys {
-  return Object.freeze({ finished: `${prefix}{receipts}:finished`, receiptBase: `${prefix}{receipts}:r:` });
+  return Object.freeze({
+    finished: `${prefix}{receipts}:finished`,
+    finishedByProviderBase: `${prefix}{receipts}:finished:`,
+    receiptBase: `${prefix}{receipts}:r:`,
+  });
+}
+
+/** The per-provider finished sorted set of `provider` (byte-exact: the provider's UTF-8 text ends the key). */
+export function finishedByProviderKey(keys: RedisKeys, provider: string): string {
+  return keys.finishedByProviderBase + provider;
 }
 
 /** The injective `<id>` of a request key: `<UTF-8 byte length of provider>:<provider>:<externalId>`. */

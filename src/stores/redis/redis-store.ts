@@ -2,7 +2,7 @@ import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
 import { receiptOfReply } from './receipt-of-reply.js';
-import { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
+import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-options.js';
 import { completeScript } from './scripts/complete.js';
@@ -33,13 +33,16 @@ function integerReply(reply: unknown): number | null {
 /**
  * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. Each step is
  * one Lua script, so it is atomic: the claim creates the hash only if absent, takeover is a compare-and-set
- * on (status, attempts), complete and fail are fenced by attempt, purge walks a finished-at index.
+ * on (status, attempts), complete and fail are fenced by attempt, purge walks a finished-at index (of every
+ * provider, or of the one provider it is scoped to).
  *
  * Layout (see `redisKeys`): a hash `<prefix>{receipts}:r:<n>:<provider>:<externalId>` per receipt with
  * fields `provider`, `external_id`, `status`, `attempts`, `claimed_at` and `finished_at` (Unix epoch ms,
  * UTC, decimal), `fingerprint`, `error`, `response_status`, `response_headers` (JSON object) and
- * `response_body` (raw bytes); and a sorted set `<prefix>{receipts}:finished` of finished receipts scored by
- * `finished_at`. All keys share the hash tag `{receipts}`, so with Redis Cluster every script stays on one
+ * `response_body` (raw bytes); a sorted set `<prefix>{receipts}:finished` of finished receipts scored by
+ * `finished_at`; and one more per provider, `<prefix>{receipts}:finished:<provider>`, for purges scoped to that
+ * provider. Receipts finished by a version without the per-provider sets are only in the first one: a scoped
+ * purge does not see them, an unscoped one does. All keys share the hash tag `{receipts}`, so with Redis Cluster every script stays on one
  * slot (and all of one store's receipts live on one shard). Response bodies are sent and read as raw bytes
  * and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
@@ -143,7 +146,7 @@ export class RedisStore implements Store {
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
     const reply = await takeoverScript.run(
       this.client,
-      [this.receiptKey(key), this.keys.finished],
+      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [expectedStatus, expectedAttempts, msText(nowMs), receiptIdOf(key)],
     );
     return reply === null ? null : receiptOfReply(key, reply);
@@ -157,7 +160,7 @@ export class RedisStore implements Store {
     const { key, attempt, nowMs, response } = request;
     const reply = await completeScript.run(
       this.client,
-      [this.receiptKey(key), this.keys.finished],
+      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [
         attempt,
         msText(nowMs),
@@ -174,7 +177,7 @@ export class RedisStore implements Store {
   async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
     const reply = await failScript.run(
       this.client,
-      [this.receiptKey(key), this.keys.finished],
+      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [attempt, msText(nowMs), receiptIdOf(key), error],
     );
     return integerReply(reply) === 1;
@@ -187,15 +190,18 @@ export class RedisStore implements Store {
 
   /**
    * Deletes at most `limit` (floored; below 1 deletes nothing) finished receipts with `finishedAtMs <
-   * beforeMs`, oldest first, from the finished index; never a `processing` one. One script per batch, so a
-   * large purge never blocks Redis for long. @see `Store.purgeBatch`; scripts/purge-batch.ts.
+   * beforeMs`, oldest first; never a `processing` one. Without `provider` it walks the finished index; with
+   * it, that provider's finished index only, so other providers' receipts are neither deleted nor read.
+   * Either way a deleted receipt leaves both indexes. One script per batch, so a large purge never blocks
+   * Redis for long. @see `Store.purgeBatch`; scripts/purge-batch.ts.
    */
-  async purgeBatch(beforeMs: number, limit: number): Promise<number> {
+  async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
+    const walked = provider === undefined ? this.keys.finished : finishedByProviderKey(this.keys, provider);
     const reply = await purgeBatchScript.run(
       this.client,
-      [this.keys.finished, this.keys.receiptBase],
+      [walked, this.keys.receiptBase, this.keys.finished, this.keys.finishedByProviderBase],
       [msText(beforeMs), batch],
     );
     const deleted = integerReply(reply);

@@ -1,23 +1,28 @@
 import { RECEIPTS_TABLE } from './receipts-table.js';
-import { type SqlContext, statement } from './sql-context.js';
+import { keyPart, type SqlContext, statement } from './sql-context.js';
 
 const FINISHED = ['completed', 'failed'];
 
 /**
- * Deletes at most `limit` finished receipts with `finished_at < beforeMs`: selects a batch of their keys, then
- * deletes those keys re-checking the same conditions (a receipt retried in between is kept). Portable:
- * MySQL forbids LIMIT inside an IN-subquery. Returns the number of rows deleted.
+ * Deletes at most `limit` finished receipts with `finished_at < beforeMs` (Unix epoch ms) and, when `provider` is
+ * given, `provider` equal to it byte for byte (bound as UTF-8 bytes on MySQL's VARBINARY keys): selects a batch
+ * of their keys, then deletes those keys re-checking the same conditions (a receipt retried in between is kept).
+ * Portable: MySQL forbids LIMIT inside an IN-subquery. Unscoped, the (finished_at) index drives the select;
+ * scoped, the (provider, finished_at) index of migration 0005 does, so a provider's purge never walks the other
+ * providers' old receipts. Returns the number of rows deleted.
+ * @see `Store.purgeBatch`; SPEC §3 "purge".
  */
-export async function purgeBatch(ctx: SqlContext, beforeMs: number, limit: number): Promise<number> {
-  const keys = await statement(ctx, () =>
-    ctx.db
+export async function purgeBatch(ctx: SqlContext, beforeMs: number, limit: number, provider?: string): Promise<number> {
+  const scope = provider === undefined ? null : keyPart(ctx, provider);
+  const keys = await statement(ctx, () => {
+    let select = ctx.db
       .selectFrom(RECEIPTS_TABLE)
       .select(['provider', 'external_id'])
       .where('status', 'in', FINISHED)
-      .where('finished_at', '<', beforeMs)
-      .limit(limit)
-      .execute(),
-  );
+      .where('finished_at', '<', beforeMs);
+    if (scope !== null) select = select.where('provider', '=', scope);
+    return select.limit(limit).execute();
+  });
   if (keys.length === 0) return 0;
   const result = await statement(ctx, () =>
     ctx.db

@@ -44,7 +44,7 @@ export class SqlReceipts implements Store {
     return findReceipt(this.ctx, key);
   }
 
-  purgeBatch(beforeMs: number, limit: number): Promise<number> {
-    return purgeBatch(this.ctx, beforeMs, limit);
+  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
+    return purgeBatch(this.ctx, beforeMs, limit, provider);
   }
 }

@@ -72,8 +72,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     return this.receipts.find(key);
   }
 
-  purgeBatch(beforeMs: number, limit: number): Promise<number> {
-    return this.receipts.purgeBatch(beforeMs, limit);
+  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
+    return this.receipts.purgeBatch(beforeMs, limit, provider);
   }
 
   /**

@@ -77,7 +77,12 @@ async function receiptIndexes<DB>(dialect: SqlDialectName, kysely: Kysely<DB>): 
 /** Every released migration, oldest first (other features append theirs). */
 const NAMES = ALL_MIGRATIONS.map((m) => m.name);
 
-const EXPECTED_INDEXES = ['index:finished_at', 'index:status,claimed_at', 'unique:provider,external_id'];
+const EXPECTED_INDEXES = [
+  'index:finished_at',
+  'index:provider,finished_at',
+  'index:status,claimed_at',
+  'unique:provider,external_id',
+];
 
 /** A claim, completion and replayable read through the store: the table has the shape the store needs. */
 async function roundTrip<DB>(store: SqlStore<DB>): Promise<void> {

@@ -3,13 +3,13 @@ import { RedisScript } from '../redis-script.js';
 /**
  * Fenced completion: only if the receipt is still `processing` at the handler's attempt, stores the
  * response (status, headers as a JSON object, body as raw bytes), finished_at = now_ms, and indexes the
- * receipt for purge. SPEC §3 "fencing by attempt".
- * KEYS[1] receipt hash, KEYS[2] finished index.
+ * receipt for purge in the finished index and in its provider's finished index. SPEC §3 "fencing by attempt".
+ * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: attempt, now_ms, receipt id, response status, response headers JSON, response body bytes.
  * Reply: 1 when recorded, 0 when the claim was lost (nothing changed).
  */
 export const completeScript = new RedisScript(
-  2,
+  3,
   `
 local state = redis.call('HMGET', KEYS[1], 'status', 'attempts')
 if state[1] ~= 'processing' or tonumber(state[2]) ~= tonumber(ARGV[1]) then
@@ -19,6 +19,7 @@ redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[2], 'resp
   'response_headers', ARGV[5], 'response_body', ARGV[6])
 redis.call('HDEL', KEYS[1], 'error')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 return 1
 `,
 );

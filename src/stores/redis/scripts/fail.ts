@@ -2,12 +2,14 @@ import { RedisScript } from '../redis-script.js';
 
 /**
  * Fenced failure: only if the receipt is still `processing` at the handler's attempt, marks it `failed`
- * with the (already bounded) error text, finished_at = now_ms, and indexes it for purge. SPEC §3.
- * KEYS[1] receipt hash, KEYS[2] finished index. ARGV: attempt, now_ms, receipt id, error text.
+ * with the (already bounded) error text, finished_at = now_ms, and indexes it for purge in the finished
+ * index and in its provider's finished index. SPEC §3.
+ * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
+ * ARGV: attempt, now_ms, receipt id, error text.
  * Reply: 1 when recorded, 0 when the claim was lost (nothing changed).
  */
 export const failScript = new RedisScript(
-  2,
+  3,
   `
 local state = redis.call('HMGET', KEYS[1], 'status', 'attempts')
 if state[1] ~= 'processing' or tonumber(state[2]) ~= tonumber(ARGV[1]) then
@@ -16,6 +18,7 @@ end
 redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', ARGV[2], 'error', ARGV[4])
 redis.call('HDEL', KEYS[1], 'response_status', 'response_headers', 'response_body')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 return 1
 `,
 );

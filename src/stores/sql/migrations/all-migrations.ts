@@ -2,6 +2,7 @@ import { receipts0001 } from './0001-receipts.js';
 import { payments0002 } from './0002-payments.js';
 import { outbox0003 } from './0003-outbox.js';
 import { webhookDeliveries0004 } from './0004-webhook-deliveries.js';
+import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -10,4 +11,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   payments0002,
   outbox0003,
   webhookDeliveries0004,
+  receiptsProviderPurge0005,
 ]);
