@@ -5,7 +5,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
-import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
+import { finishedByProviderKey, receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../../contract/backends/redis.js';
 
@@ -27,9 +27,11 @@ describe('RedisStore purge index', () => {
     await client.quit();
   });
 
-  /** The finished index as [receipt id, finished_at] pairs, oldest first. */
-  const index = async (): Promise<[string, number][]> => {
-    const flat = await client.zrange(redisKeys(prefix).finished, 0, '-1', 'WITHSCORES');
+  /** A finished index (default: every provider's; else one provider's) as [receipt id, finished_at] pairs, oldest first. */
+  const index = async (provider?: string): Promise<[string, number][]> => {
+    const names = redisKeys(prefix);
+    const name = provider === undefined ? names.finished : finishedByProviderKey(names, provider);
+    const flat = await client.zrange(name, 0, '-1', 'WITHSCORES');
     const pairs: [string, number][] = [];
     for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, Number(flat[i + 1])]);
     return pairs;
@@ -37,8 +39,8 @@ describe('RedisStore purge index', () => {
   const hashExists = async (key: RequestKey) =>
     (await client.exists(redisKeys(prefix).receiptBase + receiptIdOf(key))) === 1;
 
-  const claimed = async (label: string, nowMs: number) => {
-    const key = new RequestKey('purge', `${label}-${randomUUID()}`);
+  const claimed = async (label: string, nowMs: number, provider = 'purge') => {
+    const key = new RequestKey(provider, `${label}-${randomUUID()}`);
     await store.insertClaim({ key, nowMs, fingerprint: null });
     return key;
   };
@@ -68,6 +70,78 @@ describe('RedisStore purge index', () => {
     await store.fail({ key: processing, attempt: 2, nowMs: T0 + 50, error: 'x' });
     expect(await index()).toHaveLength(2);
     expect((await store.find(processing))?.status).toBe('processing');
+    // The provider's own index follows every transition too.
+    expect(await index('purge')).toEqual(await index());
+  });
+
+  it('keeps one finished index per provider, byte-exact, beside the shared one', async () => {
+    const providers = ['stripe', 'Stripe', 'stripe:x', 'провайдер {x}'];
+    const keys = [];
+    for (const [i, provider] of providers.entries()) {
+      const key = await claimed(`p${i}`, T0, provider);
+      await store.complete({ key, attempt: 1, nowMs: T0 + i, response: ok });
+      keys.push(key);
+    }
+    expect(await index()).toHaveLength(4);
+    for (const [i, provider] of providers.entries()) {
+      expect(await index(provider)).toEqual([[receiptIdOf(keys[i]!), T0 + i]]);
+    }
+    // A retry leaves the provider's index; failing again re-enters it at the new finished_at.
+    const retried = keys[1]!;
+    const failing = await claimed('f', T0, 'Stripe');
+    await store.fail({ key: failing, attempt: 1, nowMs: T0 + 10, error: 'x' });
+    expect(await index('Stripe')).toHaveLength(2);
+    await store.takeover({ key: failing, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 + 11 });
+    expect(await index('Stripe')).toEqual([[receiptIdOf(retried), T0 + 1]]);
+    await store.fail({ key: failing, attempt: 2, nowMs: T0 + 12, error: 'y' });
+    expect(await index('Stripe')).toEqual([
+      [receiptIdOf(retried), T0 + 1],
+      [receiptIdOf(failing), T0 + 12],
+    ]);
+  });
+
+  it('purges one provider through its own index and removes each deleted receipt from both indexes', async () => {
+    const mine: RequestKey[] = [];
+    const theirs: RequestKey[] = [];
+    for (let i = 0; i < 3; i++) {
+      const key = await claimed(`mine${i}`, T0, 'http');
+      await store.complete({ key, attempt: 1, nowMs: T0 + 10 + i, response: ok });
+      mine.push(key);
+      const other = await claimed(`theirs${i}`, T0, 'stripe');
+      await store.complete({ key: other, attempt: 1, nowMs: T0 + i, response: ok });
+      theirs.push(other);
+    }
+    const held = await claimed('held', T0 - 1_000, 'http');
+
+    expect(await store.purgeBatch(T0 + 1_000, 2, 'http')).toBe(2);
+    expect(await store.purgeBatch(T0 + 1_000, 2, 'http')).toBe(1);
+    expect(await store.purgeBatch(T0 + 1_000, 2, 'http')).toBe(0);
+    for (const key of mine) expect(await hashExists(key)).toBe(false);
+    for (const key of theirs) expect(await hashExists(key)).toBe(true);
+    expect((await store.find(held))?.status).toBe('processing');
+    expect(await index('http')).toEqual([]);
+    // The shared index lost the deleted receipts too, and kept the other provider's in order.
+    expect(await index()).toEqual(theirs.map((key, i) => [receiptIdOf(key), T0 + i]));
+    expect(await index('stripe')).toEqual(await index());
+
+    // An unscoped purge empties the provider's index as well.
+    expect(await store.purgeBatch(T0 + 1, 10)).toBe(1);
+    expect(await index('stripe')).toEqual(theirs.slice(1).map((key, i) => [receiptIdOf(key), T0 + 1 + i]));
+    expect(await store.purgeBatch(T0 + 1_000, 10)).toBe(2);
+    expect(await index()).toEqual([]);
+    expect(await index('stripe')).toEqual([]);
+  });
+
+  it('drops per-provider entries whose receipt is gone or no longer finished, without counting them', async () => {
+    const gone = await claimed('gone', T0, 'http');
+    const real = await claimed('real', T0, 'http');
+    await store.complete({ key: gone, attempt: 1, nowMs: T0 + 1, response: ok });
+    await store.complete({ key: real, attempt: 1, nowMs: T0 + 2, response: ok });
+    await client.del(redisKeys(prefix).receiptBase + receiptIdOf(gone));
+    expect(await store.purgeBatch(T0 + 10, 1, 'http')).toBe(1);
+    expect(await hashExists(real)).toBe(false);
+    expect(await index('http')).toEqual([]);
+    expect(await index()).toEqual([]);
   });
 
   it('deletes the oldest finished receipts first, at most limit per batch, never a processing one', async () => {
@@ -117,8 +191,13 @@ describe('RedisStore purge index', () => {
     ).rejects.toThrow('no');
     const held = await claimed('held', T0);
     clock.advance(1_000);
-    expect(await guard.purge({ olderThan: 500 })).toBe(8);
-    expect(await index()).toEqual([]);
+    const webhook = new RequestKey('stripe', `evt-${randomUUID()}`);
+    await guard.run(webhook, () => ({}));
+    expect(await guard.purge({ olderThan: 0, provider: 'purge' })).toBe(8);
+    expect(await guard.find(webhook)).not.toBeNull();
+    expect(await guard.purge({ olderThan: 500 })).toBe(0);
+    expect(await index()).toEqual([[receiptIdOf(webhook), T0 + 1_000]]);
+    expect(await index('purge')).toEqual([]);
     expect(await hashExists(held)).toBe(true);
     expect(await guard.find(failing)).toBeNull();
   });

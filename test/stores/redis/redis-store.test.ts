@@ -6,7 +6,7 @@ import { InvalidOption } from '../../../src/core/errors.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
-import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
+import { finishedByProviderKey, receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
 import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
 import type { TestBackend } from '../../contract/backend.js';
@@ -136,7 +136,13 @@ describe('RedisStore', () => {
           keys.push(...batch);
         } while (cursor !== '0');
         const names = redisKeys(prefix);
-        expect(keys.sort()).toEqual([names.finished, names.receiptBase + receiptIdOf(tagged)].sort());
+        expect(keys.sort()).toEqual(
+          [
+            names.finished,
+            finishedByProviderKey(names, tagged.provider),
+            names.receiptBase + receiptIdOf(tagged),
+          ].sort(),
+        );
         for (const name of keys) {
           // Redis Cluster hashes the text between the first "{" and the next "}".
           const open = name.indexOf('{');
@@ -327,6 +333,16 @@ describe('RedisStore', () => {
         expect(await s.purgeBatch(T0 + 1, 10)).toBe(1);
         expect(await s.find(k)).toBeNull();
         expect(await admin.exists(`${clientPrefix}inner:{receipts}:finished`)).toBe(0);
+        expect(await admin.exists(`${clientPrefix}inner:{receipts}:finished:${k.provider}`)).toBe(0);
+        // A scoped purge goes through the client keyPrefix too.
+        const scoped = key('kp-scoped');
+        await s.insertClaim({ key: scoped, nowMs: T0, fingerprint: null });
+        await s.complete({ key: scoped, attempt: 1, nowMs: T0, response: response(Uint8Array.of(8)) });
+        expect(await s.purgeBatch(T0 + 1, 10, `${scoped.provider}-other`)).toBe(0);
+        expect(await s.purgeBatch(T0 + 1, 10, scoped.provider)).toBe(1);
+        expect(await s.find(scoped)).toBeNull();
+        expect(await admin.exists(`${clientPrefix}inner:{receipts}:finished`)).toBe(0);
+        expect(await admin.exists(`${clientPrefix}inner:{receipts}:finished:${scoped.provider}`)).toBe(0);
       } finally {
         await deleteKeysWithPrefix(admin, clientPrefix);
         await client.quit();
