@@ -9,7 +9,7 @@ import {
   type ResolvedPaymentPlan,
   resolvePaymentPlan,
 } from './payment-plan.js';
-import type { ChargeLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
+import type { ChargeLedger, OrderLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
 import { type EventVariants, NO_VARIANTS, type SandboxEvent } from './sandbox-event.js';
 import { checkWebhookUrl, resolveSandboxOptions, type SandboxOptions } from './sandbox-options.js';
 import type { SandboxPayment } from './sandbox-payment.js';
@@ -241,6 +241,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
   }
 
+  function orderLedger(orderId: string): OrderLedger {
+    const ofOrder = [...payments.values()].filter((p) => p.orderId === orderId);
+    return Object.freeze({
+      orderId,
+      charges: ofOrder.filter((p) => p.status === 'succeeded').length,
+      refunds: ofOrder.filter((p) => p.refundedMinor > 0).length,
+      paymentIds: Object.freeze(ofOrder.map((p) => p.id)),
+      merchantReferences: Object.freeze([...new Set(ofOrder.map((p) => p.merchantReference))]),
+    });
+  }
+
   const controls: SandboxControls = {
     setWebhookUrl(url) {
       webhookUrl = url === null ? null : checkWebhookUrl(url);
@@ -262,6 +273,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       });
     },
     ledger,
+    orderLedger,
     charges: (merchantReference) => ledger(merchantReference).charges,
     createRequests: () => createRequests,
     payment: (paymentId) => payments.get(paymentId),
@@ -588,7 +600,10 @@ function registerControlRoutes(app: FastifyInstance, controls: SandboxControls):
   const bodyOf = (request: FastifyRequest): JsonObject =>
     (typeof request.body === 'object' && request.body !== null ? request.body : {}) as JsonObject;
 
-  app.get<Query>('/_sandbox/charges', async (request) => controls.ledger(request.query.merchant_reference ?? ''));
+  app.get<Query>('/_sandbox/charges', async (request) => {
+    const { order_id: orderId, merchant_reference: reference } = request.query;
+    return orderId !== undefined ? controls.orderLedger(orderId) : controls.ledger(reference ?? '');
+  });
   app.get<Query>('/_sandbox/deliveries', async (request) => ({
     data: controls.deliveries(filterOf(request.query)),
   }));

@@ -16,7 +16,7 @@ export {
 export { STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS } from './retry-schedule.js';
 export { SandboxClient, type SandboxClientOptions } from './sandbox-client.js';
 export { SandboxClientError, type SandboxClientErrorCode } from './sandbox-client-error.js';
-export type { ChargeLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
+export type { ChargeLedger, OrderLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
 export type { EventVariants, SandboxEvent } from './sandbox-event.js';
 export type { SandboxOptions } from './sandbox-options.js';
 export type { SandboxPayment, SandboxPaymentStatus } from './sandbox-payment.js';

@@ -15,6 +15,21 @@ export interface ChargeLedger {
   readonly paymentIds: readonly string[];
 }
 
+/**
+ * What the sandbox knows about one order id (`metadata.order_id`): catches a service that charges one order under
+ * two merchant references (two attempts, two tabs, a double click).
+ */
+export interface OrderLedger {
+  readonly orderId: string;
+  /** Payments for this order that succeeded, across all merchant references. */
+  readonly charges: number;
+  readonly refunds: number;
+  /** Every payment created for this order, oldest first. */
+  readonly paymentIds: readonly string[];
+  /** The distinct merchant references those payments carried. */
+  readonly merchantReferences: readonly string[];
+}
+
 /** Which create requests a plan applies to; no field means "the next create request, whatever it is". */
 export interface PlanMatch {
   readonly orderId?: string;
@@ -49,6 +64,8 @@ export interface SandboxControls {
   plan(match: PlanMatch, plan: PaymentPlan, times?: number): void;
   /** Charges, refunds and payments of a merchant reference (zeros when unknown). */
   ledger(merchantReference: string): ChargeLedger;
+  /** Charges, refunds, payments and merchant references of an order id (zeros when unknown). */
+  orderLedger(orderId: string): OrderLedger;
   /** Shorthand for `ledger(merchantReference).charges`. */
   charges(merchantReference: string): number;
   /** Number of create requests received, replays and rejected ones included. */

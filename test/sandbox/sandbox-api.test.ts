@@ -178,6 +178,21 @@ describe('sandbox: lost responses, timeouts, slow answers', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
   });
 
+  it('the order ledger catches one order charged under two merchant references', async () => {
+    const first = newRequest();
+    const second = { ...newRequest(), orderId: first.orderId };
+    await client.createPayment(first);
+    await client.createPayment(second);
+    expect(await sandbox.controls.idle()).toBe(true);
+    expect(sandbox.controls.charges(first.merchantReference)).toBe(1);
+    expect(sandbox.controls.orderLedger(first.orderId)).toMatchObject({
+      charges: 2,
+      merchantReferences: [first.merchantReference, second.merchantReference],
+    });
+    const viaHttp = await request(`${sandbox.url}/_sandbox/charges?order_id=${encodeURIComponent(first.orderId)}`);
+    expect(await viaHttp.body.json()).toMatchObject({ orderId: first.orderId, charges: 2 });
+  });
+
   it('a plan is used up: the next create request for the same order is answered normally', async () => {
     const req = newRequest();
     sandbox.controls.plan({ orderId: req.orderId }, { responseFault: 'gateway-timeout-after-commit' }, 2);
