@@ -16,9 +16,10 @@ import type { ProblemCode } from './problem-status.js';
 /** Options of `createIdempotencyCore`: the policy plus the guard whose store holds the keys. */
 export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
   /**
-   * The guard that claims, stores and replays. Give the HTTP layer a store of its own (its own SQLite file,
-   * PostgreSQL schema, Redis prefix): `purge()` and the expiry check delete EVERY finished receipt in that store
-   * older than `expiryMs`, whatever its provider, and webhook receipts usually need a longer retention.
+   * The guard that claims, stores and replays. Its store may be shared with webhook receipts: `purge()` and the
+   * expiry check delete only receipts of the policy's `namespace` (the provider of every HTTP key), so receipts
+   * of other providers keep their own, usually longer, retention. Keep `namespace` distinct from every webhook
+   * provider name.
    */
   readonly guard: IdempotencyGuard;
 }
@@ -48,7 +49,10 @@ export interface IdempotencyCore {
    *   not a non-empty string.
    */
   handle(exchange: HttpExchange, next: () => Promise<HttpResponse>): Promise<IdempotencyResult>;
-  /** Deletes finished keys older than `expiryMs`; returns how many. @throws {StoreUnavailable} */
+  /**
+   * Deletes finished keys older than `expiryMs` of this layer's `namespace` only (never another provider's
+   * receipts in a shared store); returns how many. @throws {StoreUnavailable}
+   */
   purge(): Promise<number>;
 }
 
@@ -103,7 +107,7 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  *   every reuse with `Idempotent-Replayed: true`; a 5xx response or a throwing `next` releases the key (receipt
  *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;
  * - a finished key older than `expiryMs` (age > expiryMs, the same cut-off as `purge`) is expired: finding one
- *   purges expired keys and claims afresh.
+ *   purges expired keys of `namespace` (never other providers' receipts in a shared store) and claims afresh.
  * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
  *   SPEC §4.
@@ -119,7 +123,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     receipt.status !== 'processing' &&
     receipt.finishedAtMs !== null &&
     clock.now() - receipt.finishedAtMs > policy.expiryMs;
-  const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs });
+  const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs, provider: policy.namespace });
 
   const storedOf = (response: HttpResponse) => {
     const headers: Record<string, string> = {};
