@@ -6,61 +6,7 @@ import { WebhookMetrics } from '../../src/observe/webhook-metrics.js';
 import { bodyBytes } from '../webhooks/fixtures.js';
 import { stripeHeaders } from '../webhooks/intake-deliveries.js';
 import { type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from '../webhooks/intake-support.js';
-
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-const METRIC = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)/y;
-
-/**
- * A strict reader of the Prometheus text exposition format 0.0.4: every line is a HELP, a TYPE or a sample of a
- * family whose TYPE came first; label sets parse completely; values are numbers. Throws on anything else.
- */
-function parseExposition(text: string): { types: Map<string, string>; samples: Sample[] } {
-  const types = new Map<string, string>();
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    if (line.startsWith('# HELP ')) {
-      expect(line.split(' ')[2]).toMatch(METRIC);
-      continue;
-    }
-    if (line.startsWith('# TYPE ')) {
-      const [, , name = '', type = ''] = line.split(' ');
-      expect(name).toMatch(METRIC);
-      expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(type);
-      types.set(name, type);
-      continue;
-    }
-    const match = SAMPLE.exec(line);
-    if (!match) throw new Error(`not an exposition line: ${line}`);
-    const [, name = '', rawLabels = '', rawValue = ''] = match;
-    const family = [...types.keys()].find(
-      (f) => name === f || /^_(bucket|sum|count|total)$/.test(name.slice(f.length)),
-    );
-    if (!family) throw new Error(`sample before its TYPE: ${line}`);
-    const labels: Record<string, string> = {};
-    LABEL.lastIndex = 0;
-    while (LABEL.lastIndex < rawLabels.length) {
-      const label = LABEL.exec(rawLabels);
-      if (!label) throw new Error(`bad label set: ${rawLabels}`);
-      labels[label[1] ?? ''] = label[2] ?? '';
-    }
-    const value = rawValue === '+Inf' ? Number.POSITIVE_INFINITY : Number(rawValue);
-    if (Number.isNaN(value)) throw new Error(`bad value: ${line}`);
-    samples.push({ name, labels, value });
-  }
-  return { types, samples };
-}
-
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
-}
+import { parseExposition, sampleValue as value } from './exposition.js';
 
 for (const backend of WEBHOOK_BACKENDS) {
   describe(`${backend}: GET /metrics of a running intake`, () => {
