@@ -18,7 +18,7 @@ const PII = {
   errorEmail: 'person@example.com',
   phone: '+19999999999',
   card: '4242424242424242',
-  cvc: '321',
+  cvc: 'cvc-placeholder-zq',
 };
 
 describe('pino redact paths', () => {
