@@ -40,12 +40,12 @@ const SIZES: WorkloadSizes = QUICK
     }
   : {
       uniqueKeys: 20_000,
-      uniqueMaxMs: 5_000,
+      uniqueMaxMs: 4_000,
       concurrency: 8,
       stormKeys: 1_000,
       stormCopies: 10,
       stormConcurrency: 8,
-      stormMaxMs: 3_000,
+      stormMaxMs: 2_500,
       warmup: 300,
       reps: 3,
     };
@@ -62,11 +62,11 @@ const HTTP_SIZES: HttpSizes = QUICK
       reps: 1,
     }
   : {
-      durationMs: 1_500,
+      durationMs: 1_200,
       requests: 30_000,
       concurrency: 8,
       stormKeys: 200,
-      stormMaxMs: 3_000,
+      stormMaxMs: 2_000,
       stormCopies: 10,
       warmup: 200,
       reps: 3,
@@ -105,7 +105,7 @@ const NOTES: readonly string[] = [
   'payonce rows: `new IdempotencyGuard(store).run(new RequestKey(...), handler, { payload })` with the store made by its static factory (`SqliteStore.open`, `PostgresStore.connect`, `MysqlStore.connect`, `new RedisStore({ client })`, `new MemoryStore()`), default options; the payload is fingerprinted (SHA-256) as the peers hash theirs. Pools: 10 connections on every SQL row.',
   '`runInTransaction` row (PostgreSQL): `store.db.transaction().execute(tx => guard.runInTransaction(tx, key, tx => INSERT into bench_ledger))` — BEGIN, claim, a business INSERT, completion, COMMIT: one commit per delivery, and it does one more write than the bare minimum.',
   'Peers are driven as their users drive them: `@node-idempotency/core` `onRequest` → handler → `onResponse` (its framework interceptors do exactly this), with its memory or Redis (node-redis 4) adapter; Powertools `makeIdempotent(fn, { persistenceStore: new CachePersistenceLayer({ client }), config })` on a connected `@redis/client` with a registered Lambda-like context (`getRemainingTimeInMillis`; without one every INPROGRESS record is treated as orphaned and a storm runs the handler twice per key); `express-idempotency` is an express middleware, so it is measured only over HTTP, with its own (only) in-memory adapter.',
-  'Workload (a): 20 000 unique keys delivered once each by 8 concurrent callers; a run stops taking new keys after 5 s so the whole bench stays under ten minutes on this 2-core machine, and the "deliveries/run" column shows how many keys a row actually got through (fewer than 20 000 means the row was slower than 4 000/s). (b): 1 000 keys, every key delivered 10 times at once (all copies in flight together), 8 keys at a time, no new key after 3 s (the handler-runs column compares with the keys actually stormed); a "run" is a delivery whose handler ran, the rest are replays or "in progress" answers. (c): a separate server process per row on 127.0.0.1 (fastify 5 or express 5), every request signed with Standard Webhooks (`standardwebhooks`, verified on the server), pre-signed before the timed run and sent by undici over 8 keep-alive connections for a fixed time per run; the HTTP storm is 200 keys × 10 copies, 8 keys at a time, no new key after 3 s, and the server counts handler runs. Warm-ups stop after 1 s.',
+  'Workload (a): 20 000 unique keys delivered once each by 8 concurrent callers; a run stops taking new keys after 4 s so the whole bench stays under ten minutes on this 2-core machine, and the "deliveries/run" column shows how many keys a row actually got through (fewer than 20 000 means the row was slower than 5 000/s). (b): 1 000 keys, every key delivered 10 times at once (all copies in flight together), 8 keys at a time, no new key after 2.5 s (the handler-runs column compares with the keys actually stormed); a "run" is a delivery whose handler ran, the rest are replays or "in progress" answers. (c): a separate server process per row on 127.0.0.1 (fastify 5 or express 5), every request signed with Standard Webhooks (`standardwebhooks`, verified on the server), pre-signed before the timed run and sent by undici over 8 keep-alive connections for a fixed time per run; the HTTP storm is 200 keys × 10 copies, 8 keys at a time, no new key after 2 s, and the server counts handler runs. Warm-ups stop after 1 s.',
   'Each run: fresh connection or server, untimed warm-up, then the namespace is emptied (TRUNCATE / DELETE / UNLINK of the prefix). Rows of (a) and (b) are interleaved within each repetition. The bench creates its own PostgreSQL schema, MariaDB database, SQLite file and Redis prefix and drops them at the end.',
   'Latencies are per delivery as the caller saw them (queueing for a pool connection included). Ratios are medians ÷ the bare minimum (or bare route of the same framework) on the same backend.',
 ];
