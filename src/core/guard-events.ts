@@ -16,6 +16,11 @@ export interface GuardEvents {
   /** The handler finished but its claim had been taken over; its result was not recorded. */
   'receipt:claim-lost': { key: RequestKey; attempt: number };
   'receipt:payload-mismatch': { key: RequestKey };
+  /**
+   * The store failed while recording a handler's failure: the receipt stays `processing` until its lease ends,
+   * and the next delivery before then gets `RequestInProgress`. `error` is the store's message.
+   */
+  'receipt:fail-unrecorded': { key: RequestKey; attempt: number; error: string };
 }
 
 /** The name of a guard event: `receipt:claimed`, `receipt:replayed`, … */
@@ -23,7 +28,7 @@ export type GuardEventName = keyof GuardEvents;
 /** A listener of event `E`; it receives that event's payload. */
 export type GuardListener<E extends GuardEventName> = (event: GuardEvents[E]) => void;
 
-/** A minimal typed listener registry. A throwing listener never breaks the guard. */
+/** A minimal typed listener registry. A throwing (or rejecting async) listener never breaks the guard. */
 export class GuardEmitter {
   private readonly listeners = new Map<GuardEventName, Set<(event: never) => void>>();
 
@@ -43,7 +48,9 @@ export class GuardEmitter {
     if (!set) return;
     for (const listener of set) {
       try {
-        (listener as GuardListener<E>)(event);
+        const result: unknown = (listener as GuardListener<E>)(event);
+        // An async listener that rejects must not become an unhandled rejection either.
+        if (result instanceof Promise) result.catch(() => {});
       } catch {
         // Observers must not change the outcome of a delivery.
       }

@@ -16,8 +16,15 @@ export interface GuardOptions {
   maxRetryAfterMs?: number;
   /** Source of time. @default systemClock */
   clock?: Clock;
-  /** Receipts deleted per statement by `purge`. @default 500 */
+  /** Receipts deleted per statement by `purge`; at most 1 000. @default 500 */
   purgeBatchSize?: number;
+  /**
+   * Largest response body stored, in bytes. A handler whose response is larger (or otherwise invalid) ran once:
+   * its receipt is completed with a stored 500 and the validation error is thrown, so it never runs again. The
+   * default fits MySQL/MariaDB's default `max_allowed_packet` (16 MiB, bodies travel hex-escaped).
+   * @default 6_291_456 (6 MiB)
+   */
+  maxResponseBytes?: number;
 }
 
 /** `GuardOptions` after defaults and validation. */
@@ -27,12 +34,18 @@ export interface ResolvedGuardOptions {
   readonly maxRetryAfterMs: number;
   readonly clock: Clock;
   readonly purgeBatchSize: number;
+  readonly maxResponseBytes: number;
 }
 
 function positiveInt(value: number, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || !Number.isInteger(value) || value <= 0) {
     throw new InvalidOption(name, `must be a positive finite integer, got ${String(value)}`);
   }
+  return value;
+}
+
+function atMost(value: number, limit: number, name: string): number {
+  if (value > limit) throw new InvalidOption(name, `must be at most ${limit}, got ${value}`);
   return value;
 }
 
@@ -48,6 +61,7 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
     maxRetryAfterMs: positiveInt(options.maxRetryAfterMs ?? 5_000, 'maxRetryAfterMs'),
     clock,
-    purgeBatchSize: positiveInt(options.purgeBatchSize ?? 500, 'purgeBatchSize'),
+    purgeBatchSize: atMost(positiveInt(options.purgeBatchSize ?? 500, 'purgeBatchSize'), 1_000, 'purgeBatchSize'),
+    maxResponseBytes: positiveInt(options.maxResponseBytes ?? 6_291_456, 'maxResponseBytes'),
   });
 }

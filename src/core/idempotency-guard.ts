@@ -2,6 +2,7 @@ import type { InsertClaimResult, Store, TransactionOf } from '../stores/store.js
 import {
   ClaimLost,
   InvalidOption,
+  InvalidRequestKey,
   PayloadMismatch,
   PayonceError,
   RequestInProgress,
@@ -68,14 +69,35 @@ type ClaimDecision =
 const MAX_CLAIM_ROUNDS = 8;
 
 function asKey(key: RequestKey): RequestKey {
-  return key instanceof RequestKey ? key : new RequestKey((key as RequestKey).provider, (key as RequestKey).externalId);
+  if (key instanceof RequestKey) return key;
+  const loose: unknown = key;
+  if (typeof loose !== 'object' || loose === null) throw new InvalidRequestKey('provider', 'key must be a RequestKey');
+  const { provider, externalId } = loose as Partial<RequestKey>;
+  return new RequestKey(provider as string, externalId as string);
 }
 
+/** Printable, storable text of anything a handler threw: never throws, no NUL (PostgreSQL text refuses it). */
 function errorText(error: unknown, maxChars: number): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const chars = Array.from(text);
-  return chars.length <= maxChars ? text : chars.slice(0, maxChars).join('');
+  let text: string;
+  try {
+    text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    text = '[a thrown value that cannot be converted to text]';
+  }
+  const clean = text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+  const chars = Array.from(clean);
+  return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
+
+/** What a receipt replays after its handler returned an invalid response (it ran once; it must not run again). */
+const INVALID_RESPONSE = toStoredResponse({
+  status: 500,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+  body: 'The handler ran but returned a response that cannot be stored; it will not run again for this key.',
+});
+
+/** Fingerprints are compared as given: printable ASCII, 1–128 characters (a SHA-256 hex digest is 64). */
+const FINGERPRINT = /^[\x21-\x7e]{1,128}$/;
 
 async function storeCall<T>(operation: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -129,7 +151,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = asKey(key);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
-    return this.execute(this.store, decision, () => handler(this.contextOf(decision)), true);
+    return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
   }
 
   /**
@@ -150,7 +172,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
-    return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), false);
+    return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
   }
 
   /** True when `key` has a `completed` receipt. Makes no claim; for dashboards and logs, not instead of `run`. */
@@ -195,16 +217,31 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (olderThan instanceof Date) {
       const ms = olderThan.getTime();
       if (!Number.isFinite(ms)) throw new InvalidOption('olderThan', 'is an invalid Date');
-      return ms;
+      return Math.floor(ms);
     }
     if (typeof olderThan !== 'number' || !Number.isFinite(olderThan) || olderThan < 0) {
       throw new InvalidOption('olderThan', `must be a Date or a non-negative age in ms, got ${String(olderThan)}`);
     }
-    return this.options.clock.now() - olderThan;
+    return Math.floor(this.now() - olderThan);
+  }
+
+  /** The clock's time as whole epoch ms. @throws {InvalidOption} if the clock returns a non-number, NaN or < 0. */
+  private now(): number {
+    const raw = this.options.clock.now();
+    const ms = Math.floor(raw);
+    if (!Number.isSafeInteger(ms) || ms < 0) {
+      throw new InvalidOption('clock', `now() must return Unix epoch milliseconds, got ${String(raw)}`);
+    }
+    return ms;
   }
 
   private fingerprintOf(options: RunOptions): string | null {
-    if (options.fingerprint !== undefined) return options.fingerprint;
+    if (options.fingerprint !== undefined) {
+      if (typeof options.fingerprint !== 'string' || !FINGERPRINT.test(options.fingerprint)) {
+        throw new InvalidOption('fingerprint', 'must be 1-128 printable ASCII characters (e.g. SHA-256 hex)');
+      }
+      return options.fingerprint;
+    }
     return options.payload === undefined ? null : sha256Fingerprint(options.payload);
   }
 
@@ -224,7 +261,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   /** The claim protocol of SPEC §3: insert, else replay / retry failed / take over stale / report in progress. */
   private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const nowMs = this.options.clock.now();
+      const nowMs = this.now();
       const inserted: InsertClaimResult = await storeCall('claim', () =>
         store.insertClaim({ key, nowMs, fingerprint }),
       );
@@ -265,7 +302,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   }
 
   private replay(receipt: Receipt): Outcome {
-    const ageMs = receipt.finishedAtMs === null ? 0 : this.options.clock.now() - receipt.finishedAtMs;
+    const ageMs = receipt.finishedAtMs === null ? 0 : this.now() - receipt.finishedAtMs;
     this.events.emit('receipt:replayed', { key: receipt.key, ageMs });
     // A completed receipt always carries its response; the stores guarantee it.
     return Object.freeze({ response: receipt.response!, isReplay: true, attempts: receipt.attempts, receipt });
@@ -275,30 +312,35 @@ export class IdempotencyGuard<S extends Store = Store> {
     store: Store,
     decision: ClaimDecision & { kind: 'claimed' },
     invoke: () => HandlerResult,
-    recordFailure: boolean,
+    transactional: boolean,
   ): Promise<Outcome> {
     const { key, attempts: attempt } = decision.receipt;
-    const started = this.options.clock.now();
-    let response: ReturnType<typeof toStoredResponse>;
+    const started = this.now();
+    let result: Awaited<HandlerResult>;
     try {
-      response = toStoredResponse(await invoke());
+      result = await invoke();
     } catch (error) {
-      const text = errorText(error, this.options.maxErrorChars);
-      const nowMs = this.options.clock.now();
-      this.events.emit('receipt:failed', { key, attempt, durationMs: nowMs - started, error: text });
-      if (recordFailure) {
-        const recorded = await store.fail({ key, attempt, nowMs, error: text }).catch(() => true);
-        if (!recorded) this.events.emit('receipt:claim-lost', { key, attempt });
-      }
+      await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
-    const nowMs = this.options.clock.now();
+    let response = INVALID_RESPONSE;
+    let invalid: unknown = null;
+    try {
+      response = toStoredResponse(result, this.options.maxResponseBytes);
+    } catch (error) {
+      // The handler's work is done: in a transaction, throwing rolls it back with the claim; outside one, the
+      // receipt completes with a stored 500 so a redelivery never repeats the work.
+      if (transactional) throw error;
+      invalid = error;
+    }
+    const nowMs = this.now();
     const completed = await storeCall('complete', () => store.complete({ key, attempt, nowMs, response }));
     if (!completed) {
       this.events.emit('receipt:claim-lost', { key, attempt });
       throw new ClaimLost(key, attempt);
     }
     this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
+    if (invalid !== null) throw invalid;
     const receipt: Receipt = Object.freeze({
       ...decision.receipt,
       status: 'completed',
@@ -307,5 +349,26 @@ export class IdempotencyGuard<S extends Store = Store> {
       error: null,
     });
     return Object.freeze({ response, isReplay: false, attempts: attempt, receipt });
+  }
+
+  /** Marks the claim `failed` with the bounded error text (not inside a caller's transaction: it rolls back). */
+  private async recordFailure(
+    store: Store,
+    key: RequestKey,
+    attempt: number,
+    started: number,
+    error: unknown,
+    record: boolean,
+  ): Promise<void> {
+    const text = errorText(error, this.options.maxErrorChars);
+    const nowMs = this.now();
+    this.events.emit('receipt:failed', { key, attempt, durationMs: nowMs - started, error: text });
+    if (!record) return;
+    try {
+      const recorded = await store.fail({ key, attempt, nowMs, error: text });
+      if (!recorded) this.events.emit('receipt:claim-lost', { key, attempt });
+    } catch (storeError) {
+      this.events.emit('receipt:fail-unrecorded', { key, attempt, error: errorText(storeError, 500) });
+    }
   }
 }

@@ -3,32 +3,51 @@ import type { StoredResponse } from './receipt.js';
 
 /**
  * What a handler may return. Everything is optional: `status` defaults to 200, `headers` to none, `body`
- * to empty. A string body is stored as its UTF-8 bytes; a `Uint8Array` is stored as is.
+ * to empty. A string body is stored as its UTF-8 bytes; bytes (`Uint8Array`, `Buffer`, any `ArrayBufferView`,
+ * an `ArrayBuffer`) are stored exactly as given.
  */
 export interface ResponseInit {
   status?: number;
   headers?: Record<string, string>;
-  body?: Uint8Array | string;
+  body?: Uint8Array | ArrayBufferView | ArrayBuffer | string;
 }
 
 const utf8 = new TextEncoder();
 
+function bodyBytes(raw: unknown): Uint8Array {
+  if (raw === undefined || raw === null) return new Uint8Array(0);
+  if (typeof raw === 'string') return utf8.encode(raw);
+  if (ArrayBuffer.isView(raw)) return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  if (raw instanceof ArrayBuffer) return new Uint8Array(raw);
+  throw new InvalidOption(
+    'response.body',
+    `must be a string or bytes, got ${Array.isArray(raw) ? 'array' : typeof raw}`,
+  );
+}
+
 /**
  * Turns a handler's return value into the exact `StoredResponse` that will be persisted and replayed.
- * @throws {InvalidOption} if `status` is not an integer 100–599 or a header value is not a string.
+ * @param maxBodyBytes largest body accepted, in bytes. @default Infinity
+ * @throws {InvalidOption} if the value is not an object (or nothing), `status` is not an integer 100–599, a header value is not a string, the body is not
+ *   a string or bytes, or it is larger than `maxBodyBytes`.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: accepts what a `void` handler resolves to.
-export function toStoredResponse(init: ResponseInit | undefined | void): StoredResponse {
-  const status = init?.status ?? 200;
+export function toStoredResponse(init: unknown, maxBodyBytes = Number.POSITIVE_INFINITY): StoredResponse {
+  if (init !== undefined && init !== null && (typeof init !== 'object' || Array.isArray(init))) {
+    throw new InvalidOption('response', `must be an object { status, headers, body } or nothing, got ${typeof init}`);
+  }
+  const response = (init ?? {}) as ResponseInit;
+  const status = response.status ?? 200;
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     throw new InvalidOption('response.status', `must be an integer 100-599, got ${String(status)}`);
   }
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(init?.headers ?? {})) {
+  for (const [name, value] of Object.entries(response.headers ?? {})) {
     if (typeof value !== 'string') throw new InvalidOption(`response.headers.${name}`, 'must be a string');
     headers[name] = value;
   }
-  const raw = init?.body ?? new Uint8Array(0);
-  const body = typeof raw === 'string' ? utf8.encode(raw) : new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  const body = bodyBytes(response.body);
+  if (body.byteLength > maxBodyBytes) {
+    throw new InvalidOption('response.body', `is ${body.byteLength} bytes, more than maxResponseBytes ${maxBodyBytes}`);
+  }
   return Object.freeze({ status, headers: Object.freeze(headers), body });
 }

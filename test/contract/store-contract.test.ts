@@ -390,6 +390,44 @@ for (const backendName of backendsFromEnv()) {
       }
     });
 
+    it('records a handler error with NUL and lone surrogates as failed, so the next delivery runs again', async () => {
+      const guard = guardOn(store);
+      const key = uniqueKey('nul-error');
+      await expect(guard.run(key, () => Promise.reject(new Error('bad \u0000 byte \ud800 here')))).rejects.toThrow(
+        'bad',
+      );
+      const failed = await guard.find(key);
+      expect(failed?.status).toBe('failed');
+      expect(failed?.error).toBe('Error: bad \ufffd byte \ufffd here');
+      const retried = await guard.run(key, async () => ({ body: 'ok' }));
+      expect(retried.isReplay).toBe(false);
+    });
+
+    it('completes a handler that returned an invalid response with a stored 500 and never runs it again', async () => {
+      const guard = guardOn(store);
+      const key = uniqueKey('invalid-response');
+      let runs = 0;
+      const handler = async () => {
+        runs++;
+        return { status: 99 };
+      };
+      await expect(guard.run(key, handler)).rejects.toBeInstanceOf(InvalidOption);
+      const replay = await guard.run(key, handler);
+      expect(runs).toBe(1);
+      expect(replay.isReplay).toBe(true);
+      expect(replay.response.status).toBe(500);
+    });
+
+    it('hands every replay its own copy of the body', async () => {
+      const guard = guardOn(store);
+      const key = uniqueKey('copy');
+      await guard.run(key, async () => ({ body: 'abc' }));
+      const first = await guard.run(key, async () => ({}));
+      first.response.body[0] = 0x78;
+      const second = await guard.run(key, async () => ({}));
+      expect(Buffer.from(second.response.body).toString()).toBe('abc');
+    });
+
     it('rejects a lease of 0, negative or non-finite ms when the guard is built', () => {
       for (const staleAfterMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1.5]) {
         expect(() => new IdempotencyGuard(store, { staleAfterMs })).toThrow(InvalidOption);

@@ -4,6 +4,15 @@ import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, Takeo
 
 const slot = (key: RequestKey): string => JSON.stringify([key.provider, key.externalId]);
 
+/** The receipt with a fresh copy of its body, so a caller that mutates a replayed body cannot change the store. */
+function copyOut(receipt: Receipt): Receipt {
+  if (!receipt.response) return receipt;
+  return Object.freeze({
+    ...receipt,
+    response: Object.freeze({ ...receipt.response, body: new Uint8Array(receipt.response.body) }),
+  });
+}
+
 /**
  * Receipts in a `Map` of this process. Every step is atomic because it runs synchronously between awaits.
  * For tests and single-process workers only: two processes never see each other's receipts.
@@ -15,7 +24,7 @@ export class MemoryStore implements Store {
 
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
     const existing = this.receipts.get(slot(key));
-    if (existing) return { inserted: false, receipt: existing };
+    if (existing) return { inserted: false, receipt: copyOut(existing) };
     const receipt: Receipt = Object.freeze({
       key,
       status: 'processing',
@@ -57,7 +66,8 @@ export class MemoryStore implements Store {
   }
 
   async find(key: RequestKey): Promise<Receipt | null> {
-    return this.receipts.get(slot(key)) ?? null;
+    const receipt = this.receipts.get(slot(key));
+    return receipt ? copyOut(receipt) : null;
   }
 
   /** @see `Store.purgeBatch`: with `provider`, only receipts whose provider equals it are deleted. */

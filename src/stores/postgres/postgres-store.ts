@@ -55,6 +55,11 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
     // 'error' event would crash the process. Statements report their own errors to the caller.
     pool.on('error', () => {});
+    // pg-pool removes its own listener while a client is checked out: a connection killed mid-statement would then
+    // emit 'error' with no listener and crash the process. The statement's promise still rejects (StoreUnavailable).
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const store = new PostgresStore<DB>({ db });
     store.release = async () => {

@@ -79,13 +79,17 @@ export class RedisStore implements Store {
   /**
    * A store on a new ioredis connection to `url` (`redis://[user:password@]host:port/db`, `rediss://…`) that
    * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency); the
-   * connection is opened in the background and commands wait for it, per ioredis defaults.
+   * connection is opened in the background and commands wait for it. While Redis is unreachable a command fails
+   * after at most 2 retries (connect timeout 2 s), so the guard answers `StoreUnavailable` within seconds.
    * @throws {InvalidOption} for a bad `prefix`. @throws {Error} if ioredis is not installed.
    * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
     const { Redis } = await import('ioredis');
-    const client = new Redis(url);
+    // Fail fast when Redis is unreachable: a webhook provider waits seconds, not ioredis's default ~20 retries.
+    const client = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
+    // Connection errors reach the pending commands (StoreUnavailable); without a listener ioredis logs each one.
+    client.on('error', () => {});
     let store: RedisStore;
     try {
       store = new RedisStore({ ...options, client });

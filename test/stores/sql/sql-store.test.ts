@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
+import { InvalidOption, StoreUnavailable } from '../../../src/core/errors.js';
+import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
 import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
 import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
@@ -276,6 +277,53 @@ describe('postgres: PostgresStore.connect pool', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 100)); // let the idle client see its socket close
     expect(await store.find(keyOf('after'))).toBeNull();
+  });
+
+  it('survives the server killing a connection in the middle of a statement: StoreUnavailable, process alive', async () => {
+    const key = keyOf('mid-statement');
+    const guard = new IdempotencyGuard(store);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const running = guard.run(key, async () => {
+      entered();
+      await held;
+      return { body: 'done' };
+    });
+    await inHandler;
+    const locker = new pg.Client(ns.config);
+    const admin = new pg.Client(ns.config);
+    await locker.connect();
+    await admin.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('select 1 from payonce_receipts where external_id = $1 for update', [key.externalId]);
+      release();
+      let blocked: number | null = null;
+      for (let i = 0; i < 100 && blocked === null; i++) {
+        const rows = await admin.query(
+          "select pid from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+          [applicationName],
+        );
+        blocked = (rows.rows[0] as { pid: number } | undefined)?.pid ?? null;
+        if (blocked === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(blocked).not.toBeNull();
+      await admin.query('select pg_terminate_backend($1)', [blocked]);
+      await expect(running).rejects.toBeInstanceOf(StoreUnavailable);
+    } finally {
+      await locker.query('rollback').catch(() => undefined);
+      await locker.end();
+      await admin.end();
+    }
+    let receipt = await store.find(key).catch(() => null);
+    if (receipt === null) receipt = await store.find(key);
+    expect(receipt?.status).toBe('processing');
   });
 });
 

@@ -19,6 +19,12 @@ describe('resolveGuardOptions', () => {
     },
   );
 
+  it('caps purgeBatchSize at 1 000 (larger batches overflow SQL expression limits)', () => {
+    expect(resolveGuardOptions({ purgeBatchSize: 1_000 }).purgeBatchSize).toBe(1_000);
+    expect(() => resolveGuardOptions({ purgeBatchSize: 1_001 })).toThrow(InvalidOption);
+    expect(resolveGuardOptions().maxResponseBytes).toBe(6_291_456);
+  });
+
   it('names the offending option', () => {
     try {
       resolveGuardOptions({ maxErrorChars: 0 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { StoreUnavailable, TransactionsUnsupported } from '../../../src/core/errors.js';
+import {
+  InvalidOption,
+  InvalidRequestKey,
+  StoreUnavailable,
+  TransactionsUnsupported,
+} from '../../../src/core/errors.js';
 import type { GuardEvents } from '../../../src/core/guard-events.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
@@ -74,5 +79,69 @@ describe('IdempotencyGuard', () => {
     await running;
     await guard.run(key, async () => ({}));
     expect(seen).toEqual(['receipt:claimed', 'receipt:in-progress', 'receipt:completed', 'receipt:replayed']);
+  });
+
+  it('survives a thrown value that cannot be turned into text, and records it as failed', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const key = new RequestKey('unit', 'unprintable');
+    const weird = Object.create(null) as object;
+    await expect(guard.run(key, () => Promise.reject(weird))).rejects.toBe(weird);
+    const receipt = await guard.find(key);
+    expect(receipt?.status).toBe('failed');
+    expect(receipt?.error).toContain('cannot be converted to text');
+  });
+
+  it('never lets an async listener that rejects become an unhandled rejection', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    guard.on('receipt:claimed', async () => {
+      throw new Error('async observer bug');
+    });
+    const outcome = await guard.run(new RequestKey('unit', 'async-listener'), async () => ({ body: 'ok' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome.isReplay).toBe(false);
+  });
+
+  it('reports a failure the store could not record as an event', async () => {
+    const inner = new MemoryStore();
+    const store: Store = Object.assign(Object.create(inner) as MemoryStore, {
+      fail: () => Promise.reject(new Error('connection reset')),
+    });
+    const guard = new IdempotencyGuard(store);
+    const seen: string[] = [];
+    guard.on('receipt:fail-unrecorded', (event) => seen.push(event.error));
+    const boom = new Error('handler bug');
+    await expect(guard.run(new RequestKey('unit', 'fail-unrecorded'), () => Promise.reject(boom))).rejects.toBe(boom);
+    expect(seen).toEqual(['Error: connection reset']);
+  });
+
+  it('floors a fractional clock and refuses a clock that is not epoch ms', async () => {
+    const fractional = new IdempotencyGuard(new MemoryStore(), { clock: { now: () => 1_767_225_600_000.75 } });
+    await fractional.run(new RequestKey('unit', 'fraction'), async () => ({}));
+    expect((await fractional.find(new RequestKey('unit', 'fraction')))?.claimedAtMs).toBe(1_767_225_600_000);
+    const broken = new IdempotencyGuard(new MemoryStore(), { clock: { now: () => Number.NaN } });
+    await expect(broken.run(new RequestKey('unit', 'nan'), async () => ({}))).rejects.toBeInstanceOf(InvalidOption);
+    expect(await broken.store.find(new RequestKey('unit', 'nan'))).toBeNull();
+  });
+
+  it('refuses an oversized response without running the handler twice', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore(), { maxResponseBytes: 8 });
+    const key = new RequestKey('unit', 'oversized');
+    let runs = 0;
+    const handler = async () => {
+      runs++;
+      return { body: new Uint8Array(9) };
+    };
+    await expect(guard.run(key, handler)).rejects.toThrow('maxResponseBytes');
+    expect((await guard.run(key, handler)).response.status).toBe(500);
+    expect(runs).toBe(1);
+  });
+
+  it('rejects a key that is not a RequestKey and a fingerprint that cannot be stored, before any store call', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    await expect(guard.run(null as unknown as RequestKey, async () => ({}))).rejects.toBeInstanceOf(InvalidRequestKey);
+    await expect(
+      guard.run(new RequestKey('unit', 'fp'), async () => ({}), { fingerprint: 'a\u0000b' }),
+    ).rejects.toBeInstanceOf(InvalidOption);
+    expect(await guard.find(new RequestKey('unit', 'fp'))).toBeNull();
   });
 });

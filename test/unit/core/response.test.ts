@@ -25,6 +25,17 @@ describe('toStoredResponse', () => {
     expect(() => toStoredResponse({ status })).toThrow(InvalidOption);
   });
 
+  it('stores an ArrayBuffer and any ArrayBufferView exactly, and refuses bodies that are not bytes or text', () => {
+    expect([...toStoredResponse({ body: new Uint8Array([1, 2]).buffer }).body]).toEqual([1, 2]);
+    const view = new DataView(new Uint8Array([7, 8, 9]).buffer, 1, 2);
+    expect([...toStoredResponse({ body: view }).body]).toEqual([8, 9]);
+    for (const body of [42, { a: 1 }, [1, 2]]) {
+      expect(() => toStoredResponse({ body: body as unknown as string })).toThrow(InvalidOption);
+    }
+    expect(() => toStoredResponse(7)).toThrow(InvalidOption);
+    expect(() => toStoredResponse({ body: 'abc' }, 2)).toThrow(InvalidOption);
+  });
+
   it('rejects non-string header values', () => {
     expect(() => toStoredResponse({ headers: { 'x-n': 1 as unknown as string } })).toThrow(InvalidOption);
   });
