@@ -89,7 +89,7 @@ export class MemoryStore implements Store {
     change: Pick<Receipt, 'status' | 'response' | 'error'>,
   ): boolean {
     const current = this.receipts.get(slot(key));
-    if (!current || current.status !== 'processing' || current.attempts !== attempt) return false;
+    if (current?.status !== 'processing' || current.attempts !== attempt) return false;
     this.receipts.set(slot(key), Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
     return true;
   }
