@@ -29,7 +29,7 @@ export {
   type TransactionHandler,
 } from './core/idempotency-guard.js';
 export type { Outcome } from './core/outcome.js';
-export type { Receipt, ReceiptStatus, StoredResponse } from './core/receipt.js';
+export { firstClaimReceipt, type Receipt, type ReceiptStatus, type StoredResponse } from './core/receipt.js';
 export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.js';
 export { type ResponseInit, toStoredResponse } from './core/response.js';
 export { MemoryStore } from './stores/memory/memory-store.js';

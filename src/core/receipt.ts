@@ -34,3 +34,21 @@ export interface Receipt {
   /** The handler's error text (bounded); set only when `failed`. */
   readonly error: string | null;
 }
+
+/**
+ * The receipt a successful first claim creates: `processing`, attempt 1, claimed at `nowMs` (Unix epoch ms),
+ * nothing finished yet. Every store returns exactly this from an `insertClaim` that inserted.
+ * @see SPEC §3 "Claim".
+ */
+export function firstClaimReceipt(key: RequestKey, nowMs: number, fingerprint: string | null): Receipt {
+  return Object.freeze({
+    key,
+    status: 'processing',
+    attempts: 1,
+    claimedAtMs: nowMs,
+    finishedAtMs: null,
+    fingerprint,
+    response: null,
+    error: null,
+  });
+}

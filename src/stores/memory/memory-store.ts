@@ -1,4 +1,4 @@
-import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
 
@@ -25,16 +25,7 @@ export class MemoryStore implements Store {
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
     const existing = this.receipts.get(slot(key));
     if (existing) return { inserted: false, receipt: copyOut(existing) };
-    const receipt: Receipt = Object.freeze({
-      key,
-      status: 'processing',
-      attempts: 1,
-      claimedAtMs: nowMs,
-      finishedAtMs: null,
-      fingerprint,
-      response: null,
-      error: null,
-    });
+    const receipt = firstClaimReceipt(key, nowMs, fingerprint);
     this.receipts.set(slot(key), receipt);
     return { inserted: true, receipt };
   }

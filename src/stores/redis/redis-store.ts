@@ -1,4 +1,4 @@
-import type { Receipt, StoredResponse } from '../../core/receipt.js';
+import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
 import { receiptOfReply } from './receipt-of-reply.js';
@@ -126,16 +126,7 @@ export class RedisStore implements Store {
       [msText(nowMs), fingerprint === null ? '0' : '1', fingerprint ?? '', key.provider, key.externalId],
     );
     if (integerReply(reply) === 1) {
-      const receipt: Receipt = Object.freeze({
-        key,
-        status: 'processing',
-        attempts: 1,
-        claimedAtMs: nowMs,
-        finishedAtMs: null,
-        fingerprint,
-        response: null,
-        error: null,
-      });
+      const receipt = firstClaimReceipt(key, nowMs, fingerprint);
       return { inserted: true, receipt };
     }
     const existing = receiptOfReply(key, reply);

@@ -1,4 +1,4 @@
-import type { Receipt } from '../../core/receipt.js';
+import { firstClaimReceipt } from '../../core/receipt.js';
 import type { InsertClaimRequest, InsertClaimResult } from '../store.js';
 import { isDuplicateKeyError } from './driver-error.js';
 import { findReceipt } from './find-receipt.js';
@@ -48,16 +48,7 @@ export async function insertClaim(ctx: SqlContext, request: InsertClaimRequest):
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (await statement(ctx, insert)) {
-      const receipt: Receipt = Object.freeze({
-        key,
-        status: 'processing',
-        attempts: 1,
-        claimedAtMs: nowMs,
-        finishedAtMs: null,
-        fingerprint,
-        response: null,
-        error: null,
-      });
+      const receipt = firstClaimReceipt(key, nowMs, fingerprint);
       return { inserted: true, receipt };
     }
     const existing = await findReceipt(ctx, key, true);
