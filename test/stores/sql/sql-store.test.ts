@@ -295,6 +295,7 @@ describe('postgres: PostgresStore.connect pool', () => {
       await held;
       return { body: 'done' };
     });
+    running.catch(() => undefined); // the assertion below checks it; never an unhandled rejection on early failure
     await inHandler;
     const locker = new pg.Client(ns.config);
     const admin = new pg.Client(ns.config);
@@ -314,8 +315,10 @@ describe('postgres: PostgresStore.connect pool', () => {
         if (blocked === null) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(blocked).not.toBeNull();
+      // Attach the expectation before the kill, so the rejection is never momentarily unhandled.
+      const rejected = expect(running).rejects.toBeInstanceOf(StoreUnavailable);
       await admin.query('select pg_terminate_backend($1)', [blocked]);
-      await expect(running).rejects.toBeInstanceOf(StoreUnavailable);
+      await rejected;
     } finally {
       await locker.query('rollback').catch(() => undefined);
       await locker.end();
