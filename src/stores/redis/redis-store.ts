@@ -120,11 +120,9 @@ export class RedisStore implements Store {
    * @see `Store.insertClaim`; scripts/insert-claim.ts.
    */
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
-    const reply = await insertClaimScript.run(
-      this.client,
-      [this.receiptKey(key)],
-      [msText(nowMs), fingerprint === null ? '0' : '1', fingerprint ?? '', key.provider, key.externalId],
-    );
+    const args = [msText(nowMs), key.provider, key.externalId];
+    if (fingerprint !== null) args.push(fingerprint);
+    const reply = await insertClaimScript.run(this.client, [this.receiptKey(key)], args);
     if (integerReply(reply) === 1) {
       const receipt = firstClaimReceipt(key, nowMs, fingerprint);
       return { inserted: true, receipt };

@@ -240,6 +240,41 @@ describe('RedisStore', () => {
       expect(retried?.error).toBeNull();
     });
 
+    it('keeps exactly the fields of each state in the hash through claim, fail, retry, complete, fail', async () => {
+      const keys = redisKeys(store.prefix);
+      const fieldsOf = async (k: RequestKey) => (await admin.hkeys(keys.receiptBase + receiptIdOf(k))).sort();
+      const claimed = ['attempts', 'claimed_at', 'external_id', 'provider', 'status'];
+      const k = key('fields');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+      expect(await fieldsOf(k)).toEqual(claimed);
+      expect(await store.fail({ key: k, attempt: 1, nowMs: T0 + 1, error: 'boom' })).toBe(true);
+      expect(await fieldsOf(k)).toEqual([...claimed, 'error', 'finished_at'].sort());
+      await store.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 + 2 });
+      expect(await fieldsOf(k)).toEqual(claimed);
+      expect(await store.complete({ key: k, attempt: 2, nowMs: T0 + 3, response: response(Uint8Array.of(1)) })).toBe(
+        true,
+      );
+      const completed = [...claimed, 'finished_at', 'response_body', 'response_headers', 'response_status'].sort();
+      expect(await fieldsOf(k)).toEqual(completed);
+      expect(await store.find(k)).toMatchObject({ status: 'completed', error: null, fingerprint: null });
+
+      const stale = key('fields-stale');
+      await store.insertClaim({ key: stale, nowMs: T0, fingerprint: 'fp' });
+      await store.takeover({ key: stale, expectedStatus: 'processing', expectedAttempts: 1, nowMs: T0 + 1 });
+      expect(await store.fail({ key: stale, attempt: 2, nowMs: T0 + 2, error: 'x' })).toBe(true);
+      expect(await fieldsOf(stale)).toEqual([...claimed, 'error', 'fingerprint', 'finished_at'].sort());
+    });
+
+    it('tells an empty fingerprint from none', async () => {
+      const empty = key('fp-empty');
+      const none = key('fp-none');
+      expect((await store.insertClaim({ key: empty, nowMs: T0, fingerprint: '' })).receipt.fingerprint).toBe('');
+      expect((await store.insertClaim({ key: none, nowMs: T0, fingerprint: null })).receipt.fingerprint).toBeNull();
+      expect((await other.find(empty))?.fingerprint).toBe('');
+      expect((await other.find(none))?.fingerprint).toBeNull();
+      expect((await other.insertClaim({ key: empty, nowMs: T0 + 1, fingerprint: 'x' })).receipt.fingerprint).toBe('');
+    });
+
     it('returns null for an unknown key and takes over nothing', async () => {
       const k = key('unknown');
       expect(await store.find(k)).toBeNull();

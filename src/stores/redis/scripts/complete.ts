@@ -7,6 +7,10 @@ import { RedisScript } from '../redis-script.js';
  * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: attempt, now_ms, receipt id, response status, response headers JSON, response body bytes.
  * Reply: 1 when recorded, 0 when the claim was lost (nothing changed).
+ *
+ * A `processing` receipt never has an `error` field (the claim creates the hash without one and takeover,
+ * the only way back to `processing`, deletes it), so there is nothing to HDEL here: one HMGET, one HSET and
+ * the two ZADDs.
  */
 export const completeScript = new RedisScript(
   3,
@@ -17,7 +21,6 @@ if state[1] ~= 'processing' or tonumber(state[2]) ~= tonumber(ARGV[1]) then
 end
 redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[2], 'response_status', ARGV[4],
   'response_headers', ARGV[5], 'response_body', ARGV[6])
-redis.call('HDEL', KEYS[1], 'error')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 return 1

@@ -7,6 +7,9 @@ import { RedisScript } from '../redis-script.js';
  * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: attempt, now_ms, receipt id, error text.
  * Reply: 1 when recorded, 0 when the claim was lost (nothing changed).
+ *
+ * A `processing` receipt never has response fields (the claim creates the hash without them and takeover,
+ * the only way back to `processing`, deletes them), so there is nothing to HDEL here.
  */
 export const failScript = new RedisScript(
   3,
@@ -16,7 +19,6 @@ if state[1] ~= 'processing' or tonumber(state[2]) ~= tonumber(ARGV[1]) then
   return 0
 end
 redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', ARGV[2], 'error', ARGV[4])
-redis.call('HDEL', KEYS[1], 'response_status', 'response_headers', 'response_body')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 return 1
