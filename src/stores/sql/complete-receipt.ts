@@ -1,7 +1,28 @@
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../store.js';
+import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
-import { bindBytes, keyValues, type SqlContext, statement } from './sql-context.js';
+import { bindBytes, keyValues, runStatement, type SqlContext } from './sql-context.js';
+
+/** The compare-and-set UPDATE to `completed`, fenced by status `processing` and the attempt. */
+const COMPLETE_RECEIPT = defineStatement(
+  ['provider', 'externalId', 'attempt', 'nowMs', 'responseStatus', 'responseHeaders', 'responseBody'],
+  (db, p) =>
+    db
+      .updateTable(RECEIPTS_TABLE)
+      .set({
+        status: 'completed',
+        finished_at: p.nowMs,
+        response_status: p.responseStatus,
+        response_headers: p.responseHeaders,
+        response_body: p.responseBody,
+        error: null,
+      })
+      .where('provider', '=', p.provider)
+      .where('external_id', '=', p.externalId)
+      .where('status', '=', 'processing')
+      .where('attempts', '=', p.attempt),
+);
 
 /**
  * Compare-and-set completion: stores the response (status, headers as JSON, body bytes) and marks the row
@@ -14,22 +35,14 @@ export async function completeReceipt(
 ): Promise<boolean> {
   const { key, attempt, nowMs, response } = request;
   const { provider, externalId } = keyValues(ctx, key);
-  const result = await statement(ctx, () =>
-    ctx.db
-      .updateTable(RECEIPTS_TABLE)
-      .set({
-        status: 'completed',
-        finished_at: nowMs,
-        response_status: response.status,
-        response_headers: JSON.stringify(response.headers),
-        response_body: bindBytes(response.body),
-        error: null,
-      })
-      .where('provider', '=', provider)
-      .where('external_id', '=', externalId)
-      .where('status', '=', 'processing')
-      .where('attempts', '=', attempt)
-      .executeTakeFirst(),
-  );
-  return result.numUpdatedRows > 0n;
+  const result = await runStatement(ctx, COMPLETE_RECEIPT, {
+    provider,
+    externalId,
+    attempt,
+    nowMs,
+    responseStatus: response.status,
+    responseHeaders: JSON.stringify(response.headers),
+    responseBody: bindBytes(response.body),
+  });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }

@@ -1,6 +1,18 @@
 import type { FinishRequest } from '../store.js';
+import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
-import { keyValues, type SqlContext, statement } from './sql-context.js';
+import { keyValues, runStatement, type SqlContext } from './sql-context.js';
+
+/** The compare-and-set UPDATE to `failed`, fenced by status `processing` and the attempt. */
+const FAIL_RECEIPT = defineStatement(['provider', 'externalId', 'attempt', 'nowMs', 'error'], (db, p) =>
+  db
+    .updateTable(RECEIPTS_TABLE)
+    .set({ status: 'failed', finished_at: p.nowMs, error: p.error })
+    .where('provider', '=', p.provider)
+    .where('external_id', '=', p.externalId)
+    .where('status', '=', 'processing')
+    .where('attempts', '=', p.attempt),
+);
 
 /**
  * Compare-and-set failure: stores the (already bounded) error text and marks the row `failed` only if it is
@@ -12,15 +24,6 @@ export async function failReceipt(
 ): Promise<boolean> {
   const { key, attempt, nowMs, error } = request;
   const { provider, externalId } = keyValues(ctx, key);
-  const result = await statement(ctx, () =>
-    ctx.db
-      .updateTable(RECEIPTS_TABLE)
-      .set({ status: 'failed', finished_at: nowMs, error })
-      .where('provider', '=', provider)
-      .where('external_id', '=', externalId)
-      .where('status', '=', 'processing')
-      .where('attempts', '=', attempt)
-      .executeTakeFirst(),
-  );
-  return result.numUpdatedRows > 0n;
+  const result = await runStatement(ctx, FAIL_RECEIPT, { provider, externalId, attempt, nowMs, error });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }

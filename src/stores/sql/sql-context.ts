@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, QueryResult } from 'kysely';
 import type { RequestKey } from '../../core/request-key.js';
+import { executeStatement, type StatementCache, type StatementDefinition } from './compiled-statement.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import { withRetry } from './retry.js';
 import type { SqlDialect } from './sql-dialect.js';
@@ -10,11 +11,22 @@ export interface SqlContext {
   readonly dialect: SqlDialect;
   /** True inside a caller's transaction: statements are never retried there (the caller owns the outcome). */
   readonly inTransaction: boolean;
+  /** The store's fixed statements, compiled once on the store's own Kysely instance. */
+  readonly statements: StatementCache;
 }
 
 /** Runs ONE statement, retrying transient errors only outside a caller's transaction. */
 export function statement<T>(ctx: SqlContext, run: () => Promise<T>): Promise<T> {
   return withRetry(run, (error) => ctx.dialect.isTransientError(error), !ctx.inTransaction);
+}
+
+/** Runs ONE of the store's fixed statements with `values` in its slots (retried like `statement`). */
+export function runStatement<N extends string, R>(
+  ctx: SqlContext,
+  definition: StatementDefinition<N, R>,
+  values: Readonly<Record<N, unknown>>,
+): Promise<QueryResult<R>> {
+  return statement(ctx, () => executeStatement(ctx.db, ctx.statements, definition, values));
 }
 
 /** A key part as bound to the key columns: UTF-8 bytes for binary (VARBINARY) columns, else the string. */

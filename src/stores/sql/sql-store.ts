@@ -10,6 +10,7 @@ import type {
   TakeoverRequest,
   TransactionalStore,
 } from '../store.js';
+import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
@@ -30,6 +31,8 @@ export interface SqlStoreOptions<DB> {
  * the primary key; takeover/complete/fail = compare-and-set UPDATEs judged by the affected-row count).
  * Transient errors (deadlock, lock wait, SQLITE_BUSY) are retried a few times with jittered back-off outside a
  * caller's transaction, never inside one. Driver errors propagate; the guard wraps them in `StoreUnavailable`.
+ * Each fixed statement is built and compiled once per store (`compiled-statement.ts`) and then executed with fresh
+ * parameters through `db.executeQuery`, on the pool or on a caller's transaction.
  * @see SPEC §3; `src/stores/store.ts`.
  */
 export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>> {
@@ -41,6 +44,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /** What differs on this backend (claim statement, key encoding, transient errors). */
   readonly dialect: SqlDialect;
   private readonly receipts: SqlReceipts;
+  /** The fixed statements compiled once on `db`, shared with every `withTransaction` view. */
+  private readonly statements: StatementCache;
   /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
@@ -49,7 +54,9 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     this.db = db;
     this.dialect = dialect;
     this.name = dialect.name;
-    this.receipts = new SqlReceipts({ db: db as unknown as Kysely<ReceiptsDatabase>, dialect, inTransaction: false });
+    const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
+    this.statements = new StatementCache(receiptsDb, dialect);
+    this.receipts = new SqlReceipts({ db: receiptsDb, dialect, inTransaction: false, statements: this.statements });
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
@@ -89,6 +96,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       db: tx as unknown as Kysely<ReceiptsDatabase>,
       dialect: this.dialect,
       inTransaction: true,
+      statements: this.statements,
     });
   }
 
