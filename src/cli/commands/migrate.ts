@@ -31,7 +31,9 @@ export async function runMigrate(databaseUrl: string, io: CliIo): Promise<Migrat
 export function registerMigrate(program: Command, io: CliIo): void {
   program
     .command('migrate')
-    .description('apply pending payonce migrations (receipts, payments, outbox, webhook journal) to SQLite, PostgreSQL or MySQL/MariaDB')
+    .description(
+      'apply pending payonce migrations (receipts, payments, outbox, webhook journal) to SQLite, PostgreSQL or MySQL/MariaDB',
+    )
     .addOption(
       new Option(
         '--database-url <url>',
