@@ -1,5 +1,6 @@
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../store.js';
+import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { bindBytes, keyValues, runStatement, type SqlContext } from './sql-context.js';
@@ -18,10 +19,7 @@ const COMPLETE_RECEIPT = defineStatement(
         response_body: p.responseBody,
         error: null,
       })
-      .where('provider', '=', p.provider)
-      .where('external_id', '=', p.externalId)
-      .where('status', '=', 'processing')
-      .where('attempts', '=', p.attempt),
+      .$call(claimHeld(p)),
 );
 
 /**

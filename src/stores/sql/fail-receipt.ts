@@ -1,17 +1,12 @@
 import type { FinishRequest } from '../store.js';
+import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyValues, runStatement, type SqlContext } from './sql-context.js';
 
 /** The compare-and-set UPDATE to `failed`, fenced by status `processing` and the attempt. */
 const FAIL_RECEIPT = defineStatement(['provider', 'externalId', 'attempt', 'nowMs', 'error'], (db, p) =>
-  db
-    .updateTable(RECEIPTS_TABLE)
-    .set({ status: 'failed', finished_at: p.nowMs, error: p.error })
-    .where('provider', '=', p.provider)
-    .where('external_id', '=', p.externalId)
-    .where('status', '=', 'processing')
-    .where('attempts', '=', p.attempt),
+  db.updateTable(RECEIPTS_TABLE).set({ status: 'failed', finished_at: p.nowMs, error: p.error }).$call(claimHeld(p)),
 );
 
 /**
