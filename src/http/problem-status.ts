@@ -1,5 +1,6 @@
 import type { PayonceErrorCode } from '../core/errors.js';
 import type { PaymentErrorCode } from '../payments/payment-error.js';
+import type { ServiceErrorCode } from '../service/service-error.js';
 import type { WebhookEdgeCode } from '../webhooks/intake-problem.js';
 import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 
@@ -10,7 +11,13 @@ import type { WebhookErrorCode } from '../webhooks/verify/webhook-error.js';
 export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
 
 /** Every code an HTTP problem response of payonce can carry: the core's, the webhook and payments layers' and the HTTP-only ones. */
-export type ProblemCode = PayonceErrorCode | WebhookErrorCode | WebhookEdgeCode | PaymentErrorCode | HttpErrorCode;
+export type ProblemCode =
+  | PayonceErrorCode
+  | WebhookErrorCode
+  | WebhookEdgeCode
+  | PaymentErrorCode
+  | HttpErrorCode
+  | ServiceErrorCode;
 
 /**
  * The one table from error code to HTTP status. A code added to `PayonceErrorCode` is a compile error here
@@ -24,6 +31,8 @@ export type ProblemCode = PayonceErrorCode | WebhookErrorCode | WebhookEdgeCode 
  *   401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers).
  * - payments: `ORDER_NOT_FOUND` → 404; `ORDER_NOT_PAYABLE` → 409; `INVALID_MONEY`, `INVALID_PAYMENT_EVENT` → 400;
  *   `PROVIDER_DECLINED` → 402 (the provider definitively refused the payment).
+ * - reference service: `CUSTOMER_ID_MISSING`, `ADMIN_TOKEN_INVALID` → 401; `INVALID_REQUEST_BODY` → 400;
+ *   `JOB_NOT_FOUND` → 404; `JOB_NOT_FINISHED` → 409.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const STATUS_BY_CODE = {
@@ -48,6 +57,11 @@ export const STATUS_BY_CODE = {
   WEBHOOK_SIGNATURE_MALFORMED: 400,
   WEBHOOK_SIGNATURE_INVALID: 401,
   WEBHOOK_HANDLER_FAILED: 500,
+  CUSTOMER_ID_MISSING: 401,
+  INVALID_REQUEST_BODY: 400,
+  ADMIN_TOKEN_INVALID: 401,
+  JOB_NOT_FOUND: 404,
+  JOB_NOT_FINISHED: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 /** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
@@ -73,6 +87,11 @@ export const TITLE_BY_CODE = {
   WEBHOOK_SIGNATURE_MALFORMED: 'Webhook signature is malformed',
   WEBHOOK_SIGNATURE_INVALID: 'Webhook signature is invalid',
   WEBHOOK_HANDLER_FAILED: 'Webhook handler failed',
+  CUSTOMER_ID_MISSING: 'X-Customer-Id is missing',
+  INVALID_REQUEST_BODY: 'Invalid request body',
+  ADMIN_TOKEN_INVALID: 'Admin token missing or wrong',
+  JOB_NOT_FOUND: 'Outbox job not found',
+  JOB_NOT_FINISHED: 'Outbox job is not finished',
 } as const satisfies Record<ProblemCode, string>;
 
 /** True when `code` has a row in `STATUS_BY_CODE` (an error from a newer module may not). */

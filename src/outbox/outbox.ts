@@ -104,6 +104,64 @@ export class Outbox<DB> {
     return row ? toOutboxJob(row) : null;
   }
 
+  /** The job with this id, or `null`. */
+  async findById(jobId: string): Promise<OutboxJob | null> {
+    if (typeof jobId !== 'string' || jobId.length === 0 || jobId.length > 64) return null;
+    const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+      .selectFrom(OUTBOX_TABLE)
+      .selectAll()
+      .where('id', '=', jobId)
+      .executeTakeFirst();
+    return row ? toOutboxJob(row) : null;
+  }
+
+  /** Every job with this dedupe key, whatever its topic (e.g. `order:<id>`: fulfilment and refund), oldest first. */
+  async jobsByDedupeKey(dedupeKey: string): Promise<OutboxJob[]> {
+    const rows = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+      .selectFrom(OUTBOX_TABLE)
+      .selectAll()
+      .where('dedupe_key', '=', dedupeKey)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toOutboxJob);
+  }
+
+  /**
+   * Re-drives a finished job: a `done` or `dead` job goes back to `queued`, available now, with its run count
+   * reset (so a dead letter gets `maxAttempts` fresh runs) and its last error kept. One conditional UPDATE, so a
+   * job is never requeued while it is queued or running. A re-run job must not repeat its effect: handlers guard
+   * effects with the effect ledger (`runEffectOnce`), which answers `already-applied`.
+   * @returns `requeued` with the job as stored now; `not-finished` with the job when it is `queued`/`running`;
+   *   `not-found` when no job has this id.
+   * @see SPEC §7 "a re-run job never fulfils twice"; docs/service.md `POST /admin/jobs/:id/rerun`.
+   */
+  async requeue(
+    jobId: string,
+  ): Promise<
+    | { readonly kind: 'requeued'; readonly job: OutboxJob }
+    | { readonly kind: 'not-finished'; readonly job: OutboxJob }
+    | { readonly kind: 'not-found' }
+  > {
+    const existing = await this.findById(jobId);
+    if (!existing) return Object.freeze({ kind: 'not-found' });
+    const result = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+      .updateTable(OUTBOX_TABLE)
+      .set({
+        status: 'queued',
+        attempts: 0,
+        available_at: this.clock.now(),
+        lease_owner: null,
+        lease_expires_at: null,
+        finished_at: null,
+      })
+      .where('id', '=', jobId)
+      .where('status', 'in', ['done', 'dead'])
+      .executeTakeFirst();
+    const job = (await this.findById(jobId)) ?? existing;
+    return Object.freeze(result.numUpdatedRows > 0n ? { kind: 'requeued', job } : { kind: 'not-finished', job });
+  }
+
   /** Jobs in the dead letter (`dead`: failed `maxAttempts` times), oldest first, with their last error. */
   async deadLetters(limit = 100): Promise<OutboxJob[]> {
     const rows = await (this.target.db as unknown as Kysely<OutboxDatabase>)

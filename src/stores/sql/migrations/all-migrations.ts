@@ -3,6 +3,7 @@ import { payments0002 } from './0002-payments.js';
 import { outbox0003 } from './0003-outbox.js';
 import { webhookDeliveries0004 } from './0004-webhook-deliveries.js';
 import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
+import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -12,4 +13,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   outbox0003,
   webhookDeliveries0004,
   receiptsProviderPurge0005,
+  serviceFulfilments0006,
 ]);

@@ -1,0 +1,28 @@
+import { PayonceError } from '../core/errors.js';
+
+/**
+ * Stable codes of the errors the reference service answers itself (not raised by a library layer);
+ * `src/http/problem-status.ts` maps them: `CUSTOMER_ID_MISSING` 401, `INVALID_REQUEST_BODY` 400,
+ * `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, `JOB_NOT_FINISHED` 409.
+ * @see docs/service.md "HTTP contract"; docs/errors.md.
+ */
+export type ServiceErrorCode =
+  | 'CUSTOMER_ID_MISSING'
+  | 'INVALID_REQUEST_BODY'
+  | 'ADMIN_TOKEN_INVALID'
+  | 'JOB_NOT_FOUND'
+  | 'JOB_NOT_FINISHED';
+
+/**
+ * An error of the reference service's HTTP edge (`src/service`): a request without `X-Customer-Id`, a body that
+ * is not the documented JSON, a wrong admin token, an unknown or still running outbox job. Answered as RFC 9457
+ * problem+json with the status of `STATUS_BY_CODE[code]`.
+ * @example throw new ServiceError('CUSTOMER_ID_MISSING', 'send X-Customer-Id');
+ */
+export class ServiceError extends PayonceError<ServiceErrorCode> {
+  readonly code: ServiceErrorCode;
+  constructor(code: ServiceErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
