@@ -4,22 +4,11 @@
  * The profiles that explain a missed target are kept in `bench/profiles/` (see its README).
  */
 import { measureUnique } from './lib/measure.js';
-import { type BenchBackend, createNamespace } from './lib/namespaces.js';
-import type { Subject } from './lib/subject.js';
-import { bareSubject } from './subjects/bare.js';
-import { payonceSubject, payonceTransactionSubject } from './subjects/payonce.js';
-import { nodeIdempotencyMemory, nodeIdempotencyRedis, powertoolsRedis } from './subjects/peers.js';
+import { createNamespace } from './lib/namespaces.js';
+import { loadSubject } from './subjects/load-subject.js';
 
 const [id = 'sqlite-normal/payonce', opsText = '10000'] = process.argv.slice(2);
-const [backendName, row] = id.split('/') as [BenchBackend, string];
-const peers: Subject[] = [payonceTransactionSubject(), nodeIdempotencyMemory, nodeIdempotencyRedis, powertoolsRedis];
-const subject =
-  row === 'bare'
-    ? bareSubject(backendName)
-    : row === 'payonce'
-      ? payonceSubject(backendName)
-      : peers.find((s) => s.id === id);
-if (!subject) throw new Error(`unknown row ${id}`);
+const subject = await loadSubject(id);
 const ns = await createNamespace(subject.backend);
 try {
   const deliverer = await subject.open(ns.info, { runs: 0 });

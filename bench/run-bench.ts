@@ -10,6 +10,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { type HttpRouteName, type HttpRow, httpRow } from './http/http-routes.js';
 import { type HttpSizes, runHttp } from './http/run-http.js';
+import { runInChild } from './lib/child-rows.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
 import { CAUSES, NOTES } from './lib/notes.js';
 import { buildReport, renderMarkdown } from './lib/report.js';
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   try {
     for (const backend of needed) namespaces.set(backend, await createNamespace(backend));
     log('(a) unique keys and (b) duplicate storm');
-    const inProcess = await runInProcess(subjects, namespaces, SIZES, log);
+    const inProcess = await runInProcess(subjects, namespaces, SIZES, log, runInChild);
     log('(c) signed webhook intake over HTTP');
     const http = await runHttp(httpRows, namespaces, HTTP_SIZES, log);
     const baselines = new Map(httpRows.map((row) => [row.id, row.baseline]));

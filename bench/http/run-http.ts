@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 import { type Deliver, measureStorm, measureUnique, type RunSample } from '../lib/measure.js';
 import type { BenchBackend, Namespace } from '../lib/namespaces.js';
 import { type Log, type RowResult, rowOf, WARMUP_MAX_MS } from '../lib/run-rows.js';
-import { payloadOf } from '../subjects/payonce.js';
+import { payloadOf } from '../lib/subject.js';
 import { type HttpRow, type ParentMessage, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
 
 /** Sizes of workload (c). */

@@ -37,7 +37,7 @@ export interface RowResult {
   /** Handler runs per run (storm workloads), and what is correct per run (= keys stormed in that run). */
   readonly handlerRuns: readonly number[];
   readonly expectedHandlerRuns: readonly number[];
-  /** Peak RSS of the bench process during this row's timed runs (workload (a) only), bytes. */
+  /** Peak RSS of the process that ran this row, through warm-up and workload (a) (max over runs), bytes. */
   readonly peakRssBytes: number | null;
   /** RSS right before this row's timed runs (after a forced GC when `--expose-gc`), lowest over runs, bytes. */
   readonly startRssBytes: number | null;
@@ -77,8 +77,8 @@ export function rowOf(
   };
 }
 
-/** A full garbage collection when the process runs with `--expose-gc` (as `npm run bench` does), else nothing. */
-function collectGarbage(): void {
+/** A full garbage collection when the process runs with `--expose-gc` (as every row's process does), else nothing. */
+export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
@@ -87,6 +87,71 @@ export const WARMUP_MAX_MS = 1_000;
 
 /** Progress output (stderr), so a long run shows where it is. */
 export type Log = (line: string) => void;
+
+/** One repetition of one row: its (a) and (b) samples, handler runs under the storm, and memory under (a). */
+export interface OneRun {
+  readonly unique: RunSample;
+  readonly storm: RunSample;
+  readonly stormRuns: number;
+  /** RSS right before (a), after a forced GC, bytes. */
+  readonly startRss: number;
+  /** Peak RSS of the process that ran the row, through its warm-up and (a), bytes. */
+  readonly peakRss: number;
+}
+
+/** Runs one repetition of one row; `reset` empties the row's namespace (untimed). */
+export type RowRunner = (subject: Subject, ns: Namespace, sizes: WorkloadSizes, rep: number) => Promise<OneRun>;
+
+/** The steps of one repetition, wherever they run: `reset` empties the namespace between them. */
+export async function runSteps(
+  deliver: (id: string) => Promise<import('./subject.js').DeliveryResult>,
+  counter: HandlerCounter,
+  sizes: WorkloadSizes,
+  rep: number,
+  reset: () => Promise<void>,
+): Promise<OneRun> {
+  await measureUnique(deliver, sizes.warmup, sizes.concurrency, `w${rep}-`, WARMUP_MAX_MS);
+  await reset();
+  counter.runs = 0;
+  collectGarbage();
+  const startRss = process.memoryUsage.rss();
+  const { value: unique, peakRssBytes } = await peakRss(() =>
+    measureUnique(deliver, sizes.uniqueKeys, sizes.concurrency, `a${rep}-`, sizes.uniqueMaxMs),
+  );
+  // The kernel's high-water mark of this process (kB) catches a peak between two samples.
+  const peak = Math.max(peakRssBytes, process.resourceUsage().maxRSS * 1_024);
+  await reset();
+  counter.runs = 0;
+  const storm = await measureStorm(
+    deliver,
+    sizes.stormKeys,
+    sizes.stormCopies,
+    sizes.stormConcurrency,
+    `b${rep}-`,
+    sizes.stormMaxMs,
+  );
+  return { unique, storm, stormRuns: counter.runs, startRss, peakRss: peak };
+}
+
+/**
+ * Runs a row in this process (tests, `bench/profile.ts`): every row shares this process's heap and JIT, so its
+ * RSS is not the row's own; `npm run bench` uses `runInChild` instead.
+ */
+export const runInThisProcess: RowRunner = async (subject, ns, sizes, rep) => {
+  const counter: HandlerCounter = { runs: 0 };
+  const deliverer = await subject.open(ns.info, counter);
+  try {
+    return await runSteps(
+      (id) => deliverer.deliver(id),
+      counter,
+      sizes,
+      rep,
+      () => ns.reset(),
+    );
+  } finally {
+    await deliverer.close();
+  }
+};
 
 interface Collected {
   unique: RunSample[];
@@ -99,14 +164,15 @@ interface Collected {
 
 /**
  * Runs workloads (a) and (b) for every subject, `sizes.reps` times, interleaving rows within each repetition so
- * drift of the machine spreads over all rows. Each run gets a fresh connection, an untimed warm-up and an emptied
- * namespace. A row that fails keeps its error and the others go on.
+ * drift of the machine spreads over all rows. Each run gets a fresh connection (with `runInChild`, a fresh
+ * process), an untimed warm-up and an emptied namespace. A row that fails keeps its error and the others go on.
  */
 export async function runInProcess(
   subjects: readonly Subject[],
   namespaces: ReadonlyMap<BenchBackend, Namespace>,
   sizes: WorkloadSizes,
   log: Log = () => {},
+  runner: RowRunner = runInThisProcess,
 ): Promise<RowResult[]> {
   const collected = new Map<string, Collected>(
     subjects.map((s) => [
@@ -120,39 +186,18 @@ export async function runInProcess(
       if (into.error !== null) continue;
       const ns = namespaces.get(subject.backend);
       if (!ns) throw new Error(`no namespace for ${subject.backend}`);
-      const counter: HandlerCounter = { runs: 0 };
       try {
-        const deliverer = await subject.open(ns.info, counter);
-        try {
-          const deliver = (id: string) => deliverer.deliver(id);
-          await measureUnique(deliver, sizes.warmup, sizes.concurrency, `w${rep}-`, WARMUP_MAX_MS);
-          await ns.reset();
-          counter.runs = 0;
-          collectGarbage();
-          into.startRss = Math.min(into.startRss, process.memoryUsage.rss());
-          const { value: unique, peakRssBytes } = await peakRss(() =>
-            measureUnique(deliver, sizes.uniqueKeys, sizes.concurrency, `a${rep}-`, sizes.uniqueMaxMs),
-          );
-          into.unique.push(unique);
-          into.peakRss = Math.max(into.peakRss, peakRssBytes);
-          await ns.reset();
-          counter.runs = 0;
-          const storm = await measureStorm(
-            deliver,
-            sizes.stormKeys,
-            sizes.stormCopies,
-            sizes.stormConcurrency,
-            `b${rep}-`,
-          );
-          into.storm.push(storm);
-          into.stormRuns.push(counter.runs);
-          log(
-            `  rep ${rep + 1}/${sizes.reps} ${subject.id.padEnd(28)} (a) ${unique.opsPerSec.toFixed(0).padStart(6)}/s` +
-              `  (b) ${storm.opsPerSec.toFixed(0).padStart(6)}/s, handler runs ${counter.runs}/${storm.deliveries / sizes.stormCopies}`,
-          );
-        } finally {
-          await deliverer.close();
-        }
+        const run = await runner(subject, ns, sizes, rep);
+        into.unique.push(run.unique);
+        into.storm.push(run.storm);
+        into.stormRuns.push(run.stormRuns);
+        into.startRss = Math.min(into.startRss, run.startRss);
+        into.peakRss = Math.max(into.peakRss, run.peakRss);
+        log(
+          `  rep ${rep + 1}/${sizes.reps} ${subject.id.padEnd(28)} (a) ${run.unique.opsPerSec.toFixed(0).padStart(6)}/s` +
+            `  (b) ${run.storm.opsPerSec.toFixed(0).padStart(6)}/s, handler runs ${run.stormRuns}/${run.storm.deliveries / sizes.stormCopies}` +
+            `  peak RSS ${(run.peakRss / 2 ** 20).toFixed(0)} MB`,
+        );
       } catch (error) {
         into.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         log(`  ${subject.id}: FAILED ${into.error}`);

@@ -10,6 +10,9 @@ export const HANDLER_RESPONSE = Object.freeze({
   body: '{"received":true}',
 });
 
+/** The payload every delivery carries; payonce rows fingerprint it (SHA-256), as the peers hash theirs. */
+export const payloadOf = (id: string): string => `{"id":"${id}","type":"payment.succeeded","amount":4200}`;
+
 /** Counts handler runs: the storm's correctness column. */
 export interface HandlerCounter {
   runs: number;

@@ -1,7 +1,4 @@
-import Database from 'better-sqlite3';
-import { Redis } from 'ioredis';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import type { RowDataPacket } from 'mysql2/promise';
 import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
 import {
   type Deliverer,
@@ -17,6 +14,9 @@ import {
  * handler, then (2) the completion storing the response (status, headers JSON, body bytes). A lost claim reads the
  * row once to replay the stored response (or to answer "in progress"). No fencing, no takeover, no retries, no
  * fingerprint: that is what a library adds, and what the ratio prices.
+ *
+ * Each opener imports its own driver when it runs, so a row's process loads only the driver that row needs
+ * (workloads (a) and (b) run every row in a child process of its own; see `lib/child-rows.ts`).
  */
 
 const PROVIDER = 'bench';
@@ -33,6 +33,7 @@ const PG_READ = `select status, response_status, response_headers, response_body
 where provider = $1 and external_id = $2`;
 
 async function openPostgres(ns: NamespaceInfo, counter: HandlerCounter): Promise<Deliverer> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ ...ns.postgres, max: 10 });
   return {
     async deliver(id) {
@@ -58,6 +59,7 @@ const MY_READ = `select status, response_status, response_headers, response_body
 where provider = ? and external_id = ?`;
 
 async function openMysql(ns: NamespaceInfo, counter: HandlerCounter): Promise<Deliverer> {
+  const { default: mysql } = await import('mysql2/promise');
   const pool = mysql.createPool({ uri: ns.mysqlUrl!, connectionLimit: 10 });
   return {
     async deliver(id) {
@@ -66,7 +68,7 @@ async function openMysql(ns: NamespaceInfo, counter: HandlerCounter): Promise<De
         await pool.query(MY_CLAIM, [PROVIDER, id, now, now]);
       } catch (error) {
         if ((error as { errno?: number }).errno !== 1062) throw error;
-        const [rows] = await pool.query<mysql.RowDataPacket[]>(MY_READ, [PROVIDER, id]);
+        const [rows] = await pool.query<RowDataPacket[]>(MY_READ, [PROVIDER, id]);
         return outcomeOf(rows[0]?.status);
       }
       counter.runs++;
@@ -79,6 +81,7 @@ async function openMysql(ns: NamespaceInfo, counter: HandlerCounter): Promise<De
 
 async function openSqlite(ns: NamespaceInfo, counter: HandlerCounter): Promise<Deliverer> {
   const { path, synchronousNormal } = ns.sqlite!;
+  const { default: Database } = await import('better-sqlite3');
   const db = new Database(path, { timeout: 5_000 });
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
@@ -108,6 +111,7 @@ response_headers = ?, response_body = ? where provider = ? and external_id = ? a
 
 async function openRedis(ns: NamespaceInfo, counter: HandlerCounter): Promise<Deliverer> {
   const { url, prefix } = ns.redis!;
+  const { Redis } = await import('ioredis');
   const client = new Redis(url);
   return {
     async deliver(id) {

@@ -1,13 +1,7 @@
-import { Redis } from 'ioredis';
 import { RequestInProgress } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { RedisStore } from '../../src/stores/redis/redis-store.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { Store } from '../../src/stores/store.js';
 import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
 import {
@@ -15,11 +9,11 @@ import {
   type DeliveryResult,
   HANDLER_RESPONSE,
   type HandlerCounter,
+  payloadOf,
   type Subject,
 } from '../lib/subject.js';
 
-/** The payload every delivery carries; payonce rows fingerprint it (SHA-256), as the peers hash theirs. */
-export const payloadOf = (id: string): string => `{"id":"${id}","type":"payment.succeeded","amount":4200}`;
+export { payloadOf };
 
 /** A store of payonce on the namespace, and how to release it. */
 export interface OpenedStore {
@@ -27,25 +21,35 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** Opens payonce's store for `ns` exactly as an application would (static factories, default options). */
+/**
+ * Opens payonce's store for `ns` exactly as an application would (static factories, default options). The store's
+ * module and its driver are imported here, so a row's process loads only its own backend.
+ */
 export async function openStore(ns: NamespaceInfo): Promise<OpenedStore> {
   switch (ns.backend) {
-    case 'memory':
+    case 'memory': {
+      const { MemoryStore } = await import('../../src/stores/memory/memory-store.js');
       return { store: new MemoryStore(), close: async () => {} };
+    }
     case 'sqlite':
     case 'sqlite-normal': {
+      const { SqliteStore } = await import('../../src/stores/sqlite/sqlite-store.js');
       const store = await SqliteStore.open(ns.sqlite!.path, { unsafeSynchronousNormal: ns.sqlite!.synchronousNormal });
       return { store, close: () => store.close() };
     }
     case 'postgres': {
+      const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
       const store = await PostgresStore.connect({ ...ns.postgres!, max: 10 });
       return { store, close: () => store.close() };
     }
     case 'mysql': {
+      const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
       const store = await MysqlStore.connect({ uri: ns.mysqlUrl!, connectionLimit: 10 });
       return { store, close: () => store.close() };
     }
     case 'redis': {
+      const { Redis } = await import('ioredis');
+      const { RedisStore } = await import('../../src/stores/redis/redis-store.js');
       const client = new Redis(ns.redis!.url);
       const store = new RedisStore({ client, prefix: ns.redis!.prefix });
       return {
@@ -111,6 +115,7 @@ export function payonceTransactionSubject(): Subject {
     kind: 'payonce',
     label: 'payonce runInTransaction (+ business INSERT, 1 commit)',
     async open(ns, counter): Promise<Deliverer> {
+      const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
       const store = await PostgresStore.connect<LedgerDatabase>({ ...ns.postgres!, max: 10 });
       const guard = new IdempotencyGuard(store);
       return {

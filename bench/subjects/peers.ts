@@ -2,8 +2,7 @@ import type { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import type { MemoryStorageAdapter } from '@node-idempotency/storage-adapter-memory';
 import type { RedisStorageAdapter } from '@node-idempotency/storage-adapter-redis';
 import type { NamespaceInfo } from '../lib/namespaces.js';
-import { type Deliverer, HANDLER_RESPONSE, type HandlerCounter, type Subject } from '../lib/subject.js';
-import { payloadOf } from './payonce.js';
+import { type Deliverer, HANDLER_RESPONSE, type HandlerCounter, payloadOf, type Subject } from '../lib/subject.js';
 
 // Peer libraries are imported when their row first opens, so the rows before them run without their footprint.
 

@@ -1,0 +1,20 @@
+import type { BenchBackend } from '../lib/namespaces.js';
+import type { Subject } from '../lib/subject.js';
+
+/**
+ * The subject of row `id`, importing only the module that implements it: a row's child process (see
+ * `lib/child-rows.ts`) must not load other rows' drivers, stores or peer libraries, so its RSS is its own.
+ * @throws {Error} for an unknown id.
+ */
+export async function loadSubject(id: string): Promise<Subject> {
+  const [backend, row] = id.split('/') as [BenchBackend, string];
+  if (row === 'bare') return (await import('./bare.js')).bareSubject(backend);
+  if (row === 'payonce') return (await import('./payonce.js')).payonceSubject(backend);
+  if (id === 'postgres/payonce-tx') return (await import('./payonce.js')).payonceTransactionSubject();
+  const peers = await import('./peers.js');
+  const peer = [peers.nodeIdempotencyMemory, peers.nodeIdempotencyRedis, peers.powertoolsRedis].find(
+    (s) => s.id === id,
+  );
+  if (!peer) throw new Error(`unknown bench row ${id}`);
+  return peer;
+}
