@@ -1,0 +1,62 @@
+import { OutboxWorker } from '../outbox/outbox-worker.js';
+import { fulfilmentHandlers } from './fulfilment-jobs.js';
+import { ReconcileLoop } from './reconcile-loop.js';
+import type { ServiceRuntime } from './service-runtime.js';
+
+/** The outbox worker and the reconciliation loop of one process. */
+export interface BackgroundJobs {
+  readonly worker: OutboxWorker<unknown>;
+  readonly reconciler: ReconcileLoop;
+  /** Stops both (aborting a fulfilment's simulated warehouse wait: that job is retried later); resolves when stopped. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the in-process background work of the reference service (SPEC §6–7): an `OutboxWorker` on the
+ * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
+ * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
+ * than `reconcileAfterMs`. Used by `createService` (unless `worker: false`) and by `payonce worker`.
+ * @example const jobs = startBackgroundJobs(runtime); … await jobs.stop();
+ */
+export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
+  const { context: ctx, metrics } = runtime;
+  const { config, logger } = ctx;
+  const abort = new AbortController();
+  const handlers = fulfilmentHandlers(ctx, {
+    signal: abort.signal,
+    onEffect: (kind, outcome, job) => {
+      metrics.fulfilments.inc({ kind, outcome });
+      logger.info({ kind, outcome, jobId: job.id, dedupeKey: job.dedupeKey }, `${kind} job ${outcome}`);
+    },
+  });
+  const worker = new OutboxWorker(ctx.store, handlers, {
+    clock: ctx.clock,
+    leaseMs: config.leaseMs,
+    pollIntervalMs: config.workerPollMs,
+    backoffBaseMs: config.retryBaseMs,
+    onError: (error) => logger.error({ err: error }, 'outbox worker error'),
+  });
+  const reconciler = new ReconcileLoop(ctx.payments, {
+    everyMs: config.reconcileEveryMs,
+    afterMs: config.reconcileAfterMs,
+    onRun: (report) => {
+      metrics.reconcileRuns.inc({ result: 'ok' });
+      metrics.reconcileResolved.inc(report.resolved);
+      if (report.examined > 0 || report.parkedMatched > 0) logger.info({ report }, 'reconciliation run');
+    },
+    onError: (error) => {
+      metrics.reconcileRuns.inc({ result: 'error' });
+      logger.error({ err: error }, 'reconciliation failed');
+    },
+  });
+  worker.start();
+  reconciler.start();
+  return Object.freeze({
+    worker,
+    reconciler,
+    async stop() {
+      abort.abort();
+      await Promise.all([worker.stop(), reconciler.stop()]);
+    },
+  });
+}

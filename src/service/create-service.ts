@@ -1,0 +1,332 @@
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { PayonceError } from '../core/errors.js';
+import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
+import type { HttpResponse } from '../http/http-exchange.js';
+import { problemResponse } from '../http/problem-response.js';
+import { isProblemCode } from '../http/problem-status.js';
+import { logIntake } from '../observe/log-events.js';
+import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
+import type { CheckoutResult } from '../payments/payments.js';
+import type { ProviderPaymentEvent } from '../payments/provider-payment-event.js';
+import { fastifyWebhooks } from '../webhooks/fastify-webhooks.js';
+import { createWebhookIntake, type WebhookEndpoint, type WebhookHandler } from '../webhooks/intake.js';
+import { WebhookDecline } from '../webhooks/intake-decline.js';
+import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
+import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
+import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
+import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
+import { attemptJson, orderJson, orderView } from './order-view.js';
+import { paymentEventOf } from './payment-event-of.js';
+import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
+import type { ServiceContext } from './service-context.js';
+import { ServiceError } from './service-error.js';
+import type { ServiceMetrics } from './service-metrics.js';
+import type { ServiceOptions } from './service-options.js';
+import type { ServiceWebhookEndpoint } from './service-overrides.js';
+import { openServiceRuntime, type ServiceRuntime } from './service-runtime.js';
+
+/** A running reference service. */
+export interface PaymentService {
+  /** The fastify application (already listening). */
+  readonly app: FastifyInstance;
+  /** Base URL it listens on, e.g. `http://127.0.0.1:43117`. */
+  readonly url: string;
+  /** The parts it is built from (store, payments, outbox, clock, config, …), as the overrides see them. */
+  readonly context: ServiceContext;
+  readonly metrics: ServiceMetrics;
+  /** The in-process outbox worker and reconciliation loop, or `null` with `worker: false`. */
+  readonly background: BackgroundJobs | null;
+  /**
+   * Graceful stop: stops accepting requests and waits for those in flight, stops the worker and the
+   * reconciliation loop, then closes what it opened (Redis, the provider client, the database). Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Header naming the customer: the stand-in for authentication and the principal of `Idempotency-Key`. */
+export const CUSTOMER_HEADER = 'x-customer-id';
+
+const CHECKOUT_ROUTE = '/orders/:id/checkout';
+
+function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
+  reply.code(response.status).headers(response.headers);
+  return reply.send(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
+}
+
+function internalError(): HttpResponse {
+  const body = JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 });
+  return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new TextEncoder().encode(body) };
+}
+
+/** The problem+json answer for an error thrown by a route, a hook or a body parser. */
+function problemOf(error: unknown): HttpResponse | null {
+  if (error instanceof PayonceError && isProblemCode(error.code)) return problemResponse(error.code, error.message);
+  const status = (error as Partial<FastifyError> | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return problemResponse('INVALID_REQUEST_BODY', (error as Error).message);
+  }
+  return null;
+}
+
+function customerOf(request: FastifyRequest): string {
+  const value = request.headers[CUSTOMER_HEADER];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ServiceError('CUSTOMER_ID_MISSING', 'send the customer id in X-Customer-Id');
+  }
+  if (value.length > 160) throw new ServiceError('CUSTOMER_ID_MISSING', 'X-Customer-Id must be 1–160 characters');
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON bodies in a scope: an empty body reads as `{}`, anything unparsable is `INVALID_REQUEST_BODY`. */
+function lenientJson(scope: FastifyInstance): void {
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ServiceError('INVALID_REQUEST_BODY', 'the body is not JSON'), undefined);
+    }
+  });
+}
+
+function rejectionOf(result: unknown): string | null {
+  if (!isObject(result) || result.decision !== 'rejected') return null;
+  return typeof result.reason === 'string' ? result.reason : 'rejected';
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
+ * `standard-webhooks`, each only when its secret is configured.
+ */
+function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
+  const apply = options.overrides?.applyPaymentEvent ?? ((c, event) => c.payments.applyProviderEvent(event));
+  const schemeFor = (endpoint: ServiceWebhookEndpoint, byDefault: SignatureScheme) =>
+    options.overrides?.signatureScheme ? options.overrides.signatureScheme(endpoint, byDefault) : byDefault;
+  const handler: WebhookHandler = async (event) => {
+    const paymentEvent: ProviderPaymentEvent | null = paymentEventOf(event, ctx.provider.name);
+    if (paymentEvent === null) return { received: true, ignored: true };
+    let result: unknown;
+    try {
+      result = await apply(ctx, paymentEvent);
+    } catch (error) {
+      if (error instanceof InvalidPaymentEvent) throw new WebhookDecline('invalid_payment_event', error.message);
+      throw error;
+    }
+    const rejected = rejectionOf(result);
+    if (rejected !== null) throw new WebhookDecline('payment_rejected', rejected);
+    const decision = isObject(result) && typeof result.decision === 'string' ? result.decision : null;
+    return { received: true, decision };
+  };
+  const { config } = ctx;
+  const endpoints: Record<string, WebhookEndpoint> = {};
+  if (config.stripeWebhookSecrets.length > 0) {
+    endpoints.stripe = {
+      profile: stripeProfile(),
+      scheme: schemeFor('stripe', stripeScheme({ secrets: config.stripeWebhookSecrets })),
+      handler,
+    };
+  }
+  if (config.standardWebhooksSecrets.length > 0) {
+    endpoints['standard-webhooks'] = {
+      profile: sandboxStandardWebhooksProfile(),
+      scheme: schemeFor('standard-webhooks', standardWebhooksScheme({ secrets: config.standardWebhooksSecrets })),
+      handler,
+    };
+  }
+  return endpoints;
+}
+
+/** `POST /orders`, `POST /orders/:id/checkout`, `GET /orders/:id` in one scope with Idempotency-Key. */
+async function registerOrders(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: ServiceRuntime,
+  options: ServiceOptions,
+) {
+  const checkout =
+    options.overrides?.checkout ?? ((c: ServiceContext, id: string, who: string) => c.payments.openCheckout(id, who));
+  await app.register(async (scope) => {
+    lenientJson(scope);
+    scope.setErrorHandler((error, request, reply) => {
+      const problem = problemOf(error);
+      if (problem) return send(reply, problem);
+      ctx.logger.error({ err: error, url: request.url }, 'request failed');
+      return send(reply, internalError());
+    });
+    scope.addHook('onRequest', async (request) => {
+      customerOf(request);
+    });
+    await scope.register(
+      fastifyIdempotencyKey({
+        guard: ctx.httpGuard,
+        principal: customerOf,
+        requireKey: (route) => route.route === CHECKOUT_ROUTE,
+      }),
+    );
+
+    scope.post('/orders', async (request, reply) => {
+      const body = request.body ?? {};
+      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
+      const order = await ctx.payments.createOrder(customerOf(request), {
+        amountMinor: body.amountMinor as number,
+        currency: body.currency as string,
+      });
+      return reply.code(201).send({ order: orderJson(order) });
+    });
+
+    scope.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
+      const body = request.body ?? {};
+      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
+      const orderId = request.params.id;
+      let result: CheckoutResult;
+      try {
+        result = await checkout(ctx, orderId, customerOf(request));
+      } catch (error) {
+        runtime.metrics.checkouts.inc({ outcome: 'error' });
+        throw error;
+      }
+      const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
+      if (result.kind === 'already-paid') {
+        runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
+        return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
+      }
+      const outcome = result.created ? 'created' : 'existing';
+      runtime.metrics.checkouts.inc({ outcome });
+      return reply
+        .code(result.created ? 201 : 200)
+        .send({ outcome, order: order && orderJson(order), attempt: attemptJson(result.attempt) });
+    });
+
+    scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
+      const view = await orderView(ctx, request.params.id, customerOf(request));
+      if (!view) return send(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+      return reply.send(view);
+    });
+  });
+}
+
+/** `POST /admin/jobs/:id/rerun` behind the bearer token; every admin route is a 404 without a configured token. */
+async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
+  await app.register(async (scope) => {
+    lenientJson(scope);
+    scope.setErrorHandler((error, request, reply) => {
+      const problem = problemOf(error);
+      if (problem) return send(reply, problem);
+      ctx.logger.error({ err: error, url: request.url }, 'admin request failed');
+      return send(reply, internalError());
+    });
+    scope.post<{ Params: { id: string } }>('/admin/jobs/:id/rerun', async (request, reply) => {
+      const token = ctx.config.adminToken;
+      if (token === null) return reply.callNotFound();
+      const header = request.headers.authorization ?? '';
+      const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+      if (!sameToken(given, token)) throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
+      const result = await ctx.outbox.requeue(request.params.id);
+      if (result.kind === 'not-found') throw new ServiceError('JOB_NOT_FOUND', `job ${request.params.id} not found`);
+      const job = {
+        id: result.job.id,
+        topic: result.job.topic,
+        dedupeKey: result.job.dedupeKey,
+        status: result.job.status,
+        attempts: result.job.attempts,
+        lastError: result.job.lastError,
+      };
+      if (result.kind === 'not-finished') {
+        throw new ServiceError('JOB_NOT_FINISHED', `job ${job.id} is ${job.status}; it will run without a re-drive`);
+      }
+      ctx.logger.info({ job }, 'outbox job re-driven');
+      return reply.code(202).send({ job });
+    });
+  });
+}
+
+/**
+ * Starts the reference payment service of docs/service.md on fastify 5 and returns once it listens:
+ * `POST /orders`, `POST /orders/:id/checkout` (`Idempotency-Key` required, scoped by `X-Customer-Id`),
+ * `GET /orders/:id` (`OrderView`), `POST /webhooks/stripe` and `POST /webhooks/standard-webhooks` (the webhook
+ * intake with its SQL journal; each only with its secret), `GET /healthz`, `GET /metrics`, and
+ * `POST /admin/jobs/:id/rerun` (only with `adminToken`). Unless `worker: false` it also runs the outbox worker
+ * (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start.
+ *
+ * A verified webhook event is mapped to a payment event (`paymentEventOf`) and applied by
+ * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,
+ * amount, currency, payment id) is alerted and answered `200 {"received":true,"declined":{"code":
+ * "payment_rejected",…}}`, journaled `new / declined`: a definitive business refusal the provider must not
+ * retry (docs/webhooks.md, `WebhookDecline`). Unknown event types are acknowledged and journaled, with no
+ * business action.
+ * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
+ * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
+ *   opened is closed again).
+ * @see docs/service.md; SPEC §2, §5–7.
+ * @example
+ * const service = await createService({ databaseUrl: 'shop.sqlite', providerUrl: sandbox.url, port: 0,
+ *   stripeWebhookSecrets: sandbox.controls.signing().secret });
+ * console.log(service.url); … await service.close();
+ */
+export async function createService(options: ServiceOptions = {}): Promise<PaymentService> {
+  const runtime = await openServiceRuntime(options);
+  const ctx = runtime.context;
+  const startedAtMs = ctx.clock.now();
+  const app = Fastify({ logger: false });
+  let background: BackgroundJobs | null = null;
+  try {
+    const endpoints = webhookEndpoints(ctx, options);
+    if (Object.keys(endpoints).length > 0) {
+      const intake = createWebhookIntake({ guard: ctx.intakeGuard, journal: ctx.journal, endpoints });
+      runtime.metrics.observeIntake(intake);
+      logIntake(intake, ctx.logger);
+      await app.register(fastifyWebhooks(intake));
+    }
+    await registerOrders(app, ctx, runtime, options);
+    await registerAdmin(app, ctx);
+    app.get('/healthz', async (_request, reply) => {
+      const health = {
+        pid: process.pid,
+        startedAtMs,
+        database: ctx.store.name,
+        receipts: runtime.receipts,
+      };
+      try {
+        await sql`select 1`.execute(ctx.store.db);
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', ...health });
+      }
+      return reply.send({ status: 'ok', ...health });
+    });
+    app.get('/metrics', async (_request, reply) =>
+      reply.header('content-type', runtime.metrics.contentType).send(await runtime.metrics.metrics()),
+    );
+    const url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
+    if (ctx.config.worker) background = startBackgroundJobs(runtime);
+    let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= (async () => {
+        await app.close();
+        await background?.stop();
+        await runtime.close();
+      })();
+      return closing;
+    };
+    ctx.logger.info({ url, database: ctx.store.name, receipts: runtime.receipts }, 'payonce service listening');
+    return Object.freeze({ app, url, context: ctx, metrics: runtime.metrics, background, close });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await runtime.close();
+    throw error;
+  }
+}

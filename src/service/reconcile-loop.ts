@@ -1,0 +1,66 @@
+import type { Payments, ReconcileReport } from '../payments/payments.js';
+
+/** Options of {@link ReconcileLoop}. Durations in milliseconds. */
+export interface ReconcileLoopOptions {
+  /** Pause between the end of one run and the start of the next. */
+  readonly everyMs: number;
+  /** Attempts in `creating`/`unknown` not updated for this long are asked about (`reconcile({ olderThanMs })`). */
+  readonly afterMs: number;
+  /** Called with each run's report. */
+  readonly onRun?: (report: ReconcileReport) => void;
+  /** Called when a run throws (database down); the loop goes on. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The reconciliation job of SPEC §6 on a timer: every `everyMs` it calls
+ * `payments.reconcile({ olderThanMs: afterMs })`, which asks the provider about attempts left `creating` or
+ * `unknown` (a timed-out create) and matches parked events. One run at a time; `stop()` waits for the running one.
+ * @example const loop = new ReconcileLoop(payments, { everyMs: 10_000, afterMs: 60_000 }); loop.start();
+ */
+export class ReconcileLoop {
+  private readonly payments: Payments<unknown>;
+  private readonly options: ReconcileLoopOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(payments: Payments<unknown>, options: ReconcileLoopOptions) {
+    this.payments = payments;
+    this.options = options;
+  }
+
+  /** One reconciliation run now; its report. @throws the database's or provider client's unexpected error. */
+  runOnce(): Promise<ReconcileReport> {
+    return this.payments.reconcile({ olderThanMs: this.options.afterMs });
+  }
+
+  /** Starts the timer (the first run after `everyMs`). Idempotent. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops the timer and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .then((report) => this.options.onRun?.(report))
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.running = null;
+          this.schedule();
+        });
+    }, this.options.everyMs);
+    this.timer.unref();
+  }
+}

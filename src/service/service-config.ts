@@ -1,0 +1,142 @@
+import { InvalidOption } from '../core/errors.js';
+
+/**
+ * Settings of the reference service, as `payonce serve` reads them from flags and the environment
+ * (docs/service.md "Configuration"). Every duration is in milliseconds.
+ */
+export interface ServiceSettings {
+  /**
+   * SQLite file path / `sqlite:PATH` / `file:///PATH`, `postgres://…` or `mysql://…`; migrated on start.
+   * Ignored when a `store` is given to `createService`. @default './payonce.sqlite'
+   */
+  databaseUrl?: string;
+  /** Moves the webhook intake's receipts to Redis (payment receipts stay in SQL). @default null (SQL) */
+  redisUrl?: string | null;
+  /** Key prefix of the intake's receipts in Redis (no `{` or `}`). @default 'payonce:' */
+  redisPrefix?: string;
+  /** Listening address. @default '127.0.0.1' */
+  host?: string;
+  /** Listening port; 0 picks a free one (read `PaymentService.url`). @default 3000 */
+  port?: number;
+  /** Base URL of the Stripe-shaped provider API (the sandbox). Required unless `provider` is given. */
+  providerUrl?: string | null;
+  /** A provider create call with no answer by then makes the attempt `unknown`. @default 5_000 */
+  providerTimeoutMs?: number;
+  /** Secret(s) of `POST /webhooks/stripe`; without them the endpoint answers 404. @default none */
+  stripeWebhookSecrets?: string | readonly string[] | null;
+  /** Secret(s) of `POST /webhooks/standard-webhooks` (`whsec_` + base64); without them it answers 404. */
+  standardWebhooksSecrets?: string | readonly string[] | null;
+  /** Enables `/admin/*` for `Authorization: Bearer <token>`; without it admin routes answer 404. @default null */
+  adminToken?: string | null;
+  /** Run the outbox worker and the reconciliation job in this process. @default true */
+  worker?: boolean;
+  /** Sleep of the outbox worker when no job is claimable. @default 1_000 */
+  workerPollMs?: number;
+  /** Lease of a claimed outbox job; keep it above `fulfilDelayMs` plus the effect's own time. @default 30_000 */
+  leaseMs?: number;
+  /** First retry delay of a failed job (doubles per failure, jittered). @default 1_000 */
+  retryBaseMs?: number;
+  /** Interval between reconciliation runs. @default 10_000 */
+  reconcileEveryMs?: number;
+  /** Attempts in `creating`/`unknown` not updated for this long are asked about. @default 60_000 */
+  reconcileAfterMs?: number;
+  /** The simulated warehouse call inside each fulfilment, outside any transaction. @default 0 */
+  fulfilDelayMs?: number;
+  /** Age of a webhook receipt in `processing` before another worker may take it over. @default 300_000 */
+  receiptStaleAfterMs?: number;
+}
+
+/** {@link ServiceSettings} checked, with every default applied. */
+export interface ServiceConfig {
+  readonly databaseUrl: string;
+  readonly redisUrl: string | null;
+  readonly redisPrefix: string;
+  readonly host: string;
+  readonly port: number;
+  readonly providerUrl: string | null;
+  readonly providerTimeoutMs: number;
+  readonly stripeWebhookSecrets: readonly string[];
+  readonly standardWebhooksSecrets: readonly string[];
+  readonly adminToken: string | null;
+  readonly worker: boolean;
+  readonly workerPollMs: number;
+  readonly leaseMs: number;
+  readonly retryBaseMs: number;
+  readonly reconcileEveryMs: number;
+  readonly reconcileAfterMs: number;
+  readonly fulfilDelayMs: number;
+  readonly receiptStaleAfterMs: number;
+}
+
+function int(value: unknown, name: string, min: number, fallback: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
+    throw new InvalidOption(name, `must be an integer >= ${min}, got ${String(v)}`);
+  }
+  return v;
+}
+
+/** Comma-separated or listed secrets; blanks dropped. */
+function secrets(value: string | readonly string[] | null | undefined): readonly string[] {
+  if (value === null || value === undefined) return Object.freeze([]);
+  const list = typeof value === 'string' ? value.split(',') : [...value];
+  return Object.freeze(list.map((s) => String(s).trim()).filter((s) => s !== ''));
+}
+
+function optionalText(value: string | null | undefined, name: string): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value !== 'string') throw new InvalidOption(name, 'must be a string');
+  return value;
+}
+
+/**
+ * Applies the defaults of docs/service.md and checks every setting once.
+ * @throws {InvalidOption} a duration or port that is not a non-negative integer (port 0–65535, poll, lease,
+ *   reconcile interval and provider timeout at least 1 ms), a `providerUrl` that is not http(s), an empty
+ *   `databaseUrl`, a `redisPrefix` with `{`/`}`.
+ */
+export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
+  const port = int(settings.port, 'port', 0, 3000);
+  if (port > 65_535) throw new InvalidOption('port', 'must be 0…65535');
+  const providerUrl = optionalText(settings.providerUrl, 'providerUrl');
+  if (providerUrl !== null) {
+    let url: URL;
+    try {
+      url = new URL(providerUrl);
+    } catch {
+      throw new InvalidOption('providerUrl', 'is not a URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new InvalidOption('providerUrl', 'must be http(s)');
+  }
+  const databaseUrl = settings.databaseUrl ?? './payonce.sqlite';
+  if (typeof databaseUrl !== 'string' || databaseUrl.trim() === '') {
+    throw new InvalidOption('databaseUrl', 'must be a non-empty string');
+  }
+  const redisPrefix = settings.redisPrefix ?? 'payonce:';
+  if (typeof redisPrefix !== 'string' || /[{}]/.test(redisPrefix)) {
+    throw new InvalidOption('redisPrefix', 'must be a string without { or }');
+  }
+  const host = settings.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new InvalidOption('host', 'must be a non-empty string');
+  return Object.freeze({
+    databaseUrl,
+    redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
+    redisPrefix,
+    host,
+    port,
+    providerUrl,
+    providerTimeoutMs: int(settings.providerTimeoutMs, 'providerTimeoutMs', 1, 5_000),
+    stripeWebhookSecrets: secrets(settings.stripeWebhookSecrets),
+    standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
+    adminToken: optionalText(settings.adminToken, 'adminToken'),
+    worker: settings.worker ?? true,
+    workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),
+    leaseMs: int(settings.leaseMs, 'leaseMs', 1, 30_000),
+    retryBaseMs: int(settings.retryBaseMs, 'retryBaseMs', 1, 1_000),
+    reconcileEveryMs: int(settings.reconcileEveryMs, 'reconcileEveryMs', 1, 10_000),
+    reconcileAfterMs: int(settings.reconcileAfterMs, 'reconcileAfterMs', 0, 60_000),
+    fulfilDelayMs: int(settings.fulfilDelayMs, 'fulfilDelayMs', 0, 0),
+    receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
+  });
+}

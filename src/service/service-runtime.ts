@@ -1,0 +1,126 @@
+import { pino } from 'pino';
+import { type Clock, systemClock } from '../core/clock.js';
+import { InvalidOption } from '../core/errors.js';
+import { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { createLogger } from '../observe/logger.js';
+import { sqlStuckReceipts } from '../observe/sql-stuck-receipts.js';
+import type { PaymentProvider } from '../payments/payment-provider.js';
+import { Payments } from '../payments/payments.js';
+import { SandboxClient } from '../sandbox/sandbox-client.js';
+import type { RedisStore } from '../stores/redis/redis-store.js';
+import type { SqlStore } from '../stores/sql/sql-store.js';
+import { createRedactor } from '../webhooks/journal/redact.js';
+import { SqlDeliveryJournal } from '../webhooks/journal/sql-delivery-journal.js';
+import { openServiceStore } from './open-service-store.js';
+import { resolveServiceConfig } from './service-config.js';
+import type { ServiceContext } from './service-context.js';
+import { ServiceMetrics } from './service-metrics.js';
+import type { ServiceOptions } from './service-options.js';
+import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
+
+/** The parts of the service shared by `payonce serve` and `payonce worker`, before any HTTP route or job loop. */
+export interface ServiceRuntime {
+  readonly context: ServiceContext;
+  readonly metrics: ServiceMetrics;
+  /** `redis` when the intake's receipts live in Redis (`redisUrl`), else `sql`. */
+  readonly receipts: 'sql' | 'redis';
+  /** Closes what the runtime opened: the Redis connection, the provider client it created, the store it opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the runtime of the reference service: resolves the settings, opens and migrates the SQL store
+ * (`databaseUrl`, or the given `store`), builds `Payments` (alerts logged and counted), the SQL delivery
+ * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
+ * `Idempotency-Key` guard (SQL) and the metrics.
+ * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`.
+ * @throws the driver's error when the database or Redis cannot be reached or a migration fails (anything
+ *   opened so far is closed first).
+ */
+export async function openServiceRuntime(options: ServiceOptions = {}): Promise<ServiceRuntime> {
+  const config = resolveServiceConfig(options);
+  if (!options.provider && config.providerUrl === null) {
+    throw new InvalidOption('providerUrl', 'is required (the base URL of the provider API, e.g. the sandbox)');
+  }
+  const clock: Clock = options.clock ?? systemClock;
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer().catch(() => {});
+  };
+  try {
+    let store: SqlStore<unknown>;
+    if (options.store) {
+      store = options.store;
+    } else {
+      store = await openServiceStore(config.databaseUrl);
+      closers.push(() => store.close());
+    }
+    await store.migrate();
+    let provider: PaymentProvider;
+    if (options.provider) {
+      provider = options.provider;
+    } else {
+      const client = new SandboxClient({ baseUrl: config.providerUrl ?? '', timeoutMs: config.providerTimeoutMs });
+      closers.push(() => client.close());
+      provider = client;
+    }
+    const redactor = createRedactor();
+    const logger =
+      options.logger ??
+      createLogger({
+        redaction: redactor,
+        level: options.logLevel ?? 'info',
+        base: { service: 'payonce-service', pid: process.pid },
+        destination: pino.destination({ dest: 2, sync: true }),
+      });
+    const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs };
+    let receipts: 'sql' | 'redis' = 'sql';
+    let intakeGuard: IdempotencyGuard;
+    if (options.overrides?.intakeGuard) {
+      intakeGuard = options.overrides.intakeGuard;
+    } else if (config.redisUrl !== null) {
+      const { RedisStore: Redis } = await import('../stores/redis/redis-store.js');
+      const redis: RedisStore = await Redis.connect(config.redisUrl, { prefix: config.redisPrefix });
+      closers.push(() => redis.close());
+      intakeGuard = new IdempotencyGuard(redis, guardOptions);
+      receipts = 'redis';
+    } else {
+      intakeGuard = new IdempotencyGuard(store, guardOptions);
+    }
+    const httpGuard = new IdempotencyGuard(store, { clock });
+    const metrics = new ServiceMetrics({
+      store,
+      clock,
+      ...(receipts === 'sql' && !options.overrides?.intakeGuard
+        ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) }
+        : {}),
+    });
+    metrics.observeGuard(intakeGuard);
+    const payments = new Payments(store, {
+      provider,
+      clock,
+      onAlert: (alert) => {
+        metrics.alerts.inc();
+        logger.warn({ alert }, 'payment alert');
+      },
+    });
+    const context: ServiceContext = Object.freeze({
+      store,
+      payments,
+      outbox: payments.outbox,
+      clock,
+      config,
+      provider,
+      fulfilmentsTable: FULFILMENTS_TABLE,
+      refundsTable: REFUNDS_TABLE,
+      journal: new SqlDeliveryJournal(store, { clock }),
+      intakeGuard,
+      httpGuard,
+      logger,
+    });
+    return Object.freeze({ context, metrics, receipts, close });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
