@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** Raw payload bytes, or a string that is hashed as its UTF-8 encoding. */
 export type PayloadBytes = Uint8Array | string;
@@ -9,5 +9,12 @@ export type PayloadBytes = Uint8Array | string;
  * @see SPEC §3 "Optional payload fingerprint".
  */
 export function fingerprint(payload: PayloadBytes): string {
-  return createHash('sha256').update(payload).digest('hex');
+  return sha256Hex(payload);
 }
+
+/** One-shot `crypto.hash` (Node ≥ 20.12: no Hash object per call), else `createHash`; the same digest either way. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: PayloadBytes, encoding: 'hex') => string }).hash;
+const sha256Hex: (payload: PayloadBytes) => string =
+  typeof oneShot === 'function'
+    ? (payload) => oneShot('sha256', payload, 'hex')
+    : (payload) => crypto.createHash('sha256').update(payload).digest('hex');

@@ -43,6 +43,11 @@ export class GuardEmitter {
     return () => set.delete(listener as (event: never) => void);
   }
 
+  /** True when `name` has at least one listener (so a caller can skip building an event nobody receives). */
+  has(name: GuardEventName): boolean {
+    return (this.listeners.get(name)?.size ?? 0) > 0;
+  }
+
   emit<E extends GuardEventName>(name: E, event: GuardEvents[E]): void {
     const set = this.listeners.get(name);
     if (!set) return;

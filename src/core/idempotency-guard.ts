@@ -103,9 +103,13 @@ async function storeCall<T>(operation: string, fn: () => Promise<T>): Promise<T>
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof PayonceError) throw error;
-    throw new StoreUnavailable(operation, error);
+    throw storeError(operation, error);
   }
+}
+
+/** What a store's failure is rethrown as: a `PayonceError` as is, anything else as `StoreUnavailable`. */
+function storeError(operation: string, error: unknown): unknown {
+  return error instanceof PayonceError ? error : new StoreUnavailable(operation, error);
 }
 
 /**
@@ -262,9 +266,12 @@ export class IdempotencyGuard<S extends Store = Store> {
   private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
-      const inserted: InsertClaimResult = await storeCall('claim', () =>
-        store.insertClaim({ key, nowMs, fingerprint }),
-      );
+      let inserted: InsertClaimResult;
+      try {
+        inserted = await store.insertClaim({ key, nowMs, fingerprint });
+      } catch (error) {
+        throw storeError('claim', error);
+      }
       if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
       const existing = inserted.receipt;
       if (fingerprint !== null && existing.fingerprint !== null && existing.fingerprint !== fingerprint) {
@@ -290,20 +297,25 @@ export class IdempotencyGuard<S extends Store = Store> {
     throw this.inProgress(key, this.options.maxRetryAfterMs);
   }
 
+  // Events are built only when someone listens (`events.has`): most deliveries have no observer.
   private claimed(receipt: Receipt, takeover: boolean, retry: boolean): ClaimDecision {
-    this.events.emit('receipt:claimed', { key: receipt.key, attempt: receipt.attempts, takeover, retry });
+    if (this.events.has('receipt:claimed')) {
+      this.events.emit('receipt:claimed', { key: receipt.key, attempt: receipt.attempts, takeover, retry });
+    }
     return { kind: 'claimed', receipt, takeover, retry };
   }
 
   private inProgress(key: RequestKey, leaseLeftMs: number): RequestInProgress {
     const retryAfterMs = Math.max(1, Math.min(leaseLeftMs, this.options.maxRetryAfterMs));
-    this.events.emit('receipt:in-progress', { key, retryAfterMs });
+    if (this.events.has('receipt:in-progress')) this.events.emit('receipt:in-progress', { key, retryAfterMs });
     return new RequestInProgress(key, retryAfterMs);
   }
 
   private replay(receipt: Receipt): Outcome {
-    const ageMs = receipt.finishedAtMs === null ? 0 : this.now() - receipt.finishedAtMs;
-    this.events.emit('receipt:replayed', { key: receipt.key, ageMs });
+    if (this.events.has('receipt:replayed')) {
+      const ageMs = receipt.finishedAtMs === null ? 0 : this.now() - receipt.finishedAtMs;
+      this.events.emit('receipt:replayed', { key: receipt.key, ageMs });
+    }
     // A completed receipt always carries its response; the stores guarantee it.
     return Object.freeze({ response: receipt.response!, isReplay: true, attempts: receipt.attempts, receipt });
   }
@@ -334,12 +346,19 @@ export class IdempotencyGuard<S extends Store = Store> {
       invalid = error;
     }
     const nowMs = this.now();
-    const completed = await storeCall('complete', () => store.complete({ key, attempt, nowMs, response }));
+    let completed: boolean;
+    try {
+      completed = await store.complete({ key, attempt, nowMs, response });
+    } catch (error) {
+      throw storeError('complete', error);
+    }
     if (!completed) {
       this.events.emit('receipt:claim-lost', { key, attempt });
       throw new ClaimLost(key, attempt);
     }
-    this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
+    if (this.events.has('receipt:completed')) {
+      this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
+    }
     if (invalid !== null) throw invalid;
     const receipt: Receipt = Object.freeze({
       ...decision.receipt,

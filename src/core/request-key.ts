@@ -8,6 +8,8 @@ function check(part: 'provider' | 'externalId', value: unknown): string {
   if (value.length === 0) throw new InvalidRequestKey(part, 'must not be empty');
   if (value.includes('\u0000')) throw new InvalidRequestKey(part, 'must not contain NUL');
   if (!value.isWellFormed()) throw new InvalidRequestKey(part, 'must be well-formed Unicode (lone surrogate)');
+  // Code points ≤ UTF-16 code units, so only a part longer than the limit in code units needs counting.
+  if (value.length <= MAX_KEY_PART_CHARS) return value;
   let chars = 0;
   for (const _ of value) chars++;
   if (chars > MAX_KEY_PART_CHARS)

@@ -2,7 +2,8 @@ import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
 
-const slot = (key: RequestKey): string => JSON.stringify([key.provider, key.externalId]);
+/** The Map key of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
+const slot = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
 
 /** The receipt with a fresh copy of its body, so a caller that mutates a replayed body cannot change the store. */
 function copyOut(receipt: Receipt): Receipt {
@@ -23,15 +24,17 @@ export class MemoryStore implements Store {
   private readonly receipts = new Map<string, Receipt>();
 
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
-    const existing = this.receipts.get(slot(key));
+    const id = slot(key);
+    const existing = this.receipts.get(id);
     if (existing) return { inserted: false, receipt: copyOut(existing) };
     const receipt = firstClaimReceipt(key, nowMs, fingerprint);
-    this.receipts.set(slot(key), receipt);
+    this.receipts.set(id, receipt);
     return { inserted: true, receipt };
   }
 
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
-    const current = this.receipts.get(slot(key));
+    const id = slot(key);
+    const current = this.receipts.get(id);
     if (!current || current.status !== expectedStatus || current.attempts !== expectedAttempts) return null;
     const next: Receipt = Object.freeze({
       ...current,
@@ -41,7 +44,7 @@ export class MemoryStore implements Store {
       finishedAtMs: null,
       error: null,
     });
-    this.receipts.set(slot(key), next);
+    this.receipts.set(id, next);
     return next;
   }
 
@@ -79,9 +82,10 @@ export class MemoryStore implements Store {
     { key, attempt, nowMs }: FinishRequest,
     change: Pick<Receipt, 'status' | 'response' | 'error'>,
   ): boolean {
-    const current = this.receipts.get(slot(key));
+    const id = slot(key);
+    const current = this.receipts.get(id);
     if (current?.status !== 'processing' || current.attempts !== attempt) return false;
-    this.receipts.set(slot(key), Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
+    this.receipts.set(id, Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
     return true;
   }
 }
