@@ -3,9 +3,17 @@ import type { CliIo } from '../cli-io.js';
 import { registerDemo } from './demo.js';
 import { registerMigrate } from './migrate.js';
 import { registerReplay } from './replay.js';
+import { registerServe } from './serve.js';
+import { registerWorker } from './worker.js';
 
 /** Adds one subcommand to the `payonce` program (created with `program.command(…)`, so it inherits settings). */
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** Every `payonce` subcommand. A new command is a new file in `src/cli/commands/` plus one entry here. */
-export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([registerMigrate, registerDemo, registerReplay]);
+export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
+  registerMigrate,
+  registerDemo,
+  registerReplay,
+  registerServe,
+  registerWorker,
+]);

@@ -1,0 +1,184 @@
+import { type Command, Option } from 'commander';
+import { createService } from '../../service/create-service.js';
+import type { ServiceOptions } from '../../service/service-options.js';
+import type { CliIo } from '../cli-io.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import { describeTarget, parseDatabaseUrl } from '../database-url.js';
+
+/** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
+export interface RuntimeFlags {
+  databaseUrl: string;
+  redisUrl?: string;
+  providerUrl?: string;
+  providerTimeoutMs?: number;
+  workerPollMs?: number;
+  leaseMs?: number;
+  reconcileEveryMs?: number;
+  reconcileAfterMs?: number;
+  fulfilDelayMs?: number;
+  logLevel?: string;
+}
+
+/** A commander argument parser for a non-negative integer of milliseconds. @throws {CliUsageError} anything else. */
+export function millis(flag: string, min = 0): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min) {
+      throw new CliUsageError(`${flag}: "${value}" is not an integer of milliseconds >= ${min}`);
+    }
+    return n;
+  };
+}
+
+function portOf(value: string): number {
+  const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(n) || n > 65_535) throw new CliUsageError(`--port: "${value}" is not a port 0…65535`);
+  return n;
+}
+
+/** Adds the database, Redis, provider, timing and log flags to `command`. */
+export function addRuntimeOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start)',
+      )
+        .env('DATABASE_URL')
+        .default('./payonce.sqlite'),
+    )
+    .addOption(
+      new Option(
+        '--redis-url <url>',
+        "moves the webhook intake's receipts to Redis (payment receipts stay in SQL)",
+      ).env('REDIS_URL'),
+    )
+    .addOption(
+      new Option('--provider-url <url>', 'base URL of the Stripe-shaped provider API (the sandbox)').env(
+        'PAYONCE_PROVIDER_URL',
+      ),
+    )
+    .addOption(
+      new Option('--provider-timeout-ms <ms>', 'a create call with no answer by then makes the attempt unknown')
+        .env('PAYONCE_PROVIDER_TIMEOUT_MS')
+        .argParser(millis('--provider-timeout-ms', 1)),
+    )
+    .option('--worker-poll-ms <ms>', 'outbox worker sleep when idle (default 1000)', millis('--worker-poll-ms', 1))
+    .option('--lease-ms <ms>', 'lease of a claimed outbox job (default 30000)', millis('--lease-ms', 1))
+    .option(
+      '--reconcile-every-ms <ms>',
+      'interval of reconciliation runs (default 10000)',
+      millis('--reconcile-every-ms', 1),
+    )
+    .option(
+      '--reconcile-after-ms <ms>',
+      'age of unknown attempts to reconcile (default 60000)',
+      millis('--reconcile-after-ms'),
+    )
+    .option(
+      '--fulfil-delay-ms <ms>',
+      'simulated warehouse call inside each fulfilment (default 0)',
+      millis('--fulfil-delay-ms'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
+        .env('PAYONCE_LOG_LEVEL')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    );
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * The `ServiceOptions` of the shared flags, checked: the database URL must parse and the provider URL is
+ * required. @throws {CliUsageError} a bad `--database-url`, no `--provider-url` / `PAYONCE_PROVIDER_URL`.
+ */
+export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): ServiceOptions {
+  parseDatabaseUrl(flags.databaseUrl);
+  const providerUrl = nonEmpty(flags.providerUrl);
+  if (providerUrl === undefined) {
+    throw new CliUsageError('--provider-url (or PAYONCE_PROVIDER_URL) is required: the base URL of the provider API');
+  }
+  try {
+    const url = new URL(providerUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
+  }
+  return {
+    databaseUrl: flags.databaseUrl,
+    redisUrl: nonEmpty(flags.redisUrl) ?? null,
+    providerUrl,
+    providerTimeoutMs: flags.providerTimeoutMs,
+    workerPollMs: flags.workerPollMs,
+    leaseMs: flags.leaseMs,
+    reconcileEveryMs: flags.reconcileEveryMs,
+    reconcileAfterMs: flags.reconcileAfterMs,
+    fulfilDelayMs: flags.fulfilDelayMs,
+    logLevel: flags.logLevel,
+    stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
+    standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
+    adminToken: nonEmpty(env.PAYONCE_ADMIN_TOKEN) ?? null,
+  };
+}
+
+/** Resolves with the name of the first SIGTERM or SIGINT received. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+interface ServeFlags extends RuntimeFlags {
+  port: number;
+  host: string;
+  worker: boolean;
+}
+
+/**
+ * Registers `serve` on the `payonce` program: starts the reference service (docs/service.md) with the flags and
+ * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
+ * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
+ * reconciliation, database) and exits 0. A bad flag or missing provider URL exits 2 with the reason; a
+ * database, Redis or port that cannot be opened exits 1 with the driver's message.
+ * @see `createService`.
+ */
+export function registerServe(program: Command, io: CliIo): void {
+  const command = program
+    .command('serve')
+    .description(
+      'run the reference payment service (orders, checkout, webhooks, outbox worker, reconciliation, metrics)',
+    );
+  addRuntimeOptions(command)
+    .addOption(
+      new Option('--port <port>', 'listening port (0 picks one; the URL is printed)')
+        .env('PORT')
+        .default(3000)
+        .argParser(portOf),
+    )
+    .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
+    .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
+    .action(async (flags: ServeFlags) => {
+      const options = runtimeOptions(flags, process.env);
+      const signal = untilSignal();
+      const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
+      io.out(`payonce service listening on ${service.url}`);
+      io.out(
+        `database ${describeTarget(parseDatabaseUrl(flags.databaseUrl))}; webhooks: ${
+          service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
+        }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
+      );
+      const received = await signal;
+      io.out(`payonce service: ${received}, closing`);
+      await service.close();
+    });
+}
