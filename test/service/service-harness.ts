@@ -164,3 +164,44 @@ export async function untilFulfilled(baseUrl: string, orderId: string, customer 
     `order ${orderId} to be fulfilled`,
   );
 }
+
+/** Posts `body` to a webhook endpoint of the service with `headers`; returns status and text. */
+export async function deliver(baseUrl: string, endpoint: string, body: string, headers: Record<string, string>) {
+  const response = await fetch(`${baseUrl}/webhooks/${endpoint}`, { method: 'POST', headers, body });
+  return { status: response.status, text: await response.text() };
+}
+
+/** A Stripe event envelope about a PaymentIntent, as the sandbox sends it (amount in minor units). */
+export function stripeIntentEvent(input: {
+  eventId: string;
+  type: string;
+  paymentId: string;
+  merchantReference: string;
+  orderId?: string;
+  amountMinor: number;
+  currency: string;
+}): string {
+  return JSON.stringify({
+    id: input.eventId,
+    object: 'event',
+    api_version: '2024-06-20',
+    created: Math.floor(Date.now() / 1000),
+    type: input.type,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: {
+      object: {
+        id: input.paymentId,
+        object: 'payment_intent',
+        amount: input.amountMinor,
+        currency: input.currency.toLowerCase(),
+        status: 'succeeded',
+        metadata: {
+          merchant_reference: input.merchantReference,
+          ...(input.orderId === undefined ? {} : { order_id: input.orderId }),
+        },
+      },
+    },
+  });
+}

@@ -1,29 +1,46 @@
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import { parseExposition } from '../observe/exposition.js';
 import {
   call,
+  deliver,
   type Harness,
   orderAndCheckout,
   startHarness,
+  stripeIntentEvent,
+  until,
   untilFulfilled,
   type ViewBody,
 } from './service-harness.js';
 
+const ADMIN = 'admin-token-placeholder';
+
 describe('reference service on SQLite with the sandbox (Stripe signing)', () => {
   let h: Harness;
+  let url: string;
   beforeAll(async () => {
-    h = await startHarness({ adminToken: 'admin-token-placeholder' });
+    h = await startHarness({ adminToken: ADMIN });
+    url = h.service.url;
   });
   afterAll(async () => {
     await h?.close();
   });
 
+  async function receiptsFor(eventId: string): Promise<number> {
+    const db = h.service.context.store.db as unknown as Kysely<ReceiptsDatabase>;
+    const rows = await db.selectFrom('payonce_receipts').select('status').where('external_id', '=', eventId).execute();
+    return rows.length;
+  }
+
   it('order → checkout → webhook → paid → exactly one fulfilment, with attempts, journal, jobs and deliveries', async () => {
-    const { orderId, checkout } = await orderAndCheckout(h.service.url);
+    const { orderId, checkout } = await orderAndCheckout(url);
     expect(checkout.status).toBe(201);
     expect(checkout.body.outcome).toBe('created');
     const attemptId = checkout.body.attempt?.id ?? '';
     expect(attemptId).not.toBe('');
-    const view = await untilFulfilled(h.service.url, orderId);
+    const view = await untilFulfilled(url, orderId);
     expect(view.order).toMatchObject({ id: orderId, status: 'completed', amountMinor: 1999, currency: 'EUR' });
     expect(view.order.paidAttemptId).toBe(attemptId);
     expect(view.attempts).toHaveLength(1);
@@ -45,13 +62,254 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
   });
 
   it('a second checkout of a paid order answers already-paid and creates nothing', async () => {
-    const { orderId } = await orderAndCheckout(h.service.url);
-    await untilFulfilled(h.service.url, orderId);
-    const again = await call(h.service.url, 'POST', `/orders/${orderId}/checkout`, { key: `again-${orderId}` });
+    const { orderId } = await orderAndCheckout(url);
+    await untilFulfilled(url, orderId);
+    const again = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `again-${orderId}` });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ outcome: 'already-paid', attempt: null });
-    const view = await call<ViewBody>(h.service.url, 'GET', `/orders/${orderId}`);
+    const view = await call<ViewBody>(url, 'GET', `/orders/${orderId}`);
     expect(view.body.attempts).toHaveLength(1);
     expect(view.body.fulfilments).toHaveLength(1);
+  });
+
+  it('checkout needs an Idempotency-Key (400), replays a retry byte for byte, and refuses the key with another body (422)', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 500, currency: 'USD' },
+    });
+    const orderId = created.body.order.id;
+    const missing = await call(url, 'POST', `/orders/${orderId}/checkout`);
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('content-type')).toContain('application/problem+json');
+    expect(missing.body.code).toBe('IDEMPOTENCY_KEY_MISSING');
+    const first = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: 'key-replay-1' });
+    expect(first.status).toBe(201);
+    const retry = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: 'key-replay-1' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    const other = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: 'key-replay-1', body: { x: 1 } });
+    expect(other.status).toBe(422);
+    expect(other.body.code).toBe('PAYLOAD_MISMATCH');
+    const second = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: 'key-replay-2' });
+    expect([200, 201]).toContain(second.status);
+    if (second.status === 200) expect(['existing', 'already-paid']).toContain(second.body.outcome);
+    const view = await untilFulfilled(url, orderId);
+    expect(view.attempts).toHaveLength(1);
+    expect(view.fulfilments).toHaveLength(1);
+  });
+
+  it('POST /orders replays with a key, refuses bad money (400) and a missing customer (401)', async () => {
+    const a = await call(url, 'POST', '/orders', { key: 'order-key-1', body: { amountMinor: 700, currency: 'EUR' } });
+    const b = await call(url, 'POST', '/orders', { key: 'order-key-1', body: { amountMinor: 700, currency: 'EUR' } });
+    expect(a.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.text).toBe(a.text);
+    const bad = await call(url, 'POST', '/orders', { body: { amountMinor: 10.5, currency: 'EUR' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_MONEY');
+    const notJson = await call(url, 'POST', '/orders', { body: '{"amountMinor":' });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.code).toBe('INVALID_REQUEST_BODY');
+    const anonymous = await call(url, 'POST', '/orders', {
+      customer: null,
+      body: { amountMinor: 700, currency: 'EUR' },
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('CUSTOMER_ID_MISSING');
+    expect((await call(url, 'GET', '/orders/whatever', { customer: null })).status).toBe(401);
+  });
+
+  it('unknown orders and other customers’ orders are 404, for reading and for checkout', async () => {
+    const { orderId } = await orderAndCheckout(url);
+    const unknown = await call(url, 'GET', '/orders/00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('ORDER_NOT_FOUND');
+    expect((await call(url, 'GET', `/orders/${orderId}`, { customer: 'customer-b' })).status).toBe(404);
+    const foreign = await call(url, 'POST', `/orders/${orderId}/checkout`, { customer: 'customer-b', key: 'k-b' });
+    expect(foreign.status).toBe(404);
+    expect((await call(url, 'POST', '/orders/not-an-order/checkout', { key: 'k-c' })).status).toBe(404);
+  });
+
+  it('duplicate and parallel deliveries of one event take effect once', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 1234, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    h.sandbox.controls.plan({ orderId }, { duplicateDeliveries: 3, parallelDeliveries: 3, twoEventIds: true });
+    const checkout = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `dup-${orderId}` });
+    expect(checkout.status).toBe(201);
+    await untilFulfilled(url, orderId);
+    await h.sandbox.controls.idle(10_000);
+    const view = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+    expect(view.paidTransitions).toBe(1);
+    expect(view.fulfilments).toHaveLength(1);
+    expect(view.deliveries.length).toBeGreaterThanOrEqual(8);
+    expect(view.deliveries.filter((d) => d.decision === 'new')).toHaveLength(2);
+    expect(view.deliveries.some((d) => d.decision === 'duplicate')).toBe(true);
+  });
+
+  it('a delivery with a bad signature is refused (401) with no receipt and no effect', async () => {
+    const { orderId, checkout } = await orderAndCheckout(url);
+    const attemptId = checkout.body.attempt?.id ?? '';
+    await untilFulfilled(url, orderId);
+    const eventId = `evt_forged_${orderId.slice(0, 8)}`;
+    const body = stripeIntentEvent({
+      eventId,
+      type: 'payment_intent.succeeded',
+      paymentId: 'pi_forged',
+      merchantReference: attemptId,
+      orderId,
+      amountMinor: 1999,
+      currency: 'EUR',
+    });
+    const forged = signedHeaders(
+      { scheme: 'stripe', secret: 'whsec_not_the_endpoint_secret' },
+      eventId,
+      body,
+      Math.floor(Date.now() / 1000),
+    );
+    const answer = await deliver(url, 'stripe', body, forged);
+    expect(answer.status).toBe(401);
+    expect(answer.text).toContain('WEBHOOK_SIGNATURE_INVALID');
+    expect(await receiptsFor(eventId)).toBe(0);
+    const unsigned = await deliver(url, 'stripe', body, { 'content-type': 'application/json' });
+    expect(unsigned.status).toBeGreaterThanOrEqual(400);
+    expect(unsigned.status).toBeLessThan(500);
+    expect(await receiptsFor(eventId)).toBe(0);
+    const view = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+    expect(view.fulfilments).toHaveLength(1);
+    expect(view.journal.some((e) => e.eventId === eventId)).toBe(false);
+  });
+
+  it('an authentic event with a foreign amount is declined (200), journaled rejected, and changes nothing', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 4200, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    h.sandbox.controls.plan({ orderId }, { tamperedAmount: 'resigned' });
+    await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `tamper-${orderId}` });
+    const view = await untilFulfilled(url, orderId);
+    await h.sandbox.controls.idle(10_000);
+    const after = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+    expect(after.paidTransitions).toBe(1);
+    expect(after.fulfilments).toHaveLength(1);
+    const rejected = after.journal.filter((e) => e.decision === 'rejected');
+    expect(rejected.length).toBeGreaterThanOrEqual(1);
+    expect(rejected[0]?.reason).toContain('amount');
+    expect(after.deliveries.some((d) => d.outcome === 'declined')).toBe(true);
+    expect(view.order.status).toBe('completed');
+  });
+
+  it('an unknown event type is acknowledged and journaled with no business action', async () => {
+    const eventId = 'evt_unknown_type_1';
+    const body = JSON.stringify({
+      id: eventId,
+      object: 'event',
+      created: Math.floor(Date.now() / 1000),
+      type: 'customer.created',
+      data: { object: { id: 'cus_1', object: 'customer' } },
+    });
+    const headers = signedHeaders(h.sandbox.controls.signing(), eventId, body, Math.floor(Date.now() / 1000));
+    const answer = await deliver(url, 'stripe', body, headers);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toEqual({ received: true, ignored: true });
+    expect(await receiptsFor(eventId)).toBe(1);
+  });
+
+  it('a refund after fulfilment refunds the order and records one refund', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 900, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    h.sandbox.controls.plan({ orderId }, { refundAfterSettle: true, duplicateDeliveries: 1 });
+    await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `refund-${orderId}` });
+    const view = await until(
+      async () => {
+        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+        const refundDone = v.jobs.some((j) => j.topic === 'order.refunded' && j.status === 'done');
+        return v.order.status === 'refunded' && refundDone ? v : null;
+      },
+      10_000,
+      'the refund',
+    );
+    expect(view.paidTransitions).toBe(1);
+    expect(view.refunds).toHaveLength(1);
+    expect(view.fulfilments.length).toBeLessThanOrEqual(1);
+  });
+
+  it('healthz answers ok with the pid; metrics parse and count checkouts and fulfilments', async () => {
+    const health = await call(url, 'GET', '/healthz', { customer: null });
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', pid: process.pid, database: 'sqlite', receipts: 'sql' });
+    expect(typeof health.body.startedAtMs).toBe('number');
+    const response = await fetch(`${url}/metrics`);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const exposition = parseExposition(await response.text());
+    const sum = (name: string, labels: Record<string, string> = {}) =>
+      exposition.samples
+        .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((total, s) => total + s.value, 0);
+    expect(sum('payonce_checkouts_total', { outcome: 'created' })).toBeGreaterThanOrEqual(1);
+    expect(sum('payonce_fulfilments_total', { kind: 'fulfil', outcome: 'performed' })).toBeGreaterThanOrEqual(1);
+    expect(sum('payonce_webhook_deliveries_total', { provider: 'stripe', decision: 'new' })).toBeGreaterThanOrEqual(1);
+    expect(sum('payonce_webhook_deliveries_total', { decision: 'rejected' })).toBeGreaterThanOrEqual(1);
+    expect(exposition.types.get('payonce_outbox_lag_seconds')).toBe('gauge');
+    expect(exposition.types.get('payonce_payment_attempts_unknown')).toBe('gauge');
+    expect(sum('payonce_outbox_jobs', { status: 'done' })).toBeGreaterThanOrEqual(1);
+    expect(sum('payonce_payment_alerts_total')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('admin rerun re-drives a done fulfilment job without a second fulfilment; token and job are checked', async () => {
+    const { orderId } = await orderAndCheckout(url);
+    const view = await untilFulfilled(url, orderId);
+    const jobId = view.jobs[0]?.id ?? '';
+    const auth = { authorization: `Bearer ${ADMIN}` };
+    expect((await call(url, 'POST', `/admin/jobs/${jobId}/rerun`, { customer: null })).status).toBe(401);
+    const wrong = await call(url, 'POST', `/admin/jobs/${jobId}/rerun`, {
+      customer: null,
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('ADMIN_TOKEN_INVALID');
+    const unknown = await call(url, 'POST', '/admin/jobs/no-such-job/rerun', { customer: null, headers: auth });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('JOB_NOT_FOUND');
+    const rerun = await call<{ job: { id: string; status: string } }>(url, 'POST', `/admin/jobs/${jobId}/rerun`, {
+      customer: null,
+      headers: auth,
+    });
+    expect(rerun.status).toBe(202);
+    expect(rerun.body.job).toMatchObject({ id: jobId, status: 'queued' });
+    const after = await until(
+      async () => {
+        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+        return v.jobs[0]?.status === 'done' && v.jobs[0].attempts === 1 ? v : null;
+      },
+      10_000,
+      'the re-driven job to finish',
+    );
+    expect(after.fulfilments).toHaveLength(1);
+    expect(after.order.status).toBe('completed');
+    const metrics = parseExposition(await (await fetch(`${url}/metrics`)).text());
+    const reapplied = metrics.samples.find(
+      (s) => s.name === 'payonce_fulfilments_total' && s.labels.outcome === 'already-applied',
+    );
+    expect(reapplied?.value).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('reference service without an admin token', () => {
+  it('answers 404 on admin routes and on webhook endpoints without a secret', async () => {
+    const h = await startHarness();
+    try {
+      const rerun = await call(h.service.url, 'POST', '/admin/jobs/x/rerun', {
+        customer: null,
+        headers: { authorization: 'Bearer anything' },
+      });
+      expect(rerun.status).toBe(404);
+      expect((await deliver(h.service.url, 'standard-webhooks', '{}', {})).status).toBe(404);
+    } finally {
+      await h.close();
+    }
   });
 });
