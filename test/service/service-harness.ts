@@ -29,9 +29,14 @@ export const FAST = Object.freeze({
  * `options.databaseUrl`), points the sandbox's webhooks at the matching endpoint.
  */
 export async function startHarness(
-  options: ServiceOptions & { scheme?: SandboxSigningScheme; dropDatabase?: () => Promise<void> } = {},
+  options: ServiceOptions & {
+    scheme?: SandboxSigningScheme;
+    dropDatabase?: () => Promise<void>;
+    /** Point the sandbox's webhooks at the service. @default true */
+    connectWebhooks?: boolean;
+  } = {},
 ): Promise<Harness> {
-  const scheme = options.scheme ?? 'stripe';
+  const { scheme = 'stripe', dropDatabase: _drop, connectWebhooks: _connect, ...serviceOptions } = options;
   const sandbox = await createSandbox({ timeScale: 0.001, signing: { scheme } });
   let drop = options.dropDatabase ?? (async () => {});
   let databaseUrl = options.databaseUrl;
@@ -45,7 +50,7 @@ export async function startHarness(
   try {
     service = await createService({
       ...FAST,
-      ...options,
+      ...serviceOptions,
       databaseUrl,
       providerUrl: sandbox.url,
       ...(scheme === 'stripe' ? { stripeWebhookSecrets: secret } : { standardWebhooksSecrets: secret }),
@@ -55,7 +60,7 @@ export async function startHarness(
     await drop();
     throw error;
   }
-  sandbox.controls.setWebhookUrl(`${service.url}/webhooks/${scheme}`);
+  if (options.connectWebhooks !== false) sandbox.controls.setWebhookUrl(`${service.url}/webhooks/${scheme}`);
   return {
     sandbox,
     service,
