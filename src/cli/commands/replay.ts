@@ -52,7 +52,11 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
     captures = await readCaptureFile(file);
   } catch (error) {
     if (error instanceof InvalidOption || error instanceof InvalidCaptureFile) {
-      throw new CliUsageError(error instanceof InvalidOption ? `--target ${error.message}` : error.message);
+      throw new CliUsageError(
+        error instanceof InvalidOption
+          ? `--target ${error.message.replace(/^invalid option target: /, '')}`
+          : error.message,
+      );
     }
     throw error;
   }
