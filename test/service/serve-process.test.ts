@@ -130,6 +130,46 @@ describe('payonce serve as a child process (built dist/)', () => {
     expect(second.output()).toContain('SIGTERM, closing');
   });
 
+  it('serve --no-worker leaves fulfilment to payonce worker on the same database', async () => {
+    const server = start([...args(0), '--no-worker'], env());
+    const url = await listeningUrl(server);
+    sandbox.controls.setWebhookUrl(`${url}/webhooks/stripe`);
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 4100, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `split-${orderId}` });
+    const paid = await until(
+      async () => {
+        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+        return v.order.status === 'paid' ? v : null;
+      },
+      10_000,
+      'the order to be paid',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const still = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+    expect(still.jobs[0]?.status).toBe('queued');
+    expect(still.fulfilments).toHaveLength(0);
+    expect(paid.paidTransitions).toBe(1);
+
+    const worker = start(['worker', '--database-url', ns.path, '--worker-poll-ms', '50'], env());
+    await until(async () => worker.output().includes('payonce worker running on sqlite'), 20_000, 'the worker');
+    const done = await until(
+      async () => {
+        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+        return v.order.status === 'completed' ? v : null;
+      },
+      15_000,
+      'the worker to fulfil the order',
+    );
+    expect(done.fulfilments).toHaveLength(1);
+    worker.process.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+    server.process.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+
   it('exits 2 with a clear message when the provider URL is missing', async () => {
     const child = start(['serve', '--port', '0', '--database-url', ns.path], { PAYONCE_PROVIDER_URL: '' });
     const exit = await child.exited;

@@ -16,6 +16,7 @@ export interface RuntimeFlags {
   reconcileEveryMs?: number;
   reconcileAfterMs?: number;
   fulfilDelayMs?: number;
+  receiptStaleAfterMs?: number;
   logLevel?: string;
 }
 
@@ -80,6 +81,11 @@ export function addRuntimeOptions(command: Command): Command {
       'simulated warehouse call inside each fulfilment (default 0)',
       millis('--fulfil-delay-ms'),
     )
+    .option(
+      '--receipt-stale-after-ms <ms>',
+      'age of a webhook receipt in processing (its worker died) before a redelivery takes it over (default 300000)',
+      millis('--receipt-stale-after-ms', 1),
+    )
     .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
@@ -118,6 +124,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     reconcileEveryMs: flags.reconcileEveryMs,
     reconcileAfterMs: flags.reconcileAfterMs,
     fulfilDelayMs: flags.fulfilDelayMs,
+    receiptStaleAfterMs: flags.receiptStaleAfterMs,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
