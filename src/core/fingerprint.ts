@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import { sha256Hex } from './sha256-hex.js';
 
 /** Raw payload bytes, or a string that is hashed as its UTF-8 encoding. */
 export type PayloadBytes = Uint8Array | string;
@@ -11,10 +11,3 @@ export type PayloadBytes = Uint8Array | string;
 export function fingerprint(payload: PayloadBytes): string {
   return sha256Hex(payload);
 }
-
-/** One-shot `crypto.hash` (Node ≥ 20.12: no Hash object per call), else `createHash`; the same digest either way. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: PayloadBytes, encoding: 'hex') => string }).hash;
-const sha256Hex: (payload: PayloadBytes) => string =
-  typeof oneShot === 'function'
-    ? (payload) => oneShot('sha256', payload, 'hex')
-    : (payload) => crypto.createHash('sha256').update(payload).digest('hex');

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
@@ -16,11 +16,33 @@ interface InFlight {
 
 const RAW = Symbol('payonce.rawBody');
 const IN_FLIGHT = Symbol('payonce.idempotency');
-type Tracked = FastifyRequest & { [RAW]?: Buffer[]; [IN_FLIGHT]?: InFlight };
+type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
 export function fastifyRawBody(request: FastifyRequest): Buffer {
-  return Buffer.concat((request as Tracked)[RAW] ?? []);
+  const raw = (request as Tracked)[RAW];
+  return raw === undefined ? Buffer.alloc(0) : Buffer.isBuffer(raw) ? raw : Buffer.concat(raw);
+}
+
+/**
+ * Forwards `payload` into a new readable stream for fastify's parsers while keeping every raw chunk in `chunks`:
+ * one plain Readable and three listeners instead of a PassThrough piped from the payload (a Duplex, a pipe and its
+ * cleanup), with the same bytes and backpressure (the payload pauses while fastify has not read what was forwarded).
+ */
+function teeInto(payload: NodeJS.ReadableStream, chunks: Buffer[]): Readable {
+  const source = payload as Readable;
+  const forwarded = new Readable({
+    read() {
+      source.resume();
+    },
+  });
+  source.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    if (!forwarded.push(chunk)) source.pause();
+  });
+  source.once('end', () => forwarded.push(null));
+  source.on('error', (error) => forwarded.destroy(error));
+  return forwarded;
 }
 
 async function bytesOf(payload: unknown): Promise<Buffer> {
@@ -66,25 +88,22 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       if (!core.covers(request.method)) return payload;
       const chunks: Buffer[] = [];
       request[RAW] = chunks;
-      const tee = new PassThrough({
-        transform(chunk: Buffer, _encoding, callback) {
-          chunks.push(chunk);
-          callback(null, chunk);
-        },
-      });
-      payload.on('error', (error) => tee.destroy(error));
-      return payload.pipe(tee);
+      return teeInto(payload, chunks);
     });
 
     fastify.addHook('preHandler', async (request: Tracked, reply) => {
       const route = request.routeOptions.url;
       if (!core.covers(request.method) || route === undefined) return;
+      const owner = principal(request);
+      // The body is complete here (fastify parsed it): join its chunks once, for the fingerprint and the handler.
+      const body = fastifyRawBody(request);
+      request[RAW] = body;
       const exchange = {
         method: request.method,
         route,
-        principal: await principal(request),
+        principal: typeof owner === 'string' ? owner : await owner,
         headers: request.headers,
-        body: fastifyRawBody(request),
+        body,
       };
       let respond: (response: HttpResponse) => void = () => {};
       const produced = new Promise<HttpResponse>((resolve) => {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { RequestKey } from '../core/request-key.js';
+import { sha256Hex } from '../core/sha256-hex.js';
 
 /**
  * Maps one client's idempotency key onto a store `RequestKey`: provider = `namespace` (default `http`),
@@ -20,5 +20,5 @@ export function httpRequestKey(
   idempotencyKey: string,
 ): RequestKey {
   const encoded = JSON.stringify(['payonce-http-key/1', principal, method, route, idempotencyKey]);
-  return new RequestKey(namespace, createHash('sha256').update(encoded).digest('hex'));
+  return new RequestKey(namespace, sha256Hex(encoded));
 }

@@ -1,16 +1,21 @@
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/sha256-hex.js';
 import { canonicalJson } from './canonical-json.js';
 import type { HttpExchange } from './http-exchange.js';
 
 /** Computes the fingerprint of a request: a string (SHA-256 hex here) compared on every reuse of a key. */
 export type RequestFingerprint = (exchange: HttpExchange) => string;
 
+/** Bodies up to this many bytes are copied after the head and hashed in one call; larger ones are streamed. */
+const ONE_SHOT_MAX_BODY_BYTES = 16_384;
+
 function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body: Uint8Array): string {
   // One line of JSON (never a raw newline) before the body: method, route and body cannot run into each other.
-  return createHash('sha256')
-    .update(`payonce-http-fingerprint/1\n${JSON.stringify([exchange.method, exchange.route, bodyForm])}\n`)
-    .update(body)
-    .digest('hex');
+  const head = `payonce-http-fingerprint/1\n${JSON.stringify([exchange.method, exchange.route, bodyForm])}\n`;
+  if (body.byteLength > ONE_SHOT_MAX_BODY_BYTES) return createHash('sha256').update(head).update(body).digest('hex');
+  // A small body: one digest over head + body (the same bytes as two updates) without a Hash object per request.
+  const headBytes = Buffer.from(head);
+  return sha256Hex(Buffer.concat([headBytes, body], headBytes.length + body.byteLength));
 }
 
 /**
