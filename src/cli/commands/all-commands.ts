@@ -4,6 +4,7 @@ import { registerDemo } from './demo.js';
 import { registerMigrate } from './migrate.js';
 import { registerReplay } from './replay.js';
 import { registerServe } from './serve.js';
+import { registerStorm } from './storm.js';
 import { registerWorker } from './worker.js';
 
 /** Adds one subcommand to the `payonce` program (created with `program.command(…)`, so it inherits settings). */
@@ -16,4 +17,5 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerReplay,
   registerServe,
   registerWorker,
+  registerStorm,
 ]);

@@ -1,0 +1,11 @@
+/**
+ * `payonce/storm`: the conformance scenarios of SPEC §9, run against a live service and sandbox over HTTP
+ * (`payonce storm --target URL --provider URL`). @see docs/storm.md.
+ */
+export { ALL_SCENARIOS } from './all-scenarios.js';
+export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } from './run-storm.js';
+export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, ScenarioResult, Verdict } from './scenario.js';
+export type { ScenarioContext } from './scenario-context.js';
+export { type PidKillOptions, pidKillControl, type ServiceControl } from './service-control.js';
+export type { StormProgress, StormReport } from './storm-report.js';
+export { formatStormTable, stormSummary } from './storm-table.js';

@@ -1,0 +1,212 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type { CraftedEvent } from './crafted-event.js';
+import { countsOf, isSettled, judgeOrder, type OrderSnapshot, snapshotKey } from './judge.js';
+import type { OrderView } from './order-view.js';
+import type { SandboxApi, StormDelivery } from './sandbox-api.js';
+import type { Scenario, ScenarioResult } from './scenario.js';
+import type { ScenarioContext } from './scenario-context.js';
+import type { ServiceApi, StormMoney } from './service-api.js';
+import type { ServiceControl } from './service-control.js';
+import type { HttpAnswer } from './storm-http.js';
+
+/** What a {@link ScenarioRun} needs from the storm. */
+export interface ScenarioRunSettings {
+  readonly service: ServiceApi;
+  readonly sandbox: SandboxApi;
+  readonly adminToken: string | null;
+  readonly serviceControl: ServiceControl;
+  /** Budget of the whole scenario (its waits and the final settling), ms. */
+  readonly timeoutMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const POLL_MS = 50;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One run of one scenario: the {@link ScenarioContext} it gets, and the bookkeeping behind its result. */
+export class ScenarioRun implements ScenarioContext {
+  readonly service: ServiceApi;
+  readonly sandbox: SandboxApi;
+  readonly adminToken: string | null;
+  readonly serviceControl: ServiceControl;
+  readonly customer: string;
+  private readonly startedAtMs = Date.now();
+  private readonly deadlineMs: number;
+  private readonly orders = new Map<string, string>();
+  private readonly reasons: string[] = [];
+  private readonly notes: string[] = [];
+  private crafted = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    settings: ScenarioRunSettings,
+  ) {
+    this.service = settings.service;
+    this.sandbox = settings.sandbox;
+    this.adminToken = settings.adminToken;
+    this.serviceControl = settings.serviceControl;
+    this.deadlineMs = this.startedAtMs + settings.timeoutMs;
+    this.customer = `storm-${scenario.id}-${randomBytes(6).toString('hex')}`;
+  }
+
+  timeLeftMs(): number {
+    return Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  money(): StormMoney {
+    return { amountMinor: randomInt(100, 100_000), currency: 'EUR' };
+  }
+
+  key(label: string): string {
+    return `storm-${label}-${randomBytes(8).toString('hex')}`;
+  }
+
+  async newOrder(money: StormMoney = this.money(), customer = this.customer): Promise<string> {
+    const orderId = await this.service.expectOrder(customer, money);
+    this.track(orderId, customer);
+    return orderId;
+  }
+
+  track(orderId: string, customer = this.customer): void {
+    this.orders.set(orderId, customer);
+  }
+
+  async checkout(orderId: string, key: string, customer = this.customer): Promise<HttpAnswer> {
+    for (;;) {
+      const answer = await this.service.checkout(customer, orderId, key);
+      // Only "same key still running" carries Retry-After; a 409 for a cancelled/refunded order is final.
+      const retryAfter = answer.headers['retry-after'];
+      if (answer.status !== 409 || retryAfter === undefined || this.timeLeftMs() === 0) return answer;
+      const seconds = Number(retryAfter);
+      await sleep(Math.min(250, Number.isFinite(seconds) ? seconds * 1000 : 250));
+    }
+  }
+
+  async paymentOf(orderId: string): Promise<string> {
+    const id = await this.waitFor(`a provider payment for order ${orderId.slice(0, 8)}`, async () => {
+      const ledger = await this.sandbox.orderLedger(orderId);
+      return ledger.paymentIds[0];
+    });
+    if (id === null) throw new Error(`the sandbox never saw a payment for order ${orderId}`);
+    return id;
+  }
+
+  view(orderId: string, customer = this.orders.get(orderId) ?? this.customer): Promise<OrderView> {
+    return this.service.orderView(customer, orderId);
+  }
+
+  async waitFor<T>(
+    what: string,
+    probe: () => Promise<T | null | undefined | false>,
+    pollMs = POLL_MS,
+  ): Promise<T | null> {
+    for (;;) {
+      const value = await probe();
+      if (value !== null && value !== undefined && value !== false) return value;
+      if (this.timeLeftMs() === 0) {
+        this.reasons.push(`timed out waiting for ${what}`);
+        return null;
+      }
+      await sleep(Math.min(pollMs, this.timeLeftMs()));
+    }
+  }
+
+  async sendCrafted(event: CraftedEvent): Promise<HttpAnswer> {
+    this.crafted += 1;
+    return this.service.webhook(event.endpoint, event.headers, event.body);
+  }
+
+  expect(condition: boolean, reason: string): boolean {
+    if (!condition) this.reasons.push(reason);
+    return condition;
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Records an error thrown by the scenario as a failure (the runner calls it). */
+  fail(error: unknown): void {
+    this.reasons.push(`scenario error: ${errorText(error)}`);
+  }
+
+  async conclude(): Promise<ScenarioResult> {
+    // Settling gets at least 5 s even when the scenario used up its budget, so a late effect is still seen.
+    const settleDeadline = Math.max(this.deadlineMs, Date.now() + 5_000);
+    const snapshots = await Promise.all(
+      [...this.orders].map(([orderId, customer]) => this.settle(orderId, customer, settleDeadline)),
+    );
+    const orders = snapshots.map(judgeOrder);
+    const reasons = [...this.reasons, ...orders.flatMap((o) => o.problems)];
+    return this.result(reasons.length === 0 ? 'pass' : 'fail', reasons, orders);
+  }
+
+  /** A `fail` result with the reasons so far and no order judged (when even judging was impossible). */
+  abort(): ScenarioResult {
+    return this.result('fail', this.reasons, []);
+  }
+
+  skip(reason: string): ScenarioResult {
+    return this.result('skip', [reason], []);
+  }
+
+  private result(
+    verdict: ScenarioResult['verdict'],
+    reasons: readonly string[],
+    orders: ScenarioResult['orders'],
+  ): ScenarioResult {
+    const { id, name, defends, criterion } = this.scenario;
+    return Object.freeze({
+      id,
+      name,
+      defends,
+      criterion,
+      verdict,
+      reasons: Object.freeze([...reasons]),
+      notes: Object.freeze([...this.notes]),
+      counts: countsOf(orders, this.crafted),
+      orders: Object.freeze(orders),
+      durationMs: Date.now() - this.startedAtMs,
+    });
+  }
+
+  /**
+   * Waits until the order settled (see `isSettled`) and two snapshots in a row agree, or `deadlineMs`; returns the
+   * last snapshot.
+   */
+  private async settle(orderId: string, customer: string, deadlineMs: number): Promise<OrderSnapshot> {
+    let previous: string | null = null;
+    let last: OrderSnapshot | null = null;
+    for (;;) {
+      const left = deadlineMs - Date.now();
+      await this.sandbox.idle(Math.max(1, Math.min(2_000, left))).catch(() => false);
+      last = await this.snapshot(orderId, customer, left <= 0);
+      if (isSettled(last)) {
+        const key = snapshotKey(last);
+        if (key === previous) return last;
+        previous = key;
+      } else {
+        previous = null;
+      }
+      if (Date.now() >= deadlineMs) return { ...last, timedOut: !isSettled(last) };
+      await sleep(Math.min(100, Math.max(1, deadlineMs - Date.now())));
+    }
+  }
+
+  private async snapshot(orderId: string, customer: string, timedOut: boolean): Promise<OrderSnapshot> {
+    const ledger = await this.sandbox.orderLedger(orderId);
+    let view: OrderView | null = null;
+    let viewError: string | null = null;
+    try {
+      view = await this.service.orderView(customer, orderId);
+    } catch (error) {
+      viewError = errorText(error);
+    }
+    const deliveries: StormDelivery[] = [];
+    for (const paymentId of ledger.paymentIds) deliveries.push(...(await this.sandbox.deliveries(paymentId)));
+    return { orderId, view, viewError, ledger, deliveries, timedOut };
+  }
+}

@@ -1,0 +1,148 @@
+import type { ViewJob } from '../order-view.js';
+import type { Scenario } from '../scenario.js';
+import { attemptFieldOf, attemptIdOf, outcomeOf } from '../service-api.js';
+import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** SPEC §9 scenario 12. */
+export const crashBeforeFulfilment: Scenario = {
+  id: 12,
+  name: 'crash after the event is saved, before fulfilment',
+  defends: 'repeated business effect',
+  criterion:
+    'the service process is killed (SIGKILL) while the paid order’s fulfilment job is running and restarted: once ' +
+    'the lease expires the job runs again and the order is fulfilled exactly once',
+  async run(ctx) {
+    const { orderId } = await orderAndCheckout(ctx);
+    let seen: string[] = [];
+    const atKill = await ctx.waitFor(
+      'the fulfilment job to start',
+      async () => {
+        const view = await ctx.view(orderId);
+        const job = fulfilJobOf(view);
+        if (job !== undefined && seen.at(-1) !== job.status) seen = [...seen, job.status];
+        return job !== undefined && (job.status === 'running' || job.status === 'done' || job.status === 'dead')
+          ? { job, fulfilments: view.fulfilments.length }
+          : null;
+      },
+      5,
+    );
+    if (atKill === null) return ctx.conclude();
+    ctx.expect(
+      atKill.job.status === 'running' && atKill.fulfilments === 0,
+      `the kill could not land mid-fulfilment: the job was already ${atKill.job.status} with ` +
+        `${atKill.fulfilments} fulfilment(s) (start the service with --fulfil-delay-ms of 100 or more)`,
+    );
+    try {
+      const { oldPid, newPid } = await ctx.serviceControl.crashAndRestart();
+      ctx.note(
+        `killed pid ${oldPid} with the fulfilment job ${atKill.job.status} (attempt ${atKill.job.attempts}, ` +
+          `${atKill.fulfilments} fulfilment(s) written); restarted as pid ${newPid}; job states seen: ${seen.join(' → ')}`,
+      );
+    } catch (error) {
+      ctx.expect(false, `crash and restart failed: ${errorText(error)}`);
+      return ctx.conclude();
+    }
+    const after = await fulfilled(ctx, orderId);
+    const job = after ? fulfilJobOf(after) : undefined;
+    if (job) ctx.note(`after the restart: job ${job.status} after ${job.attempts} attempt(s)`);
+    return ctx.conclude();
+  },
+};
+
+/** SPEC §9 scenario 14. */
+export const jobRerun: Scenario = {
+  id: 14,
+  name: 'job re-run does not re-fulfil',
+  defends: 'repeated business effect',
+  criterion:
+    'after the order is fulfilled, its finished fulfilment job is put back to queued (POST /admin/jobs/:id/rerun ' +
+    'answers 202) and runs again to done; the order still has exactly one fulfilment',
+  async run(ctx) {
+    const token = ctx.adminToken;
+    if (token === null) {
+      return ctx.skip('needs the service admin token (--admin-token; PAYONCE_ADMIN_TOKEN of the service)');
+    }
+    const { orderId } = await orderAndCheckout(ctx);
+    const done = await fulfilled(ctx, orderId);
+    const job = done ? fulfilJobOf(done) : undefined;
+    if (!ctx.expect(job !== undefined, 'the paid order has no order.fulfil job') || job === undefined) {
+      return ctx.conclude();
+    }
+    const answer = await ctx.service.rerunJob(token, job.id);
+    const requeued = (answer.json as { job?: Partial<ViewJob> } | null)?.job;
+    ctx.note(
+      `rerun of job ${job.id} (${job.status}, ${job.attempts} attempt(s)): ${answer.status} ${requeued?.status}`,
+    );
+    if (!ctx.expect(answer.status === 202, `POST /admin/jobs/:id/rerun answered ${answer.status}: ${answer.text}`)) {
+      return ctx.conclude();
+    }
+    const seenQueued = requeued?.status === 'queued';
+    const rerun = await ctx.waitFor('the re-run job to finish', async () => {
+      const view = await ctx.view(orderId);
+      const now = view.jobs.find((j) => j.id === job.id);
+      const ran = seenQueued || (now !== undefined && now.attempts > job.attempts);
+      return now !== undefined && ran && (now.status === 'done' || now.status === 'dead') ? view : null;
+    });
+    if (rerun !== null) {
+      const now = rerun.jobs.find((j) => j.id === job.id);
+      ctx.note(
+        `after the re-run: job ${now?.status} (${now?.attempts} attempt(s)), ${rerun.fulfilments.length} fulfilment(s)`,
+      );
+      ctx.expect(now?.status === 'done', `the re-run job ended ${now?.status}, expected done`);
+    }
+    return ctx.conclude();
+  },
+};
+
+/** SPEC §9 scenario 15. */
+export const unknownReconciled: Scenario = {
+  id: 15,
+  name: 'unknown result after timeout reconciled',
+  defends: 'repeated charge',
+  criterion:
+    'the provider creates the payment but never answers (hang-after-commit beyond the service’s provider timeout): ' +
+    'the attempt becomes "unknown" (never failed), a new checkout gets the same attempt (no second payment), ' +
+    'reconciliation learns the provider’s payment without any webhook, and the order ends paid once with one charge',
+  async run(ctx) {
+    const orderId = await ctx.newOrder();
+    await ctx.sandbox.plan(orderId, { responseFault: 'hang-after-commit', hangMs: 120_000, outcome: 'hold' });
+    const first = await ctx.checkout(orderId, ctx.key('pay'));
+    ctx.note(`checkout with no provider answer: ${describeAnswer(first)}`);
+    const attemptId = expectAttempt(ctx, first, 'checkout with no provider answer');
+    const status = attemptFieldOf(first, 'status');
+    const paymentId = await ctx.paymentOf(orderId);
+    // The service got no answer, so it can only know the payment if reconciliation already found it (a service
+    // whose reconcile age is below its provider timeout does that while the call still hangs): fine, it is safe.
+    const resolvedEarly = status === 'pending' && attemptFieldOf(first, 'providerPaymentId') === paymentId;
+    if (resolvedEarly) ctx.note('reconciliation found the payment before the provider call timed out');
+    ctx.expect(
+      status === 'unknown' || resolvedEarly,
+      `a provider timeout left the attempt ${status}, expected unknown (never failed: the payment may exist)`,
+    );
+    const again = await ctx.checkout(orderId, ctx.key('retry'));
+    ctx.note(`checkout again while unknown: ${describeAnswer(again)}`);
+    ctx.expect(
+      outcomeOf(again) === 'existing' && attemptIdOf(again) === attemptId,
+      `a checkout while the attempt is unknown answered ${describeAnswer(again)} instead of the same attempt`,
+    );
+    await expectOneAttempt(ctx, orderId, [first, again]);
+    const reconciled = await ctx.waitFor('reconciliation to resolve the unknown attempt', async () => {
+      const attempt = (await ctx.view(orderId)).attempts.find((a) => a.id === attemptId);
+      return attempt !== undefined && attempt.status !== 'unknown' ? attempt : null;
+    });
+    if (reconciled !== null) {
+      ctx.note(`reconciled to ${reconciled.status} with payment ${reconciled.providerPaymentId}`);
+      ctx.expect(
+        reconciled.providerPaymentId === paymentId && reconciled.status !== 'failed',
+        `reconciliation made the attempt ${reconciled.status} with payment ${reconciled.providerPaymentId}, ` +
+          `but the provider holds payment ${paymentId}`,
+      );
+    }
+    await ctx.sandbox.settle(paymentId);
+    return ctx.conclude();
+  },
+};

@@ -1,0 +1,123 @@
+import { type OrderView, parseOrderView } from './order-view.js';
+import type { HttpAnswer, StormHttp } from './storm-http.js';
+
+/** The service answered a storm call with a status it should not have; the message quotes the answer. */
+export class UnexpectedAnswer extends Error {
+  constructor(
+    readonly what: string,
+    readonly answer: HttpAnswer,
+  ) {
+    super(`${what} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    this.name = 'UnexpectedAnswer';
+  }
+}
+
+/** Money of an order: integer minor units and an ISO-4217 currency. */
+export interface StormMoney {
+  readonly amountMinor: number;
+  readonly currency: string;
+}
+
+/**
+ * The reference service's HTTP contract (docs/service.md) as the storm calls it. Every call names the customer
+ * (`X-Customer-Id`, also the principal that scopes `Idempotency-Key`). Calls return the raw answer unless named
+ * `…View`/`expect…`.
+ */
+export class ServiceApi {
+  constructor(
+    private readonly http: StormHttp,
+    /** Base URL of the service, without a trailing slash. */
+    readonly baseUrl: string,
+  ) {}
+
+  /** `POST /orders` with an optional `Idempotency-Key`. */
+  createOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<HttpAnswer> {
+    const headers: Record<string, string> = { 'x-customer-id': customer };
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    return this.http.send({ method: 'POST', url: `${this.baseUrl}/orders`, headers, body: money });
+  }
+
+  /** `POST /orders` that must answer 201; returns the order id. @throws {UnexpectedAnswer} any other answer. */
+  async expectOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<string> {
+    const answer = await this.createOrder(customer, money, idempotencyKey);
+    const id = orderIdOf(answer);
+    if (answer.status !== 201 || id === null) throw new UnexpectedAnswer('POST /orders', answer);
+    return id;
+  }
+
+  /** `POST /orders/:id/checkout` with `Idempotency-Key` (body `{}`). */
+  checkout(customer: string, orderId: string, idempotencyKey: string): Promise<HttpAnswer> {
+    return this.http.send({
+      method: 'POST',
+      url: `${this.baseUrl}/orders/${encodeURIComponent(orderId)}/checkout`,
+      headers: { 'x-customer-id': customer, 'idempotency-key': idempotencyKey },
+      body: {},
+    });
+  }
+
+  /** `GET /orders/:id`. */
+  order(customer: string, orderId: string): Promise<HttpAnswer> {
+    return this.http.send({
+      method: 'GET',
+      url: `${this.baseUrl}/orders/${encodeURIComponent(orderId)}`,
+      headers: { 'x-customer-id': customer },
+    });
+  }
+
+  /**
+   * `GET /orders/:id` parsed as an `OrderView`.
+   * @throws {UnexpectedAnswer} not 200. @throws {OrderViewShapeError} not an OrderView.
+   */
+  async orderView(customer: string, orderId: string): Promise<OrderView> {
+    const answer = await this.order(customer, orderId);
+    if (answer.status !== 200) throw new UnexpectedAnswer(`GET /orders/${orderId}`, answer);
+    return parseOrderView(answer.json);
+  }
+
+  /** `GET /healthz`. */
+  healthz(): Promise<HttpAnswer> {
+    return this.http.send({ method: 'GET', url: `${this.baseUrl}/healthz` });
+  }
+
+  /** `POST /admin/jobs/:id/rerun` with `Authorization: Bearer <adminToken>`. */
+  rerunJob(adminToken: string, jobId: string): Promise<HttpAnswer> {
+    return this.http.send({
+      method: 'POST',
+      url: `${this.baseUrl}/admin/jobs/${encodeURIComponent(jobId)}/rerun`,
+      headers: { authorization: `Bearer ${adminToken}` },
+      body: {},
+    });
+  }
+
+  /** A raw webhook delivery to `POST /webhooks/<endpoint>` (exact body bytes, the given headers). */
+  webhook(endpoint: 'stripe' | 'standard-webhooks', headers: Record<string, string>, body: string) {
+    return this.http.send({ method: 'POST', url: `${this.baseUrl}/webhooks/${endpoint}`, headers, body });
+  }
+}
+
+/** The `order.id` of a `POST /orders` answer (`{ order }` or the order itself), or `null`. */
+export function orderIdOf(answer: HttpAnswer): string | null {
+  const json = answer.json as { order?: { id?: unknown }; id?: unknown } | null;
+  const id = json?.order?.id ?? json?.id;
+  return typeof id === 'string' ? id : null;
+}
+
+/** The `attempt.id` of a checkout answer, or `null` (already paid, error). */
+export function attemptIdOf(answer: HttpAnswer): string | null {
+  const json = answer.json as { attempt?: { id?: unknown } | null } | null;
+  const id = json?.attempt?.id;
+  return typeof id === 'string' ? id : null;
+}
+
+/** A field of the checkout answer's `attempt`, as text (e.g. `status`, `providerPaymentId`), or `null`. */
+export function attemptFieldOf(answer: HttpAnswer, field: string): string | null {
+  const json = answer.json as { attempt?: Record<string, unknown> | null } | null;
+  const value = json?.attempt?.[field];
+  return typeof value === 'string' ? value : null;
+}
+
+/** The checkout answer's `outcome` (`created`, `existing`, `already-paid`), or `null`. */
+export function outcomeOf(answer: HttpAnswer): string | null {
+  const outcome = (answer.json as { outcome?: unknown } | null)?.outcome;
+  return typeof outcome === 'string' ? outcome : null;
+}

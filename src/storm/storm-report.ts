@@ -1,0 +1,28 @@
+import type { ScenarioResult } from './scenario.js';
+
+/** The result of one storm run (also the JSON report of `payonce storm --report`). */
+export interface StormReport {
+  /** The service and sandbox base URLs the run used. */
+  readonly target: string;
+  readonly provider: string;
+  readonly startedAtMs: number;
+  readonly durationMs: number;
+  /** True when no scenario failed (skipped ones do not count as failures). */
+  readonly passed: boolean;
+  /** One result per scenario run, by scenario number. */
+  readonly results: readonly ScenarioResult[];
+}
+
+/**
+ * What `runStorm` reports while it runs: a scenario started, or finished with its result. `index` counts the
+ * scenarios started (for `started`) or finished (for `finished`) so far, from 1; `total` is how many will run.
+ */
+export type StormProgress =
+  | {
+      readonly kind: 'started';
+      readonly id: number;
+      readonly name: string;
+      readonly index: number;
+      readonly total: number;
+    }
+  | { readonly kind: 'finished'; readonly result: ScenarioResult; readonly index: number; readonly total: number };

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
+import { createService, type PaymentService } from '../../src/service/create-service.js';
+import type { ServiceOverrides } from '../../src/service/service-overrides.js';
+import { createSqliteNamespace } from '../contract/backends/sqlite.js';
+
+/**
+ * Compressed service timings for the storm (ms): fast worker poll, a lease long enough for the fulfil delay, quick
+ * reconciliation of unknown attempts (older than the provider timeout, so a call still in flight is not judged), a
+ * provider timeout the hang scenario exceeds quickly.
+ */
+export const STORM_SERVICE_TIMINGS = Object.freeze({
+  workerPollMs: 20,
+  leaseMs: 1_500,
+  retryBaseMs: 50,
+  reconcileEveryMs: 100,
+  reconcileAfterMs: 1_000,
+  providerTimeoutMs: 600,
+  fulfilDelayMs: 0,
+});
+
+/** A sandbox and an in-process reference service on a fresh SQLite file, wired to each other. */
+export interface StormWorld {
+  readonly sandbox: Sandbox;
+  readonly service: PaymentService;
+  readonly adminToken: string;
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox (timeScale 0.001, Stripe signing) and `createService` (optionally with `overrides`). */
+export async function startStormWorld(overrides?: ServiceOverrides): Promise<StormWorld> {
+  const sandbox = await createSandbox({ timeScale: 0.001 });
+  const ns = await createSqliteNamespace();
+  const adminToken = randomBytes(12).toString('hex');
+  let service: PaymentService;
+  try {
+    service = await createService({
+      ...STORM_SERVICE_TIMINGS,
+      port: 0,
+      logLevel: 'silent',
+      databaseUrl: ns.path,
+      providerUrl: sandbox.url,
+      stripeWebhookSecrets: sandbox.controls.signing().secret,
+      adminToken,
+      overrides,
+    });
+  } catch (error) {
+    await sandbox.close();
+    await ns.drop();
+    throw error;
+  }
+  sandbox.controls.setWebhookUrl(`${service.url}/webhooks/stripe`);
+  return {
+    sandbox,
+    service,
+    adminToken,
+    async close() {
+      await sandbox.close();
+      await service.close();
+      await ns.drop();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStorm } from '../../src/storm/run-storm.js';
+import type { ScenarioResult } from '../../src/storm/scenario.js';
+import type { StormProgress } from '../../src/storm/storm-report.js';
+import { formatStormTable, stormSummary } from '../../src/storm/storm-table.js';
+import { checkoutWithoutConstraint, receiptsDisabled, signatureCheckOff } from './faulty-services.js';
+import { type StormWorld, startStormWorld } from './storm-harness.js';
+
+const IN_PROCESS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18];
+
+function byId(results: readonly ScenarioResult[]): Map<number, ScenarioResult> {
+  return new Map(results.map((r) => [r.id, r]));
+}
+
+describe('payonce storm against a correct reference service (in-process, SQLite)', () => {
+  let world: StormWorld;
+  beforeAll(async () => {
+    world = await startStormWorld();
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('passes every scenario that needs no process kill, each order charged, paid and fulfilled once', async () => {
+    const progress: StormProgress[] = [];
+    const report = await runStorm({
+      target: world.service.url,
+      provider: world.sandbox.url,
+      adminToken: world.adminToken,
+      only: IN_PROCESS,
+      timeoutMs: 15_000,
+      onProgress: (event) => progress.push(event),
+    });
+    const notPassed = report.results
+      .filter((r) => r.verdict !== 'pass')
+      .map((r) => `${r.id} ${r.verdict}: ${r.reasons.join('; ')} [notes: ${r.notes.join('; ')}]`);
+    expect(notPassed).toEqual([]);
+    expect(report.results.map((r) => r.id)).toEqual(IN_PROCESS);
+    expect(report.passed).toBe(true);
+    for (const result of report.results) {
+      expect(result.orders.length, `scenario ${result.id}`).toBeGreaterThan(0);
+      for (const order of result.orders) {
+        expect(order, `scenario ${result.id}`).toMatchObject({ charges: 1, paidTransitions: 1, fulfilments: 1 });
+      }
+    }
+    const results = byId(report.results);
+    expect(results.get(16)?.counts).toMatchObject({ deliveriesSent: 11, duplicates: 10, fulfilments: 1 });
+    expect(results.get(8)?.counts.duplicates).toBe(1);
+    expect(results.get(11)?.orders).toHaveLength(2);
+    expect(results.get(17)?.orders[0]).toMatchObject({ status: 'refunded', refunds: 1 });
+    expect(progress.filter((e) => e.kind === 'started')).toHaveLength(IN_PROCESS.length);
+    expect(progress.filter((e) => e.kind === 'finished').map((e) => e.index)).toEqual(IN_PROCESS.map((_, i) => i + 1));
+    const table = formatStormTable(report).split('\n');
+    expect(table[0]).toMatch(
+      /^scenario\s+deliveries sent\s+duplicates\s+charges\s+paid transitions\s+fulfilments\s+verdict$/,
+    );
+    expect(table).toHaveLength(IN_PROCESS.length + 1);
+    expect(table.find((line) => line.startsWith('16 '))).toMatch(/\s11\s+10\s+1\s+1\s+1\s+pass$/);
+    expect(stormSummary(report)).toMatch(/^PASS: 17\/17 scenarios, \d+ deliveries \(\d+ duplicates\), 18 charges, /);
+  }, 60_000);
+
+  it('skips scenario 14 without an admin token, and a skip does not fail the run', async () => {
+    const report = await runStorm({ target: world.service.url, provider: world.sandbox.url, only: [14] });
+    expect(report.results[0]).toMatchObject({ id: 14, verdict: 'skip' });
+    expect(report.results[0]?.reasons[0]).toMatch(/admin token/);
+    expect(report.passed).toBe(true);
+    expect(stormSummary(report)).toMatch(/^PASS: 0\/1 scenarios \(1 skipped: 14\)/);
+  });
+});
+
+describe('payonce storm catches deliberately faulty services', () => {
+  const cases = [
+    {
+      fault: 'receipts disabled (guard never remembers, naive handler)',
+      overrides: receiptsDisabled,
+      only: [8, 16],
+      caught: /fulfilled (2|11) times/,
+    },
+    {
+      fault: 'checkout without the one-active-attempt constraint',
+      overrides: checkoutWithoutConstraint,
+      only: [2],
+      caught: /charged 2 times by the provider/,
+    },
+    {
+      fault: 'signature check off',
+      overrides: signatureCheckOff,
+      only: [10, 18],
+      caught: /answered 200/,
+    },
+  ];
+
+  it.each(cases)(
+    '$fault → scenarios $only fail',
+    async ({ overrides, only, caught }) => {
+      const world = await startStormWorld(overrides);
+      try {
+        const report = await runStorm({
+          target: world.service.url,
+          provider: world.sandbox.url,
+          adminToken: world.adminToken,
+          only,
+          timeoutMs: 8_000,
+        });
+        expect(report.passed).toBe(false);
+        for (const result of report.results) {
+          expect(result.verdict, `scenario ${result.id}`).toBe('fail');
+          expect(result.reasons.join('\n'), `scenario ${result.id}`).toMatch(caught);
+        }
+        expect(formatStormTable(report)).toMatch(new RegExp(`FAIL ${only[0]}: `));
+        expect(stormSummary(report)).toMatch(new RegExp(`^FAIL: ${only.length} of ${only.length} scenarios failed`));
+      } finally {
+        await world.close();
+      }
+    },
+    60_000,
+  );
+});
