@@ -58,7 +58,7 @@ describe('payonce replay', () => {
     expect(out[0]).toBe(
       `payonce replay: 2 captures from ${file} to ${target.url}, 3 copies each (6 deliveries), 2 in parallel`,
     );
-    expect(out).toContain('  6/6 sent: 3 2xx, 3 other status, 0 no answer');
+    expect(out).toContain('  6/6 sent: 3 2xx, 3 non-2xx, 0 no answer');
     const header = out.findIndex((l) => l.startsWith('capture '));
     expect(out[header]).toMatch(
       /^capture\s+expect\s+sent\s+2xx\s+4xx\s+5xx\s+none\s+replayed\s+distinct\s+verdict\s+answers$/,

@@ -73,7 +73,7 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
       `(${total} deliveries), ${options.parallel} in parallel${options.shuffle ? ', shuffled' : ''}`,
   );
   let success = 0;
-  let refused = 0;
+  let other = 0;
   let failed = 0;
   // undici is loaded only when a replay runs, so the other commands start without it.
   const { replay } = await import('../../storm/replay/replay.js');
@@ -88,9 +88,9 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
     onDelivery: (result, done) => {
       if (result.status === null) failed++;
       else if (result.status >= 200 && result.status < 300) success++;
-      else refused++;
+      else other++;
       if (done % step === 0 || done === total) {
-        io.out(`  ${done}/${total} sent: ${success} 2xx, ${refused} other status, ${failed} no answer`);
+        io.out(`  ${done}/${total} sent: ${success} 2xx, ${other} non-2xx, ${failed} no answer`);
       }
     },
   });
