@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 import { parseExposition } from '../observe/exposition.js';
 import {
   call,
@@ -235,6 +237,9 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
     expect(view.paidTransitions).toBe(1);
     expect(view.refunds).toHaveLength(1);
     expect(view.fulfilments.length).toBeLessThanOrEqual(1);
+    const again = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `refund-again-${orderId}` });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('ORDER_NOT_PAYABLE');
   });
 
   it('healthz answers ok with the pid; metrics parse and count checkouts and fulfilments', async () => {
@@ -295,6 +300,24 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
       (s) => s.name === 'payonce_fulfilments_total' && s.labels.outcome === 'already-applied',
     );
     expect(reapplied?.value).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('reference service on a store its owner closes', () => {
+  it('answers /healthz 503 when the database does not answer, and leaves the store to its owner', async () => {
+    const ns = await createSqliteNamespace();
+    const store = await SqliteStore.open<unknown>(ns.path);
+    const h = await startHarness({ store, databaseUrl: ns.path });
+    try {
+      expect((await call(h.service.url, 'GET', '/healthz', { customer: null })).status).toBe(200);
+      await store.close();
+      const down = await call(h.service.url, 'GET', '/healthz', { customer: null });
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ status: 'unavailable', pid: process.pid, database: 'sqlite' });
+    } finally {
+      await h.close();
+      await ns.drop();
+    }
   });
 });
 
