@@ -55,7 +55,8 @@ export function payonceBin(): string {
 /**
  * The `payonce serve` child of the demo: port, host and timings as flags; the database URL (which may hold a
  * password), provider URL, webhook secrets and admin token in its environment only, so they never show in a
- * process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database).
+ * process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database). The child logs
+ * at `warn` unless `PAYONCE_LOG_LEVEL` says otherwise (its output is only shown when something failed).
  */
 export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
   const env: Record<string, string | undefined> = { ...(input.baseEnv ?? process.env) };
@@ -86,6 +87,8 @@ export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
     String(timings.reconcileAfterMs),
     '--fulfil-delay-ms',
     String(timings.fulfilDelayMs),
+    '--log-level',
+    env.PAYONCE_LOG_LEVEL ?? 'warn',
   ];
   const url = `http://127.0.0.1:${input.port}`;
   return Object.freeze({ script: payonceBin(), args: Object.freeze(args), env, url, healthUrl: `${url}/healthz` });
