@@ -17,6 +17,7 @@ export interface RuntimeFlags {
   reconcileAfterMs?: number;
   fulfilDelayMs?: number;
   receiptStaleAfterMs?: number;
+  retryBaseMs?: number;
   logLevel?: string;
 }
 
@@ -82,6 +83,11 @@ export function addRuntimeOptions(command: Command): Command {
       millis('--fulfil-delay-ms'),
     )
     .option(
+      '--retry-base-ms <ms>',
+      'first retry delay of a failed outbox job, doubled per failure (default 1000)',
+      millis('--retry-base-ms', 1),
+    )
+    .option(
       '--receipt-stale-after-ms <ms>',
       'age of a webhook receipt in processing (its worker died) before a redelivery takes it over (default 300000)',
       millis('--receipt-stale-after-ms', 1),
@@ -125,6 +131,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     reconcileAfterMs: flags.reconcileAfterMs,
     fulfilDelayMs: flags.fulfilDelayMs,
     receiptStaleAfterMs: flags.receiptStaleAfterMs,
+    retryBaseMs: flags.retryBaseMs,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,

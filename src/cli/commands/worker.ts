@@ -20,7 +20,8 @@ export function registerWorker(program: Command, io: CliIo): void {
   addRuntimeOptions(command).action(async (flags: RuntimeFlags) => {
     const options = runtimeOptions(flags, process.env);
     const signal = untilSignal();
-    const runtime = await openServiceRuntime(options);
+    // No intake runs here: webhook receipts (SQL or Redis) are never touched, so no Redis connection is opened.
+    const runtime = await openServiceRuntime({ ...options, redisUrl: null });
     const jobs = startBackgroundJobs(runtime);
     io.out(`payonce worker running on ${describeTarget(parseDatabaseUrl(flags.databaseUrl))}`);
     const received = await signal;
