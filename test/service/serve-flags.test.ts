@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/cli-io.js';
+import { runCli } from '../../src/cli/run-cli.js';
+
+function capture(): CliIo & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+}
+
+describe('payonce serve / worker flags', () => {
+  it.each([
+    [['serve', '--port', 'abc'], '--port: "abc" is not a port'],
+    [['serve', '--port', '70000'], 'is not a port'],
+    [['serve', '--lease-ms', '0', '--provider-url', 'http://127.0.0.1:9'], '--lease-ms: "0" is not an integer'],
+    [['serve', '--fulfil-delay-ms', '1.5', '--provider-url', 'http://127.0.0.1:9'], '--fulfil-delay-ms'],
+    [['serve', '--provider-url', 'ftp://x'], 'is not an http(s) URL'],
+    [['serve', '--provider-url', 'http://127.0.0.1:9', '--database-url', 'redis://x'], 'unsupported scheme'],
+    [['worker', '--provider-url', ''], '--provider-url (or PAYONCE_PROVIDER_URL) is required'],
+    [['serve', '--log-level', 'loud', '--provider-url', 'http://127.0.0.1:9'], 'loud'],
+  ])('payonce %j exits 2 and says why', async (args, message) => {
+    const io = capture();
+    const previous = process.env.PAYONCE_PROVIDER_URL;
+    delete process.env.PAYONCE_PROVIDER_URL;
+    try {
+      expect(await runCli(args, io)).toBe(2);
+    } finally {
+      if (previous !== undefined) process.env.PAYONCE_PROVIDER_URL = previous;
+    }
+    expect(io.lines.join('\n')).toContain(message);
+  });
+
+  it('lists serve and worker with their flags in the help', async () => {
+    const io = capture();
+    expect(await runCli(['serve', '--help'], io)).toBe(0);
+    const help = io.lines.join('\n');
+    for (const flag of [
+      '--database-url',
+      '--redis-url',
+      '--port',
+      '--host',
+      '--provider-url',
+      '--provider-timeout-ms',
+      '--no-worker',
+      '--worker-poll-ms',
+      '--lease-ms',
+      '--reconcile-every-ms',
+      '--reconcile-after-ms',
+      '--fulfil-delay-ms',
+    ]) {
+      expect(help).toContain(flag);
+    }
+    const workerIo = capture();
+    expect(await runCli(['worker', '--help'], workerIo)).toBe(0);
+    expect(workerIo.lines.join('\n')).not.toContain('--no-worker');
+  });
+});
