@@ -150,6 +150,29 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
     expect(view.deliveries.some((d) => d.decision === 'duplicate')).toBe(true);
   });
 
+  it('a webhook that arrives before the checkout answer is applied once; the late answer changes nothing', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 1500, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    h.sandbox.controls.plan({ orderId }, { webhookBeforeResponse: true });
+    const checkout = await call<{ attempt: { id: string; status: string } }>(
+      url,
+      'POST',
+      `/orders/${orderId}/checkout`,
+      {
+        key: `early-${orderId}`,
+      },
+    );
+    expect(checkout.status).toBe(201);
+    expect(checkout.body.attempt.status).toBe('succeeded');
+    const view = await untilFulfilled(url, orderId);
+    expect(view.paidTransitions).toBe(1);
+    expect(view.fulfilments).toHaveLength(1);
+    const answer = view.journal.find((e) => e.eventType === 'checkout.response');
+    expect(answer?.decision).toBe('unchanged');
+  });
+
   it('a delivery with a bad signature is refused (401) with no receipt and no effect', async () => {
     const { orderId, checkout } = await orderAndCheckout(url);
     const attemptId = checkout.body.attempt?.id ?? '';
