@@ -49,6 +49,19 @@ export const DEVIATIONS: Readonly<
   },
 };
 
+/**
+ * What the service does with each accepted payment event (a type of `PAYMENT_EVENT_TYPES`) from the fixtures, none
+ * of which belongs to an order it knows: `parked` — recorded once in `payonce_payment_events` and kept in the inbox
+ * until an attempt matches (SPEC §6); `declined` — acknowledged 200 with `declined` and recorded nowhere else,
+ * because the event names neither a payment id nor a merchant reference (`invalid_payment_event`). An accepted
+ * payment event missing here fails the test.
+ */
+export const PAYMENT_OUTCOMES: Readonly<Record<string, 'parked' | 'declined'>> = {
+  'stripe:payloads:charge.refunded': 'parked',
+  'stripe:payloads:openapi-resource-fixtures#payment_intent.succeeded': 'parked',
+  'stripe:payloads:openapi-resource-fixtures#charge.succeeded': 'declined',
+};
+
 /** The signing secrets the test configures for the payload examples it signs itself. */
 export const TEST_SECRETS: Readonly<Record<ServiceEndpoint, string>> = {
   stripe: 'whsec_replay_real_input_test',

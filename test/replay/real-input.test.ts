@@ -17,6 +17,7 @@ import {
   type FixtureCapture,
   fixtureCaptures,
   NOT_DELIVERIES,
+  PAYMENT_OUTCOMES,
   type ServiceEndpoint,
 } from './fixture-captures.js';
 
@@ -93,8 +94,8 @@ async function rows<T>(db: Kysely<unknown>, query: ReturnType<typeof sql<T>>): P
  * Checks the service's database after `copies` deliveries of every capture of `group`:
  * - every delivery has one journal row; refused ones are `rejected`, with the signature verdict the capture says;
  * - per accepted event: exactly one `new` row, every other copy `duplicate` (or `in-progress` while the first
- *   ran), one `completed` intake receipt, and at most one payment journal row (the event parked in the inbox, as
- *   no order matches it);
+ *   ran), one `completed` intake receipt; a payment event is parked once in the payment journal (no order matches
+ *   it) or declined once when it names no payment (`PAYMENT_OUTCOMES`); any other event is acknowledged once;
  * - no receipt at all for any refused delivery.
  */
 async function expectExactlyOnce(db: Kysely<unknown>, group: Group, copies: number): Promise<void> {
@@ -137,15 +138,17 @@ async function expectExactlyOnce(db: Kysely<unknown>, group: Group, copies: numb
     expect(forEvent, `journal rows of ${id}`).toHaveLength(sent);
     const first = forEvent.filter((r) => r.decision === 'new');
     expect(first, `new decisions of ${id}`).toHaveLength(1);
-    expect(['completed', 'declined']).toContain(first[0]!.outcome);
     for (const row of forEvent.filter((r) => r.decision !== 'new')) {
       expect(['duplicate', 'in-progress']).toContain(row.decision);
     }
     const recorded = payments.filter((p) => p.event_id === id);
-    const type = JSON.parse(String(accepted.find((c) => c.eventId === id)!.record.body)).type as string;
-    const appliedAsPayment = Object.hasOwn(PAYMENT_EVENT_TYPES, type) && first[0]!.outcome === 'completed';
-    expect(recorded, `payment journal rows of ${id} (${type})`).toHaveLength(appliedAsPayment ? 1 : 0);
-    for (const row of recorded) expect(row.decision).toBe('parked');
+    const capture = accepted.find((c) => c.eventId === id)!;
+    const type = JSON.parse(String(capture.record.body)).type as string;
+    const payment = Object.hasOwn(PAYMENT_EVENT_TYPES, type) ? PAYMENT_OUTCOMES[capture.record.id] : null;
+    expect(payment, `${capture.record.id} (${type}) needs an entry in PAYMENT_OUTCOMES`).not.toBeUndefined();
+    expect(first[0]!.outcome, `${id} (${type})`).toBe(payment === 'declined' ? 'declined' : 'completed');
+    expect(recorded, `payment journal rows of ${id} (${type})`).toHaveLength(payment === 'parked' ? 1 : 0);
+    for (const row of recorded) expect(row).toMatchObject({ event_type: type, decision: 'parked' });
   }
   expect(payments.every((p) => acceptedIds.includes(p.event_id))).toBe(true);
 
