@@ -50,6 +50,8 @@ export interface PaymentService {
 export const CUSTOMER_HEADER = 'x-customer-id';
 
 const CHECKOUT_ROUTE = '/orders/:id/checkout';
+/** `/healthz` answers 503 when `select 1` takes longer than this. */
+const HEALTH_TIMEOUT_MS = 2_000;
 
 function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
@@ -301,10 +303,18 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
         database: ctx.store.name,
         receipts: runtime.receipts,
       };
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await sql`select 1`.execute(ctx.store.db);
+        await Promise.race([
+          sql`select 1`.execute(ctx.store.db),
+          new Promise((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error('database check timed out')), HEALTH_TIMEOUT_MS);
+          }),
+        ]);
       } catch {
         return reply.code(503).send({ status: 'unavailable', ...health });
+      } finally {
+        clearTimeout(timer);
       }
       return reply.send({ status: 'ok', ...health });
     });
