@@ -74,7 +74,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     throw error;
   }
   io.out('');
-  io.out(formatStormTable(report));
+  for (const line of formatStormTable(report).split('\n')) io.out(line);
   io.out('');
   io.out(stormSummary(report));
   if (options.report !== undefined) {
