@@ -30,14 +30,50 @@ async function readBody(req: RequestWithRawBody, limit: number): Promise<Buffer>
   if (req.body !== undefined) {
     throw new InvalidOption('body', 'a body parser consumed the body; mount express.raw() or the middleware first');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw Object.assign(new Error('request body too large'), { status: 413, expose: true });
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  return readStream(req, limit);
+}
+
+/**
+ * Reads the whole request with plain 'data'/'end' listeners (an async iterator per request costs a generator and a
+ * promise per chunk). Past `limit` bytes it stops reading and fails with a 413 error (the error handler answers it);
+ * a request that closes before its end fails with `ERR_STREAM_PREMATURE_CLOSE`.
+ */
+function readStream(req: Request, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(Object.assign(new Error('request body too large'), { status: 413, expose: true }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanup();
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 type Chunk = string | Uint8Array;
