@@ -1,21 +1,64 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { DemoFailed } from '../demo/demo-failed.js';
+import { parseOnlyScenarios } from '../demo/only-scenarios.js';
 import { runDemo } from '../demo/run-demo.js';
 
-/** Registers `demo` (what `npm start` runs) on the `payonce` program; exits 1 when a scenario fails. */
+interface DemoFlags {
+  databaseUrl?: string;
+  serve?: boolean;
+  only?: number[];
+  report?: string;
+  port?: number;
+}
+
+function port(value: string): number {
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 65_535) throw new CliUsageError(`--port: "${value}" is not a port 1…65535`);
+  return n;
+}
+
+/**
+ * Registers `demo` (what `npm start` runs) on the `payonce` program: the sandbox provider plus `payonce serve` as a
+ * supervised child, the whole storm against them, the table and a summary; exits 1 when a scenario fails or the
+ * service does not start, 2 for a bad flag. `DATABASE_URL` is read when `--database-url` is not given (empty means
+ * unset: a fresh SQLite file);
+ * `PAYONCE_ADMIN_TOKEN` chooses the admin token. @see runDemo.
+ */
 export function registerDemo(program: Command, io: CliIo): void {
   program
     .command('demo')
-    .description('run the exactly-once scenarios against receipts on a fresh SQLite file and print the verdicts')
-    .option('--database <path>', 'SQLite file to use instead of a fresh temporary one')
-    .option('--workers <n>', 'simulated worker connections', (value) => Number.parseInt(value, 10), 3)
-    .action(async (options: { database?: string; workers: number }) => {
-      if (!Number.isInteger(options.workers) || options.workers < 1 || options.workers > 64) {
-        throw new CliUsageError('--workers must be an integer from 1 to 64');
+    .description(
+      'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, print the verdicts',
+    )
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        'database of the service: SQLite file path, postgres://… or mysql://… (default: a fresh temporary SQLite file)',
+      ).env('DATABASE_URL'),
+    )
+    .option('--serve', 'keep the service and the sandbox running after the storm and print their URLs (Ctrl-C stops)')
+    .option('--only <list>', 'run only these scenarios, e.g. 1,8,12 ("none" with --serve: just start)', (v) =>
+      parseOnlyScenarios(v),
+    )
+    .option('--report <file>', 'write the JSON report of the storm to this file')
+    .option('--port <n>', 'port of the service on 127.0.0.1 (default: a free one)', port)
+    .action(async (flags: DemoFlags) => {
+      const adminToken = process.env.PAYONCE_ADMIN_TOKEN;
+      const result = await runDemo(io, {
+        databaseUrl: flags.databaseUrl?.trim() === '' ? undefined : flags.databaseUrl,
+        serve: flags.serve === true,
+        only: flags.only,
+        reportPath: flags.report,
+        port: flags.port,
+        adminToken: adminToken !== undefined && adminToken !== '' ? adminToken : undefined,
+      });
+      if (!result.passed) {
+        const failed = (result.storm?.results ?? [])
+          .filter((s) => s.verdict === 'fail')
+          .map((s) => `${s.id}. ${s.name}`);
+        throw new DemoFailed(failed.length > 0 ? failed : ['the service did not come back after a crash']);
       }
-      const report = await runDemo(io, { databasePath: options.database, workers: options.workers });
-      if (!report.passed) throw new DemoFailed(report.results.filter((r) => !r.passed).map((r) => r.name));
     });
 }

@@ -1,7 +1,10 @@
-/** `payonce demo` found a scenario whose criterion did not hold; the CLI exits 1. */
+/**
+ * `payonce demo` ran, but a scenario failed or the service could not be brought back after a crash: the CLI
+ * prints the message and exits 1. `failed` names what failed (scenario names, or the service).
+ */
 export class DemoFailed extends Error {
   constructor(readonly failed: readonly string[]) {
-    super(`failed scenarios: ${failed.join('; ')}`);
+    super(`failed: ${failed.join('; ')}`);
     this.name = 'DemoFailed';
   }
 }

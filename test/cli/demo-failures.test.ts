@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/cli-io.js';
+import { payonceBin } from '../../src/cli/demo/service-launch.js';
+import { runCli } from '../../src/cli/run-cli.js';
+
+// Needs `npm run build` (spawns the built CLI).
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const capture = (): CliIo & { stdout: string[]; stderr: string[] } => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (line) => stdout.push(line), err: (line) => stderr.push(line) };
+};
+
+// These run `payonce demo` in-process (runCli); its service child is still the built `payonce serve`.
+describe('payonce demo: a service child that cannot start', () => {
+  it('port already taken: says so, shows the child output, exits 1 without hanging', async () => {
+    const squatter = createServer();
+    squatter.listen(0, '127.0.0.1');
+    await once(squatter, 'listening');
+    const port = (squatter.address() as { port: number }).port;
+    try {
+      const io = capture();
+      const startedAtMs = Date.now();
+      expect(await runCli(['demo', '--port', String(port), '--database-url', ''], io)).toBe(1);
+      const stderr = io.stderr.join('\n');
+      expect(stderr).toMatch(/payonce demo: the payonce service did not start: pid \d+ exited with code 1/);
+      expect(stderr).toMatch(/^service output \(last \d+ lines\):$/m);
+      expect(stderr).toContain('EADDRINUSE');
+      expect(io.stdout.join('\n')).not.toContain('scenario ');
+      expect(Date.now() - startedAtMs).toBeLessThan(30_000);
+    } finally {
+      squatter.close();
+    }
+  }, 60_000);
+
+  it('unreachable database: exits 1 with the driver error, password redacted', async () => {
+    const io = capture();
+    const url = 'postgres://postgres:placeholder-pw@127.0.0.1:1/test';
+    expect(await runCli(['demo', '--database-url', url], io)).toBe(1);
+    const all = [...io.stdout, ...io.stderr].join('\n');
+    expect(all).toMatch(/the payonce service did not start: pid \d+ exited with code 1 before it was healthy/);
+    expect(all).toMatch(/ECONNREFUSED/);
+    expect(all).toContain('payonce serve on postgres postgres://postgres:***@127.0.0.1:1/test');
+    expect(all).not.toContain('placeholder-pw');
+  }, 60_000);
+
+  it('malformed flags: exit 2 before anything starts', async () => {
+    const bad = capture();
+    expect(await runCli(['demo', '--database-url', 'redis://127.0.0.1:6379'], bad)).toBe(2);
+    expect(bad.stderr.join('\n')).toContain('unsupported scheme "redis:"');
+    const only = capture();
+    expect(await runCli(['demo', '--only', '1,19'], only)).toBe(2);
+    expect(only.stderr.join('\n')).toContain('"19" is not a scenario number from 1 to 18');
+    const port = capture();
+    expect(await runCli(['demo', '--port', '70000'], port)).toBe(2);
+    expect([...bad.stdout, ...only.stdout, ...port.stdout]).toEqual([]);
+  });
+});
+
+describe('payonce demo --serve', () => {
+  it('keeps the service and the sandbox running for a real order until Ctrl-C, then stops both', async () => {
+    const child = spawn(process.execPath, [payonceBin(), 'demo', '--serve', '--only', 'none'], {
+      env: { ...process.env, DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!stdout.includes('Ctrl-C stops both') && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stdout, stderr).toContain('Ctrl-C stops both');
+      expect(stdout).not.toContain('scenario ');
+      const service = /^service {2}(http:\/\/127\.0\.0\.1:\d+) {2}\(pid (\d+)/m.exec(stdout)!;
+      const sandbox = /^sandbox {2}(http:\/\/127\.0\.0\.1:\d+)/m.exec(stdout)!;
+      const [url, pid] = [service[1]!, Number(service[2])];
+      const customer = { 'x-customer-id': 'demo-test-customer' };
+      const created = await fetch(`${url}/orders`, {
+        method: 'POST',
+        headers: { ...customer, 'content-type': 'application/json' },
+        body: JSON.stringify({ amountMinor: 1999, currency: 'EUR' }),
+      });
+      expect(created.status).toBe(201);
+      const orderId = ((await created.json()) as { order: { id: string } }).order.id;
+      const checkout = await fetch(`${url}/orders/${orderId}/checkout`, {
+        method: 'POST',
+        headers: { ...customer, 'idempotency-key': 'demo-test-checkout' },
+      });
+      expect(checkout.status).toBe(201);
+      type View = { order: { status: string }; fulfilments: unknown[] };
+      const read = async () => (await (await fetch(`${url}/orders/${orderId}`, { headers: customer })).json()) as View;
+      let view = await read();
+      for (let i = 0; i < 100 && view.order.status !== 'completed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        view = await read();
+      }
+      expect(view.order.status).toBe('completed');
+      expect(view.fulfilments).toHaveLength(1);
+      const ledger = await fetch(`${sandbox[1]}/_sandbox/charges?order_id=${orderId}`);
+      expect(((await ledger.json()) as { charges: number }).charges).toBe(1);
+
+      child.kill('SIGINT');
+      expect(await closed).toBe(0);
+      expect(isRunning(pid)).toBe(false);
+      const kept = /stopping; the database stays: sqlite (\S+)\/payonce-demo\.sqlite/.exec(stdout);
+      expect(kept).not.toBeNull();
+      await rm(kept![1]!, { recursive: true, force: true });
+    } finally {
+      clearTimeout(killer);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+});

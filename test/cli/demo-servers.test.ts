@@ -1,0 +1,36 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMysqlNamespace } from '../contract/backends/mysql.js';
+import { createPostgresNamespace } from '../contract/backends/postgres.js';
+import { expectFullDemoPassed } from './support/demo-assertions.js';
+import { runPayonce } from './support/run-payonce.js';
+
+// `DATABASE_URL=postgres://… npm start` and `DATABASE_URL=mysql://… npm start`, each on a namespace of its own
+// (a fresh PostgreSQL schema, a fresh MariaDB database) that the test drops afterwards. Needs `npm run build`.
+const servers = [
+  { name: 'PostgreSQL', dialect: 'postgres', create: createPostgresNamespace },
+  { name: 'MariaDB', dialect: 'mysql', create: createMysqlNamespace },
+] as const;
+
+describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, create }) => {
+  let dir: string;
+  let namespace: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), `payonce-demo-${dialect}-`));
+    namespace = await create();
+  });
+  afterAll(async () => {
+    await namespace?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('passes every scenario, scenario 12 restarting the service on the same database', async () => {
+    const reportPath = join(dir, 'report.json');
+    const run = await runPayonce(['demo', '--report', reportPath], { DATABASE_URL: namespace.url });
+    const report = await expectFullDemoPassed(run, reportPath);
+    expect(report.demo.database.startsWith(`${dialect} `)).toBe(true);
+    expect(run.stdout).toContain(`payonce serve on ${dialect} `);
+  }, 120_000);
+});
