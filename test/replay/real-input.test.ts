@@ -7,11 +7,15 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
 import { createService } from '../../src/service/create-service.js';
 import { PAYMENT_EVENT_TYPES } from '../../src/service/payment-event-of.js';
+import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
 import { captureLine } from '../../src/storm/replay/capture-line.js';
 import { readCaptureFile } from '../../src/storm/replay/read-capture-file.js';
 import { replay } from '../../src/storm/replay/replay.js';
 import type { ReplayReport } from '../../src/storm/replay/replay-report.js';
+import { createMysqlNamespace } from '../contract/backends/mysql.js';
+import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
+import { sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import {
   acceptedProviderFixtureFiles,
   type FixtureCapture,
@@ -86,8 +90,17 @@ interface JournalRow {
   response_status: number | string | bigint;
 }
 
+/** Query rows with binary columns (MariaDB `VARBINARY` keys come back as Buffers) read as UTF-8 text. */
 async function rows<T>(db: Kysely<unknown>, query: ReturnType<typeof sql<T>>): Promise<T[]> {
-  return (await query.execute(db)).rows;
+  return (await query.execute(db)).rows.map(
+    (row) =>
+      Object.fromEntries(
+        Object.entries(row as Record<string, unknown>).map(([k, v]) => [
+          k,
+          Buffer.isBuffer(v) ? v.toString('utf8') : v,
+        ]),
+      ) as T,
+  );
 }
 
 /**
@@ -195,6 +208,26 @@ function expectReportSays(report: ReplayReport, group: Group, copies: number): v
   }
 }
 
+/** A fresh, empty database of each SQL dialect, as a service `databaseUrl`. */
+const namespaceOf: Record<SqlDialectName, () => Promise<{ url: string; drop(): Promise<void> }>> = {
+  sqlite: async () => {
+    const ns = await createSqliteNamespace();
+    return { url: ns.path, drop: ns.drop };
+  },
+  postgres: createPostgresNamespace,
+  mysql: createMysqlNamespace,
+};
+
+/**
+ * Every group on SQLite; on PostgreSQL and MariaDB (selected by `PAYONCE_BACKENDS`, all by default) the groups
+ * holding accepted deliveries, where parallel copies race for one receipt.
+ */
+const runs = sqlDialectsFromEnv().flatMap((dialect) =>
+  groups
+    .filter((g) => dialect === 'sqlite' || g.captures.some((c) => c.record.expect === 'accepted'))
+    .map((g) => [dialect, g.name, g] as const),
+);
+
 describe('real input: provider fixtures replayed against the reference service', () => {
   it('turns every signature vector and payload of the accepted providers into captures', () => {
     for (const file of acceptedProviderFixtureFiles()) {
@@ -212,13 +245,13 @@ describe('real input: provider fixtures replayed against the reference service',
     expect(captures.filter((c) => c.fixture.startsWith('svix/')).length).toBe(6);
   });
 
-  it.each(groups.map((g) => [g.name, g] as const))(
-    '%s: payonce replay ×3 in parallel, shuffled, then replay() ×3 again: once in effect',
-    async (_name, group) => {
-      const ns = await createSqliteNamespace();
+  it.each(runs)(
+    '%s, %s: payonce replay ×3 in parallel, shuffled, then replay() ×3 again: once in effect',
+    async (dialect, _name, group) => {
+      const ns = await namespaceOf[dialect]();
       const dir = await mkdtemp(path.join(tmpdir(), 'payonce-replay-'));
       const service = await createService({
-        databaseUrl: ns.path,
+        databaseUrl: ns.url,
         port: 0,
         worker: false,
         logLevel: 'silent',
