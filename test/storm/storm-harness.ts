@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
+import type { SandboxSigningScheme } from '../../src/sandbox/webhook-signer.js';
 import { createService, type PaymentService } from '../../src/service/create-service.js';
 import type { ServiceOverrides } from '../../src/service/service-overrides.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
@@ -27,9 +28,16 @@ export interface StormWorld {
   close(): Promise<void>;
 }
 
-/** Starts a sandbox (timeScale 0.001, Stripe signing) and `createService` (optionally with `overrides`). */
-export async function startStormWorld(overrides?: ServiceOverrides): Promise<StormWorld> {
-  const sandbox = await createSandbox({ timeScale: 0.001 });
+/**
+ * Starts a sandbox (timeScale 0.001, Stripe signing unless `scheme` says otherwise) and `createService`
+ * (optionally with `overrides`), the sandbox's webhooks going to the endpoint of that scheme.
+ */
+export async function startStormWorld(
+  overrides?: ServiceOverrides,
+  scheme: SandboxSigningScheme = 'stripe',
+): Promise<StormWorld> {
+  const sandbox = await createSandbox({ timeScale: 0.001, signing: { scheme } });
+  const secret = sandbox.controls.signing().secret;
   const ns = await createSqliteNamespace();
   const adminToken = randomBytes(12).toString('hex');
   let service: PaymentService;
@@ -40,7 +48,7 @@ export async function startStormWorld(overrides?: ServiceOverrides): Promise<Sto
       logLevel: 'silent',
       databaseUrl: ns.path,
       providerUrl: sandbox.url,
-      stripeWebhookSecrets: sandbox.controls.signing().secret,
+      ...(scheme === 'stripe' ? { stripeWebhookSecrets: secret } : { standardWebhooksSecrets: secret }),
       adminToken,
       overrides,
     });
@@ -49,7 +57,7 @@ export async function startStormWorld(overrides?: ServiceOverrides): Promise<Sto
     await ns.drop();
     throw error;
   }
-  sandbox.controls.setWebhookUrl(`${service.url}/webhooks/stripe`);
+  sandbox.controls.setWebhookUrl(`${service.url}/webhooks/${scheme}`);
   return {
     sandbox,
     service,

@@ -68,6 +68,29 @@ describe('payonce storm against a correct reference service (in-process, SQLite)
   });
 });
 
+describe('payonce storm with Standard Webhooks signing', () => {
+  it('passes the webhook scenarios when the sandbox signs the Standard Webhooks way', async () => {
+    const world = await startStormWorld(undefined, 'standard-webhooks');
+    try {
+      const only = [8, 9, 10, 11, 17, 18];
+      const report = await runStorm({
+        target: world.service.url,
+        provider: world.sandbox.url,
+        only,
+        timeoutMs: 15_000,
+      });
+      expect(report.results.filter((r) => r.verdict !== 'pass').map((r) => `${r.id}: ${r.reasons.join('; ')}`)).toEqual(
+        [],
+      );
+      expect(report.results.find((r) => r.id === 10)?.notes.join('\n')).toMatch(
+        /wrong-secret 401, missing 4\d\d, stale 401, tampered 401/,
+      );
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
+});
+
 describe('payonce storm catches deliberately faulty services', () => {
   const cases = [
     {
