@@ -102,7 +102,7 @@ describe('payonce storm catches deliberately faulty services', () => {
     {
       fault: 'checkout without the one-active-attempt constraint',
       overrides: checkoutWithoutConstraint,
-      only: [2],
+      only: [2, 4],
       caught: /charged 2 times by the provider/,
     },
     {
