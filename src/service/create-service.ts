@@ -18,6 +18,7 @@ import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
+import { deferEarlyRefund } from './early-refund.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
@@ -116,7 +117,12 @@ function sameToken(given: string, expected: string): boolean {
  * `standard-webhooks`, each only when its secret is configured.
  */
 function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
-  const apply = options.overrides?.applyPaymentEvent ?? ((c, event) => c.payments.applyProviderEvent(event));
+  const apply =
+    options.overrides?.applyPaymentEvent ??
+    (async (c: ServiceContext, event: ProviderPaymentEvent) => {
+      await deferEarlyRefund(c, event);
+      return c.payments.applyProviderEvent(event);
+    });
   const schemeFor = (endpoint: ServiceWebhookEndpoint, byDefault: SignatureScheme) =>
     options.overrides?.signatureScheme ? options.overrides.signatureScheme(endpoint, byDefault) : byDefault;
   const handler: WebhookHandler = async (event) => {
@@ -270,7 +276,8 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * amount, currency, payment id) is alerted and answered `200 {"received":true,"declined":{"code":
  * "payment_rejected",…}}`, journaled `new / declined`: a definitive business refusal the provider must not
  * retry (docs/webhooks.md, `WebhookDecline`). Unknown event types are acknowledged and journaled, with no
- * business action.
+ * business action. A refund that arrives while its attempt is still active (before the success it refunds) is
+ * answered 500 before anything is recorded (`deferEarlyRefund`), so the provider redelivers it after the success.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
  *   opened is closed again).

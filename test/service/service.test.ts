@@ -265,6 +265,33 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
     expect(again.body.code).toBe('ORDER_NOT_PAYABLE');
   });
 
+  it('a refund delivered before the success it refunds is deferred (5xx) and applied on redelivery', async () => {
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 950, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    h.sandbox.controls.plan({ orderId }, { refundAfterSettle: true, reorder: true });
+    await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `reorder-${orderId}` });
+    const view = await until(
+      async () => {
+        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
+        const refundDone = v.jobs.some((j) => j.topic === 'order.refunded' && j.status === 'done');
+        return v.order.status === 'refunded' && refundDone ? v : null;
+      },
+      10_000,
+      'the early refund to be applied after the success',
+    );
+    expect(view.paidTransitions).toBe(1);
+    expect(view.refunds).toHaveLength(1);
+    expect(view.fulfilments.length).toBeLessThanOrEqual(1);
+    const refunds = view.deliveries.filter(
+      (d) => d.eventId === view.journal.find((e) => e.status === 'refunded')?.eventId,
+    );
+    expect(refunds[0]).toMatchObject({ decision: 'new', outcome: 'failed' });
+    expect(refunds.some((d) => d.decision === 'new' && d.outcome === 'completed')).toBe(true);
+    expect(view.journal.filter((e) => e.status === 'refunded').map((e) => e.decision)).toEqual(['applied']);
+  });
+
   it('healthz answers ok with the pid; metrics parse and count checkouts and fulfilments', async () => {
     const health = await call(url, 'GET', '/healthz', { customer: null });
     expect(health.status).toBe(200);
