@@ -97,6 +97,8 @@ for (let r = 0; r < Number(roundsText); r++) {
   console.log(`round ${r}: A ${costA.toFixed(1)} µs  B ${costB.toFixed(1)} µs  B/A ${(costB / costA).toFixed(3)}`);
 }
 ratios.sort((p, q) => p - q);
-console.log(`${framework}: median B/A ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)} over ${ratios.length} rounds`);
+console.log(
+  `${framework}: median B/A ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)} over ${ratios.length} rounds`,
+);
 await a.close();
 await b.close();

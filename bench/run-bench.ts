@@ -13,11 +13,12 @@ import { type HttpSizes, runHttp } from './http/run-http.js';
 import { runInChild } from './lib/child-rows.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
 import { CAUSES, NOTES } from './lib/notes.js';
+import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
 import { buildReport, renderMarkdown } from './lib/report.js';
 import { runInProcess, type WorkloadSizes } from './lib/run-rows.js';
 import type { Subject } from './lib/subject.js';
 import { collectVersions } from './lib/versions.js';
-import { bareSubject } from './subjects/bare.js';
+import { bareSubject, bareTransactionSubject } from './subjects/bare.js';
 import { payonceSubject, payonceTransactionSubject } from './subjects/payonce.js';
 import { nodeIdempotencyMemory, nodeIdempotencyRedis, powertoolsRedis } from './subjects/peers.js';
 
@@ -78,6 +79,7 @@ const BACKENDS: readonly BenchBackend[] = ['memory', 'sqlite', 'sqlite-normal', 
 
 const SUBJECTS: readonly Subject[] = [
   ...BACKENDS.flatMap((backend) => [bareSubject(backend), payonceSubject(backend)]),
+  bareTransactionSubject(),
   payonceTransactionSubject(),
   nodeIdempotencyMemory,
   nodeIdempotencyRedis,
@@ -129,6 +131,14 @@ async function main(): Promise<void> {
     for (const backend of needed) namespaces.set(backend, await createNamespace(backend));
     log('(a) unique keys and (b) duplicate storm');
     const inProcess = await runInProcess(subjects, namespaces, SIZES, log, runInChild);
+    let postgresCosts: PostgresCosts | null = null;
+    const postgres = namespaces.get('postgres');
+    if (postgres && subjects.some((s) => s.id === 'postgres/payonce-tx')) {
+      postgresCosts = await measurePostgresCosts(postgres.info);
+      log(
+        `  postgres: select 1 ${postgresCosts.roundTripsPerSec.toFixed(0)}/s, autocommit insert ${postgresCosts.autocommitInsertsPerSec.toFixed(0)}/s, commit ≈ ${postgresCosts.commitInRoundTrips.toFixed(1)} round trips`,
+      );
+    }
     log('(c) signed webhook intake over HTTP');
     const http = await runHttp(httpRows, namespaces, HTTP_SIZES, log);
     const baselines = new Map(httpRows.map((row) => [row.id, row.baseline]));
@@ -141,6 +151,7 @@ async function main(): Promise<void> {
         loadAverage: { start: loadStart, end: os.loadavg()[0] ?? 0 },
         sizes: { inProcess: SIZES, http: HTTP_SIZES, only: ONLY },
         versions,
+        postgresCosts,
       },
       baselines,
     );

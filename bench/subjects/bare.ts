@@ -51,6 +51,55 @@ async function openPostgres(ns: NamespaceInfo, counter: HandlerCounter): Promise
   };
 }
 
+/**
+ * The one-commit design written by hand on raw `pg`, what `runInTransaction` does: BEGIN, the claim INSERT, the
+ * business INSERT into `bench_ledger`, the completion UPDATE, COMMIT — five round trips and one commit. A concurrent
+ * claimer of the same key waits on the uncommitted unique-index entry, then finds the row (replay or in progress).
+ * Its ratio to the two-commit bare minimum is the most any one-commit design can reach with a driver that sends one
+ * statement at a time (pg has no pipelining).
+ */
+async function openPostgresTransaction(ns: NamespaceInfo, counter: HandlerCounter): Promise<Deliverer> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ ...ns.postgres, max: 10 });
+  return {
+    async deliver(id) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const now = Date.now();
+        const claimed = await client.query(PG_CLAIM, [PROVIDER, id, now]);
+        if (claimed.rowCount !== 1) {
+          const { rows } = await client.query<{ status: string }>(PG_READ, [PROVIDER, id]);
+          await client.query('rollback');
+          return outcomeOf(rows[0]?.status);
+        }
+        await client.query('insert into bench_ledger (event_id, amount) values ($1, $2)', [id, 4200]);
+        counter.runs++;
+        await client.query(PG_COMPLETE, [PROVIDER, id, Date.now(), HANDLER_RESPONSE.status, HEADERS_JSON, BODY]);
+        await client.query('commit');
+        return 'ran';
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The hand-written one-commit row on PostgreSQL (see `openPostgresTransaction`). */
+export function bareTransactionSubject(): Subject {
+  return {
+    id: 'postgres/bare-tx',
+    backend: 'postgres',
+    kind: 'bare',
+    label: 'bare minimum in one transaction (pg: BEGIN, claim, business INSERT, completion, COMMIT)',
+    open: openPostgresTransaction,
+  };
+}
+
 const MY_CLAIM = `insert into payonce_receipts (provider, external_id, status, attempts, claimed_at, created_at)
 values (?, ?, 'processing', 1, ?, ?)`;
 const MY_COMPLETE = `update payonce_receipts set status = 'completed', finished_at = ?, response_status = ?,

@@ -8,6 +8,7 @@ import type { Subject } from '../lib/subject.js';
  */
 export async function loadSubject(id: string): Promise<Subject> {
   const [backend, row] = id.split('/') as [BenchBackend, string];
+  if (id === 'postgres/bare-tx') return (await import('./bare.js')).bareTransactionSubject();
   if (row === 'bare') return (await import('./bare.js')).bareSubject(backend);
   if (row === 'payonce') return (await import('./payonce.js')).payonceSubject(backend);
   if (id === 'postgres/payonce-tx') return (await import('./payonce.js')).payonceTransactionSubject();
