@@ -67,9 +67,8 @@ export function craftSucceededEvent(signing: SandboxSigning, spec: CraftedEventS
   if (spec.signature === 'missing') {
     for (const name of ['stripe-signature', 'webhook-signature']) delete headers[name];
   }
+  const doubled = Number(intent.amount) * 2;
   const sent =
-    spec.signature === 'tampered'
-      ? envelope({ ...intent, amount: Number(intent.amount) * 2, amount_received: 0 })
-      : body;
+    spec.signature === 'tampered' ? envelope({ ...intent, amount: doubled, amount_received: doubled }) : body;
   return Object.freeze({ endpoint: signing.scheme, eventId, body: sent, headers });
 }
