@@ -110,6 +110,7 @@ describe('payonce replay', () => {
     ['a bad --copies', 'copies', /option '--copies <n>' argument '0' is invalid. must be from 1 to 1000/],
     ['a missing --target', 'no-target', /required option '--target <url>' not specified/],
     ['a report folder that does not exist', 'report', /--report: folder .* does not exist/],
+    ['--seed without --shuffle', 'seed', /^payonce replay: --seed orders a shuffle: pass shuffle: true with it$/],
   ])('exits 2 on %s', async (_name, variant, message) => {
     target.received.splice(0);
     const invalid = await captureFile('invalid.jsonl', [
@@ -129,6 +130,7 @@ describe('payonce replay', () => {
         '--report',
         path.join(dir, 'nope', 'r.json'),
       ],
+      seed: [await captureFile('ok.jsonl', good), '--target', target.url, '--seed', 'abc'],
     };
     const { code, err } = await cli(...args[variant]!);
     expect(code).toBe(2);

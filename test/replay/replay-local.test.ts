@@ -223,6 +223,7 @@ describe('replay against a local target', () => {
     [{ parallel: 257 }, 'parallel'],
     [{ timeoutMs: 0 }, 'timeoutMs'],
     [{ seed: '' }, 'seed'],
+    [{ seed: 'no-shuffle' }, 'seed'],
     [{ captures: [] }, 'captures'],
   ])('refuses %j before sending anything (InvalidOption %s)', async (override, option) => {
     fresh();

@@ -7,7 +7,7 @@ import type { Capture } from '../../storm/replay/capture.js';
 import { InvalidCaptureFile } from '../../storm/replay/invalid-capture-file.js';
 import { readCaptureFile } from '../../storm/replay/read-capture-file.js';
 import { ReplayFailed } from '../../storm/replay/replay-failed.js';
-import { replayTarget } from '../../storm/replay/replay-options.js';
+import { replayTarget, resolveReplayOptions } from '../../storm/replay/replay-options.js';
 import type { ReplayReport } from '../../storm/replay/replay-report.js';
 import { replayTable } from '../../storm/replay/replay-table.js';
 import type { CliIo } from '../cli-io.js';
@@ -26,6 +26,26 @@ export interface ReplayCommandOptions {
   readonly report?: string;
 }
 
+/** The command-line flag of each `replay()` option, for usage errors. */
+const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
+  target: '--target',
+  copies: '--copies',
+  parallel: '--parallel',
+  seed: '--seed',
+  timeoutMs: '--timeout-ms',
+};
+
+function replayOptions(options: ReplayCommandOptions) {
+  return {
+    target: options.target,
+    copies: options.copies,
+    parallel: options.parallel,
+    shuffle: options.shuffle,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    timeoutMs: options.timeoutMs,
+  };
+}
+
 function positiveInt(max: number): (value: string) => number {
   return (value) => {
     if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
@@ -40,8 +60,8 @@ function positiveInt(max: number): (value: string) => number {
  * every capture `copies` times, prints progress (about every tenth of the run), a table and a summary line, and
  * writes the JSON report to `report` when given.
  * @returns the report.
- * @throws {CliUsageError} a bad target URL, an unreadable or invalid capture file, a report path whose folder does
- * not exist (exit 2; nothing was sent).
+ * @throws {CliUsageError} a bad target URL, an unreadable or invalid capture file, `--seed` without `--shuffle`, a
+ * report path whose folder does not exist (exit 2; nothing was sent).
  * @throws {ReplayFailed} a capture's answers contradict its `expect` (exit 1), after printing and writing the report.
  * @see docs/replay.md.
  */
@@ -50,14 +70,13 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   try {
     replayTarget(options.target);
     captures = await readCaptureFile(file);
+    resolveReplayOptions({ ...replayOptions(options), captures });
   } catch (error) {
-    if (error instanceof InvalidOption || error instanceof InvalidCaptureFile) {
-      throw new CliUsageError(
-        error instanceof InvalidOption
-          ? `--target ${error.message.replace(/^invalid option target: /, '')}`
-          : error.message,
-      );
+    if (error instanceof InvalidOption) {
+      const flag = FLAG_OF_OPTION[error.option] ?? error.option;
+      throw new CliUsageError(`${flag} ${error.message.replace(/^invalid option [^:]+: /, '')}`);
     }
+    if (error instanceof InvalidCaptureFile) throw new CliUsageError(error.message);
     throw error;
   }
   if (options.report !== undefined) {
@@ -78,13 +97,8 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   // undici is loaded only when a replay runs, so the other commands start without it.
   const { replay } = await import('../../storm/replay/replay.js');
   const report = await replay({
-    target: options.target,
+    ...replayOptions(options),
     captures,
-    copies: options.copies,
-    parallel: options.parallel,
-    shuffle: options.shuffle,
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    timeoutMs: options.timeoutMs,
     onDelivery: (result, done) => {
       if (result.status === null) failed++;
       else if (result.status >= 200 && result.status < 300) success++;

@@ -67,8 +67,8 @@ export function replayTarget(target: string | URL): URL {
 /**
  * Checks `options` once and applies the defaults (copies 1, parallel 1, no shuffle, timeout 10 s); a shuffled
  * run without a seed gets a random one, returned so the report can print it.
- * @throws {InvalidOption} a bad target (see {@link replayTarget}), no capture, two captures with one id, or a
- * number or seed out of range.
+ * @throws {InvalidOption} a bad target (see {@link replayTarget}), no capture, two captures with one id, a
+ * number or seed out of range, or a seed without `shuffle`.
  */
 export function resolveReplayOptions(options: ReplayOptions): ResolvedReplayOptions {
   const target = replayTarget(options.target);
@@ -84,6 +84,7 @@ export function resolveReplayOptions(options: ReplayOptions): ResolvedReplayOpti
     if (typeof options.seed !== 'string' || options.seed === '' || options.seed.length > 200) {
       throw new InvalidOption('seed', 'must be a non-empty string of at most 200 characters');
     }
+    if (!shuffle) throw new InvalidOption('seed', 'orders a shuffle: pass shuffle: true with it');
     seed = options.seed;
   }
   if (shuffle && seed === null) seed = crypto.randomUUID().slice(0, 8);

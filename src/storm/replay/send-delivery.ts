@@ -55,9 +55,12 @@ function problemCodeOf(contentType: string, kept: Buffer): string | null {
   }
 }
 
+/** undici's own timeout codes (headers or body too slow): reported like the overall timeout. */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
 function errorText(error: unknown, timedOut: boolean, timeoutMs: number): string {
-  if (timedOut) return `timeout after ${timeoutMs} ms`;
   const code = (error as { code?: unknown } | null)?.code;
+  if (timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code))) return `timeout after ${timeoutMs} ms`;
   const message = error instanceof Error ? error.message : String(error);
   const text = typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
   return text.length <= MAX_ERROR_CHARS ? text : text.slice(0, MAX_ERROR_CHARS);
