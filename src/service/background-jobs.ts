@@ -1,5 +1,6 @@
 import { OutboxWorker } from '../outbox/outbox-worker.js';
 import { fulfilmentHandlers } from './fulfilment-jobs.js';
+import { PendingReconciler } from './pending-reconciliation.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import type { ServiceRuntime } from './service-runtime.js';
 
@@ -15,7 +16,8 @@ export interface BackgroundJobs {
  * Starts the in-process background work of the reference service (SPEC §6–7): an `OutboxWorker` on the
  * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
- * than `reconcileAfterMs`. Used by `createService` (unless `worker: false`) and by `payonce worker`.
+ * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`. Used by
+ * `createService` (unless `worker: false`) and by `payonce worker`.
  * @example const jobs = startBackgroundJobs(runtime); … await jobs.stop();
  */
 export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
@@ -39,6 +41,11 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
   const reconciler = new ReconcileLoop(ctx.payments, {
     everyMs: config.reconcileEveryMs,
     afterMs: config.reconcileAfterMs,
+    pending: new PendingReconciler(ctx, { olderThanMs: config.reconcilePendingAfterMs }),
+    onPendingRun: (report) => {
+      metrics.reconcileResolved.inc(report.changed);
+      if (report.examined > 0) logger.info({ report }, 'pending attempts re-checked');
+    },
     onRun: (report) => {
       metrics.reconcileRuns.inc({ result: 'ok' });
       metrics.reconcileResolved.inc(report.resolved);

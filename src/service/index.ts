@@ -22,6 +22,7 @@ export {
   orderView,
 } from './order-view.js';
 export { orderIdOf, PAYMENT_EVENT_TYPES, paymentEventOf } from './payment-event-of.js';
+export { type PendingReconcileReport, PendingReconciler } from './pending-reconciliation.js';
 export { ReconcileLoop, type ReconcileLoopOptions } from './reconcile-loop.js';
 export {
   type SandboxStandardWebhooksProfileOptions,

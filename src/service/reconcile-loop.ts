@@ -1,4 +1,5 @@
 import type { Payments, ReconcileReport } from '../payments/payments.js';
+import type { PendingReconcileReport } from './pending-reconciliation.js';
 
 /** Options of {@link ReconcileLoop}. Durations in milliseconds. */
 export interface ReconcileLoopOptions {
@@ -8,6 +9,10 @@ export interface ReconcileLoopOptions {
   readonly afterMs: number;
   /** Called with each run's report. */
   readonly onRun?: (report: ReconcileReport) => void;
+  /** Also re-checks stale `pending`/`requires_action` attempts after each run (`PendingReconciler`). */
+  readonly pending?: { runOnce(): Promise<PendingReconcileReport> };
+  /** Called with each pending re-check's report. */
+  readonly onPendingRun?: (report: PendingReconcileReport) => void;
   /** Called when a run throws (database down); the loop goes on. */
   readonly onError?: (error: unknown) => void;
 }
@@ -15,7 +20,8 @@ export interface ReconcileLoopOptions {
 /**
  * The reconciliation job of SPEC §6 on a timer: every `everyMs` it calls
  * `payments.reconcile({ olderThanMs: afterMs })`, which asks the provider about attempts left `creating` or
- * `unknown` (a timed-out create) and matches parked events. One run at a time; `stop()` waits for the running one.
+ * `unknown` (a timed-out create) and matches parked events; then, with `pending`, re-checks attempts whose
+ * webhooks never came. One run at a time; `stop()` waits for the running one.
  * @example const loop = new ReconcileLoop(payments, { everyMs: 10_000, afterMs: 60_000 }); loop.start();
  */
 export class ReconcileLoop {
@@ -50,11 +56,15 @@ export class ReconcileLoop {
     await this.running;
   }
 
+  private async tick(): Promise<void> {
+    this.options.onRun?.(await this.runOnce());
+    if (this.options.pending) this.options.onPendingRun?.(await this.options.pending.runOnce());
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then((report) => this.options.onRun?.(report))
+      this.running = this.tick()
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => {
           this.running = null;

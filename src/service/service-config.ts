@@ -40,6 +40,11 @@ export interface ServiceSettings {
   reconcileEveryMs?: number;
   /** Attempts in `creating`/`unknown` not updated for this long are asked about. @default 60_000 */
   reconcileAfterMs?: number;
+  /**
+   * Attempts left `pending`/`requires_action` this long (their webhooks never came) are re-checked with the
+   * provider, at most once per this period each. @default 300_000 (5 min)
+   */
+  reconcilePendingAfterMs?: number;
   /** The simulated warehouse call inside each fulfilment, outside any transaction. @default 0 */
   fulfilDelayMs?: number;
   /** Age of a webhook receipt in `processing` before another worker may take it over. @default 300_000 */
@@ -64,6 +69,7 @@ export interface ServiceConfig {
   readonly retryBaseMs: number;
   readonly reconcileEveryMs: number;
   readonly reconcileAfterMs: number;
+  readonly reconcilePendingAfterMs: number;
   readonly fulfilDelayMs: number;
   readonly receiptStaleAfterMs: number;
 }
@@ -136,6 +142,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     retryBaseMs: int(settings.retryBaseMs, 'retryBaseMs', 1, 1_000),
     reconcileEveryMs: int(settings.reconcileEveryMs, 'reconcileEveryMs', 1, 10_000),
     reconcileAfterMs: int(settings.reconcileAfterMs, 'reconcileAfterMs', 0, 60_000),
+    reconcilePendingAfterMs: int(settings.reconcilePendingAfterMs, 'reconcilePendingAfterMs', 1, 300_000),
     fulfilDelayMs: int(settings.fulfilDelayMs, 'fulfilDelayMs', 0, 0),
     receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
   });

@@ -96,3 +96,44 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
     expect(retry.body.attempt.id).not.toBe(checkout.body.attempt.id);
   });
 });
+
+describe('pending attempts whose webhooks never came are re-checked with the provider', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ connectWebhooks: false, reconcilePendingAfterMs: 400, reconcileEveryMs: 100 });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a pending attempt is found succeeded, paid once and fulfilled once; a held one stays pending', async () => {
+    const url = h.service.url;
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 2700, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    const checkout = await call<{ attempt: { id: string; status: string } }>(
+      url,
+      'POST',
+      `/orders/${orderId}/checkout`,
+      {
+        key: `silent-${orderId}`,
+      },
+    );
+    expect(checkout.body.attempt.status).toBe('pending');
+    const held = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 2800, currency: 'EUR' },
+    });
+    h.sandbox.controls.plan({ orderId: held.body.order.id }, { outcome: 'hold' });
+    await call(url, 'POST', `/orders/${held.body.order.id}/checkout`, { key: `held-${held.body.order.id}` });
+    const view = await untilFulfilled(url, orderId, 'customer-a', 15_000);
+    expect(view.attempts[0]?.status).toBe('succeeded');
+    expect(view.paidTransitions).toBe(1);
+    expect(view.fulfilments).toHaveLength(1);
+    expect(view.journal.filter((e) => e.eventType === 'reconciliation').map((e) => e.decision)).toEqual(['applied']);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const still = (await call<ViewBody>(url, 'GET', `/orders/${held.body.order.id}`)).body;
+    expect(still.attempts[0]?.status).toBe('pending');
+    expect(still.journal.filter((e) => e.eventType === 'reconciliation')).toEqual([]);
+  });
+});

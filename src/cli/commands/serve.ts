@@ -18,6 +18,7 @@ export interface RuntimeFlags {
   fulfilDelayMs?: number;
   receiptStaleAfterMs?: number;
   retryBaseMs?: number;
+  reconcilePendingAfterMs?: number;
   logLevel?: string;
 }
 
@@ -83,6 +84,11 @@ export function addRuntimeOptions(command: Command): Command {
       millis('--fulfil-delay-ms'),
     )
     .option(
+      '--reconcile-pending-after-ms <ms>',
+      'age of pending attempts (no webhook came) re-checked with the provider (default 300000)',
+      millis('--reconcile-pending-after-ms', 1),
+    )
+    .option(
       '--retry-base-ms <ms>',
       'first retry delay of a failed outbox job, doubled per failure (default 1000)',
       millis('--retry-base-ms', 1),
@@ -132,6 +138,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     fulfilDelayMs: flags.fulfilDelayMs,
     receiptStaleAfterMs: flags.receiptStaleAfterMs,
     retryBaseMs: flags.retryBaseMs,
+    reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
