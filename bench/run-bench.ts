@@ -14,6 +14,7 @@ import { runInChild } from './lib/child-rows.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
 import { CAUSES, NOTES } from './lib/notes.js';
 import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
+import { updateReadme } from './lib/readme-section.js';
 import { buildReport, renderMarkdown } from './lib/report.js';
 import { runInProcess, type WorkloadSizes } from './lib/run-rows.js';
 import type { Subject } from './lib/subject.js';
@@ -159,6 +160,15 @@ async function main(): Promise<void> {
     await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(join(OUT_DIR, 'RESULTS.md'), renderMarkdown(report, NOTES, CAUSES));
     await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);
+    // A full run of every row into bench/ also refreshes the README's Performance numbers (between its markers).
+    if (!QUICK && ONLY.length === 0 && process.env.BENCH_OUT === undefined) {
+      const readme = join(import.meta.dirname, '..', 'README.md');
+      log(
+        (await updateReadme(readme, report))
+          ? 'updated README.md Performance numbers'
+          : 'README.md has no bench markers',
+      );
+    }
     for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.subject} ${t.measured}`);
     log(`wrote ${join(OUT_DIR, 'RESULTS.md')} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s`);
   } finally {
