@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts the local target on an ephemeral port. Routes (any method, under any prefix):
- * `…/ok` 200 `{"received":true}` after `delayMs`; `…/refuse` 401 problem+json `WEBHOOK_SIGNATURE_INVALID`;
+ * `…/ok` 200 `{"received":true}` after `delayMs`; `…/quick` 204 at once; `…/refuse` 401 problem+json `WEBHOOK_SIGNATURE_INVALID`;
  * `…/fail` 500; `…/slow` answers after 2 s; `…/dedupe` answers per `x-event-id` like the intake: the first
  * request 200 (after `delayMs`), a concurrent one 409, later ones the same 200 with `Idempotent-Replayed: true`.
  */
@@ -48,6 +48,7 @@ export async function startLocalTarget(delayMs = 0): Promise<LocalTarget> {
         await sleep(delayMs);
         return reply.status(200).type('application/json').send('{"received":true}');
       }
+      if (route === 'quick') return reply.status(204).send();
       if (route === 'refuse') {
         return reply
           .status(401)

@@ -131,7 +131,7 @@ describe('replay against a local target', () => {
   it('shuffles by seed: the order is the report order, repeatable with the seed, and another seed differs', async () => {
     fresh();
     const list = captures(
-      ...Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, path: '/ok', headers: { 'x-n': `s${i}` }, body: '' })),
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, path: '/quick', headers: { 'x-n': `s${i}` }, body: '' })),
     );
     const run = async (seed?: string) => {
       const report = await replay({
