@@ -92,3 +92,18 @@ export const signatureCheckOff: ServiceOverrides = {
     verify: () => ({ ok: true, scheme: byDefault.name, secretIndex: 0, timestampSec: null }),
   }),
 };
+
+/**
+ * FAULTY: a provider timeout is taken as a failure. When the create call got no answer (attempt `unknown`), the
+ * checkout marks the attempt `failed`, which frees the order for a new attempt and a second payment.
+ * Scenarios 5 (lost response) and 15 (unknown result) must catch it.
+ */
+export const timeoutAsFailure: ServiceOverrides = {
+  async checkout(ctx, orderId, principal) {
+    const result = await ctx.payments.openCheckout(orderId, principal);
+    if (result.kind !== 'attempt' || result.attempt.status !== 'unknown') return result;
+    const db = ctx.store.db as unknown as Kysely<{ [ATTEMPTS_TABLE]: { id: string; status: string } }>;
+    await db.updateTable(ATTEMPTS_TABLE).set({ status: 'failed' }).where('id', '=', result.attempt.id).execute();
+    return { ...result, attempt: { ...result.attempt, status: 'failed' } };
+  },
+};

@@ -3,7 +3,7 @@ import { runStorm } from '../../src/storm/run-storm.js';
 import type { ScenarioResult } from '../../src/storm/scenario.js';
 import type { StormProgress } from '../../src/storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../src/storm/storm-table.js';
-import { checkoutWithoutConstraint, receiptsDisabled, signatureCheckOff } from './faulty-services.js';
+import { checkoutWithoutConstraint, receiptsDisabled, signatureCheckOff, timeoutAsFailure } from './faulty-services.js';
 import { type StormWorld, startStormWorld } from './storm-harness.js';
 
 const IN_PROCESS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18];
@@ -104,6 +104,12 @@ describe('payonce storm catches deliberately faulty services', () => {
       overrides: checkoutWithoutConstraint,
       only: [2, 4],
       caught: /charged 2 times by the provider/,
+    },
+    {
+      fault: 'a provider timeout taken as a failure',
+      overrides: timeoutAsFailure,
+      only: [5, 15],
+      caught: /(made the attempt "failed"|left the attempt failed)[^]*charged 2 times by the provider/,
     },
     {
       fault: 'signature check off',
