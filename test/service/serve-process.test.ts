@@ -128,7 +128,7 @@ describe('payonce serve as a child process (built dist/)', () => {
     const exit = await second.exited;
     expect(exit.code).toBe(0);
     expect(second.output()).toContain('SIGTERM, closing');
-  });
+  }, 60_000);
 
   it('serve --no-worker leaves fulfilment to payonce worker on the same database', async () => {
     const server = start([...args(0), '--no-worker'], env());
@@ -168,7 +168,7 @@ describe('payonce serve as a child process (built dist/)', () => {
     expect((await worker.exited).code).toBe(0);
     server.process.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
-  });
+  }, 60_000);
 
   it('exits 2 with a clear message when the provider URL is missing', async () => {
     const child = start(['serve', '--port', '0', '--database-url', ns.path], { PAYONCE_PROVIDER_URL: '' });
