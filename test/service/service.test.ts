@@ -386,3 +386,43 @@ describe('reference service without an admin token', () => {
     }
   });
 });
+
+describe('reference service with a pinned clock', () => {
+  it('verifies signatures against the pinned time and parks an event whose attempt is unknown', async () => {
+    const pinnedMs = Date.parse('2024-06-20T12:00:00Z');
+    const h = await startHarness({ clock: { now: () => pinnedMs } });
+    try {
+      const eventId = 'evt_pinned_clock_1';
+      const body = stripeIntentEvent({
+        eventId,
+        type: 'payment_intent.succeeded',
+        paymentId: 'pi_pinned',
+        merchantReference: 'attempt-that-does-not-exist',
+        amountMinor: 100,
+        currency: 'EUR',
+      });
+      const signing = h.sandbox.controls.signing();
+      const atPinned = await deliver(
+        h.service.url,
+        'stripe',
+        body,
+        signedHeaders(signing, eventId, body, pinnedMs / 1000),
+      );
+      expect(atPinned.status).toBe(200);
+      expect(JSON.parse(atPinned.text)).toEqual({ received: true, decision: 'parked' });
+      const nowBody = body.replace(eventId, 'evt_pinned_clock_2');
+      const now = Math.floor(Date.now() / 1000);
+      const atRealNow = await deliver(
+        h.service.url,
+        'stripe',
+        nowBody,
+        signedHeaders(signing, 'evt_pinned_clock_2', nowBody, now),
+      );
+      expect(atRealNow.status).toBe(401);
+      const health = await call(h.service.url, 'GET', '/healthz', { customer: null });
+      expect(health.body.startedAtMs).toBe(pinnedMs);
+    } finally {
+      await h.close();
+    }
+  });
+});
