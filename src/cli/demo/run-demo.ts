@@ -83,6 +83,7 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * output is captured and printed (to `io.err`) only when something failed.
  * @throws {CliUsageError} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
+ * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
@@ -132,6 +133,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
 
     let storm: StormReport | null = null;
     if (options.only === undefined || options.only.length > 0) {
+      const running = supervisor;
       storm = await runStorm({
         target: launch.url,
         provider: sandbox.url,
@@ -142,6 +144,9 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
           const line = progressLine(event);
           if (line !== null) io.out(line);
         },
+      }).catch((error: unknown) => {
+        showServiceOutput(io, running.output());
+        throw error;
       });
       io.out('');
       for (const line of formatStormTable(storm).split('\n')) io.out(line);
