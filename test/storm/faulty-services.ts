@@ -107,3 +107,26 @@ export const timeoutAsFailure: ServiceOverrides = {
     return { ...result, attempt: { ...result.attempt, status: 'failed' } };
   },
 };
+
+/**
+ * FAULTY: amount, currency and order of an authentic event are not checked — the handler takes the attempt's own
+ * amount and currency instead of the event's. Scenario 11 (valid signature, foreign amount/currency/order) must
+ * catch it.
+ */
+export const eventMoneyUnchecked: ServiceOverrides = {
+  async applyPaymentEvent(ctx, event) {
+    const db = ctx.store.db as unknown as Kysely<{
+      [ATTEMPTS_TABLE]: { id: string; provider_payment_id: string | null; amount_minor: number; currency: string };
+    }>;
+    const attempt = await db
+      .selectFrom(ATTEMPTS_TABLE)
+      .select(['amount_minor', 'currency'])
+      .where((eb) =>
+        eb.or([eb('id', '=', event.merchantReference ?? ''), eb('provider_payment_id', '=', event.paymentId ?? '')]),
+      )
+      .executeTakeFirst();
+    if (attempt === undefined) return ctx.payments.applyProviderEvent(event);
+    const trusted = { ...event, amountMinor: Number(attempt.amount_minor), currency: attempt.currency, orderId: null };
+    return ctx.payments.applyProviderEvent(trusted);
+  },
+};

@@ -3,7 +3,13 @@ import { runStorm } from '../../src/storm/run-storm.js';
 import type { ScenarioResult } from '../../src/storm/scenario.js';
 import type { StormProgress } from '../../src/storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../src/storm/storm-table.js';
-import { checkoutWithoutConstraint, receiptsDisabled, signatureCheckOff, timeoutAsFailure } from './faulty-services.js';
+import {
+  checkoutWithoutConstraint,
+  eventMoneyUnchecked,
+  receiptsDisabled,
+  signatureCheckOff,
+  timeoutAsFailure,
+} from './faulty-services.js';
 import { type StormWorld, startStormWorld } from './storm-harness.js';
 
 const IN_PROCESS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18];
@@ -110,6 +116,12 @@ describe('payonce storm catches deliberately faulty services', () => {
       overrides: timeoutAsFailure,
       only: [5, 15],
       caught: /(made the attempt "failed"|left the attempt failed)[^]*charged 2 times by the provider/,
+    },
+    {
+      fault: 'amount, currency and order of authentic events not checked',
+      overrides: eventMoneyUnchecked,
+      only: [11],
+      caught: /after the foreign events order \w+ is (paid|fulfilling|completed)/,
     },
     {
       fault: 'signature check off',
