@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Outbox } from '../../src/outbox/outbox.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../contract/backends/sqlite.js';
 import { call, until, type ViewBody } from './service-harness.js';
 
@@ -128,6 +130,47 @@ describe('payonce serve as a child process (built dist/)', () => {
     const exit = await second.exited;
     expect(exit.code).toBe(0);
     expect(second.output()).toContain('SIGTERM, closing');
+  }, 60_000);
+
+  it('SIGTERM during the fulfilment delay stops at once, requeues the job, and a restart fulfils once', async () => {
+    const first = start([...args(5_000), '--retry-base-ms', '50'], env());
+    const url = await listeningUrl(first);
+    sandbox.controls.setWebhookUrl(`${url}/webhooks/stripe`);
+    const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
+      body: { amountMinor: 3300, currency: 'EUR' },
+    });
+    const orderId = created.body.order.id;
+    await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `term-${orderId}` });
+    await until(
+      async () => (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body.jobs[0]?.status === 'running',
+      10_000,
+      'the fulfilment job to be leased',
+    );
+    const signalledAt = Date.now();
+    first.process.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(4_000);
+    const store = await SqliteStore.open<unknown>(ns.path);
+    try {
+      const [job] = await new Outbox(store).jobsByDedupeKey(`order:${orderId}`);
+      expect(job).toMatchObject({ topic: 'order.fulfil', status: 'queued', attempts: 1 });
+      expect(job?.lastError).toContain('Abort');
+    } finally {
+      await store.close();
+    }
+
+    const second = start(args(0), env());
+    const secondUrl = await listeningUrl(second);
+    const done = await until(
+      async () => {
+        const v = (await call<ViewBody>(secondUrl, 'GET', `/orders/${orderId}`)).body;
+        return v.order.status === 'completed' ? v : null;
+      },
+      15_000,
+      'the restarted service to fulfil the order',
+    );
+    expect(done.fulfilments).toHaveLength(1);
+    expect(done.jobs[0]).toMatchObject({ status: 'done', attempts: 2 });
   }, 60_000);
 
   it('serve --no-worker leaves fulfilment to payonce worker on the same database', async () => {
