@@ -15,7 +15,8 @@ export interface WorkloadSizes {
   readonly stormConcurrency: number;
   /** (b) no new key is stormed after this many ms. */
   readonly stormMaxMs: number;
-  /** Untimed deliveries on a fresh connection before each run (connections, JIT, statement caches). */
+  /** Untimed warm-up deliveries on a fresh connection before each run, at most this many and for at most
+   * `WARMUP_MAX_MS` (connections, JIT, statement caches). */
   readonly warmup: number;
   /** Timed runs per row; the report gives their median, min and max. */
   readonly reps: number;
