@@ -1,4 +1,4 @@
-import { InvalidOption } from '../core/errors.js';
+import { InvalidOption, PayonceError } from '../core/errors.js';
 import { ALL_SCENARIOS, CRASH_SCENARIO_ID } from './all-scenarios.js';
 import { SandboxApi } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
@@ -32,12 +32,12 @@ export interface StormOptions {
   concurrency?: number;
 }
 
-/** The service or the sandbox did not answer before the storm began; nothing was run. */
-export class StormTargetUnavailable extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'StormTargetUnavailable';
-  }
+/**
+ * The service (`GET /healthz`) or the sandbox (`GET /_sandbox/signing`) did not answer 200 before the storm began;
+ * nothing was run. Client side only (never an HTTP answer); `payonce storm` exits with status 1.
+ */
+export class StormTargetUnavailable extends PayonceError<'STORM_TARGET_UNAVAILABLE'> {
+  readonly code = 'STORM_TARGET_UNAVAILABLE';
 }
 
 function baseUrl(value: unknown, name: string): string {
