@@ -64,8 +64,10 @@ function groupsOf(captures: readonly FixtureCapture[]): Group[] {
     );
     if (found) found.captures.push(capture);
     else {
+      const n = groups.filter((g) => g.endpoint === capture.endpoint).length + 1;
+      const secret = capture.kind === 'payload' ? 'test' : 'fixture';
       groups.push({
-        name: `${capture.endpoint} #${groups.filter((g) => g.endpoint === capture.endpoint).length + 1} (now ${capture.nowSeconds}, ${capture.kind === 'payload' ? 'test' : 'fixture'} secret)`,
+        name: `${capture.endpoint} #${n} (now ${capture.nowSeconds}, ${secret} secret)`,
         endpoint: capture.endpoint,
         secret: capture.secret,
         nowSeconds: capture.nowSeconds,

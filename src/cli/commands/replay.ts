@@ -9,7 +9,7 @@ import { readCaptureFile } from '../../storm/replay/read-capture-file.js';
 import { ReplayFailed } from '../../storm/replay/replay-failed.js';
 import { replayTarget, resolveReplayOptions } from '../../storm/replay/replay-options.js';
 import type { ReplayReport } from '../../storm/replay/replay-report.js';
-import { replayTable } from '../../storm/replay/replay-table.js';
+import { counted, replayTable } from '../../storm/replay/replay-table.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 
@@ -87,9 +87,11 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   }
   const total = captures.length * options.copies;
   const step = Math.max(1, Math.ceil(total / 10));
+  const copies = `${counted(options.copies, 'copy', 'copies')} each (${counted(total, 'delivery', 'deliveries')})`;
+  const shuffled = options.shuffle ? ', shuffled' : '';
   io.out(
-    `payonce replay: ${captures.length} captures from ${file} to ${options.target}, ${options.copies} copies each ` +
-      `(${total} deliveries), ${options.parallel} in parallel${options.shuffle ? ', shuffled' : ''}`,
+    `payonce replay: ${counted(captures.length, 'capture')} from ${file} to ${options.target}, ${copies}, ` +
+      `${options.parallel} in parallel${shuffled}`,
   );
   let success = 0;
   let other = 0;

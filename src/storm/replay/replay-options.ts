@@ -4,15 +4,24 @@ import type { DeliveryResult } from './replay-report.js';
 
 /** Options of `replay()`. */
 export interface ReplayOptions {
-  /** Base URL of the service, `http:` or `https:`, without query, fragment or credentials; each capture's path is appended to its path. */
+  /**
+   * Base URL of the service, `http:` or `https:`, without query, fragment or credentials; each capture's path is
+   * appended to its path.
+   */
   readonly target: string | URL;
   /** The deliveries to send (from `readCaptureFile` / `parseCaptures`). At least one. */
   readonly captures: readonly Capture[];
   /** How many times each capture is sent, 1–1000. @default 1 */
   readonly copies?: number;
-  /** Requests in flight at once, 1–256. Copies of one capture may then arrive together, as provider retries do. @default 1 */
+  /**
+   * Requests in flight at once, 1–256. Copies of one capture may then arrive together, as provider retries do.
+   * @default 1
+   */
   readonly parallel?: number;
-  /** Send the copies of all captures in a seeded random order instead of file order (copies of a capture in a row). @default false */
+  /**
+   * Send the copies of all captures in a seeded random order instead of file order (copies of a capture in a row).
+   * @default false
+   */
   readonly shuffle?: boolean;
   /** Seed of the shuffle (any text, at most 200 characters); a random one is chosen and reported when absent. */
   readonly seed?: string;

@@ -2,6 +2,11 @@ import type { ReplayReport } from './replay-report.js';
 
 const MAX_ID_CHARS = 44;
 
+/** `1 capture`, `2 captures`, `1 copy`, `3 copies`: a count and its noun in the right number. */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 function cell(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
 }
@@ -16,12 +21,13 @@ export function replaySummaryLine(report: ReplayReport): string {
   const contradicted = report.captures.filter((c) => c.verdict === 'contradicted').map((c) => c.id);
   const head = report.ok
     ? `PASS: ${t.matched} matched, ${t.unchecked} unchecked`
-    : `FAIL: ${t.contradicted} of ${t.captures} captures contradict their expect (${contradicted.join(', ')})`;
+    : `FAIL: ${t.contradicted} of ${counted(t.captures, 'capture')} contradict their expect (${contradicted.join(', ')})`;
   const order = report.shuffled ? `shuffled with seed ${report.seed}` : 'in file order';
+  const answers = `${t.success} 2xx, ${t.clientError} 4xx, ${t.serverError} 5xx, ${t.other} other, ${t.failed} no answer`;
   return (
-    `${head}; ${t.captures} captures, ${t.deliveries} deliveries (${t.success} 2xx, ${t.clientError} 4xx, ` +
-    `${t.serverError} 5xx, ${t.other} other, ${t.failed} no answer), ${t.replayed} replayed; ` +
-    `${report.copies} copies each, ${report.parallel} in parallel, ${order}, ${report.durationMs} ms`
+    `${head}; ${counted(t.captures, 'capture')}, ${counted(t.deliveries, 'delivery', 'deliveries')} (${answers}), ` +
+    `${t.replayed} replayed; ` +
+    `${counted(report.copies, 'copy', 'copies')} each, ${report.parallel} in parallel, ${order}, ${report.durationMs} ms`
   );
 }
 
