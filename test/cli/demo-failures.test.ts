@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
+import { runDemo } from '../../src/cli/demo/run-demo.js';
 import { payonceBin } from '../../src/cli/demo/service-launch.js';
 import { runCli } from '../../src/cli/run-cli.js';
 
@@ -67,6 +70,34 @@ describe('payonce demo: a service child that cannot start', () => {
     expect(await runCli(['demo', '--port', '70000'], port)).toBe(2);
     expect([...bad.stdout, ...only.stdout, ...port.stdout]).toEqual([]);
   });
+});
+
+describe('payonce demo: a service that does not come back', () => {
+  it('reports scenario 12 failed and the supervisor giving up, with the service output, and does not pass', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-demo-gone-'));
+    const io = capture();
+    let removed: Promise<void> | null = null;
+    const out = io.out;
+    io.out = (line) => {
+      out(line);
+      // Once the service runs, its database directory disappears: every restart after scenario 12's kill fails.
+      if (line.startsWith('service http://')) removed = rm(dir, { recursive: true, force: true });
+    };
+    try {
+      const result = await runDemo(io, { databaseUrl: join(dir, 'demo.sqlite'), only: [12], scenarioTimeoutMs: 6_000 });
+      expect(removed).not.toBeNull();
+      expect(result.passed).toBe(false);
+      expect(result.restarts).toEqual([]);
+      expect(result.storm?.results.map((r) => [r.id, r.verdict])).toEqual([[12, 'fail']]);
+      const stderr = io.stderr.join('\n');
+      expect(stderr).toMatch(/service down for good: pid \d+ killed by SIGKILL, then 3 restarts in a row failed/);
+      expect(stderr).toMatch(/^service output \(last \d+ lines\):$/m);
+      expect(stderr).toMatch(/directory does not exist|unable to open database|SQLITE_CANTOPEN/i);
+      expect(io.stdout.join('\n')).toMatch(/^FAIL: 1 of 1 scenarios failed \(12\)/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('payonce demo --serve', () => {

@@ -126,7 +126,9 @@ describe('payonce demo: the service supervisor', () => {
       process.kill(supervisor.pid, 'SIGKILL');
       await until(() => supervisor.failure !== null);
       expect(gaveUp).toBe(supervisor.failure);
-      expect(supervisor.failure!.message).toMatch(/killed by SIGKILL and 2 restarts failed; last: pid \d+ exited/);
+      expect(supervisor.failure!.message).toMatch(
+        /pid \d+ killed by SIGKILL, then 2 restarts in a row failed; last: pid \d+ exited/,
+      );
       expect(supervisor.failure!.output.join('\n')).toContain('placeholder failure');
       expect(supervisor.restarts).toHaveLength(0);
     } finally {

@@ -208,7 +208,7 @@ export class ServiceSupervisor {
         if (failures >= limit) {
           const reason = error instanceof ServiceStartFailed ? error.reason : String(error);
           this.#failure = new ServiceStartFailed(
-            `it ${exit} and ${failures} restarts failed; last: ${reason}`,
+            `pid ${fromPid} ${exit}, then ${failures} restarts in a row failed; last: ${reason}`,
             this.output(),
           );
           this.#options.onGiveUp?.(this.#failure);
