@@ -115,7 +115,7 @@ describe('payonce storm catches deliberately faulty services', () => {
       fault: 'a provider timeout taken as a failure',
       overrides: timeoutAsFailure,
       only: [5, 15],
-      caught: /(made the attempt "failed"|left the attempt failed)[^]*charged 2 times by the provider/,
+      caught: /(made the attempt "failed"|left the attempt failed)[\s\S]*charged 2 times by the provider/,
     },
     {
       fault: 'amount, currency and order of authentic events not checked',
