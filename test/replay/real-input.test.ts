@@ -9,6 +9,7 @@ import { createService } from '../../src/service/create-service.js';
 import { PAYMENT_EVENT_TYPES } from '../../src/service/payment-event-of.js';
 import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
 import { captureLine } from '../../src/storm/replay/capture-line.js';
+import { parseCaptures } from '../../src/storm/replay/parse-captures.js';
 import { readCaptureFile } from '../../src/storm/replay/read-capture-file.js';
 import { replay } from '../../src/storm/replay/replay.js';
 import type { ReplayReport } from '../../src/storm/replay/replay-report.js';
@@ -245,6 +246,17 @@ describe('real input: provider fixtures replayed against the reference service',
       expect(mine.filter((c) => !c.signatureValid).length, endpoint).toBeGreaterThanOrEqual(3);
     }
     expect(captures.filter((c) => c.fixture.startsWith('svix/')).length).toBe(6);
+  });
+
+  it('keeps every fixture body and header verbatim through the capture file', () => {
+    const parsed = parseCaptures(captures.map((c) => captureLine(c.record)).join('\n'), 'fixtures');
+    expect(parsed).toHaveLength(captures.length);
+    parsed.forEach((capture, i) => {
+      const { record } = captures[i]!;
+      expect(Buffer.from(capture.body).equals(Buffer.from(String(record.body), 'utf8')), record.id).toBe(true);
+      expect(capture.headers).toEqual(record.headers);
+      expect(capture).toMatchObject({ id: record.id, path: record.path, method: 'POST', expect: record.expect });
+    });
   });
 
   it.each(runs)(
