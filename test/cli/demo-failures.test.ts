@@ -103,7 +103,7 @@ describe('payonce demo: a service that does not come back', () => {
 describe('payonce demo --serve', () => {
   it('keeps the service and the sandbox running for a real order until Ctrl-C, then stops both', async () => {
     const child = spawn(process.execPath, [payonceBin(), 'demo', '--serve', '--only', 'none'], {
-      env: { ...process.env, DATABASE_URL: '' },
+      env: { ...process.env, DATABASE_URL: '', PAYONCE_ADMIN_TOKEN: 'demo-test-admin-token' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -135,7 +135,7 @@ describe('payonce demo --serve', () => {
         headers: { ...customer, 'idempotency-key': 'demo-test-checkout' },
       });
       expect(checkout.status).toBe(201);
-      type View = { order: { status: string }; fulfilments: unknown[] };
+      type View = { order: { status: string }; fulfilments: unknown[]; jobs: Array<{ id: string; status: string }> };
       const read = async () => (await (await fetch(`${url}/orders/${orderId}`, { headers: customer })).json()) as View;
       let view = await read();
       for (let i = 0; i < 100 && view.order.status !== 'completed'; i++) {
@@ -144,8 +144,23 @@ describe('payonce demo --serve', () => {
       }
       expect(view.order.status).toBe('completed');
       expect(view.fulfilments).toHaveLength(1);
+      // PAYONCE_ADMIN_TOKEN chose the admin token: a re-run of the done fulfilment job is accepted, nothing doubles.
+      const job = view.jobs.find((j) => j.status === 'done')!;
+      const rerun = await fetch(`${url}/admin/jobs/${job.id}/rerun`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer demo-test-admin-token' },
+      });
+      expect(rerun.status).toBe(202);
+      expect(stdout).not.toContain('demo-test-admin-token');
+      expect(stdout).toContain('authorization: Bearer $PAYONCE_ADMIN_TOKEN');
       const ledger = await fetch(`${sandbox[1]}/_sandbox/charges?order_id=${orderId}`);
       expect(((await ledger.json()) as { charges: number }).charges).toBe(1);
+
+      for (let i = 0; i < 100 && view.jobs.some((j) => j.status !== 'done'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        view = await read();
+      }
+      expect(view.fulfilments).toHaveLength(1);
 
       child.kill('SIGINT');
       expect(await closed).toBe(0);
