@@ -218,8 +218,18 @@ function table(rows: readonly ReportRow[], workload: WorkloadName): string[] {
     }
     const ops = `${num(row.opsPerSec.median)} (${num(row.opsPerSec.min)}–${num(row.opsPerSec.max)})`;
     const runs = row.handlerRuns.map((n, i) => (n === row.expectedHandlerRuns[i] ? `${n}` : `**${n}**`)).join(', ');
+    const extra = row.handlerRuns.reduce((sum, n, i) => sum + Math.max(0, n - (row.expectedHandlerRuns[i] ?? n)), 0);
+    const missing = row.handlerRuns.reduce((sum, n, i) => sum + Math.max(0, (row.expectedHandlerRuns[i] ?? n) - n), 0);
+    const verdict =
+      extra > 0
+        ? ` — **ran a handler more than once: ${extra} extra run${extra === 1 ? '' : 's'}**`
+        : missing > 0
+          ? ` — **${missing} key${missing === 1 ? '' : 's'} never ran**`
+          : row.handlerRuns.length > 0
+            ? ' — exactly once per key'
+            : '';
     const last = storm
-      ? `${runs} / ${row.expectedHandlerRuns.join(', ')}`
+      ? `${runs} / ${row.expectedHandlerRuns.join(', ')}${verdict}`
       : row.peakRssBytes === null
         ? ''
         : `${row.startRssBytes === null ? '?' : num(row.startRssBytes / 2 ** 20)} → ${num(row.peakRssBytes / 2 ** 20)}`;

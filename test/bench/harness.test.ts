@@ -6,7 +6,7 @@ import { runInChild } from '../../bench/lib/child-rows.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../../bench/lib/namespaces.js';
 import { README_END, README_START, renderReadmeSection, updateReadme } from '../../bench/lib/readme-section.js';
 import { buildReport, renderMarkdown } from '../../bench/lib/report.js';
-import { type RowResult, runInProcess, type WorkloadSizes } from '../../bench/lib/run-rows.js';
+import { type RowResult, rowOf, runInProcess, type WorkloadSizes } from '../../bench/lib/run-rows.js';
 import { bareSubject } from '../../bench/subjects/bare.js';
 import { payonceSubject } from '../../bench/subjects/payonce.js';
 
@@ -124,5 +124,41 @@ describe('bench harness (memory + sqlite, tiny workload)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('bench report: the storm column', () => {
+  const sample = (deliveries: number, ran: number) => ({
+    deliveries,
+    elapsedMs: 100,
+    opsPerSec: deliveries * 10,
+    p50Ms: 1,
+    p99Ms: 2,
+    results: { ran, replayed: deliveries - ran, 'in-progress': 0 },
+    errors: 0,
+    firstError: null,
+  });
+  const storm = (id: string, kind: 'bare' | 'payonce' | 'peer', runs: number[]) =>
+    rowOf({ id, backend: 'redis', kind, label: id }, 'storm', [sample(1000, runs[0]!), sample(1000, runs[1]!)], {
+      handlerRuns: runs,
+      expected: [100, 100],
+    });
+
+  it('says which rows ran a handler more than once, and how often', () => {
+    const report = buildReport({
+      rows: [storm('redis/bare', 'bare', [100, 100]), storm('redis/some-peer', 'peer', [100, 102])],
+      generatedAt: new Date('2026-01-01T00:00:00Z'),
+      quick: true,
+      durationSec: 1,
+      loadAverage: { start: 0, end: 0 },
+      sizes: {},
+      versions: null,
+    });
+    const markdown = renderMarkdown(report);
+    const line = (id: string) => markdown.split('\n').find((l) => l.includes(`| ${id} |`))!;
+    expect(line('redis/bare')).toContain('100, 100 / 100, 100 — exactly once per key');
+    expect(line('redis/some-peer')).toContain(
+      '100, **102** / 100, 100 — **ran a handler more than once: 2 extra runs**',
+    );
   });
 });
