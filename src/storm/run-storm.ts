@@ -90,8 +90,9 @@ async function preflight(http: StormHttp, target: string, provider: string): Pro
  * Runs the conformance scenarios of SPEC §9 against a LIVE service and sandbox over HTTP and judges every order
  * they touched by the common rule (at most one charge, one paid transition, one fulfilment; nothing lost) plus
  * each scenario's own criterion. Scenarios use their own customer and orders, run `concurrency` at a time, and
- * scenario 12 (which kills the service) alone at the end. A scenario that throws is a failure with the error as
- * its reason; the run itself does not throw for a failing target.
+ * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
+ * 3 × `timeoutMs` + 10 s, is a failure with the error as its reason (its orders are still judged); the run itself does not
+ * throw for a failing target.
  * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…18).
  * @throws {StormTargetUnavailable} the service's `/healthz` or the sandbox's controls do not answer 200.
  * @see SPEC §9; docs/storm.md (every scenario and its criterion).
@@ -123,14 +124,21 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
       const run = new ScenarioRun(scenario, settings);
       let result: ScenarioResult;
+      let timer: NodeJS.Timeout | undefined;
+      const wallMs = 3 * timeoutMs + 10_000;
+      const wall = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the scenario did not finish within ${wallMs} ms`)), wallMs);
+      });
       try {
-        result = await scenario.run(run);
+        result = await Promise.race([scenario.run(run), wall]);
       } catch (error) {
         run.fail(error);
         result = await run.conclude().catch((conclusion: unknown) => {
           run.fail(conclusion);
           return run.abort();
         });
+      } finally {
+        clearTimeout(timer);
       }
       finished += 1;
       onProgress({ kind: 'finished', result, index: finished, total });
