@@ -101,7 +101,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     await sandbox?.close();
     if (tempDir !== null && !keepDatabase) await rm(tempDir, { recursive: true, force: true });
   };
-  const release = onInterrupt(cleanup);
+  let release = onInterrupt(cleanup);
   try {
     sandbox = await createSandbox({
       timeScale: options.timeScale ?? 0.001,
@@ -179,6 +179,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
         io.out(line);
       }
       await waitForStop(options.stopSignal);
+      release = onInterrupt(cleanup); // a second Ctrl-C while stopping still stops the child
       io.out(`stopping; the database stays: ${database}`);
     }
     return {
