@@ -22,8 +22,11 @@ import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
 export interface ServiceRuntime {
   readonly context: ServiceContext;
   readonly metrics: ServiceMetrics;
-  /** `redis` when the intake's receipts live in Redis (`redisUrl`), else `sql`. */
-  readonly receipts: 'sql' | 'redis';
+  /**
+   * Where the intake's receipts live: `custom` when `overrides.intakeGuard` supplies the guard (its store is the
+   * caller's), `redis` with `redisUrl`, else `sql`. `/healthz` reports it.
+   */
+  readonly receipts: 'sql' | 'redis' | 'custom';
   /** Closes what the runtime opened: the Redis connection, the provider client it created, the store it opened. */
   close(): Promise<void>;
 }
@@ -74,10 +77,11 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
         destination: pino.destination({ dest: 2, sync: true }),
       });
     const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs };
-    let receipts: 'sql' | 'redis' = 'sql';
+    let receipts: 'sql' | 'redis' | 'custom' = 'sql';
     let intakeGuard: IdempotencyGuard;
     if (options.overrides?.intakeGuard) {
       intakeGuard = options.overrides.intakeGuard;
+      receipts = 'custom';
     } else if (config.redisUrl !== null) {
       const { RedisStore: Redis } = await import('../stores/redis/redis-store.js');
       const redis: RedisStore = await Redis.connect(config.redisUrl, { prefix: config.redisPrefix });
@@ -91,9 +95,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     const metrics = new ServiceMetrics({
       store,
       clock,
-      ...(receipts === 'sql' && !options.overrides?.intakeGuard
-        ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) }
-        : {}),
+      ...(receipts === 'sql' ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) } : {}),
     });
     metrics.observeGuard(intakeGuard);
     const payments = new Payments(store, {

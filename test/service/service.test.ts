@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
@@ -421,6 +423,29 @@ describe('reference service with a pinned clock', () => {
       expect(atRealNow.status).toBe(401);
       const health = await call(h.service.url, 'GET', '/healthz', { customer: null });
       expect(health.body.startedAtMs).toBe(pinnedMs);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('reference service with an injected intake guard', () => {
+  it('reports receipts "custom" in /healthz and keeps the webhook receipts in that guard’s store', async () => {
+    const memory = new MemoryStore();
+    const h = await startHarness({ overrides: { intakeGuard: new IdempotencyGuard(memory) } });
+    try {
+      const health = await call(h.service.url, 'GET', '/healthz', { customer: null });
+      expect(health.status).toBe(200);
+      expect(health.body).toMatchObject({ status: 'ok', database: 'sqlite', receipts: 'custom' });
+      const { orderId } = await orderAndCheckout(h.service.url, 1999, 'EUR', 'customer-custom-guard');
+      await untilFulfilled(h.service.url, orderId, 'customer-custom-guard');
+      const db = h.service.context.store.db as unknown as Kysely<ReceiptsDatabase>;
+      const sqlWebhookReceipts = await db
+        .selectFrom('payonce_receipts')
+        .select('provider')
+        .where('provider', '=', 'stripe')
+        .execute();
+      expect(sqlWebhookReceipts).toEqual([]);
     } finally {
       await h.close();
     }
