@@ -145,14 +145,23 @@ function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<
   if (config.stripeWebhookSecrets.length > 0) {
     endpoints.stripe = {
       profile: stripeProfile(),
-      scheme: schemeFor('stripe', stripeScheme({ secrets: config.stripeWebhookSecrets })),
+      scheme: schemeFor(
+        'stripe',
+        stripeScheme({ secrets: config.stripeWebhookSecrets, toleranceSeconds: config.webhookToleranceSec }),
+      ),
       handler,
     };
   }
   if (config.standardWebhooksSecrets.length > 0) {
     endpoints['standard-webhooks'] = {
       profile: sandboxStandardWebhooksProfile(),
-      scheme: schemeFor('standard-webhooks', standardWebhooksScheme({ secrets: config.standardWebhooksSecrets })),
+      scheme: schemeFor(
+        'standard-webhooks',
+        standardWebhooksScheme({
+          secrets: config.standardWebhooksSecrets,
+          toleranceSeconds: config.webhookToleranceSec,
+        }),
+      ),
       handler,
     };
   }

@@ -49,6 +49,12 @@ export interface ServiceSettings {
   fulfilDelayMs?: number;
   /** Age of a webhook receipt in `processing` before another worker may take it over. @default 300_000 */
   receiptStaleAfterMs?: number;
+  /**
+   * Webhook signature tolerance in SECONDS: a delivery whose signed timestamp is further than this from the
+   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). SPEC §5.
+   * @default 300
+   */
+  webhookToleranceSec?: number;
 }
 
 /** {@link ServiceSettings} checked, with every default applied. */
@@ -72,6 +78,7 @@ export interface ServiceConfig {
   readonly reconcilePendingAfterMs: number;
   readonly fulfilDelayMs: number;
   readonly receiptStaleAfterMs: number;
+  readonly webhookToleranceSec: number;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -98,7 +105,7 @@ function optionalText(value: string | null | undefined, name: string): string | 
 /**
  * Applies the defaults of docs/service.md and checks every setting once.
  * @throws {InvalidOption} a duration or port that is not a non-negative integer (port 0–65535, poll, lease,
- *   reconcile interval and provider timeout at least 1 ms), a `providerUrl` that is not http(s), an empty
+ *   reconcile interval, provider timeout and stale time at least 1 ms, webhook tolerance at least 1 s), a `providerUrl` that is not http(s), an empty
  *   `databaseUrl`, a `redisPrefix` with `{`/`}`.
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
@@ -145,5 +152,6 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     reconcilePendingAfterMs: int(settings.reconcilePendingAfterMs, 'reconcilePendingAfterMs', 1, 300_000),
     fulfilDelayMs: int(settings.fulfilDelayMs, 'fulfilDelayMs', 0, 0),
     receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
+    webhookToleranceSec: int(settings.webhookToleranceSec, 'webhookToleranceSec', 1, 300),
   });
 }

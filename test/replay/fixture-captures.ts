@@ -32,11 +32,6 @@ export const NOT_DELIVERIES: Readonly<Record<string, string>> = {
 export const DEVIATIONS: Readonly<
   Record<string, { fixtureSays: 'valid' | 'invalid'; signatureValid: boolean; why: string }>
 > = {
-  'stripe/signature/04-outside-tolerance.json': {
-    fixtureSays: 'invalid',
-    signatureValid: true,
-    why: 'the vector assumes a 10 s tolerance; the service verifies Stripe with the 300 s of SPEC §5 (age 15 s)',
-  },
   'stripe/signature/10-secret-with-trailing-space.json': {
     fixtureSays: 'invalid',
     signatureValid: true,
@@ -80,6 +75,11 @@ export interface FixtureCapture {
   readonly secret: string;
   /** The service clock for this capture's group, Unix seconds. */
   readonly nowSeconds: number;
+  /**
+   * The signature tolerance the vector was written for (`tolerance_seconds`), configured on its group's service
+   * as `webhookToleranceSec`; `null` when the vector names none (the service's default, 300 s).
+   */
+  readonly toleranceSeconds: number | null;
   /** The fixture file (relative to the fixtures root), with `#n` for generated vectors. */
   readonly fixture: string;
   readonly kind: 'vector' | 'payload';
@@ -133,6 +133,7 @@ function fromVector(fixture: string, vector: Vector): FixtureCapture {
     endpoint,
     secret: vector.secret,
     nowSeconds: vector.timestamp_now!,
+    toleranceSeconds: vector.tolerance_seconds ?? null,
     headers: vector.headers,
     raw: vector.raw_body,
     signatureValid,
@@ -146,6 +147,7 @@ function capture(input: {
   endpoint: ServiceEndpoint;
   secret: string;
   nowSeconds: number;
+  toleranceSeconds: number | null;
   headers: Readonly<Record<string, string>>;
   raw: string;
   signatureValid: boolean;
@@ -167,6 +169,7 @@ function capture(input: {
     endpoint: input.endpoint,
     secret: input.secret,
     nowSeconds: input.nowSeconds,
+    toleranceSeconds: input.toleranceSeconds,
     fixture: input.fixture,
     kind: input.kind,
     signatureValid: input.signatureValid,
@@ -225,6 +228,7 @@ function signedPayload(fixture: string, endpoint: ServiceEndpoint, raw: string, 
     endpoint,
     secret,
     nowSeconds: t,
+    toleranceSeconds: null,
     headers,
     raw,
     signatureValid: true,

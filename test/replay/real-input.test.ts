@@ -35,17 +35,21 @@ import {
 const COPIES = 3;
 const PARALLEL = 8;
 
-/** One service configuration: the endpoint, its secret and the pinned clock shared by the group's captures. */
+/**
+ * One service configuration: the endpoint, its secret, the pinned clock and the signature tolerance (the vectors'
+ * `tolerance_seconds`, else the default) shared by the group's captures.
+ */
 interface Group {
   readonly name: string;
   readonly endpoint: ServiceEndpoint;
   readonly secret: string;
   readonly nowSeconds: number;
+  readonly toleranceSeconds: number | null;
   readonly captures: FixtureCapture[];
 }
 
 /**
- * Groups captures by (endpoint, secret, timestamp_now), one service per group. Two accepted captures with one
+ * Groups captures by (endpoint, secret, timestamp_now, tolerance_seconds), one service per group. Two accepted captures with one
  * event id but different bodies would be a payload mismatch, not a duplicate, so such a capture opens a new group.
  */
 function groupsOf(captures: readonly FixtureCapture[]): Group[] {
@@ -61,17 +65,20 @@ function groupsOf(captures: readonly FixtureCapture[]): Group[] {
         g.endpoint === capture.endpoint &&
         g.secret === capture.secret &&
         g.nowSeconds === capture.nowSeconds &&
+        g.toleranceSeconds === capture.toleranceSeconds &&
         !conflicts(g),
     );
     if (found) found.captures.push(capture);
     else {
       const n = groups.filter((g) => g.endpoint === capture.endpoint).length + 1;
       const secret = capture.kind === 'payload' ? 'test' : 'fixture';
+      const tolerance = capture.toleranceSeconds === null ? '' : `, tolerance ${capture.toleranceSeconds} s`;
       groups.push({
-        name: `${capture.endpoint} #${n} (now ${capture.nowSeconds}, ${secret} secret)`,
+        name: `${capture.endpoint} #${n} (now ${capture.nowSeconds}${tolerance}, ${secret} secret)`,
         endpoint: capture.endpoint,
         secret: capture.secret,
         nowSeconds: capture.nowSeconds,
+        toleranceSeconds: capture.toleranceSeconds,
         captures: [capture],
       });
     }
@@ -270,6 +277,7 @@ describe('real input: provider fixtures replayed against the reference service',
         worker: false,
         logLevel: 'silent',
         clock: { now: () => group.nowSeconds * 1000 },
+        ...(group.toleranceSeconds === null ? {} : { webhookToleranceSec: group.toleranceSeconds }),
         provider: new InMemoryPaymentProvider({ name: 'stripe' }),
         ...(group.endpoint === 'stripe'
           ? { stripeWebhookSecrets: [group.secret] }

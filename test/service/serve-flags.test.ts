@@ -17,6 +17,11 @@ describe('payonce serve / worker flags', () => {
     [['serve', '--provider-url', 'http://127.0.0.1:9', '--database-url', 'redis://x'], 'unsupported scheme'],
     [['worker', '--provider-url', ''], '--provider-url (or PAYONCE_PROVIDER_URL) is required'],
     [['serve', '--log-level', 'loud', '--provider-url', 'http://127.0.0.1:9'], 'loud'],
+    [
+      ['serve', '--webhook-tolerance-sec', '0', '--provider-url', 'http://127.0.0.1:9'],
+      '--webhook-tolerance-sec: "0" is not an integer of seconds >= 1',
+    ],
+    [['worker', '--webhook-tolerance-sec', '5m', '--provider-url', 'http://127.0.0.1:9'], '--webhook-tolerance-sec'],
   ])('payonce %j exits 2 and says why', async (args, message) => {
     const io = capture();
     const previous = process.env.PAYONCE_PROVIDER_URL;
@@ -46,11 +51,26 @@ describe('payonce serve / worker flags', () => {
       '--reconcile-every-ms',
       '--reconcile-after-ms',
       '--fulfil-delay-ms',
+      '--webhook-tolerance-sec',
+      'PAYONCE_WEBHOOK_TOLERANCE_SEC',
     ]) {
       expect(help).toContain(flag);
     }
     const workerIo = capture();
     expect(await runCli(['worker', '--help'], workerIo)).toBe(0);
     expect(workerIo.lines.join('\n')).not.toContain('--no-worker');
+  });
+
+  it('reads PAYONCE_WEBHOOK_TOLERANCE_SEC and refuses a bad value with exit 2', async () => {
+    const io = capture();
+    const previous = process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC;
+    process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC = '-3';
+    try {
+      expect(await runCli(['serve', '--provider-url', 'http://127.0.0.1:9'], io)).toBe(2);
+    } finally {
+      if (previous === undefined) delete process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC;
+      else process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC = previous;
+    }
+    expect(io.lines.join('\n')).toContain('--webhook-tolerance-sec: "-3" is not an integer of seconds >= 1');
   });
 });

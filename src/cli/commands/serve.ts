@@ -19,6 +19,7 @@ export interface RuntimeFlags {
   receiptStaleAfterMs?: number;
   retryBaseMs?: number;
   reconcilePendingAfterMs?: number;
+  webhookToleranceSec?: number;
   logLevel?: string;
 }
 
@@ -29,6 +30,15 @@ export function millis(flag: string, min = 0): (value: string) => number {
     if (!Number.isSafeInteger(n) || n < min) {
       throw new CliUsageError(`${flag}: "${value}" is not an integer of milliseconds >= ${min}`);
     }
+    return n;
+  };
+}
+
+function seconds(flag: string): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new CliUsageError(`${flag}: "${value}" is not an integer of seconds >= 1`);
     return n;
   };
 }
@@ -99,6 +109,14 @@ export function addRuntimeOptions(command: Command): Command {
       millis('--receipt-stale-after-ms', 1),
     )
     .addOption(
+      new Option(
+        '--webhook-tolerance-sec <s>',
+        'webhook signature tolerance: a signed timestamp further than this from now is refused 401 (default 300)',
+      )
+        .env('PAYONCE_WEBHOOK_TOLERANCE_SEC')
+        .argParser(seconds('--webhook-tolerance-sec')),
+    )
+    .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -139,6 +157,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     receiptStaleAfterMs: flags.receiptStaleAfterMs,
     retryBaseMs: flags.retryBaseMs,
     reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
+    webhookToleranceSec: flags.webhookToleranceSec,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
