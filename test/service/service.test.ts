@@ -453,54 +453,54 @@ describe('reference service with an injected intake guard', () => {
 });
 
 describe('reference service with a configured webhook tolerance', () => {
-  it.each([
-    ['stripe', 'stripe'],
-    ['standard-webhooks', 'standard-webhooks'],
-  ] as const)('%s: a signature 15 s old is refused 401 with 10 s, accepted with the default 300 s', async (scheme) => {
-    const pinnedMs = Date.parse('2024-06-20T12:00:00Z');
-    const clock = { now: () => pinnedMs };
-    const strict = await startHarness({ scheme, clock, webhookToleranceSec: 10 });
-    const lenient = await startHarness({ scheme, clock });
-    try {
-      expect(strict.service.context.config.webhookToleranceSec).toBe(10);
-      expect(lenient.service.context.config.webhookToleranceSec).toBe(300);
-      for (const [h, expected] of [
-        [strict, 401],
-        [lenient, 200],
-      ] as const) {
-        const eventId = `evt_tolerance_${expected}`;
-        const body =
-          scheme === 'stripe'
-            ? stripeIntentEvent({
-                eventId,
-                type: 'payment_intent.succeeded',
-                paymentId: 'pi_tolerance',
-                merchantReference: 'attempt-that-does-not-exist',
-                amountMinor: 100,
-                currency: 'EUR',
-              })
-            : JSON.stringify({
-                type: 'payment_intent.succeeded',
-                timestamp: new Date(pinnedMs).toISOString(),
-                data: {
-                  id: 'pi_tolerance',
-                  object: 'payment_intent',
-                  amount: 100,
-                  currency: 'eur',
-                  metadata: { merchant_reference: 'attempt-that-does-not-exist' },
-                },
-              });
-        const headers = signedHeaders(h.sandbox.controls.signing(), eventId, body, pinnedMs / 1000 - 15);
-        const answer = await deliver(h.service.url, scheme, body, headers);
-        expect(answer.status, answer.text).toBe(expected);
-        const inTime = signedHeaders(h.sandbox.controls.signing(), eventId, body, pinnedMs / 1000 - 5);
-        expect((await deliver(h.service.url, scheme, body, inTime)).status).toBe(200);
+  it.each(['stripe', 'standard-webhooks'] as const)(
+    '%s: a signature 15 s old is refused 401 with 10 s, accepted with the default 300 s',
+    async (scheme) => {
+      const pinnedMs = Date.parse('2024-06-20T12:00:00Z');
+      const clock = { now: () => pinnedMs };
+      const strict = await startHarness({ scheme, clock, webhookToleranceSec: 10 });
+      const lenient = await startHarness({ scheme, clock });
+      try {
+        expect(strict.service.context.config.webhookToleranceSec).toBe(10);
+        expect(lenient.service.context.config.webhookToleranceSec).toBe(300);
+        for (const [h, expected] of [
+          [strict, 401],
+          [lenient, 200],
+        ] as const) {
+          const eventId = `evt_tolerance_${expected}`;
+          const body =
+            scheme === 'stripe'
+              ? stripeIntentEvent({
+                  eventId,
+                  type: 'payment_intent.succeeded',
+                  paymentId: 'pi_tolerance',
+                  merchantReference: 'attempt-that-does-not-exist',
+                  amountMinor: 100,
+                  currency: 'EUR',
+                })
+              : JSON.stringify({
+                  type: 'payment_intent.succeeded',
+                  timestamp: new Date(pinnedMs).toISOString(),
+                  data: {
+                    id: 'pi_tolerance',
+                    object: 'payment_intent',
+                    amount: 100,
+                    currency: 'eur',
+                    metadata: { merchant_reference: 'attempt-that-does-not-exist' },
+                  },
+                });
+          const headers = signedHeaders(h.sandbox.controls.signing(), eventId, body, pinnedMs / 1000 - 15);
+          const answer = await deliver(h.service.url, scheme, body, headers);
+          expect(answer.status, answer.text).toBe(expected);
+          const inTime = signedHeaders(h.sandbox.controls.signing(), eventId, body, pinnedMs / 1000 - 5);
+          expect((await deliver(h.service.url, scheme, body, inTime)).status).toBe(200);
+        }
+      } finally {
+        await strict.close();
+        await lenient.close();
       }
-    } finally {
-      await strict.close();
-      await lenient.close();
-    }
-  });
+    },
+  );
 
   it('refuses a tolerance below 1 s', async () => {
     await expect(startHarness({ webhookToleranceSec: 0 })).rejects.toThrow(/webhookToleranceSec/);
