@@ -55,6 +55,12 @@ export interface ServiceSettings {
    * @default 300
    */
   webhookToleranceSec?: number;
+  /**
+   * Age of an `Idempotency-Key` claim still `in progress` (the process serving it died, e.g. killed mid-checkout)
+   * after which a customer's retry with the same key takes it over and is answered, instead of 409. Must exceed
+   * `providerTimeoutMs`, so a checkout still waiting for the provider is never taken over. @default 60_000
+   */
+  idempotencyStaleAfterMs?: number;
 }
 
 /** {@link ServiceSettings} checked, with every default applied. */
@@ -79,6 +85,7 @@ export interface ServiceConfig {
   readonly fulfilDelayMs: number;
   readonly receiptStaleAfterMs: number;
   readonly webhookToleranceSec: number;
+  readonly idempotencyStaleAfterMs: number;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -105,7 +112,8 @@ function optionalText(value: string | null | undefined, name: string): string | 
 /**
  * Applies the defaults of docs/service.md and checks every setting once.
  * @throws {InvalidOption} a duration or port that is not a non-negative integer (port 0–65535, poll, lease,
- *   reconcile interval, provider timeout and stale time at least 1 ms, webhook tolerance at least 1 s), a `providerUrl` that is not http(s), an empty
+ *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), an
+ *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
  *   `databaseUrl`, a `redisPrefix` with `{`/`}`.
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
@@ -132,6 +140,14 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
   }
   const host = settings.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') throw new InvalidOption('host', 'must be a non-empty string');
+  const providerTimeoutMs = int(settings.providerTimeoutMs, 'providerTimeoutMs', 1, 5_000);
+  const idempotencyStaleAfterMs = int(settings.idempotencyStaleAfterMs, 'idempotencyStaleAfterMs', 1, 60_000);
+  if (idempotencyStaleAfterMs <= providerTimeoutMs) {
+    throw new InvalidOption(
+      'idempotencyStaleAfterMs',
+      `must exceed providerTimeoutMs (${providerTimeoutMs}): a checkout still waiting for the provider would be taken over`,
+    );
+  }
   return Object.freeze({
     databaseUrl,
     redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
@@ -139,7 +155,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     host,
     port,
     providerUrl,
-    providerTimeoutMs: int(settings.providerTimeoutMs, 'providerTimeoutMs', 1, 5_000),
+    providerTimeoutMs,
     stripeWebhookSecrets: secrets(settings.stripeWebhookSecrets),
     standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
     adminToken: optionalText(settings.adminToken, 'adminToken'),
@@ -153,5 +169,6 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     fulfilDelayMs: int(settings.fulfilDelayMs, 'fulfilDelayMs', 0, 0),
     receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
     webhookToleranceSec: int(settings.webhookToleranceSec, 'webhookToleranceSec', 1, 300),
+    idempotencyStaleAfterMs,
   });
 }

@@ -91,7 +91,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     } else {
       intakeGuard = new IdempotencyGuard(store, guardOptions);
     }
-    const httpGuard = new IdempotencyGuard(store, { clock });
+    const httpGuard = new IdempotencyGuard(store, { clock, staleAfterMs: config.idempotencyStaleAfterMs });
     const metrics = new ServiceMetrics({
       store,
       clock,

@@ -21,6 +21,10 @@ describe('payonce serve / worker flags', () => {
       ['serve', '--webhook-tolerance-sec', '0', '--provider-url', 'http://127.0.0.1:9'],
       '--webhook-tolerance-sec: "0" is not an integer of seconds >= 1',
     ],
+    [
+      ['serve', '--idempotency-stale-after-ms', 'soon', '--provider-url', 'http://127.0.0.1:9'],
+      '--idempotency-stale-after-ms: "soon" is not an integer of milliseconds >= 1',
+    ],
     [['worker', '--webhook-tolerance-sec', '5m', '--provider-url', 'http://127.0.0.1:9'], '--webhook-tolerance-sec'],
   ])('payonce %j exits 2 and says why', async (args, message) => {
     const io = capture();
@@ -53,6 +57,7 @@ describe('payonce serve / worker flags', () => {
       '--fulfil-delay-ms',
       '--webhook-tolerance-sec',
       'PAYONCE_WEBHOOK_TOLERANCE_SEC',
+      '--idempotency-stale-after-ms',
     ]) {
       expect(help).toContain(flag);
     }

@@ -20,6 +20,7 @@ export interface RuntimeFlags {
   retryBaseMs?: number;
   reconcilePendingAfterMs?: number;
   webhookToleranceSec?: number;
+  idempotencyStaleAfterMs?: number;
   logLevel?: string;
 }
 
@@ -108,6 +109,11 @@ export function addRuntimeOptions(command: Command): Command {
       'age of a webhook receipt in processing (its worker died) before a redelivery takes it over (default 300000)',
       millis('--receipt-stale-after-ms', 1),
     )
+    .option(
+      '--idempotency-stale-after-ms <ms>',
+      'age of an Idempotency-Key request left in progress (its process died) before a retry takes it over; above --provider-timeout-ms (default 60000)',
+      millis('--idempotency-stale-after-ms', 1),
+    )
     .addOption(
       new Option(
         '--webhook-tolerance-sec <s>',
@@ -158,6 +164,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     retryBaseMs: flags.retryBaseMs,
     reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
     webhookToleranceSec: flags.webhookToleranceSec,
+    idempotencyStaleAfterMs: flags.idempotencyStaleAfterMs,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
