@@ -162,3 +162,13 @@ describe('bench report: the storm column', () => {
     );
   });
 });
+
+describe('bench rows in child processes', () => {
+  it("a row that cannot open fails with the child's error instead of hanging the run", async () => {
+    const ns = await createNamespace('memory');
+    const subject = { id: 'memory/no-such-row', backend: 'memory' as const, kind: 'peer' as const, label: 'x' };
+    await expect(
+      runInChild({ ...subject, open: () => Promise.reject(new Error('unused in the parent')) }, ns, SIZES, 0),
+    ).rejects.toThrow('unknown bench row memory/no-such-row');
+  }, 60_000);
+});
