@@ -160,7 +160,10 @@ async function main(): Promise<void> {
     await mkdir(OUT_DIR, { recursive: true });
     await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(join(OUT_DIR, 'RESULTS.md'), renderMarkdown(report, NOTES, CAUSES));
-    await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);
+    // Biome formats the committed reports; it ignores bench/out/ and paths outside the repository.
+    if (process.env.BENCH_OUT === undefined && !QUICK) {
+      await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);
+    }
     // A full run of every row into bench/ also refreshes the README's Performance numbers (between its markers).
     if (!QUICK && ONLY.length === 0 && process.env.BENCH_OUT === undefined) {
       const readme = join(import.meta.dirname, '..', 'README.md');
