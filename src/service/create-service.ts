@@ -14,9 +14,11 @@ import { fastifyWebhooks } from '../webhooks/fastify-webhooks.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookHandler } from '../webhooks/intake.js';
 import { WebhookDecline } from '../webhooks/intake-decline.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
+import { headerValue } from '../webhooks/verify/headers.js';
 import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
+import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 import { deferEarlyRefund } from './early-refund.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
@@ -127,7 +129,14 @@ function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<
     options.overrides?.signatureScheme ? options.overrides.signatureScheme(endpoint, byDefault) : byDefault;
   const handler: WebhookHandler = async (event) => {
     const paymentEvent: ProviderPaymentEvent | null = paymentEventOf(event, ctx.provider.name);
-    if (paymentEvent === null) return { received: true, ignored: true };
+    if (paymentEvent === null) {
+      const reason = event.eventType === NO_EVENT_TYPE ? 'no event type' : 'no handler for this event type';
+      ctx.logger.info(
+        { provider: event.provider, eventId: event.eventId, eventType: event.eventType, reason },
+        'webhook acknowledged with no business action',
+      );
+      return { received: true, ignored: true, reason };
+    }
     let result: unknown;
     try {
       result = await apply(ctx, paymentEvent);
@@ -144,7 +153,7 @@ function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<
   const endpoints: Record<string, WebhookEndpoint> = {};
   if (config.stripeWebhookSecrets.length > 0) {
     endpoints.stripe = {
-      profile: stripeProfile(),
+      profile: acknowledgingProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null)),
       scheme: schemeFor(
         'stripe',
         stripeScheme({ secrets: config.stripeWebhookSecrets, toleranceSeconds: config.webhookToleranceSec }),
@@ -154,7 +163,11 @@ function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<
   }
   if (config.standardWebhooksSecrets.length > 0) {
     endpoints['standard-webhooks'] = {
-      profile: sandboxStandardWebhooksProfile(),
+      profile: acknowledgingProfile(
+        sandboxStandardWebhooksProfile(),
+        (_body, headers) =>
+          (headers && (headerValue(headers, 'svix-id') ?? headerValue(headers, 'webhook-id'))) ?? null,
+      ),
       scheme: schemeFor(
         'standard-webhooks',
         standardWebhooksScheme({
@@ -284,8 +297,10 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,
  * amount, currency, payment id) is alerted and answered `200 {"received":true,"declined":{"code":
  * "payment_rejected",…}}`, journaled `new / declined`: a definitive business refusal the provider must not
- * retry (docs/webhooks.md, `WebhookDecline`). Unknown event types are acknowledged and journaled, with no
- * business action. A refund that arrives while its attempt is still active (before the success it refunds) is
+ * retry (docs/webhooks.md, `WebhookDecline`). An authentic delivery with an event id but a type the service does
+ * not handle, or none, is acknowledged once (`{"received":true,"ignored":true,"reason":…}`), journaled and
+ * logged, with no business action; one without an id, not JSON, or a handled payment type it cannot act on is
+ * refused 400 with no receipt (`acknowledgingProfile`). A refund that arrives while its attempt is still active (before the success it refunds) is
  * answered 500 before anything is recorded (`deferEarlyRefund`), so the provider redelivers it after the success.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything

@@ -47,14 +47,21 @@ export const DEVIATIONS: Readonly<
 /**
  * What the service does with each accepted payment event (a type of `PAYMENT_EVENT_TYPES`) from the fixtures, none
  * of which belongs to an order it knows: `parked` — recorded once in `payonce_payment_events` and kept in the inbox
- * until an attempt matches (SPEC §6); `declined` — acknowledged 200 with `declined` and recorded nowhere else,
- * because the event names neither a payment id nor a merchant reference (`invalid_payment_event`). An accepted
- * payment event missing here fails the test.
+ * until an attempt matches (SPEC §6); `declined` — acknowledged 200 with `declined` and recorded nowhere else. An
+ * accepted payment event missing here fails the test.
  */
 export const PAYMENT_OUTCOMES: Readonly<Record<string, 'parked' | 'declined'>> = {
   'stripe:payloads:charge.refunded': 'parked',
   'stripe:payloads:openapi-resource-fixtures#payment_intent.succeeded': 'parked',
-  'stripe:payloads:openapi-resource-fixtures#charge.succeeded': 'declined',
+};
+
+/**
+ * Authentic deliveries of a payment event type the service acts on that it cannot act on, with the reason: refused
+ * 400 `MALFORMED_WEBHOOK_PAYLOAD` with no receipt, so the provider keeps it failing and a human looks.
+ */
+export const UNUSABLE_PAYMENT_EVENTS: Readonly<Record<string, string>> = {
+  'stripe:payloads:openapi-resource-fixtures#charge.succeeded':
+    'a charge.succeeded naming no PaymentIntent and no merchant reference: no attempt can ever match it',
 };
 
 /** The signing secrets the test configures for the payload examples it signs itself. */
@@ -87,7 +94,11 @@ export interface FixtureCapture {
   readonly signatureValid: boolean;
   /** The receipt key the intake uses: Stripe `id`, Standard Webhooks `svix-id` / `webhook-id`; null when absent. */
   readonly eventId: string | null;
-  /** True when the body is an event the service can read (a JSON object with a string `type`). */
+  /**
+   * True when the service takes the delivery once its signature verifies: a JSON object with an event id
+   * (`eventId`), not listed in {@link UNUSABLE_PAYMENT_EVENTS}. Its type may be one the service does not handle, or
+   * none: it is acknowledged with no business action.
+   */
   readonly isEvent: boolean;
 }
 
@@ -154,12 +165,24 @@ function capture(input: {
   note: string;
 }): FixtureCapture {
   const body = bodyJson(input.raw);
-  const isEvent = typeof body?.type === 'string';
+  const eventId = eventIdOf(input.endpoint, input.headers, input.raw);
+  const id = slug(input.fixture);
+  const unusable = UNUSABLE_PAYMENT_EVENTS[id];
+  const isEvent = body !== null && eventId !== null && unusable === undefined;
   const expect: CaptureExpectation = input.signatureValid && isEvent ? 'accepted' : 'rejected';
-  const why = input.signatureValid && !isEvent ? '; signature valid but the body is no event (no "type"): 400' : '';
+  const type = typeof body?.type === 'string' ? body.type : null;
+  const why = !input.signatureValid
+    ? ''
+    : unusable !== undefined
+      ? `; signature valid, but ${unusable}: 400`
+      : !isEvent
+        ? `; signature valid but the body is ${body === null ? 'not a JSON object' : 'without an event id'}: 400`
+        : type === null
+          ? '; signature valid, no event type: acknowledged once with no business action'
+          : '';
   return {
     record: {
-      id: slug(input.fixture),
+      id,
       path: `/webhooks/${input.endpoint}`,
       headers: { 'content-type': 'application/json', ...input.headers },
       body: input.raw,
@@ -173,7 +196,7 @@ function capture(input: {
     fixture: input.fixture,
     kind: input.kind,
     signatureValid: input.signatureValid,
-    eventId: eventIdOf(input.endpoint, input.headers, input.raw),
+    eventId,
     isEvent,
   };
 }

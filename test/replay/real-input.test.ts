@@ -170,6 +170,18 @@ async function expectExactlyOnce(db: Kysely<unknown>, group: Group, copies: numb
     const payment = Object.hasOwn(PAYMENT_EVENT_TYPES, type) ? PAYMENT_OUTCOMES[capture.record.id] : null;
     expect(payment, `${capture.record.id} (${type}) needs an entry in PAYMENT_OUTCOMES`).not.toBeUndefined();
     expect(first[0]!.outcome, `${id} (${type})`).toBe(payment === 'declined' ? 'declined' : 'completed');
+    if (payment === null) {
+      // Acknowledged with no business action, and the stored (replayed) answer says why.
+      const [stored] = await rows<{ response_body: string }>(
+        db,
+        sql`select response_body from payonce_receipts where provider = ${provider} and external_id = ${id}`,
+      );
+      expect(JSON.parse(stored!.response_body), id).toEqual({
+        received: true,
+        ignored: true,
+        reason: typeof type === 'string' && type !== '' ? 'no handler for this event type' : 'no event type',
+      });
+    }
     expect(recorded, `payment journal rows of ${id} (${type})`).toHaveLength(payment === 'parked' ? 1 : 0);
     for (const row of recorded) expect(row).toMatchObject({ event_type: type, decision: 'parked' });
   }
@@ -253,6 +265,23 @@ describe('real input: provider fixtures replayed against the reference service',
       expect(mine.filter((c) => !c.signatureValid).length, endpoint).toBeGreaterThanOrEqual(3);
     }
     expect(captures.filter((c) => c.fixture.startsWith('svix/')).length).toBe(6);
+  });
+
+  it('expects every signature-valid vector with a JSON body to be accepted; only bodies that are not JSON refused', () => {
+    const valid = captures.filter((c) => c.kind === 'vector' && c.signatureValid);
+    expect(valid.length).toBeGreaterThanOrEqual(10);
+    for (const c of valid) {
+      let json = true;
+      try {
+        JSON.parse(String(c.record.body));
+      } catch {
+        json = false;
+      }
+      expect(c.record.expect, `${c.record.id}: ${c.record.note}`).toBe(json ? 'accepted' : 'rejected');
+    }
+    // The signature test bodies carry no event type: acknowledged, not refused.
+    const noType = valid.filter((c) => c.record.expect === 'accepted' && !String(c.record.body).includes('"type"'));
+    expect(new Set(noType.map((c) => c.endpoint))).toEqual(new Set(['stripe', 'standard-webhooks']));
   });
 
   it('keeps every fixture body and header verbatim through the capture file', () => {
