@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Outbox } from '../outbox/outbox.js';
 import { type AttemptChange, updateAttempt } from './attempt-rows.js';
-import { type AttemptStatus, nextAttemptStatus } from './attempt-status.js';
+import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
 import { setOrderStatus } from './order-rows.js';
@@ -63,8 +63,11 @@ export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): stri
  * payment id, merchant reference, order, amount, currency) is `rejected` with no state change; otherwise the
  * allowed attempt transition is made; the first move to `succeeded` marks the order `paid` and enqueues its
  * fulfilment once (`FULFIL_TOPIC`, `order:<id>`) in the same transaction; `refunded` on a succeeded attempt moves
- * the order to `refunded` and enqueues `REFUND_TOPIC` once. Anything else (same status, a late "pending" after
- * "succeeded") is `unchanged`. Writes no journal row; the caller does.
+ * the order to `refunded` and enqueues `REFUND_TOPIC` once; `refunded` on a still active attempt (`creating`,
+ * `pending`, `requires_action`, `unknown`: the refund overtook its success) is `parked` with
+ * {@link REFUND_WAITS_FOR_SUCCESS} and nothing changed, so the caller keeps it in the inbox until the success is
+ * applied. Anything else (same status, a late "pending" after "succeeded") is `unchanged`. Writes no journal row;
+ * the caller does.
  */
 export async function applyReport<DB>(
   ctx: ApplyContext<DB>,
@@ -118,8 +121,16 @@ export async function applyReport<DB>(
   return result;
 }
 
+/** Journal reason of a refund kept parked because its payment has not succeeded yet. */
+export const REFUND_WAITS_FOR_SUCCESS =
+  'refund arrived before its payment succeeded: parked until the success is applied';
+
 async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: PaymentAttempt): Promise<AppliedReport> {
   const ids = { attemptId: attempt.id, orderId: order.id };
+  if (isActiveAttempt(attempt.status)) {
+    // Out of order: the success it refunds is still to come. Never drop it: it waits in the inbox.
+    return { ...ids, decision: 'parked', reason: REFUND_WAITS_FOR_SUCCESS, becamePaid: false, alert: false };
+  }
   if (attempt.status !== 'succeeded') {
     const reason = `refund reported for a ${attempt.status} attempt; not applied`;
     return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: true };

@@ -250,7 +250,9 @@ export class Payments<DB> {
    * merchant reference, order, amount and currency — a mismatch is `rejected`, journaled and alerted, with no
    * state change; applies the allowed forward transition (two event ids about one payment → one transition);
    * the first move to paid marks the order paid and enqueues fulfilment once; `refunded` after `succeeded`
-   * refunds the order. Every event gets one journal row.
+   * refunds the order; a `refunded` that arrives while its attempt is still active (before the success it
+   * refunds) is `parked` — never dropped — and applied (paid → refunded) in the transaction that applies the
+   * success, whichever path brings it (webhook, checkout answer, reconciliation). Every event gets one journal row.
    * @throws {InvalidPaymentEvent} no receipt key, an unknown status, or neither payment id nor merchant reference.
    * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
@@ -481,18 +483,28 @@ export class Payments<DB> {
     return updated;
   }
 
-  /** Applies the parked events that name this attempt (by payment id or merchant reference), oldest first. */
+  /**
+   * Applies the parked events that name this attempt (by payment id or merchant reference), oldest first, and
+   * again while a pass decided any: a refund parked because it overtook its success stays parked in a pass that
+   * comes before the success, and is applied by the next one.
+   */
   private async drainInbox(trx: Transaction<DB>, attemptId: string, nowMs: number, alerts: PaymentAlert[]) {
     const db = trx as unknown as Kysely<PaymentsDatabase>;
-    const current = await lockAttempt(db, this.store.dialect, attemptId);
-    if (!current) return;
-    for (const entry of await parkedFor(db, current)) {
-      const fresh = await lockAttempt(db, this.store.dialect, attemptId);
-      if (!fresh) return;
-      const report = reportOfEntry(entry);
-      const applied = await this.applyLocked(trx, fresh, report, nowMs);
-      await resolveParked(db, entry.provider, entry.eventId, applied, nowMs);
-      if (applied.alert) alerts.push(this.alertOf(report, applied));
+    let decided = true;
+    while (decided) {
+      decided = false;
+      const current = await lockAttempt(db, this.store.dialect, attemptId);
+      if (!current) return;
+      for (const entry of await parkedFor(db, current)) {
+        const fresh = await lockAttempt(db, this.store.dialect, attemptId);
+        if (!fresh) return;
+        const report = reportOfEntry(entry);
+        const applied = await this.applyLocked(trx, fresh, report, nowMs);
+        if (applied.decision === 'parked') continue;
+        await resolveParked(db, entry.provider, entry.eventId, applied, nowMs);
+        if (applied.alert) alerts.push(this.alertOf(report, applied));
+        decided = true;
+      }
     }
   }
 
@@ -517,8 +529,10 @@ export class Payments<DB> {
         const now = this.clock.now();
         const report = reportOfEntry(entry);
         const applied = await this.applyLocked(trx, attempt, report, now);
+        if (applied.decision === 'parked') return false;
         await resolveParked(db, entry.provider, entry.eventId, applied, now);
         if (applied.alert) alerts.push(this.alertOf(report, applied));
+        if (applied.decision === 'applied') await this.drainInbox(trx, attempt.id, now, alerts);
         return true;
       });
       for (const alert of alerts) this.onAlert(alert);

@@ -5,7 +5,7 @@ import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
-import { FULFIL_TOPIC, REFUND_TOPIC } from '../../src/payments/apply-report.js';
+import { FULFIL_TOPIC, REFUND_TOPIC, REFUND_WAITS_FOR_SUCCESS } from '../../src/payments/apply-report.js';
 import { insertJournal } from '../../src/payments/event-journal.js';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
 import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
@@ -477,6 +477,107 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect(await fulfilJobs(order)).toBe(1);
         expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
         expect((await payments.attemptsOf(order.id))[0]?.status).toBe('succeeded');
+      });
+
+      it('a refund before its success is parked, not dropped, and applied (paid → refunded) by the success', async () => {
+        const { payments, alerts } = setup();
+        const { order } = await pendingAttempt(payments);
+        const fresh = (await payments.attemptsOf(order.id))[0]!;
+        expect(fresh.status).toBe('pending');
+        const refund = eventAbout(fresh, { status: 'refunded', eventType: 'charge.refunded', id: eventId('early') });
+        const early = await payments.applyProviderEvent(refund);
+        expect(early).toMatchObject({ decision: 'parked', duplicate: false, attemptId: fresh.id, becamePaid: false });
+        expect(early.reason).toBe(REFUND_WAITS_FOR_SUCCESS);
+        expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'parked', duplicate: true });
+        expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toBeNull();
+
+        const success = await payments.applyProviderEvent(eventAbout(fresh));
+        expect(success).toMatchObject({ decision: 'applied', becamePaid: true });
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
+        const row = (await payments.journalOf(order.id)).find((e) => e.eventId === refund.key!.externalId);
+        expect(row).toMatchObject({ decision: 'applied', attemptId: fresh.id, reason: null });
+        expect(row?.resolvedAtMs).not.toBeNull();
+        expect((await payments.parkedEvents()).filter((e) => e.merchantReference === fresh.id)).toEqual([]);
+        // A redelivery of the refund changes nothing more; the first answer is replayed.
+        expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'parked', duplicate: true });
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        expect(alerts).toEqual([]);
+      });
+
+      it('a refund and its success both parked before the checkout answer (refund first): the answer applies both', async () => {
+        const inner = new InMemoryPaymentProvider();
+        let payments: Payments<unknown>;
+        const early: string[] = [];
+        const racing = {
+          name: inner.name,
+          async createPayment(request: CreatePaymentRequest): Promise<ProviderPayment> {
+            const payment = await inner.createPayment(request);
+            const attempt = (await payments.attemptsOf(request.orderId))[0]!;
+            const about = { paymentId: payment.paymentId, merchantReference: null };
+            for (const event of [
+              eventAbout(attempt, { ...about, status: 'refunded', eventType: 'charge.refunded' }),
+              eventAbout(attempt, about),
+            ]) {
+              early.push((await payments.applyProviderEvent(event)).decision);
+            }
+            return { ...payment, status: 'pending' };
+          },
+          getPaymentByReference: (ref: string) => inner.getPaymentByReference(ref),
+          cancel: (id: string) => inner.cancel(id),
+        };
+        payments = new Payments(store, { provider: racing });
+        const order = await newOrder(payments);
+        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        expect(early).toEqual(['parked', 'parked']);
+        expect(attempt.status).toBe('succeeded');
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
+        const journal = await payments.journalOf(order.id);
+        expect(journal.filter((e) => e.decision === 'applied').map((e) => e.status)).toEqual(
+          expect.arrayContaining(['succeeded', 'refunded']),
+        );
+        expect(journal.filter((e) => e.decision === 'parked')).toEqual([]);
+      });
+
+      it('reconcile applies a parked success and then the refund parked before it, in one run', async () => {
+        const { payments } = setup();
+        const { order } = await pendingAttempt(payments);
+        const attempt = (await payments.attemptsOf(order.id))[0]!;
+        const refund = eventAbout(attempt, { status: 'refunded', eventType: 'charge.refunded' });
+        expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'parked' });
+        const db = store.db as unknown as Kysely<PaymentsDatabase>;
+        const id = eventId('late-success');
+        await insertJournal(
+          db,
+          {
+            provider: 'fake',
+            eventId: id,
+            eventType: 'payment.succeeded',
+            status: 'succeeded',
+            paymentId: attempt.providerPaymentId,
+            amountMinor: 1999,
+            currency: 'EUR',
+            merchantReference: null,
+            orderRef: null,
+            occurredAtMs: null,
+            actionUrl: null,
+            error: null,
+          },
+          { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null },
+          Date.now() + 1,
+        );
+        const report = await payments.reconcile({ olderThanMs: 60_000 });
+        expect(report.parkedMatched).toBeGreaterThanOrEqual(1);
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        const journal = await payments.journalOf(order.id);
+        expect(journal.find((e) => e.eventId === refund.key!.externalId)).toMatchObject({ decision: 'applied' });
+        expect(journal.find((e) => e.eventId === id)).toMatchObject({ decision: 'applied' });
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
       });
 
       it('rejects an event without a receipt key or without any reference, recording nothing', async () => {
