@@ -20,7 +20,6 @@ import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-sch
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
-import { deferEarlyRefund } from './early-refund.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
@@ -121,10 +120,7 @@ function sameToken(given: string, expected: string): boolean {
 function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
   const apply =
     options.overrides?.applyPaymentEvent ??
-    (async (c: ServiceContext, event: ProviderPaymentEvent) => {
-      await deferEarlyRefund(c, event);
-      return c.payments.applyProviderEvent(event);
-    });
+    ((c: ServiceContext, event: ProviderPaymentEvent) => c.payments.applyProviderEvent(event));
   const schemeFor = (endpoint: ServiceWebhookEndpoint, byDefault: SignatureScheme) =>
     options.overrides?.signatureScheme ? options.overrides.signatureScheme(endpoint, byDefault) : byDefault;
   const handler: WebhookHandler = async (event) => {
@@ -300,8 +296,8 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * retry (docs/webhooks.md, `WebhookDecline`). An authentic delivery with an event id but a type the service does
  * not handle, or none, is acknowledged once (`{"received":true,"ignored":true,"reason":…}`), journaled and
  * logged, with no business action; one without an id, not JSON, or a handled payment type it cannot act on is
- * refused 400 with no receipt (`acknowledgingProfile`). A refund that arrives while its attempt is still active (before the success it refunds) is
- * answered 500 before anything is recorded (`deferEarlyRefund`), so the provider redelivers it after the success.
+ * refused 400 with no receipt (`acknowledgingProfile`). A refund that arrives while its attempt is still active
+ * (before the success it refunds) is parked by `Payments` (answered 200 `parked`) and applied with the success.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
  *   opened is closed again).

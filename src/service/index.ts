@@ -6,7 +6,6 @@
  */
 export { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 export { CUSTOMER_HEADER, createService, type PaymentService } from './create-service.js';
-export { deferEarlyRefund, RefundBeforeSuccess } from './early-refund.js';
 export { type EffectOutcome, type FulfilmentHooks, fulfilmentHandlers } from './fulfilment-jobs.js';
 export { openServiceStore } from './open-service-store.js';
 export {
