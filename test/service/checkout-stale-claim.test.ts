@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
+import type { PaymentProvider } from '../../src/payments/payment-provider.js';
 import { resolveServiceConfig } from '../../src/service/service-config.js';
 import { call, startHarness, until } from './service-harness.js';
 
@@ -73,6 +75,57 @@ describe('checkout after a request that died holding its Idempotency-Key', () =>
         customer,
       });
       expect(view.body.attempts).toHaveLength(1);
+    } finally {
+      releaseDead(new Error('test over'));
+      await h.close();
+    }
+  });
+
+  it('a retry after the process died waiting for the provider answers the attempt it left, once stale', async () => {
+    const clock = new ManualClock(Date.now());
+    const inner = new InMemoryPaymentProvider({ name: 'stripe' });
+    let creates = 0;
+    let releaseDead: (error: Error) => void = () => {};
+    const dead = new Promise<never>((_resolve, reject) => {
+      releaseDead = reject;
+    });
+    const provider: PaymentProvider = {
+      name: inner.name,
+      createPayment: (request) => (++creates === 1 ? dead : inner.createPayment(request)),
+      getPaymentByReference: (reference) => inner.getPaymentByReference(reference),
+      cancel: (paymentId) => inner.cancel(paymentId),
+    };
+    const h = await startHarness({ clock, provider, worker: false, idempotencyStaleAfterMs: 10_000 });
+    try {
+      const customer = 'customer-died-at-provider';
+      const created = await call<{ order: { id: string } }>(h.service.url, 'POST', '/orders', {
+        customer,
+        body: { amountMinor: 1999, currency: 'EUR' },
+      });
+      const orderId = created.body.order.id;
+      const path = `/orders/${orderId}/checkout`;
+      const key = 'checkout-key-died-at-provider';
+      const first = call(h.service.url, 'POST', path, { customer, key });
+      first.catch(() => {});
+      await until(async () => creates === 1, 10_000, 'the first checkout to call the provider');
+      const left = await h.service.context.payments.attemptsOf(orderId);
+      expect(left.map((a) => a.status)).toEqual(['creating']);
+      expect((await call(h.service.url, 'POST', path, { customer, key })).status).toBe(409);
+
+      clock.advance(10_000);
+      const retry = await call<{ outcome: string; attempt: { id: string; status: string } }>(
+        h.service.url,
+        'POST',
+        path,
+        { customer, key },
+      );
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.body.outcome).toBe('existing');
+      expect(retry.body.attempt).toMatchObject({ id: left[0]!.id, status: 'creating' });
+      expect(creates).toBe(1);
+      const again = await call(h.service.url, 'POST', path, { customer, key });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).toBe(retry.text);
     } finally {
       releaseDead(new Error('test over'));
       await h.close();
