@@ -3,7 +3,6 @@ import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { DemoFailed } from '../demo/demo-failed.js';
 import { parseOnlyScenarios } from '../demo/only-scenarios.js';
-import { runDemo } from '../demo/run-demo.js';
 
 interface DemoFlags {
   databaseUrl?: string;
@@ -46,6 +45,8 @@ export function registerDemo(program: Command, io: CliIo): void {
     .option('--port <n>', 'port of the service on 127.0.0.1 (default: a free one)', port)
     .action(async (flags: DemoFlags) => {
       const adminToken = process.env.PAYONCE_ADMIN_TOKEN;
+      // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
+      const { runDemo } = await import('../demo/run-demo.js');
       const result = await runDemo(io, {
         databaseUrl: flags.databaseUrl?.trim() === '' ? undefined : flags.databaseUrl,
         serve: flags.serve === true,

@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { createService } from '../../service/create-service.js';
 import type { ServiceOptions } from '../../service/service-options.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
@@ -217,6 +216,8 @@ export function registerServe(program: Command, io: CliIo): void {
     .action(async (flags: ServeFlags) => {
       const options = runtimeOptions(flags, process.env);
       const signal = untilSignal();
+      // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
+      const { createService } = await import('../../service/create-service.js');
       const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
       io.out(`payonce service listening on ${service.url}`);
       io.out(
