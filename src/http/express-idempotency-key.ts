@@ -162,6 +162,7 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
       const exchange = {
         method: req.method,
         route: `${req.baseUrl}${String(req.route.path)}`,
+        target: req.originalUrl,
         principal: await principal(req),
         headers: req.headers,
         body,

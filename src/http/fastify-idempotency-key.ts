@@ -101,6 +101,7 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       const exchange = {
         method: request.method,
         route,
+        target: request.url,
         principal: typeof owner === 'string' ? owner : await owner,
         headers: request.headers,
         body,

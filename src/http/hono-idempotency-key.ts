@@ -17,6 +17,12 @@ async function responseOf(res: Response): Promise<HttpResponse> {
   return { status: res.status, headers, body: new Uint8Array(await res.clone().arrayBuffer()) };
 }
 
+/** The origin-form target (path and query, as sent) of a request URL. */
+function targetOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
 /**
  * Hono 4 middleware for the `Idempotency-Key` header, per route or with `app.use` (the route is the last matched
  * pattern, `routePath(c, -1)`). It reads the body with `c.req.arrayBuffer()`, which Hono caches, so the handler
@@ -37,6 +43,7 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
     const exchange = {
       method: c.req.method,
       route: routePath(c, -1),
+      target: targetOf(c.req.url),
       principal: await principal(c),
       headers,
       body: new Uint8Array(await c.req.arrayBuffer()),

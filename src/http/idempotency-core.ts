@@ -81,7 +81,7 @@ function detailOf(code: GuardRejection): string {
     case 'REQUEST_IN_PROGRESS':
       return 'A request with this Idempotency-Key is still being processed; retry after the Retry-After delay.';
     case 'PAYLOAD_MISMATCH':
-      return 'This Idempotency-Key was already used for a different request (method, route or body differ).';
+      return 'This Idempotency-Key was already used for a different request (method, path or body differ).';
     case 'CLAIM_LOST':
       return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
     case 'STORE_UNAVAILABLE':
@@ -100,7 +100,8 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  * Builds the Idempotency-Key layer of SPEC §4 on an `IdempotencyGuard`:
  * - covered method (default POST, PATCH) without the header on a route that requires one → 400
  *   `IDEMPOTENCY_KEY_MISSING`; malformed value (see `parseIdempotencyKey`) → 400 `IDEMPOTENCY_KEY_INVALID`;
- * - the key is scoped by principal, method and route (`httpRequestKey`) and claimed with the policy's fingerprint;
+ * - the key is scoped by principal, method and route pattern (`httpRequestKey`) and claimed with the policy's
+ *   fingerprint, which covers the concrete target: the same key on another path of the pattern → 422;
  * - same key, different fingerprint → 422 `PAYLOAD_MISMATCH`; still running → 409 `REQUEST_IN_PROGRESS` with
  *   `Retry-After` in whole seconds; both leave the owner's claim untouched;
  * - a 2xx, 3xx or 4xx response is stored (status, the policy's `storedHeaders`, body bytes) and replayed to

@@ -10,8 +10,9 @@ export type RequestFingerprint = (exchange: HttpExchange) => string;
 const ONE_SHOT_MAX_BODY_BYTES = 16_384;
 
 function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body: Uint8Array): string {
-  // One line of JSON (never a raw newline) before the body: method, route and body cannot run into each other.
-  const head = `payonce-http-fingerprint/1\n${JSON.stringify([exchange.method, exchange.route, bodyForm])}\n`;
+  // One line of JSON (never a raw newline) before the body: method, route, target and body cannot run into each other.
+  const parts = [exchange.method, exchange.route, exchange.target, bodyForm];
+  const head = `payonce-http-fingerprint/2\n${JSON.stringify(parts)}\n`;
   if (body.byteLength > ONE_SHOT_MAX_BODY_BYTES) return createHash('sha256').update(head).update(body).digest('hex');
   // A small body: one digest over head + body (the same bytes as two updates) without a Hash object per request.
   const headBytes = Buffer.from(head);
@@ -19,8 +20,8 @@ function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body
 }
 
 /**
- * The default fingerprint: SHA-256 (lower-case hex) over the method, the route pattern and the raw body bytes
- * exactly as received. A retry must resend the same bytes, which every retrying HTTP client does; a body that
+ * The default fingerprint: SHA-256 (lower-case hex) over the method, the route pattern, the concrete request
+ * target (path and query) and the raw body bytes exactly as received. A retry must resend the same bytes, which every retrying HTTP client does; a body that
  * differs in any byte (member order, whitespace, `1.0` vs `1`) is a different request → 422 on key reuse.
  * Chosen as the default because it never confuses two requests: nothing is parsed or normalised.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4 "Idempotency Fingerprint"; SPEC §4.
@@ -41,7 +42,7 @@ function isJson(exchange: HttpExchange): boolean {
  * An opt-in fingerprint for clients that re-serialise the body on retry: a JSON body (`application/json` or
  * `application/*+json`, valid UTF-8, strict JSON, no repeated member) is hashed in its `canonicalJson` form, so
  * member order and whitespace do not matter; array order and number literals do. Any other body is hashed raw,
- * as `rawBodyFingerprint` does. Method and route are always covered.
+ * as `rawBodyFingerprint` does. Method, route pattern and concrete target are always covered.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4; RFC 8785 (member order).
  */
 export const canonicalJsonFingerprint: RequestFingerprint = (exchange) => {

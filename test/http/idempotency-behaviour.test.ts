@@ -200,8 +200,8 @@ const behaviours: Array<[string, (w: World) => Promise<void>]> = [
     },
   ],
   [
-    'keys are scoped by route pattern: the same key on another route runs; one pattern covers every :id',
-    async ({ raw, provider, store }) => {
+    'keys are scoped by route pattern; within a pattern the concrete path is fingerprinted: another :id → 422',
+    async ({ raw, canonical, provider, store }) => {
       const ref = fresh('route');
       const key = fresh('key');
       const payment = await post(`${raw.url}/v1/payments`, { key, body: paymentBody(ref) });
@@ -209,8 +209,18 @@ const behaviours: Array<[string, (w: World) => Promise<void>]> = [
       expect([payment.status, refund.status]).toEqual([201, 201]);
       expect(refund.headers.get('idempotent-replayed')).toBeNull();
       expect(provider.count(ref)).toBe(2);
-      // The route is the pattern, identical in all three adapters: another :id with the same key replays.
-      expectReplayOf(await post(`${raw.url}/v1/payments/pay_2/refunds`, { key, body: paymentBody(ref) }), refund);
+      // One key, same body, another concrete path of the same pattern: a different request (SPEC §4 fingerprint =
+      // method, path, body), never a replay of pay_1's answer — with either fingerprint, on every adapter.
+      for (const server of [raw, canonical]) {
+        const other = fresh('key');
+        expect(
+          (await post(`${server.url}/v1/payments/pay_1/refunds`, { key: other, body: paymentBody(ref) })).status,
+        ).toBe(201);
+        const mismatch = await post(`${server.url}/v1/payments/pay_2/refunds`, { key: other, body: paymentBody(ref) });
+        expectProblem(mismatch, 'PAYLOAD_MISMATCH');
+      }
+      expect(provider.count(ref)).toBe(4);
+      expectReplayOf(await post(`${raw.url}/v1/payments/pay_1/refunds`, { key, body: paymentBody(ref) }), refund);
       const refundKey = httpRequestKey('http', 'acct_acme', 'POST', '/v1/payments/:id/refunds', key);
       expect(await store.find(refundKey)).toMatchObject({ status: 'completed', attempts: 1 });
     },

@@ -14,6 +14,7 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const exchange = (key: string | undefined, overrides: Partial<HttpExchange> = {}): HttpExchange => ({
   method: 'POST',
   route: '/v1/payments',
+  target: '/v1/payments',
   principal: 'acct_1',
   headers: key === undefined ? {} : { 'idempotency-key': key },
   body: encode('{"amount":1}'),

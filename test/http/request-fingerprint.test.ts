@@ -49,6 +49,7 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const exchange = (body: string, overrides: Partial<HttpExchange> = {}): HttpExchange => ({
   method: 'POST',
   route: '/v1/payments',
+  target: '/v1/payments',
   principal: 'acct_1',
   headers: { 'content-type': 'application/json' },
   body: encode(body),
@@ -90,12 +91,24 @@ describe('fingerprints', () => {
     );
   });
 
-  it.each([rawBodyFingerprint, canonicalJsonFingerprint])('%o covers method and route', (fingerprint) => {
-    const base = fingerprint(exchange(a));
-    expect(fingerprint(exchange(a, { method: 'PATCH' }))).not.toBe(base);
-    expect(fingerprint(exchange(a, { route: '/v1/refunds' }))).not.toBe(base);
-    expect(fingerprint(exchange(a, { principal: 'acct_2' }))).toBe(base); // the principal scopes the key instead
-  });
+  it.each([rawBodyFingerprint, canonicalJsonFingerprint])(
+    '%o covers method, route and concrete target',
+    (fingerprint) => {
+      const base = fingerprint(exchange(a));
+      expect(fingerprint(exchange(a, { method: 'PATCH' }))).not.toBe(base);
+      expect(fingerprint(exchange(a, { route: '/v1/refunds' }))).not.toBe(base);
+      // The concrete path (and query) within one pattern: /orders/A vs /orders/B is a different request.
+      const onA = { route: '/v1/payments/:id', target: '/v1/payments/pay_A' };
+      expect(fingerprint(exchange(a, { ...onA, target: '/v1/payments/pay_B' }))).not.toBe(
+        fingerprint(exchange(a, onA)),
+      );
+      expect(fingerprint(exchange(a, { ...onA, target: '/v1/payments/pay_A?x=1' }))).not.toBe(
+        fingerprint(exchange(a, onA)),
+      );
+      expect(fingerprint(exchange(a, onA))).toBe(fingerprint(exchange(a, { ...onA })));
+      expect(fingerprint(exchange(a, { principal: 'acct_2' }))).toBe(base); // the principal scopes the key instead
+    },
+  );
 
   it('cannot be confused by moving bytes between route and body', () => {
     const one = rawBodyFingerprint(exchange('x', { route: '/a' }));

@@ -14,6 +14,7 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const exchange = (key: string): HttpExchange => ({
   method: 'POST',
   route: '/v1/orders',
+  target: '/v1/orders',
   principal: 'acct_1',
   headers: { 'idempotency-key': key },
   body: encode('{"amount":1}'),
