@@ -31,8 +31,10 @@ export type ProblemCode =
  *   401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers).
  * - payments: `ORDER_NOT_FOUND` → 404; `ORDER_NOT_PAYABLE` → 409; `INVALID_MONEY`, `INVALID_PAYMENT_EVENT` → 400;
  *   `PROVIDER_DECLINED` → 402 (the provider definitively refused the payment).
- * - reference service: `CUSTOMER_ID_MISSING`, `ADMIN_TOKEN_INVALID` → 401; `INVALID_REQUEST_BODY` → 400;
- *   `JOB_NOT_FOUND` → 404; `JOB_NOT_FINISHED` → 409.
+ * - reference service: `CUSTOMER_ID_MISSING`, `ADMIN_TOKEN_INVALID` → 401; `INVALID_REQUEST_BODY`,
+ *   `CUSTOMER_ID_INVALID`, `MALFORMED_REQUEST` → 400; `JOB_NOT_FOUND`, `ROUTE_NOT_FOUND` → 404; `JOB_NOT_FINISHED`
+ *   → 409; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE` → 415;
+ *   `REQUEST_HEADERS_TOO_LARGE` → 431 (RFC 9110 §15.5, RFC 6585 §5).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const STATUS_BY_CODE = {
@@ -58,6 +60,13 @@ export const STATUS_BY_CODE = {
   WEBHOOK_SIGNATURE_INVALID: 401,
   WEBHOOK_HANDLER_FAILED: 500,
   CUSTOMER_ID_MISSING: 401,
+  CUSTOMER_ID_INVALID: 400,
+  ROUTE_NOT_FOUND: 404,
+  MALFORMED_REQUEST: 400,
+  REQUEST_BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  REQUEST_HEADERS_TOO_LARGE: 431,
   INVALID_REQUEST_BODY: 400,
   ADMIN_TOKEN_INVALID: 401,
   JOB_NOT_FOUND: 404,
@@ -88,6 +97,13 @@ export const TITLE_BY_CODE = {
   WEBHOOK_SIGNATURE_INVALID: 'Webhook signature is invalid',
   WEBHOOK_HANDLER_FAILED: 'Webhook handler failed',
   CUSTOMER_ID_MISSING: 'X-Customer-Id is missing',
+  CUSTOMER_ID_INVALID: 'X-Customer-Id is malformed',
+  ROUTE_NOT_FOUND: 'No such route',
+  MALFORMED_REQUEST: 'Malformed HTTP request',
+  REQUEST_BODY_TOO_LARGE: 'Request body too large',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+  REQUEST_TIMEOUT: 'Request timeout',
+  REQUEST_HEADERS_TOO_LARGE: 'Request headers too large',
   INVALID_REQUEST_BODY: 'Invalid request body',
   ADMIN_TOKEN_INVALID: 'Admin token missing or wrong',
   JOB_NOT_FOUND: 'Outbox job not found',

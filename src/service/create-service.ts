@@ -1,11 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { PayonceError } from '../core/errors.js';
 import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
-import type { HttpResponse } from '../http/http-exchange.js';
 import { problemResponse } from '../http/problem-response.js';
-import { isProblemCode } from '../http/problem-status.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
 import type { CheckoutResult } from '../payments/payments.js';
@@ -20,6 +17,14 @@ import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-sch
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
+import {
+  edgeServerOptions,
+  installProblemHandlers,
+  internalError,
+  problemOf,
+  SERVICE_BODY_LIMIT_BYTES,
+  sendResponse,
+} from './http-edge.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
@@ -55,32 +60,20 @@ const CHECKOUT_ROUTE = '/orders/:id/checkout';
 /** `/healthz` answers 503 when `select 1` takes longer than this. */
 const HEALTH_TIMEOUT_MS = 2_000;
 
-function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
-  reply.code(response.status).headers(response.headers);
-  return reply.send(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
-}
-
-function internalError(): HttpResponse {
-  const body = JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 });
-  return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new TextEncoder().encode(body) };
-}
-
-/** The problem+json answer for an error thrown by a route, a hook or a body parser. */
-function problemOf(error: unknown): HttpResponse | null {
-  if (error instanceof PayonceError && isProblemCode(error.code)) return problemResponse(error.code, error.message);
-  const status = (error as Partial<FastifyError> | null)?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return problemResponse('INVALID_REQUEST_BODY', (error as Error).message);
-  }
-  return null;
-}
+/** A customer id: 1–160 visible ASCII characters (`!`–`~`), like an `Idempotency-Key`. */
+const CUSTOMER_ID = /^[\x21-\x7e]{1,160}$/;
 
 function customerOf(request: FastifyRequest): string {
-  const value = request.headers[CUSTOMER_HEADER];
-  if (typeof value !== 'string' || value.trim() === '') {
+  // Node joins a repeated unknown header with ", ": read the lines as sent, so two headers are never one customer.
+  const lines = request.raw.headersDistinct[CUSTOMER_HEADER] ?? [];
+  if (lines.length > 1) throw new ServiceError('CUSTOMER_ID_INVALID', 'send X-Customer-Id once');
+  const value = lines[0];
+  if (value === undefined || value.trim() === '') {
     throw new ServiceError('CUSTOMER_ID_MISSING', 'send the customer id in X-Customer-Id');
   }
-  if (value.length > 160) throw new ServiceError('CUSTOMER_ID_MISSING', 'X-Customer-Id must be 1–160 characters');
+  if (!CUSTOMER_ID.test(value)) {
+    throw new ServiceError('CUSTOMER_ID_INVALID', 'X-Customer-Id must be 1–160 visible ASCII characters');
+  }
   return value;
 }
 
@@ -88,10 +81,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** JSON bodies in a scope: an empty body reads as `{}`, anything unparsable is `INVALID_REQUEST_BODY`. */
+/** The `charset` parameter of a Content-Type value (lower case, unquoted), or `null` when there is none. */
+function charsetOf(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return match ? (match[2] ?? '').toLowerCase() : null;
+}
+
+/**
+ * JSON bodies in a scope: an empty body reads as `{}` (a JSON `null` stays `null`, refused by the routes), anything
+ * unparsable is `INVALID_REQUEST_BODY`, a charset other than UTF-8 is 415 `UNSUPPORTED_MEDIA_TYPE` (RFC 8259 §8.1),
+ * a body over `SERVICE_BODY_LIMIT_BYTES` is 413 `REQUEST_BODY_TOO_LARGE`.
+ */
 function lenientJson(scope: FastifyInstance): void {
   scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  const options = { parseAs: 'string', bodyLimit: SERVICE_BODY_LIMIT_BYTES } as const;
+  scope.addContentTypeParser('application/json', options, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'send JSON in UTF-8 (charset=utf-8 or none)'), undefined);
+      return;
+    }
     const text = String(body).trim();
     if (text === '') return done(null, {});
     try {
@@ -190,9 +199,9 @@ async function registerOrders(
     lenientJson(scope);
     scope.setErrorHandler((error, request, reply) => {
       const problem = problemOf(error);
-      if (problem) return send(reply, problem);
+      if (problem) return sendResponse(reply, problem);
       ctx.logger.error({ err: error, url: request.url }, 'request failed');
-      return send(reply, internalError());
+      return sendResponse(reply, internalError());
     });
     scope.addHook('onRequest', async (request) => {
       customerOf(request);
@@ -206,7 +215,7 @@ async function registerOrders(
     );
 
     scope.post('/orders', async (request, reply) => {
-      const body = request.body ?? {};
+      const body = request.body === undefined ? {} : request.body;
       if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
       const order = await ctx.payments.createOrder(customerOf(request), {
         amountMinor: body.amountMinor as number,
@@ -216,7 +225,7 @@ async function registerOrders(
     });
 
     scope.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
-      const body = request.body ?? {};
+      const body = request.body === undefined ? {} : request.body;
       if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
       const orderId = request.params.id;
       let result: CheckoutResult;
@@ -240,7 +249,7 @@ async function registerOrders(
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
       const view = await orderView(ctx, request.params.id, customerOf(request));
-      if (!view) return send(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+      if (!view) return sendResponse(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
       return reply.send(view);
     });
   });
@@ -252,9 +261,9 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
     lenientJson(scope);
     scope.setErrorHandler((error, request, reply) => {
       const problem = problemOf(error);
-      if (problem) return send(reply, problem);
+      if (problem) return sendResponse(reply, problem);
       ctx.logger.error({ err: error, url: request.url }, 'admin request failed');
-      return send(reply, internalError());
+      return sendResponse(reply, internalError());
     });
     scope.post<{ Params: { id: string } }>('/admin/jobs/:id/rerun', async (request, reply) => {
       const token = ctx.config.adminToken;
@@ -311,7 +320,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const runtime = await openServiceRuntime(options);
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
+  installProblemHandlers(app, ctx.logger);
   let background: BackgroundJobs | null = null;
   try {
     const endpoints = webhookEndpoints(ctx, options);

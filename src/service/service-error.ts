@@ -2,12 +2,21 @@ import { PayonceError } from '../core/errors.js';
 
 /**
  * Stable codes of the errors the reference service answers itself (not raised by a library layer);
- * `src/http/problem-status.ts` maps them: `CUSTOMER_ID_MISSING` 401, `INVALID_REQUEST_BODY` 400,
- * `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, `JOB_NOT_FINISHED` 409.
+ * `src/http/problem-status.ts` maps them: `CUSTOMER_ID_MISSING` 401, `CUSTOMER_ID_INVALID` 400,
+ * `INVALID_REQUEST_BODY` 400, `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, `JOB_NOT_FINISHED` 409, and the
+ * edge's own answers: `ROUTE_NOT_FOUND` 404, `MALFORMED_REQUEST` 400, `REQUEST_BODY_TOO_LARGE` 413,
+ * `UNSUPPORTED_MEDIA_TYPE` 415, `REQUEST_TIMEOUT` 408, `REQUEST_HEADERS_TOO_LARGE` 431.
  * @see docs/service.md "HTTP contract"; docs/errors.md.
  */
 export type ServiceErrorCode =
   | 'CUSTOMER_ID_MISSING'
+  | 'CUSTOMER_ID_INVALID'
+  | 'ROUTE_NOT_FOUND'
+  | 'MALFORMED_REQUEST'
+  | 'REQUEST_BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'REQUEST_TIMEOUT'
+  | 'REQUEST_HEADERS_TOO_LARGE'
   | 'INVALID_REQUEST_BODY'
   | 'ADMIN_TOKEN_INVALID'
   | 'JOB_NOT_FOUND'

@@ -1,0 +1,129 @@
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import { PayonceError } from '../core/errors.js';
+import type { HttpResponse } from '../http/http-exchange.js';
+import { problemResponse } from '../http/problem-response.js';
+import { isProblemCode, type ProblemCode } from '../http/problem-status.js';
+
+/**
+ * Largest body, in bytes, the service accepts on its own JSON routes (`/orders*`, `/admin/*`): 64 KiB, far above
+ * the documented bodies (a few dozen bytes). More → 413 `REQUEST_BODY_TOO_LARGE`. The webhook endpoints keep the
+ * intake's own limit (`maxBodyBytes`, 2 MiB, answered 413 `WEBHOOK_BODY_TOO_LARGE`).
+ */
+export const SERVICE_BODY_LIMIT_BYTES = 65_536;
+
+/** Sends a neutral `HttpResponse` through a fastify reply (status, headers, exact body bytes). */
+export function sendResponse(reply: FastifyReply, response: HttpResponse): FastifyReply {
+  reply.code(response.status).headers(response.headers);
+  return reply.send(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
+}
+
+/** The generic 500 problem: nothing about the cause reaches the client (it is logged instead). */
+export function internalError(): HttpResponse {
+  const body = JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 });
+  return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new TextEncoder().encode(body) };
+}
+
+/** Detail per edge code: fixed sentences, never the request's path, headers or body. */
+const EDGE_DETAIL: Partial<Record<ProblemCode, string>> = {
+  ROUTE_NOT_FOUND: 'No route of this service has this method and path.',
+  MALFORMED_REQUEST: 'The request is not well-formed HTTP (request target, header or framing).',
+  REQUEST_BODY_TOO_LARGE: `The request body is over ${SERVICE_BODY_LIMIT_BYTES} bytes.`,
+  INVALID_REQUEST_BODY: 'The request body or its content type is not the documented JSON.',
+  REQUEST_TIMEOUT: 'The request was not received in time.',
+  REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large.',
+};
+
+function edgeProblem(code: ProblemCode): HttpResponse {
+  return problemResponse(code, EDGE_DETAIL[code] ?? 'The request was refused.');
+}
+
+/**
+ * The problem+json answer for an error thrown by a route, a hook or a body parser, or `null` for a server error
+ * (the caller logs it and answers a generic 500). A `PayonceError` keeps its code and message; fastify's own 4xx
+ * errors are mapped by status: 413 → `REQUEST_BODY_TOO_LARGE`, 404 → `ROUTE_NOT_FOUND`, any other →
+ * `INVALID_REQUEST_BODY` (an unparsable body or a content type other than JSON), with a fixed detail (fastify's
+ * messages can quote the request).
+ */
+export function problemOf(error: unknown): HttpResponse | null {
+  if (error instanceof PayonceError && isProblemCode(error.code)) return problemResponse(error.code, error.message);
+  const status = (error as Partial<FastifyError> | null)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return edgeProblem('REQUEST_BODY_TOO_LARGE');
+  if (status === 404) return edgeProblem('ROUTE_NOT_FOUND');
+  return edgeProblem('INVALID_REQUEST_BODY');
+}
+
+/** A raw HTTP/1.1 problem answer for a socket whose request Node's parser refused (no fastify reply exists). */
+function rawProblem(code: ProblemCode): string {
+  const { status, body } = edgeProblem(code);
+  const text = Buffer.from(body).toString('utf8');
+  return (
+    `HTTP/1.1 ${status} ${TITLE_LINE[status] ?? 'Bad Request'}\r\nContent-Type: application/problem+json\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`
+  );
+}
+
+const TITLE_LINE: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Fastify server options of the reference service's HTTP edge, so no answer is fastify's or Node's own JSON:
+ * - `frameworkErrors`: a bad percent-escape in the path (`FST_ERR_BAD_URL`) → 400 `MALFORMED_REQUEST`; a path
+ *   parameter over fastify's `maxParamLength` (100) → 404 `ORDER_NOT_FOUND` under `/orders/` (no order has such
+ *   an id), else 404 `ROUTE_NOT_FOUND`;
+ * - `clientErrorHandler`: a request Node's parser refuses (bare CR or invalid character in a header,
+ *   `Content-Length` with `Transfer-Encoding`, …) → 400 `MALFORMED_REQUEST`; a request timeout → 408
+ *   `REQUEST_TIMEOUT`; oversized headers → 431 `REQUEST_HEADERS_TOO_LARGE`; each with `Connection: close`, then the
+ *   socket is destroyed (as Node does by default). A reset connection gets nothing.
+ * @see RFC 9457; RFC 9112 §6.3 (Content-Length with Transfer-Encoding); Node `http.Server` 'clientError'.
+ */
+export function edgeServerOptions(
+  logger: Logger,
+): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
+  return {
+    frameworkErrors(error, request, reply) {
+      const code: ProblemCode =
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'MALFORMED_REQUEST'
+          : request.url.startsWith('/orders/')
+            ? 'ORDER_NOT_FOUND'
+            : 'ROUTE_NOT_FOUND';
+      if (code === 'ORDER_NOT_FOUND') return sendResponse(reply, problemResponse(code, 'No order has this id.'));
+      return sendResponse(reply, edgeProblem(code));
+    },
+    clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const code: ProblemCode =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'REQUEST_TIMEOUT'
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? 'REQUEST_HEADERS_TOO_LARGE'
+            : 'MALFORMED_REQUEST';
+      logger.debug({ code: error.code }, 'malformed HTTP request refused');
+      if (socket.writable) socket.end(rawProblem(code));
+      else socket.destroy();
+    },
+  };
+}
+
+/**
+ * Installs the root not-found handler (404 `ROUTE_NOT_FOUND` problem+json for every unknown method and path,
+ * e.g. `POST /webhooks/paypal`, and for `reply.callNotFound()`) and the root error handler (`problemOf`, else a
+ * logged generic 500) on the service's fastify app. Scopes with their own error handler keep it.
+ */
+export function installProblemHandlers(app: FastifyInstance, logger: Logger): void {
+  app.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) =>
+    sendResponse(reply, edgeProblem('ROUTE_NOT_FOUND')),
+  );
+  app.setErrorHandler((error, request, reply) => {
+    const problem = problemOf(error);
+    if (problem) return sendResponse(reply, problem);
+    logger.error({ err: error, url: request.url }, 'request failed');
+    return sendResponse(reply, internalError());
+  });
+}
