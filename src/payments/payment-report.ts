@@ -3,7 +3,8 @@ import type { PaymentEventStatus } from './provider-payment-event.js';
 /**
  * One report about an attempt, whatever its source: a webhook event, the checkout's provider response, or a
  * reconciliation look-up. `unknown` = the create call's result was not learnt; `not_found` = the provider
- * confirmed it has no payment for the merchant reference. Money in integer minor units; times epoch ms UTC.
+ * confirmed it has no payment for the merchant reference (`reconcile` no longer reports it: a look-up finding
+ * nothing re-sends the create with the same key instead, as a create may still be in flight). Money in integer minor units; times epoch ms UTC.
  */
 export interface PaymentReport {
   readonly provider: string;

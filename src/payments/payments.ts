@@ -85,6 +85,13 @@ export interface ReconcileReport {
   readonly resolved: number;
   /** Attempts whose look-up threw (left as they were). */
   readonly lookupErrors: number;
+  /**
+   * Attempts the provider did not know by merchant reference, whose create was re-sent with the attempt's same
+   * idempotency key (see `reconcile`).
+   */
+  readonly resent: number;
+  /** Of those, how many re-sends threw something other than `ProviderDeclined` (left as they were, retried next run). */
+  readonly resendErrors: number;
   /** Parked inbox events matched to an attempt and decided. */
   readonly parkedMatched: number;
 }
@@ -295,10 +302,20 @@ export class Payments<DB> {
 
   /**
    * The reconciliation job (SPEC §6): every attempt of this provider in `creating` or `unknown` not updated for
-   * `olderThanMs` is looked up by merchant reference; the provider's answer is applied forward-only (a payment
-   * found → its status; none → `failed`, which frees the order). A look-up that throws leaves the attempt as it
-   * is. Then parked inbox events are matched again. Set `olderThanMs` above the provider call timeout so a
-   * create still in flight is not judged.
+   * `olderThanMs` is looked up by merchant reference (cheap, and finds the payment in the common case); a payment
+   * found → its status, applied forward-only. A look-up answering "no payment with this reference" is NOT taken as
+   * a failure: our create may still be in flight at the provider (a slow provider commits after our timeout; a
+   * process killed mid-create). The create is re-sent with the attempt's SAME idempotency key
+   * (`payment-attempt:<id>`) and parameters, so the provider returns the payment the first request created, or
+   * creates it now — exactly one payment either way — and its answer is recorded (journal event type
+   * `reconciliation.resend`). Only a definitive refusal (`ProviderDeclined`) makes the attempt `failed` (which frees
+   * the order); any other error (timeout, "request with this key in progress" 409, 5xx) leaves the attempt as it
+   * is, still blocking a new attempt, for the next run. A look-up that throws leaves the attempt as it is. Then
+   * parked inbox events whose attempt can now be found are matched again (newest unmatchable rows never starve
+   * them). Set `olderThanMs` above the provider call timeout so a create still in flight is not judged.
+   * @see SPEC §6 ("a timeout is unknown, never failed"); https://docs.stripe.com/api/idempotent_requests (a retry
+   * with the same key returns the first result, 409 while the first request is still being processed).
+   * @throws {InvalidOption} `olderThanMs` not a non-negative integer, `limit` not a positive integer.
    */
   async reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     const olderThanMs = options.olderThanMs ?? 60_000;
@@ -318,6 +335,8 @@ export class Payments<DB> {
       .execute();
     let resolved = 0;
     let lookupErrors = 0;
+    let resent = 0;
+    let resendErrors = 0;
     for (const attempt of stale.map(toAttempt)) {
       let payment: ProviderPayment | null;
       try {
@@ -334,14 +353,44 @@ export class Payments<DB> {
         occurredAtMs: null,
         error: null,
       };
-      const report: PaymentReport = payment
-        ? { ...base, ...this.fieldsOf(payment) }
-        : { ...base, ...this.emptyFields(attempt), status: 'not_found' };
+      let report: PaymentReport;
+      if (payment !== null) {
+        report = { ...base, ...this.fieldsOf(payment) };
+      } else {
+        resent++;
+        const answer = await this.resendCreate(attempt);
+        if (answer === null) {
+          resendErrors++;
+          continue;
+        }
+        report = { ...base, eventType: 'reconciliation.resend', ...answer };
+      }
       const updated = await this.recordProviderAnswer(attempt, report);
       if (!UNRESOLVED.includes(updated.status)) resolved++;
     }
     const parkedMatched = await this.matchParked(limit);
-    return Object.freeze({ examined: stale.length, resolved, lookupErrors, parkedMatched });
+    return Object.freeze({ examined: stale.length, resolved, lookupErrors, resent, resendErrors, parkedMatched });
+  }
+
+  /**
+   * Re-sends the create of an unresolved attempt with its stored idempotency key and the same parameters: the
+   * provider's payment fields, `failed` with the refusal on `ProviderDeclined`, or `null` when the answer is
+   * still unknown (any other error).
+   */
+  private async resendCreate(attempt: PaymentAttempt) {
+    try {
+      const payment = await this.provider.createPayment({
+        idempotencyKey: attempt.idempotencyKey,
+        merchantReference: attempt.id,
+        orderId: attempt.orderId,
+        amountMinor: attempt.amountMinor,
+        currency: attempt.currency,
+      });
+      return { ...this.fieldsOf(payment), error: null };
+    } catch (error) {
+      if (!(error instanceof ProviderDeclined)) return null;
+      return { ...this.emptyFields(attempt), status: 'failed' as const, error: errorText(error) };
+    }
   }
 
   /**

@@ -218,17 +218,20 @@ for (const dialect of sqlDialectsFromEnv()) {
             expect(await fulfilJobs(order)).toBe(1);
             expect(provider.createCalls).toHaveLength(1);
           } else {
-            expect(resolved).toMatchObject({ id: unknown.id, status: 'failed' });
-            expect(provider.paymentFor(unknown.id)).toBeUndefined();
-            const next = attemptOf(await payments.openCheckout(order.id, 'alice'));
-            expect(next.id).not.toBe(unknown.id);
-            expect(next.idempotencyKey).toBe(`payment-attempt:${next.id}`);
-            expect(next.status).toBe('succeeded');
-            expect(provider.createCalls).toHaveLength(2);
-            expect((await payments.findOrder(order.id))?.paidAttemptId).toBe(next.id);
+            // "not found" is no confirmation: the create is re-sent with the SAME key, the provider creates it now.
+            expect(resolved).toMatchObject({ id: unknown.id, status: 'succeeded' });
+            expect(resolved?.providerPaymentId).toBe(provider.paymentFor(unknown.id)?.paymentId);
+            expect(provider.createCalls.map((c) => c.idempotencyKey)).toEqual([
+              unknown.idempotencyKey,
+              unknown.idempotencyKey,
+            ]);
+            expect(await payments.attemptsOf(order.id)).toHaveLength(1);
+            expect((await payments.findOrder(order.id))?.paidAttemptId).toBe(unknown.id);
+            expect((await payments.openCheckout(order.id, 'alice')).kind).toBe('already-paid');
+            expect(await fulfilJobs(order)).toBe(1);
           }
           const journal = await payments.journalOf(order.id);
-          expect(journal.map((e) => e.eventType)).toContain('reconciliation');
+          expect(journal.map((e) => e.eventType)).toContain(did === 'did' ? 'reconciliation' : 'reconciliation.resend');
         },
       );
     });

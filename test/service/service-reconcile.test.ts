@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition } from '../observe/exposition.js';
-import { call, type Harness, startHarness, until, untilFulfilled, type ViewBody } from './service-harness.js';
+import { call, type Harness, startHarness, untilFulfilled, type ViewBody } from './service-harness.js';
 
 describe('provider timeout → unknown → reconciled (no webhooks reach the service)', () => {
   let h: Harness;
@@ -10,6 +10,7 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
       providerTimeoutMs: 300,
       reconcileAfterMs: 800,
       reconcileEveryMs: 100,
+      reconcilePendingAfterMs: 400,
     });
   });
   afterAll(async () => {
@@ -63,7 +64,7 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
     },
   );
 
-  it('a create that never reached the provider (hang before commit) is reconciled to failed and frees the order', async () => {
+  it('a create that never reached the provider (hang before commit): "not found" is no failure; the re-send with the same key charges once, no second attempt', async () => {
     const url = h.service.url;
     const created = await call<{ order: { id: string } }>(url, 'POST', '/orders', {
       body: { amountMinor: 2600, currency: 'GBP' },
@@ -79,21 +80,20 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
       },
     );
     expect(checkout.body.attempt.status).toBe('unknown');
-    const failed = await until(
-      async () => {
-        const v = (await call<ViewBody>(url, 'GET', `/orders/${orderId}`)).body;
-        return v.attempts[0]?.status === 'failed' ? v : null;
-      },
-      15_000,
-      'the attempt to be reconciled as failed',
-    );
-    expect(failed.order.status).toBe('awaiting_payment');
-    const retry = await call<{ outcome: string; attempt: { id: string } }>(url, 'POST', `/orders/${orderId}/checkout`, {
+    const attemptId = checkout.body.attempt.id;
+    const view = await untilFulfilled(url, orderId, 'customer-a', 15_000);
+    expect(view.attempts).toHaveLength(1);
+    expect(view.attempts[0]).toMatchObject({ id: attemptId, status: 'succeeded' });
+    expect(view.journal.some((e) => e.eventType === 'reconciliation.resend' && e.decision === 'applied')).toBe(true);
+    expect(view.paidTransitions).toBe(1);
+    expect(view.fulfilments).toHaveLength(1);
+    expect(h.sandbox.controls.charges(attemptId)).toBe(1);
+    expect(h.sandbox.controls.orderLedger(orderId).charges).toBe(1);
+    const retry = await call<{ outcome: string }>(url, 'POST', `/orders/${orderId}/checkout`, {
       key: `never-retry-${orderId}`,
     });
-    expect(retry.status).toBe(201);
-    expect(retry.body.outcome).toBe('created');
-    expect(retry.body.attempt.id).not.toBe(checkout.body.attempt.id);
+    expect(retry.body.outcome).not.toBe('created');
+    expect(h.sandbox.controls.orderLedger(orderId).charges).toBe(1);
   });
 });
 
