@@ -25,6 +25,7 @@ import {
   SERVICE_BODY_LIMIT_BYTES,
   sendResponse,
 } from './http-edge.js';
+import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
@@ -217,10 +218,7 @@ async function registerOrders(
     scope.post('/orders', async (request, reply) => {
       const body = request.body === undefined ? {} : request.body;
       if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
-      const order = await ctx.payments.createOrder(customerOf(request), {
-        amountMinor: body.amountMinor as number,
-        currency: body.currency as string,
-      });
+      const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body));
       return reply.code(201).send({ order: orderJson(order) });
     });
 

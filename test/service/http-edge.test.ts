@@ -127,4 +127,32 @@ describe('reference service HTTP edge (attacker findings, issue #7)', () => {
     }
     expectProblem(await call(url, 'GET', '/orders/some-order', { customer: '   ' }), 'CUSTOMER_ID_MISSING');
   });
+
+  it('INVALID_MONEY: ISO-4217 codes only, at most 99 999 999 minor units, and the detail never echoes the value', async () => {
+    const bad: Array<Record<string, unknown>> = [
+      { amountMinor: 100, currency: 'X'.repeat(50_000) },
+      { amountMinor: 100, currency: '<script>alert(1)</script>' },
+      { amountMinor: 100, currency: { toString: 'x' } },
+      { amountMinor: 100, currency: 'QQQ' },
+      { amountMinor: 100, currency: 'eur' },
+      { amountMinor: '<script>', currency: 'EUR' },
+      { amountMinor: [1], currency: 'EUR' },
+      { amountMinor: 100_000_000, currency: 'EUR' },
+      { amountMinor: 0, currency: 'EUR' },
+      { amountMinor: 10.5, currency: 'EUR' },
+    ];
+    for (const body of bad) {
+      const answer = await call<{ detail: string }>(url, 'POST', '/orders', { body });
+      expectProblem(answer, 'INVALID_MONEY');
+      expect(answer.body.detail.length).toBeLessThan(120);
+      expect(answer.body.detail).not.toMatch(/script|XXXX|object Object|QQQ|eur/);
+    }
+    for (const [amountMinor, currency] of [
+      [99_999_999, 'EUR'],
+      [1, 'UZS'],
+      [500, 'JPY'],
+    ] as const) {
+      expect((await call(url, 'POST', '/orders', { body: { amountMinor, currency } })).status).toBe(201);
+    }
+  });
 });

@@ -1,0 +1,44 @@
+import { InvalidMoney } from '../payments/invalid-money.js';
+import type { Money } from '../payments/money.js';
+
+/**
+ * Largest order amount the reference service accepts, in minor units: 99 999 999 (999 999.99 EUR), the cap of the
+ * sandbox provider's create call. An order above it could never be paid, so it is refused up front (400
+ * `INVALID_MONEY`) instead of failing at checkout.
+ */
+export const MAX_ORDER_AMOUNT_MINOR = 99_999_999;
+
+/** ISO-4217 codes this Node knows (`Intl.supportedValuesOf('currency')`, ICU's list of active codes). */
+const ISO_4217: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** A short description of a JSON value's type, for a detail that never echoes the value itself. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value.length <= 3 ? 'a string' : `a string of ${value.length} characters`;
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer out of range' : 'a non-integer number';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The money of a `POST /orders` body, checked at the service edge before `Payments.createOrder`:
+ * `amountMinor` a safe integer 1–`MAX_ORDER_AMOUNT_MINOR`, `currency` an ISO-4217 code Node's ICU knows
+ * (`Intl.supportedValuesOf('currency')`, upper case, e.g. `EUR`, `UZS`). The error's detail says what is wrong
+ * (the type, a length) without quoting the request's value (docs/errors.md: `detail` never contains request bodies).
+ * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
+ * @see SPEC §2 "Money"; ISO 4217; docs/service.md.
+ */
+export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
+  const { amountMinor, currency } = body;
+  if (typeof amountMinor !== 'number' || !Number.isSafeInteger(amountMinor) || amountMinor <= 0) {
+    throw new InvalidMoney(`amountMinor must be a positive integer of minor units, got ${kindOf(amountMinor)}`);
+  }
+  if (amountMinor > MAX_ORDER_AMOUNT_MINOR) {
+    throw new InvalidMoney(`amountMinor must be at most ${MAX_ORDER_AMOUNT_MINOR} minor units`);
+  }
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency) || !ISO_4217.has(currency)) {
+    const got = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? 'an unknown code' : kindOf(currency);
+    throw new InvalidMoney(`currency must be an ISO-4217 code like EUR, got ${got}`);
+  }
+  return { amountMinor, currency };
+}
