@@ -71,14 +71,19 @@ export class StatementTemplate<N extends string, R> {
     return new StatementTemplate(compiled.sql, parameters);
   }
 
-  /** The query to execute with `values` in the slots. */
-  bind(values: Readonly<Record<N, unknown>>): CompiledQuery<R> {
+  /** The parameters of one execution: `values` in the slots, the constants in between, in compiled order. */
+  parametersOf(values: Readonly<Record<N, unknown>>): unknown[] {
     const parameters = new Array<unknown>(this.parameters.length);
     for (let i = 0; i < parameters.length; i++) {
       const parameter = this.parameters[i]!;
       parameters[i] = 'slot' in parameter ? values[parameter.slot] : parameter.constant;
     }
-    return CompiledQuery.raw(this.sql, parameters) as CompiledQuery<R>;
+    return parameters;
+  }
+
+  /** The query to execute with `values` in the slots. */
+  bind(values: Readonly<Record<N, unknown>>): CompiledQuery<R> {
+    return CompiledQuery.raw(this.sql, this.parametersOf(values)) as CompiledQuery<R>;
   }
 }
 

@@ -13,6 +13,12 @@ export interface SqlContext {
   readonly inTransaction: boolean;
   /** The store's fixed statements, compiled once on the store's own Kysely instance. */
   readonly statements: StatementCache;
+  /**
+   * Runs a fixed statement (SQL text, parameters) straight on the store's own connection, taking its turn with
+   * Kysely's queries and transactions (SQLite stores opened by `SqliteStore.open`); `null` to run every
+   * statement through `db.executeQuery`. Never used inside a caller's transaction.
+   */
+  readonly direct?: ((sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | null;
 }
 
 /** Runs ONE statement, retrying transient errors only outside a caller's transaction. */
@@ -26,6 +32,11 @@ export function runStatement<N extends string, R>(
   definition: StatementDefinition<N, R>,
   values: Readonly<Record<N, unknown>>,
 ): Promise<QueryResult<R>> {
+  const direct = ctx.inTransaction ? null : ctx.direct;
+  if (direct) {
+    const template = ctx.statements.template(definition);
+    return statement(ctx, () => direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>);
+  }
   return statement(ctx, () => executeStatement(ctx.db, ctx.statements, definition, values));
 }
 

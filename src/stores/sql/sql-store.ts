@@ -13,6 +13,7 @@ import type {
 import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
+import type { SqlContext } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
 
@@ -43,7 +44,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   readonly db: Kysely<DB>;
   /** What differs on this backend (claim statement, key encoding, transient errors). */
   readonly dialect: SqlDialect;
-  private readonly receipts: SqlReceipts;
+  private receipts: SqlReceipts;
   /** The fixed statements compiled once on `db`, shared with every `withTransaction` view. */
   private readonly statements: StatementCache;
   /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
@@ -57,6 +58,21 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
     this.statements = new StatementCache(receiptsDb, dialect);
     this.receipts = new SqlReceipts({ db: receiptsDb, dialect, inTransaction: false, statements: this.statements });
+  }
+
+  /**
+   * Makes the store's own (non-transactional) statements run through `direct` instead of `db.executeQuery`; for a
+   * factory that owns `db`'s single connection and its driver (`SqliteStore.open`). Caller transactions keep
+   * running through Kysely.
+   */
+  protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
+    this.receipts = new SqlReceipts({
+      db: this.db as unknown as Kysely<ReceiptsDatabase>,
+      dialect: this.dialect,
+      inTransaction: false,
+      statements: this.statements,
+      direct,
+    });
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {

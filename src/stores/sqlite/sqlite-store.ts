@@ -1,8 +1,9 @@
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { ExclusiveConnectionDialect, ExclusiveConnectionDriver } from './exclusive-connection-driver.js';
 import { statementCache } from './statement-cache.js';
 
 /** Options of `SqliteStore.open`. */
@@ -44,7 +45,8 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   /**
    * Opens (creating if missing) the SQLite file at `path` with `journal_mode=WAL`, `busy_timeout` (default
    * 5 000 ms) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file. Prepared
-   * statements are reused across executions (the 64 most recent SQL texts).
+   * statements are reused across executions (the 64 most recent SQL texts), and the store's own statements run
+   * straight on the connection when no transaction or query holds it (`ExclusiveConnectionDriver`).
    * @param path a file path (`:memory:` works but is private to this connection).
    * @throws {InvalidOption} for an empty path or a bad option.
    * @throws the better-sqlite3 error if the file cannot be opened (missing directory, not a database).
@@ -65,8 +67,11 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       database.close();
       throw error;
     }
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statementCache(database) }) });
+    const cached = statementCache(database);
+    const driver = new ExclusiveConnectionDriver(cached);
+    const db = new Kysely<DB>({ dialect: new ExclusiveConnectionDialect(driver, cached) });
     const store = new SqliteStore<DB>({ db });
+    store.runStatementsDirectly(driver.runStatement);
     store.release = async () => {
       await db.destroy();
       if (database.open) database.close();
