@@ -1,6 +1,7 @@
 import { OutboxWorker } from '../outbox/outbox-worker.js';
 import { fulfilmentHandlers } from './fulfilment-jobs.js';
 import { PendingReconciler } from './pending-reconciliation.js';
+import { ReceiptPurgeLoop } from './receipt-purge.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import type { ServiceRuntime } from './service-runtime.js';
 
@@ -8,7 +9,9 @@ import type { ServiceRuntime } from './service-runtime.js';
 export interface BackgroundJobs {
   readonly worker: OutboxWorker<unknown>;
   readonly reconciler: ReconcileLoop;
-  /** Stops both (aborting a fulfilment's simulated warehouse wait: that job is retried later); resolves when stopped. */
+  /** The periodic purge of expired `Idempotency-Key` and webhook receipts. */
+  readonly purger: ReceiptPurgeLoop;
+  /** Stops all three (aborting a fulfilment's simulated warehouse wait: that job is retried later); resolves when stopped. */
   stop(): Promise<void>;
 }
 
@@ -16,7 +19,9 @@ export interface BackgroundJobs {
  * Starts the in-process background work of the reference service (SPEC §6–7): an `OutboxWorker` on the
  * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
- * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`. Used by
+ * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`, and a
+ * {@link ReceiptPurgeLoop} every `receiptPurgeEveryMs` (24 h `Idempotency-Key` expiry, `webhookReceiptRetentionMs`
+ * for webhook receipts). Used by
  * `createService` (unless `worker: false`) and by `payonce worker`.
  * @example const jobs = startBackgroundJobs(runtime); … await jobs.stop();
  */
@@ -56,14 +61,24 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
       logger.error({ err: error }, 'reconciliation failed');
     },
   });
+  const purger = new ReceiptPurgeLoop(ctx.httpGuard, ctx.intakeGuard, {
+    everyMs: config.receiptPurgeEveryMs,
+    webhookRetentionMs: config.webhookReceiptRetentionMs,
+    onRun: (report) => {
+      if (report.idempotencyKeys > 0 || report.webhookReceipts > 0) logger.info({ report }, 'receipts purged');
+    },
+    onError: (error) => logger.error({ err: error }, 'receipt purge failed'),
+  });
   worker.start();
   reconciler.start();
+  purger.start();
   return Object.freeze({
     worker,
     reconciler,
+    purger,
     async stop() {
       abort.abort();
-      await Promise.all([worker.stop(), reconciler.stop()]);
+      await Promise.all([worker.stop(), reconciler.stop(), purger.stop()]);
     },
   });
 }

@@ -61,6 +61,16 @@ export interface ServiceSettings {
    * `providerTimeoutMs`, so a checkout still waiting for the provider is never taken over. @default 60_000
    */
   idempotencyStaleAfterMs?: number;
+  /**
+   * Interval of the background receipt purge (finished `Idempotency-Key` receipts past their 24 h expiry, finished
+   * webhook receipts past `webhookReceiptRetentionMs`). @default 3_600_000 (1 h)
+   */
+  receiptPurgeEveryMs?: number;
+  /**
+   * Age after which a finished webhook receipt is purged; keep it above the providers' redelivery window (Stripe
+   * retries for up to 3 days). @default 604_800_000 (7 days)
+   */
+  webhookReceiptRetentionMs?: number;
 }
 
 /** {@link ServiceSettings} checked, with every default applied. */
@@ -86,6 +96,8 @@ export interface ServiceConfig {
   readonly receiptStaleAfterMs: number;
   readonly webhookToleranceSec: number;
   readonly idempotencyStaleAfterMs: number;
+  readonly receiptPurgeEveryMs: number;
+  readonly webhookReceiptRetentionMs: number;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -170,5 +182,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
     webhookToleranceSec: int(settings.webhookToleranceSec, 'webhookToleranceSec', 1, 300),
     idempotencyStaleAfterMs,
+    receiptPurgeEveryMs: int(settings.receiptPurgeEveryMs, 'receiptPurgeEveryMs', 1, 3_600_000),
+    webhookReceiptRetentionMs: int(settings.webhookReceiptRetentionMs, 'webhookReceiptRetentionMs', 1, 604_800_000),
   });
 }

@@ -1,0 +1,93 @@
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
+import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
+
+/** `Idempotency-Key` receipts of the service live under this provider (the HTTP layer's default namespace). */
+const HTTP_NAMESPACE = 'http';
+/** Expiry of an `Idempotency-Key` (SPEC §4, Stripe's 24 h): the same as the HTTP layer's default `expiryMs`. */
+export const IDEMPOTENCY_KEY_EXPIRY_MS = 86_400_000;
+
+/** What one purge run deleted, per kind of receipt. */
+export interface ReceiptPurgeReport {
+  /** Finished `Idempotency-Key` receipts older than 24 h. */
+  readonly idempotencyKeys: number;
+  /** Finished webhook intake receipts older than the webhook retention. */
+  readonly webhookReceipts: number;
+}
+
+/** Options of {@link ReceiptPurgeLoop}; durations in ms. */
+export interface ReceiptPurgeOptions {
+  /** Interval between runs (the first run after one interval). */
+  readonly everyMs: number;
+  /** Age past which a finished webhook receipt is deleted; keep it above the providers' redelivery window. */
+  readonly webhookRetentionMs: number;
+  readonly onRun?: (report: ReceiptPurgeReport) => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The service's periodic receipt purge (SPEC §3 "purge", §4 "expired keys are purged"): every `everyMs` it deletes
+ * finished (`completed`/`failed`) `Idempotency-Key` receipts older than 24 h (provider `http` only) from the HTTP
+ * guard, and finished webhook receipts of the service's endpoints (providers of the Stripe and Standard Webhooks
+ * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis). Each purge is scoped to its
+ * providers, so the payments layer's own receipts are never touched. `processing` receipts are never deleted (the
+ * store contract, SPEC §3): one abandoned by a crash stays until its key comes back, when the stale takeover
+ * answers it. One run at a time; `stop()` waits for the running one.
+ * @example const loop = new ReceiptPurgeLoop(httpGuard, intakeGuard, { everyMs: 3_600_000, webhookRetentionMs: 7 * 86_400_000 });
+ */
+export class ReceiptPurgeLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private readonly webhookProviders: readonly string[];
+
+  constructor(
+    private readonly httpGuard: IdempotencyGuard,
+    private readonly intakeGuard: IdempotencyGuard,
+    private readonly options: ReceiptPurgeOptions,
+  ) {
+    this.webhookProviders = [...new Set([stripeProfile().provider, sandboxStandardWebhooksProfile().provider])];
+  }
+
+  /** One purge now; what it deleted. @throws {StoreUnavailable} when a store fails. */
+  async runOnce(): Promise<ReceiptPurgeReport> {
+    const idempotencyKeys = await this.httpGuard.purge({
+      olderThan: IDEMPOTENCY_KEY_EXPIRY_MS,
+      provider: HTTP_NAMESPACE,
+    });
+    let webhookReceipts = 0;
+    for (const provider of this.webhookProviders) {
+      webhookReceipts += await this.intakeGuard.purge({ olderThan: this.options.webhookRetentionMs, provider });
+    }
+    return { idempotencyKeys, webhookReceipts };
+  }
+
+  /** Starts the timer (the first run after `everyMs`). Idempotent. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops the timer and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .then((report) => this.options.onRun?.(report))
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.running = null;
+          this.schedule();
+        });
+    }, this.options.everyMs);
+    this.timer.unref();
+  }
+}

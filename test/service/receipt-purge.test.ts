@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRequestKey } from '../../src/http/http-request-key.js';
+import { resolveServiceConfig } from '../../src/service/service-config.js';
+import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import { type Harness, orderAndCheckout, startHarness, until, untilFulfilled } from './service-harness.js';
+
+const DAY_MS = 86_400_000;
+
+describe('reference service: periodic receipt purge', () => {
+  let h: Harness;
+  let offsetMs = 0;
+  beforeAll(async () => {
+    h = await startHarness({ clock: { now: () => Date.now() + offsetMs }, receiptPurgeEveryMs: 50 });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function receipts(provider: string): Promise<number> {
+    const db = h.service.context.store.db as unknown as Kysely<ReceiptsDatabase>;
+    const rows = await db.selectFrom('payonce_receipts').select('status').where('provider', '=', provider).execute();
+    return rows.length;
+  }
+
+  it('deletes finished Idempotency-Key receipts past 24 h and webhook receipts past the 7-day retention, not before', async () => {
+    const { orderId, checkout } = await orderAndCheckout(h.service.url);
+    expect(checkout.status).toBe(201);
+    await untilFulfilled(h.service.url, orderId);
+    const keyOf = httpRequestKey('http', 'customer-a', 'POST', '/orders/:id/checkout', `checkout-${orderId}`);
+    expect(await h.service.context.httpGuard.find(keyOf)).toMatchObject({ status: 'completed' });
+    const webhooks = await receipts('stripe');
+    expect(webhooks).toBeGreaterThan(0);
+
+    offsetMs = DAY_MS - 60_000; // younger than the expiry: several purge runs keep it
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await h.service.context.httpGuard.find(keyOf)).not.toBeNull();
+
+    offsetMs = DAY_MS + 60_000;
+    await until(async () => (await h.service.context.httpGuard.find(keyOf)) === null, 5_000, 'the key to be purged');
+    expect(await receipts('stripe')).toBe(webhooks); // webhook receipts keep their longer retention
+
+    offsetMs = 7 * DAY_MS + 60_000;
+    await until(async () => (await receipts('stripe')) === 0, 5_000, 'webhook receipts to be purged');
+  });
+
+  it('defaults: one run an hour, webhook receipts kept 7 days; both must be positive integers', () => {
+    expect(resolveServiceConfig({})).toMatchObject({
+      receiptPurgeEveryMs: 3_600_000,
+      webhookReceiptRetentionMs: 7 * DAY_MS,
+    });
+    expect(() => resolveServiceConfig({ receiptPurgeEveryMs: 0 })).toThrow(/receiptPurgeEveryMs/);
+    expect(() => resolveServiceConfig({ webhookReceiptRetentionMs: 1.5 })).toThrow(/webhookReceiptRetentionMs/);
+  });
+});
