@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Outbox } from '../outbox/outbox.js';
-import { type AttemptChange, updateAttempt } from './attempt-rows.js';
+import { type AttemptChange, findActiveAttempt, updateAttempt } from './attempt-rows.js';
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
@@ -8,7 +8,7 @@ import { setOrderStatus } from './order-rows.js';
 import { nextOrderStatus } from './order-status.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
-import type { PaymentsDatabase } from './payments-tables.js';
+import { ATTEMPTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 
 /** Outbox topic of the fulfilment job enqueued once when an order becomes paid; dedupe key `order:<orderId>`. */
 export const FULFIL_TOPIC = 'order.fulfil';
@@ -68,6 +68,16 @@ export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): stri
  * {@link REFUND_WAITS_FOR_SUCCESS} and nothing changed, so the caller keeps it in the inbox until the success is
  * applied. Anything else (same status, a late "pending" after "succeeded") is `unchanged`. Writes no journal row;
  * the caller does.
+ *
+ * One journaled, alerted exception to forward-only ({@link applyLateSuccess}): a `succeeded` report on an attempt
+ * recorded `failed` or `cancelled` means the provider took the money (Stripe's `payment_intent.payment_failed` is
+ * not terminal: the intent returns to `requires_payment_method` and may still succeed; a capture may beat a
+ * cancel). It is never ignored: the attempt becomes `succeeded`; when the order can still be paid and no other
+ * attempt of it succeeded, the order becomes `paid` by this attempt and fulfilment is enqueued once; when another
+ * attempt already paid it (a double charge) or the order is cancelled/refunded, nothing else changes — no second
+ * fulfilment — and the alert asks for a refund or review. Every other move stays forward-only.
+ * A `refunded` report on a succeeded attempt that is not the one that paid the order (a double charge being
+ * refunded) leaves the order as it is.
  */
 export async function applyReport<DB>(
   ctx: ApplyContext<DB>,
@@ -86,6 +96,9 @@ export async function applyReport<DB>(
   let result: AppliedReport;
   if (report.status === 'refunded') {
     result = await applyRefund(ctx, order, attempt);
+  } else if (report.status === 'succeeded' && (attempt.status === 'failed' || attempt.status === 'cancelled')) {
+    change.status = 'succeeded';
+    result = await applyLateSuccess(ctx, order, attempt);
   } else {
     const target: AttemptStatus = report.status === 'not_found' ? 'failed' : report.status;
     const move = nextAttemptStatus(attempt.status, target);
@@ -121,6 +134,51 @@ export async function applyReport<DB>(
   return result;
 }
 
+/** Start of the journal reason and alert of a success reported on an attempt recorded `failed`/`cancelled`. */
+export const MONEY_ON_CLOSED_ATTEMPT = 'money taken on an attempt recorded';
+
+/**
+ * The exception described on {@link applyReport}: `attempt` (locked, `failed` or `cancelled`) was reported
+ * `succeeded`; the caller writes the attempt's move to `succeeded`. Marks the order paid by this attempt and
+ * enqueues fulfilment once when the order can still move to `paid` and no other attempt of it succeeded;
+ * otherwise changes nothing else. Always `applied` with `alert: true` and a reason starting with
+ * {@link MONEY_ON_CLOSED_ATTEMPT} that says what a human must do (refund or review; cancel a still open attempt).
+ */
+async function applyLateSuccess<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  attempt: PaymentAttempt,
+): Promise<AppliedReport> {
+  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
+  const ids = { attemptId: attempt.id, orderId: order.id };
+  const prefix = `${MONEY_ON_CLOSED_ATTEMPT} ${attempt.status}`;
+  const other = await db
+    .selectFrom(ATTEMPTS_TABLE)
+    .select('id')
+    .where('order_id', '=', order.id)
+    .where('status', '=', 'succeeded')
+    .where('id', '!=', attempt.id)
+    .executeTakeFirst();
+  const paidBy = order.paidAttemptId ?? other?.id ?? null;
+  if (nextOrderStatus(order.status, 'paid').kind === 'move' && other === undefined) {
+    await setOrderStatus(db, order.id, 'paid', ctx.nowMs, attempt.id);
+    await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
+      orderId: order.id,
+      attemptId: attempt.id,
+    });
+    const open = await findActiveAttempt(db, order.id);
+    const reason =
+      `${prefix}: applied as a late success, order paid by this attempt; review` +
+      (open === null ? '' : `; attempt ${open.id} is still open: cancel it (refund it if it is charged too)`);
+    return { ...ids, decision: 'applied', reason, becamePaid: true, alert: true };
+  }
+  const reason =
+    paidBy !== null && paidBy !== attempt.id
+      ? `${prefix}: order already paid by attempt ${paidBy}: double charge, refund or review`
+      : `${prefix}: order is ${order.status}: refund or review`;
+  return { ...ids, decision: 'applied', reason, becamePaid: false, alert: true };
+}
+
 /** Journal reason of a refund kept parked because its payment has not succeeded yet. */
 export const REFUND_WAITS_FOR_SUCCESS =
   'refund arrived before its payment succeeded: parked until the success is applied';
@@ -134,6 +192,10 @@ async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: Pay
   if (attempt.status !== 'succeeded') {
     const reason = `refund reported for a ${attempt.status} attempt; not applied`;
     return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: true };
+  }
+  if (order.paidAttemptId !== null && order.paidAttemptId !== attempt.id) {
+    const reason = `refund of a payment that did not pay the order (attempt ${order.paidAttemptId} did): order stays ${order.status}`;
+    return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: false };
   }
   const move = nextOrderStatus(order.status, 'refunded');
   if (move.kind !== 'move') {

@@ -60,7 +60,9 @@ export function isActiveAttempt(status: AttemptStatus): boolean {
 /**
  * The forward-only attempt state machine, pure. `from === to` is `noop`; a move the table allows is `move`;
  * anything else (backwards, out of a terminal status, into `creating`/`unknown` from a known status) is
- * `ignored` and must change nothing. `unknown` may only be entered from `creating`.
+ * `ignored` and must change nothing. `unknown` may only be entered from `creating`. `applyReport` makes one
+ * journaled, alerted exception outside this table: a provider `succeeded` on a `failed`/`cancelled` attempt (money
+ * was taken) moves it to `succeeded` (see `MONEY_ON_CLOSED_ATTEMPT`).
  * @see SPEC §6; STYLE pattern 9.
  * @example nextAttemptStatus('succeeded', 'pending') // { kind: 'ignored', from: 'succeeded', to: 'pending' }
  */

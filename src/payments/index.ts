@@ -3,7 +3,7 @@
  * attempt per order, provider events, reconciliation, and the `PaymentProvider` port. SQL stores only
  * (migrations `0002-payments`, `0003-outbox`). @see SPEC §6.
  */
-export { FULFIL_TOPIC, REFUND_TOPIC } from './apply-report.js';
+export { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT, REFUND_TOPIC } from './apply-report.js';
 export {
   ACTIVE_ATTEMPT_STATUSES,
   ATTEMPT_STATUSES,

@@ -259,7 +259,9 @@ export class Payments<DB> {
    * the first move to paid marks the order paid and enqueues fulfilment once; `refunded` after `succeeded`
    * refunds the order; a `refunded` that arrives while its attempt is still active (before the success it
    * refunds) is `parked` — never dropped — and applied (paid → refunded) in the transaction that applies the
-   * success, whichever path brings it (webhook, checkout answer, reconciliation). Every event gets one journal row.
+   * success, whichever path brings it (webhook, checkout answer, reconciliation); a `succeeded` on an attempt
+   * recorded `failed`/`cancelled` is never ignored: applied as a late success when the order can still be paid,
+   * else alerted as money to refund (see `applyReport`, `MONEY_ON_CLOSED_ATTEMPT`). Every event gets one journal row.
    * @throws {InvalidPaymentEvent} no receipt key, an unknown status, or neither payment id nor merchant reference.
    * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
