@@ -5,7 +5,8 @@
  * each side's deliveries/s (wall) and CPU per delivery (`process.cpuUsage`), then the median ratio B ÷ A of both.
  * A side may also be `bare`: the hand-written bare minimum of `subjects/bare.ts` on the same backend. More source
  * trees (or `bare`) after the key count join the rotation as sides C, D…, each compared with A.
- *   git archive HEAD src | tar -x -C /tmp/base   # A = the last commit
+ *   mkdir -p /tmp/base && git archive HEAD src | tar -x -C /tmp/base   # A = the last commit
+ *   ln -s "$PWD/node_modules" /tmp/base/node_modules                  # its imports of kysely, ioredis resolve
  *   node --expose-gc --import tsx bench/ab-store.ts redis /tmp/base/src src 8 10000
  */
 import { resolve } from 'node:path';
