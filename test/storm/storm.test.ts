@@ -115,7 +115,10 @@ describe('payonce storm catches deliberately faulty services', () => {
       fault: 'a provider timeout taken as a failure',
       overrides: timeoutAsFailure,
       only: [5, 15],
-      caught: /(made the attempt "failed"|left the attempt failed)[\s\S]*charged 2 times by the provider/,
+      // What the customer relies on, whatever the timing of late webhooks: while the provider's outcome is unknown
+      // a checkout with a new key opens no second attempt and no second provider payment.
+      caught:
+        /(made the attempt "failed"|left the attempt failed)[\s\S]*while the (provider's outcome was|attempt is) unknown answered 201 created[\s\S]*the provider received 2 payments for the order, expected 1/,
     },
     {
       fault: 'amount, currency and order of authentic events not checked',
