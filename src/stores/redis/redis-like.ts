@@ -11,4 +11,12 @@
  */
 export interface RedisLike {
   callBuffer(command: string, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  /**
+   * `EVALSHA` with Buffer replies (ioredis' command method). Used instead of `callBuffer('EVALSHA', …)` when
+   * present: with `enableAutoPipelining: true`, ioredis 6.0 drops the command name of `callBuffer` (Redis then
+   * answers `ERR unknown command`), while its command methods are pipelined correctly.
+   */
+  evalshaBuffer?(sha: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  /** `EVAL` with Buffer replies (ioredis' command method); used like `evalshaBuffer` when present. */
+  evalBuffer?(script: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
 }

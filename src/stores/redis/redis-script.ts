@@ -11,7 +11,8 @@ function isNoScript(error: unknown): boolean {
 /**
  * One Lua script, run atomically by Redis. Sent as `EVALSHA`; when the server does not know the script
  * (first use, a restart, `SCRIPT FLUSH`, another cluster node) the `NOSCRIPT` reply is answered with one
- * `EVAL`, which also caches it on the server. Replies keep bulk strings as `Buffer`s (`callBuffer`).
+ * `EVAL`, which also caches it on the server. Replies keep bulk strings as `Buffer`s (`evalshaBuffer` /
+ * `evalBuffer` when the client has them, else `callBuffer`).
  */
 export class RedisScript {
   readonly lua: string;
@@ -31,10 +32,14 @@ export class RedisScript {
       throw new Error(`script expects ${this.numberOfKeys} keys, got ${keys.length}`);
     }
     try {
-      return await client.callBuffer('EVALSHA', this.sha, this.numberOfKeys, ...keys, ...args);
+      return await (client.evalshaBuffer
+        ? client.evalshaBuffer(this.sha, this.numberOfKeys, ...keys, ...args)
+        : client.callBuffer('EVALSHA', this.sha, this.numberOfKeys, ...keys, ...args));
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return client.callBuffer('EVAL', this.lua, this.numberOfKeys, ...keys, ...args);
+      return client.evalBuffer
+        ? client.evalBuffer(this.lua, this.numberOfKeys, ...keys, ...args)
+        : client.callBuffer('EVAL', this.lua, this.numberOfKeys, ...keys, ...args);
     }
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { InvalidOption } from '../../../src/core/errors.js';
+import { InvalidOption, RequestInProgress } from '../../../src/core/errors.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
@@ -383,5 +383,45 @@ describe('RedisStore', () => {
         await client.quit();
       }
     });
+  });
+});
+
+describe('RedisStore on a client with enableAutoPipelining', () => {
+  it('claims, replays byte for byte and completes once under 8 concurrent deliveries of 50 keys', async () => {
+    // ioredis 6.0 loses the command name of callBuffer() when auto-pipelining is on; the store must not depend on it.
+    const client = new Redis(redisTestUrl(), { enableAutoPipelining: true, lazyConnect: true });
+    await client.connect();
+    const prefix = `payonce-autopipe-${randomUUID()}:`;
+    try {
+      const store = new RedisStore({ client, prefix });
+      const guard = new IdempotencyGuard(store);
+      const runs = new Map<string, number>();
+      const keys = Array.from({ length: 50 }, (_, i) => new RequestKey('stripe', `evt_${i}`));
+      const body = randomBytes(64);
+      const outcomes = await Promise.all(
+        keys.flatMap((key) =>
+          Array.from({ length: 8 }, () =>
+            guard
+              .run(key, async () => {
+                runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
+                return { status: 200, headers: {}, body };
+              })
+              .catch((error: unknown) => error),
+          ),
+        ),
+      );
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+      expect(runs.size).toBe(keys.length);
+      const replay = await guard.run(keys[0] as RequestKey, async () => {
+        throw new Error('must not run again');
+      });
+      expect(Buffer.from(replay.response.body).equals(body)).toBe(true);
+      expect(outcomes.filter((o) => o instanceof Error && !(o instanceof RequestInProgress))).toEqual([]);
+    } finally {
+      const admin = redisTestClient();
+      await deleteKeysWithPrefix(admin, prefix);
+      admin.disconnect();
+      client.disconnect();
+    }
   });
 });
