@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
+import { ACTIVE_ATTEMPT_STATUSES } from './attempt-status.js';
 import type { JournalEntry, PaymentDecision } from './journal-entry.js';
 import { toJournalEntry } from './journal-entry.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
-import { PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 
 /** Longest stored reason, in characters. */
 const MAX_REASON_CHARS = 1_000;
@@ -87,6 +88,45 @@ export async function parkedFor(db: Kysely<PaymentsDatabase>, attempt: PaymentAt
       ]),
     )
     .orderBy('received_at')
+    .execute();
+  return rows.map(toJournalEntry);
+}
+
+/**
+ * Parked rows that can be decided now, oldest first, at most `limit`: those an attempt matches (same provider and
+ * provider payment id, or the attempt id as merchant reference, as `locateAttempt` finds them), except a refund
+ * whose attempt is still active (it keeps waiting for its success). Rows no attempt matches are skipped by the
+ * database, so any number of unmatchable parked rows never starves a matchable one (issue #7).
+ */
+export async function parkedMatchable(db: Kysely<PaymentsDatabase>, limit: number): Promise<JournalEntry[]> {
+  const rows = await db
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .selectAll()
+    .where('decision', '=', 'parked')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom(ATTEMPTS_TABLE)
+          .select(`${ATTEMPTS_TABLE}.id`)
+          .where((a) =>
+            a.or([
+              a.and([
+                a(`${ATTEMPTS_TABLE}.provider`, '=', a.ref(`${PAYMENT_EVENTS_TABLE}.provider`)),
+                a(`${ATTEMPTS_TABLE}.provider_payment_id`, '=', a.ref(`${PAYMENT_EVENTS_TABLE}.provider_payment_id`)),
+              ]),
+              a(`${ATTEMPTS_TABLE}.id`, '=', a.ref(`${PAYMENT_EVENTS_TABLE}.merchant_reference`)),
+            ]),
+          )
+          .where((a) =>
+            a.or([
+              a(`${PAYMENT_EVENTS_TABLE}.status`, '!=', 'refunded'),
+              a(`${ATTEMPTS_TABLE}.status`, 'not in', [...ACTIVE_ATTEMPT_STATUSES]),
+            ]),
+          ),
+      ),
+    )
+    .orderBy('received_at')
+    .limit(limit)
     .execute();
   return rows.map(toJournalEntry);
 }

@@ -11,7 +11,7 @@ import type { SqlStore } from '../stores/sql/sql-store.js';
 import { type AppliedReport, applyReport } from './apply-report.js';
 import { findActiveAttempt, locateAttempt, lockAttempt } from './attempt-rows.js';
 import type { AttemptStatus } from './attempt-status.js';
-import { insertJournal, parkedFor, reportOfEntry, resolveParked } from './event-journal.js';
+import { insertJournal, parkedFor, parkedMatchable, reportOfEntry, resolveParked } from './event-journal.js';
 import { InvalidPaymentEvent } from './invalid-payment-event.js';
 import { type JournalEntry, type PaymentDecision, toJournalEntry } from './journal-entry.js';
 import { checkMoney, type Money } from './money.js';
@@ -442,7 +442,10 @@ export class Payments<DB> {
     return rows.map(toJournalEntry);
   }
 
-  /** Parked (unmatched) events, oldest first. */
+  /**
+   * Parked (unmatched) events, oldest first, at most `limit` (default 100) — for inspection; `reconcile` retries
+   * only the ones an attempt now matches, whatever their age.
+   */
   async parkedEvents(limit = 100): Promise<JournalEntry[]> {
     const rows = await this.db()
       .selectFrom(PAYMENT_EVENTS_TABLE)
@@ -559,10 +562,13 @@ export class Payments<DB> {
     }
   }
 
-  /** Matches parked events whose attempt can now be found; returns how many were decided. */
+  /**
+   * Matches parked events whose attempt can now be found (selected by the database, see `parkedMatchable`, so
+   * unmatchable rows never take the `limit`); returns how many were decided.
+   */
   private async matchParked(limit: number): Promise<number> {
     let matched = 0;
-    for (const entry of await this.parkedEvents(limit)) {
+    for (const entry of await parkedMatchable(this.db(), limit)) {
       const attempt = await locateAttempt(this.db(), entry.provider, entry.providerPaymentId, entry.merchantReference);
       if (!attempt) continue;
       let alerts: PaymentAlert[] = [];
