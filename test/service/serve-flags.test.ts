@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
+import { runtimeOptions } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { resolveServiceConfig } from '../../src/service/service-config.js';
 
 function capture(): CliIo & { lines: string[] } {
   const lines: string[] = [];
@@ -58,6 +60,8 @@ describe('payonce serve / worker flags', () => {
       '--webhook-tolerance-sec',
       'PAYONCE_WEBHOOK_TOLERANCE_SEC',
       '--idempotency-stale-after-ms',
+      '--receipt-purge-every-ms',
+      '--webhook-receipt-retention-ms',
     ]) {
       expect(help).toContain(flag);
     }
@@ -77,5 +81,20 @@ describe('payonce serve / worker flags', () => {
       else process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC = previous;
     }
     expect(io.lines.join('\n')).toContain('--webhook-tolerance-sec: "-3" is not an integer of seconds >= 1');
+  });
+
+  it('passes the receipt purge flags through to the service configuration', () => {
+    const options = runtimeOptions(
+      {
+        databaseUrl: 'payonce.sqlite',
+        providerUrl: 'http://127.0.0.1:9',
+        receiptPurgeEveryMs: 5_000,
+        webhookReceiptRetentionMs: 86_400_000,
+      },
+      {},
+    );
+    const config = resolveServiceConfig(options);
+    expect(config.receiptPurgeEveryMs).toBe(5_000);
+    expect(config.webhookReceiptRetentionMs).toBe(86_400_000);
   });
 });

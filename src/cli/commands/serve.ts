@@ -20,6 +20,8 @@ export interface RuntimeFlags {
   reconcilePendingAfterMs?: number;
   webhookToleranceSec?: number;
   idempotencyStaleAfterMs?: number;
+  receiptPurgeEveryMs?: number;
+  webhookReceiptRetentionMs?: number;
   logLevel?: string;
 }
 
@@ -113,6 +115,16 @@ export function addRuntimeOptions(command: Command): Command {
       'age of an Idempotency-Key request left in progress (its process died) before a retry takes it over; above --provider-timeout-ms (default 60000)',
       millis('--idempotency-stale-after-ms', 1),
     )
+    .option(
+      '--receipt-purge-every-ms <ms>',
+      'how often finished receipts past their retention are purged (default 3600000)',
+      millis('--receipt-purge-every-ms', 1),
+    )
+    .option(
+      '--webhook-receipt-retention-ms <ms>',
+      'how long finished webhook receipts are kept to recognise redeliveries (default 604800000, 7 days)',
+      millis('--webhook-receipt-retention-ms', 1),
+    )
     .addOption(
       new Option(
         '--webhook-tolerance-sec <s>',
@@ -164,6 +176,8 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
     webhookToleranceSec: flags.webhookToleranceSec,
     idempotencyStaleAfterMs: flags.idempotencyStaleAfterMs,
+    receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
+    webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
     logLevel: flags.logLevel,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
