@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
 
@@ -9,14 +9,22 @@ export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
   principal: (request: FastifyRequest) => string | Promise<string>;
 };
 
+/**
+ * One covered request between its preHandler and its onSend: `respond` hands the handler's serialised reply to the
+ * core (set when the core calls the route), and `finish` is onSend's continuation, called once the core decided.
+ */
 interface InFlight {
-  readonly respond: (response: HttpResponse) => void;
-  readonly result: Promise<IdempotencyResult>;
+  respond: (response: HttpResponse) => void;
+  decided: IdempotencyResult | undefined;
+  failure: unknown;
+  failed: boolean;
+  finish: ((result: IdempotencyResult | undefined, failure: unknown) => void) | undefined;
 }
 
 const RAW = Symbol('payonce.rawBody');
 const IN_FLIGHT = Symbol('payonce.idempotency');
 type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
+type OnSendDone = (error: Error | null, payload?: unknown) => void;
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
 export function fastifyRawBody(request: FastifyRequest): Buffer {
@@ -45,20 +53,24 @@ function teeInto(payload: NodeJS.ReadableStream, chunks: Buffer[]): Readable {
   return forwarded;
 }
 
-async function bytesOf(payload: unknown): Promise<Buffer> {
+/** The bytes of a serialised payload that is already in memory (string, bytes, none); undefined for a stream. */
+function bytesNow(payload: unknown): Buffer | undefined {
   if (payload === null || payload === undefined) return Buffer.alloc(0);
   if (typeof payload === 'string' || payload instanceof Uint8Array) return Buffer.from(payload);
-  if (payload instanceof Readable) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of payload) chunks.push(Buffer.from(chunk as Uint8Array));
-    return Buffer.concat(chunks);
-  }
-  return Buffer.from(String(payload));
+  return payload instanceof Readable ? undefined : Buffer.from(String(payload));
+}
+
+async function bytesOfStream(payload: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of payload) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }
 
 function headersOf(reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
+  const all = reply.getHeaders();
+  for (const name in all) {
+    const value = all[name];
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return headers;
@@ -83,58 +95,92 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
 export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): FastifyPluginAsync {
   const { principal } = options;
   const core = coreOf(options);
+  type Done = (error?: Error) => void;
+
+  /** Hands the decision to onSend's continuation once both are there (normally onSend comes first). */
+  const settle = (state: InFlight): void => {
+    const finish = state.finish;
+    if (finish === undefined || (state.decided === undefined && !state.failed)) return;
+    state.finish = undefined;
+    finish(state.decided, state.failure);
+  };
+
+  /** Claims the key of a covered request, then lets fastify run the route (`done`) or replies instead. */
+  const claim = (request: Tracked, reply: FastifyReply, route: string, owner: string, done: Done): void => {
+    // The body is complete here (fastify parsed it): join its chunks once, for the fingerprint and the handler.
+    const body = fastifyRawBody(request);
+    request[RAW] = body;
+    const exchange = {
+      method: request.method,
+      route,
+      target: request.url,
+      principal: owner,
+      headers: request.headers,
+      body,
+    };
+    let state: InFlight | undefined;
+    core
+      .handle(exchange, () => {
+        const produced = new Promise<HttpResponse>((respond) => {
+          state = { respond, decided: undefined, failure: undefined, failed: false, finish: undefined };
+        });
+        request[IN_FLIGHT] = state;
+        done(); // this request owns the key (or is not covered): fastify runs the route, onSend takes its reply
+        return produced;
+      })
+      .then(
+        (decided) => {
+          if (state === undefined) reply.send(replace(reply, decided.response, false));
+          else {
+            state.decided = decided;
+            settle(state);
+          }
+        },
+        (failure: unknown) => {
+          if (state === undefined) done(failure as Error);
+          else {
+            state.failure = failure;
+            state.failed = true;
+            settle(state);
+          }
+        },
+      );
+  };
+
+  /** onSend's continuation: the handler's bytes when it executed, else the replay or problem the core chose. */
+  const deliver = (state: InFlight, reply: FastifyReply, body: Buffer, done: OnSendDone): void => {
+    state.finish = (decided, failure) => {
+      if (decided === undefined) done(failure ? (failure as Error) : new errorCodes.FST_ERR_SEND_UNDEFINED_ERR());
+      else done(null, decided.kind === 'executed' ? body : replace(reply, decided.response, true));
+    };
+    state.respond({ status: reply.statusCode, headers: headersOf(reply), body });
+    settle(state);
+  };
+
+  // Callback-style hooks: no promise per hook and request (fastify awaits a hook's promise when it returns one).
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
-    fastify.addHook('preParsing', async (request: Tracked, _reply, payload) => {
-      if (!core.covers(request.method)) return payload;
+    fastify.addHook('preParsing', (request: Tracked, _reply, payload, done) => {
+      if (!core.covers(request.method)) return done(null, payload);
       const chunks: Buffer[] = [];
       request[RAW] = chunks;
-      return teeInto(payload, chunks);
+      done(null, teeInto(payload, chunks));
     });
 
-    fastify.addHook('preHandler', async (request: Tracked, reply) => {
+    fastify.addHook('preHandler', (request: Tracked, reply, done) => {
       const route = request.routeOptions.url;
-      if (!core.covers(request.method) || route === undefined) return;
+      if (!core.covers(request.method) || route === undefined) return done();
       const owner = principal(request);
-      // The body is complete here (fastify parsed it): join its chunks once, for the fingerprint and the handler.
-      const body = fastifyRawBody(request);
-      request[RAW] = body;
-      const exchange = {
-        method: request.method,
-        route,
-        target: request.url,
-        principal: typeof owner === 'string' ? owner : await owner,
-        headers: request.headers,
-        body,
-      };
-      let respond: (response: HttpResponse) => void = () => {};
-      const produced = new Promise<HttpResponse>((resolve) => {
-        respond = resolve;
-      });
-      let started: () => void = () => {};
-      const running = new Promise<null>((resolve) => {
-        started = () => resolve(null);
-      });
-      const result = core.handle(exchange, () => {
-        started();
-        return produced;
-      });
-      const first = await Promise.race([running, result]);
-      if (first === null) {
-        result.catch(() => {}); // awaited in onSend; never left unhandled
-        request[IN_FLIGHT] = { respond, result };
-        return;
-      }
-      return reply.send(replace(reply, first.response, false));
+      if (typeof owner === 'string') return claim(request, reply, route, owner, done);
+      Promise.resolve(owner).then((resolved) => claim(request, reply, route, resolved, done), done);
     });
 
-    fastify.addHook('onSend', async (request: Tracked, reply, payload) => {
-      const inFlight = request[IN_FLIGHT];
-      if (!inFlight) return payload;
+    fastify.addHook('onSend', (request: Tracked, reply, payload, done) => {
+      const state = request[IN_FLIGHT];
+      if (state === undefined) return done(null, payload);
       request[IN_FLIGHT] = undefined;
-      const body = await bytesOf(payload);
-      inFlight.respond({ status: reply.statusCode, headers: headersOf(reply), body });
-      const result = await inFlight.result;
-      return result.kind === 'executed' ? body : replace(reply, result.response, true);
+      const body = bytesNow(payload);
+      if (body !== undefined) return deliver(state, reply, body, done);
+      bytesOfStream(payload as Readable).then((bytes) => deliver(state, reply, bytes, done), done);
     });
   };
   // Not encapsulated (as fastify-plugin does): the hooks apply to the routes of the scope that registers it.
