@@ -84,7 +84,11 @@ describe('payonce demo: a service that does not come back', () => {
       if (line.startsWith('service http://')) removed = rm(dir, { recursive: true, force: true });
     };
     try {
-      const result = await runDemo(io, { databaseUrl: join(dir, 'demo.sqlite'), only: [12], scenarioTimeoutMs: 15_000 });
+      const result = await runDemo(io, {
+        databaseUrl: join(dir, 'demo.sqlite'),
+        only: [12],
+        scenarioTimeoutMs: 15_000,
+      });
       expect(removed).not.toBeNull();
       expect(result.passed).toBe(false);
       expect(result.restarts).toEqual([]);
