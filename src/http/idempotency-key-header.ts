@@ -15,6 +15,8 @@ const invalid = (reason: string): ParsedIdempotencyKey => ({ kind: 'invalid', re
 /** RFC 8941 §3.1.2 key: lcalpha / "*", then lcalpha / DIGIT / "_" / "-" / "." / "*". */
 const PARAM_KEY = /^[a-z*][a-z0-9_.*-]*/;
 /** RFC 8941 bare items other than strings: integer/decimal, token, byte sequence, boolean. */
+/** Printable ASCII except backslash and double quote: a quoted key made only of these needs no unescaping. */
+const PLAIN_SF_CHARS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const BARE_NON_STRING =
   /^(?:-?\d{1,15}(?:\.\d{1,3})?|[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*|:[A-Za-z0-9+/=]*:|\?[01])/;
 
@@ -23,6 +25,11 @@ const BARE_NON_STRING =
  * backslash may escape only `"` or `\`. Returns the decoded string and the index after the closing quote.
  */
 function readSfString(input: string, start: number): { value: string; end: number } | string {
+  // Common case: no escapes and only printable ASCII up to the closing quote, taken as one slice.
+  const close = input.indexOf('"', start + 1);
+  if (close !== -1 && PLAIN_SF_CHARS.test(input.slice(start + 1, close))) {
+    return { value: input.slice(start + 1, close), end: close + 1 };
+  }
   let value = '';
   for (let i = start + 1; i < input.length; i++) {
     const ch = input.charCodeAt(i);
