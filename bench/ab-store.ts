@@ -13,11 +13,13 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
 import { HANDLER_RESPONSE, payloadOf } from './lib/subject.js';
-import { openBare } from './subjects/bare.js';
+import { bareTransactionSubject, openBare } from './subjects/bare.js';
 
 const [backendText = 'redis', dirA = '/tmp/base/src', dirB = 'src', roundsText = '8', keysText = '10000'] =
   process.argv.slice(2);
-const backend = backendText as BenchBackend;
+/** `postgres-tx`: `runInTransaction` + a business INSERT (the `postgres/payonce-tx` row) against `postgres/bare-tx`. */
+const transactional = backendText === 'postgres-tx';
+const backend = (transactional ? 'postgres' : backendText) as BenchBackend;
 
 interface Side {
   readonly name: string;
@@ -29,13 +31,38 @@ interface Side {
 async function side(name: string, dir: string): Promise<Side> {
   const ns = await createNamespace(backend);
   if (dir === 'bare') {
-    const bare = await openBare(ns.info, { runs: 0 });
+    const bare = transactional
+      ? await bareTransactionSubject().open(ns.info, { runs: 0 })
+      : await openBare(ns.info, { runs: 0 });
     return { name, ns, deliver: (id) => bare.deliver(id), close: () => bare.close() };
   }
   const url = (path: string) => pathToFileURL(resolve(dir, path)).href;
   const { IdempotencyGuard } = await import(url('core/idempotency-guard.ts'));
   const { RequestKey } = await import(url('core/request-key.ts'));
   let store: { close(): Promise<void> };
+  if (transactional) {
+    const { PostgresStore } = await import(url('stores/postgres/postgres-store.ts'));
+    const pgStore = await PostgresStore.connect({ ...ns.info.postgres!, max: 10 });
+    const guard = new IdempotencyGuard(pgStore);
+    type Trx = { insertInto(t: string): { values(v: object): { execute(): Promise<unknown> } } };
+    return {
+      name,
+      ns,
+      deliver: (id) =>
+        pgStore.db.transaction().execute((tx: Trx) =>
+          guard.runInTransaction(
+            tx,
+            new RequestKey('bench', id),
+            async (trx: Trx) => {
+              await trx.insertInto('bench_ledger').values({ event_id: id, amount: 4200 }).execute();
+              return HANDLER_RESPONSE;
+            },
+            { payload: payloadOf(id) },
+          ),
+        ),
+      close: () => pgStore.close(),
+    };
+  }
   if (backend === 'redis') {
     const { RedisStore } = await import(url('stores/redis/redis-store.ts'));
     store = await RedisStore.connect(ns.info.redis!.url, { prefix: ns.info.redis!.prefix });

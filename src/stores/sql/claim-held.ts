@@ -1,4 +1,4 @@
-import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
+import { sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { ReceiptsDatabase } from './receipts-table.js';
 
 type ReceiptsUpdate = UpdateQueryBuilder<ReceiptsDatabase, 'payonce_receipts', 'payonce_receipts', UpdateResult>;
@@ -16,6 +16,6 @@ export function claimHeld(
     query
       .where('provider', '=', p.provider)
       .where('external_id', '=', p.externalId)
-      .where('status', '=', 'processing')
+      .where('status', '=', sql.lit('processing'))
       .where('attempts', '=', p.attempt);
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../store.js';
 import { claimHeld } from './claim-held.js';
@@ -5,19 +6,19 @@ import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { bindBytes, keyValues, runStatement, type SqlContext } from './sql-context.js';
 
-/** The compare-and-set UPDATE to `completed`, fenced by status `processing` and the attempt. */
+/** The compare-and-set UPDATE to `completed`, fenced by status `processing` and the attempt (fixed values as SQL literals). */
 const COMPLETE_RECEIPT = defineStatement(
   ['provider', 'externalId', 'attempt', 'nowMs', 'responseStatus', 'responseHeaders', 'responseBody'],
   (db, p) =>
     db
       .updateTable(RECEIPTS_TABLE)
       .set({
-        status: 'completed',
+        status: sql.lit('completed'),
         finished_at: p.nowMs,
         response_status: p.responseStatus,
         response_headers: p.responseHeaders,
         response_body: p.responseBody,
-        error: null,
+        error: sql.lit(null),
       })
       .$call(claimHeld(p)),
 );

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { FinishRequest } from '../store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
@@ -6,7 +7,10 @@ import { keyValues, runStatement, type SqlContext } from './sql-context.js';
 
 /** The compare-and-set UPDATE to `failed`, fenced by status `processing` and the attempt. */
 const FAIL_RECEIPT = defineStatement(['provider', 'externalId', 'attempt', 'nowMs', 'error'], (db, p) =>
-  db.updateTable(RECEIPTS_TABLE).set({ status: 'failed', finished_at: p.nowMs, error: p.error }).$call(claimHeld(p)),
+  db
+    .updateTable(RECEIPTS_TABLE)
+    .set({ status: sql.lit('failed'), finished_at: p.nowMs, error: p.error })
+    .$call(claimHeld(p)),
 );
 
 /**

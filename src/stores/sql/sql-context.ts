@@ -21,9 +21,13 @@ export interface SqlContext {
   readonly direct?: ((sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | null;
 }
 
-/** Runs ONE statement, retrying transient errors only outside a caller's transaction. */
+/**
+ * Runs ONE statement, retrying transient errors only outside a caller's transaction. Inside one it is `run()`
+ * itself (no retry wrapper, one async frame less per statement); errors propagate unchanged either way.
+ */
 export function statement<T>(ctx: SqlContext, run: () => Promise<T>): Promise<T> {
-  return withRetry(run, (error) => ctx.dialect.isTransientError(error), !ctx.inTransaction);
+  if (ctx.inTransaction) return run();
+  return withRetry(run, (error) => ctx.dialect.isTransientError(error), true);
 }
 
 /** Runs ONE of the store's fixed statements with `values` in its slots (retried like `statement`). */
@@ -37,6 +41,7 @@ export function runStatement<N extends string, R>(
     const template = ctx.statements.template(definition);
     return statement(ctx, () => direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>);
   }
+  if (ctx.inTransaction) return executeStatement(ctx.db, ctx.statements, definition, values);
   return statement(ctx, () => executeStatement(ctx.db, ctx.statements, definition, values));
 }
 
