@@ -66,6 +66,11 @@ async function bytesOfStream(payload: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A rejection as a hook's error: a falsy one becomes fastify's own FST_ERR_SEND_UNDEFINED_ERR, as for an async hook. */
+function asError(failure: unknown): Error {
+  return failure ? (failure as Error) : new errorCodes.FST_ERR_SEND_UNDEFINED_ERR();
+}
+
 function headersOf(reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {};
   const all = reply.getHeaders();
@@ -130,14 +135,21 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       })
       .then(
         (decided) => {
-          if (state === undefined) reply.send(replace(reply, decided.response, false));
-          else {
+          if (state === undefined) {
+            let answer: Buffer;
+            try {
+              answer = replace(reply, decided.response, false);
+            } catch (error) {
+              return done(asError(error));
+            }
+            reply.send(answer);
+          } else {
             state.decided = decided;
             settle(state);
           }
         },
         (failure: unknown) => {
-          if (state === undefined) done(failure as Error);
+          if (state === undefined) done(asError(failure));
           else {
             state.failure = failure;
             state.failed = true;
@@ -150,8 +162,14 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
   /** onSend's continuation: the handler's bytes when it executed, else the replay or problem the core chose. */
   const deliver = (state: InFlight, reply: FastifyReply, body: Buffer, done: OnSendDone): void => {
     state.finish = (decided, failure) => {
-      if (decided === undefined) done(failure ? (failure as Error) : new errorCodes.FST_ERR_SEND_UNDEFINED_ERR());
-      else done(null, decided.kind === 'executed' ? body : replace(reply, decided.response, true));
+      if (decided === undefined) return done(asError(failure));
+      let payload: Buffer;
+      try {
+        payload = decided.kind === 'executed' ? body : replace(reply, decided.response, true);
+      } catch (error) {
+        return done(asError(error));
+      }
+      done(null, payload);
     };
     state.respond({ status: reply.statusCode, headers: headersOf(reply), body });
     settle(state);
@@ -171,7 +189,10 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       if (!core.covers(request.method) || route === undefined) return done();
       const owner = principal(request);
       if (typeof owner === 'string') return claim(request, reply, route, owner, done);
-      Promise.resolve(owner).then((resolved) => claim(request, reply, route, resolved, done), done);
+      Promise.resolve(owner).then(
+        (resolved) => claim(request, reply, route, resolved, done),
+        (failure: unknown) => done(asError(failure)),
+      );
     });
 
     fastify.addHook('onSend', (request: Tracked, reply, payload, done) => {
@@ -180,7 +201,10 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       request[IN_FLIGHT] = undefined;
       const body = bytesNow(payload);
       if (body !== undefined) return deliver(state, reply, body, done);
-      bytesOfStream(payload as Readable).then((bytes) => deliver(state, reply, bytes, done), done);
+      bytesOfStream(payload as Readable).then(
+        (bytes) => deliver(state, reply, bytes, done),
+        (failure: unknown) => done(asError(failure)),
+      );
     });
   };
   // Not encapsulated (as fastify-plugin does): the hooks apply to the routes of the scope that registers it.

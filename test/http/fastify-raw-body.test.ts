@@ -53,3 +53,27 @@ describe('fastifyIdempotencyKey with fastify’s own JSON parser (loopback)', ()
     expect(runs()).toBe(1);
   });
 });
+
+describe('fastifyIdempotencyKey when the principal lookup fails (app.inject)', () => {
+  it.each([
+    ['an Error', () => Promise.reject(new Error('auth backend down'))],
+    ['undefined', () => Promise.reject(undefined)],
+  ])('a principal promise rejected with %s is a 500 and the route never runs', async (_label, principal) => {
+    const app = Fastify();
+    apps.push(app);
+    let runs = 0;
+    await app.register(fastifyIdempotencyKey({ guard: new IdempotencyGuard(new MemoryStore()), principal }));
+    app.post('/pay', async () => {
+      runs++;
+      return { ok: true };
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/pay',
+      headers: { 'idempotency-key': 'k-1', 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expect(response.statusCode).toBe(500);
+    expect(runs).toBe(0);
+  });
+});
