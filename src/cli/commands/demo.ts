@@ -3,6 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { DemoFailed } from '../demo/demo-failed.js';
 import { parseOnlyScenarios } from '../demo/only-scenarios.js';
+import { loadCommand } from '../missing-package.js';
 
 interface DemoFlags {
   databaseUrl?: string;
@@ -46,7 +47,7 @@ export function registerDemo(program: Command, io: CliIo): void {
     .action(async (flags: DemoFlags) => {
       const adminToken = process.env.PAYONCE_ADMIN_TOKEN;
       // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
-      const { runDemo } = await import('../demo/run-demo.js');
+      const { runDemo } = await loadCommand('demo', () => import('../demo/run-demo.js'));
       const result = await runDemo(io, {
         databaseUrl: flags.databaseUrl?.trim() === '' ? undefined : flags.databaseUrl,
         serve: flags.serve === true,

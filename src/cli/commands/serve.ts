@@ -3,6 +3,7 @@ import type { ServiceOptions } from '../../service/service-options.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { describeTarget, parseDatabaseUrl } from '../database-url.js';
+import { loadCommand } from '../missing-package.js';
 
 /** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
 export interface RuntimeFlags {
@@ -231,7 +232,7 @@ export function registerServe(program: Command, io: CliIo): void {
       const options = runtimeOptions(flags, process.env);
       const signal = untilSignal();
       // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
-      const { createService } = await import('../../service/create-service.js');
+      const { createService } = await loadCommand('serve', () => import('../../service/create-service.js'));
       const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
       io.out(`payonce service listening on ${service.url}`);
       io.out(
