@@ -110,7 +110,7 @@ describe('payonce replay', () => {
     ['a bad --copies', 'copies', /option '--copies <n>' argument '0' is invalid. must be from 1 to 1000/],
     ['a missing --target', 'no-target', /required option '--target <url>' not specified/],
     ['a report folder that does not exist', 'report', /--report: folder .* does not exist/],
-    ['--seed without --shuffle', 'seed', /^payonce replay: --seed orders a shuffle: pass shuffle: true with it$/],
+    ['--seed without --shuffle', 'seed', /^payonce replay: --seed orders a shuffle: pass --shuffle with it$/],
   ])('exits 2 on %s', async (_name, variant, message) => {
     target.received.splice(0);
     const invalid = await captureFile('invalid.jsonl', [

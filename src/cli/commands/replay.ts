@@ -67,6 +67,9 @@ function positiveInt(max: number): (value: string) => number {
  */
 export async function runReplayCommand(file: string, options: ReplayCommandOptions, io: CliIo): Promise<ReplayReport> {
   let captures: Capture[];
+  if (options.seed !== undefined && options.shuffle !== true) {
+    throw new CliUsageError('--seed orders a shuffle: pass --shuffle with it');
+  }
   try {
     replayTarget(options.target);
     captures = await readCaptureFile(file);
