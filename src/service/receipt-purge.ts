@@ -1,5 +1,6 @@
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
+import { PeriodicTask } from './periodic-task.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
 
 /** `Idempotency-Key` receipts of the service live under this provider (the HTTP layer's default namespace). */
@@ -36,9 +37,7 @@ export interface ReceiptPurgeOptions {
  * @example const loop = new ReceiptPurgeLoop(httpGuard, intakeGuard, { everyMs: 3_600_000, webhookRetentionMs: 7 * 86_400_000 });
  */
 export class ReceiptPurgeLoop {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly periodic: PeriodicTask;
   private readonly webhookProviders: readonly string[];
 
   constructor(
@@ -47,6 +46,11 @@ export class ReceiptPurgeLoop {
     private readonly options: ReceiptPurgeOptions,
   ) {
     this.webhookProviders = [...new Set([stripeProfile().provider, sandboxStandardWebhooksProfile().provider])];
+    this.periodic = new PeriodicTask(
+      options.everyMs,
+      async () => options.onRun?.(await this.runOnce()),
+      options.onError,
+    );
   }
 
   /** One purge now; what it deleted. @throws {StoreUnavailable} when a store fails. */
@@ -64,30 +68,11 @@ export class ReceiptPurgeLoop {
 
   /** Starts the timer (the first run after `everyMs`). Idempotent. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.periodic.start();
   }
 
   /** Stops the timer and waits for a run in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then((report) => this.options.onRun?.(report))
-        .catch((error: unknown) => this.options.onError?.(error))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.options.everyMs);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }

@@ -1,5 +1,6 @@
 import type { Payments, ReconcileReport } from '../payments/payments.js';
 import type { PendingReconcileReport } from './pending-reconciliation.js';
+import { PeriodicTask } from './periodic-task.js';
 
 /** Options of {@link ReconcileLoop}. Durations in milliseconds. */
 export interface ReconcileLoopOptions {
@@ -27,13 +28,12 @@ export interface ReconcileLoopOptions {
 export class ReconcileLoop {
   private readonly payments: Payments<unknown>;
   private readonly options: ReconcileLoopOptions;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly periodic: PeriodicTask;
 
   constructor(payments: Payments<unknown>, options: ReconcileLoopOptions) {
     this.payments = payments;
     this.options = options;
+    this.periodic = new PeriodicTask(options.everyMs, () => this.tick(), options.onError);
   }
 
   /** One reconciliation run now; its report. @throws the database's or provider client's unexpected error. */
@@ -43,34 +43,16 @@ export class ReconcileLoop {
 
   /** Starts the timer (the first run after `everyMs`). Idempotent. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.periodic.start();
   }
 
   /** Stops the timer and waits for a run in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   private async tick(): Promise<void> {
     this.options.onRun?.(await this.runOnce());
     if (this.options.pending) this.options.onPendingRun?.(await this.options.pending.runOnce());
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .catch((error: unknown) => this.options.onError?.(error))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.options.everyMs);
-    this.timer.unref();
   }
 }
