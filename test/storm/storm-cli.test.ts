@@ -56,6 +56,19 @@ describe('payonce storm (CLI)', () => {
     expect(io.lines.join('\n')).toMatch(/the service does not answer at http:\/\/127\.0\.0\.1:9\/healthz/);
   });
 
+  it('still writes the JSON report, saying why nothing ran, when the service does not answer', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-storm-down-'));
+    try {
+      const file = join(dir, 'report.json');
+      const args = ['storm', '--target', 'http://127.0.0.1:9', '--provider', 'http://127.0.0.1:9', '--report', file];
+      expect(await runCli(args, capture())).toBe(1);
+      const report = JSON.parse(await readFile(file, 'utf8')) as { passed: boolean; error: { code: string } };
+      expect(report).toMatchObject({ passed: false, error: { code: 'STORM_TARGET_UNAVAILABLE' }, results: [] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('against a live service', () => {
     let good: StormWorld;
     let broken: StormWorld;

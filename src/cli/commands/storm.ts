@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from '../../core/errors.js';
-import { runStorm } from '../../storm/run-storm.js';
+import { runStorm, StormTargetUnavailable } from '../../storm/run-storm.js';
 import type { StormProgress, StormReport } from '../../storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../storm/storm-table.js';
 import type { CliIo } from '../cli-io.js';
@@ -54,7 +54,8 @@ function progressLine(event: StormProgress): string {
  * given (also when scenarios failed). Returns the report.
  * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL (exit status 2).
  * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
- * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1).
+ * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
+ *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
   const only = options.only === undefined ? undefined : listOf(options.only);
@@ -71,6 +72,12 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     });
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
+    if (error instanceof StormTargetUnavailable && options.report !== undefined) {
+      // A CI job reading the report must see why nothing ran, not a missing file.
+      const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
+      await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
+      io.out(`report written to ${options.report}`);
+    }
     throw error;
   }
   io.out('');
