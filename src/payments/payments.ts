@@ -21,7 +21,7 @@ import { OrderNotPayable } from './order-not-payable.js';
 import { lockOrder, setOrderStatus } from './order-rows.js';
 import { nextOrderStatus, type OrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
 import { ATTEMPT_KEY_PREFIX, type PaymentAttempt, toAttempt } from './payment-attempt.js';
-import type { PaymentProvider, ProviderPayment } from './payment-provider.js';
+import type { CreatePaymentRequest, PaymentProvider, ProviderPayment } from './payment-provider.js';
 import type { PaymentReport } from './payment-report.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 import { ProviderDeclined } from './provider-declined.js';
@@ -105,6 +105,21 @@ const UNRESOLVED: readonly AttemptStatus[] = ['creating', 'unknown'];
  * transition, and a redelivery after a crash between the two finds it and changes nothing.
  */
 export const PAYMENTS_RECEIPT_PREFIX = 'payments:';
+
+/**
+ * What the provider is asked to create for `attempt`: its stored idempotency key, the attempt id as merchant
+ * reference and its money. The checkout and every reconciliation re-send build it here, so a retry always sends
+ * the same key with the same parameters (a provider refuses a key reused with other parameters).
+ */
+function createRequestOf(attempt: PaymentAttempt): CreatePaymentRequest {
+  return {
+    idempotencyKey: attempt.idempotencyKey,
+    merchantReference: attempt.id,
+    orderId: attempt.orderId,
+    amountMinor: attempt.amountMinor,
+    currency: attempt.currency,
+  };
+}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -230,13 +245,7 @@ export class Payments<DB> {
     };
     let report: PaymentReport;
     try {
-      const payment = await this.provider.createPayment({
-        idempotencyKey: attempt.idempotencyKey,
-        merchantReference: attempt.id,
-        orderId: attempt.orderId,
-        amountMinor: attempt.amountMinor,
-        currency: attempt.currency,
-      });
+      const payment = await this.provider.createPayment(createRequestOf(attempt));
       report = { ...base, ...this.fieldsOf(payment), error: null };
     } catch (error) {
       const status = error instanceof ProviderDeclined ? 'failed' : 'unknown';
@@ -381,13 +390,7 @@ export class Payments<DB> {
    */
   private async resendCreate(attempt: PaymentAttempt) {
     try {
-      const payment = await this.provider.createPayment({
-        idempotencyKey: attempt.idempotencyKey,
-        merchantReference: attempt.id,
-        orderId: attempt.orderId,
-        amountMinor: attempt.amountMinor,
-        currency: attempt.currency,
-      });
+      const payment = await this.provider.createPayment(createRequestOf(attempt));
       return { ...this.fieldsOf(payment), error: null };
     } catch (error) {
       if (!(error instanceof ProviderDeclined)) return null;
