@@ -325,6 +325,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     request.raw.socket.destroy();
   }
 
+  /** Stripe's 404 `resource_missing` for an unknown PaymentIntent id. */
+  function noSuchPaymentIntent(reply: FastifyReply, id: string, requestId: string) {
+    const body = stripeError('invalid_request_error', `No such payment_intent: '${id}'`, { code: 'resource_missing' });
+    return send(reply, 404, body, requestId, null);
+  }
+
   function send(reply: FastifyReply, status: number, body: string, requestId: string, replayOf: string | null) {
     reply.code(status).type(JSON_TYPE).header('request-id', requestId);
     if (replayOf !== null) reply.header('idempotent-replayed', 'true').header('original-request', replayOf);
@@ -514,15 +520,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const requestId = stripeId('req');
     const payment = payments.get(request.params.id);
     if (payment === undefined) {
-      return send(
-        reply,
-        404,
-        stripeError('invalid_request_error', `No such payment_intent: '${request.params.id}'`, {
-          code: 'resource_missing',
-        }),
-        requestId,
-        null,
-      );
+      return noSuchPaymentIntent(reply, request.params.id, requestId);
     }
     return send(reply, 200, JSON.stringify(paymentIntentObject(payment, baseUrl)), requestId, null);
   });
@@ -532,15 +530,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     await dispatcher.wait(defaults.responseDelayMs);
     const payment = payments.get(request.params.id);
     if (payment === undefined) {
-      return send(
-        reply,
-        404,
-        stripeError('invalid_request_error', `No such payment_intent: '${request.params.id}'`, {
-          code: 'resource_missing',
-        }),
-        requestId,
-        null,
-      );
+      return noSuchPaymentIntent(reply, request.params.id, requestId);
     }
     if (payment.status !== 'processing' && payment.status !== 'requires_action') {
       return send(
