@@ -32,6 +32,24 @@ function table(trx: Transaction<unknown>): Kysely<ServiceDatabase> {
   return trx as unknown as Kysely<ServiceDatabase>;
 }
 
+/** Inserts the row of one performed fulfilment or refund (the business effect the ledger guards). */
+async function insertEffectRow(
+  trx: Transaction<unknown>,
+  into: typeof FULFILMENTS_TABLE | typeof REFUNDS_TABLE,
+  row: { orderId: string; attemptId: string | null; jobId: string; nowMs: number },
+): Promise<void> {
+  await table(trx)
+    .insertInto(into)
+    .values({
+      id: randomUUID(),
+      order_id: row.orderId,
+      attempt_id: row.attemptId,
+      job_id: row.jobId,
+      created_at: row.nowMs,
+    })
+    .execute();
+}
+
 /**
  * The outbox handlers of the reference service (SPEC §7), for an `OutboxWorker` on `ctx.store`:
  * - `order.fulfil` (enqueued once by `Payments` when an order becomes paid): waits `config.fulfilDelayMs` (the
@@ -61,16 +79,7 @@ export function fulfilmentHandlers(
       async (trx) => {
         const start = await ctx.payments.advanceOrder(trx, orderId, 'fulfilling');
         if (start.kind === 'ignored') return false;
-        await table(trx)
-          .insertInto(FULFILMENTS_TABLE)
-          .values({
-            id: randomUUID(),
-            order_id: orderId,
-            attempt_id: attemptId,
-            job_id: job.id,
-            created_at: ctx.clock.now(),
-          })
-          .execute();
+        await insertEffectRow(trx, FULFILMENTS_TABLE, { orderId, attemptId, jobId: job.id, nowMs: ctx.clock.now() });
         await ctx.payments.advanceOrder(trx, orderId, 'completed');
         return true;
       },
@@ -89,16 +98,7 @@ export function fulfilmentHandlers(
       ctx.store,
       `refund:${orderId}`,
       async (trx) => {
-        await table(trx)
-          .insertInto(REFUNDS_TABLE)
-          .values({
-            id: randomUUID(),
-            order_id: orderId,
-            attempt_id: attemptId,
-            job_id: job.id,
-            created_at: ctx.clock.now(),
-          })
-          .execute();
+        await insertEffectRow(trx, REFUNDS_TABLE, { orderId, attemptId, jobId: job.id, nowMs: ctx.clock.now() });
       },
       { jobId: job.id, nowMs: ctx.clock.now() },
     );
