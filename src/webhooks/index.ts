@@ -7,8 +7,12 @@
 export { type FastifyWebhooksOptions, fastifyWebhooks } from './fastify-webhooks.js';
 export {
   createWebhookIntake,
+  type TransactionalWebhookContext,
+  type TransactionalWebhookEndpoint,
+  type TransactionalWebhookHandler,
   type WebhookContext,
   type WebhookEndpoint,
+  type WebhookEndpointBase,
   type WebhookHandler,
   type WebhookIntake,
   type WebhookIntakeOptions,

@@ -12,6 +12,7 @@ import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.j
 import type { ResponseInit } from '../core/response.js';
 import { toStoredResponse } from '../core/response.js';
 import type { HttpResponse } from '../http/http-exchange.js';
+import type { Store, TransactionOf } from '../stores/store.js';
 import { type Acknowledgement, type IntakeRequest, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { WebhookDecline } from './intake-decline.js';
@@ -38,6 +39,25 @@ export interface WebhookContext {
   readonly receivedAtMs: number;
 }
 
+/** What a one-commit (`transaction: true`) handler learns: the context plus the open transaction. */
+export interface TransactionalWebhookContext<Tx> extends WebhookContext {
+  /**
+   * The Kysely transaction that also holds the delivery's receipt: write the business effect through it. It
+   * commits once, with the completed receipt, after the handler returns; a throw rolls both back.
+   */
+  readonly tx: Tx;
+}
+
+/**
+ * The business step of a one-commit endpoint: like {@link WebhookHandler}, but it runs inside the transaction that
+ * claims and completes the receipt (`context.tx`). Write only through `tx` (no network calls): after a deadlock the
+ * whole transaction, handler included, runs again.
+ */
+export type TransactionalWebhookHandler<Tx> = (
+  event: ProviderEvent,
+  context: TransactionalWebhookContext<Tx>,
+) => unknown;
+
 /**
  * The business step: applies one authentic, extracted event and returns the provider-specific result (any JSON
  * value; see the endpoint's acknowledgement), or throws `WebhookDecline` for a final refusal. Any other throw is
@@ -45,13 +65,20 @@ export interface WebhookContext {
  */
 export type WebhookHandler = (event: ProviderEvent, context: WebhookContext) => unknown;
 
-/** One provider endpoint of the intake: how to verify, read, handle and answer its deliveries. */
-export interface WebhookEndpoint {
+/** What every endpoint has, whatever its commit mode. */
+export interface WebhookEndpointBase {
   /** Reads the provider's payload (`stripeProfile()`, `paymeProfile()`, …). */
   readonly profile: ProviderProfile;
   /** Verifies the delivery on its raw bytes (`stripeScheme({ secrets })`, `paymeAuthScheme({ keys })`, …). */
   readonly scheme: SignatureScheme;
-  readonly handler: WebhookHandler;
+  /**
+   * HTTP status of a delivery refused for a missing, wrong or stale signature (`WEBHOOK_SIGNATURE_INVALID`): 401
+   * (the default, RFC 9110 §15.5.2) or 400 for senders whose tooling expects it. Only the status changes; the
+   * problem code, body and journal row stay the same. A signature that cannot be parsed is always 400. Ignored by
+   * acknowledgements that answer every delivery 200 (Payme, Click).
+   * @default 401
+   */
+  readonly rejectionStatus?: 400 | 401;
   /**
    * How the provider is answered. @default `paymeAcknowledgement()` for profile `payme`, `clickAcknowledgement()`
    * for `click`, else `jsonAcknowledgement()`.
@@ -65,12 +92,37 @@ export interface WebhookEndpoint {
   readonly fingerprint?: 'raw-body' | 'none';
 }
 
+/**
+ * One provider endpoint of the intake: how to verify, read, handle and answer its deliveries. The handler runs
+ * under the receipt claim (`guard.run`): its business writes commit on their own, the receipt completes after.
+ */
+export interface WebhookEndpoint extends WebhookEndpointBase {
+  /** `false` or absent: the default mode (claim, handler, completion are separate commits). */
+  readonly transaction?: false;
+  readonly handler: WebhookHandler;
+}
+
+/**
+ * A one-commit endpoint (`transaction: true`, SQL stores only): per delivery ONE transaction claims the receipt,
+ * runs the handler with that transaction (`context.tx`), completes the receipt and commits once. A handler that
+ * throws, or a process that dies before the commit, leaves neither its business writes nor a receipt, so the
+ * provider's redelivery runs it again; the business table needs no unique constraint of its own for the event.
+ * @see `IdempotencyGuard.runInNewTransaction`; docs/webhook-handlers.md.
+ */
+export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
+  readonly transaction: true;
+  readonly handler: TransactionalWebhookHandler<Tx>;
+}
+
 /** Options of {@link createWebhookIntake}. */
-export interface WebhookIntakeOptions {
-  /** The receipt guard (any store); its clock also stamps `receivedAtMs`. */
-  readonly guard: IdempotencyGuard;
+export interface WebhookIntakeOptions<S extends Store = Store> {
+  /**
+   * The receipt guard; its clock also stamps `receivedAtMs`. Any store for default endpoints; a SQL store
+   * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`.
+   */
+  readonly guard: IdempotencyGuard<S>;
   /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
-  readonly endpoints: Readonly<Record<string, WebhookEndpoint>>;
+  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<TransactionOf<S>>>>;
   /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
   readonly journal?: DeliveryJournal;
   /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */
@@ -110,7 +162,7 @@ export interface WebhookIntake {
 }
 
 interface Resolved {
-  readonly endpoint: WebhookEndpoint;
+  readonly endpoint: WebhookEndpoint | TransactionalWebhookEndpoint<unknown>;
   readonly ack: Acknowledgement;
   readonly fingerprint: 'raw-body' | 'none';
 }
@@ -172,7 +224,12 @@ function errorText(error: unknown): string {
  * throws leaves the receipt `failed` and gets a 5xx (Payme: JSON-RPC -32400), so the provider redelivers.
  * Events without a key (Payme read-only methods) run the handler every time, without a receipt. Every delivery
  * produces one redacted journal row (if a journal is configured) and one `delivery` event.
- * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`.
+ *
+ * An endpoint with `transaction: true` (one-commit mode) runs claim, handler and completion in ONE transaction of
+ * the guard's SQL store and hands it to the handler as `context.tx`: one commit per delivery; a rollback leaves no
+ * receipt. `rejectionStatus: 400` answers a bad signature 400 instead of 401.
+ * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`.
+ * @throws {TransactionsUnsupported} an endpoint is `transaction: true` but the guard's store is memory or Redis.
  * @see SPEC §3, §5; fixtures README (provider answer formats).
  * @example
  * const intake = createWebhookIntake({ guard, journal, endpoints: {
@@ -180,8 +237,9 @@ function errorText(error: unknown): string {
  * } });
  * const response = await intake.receive({ endpoint: 'stripe', rawBody, headers });
  */
-export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntake {
-  const { guard, journal } = options;
+export function createWebhookIntake<S extends Store>(options: WebhookIntakeOptions<S>): WebhookIntake {
+  const { journal } = options;
+  const guard = options.guard as IdempotencyGuard<Store>;
   const clock: Clock = guard.options.clock;
   const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
   const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
@@ -194,9 +252,15 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
   const endpoints = new Map<string, Resolved>();
   for (const [name, endpoint] of Object.entries(options.endpoints ?? {})) {
     const provider = endpoint.profile.provider;
+    if (endpoint.transaction === true) guard.transactionalStore(); // memory/Redis: TransactionsUnsupported, now
+    const rejection = endpoint.rejectionStatus ?? 401;
+    if (rejection !== 400 && rejection !== 401) {
+      throw new InvalidOption(`endpoints.${name}.rejectionStatus`, 'must be 400 or 401');
+    }
+    const ack = endpoint.acknowledgement ?? defaultAck(provider);
     endpoints.set(name, {
-      endpoint,
-      ack: endpoint.acknowledgement ?? defaultAck(provider),
+      endpoint: endpoint as WebhookEndpoint | TransactionalWebhookEndpoint<unknown>,
+      ack: rejection === 401 ? ack : withRejectionStatus(ack, rejection),
       fingerprint: endpoint.fingerprint ?? (provider === 'payme' || provider === 'click' ? 'none' : 'raw-body'),
     });
   }
@@ -325,10 +389,14 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
     // 4–6. Claim, handle, respond.
     let handlerRan = false;
     let outcome: DeliveryOutcome = 'completed';
-    const handle = async (claim: ClaimContext | null): Promise<ResponseInit> => {
+    const handle = async (claim: ClaimContext | null, tx?: unknown): Promise<ResponseInit> => {
       handlerRan = true;
+      outcome = 'completed'; // a one-commit transaction retried after a deadlock runs this again
       try {
-        const result = await endpoint.handler(event, { claim, headers, receivedAtMs });
+        const result =
+          endpoint.transaction === true
+            ? await endpoint.handler(event, { claim, headers, receivedAtMs, tx })
+            : await endpoint.handler(event, { claim, headers, receivedAtMs });
         return ack.accepted(event, result);
       } catch (error) {
         if (!(error instanceof WebhookDecline)) throw error;
@@ -337,15 +405,20 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
       }
     };
     try {
-      if (event.key === null) {
-        const stored = toStoredResponse(await handle(null));
+      const key = event.key;
+      const runOptions = resolved.fingerprint === 'raw-body' ? { payload: rawBody } : {};
+      if (key === null) {
+        const stored = toStoredResponse(
+          endpoint.transaction === true
+            ? await guard.transactionalStore().transaction((tx) => handle(null, tx))
+            : await handle(null),
+        );
         return answer({ ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
       }
-      const result = await guard.run(
-        event.key,
-        (claim) => handle(claim),
-        resolved.fingerprint === 'raw-body' ? { payload: rawBody } : {},
-      );
+      const result =
+        endpoint.transaction === true
+          ? await guard.runInNewTransaction(key, (tx, claim) => handle(claim, tx), runOptions)
+          : await guard.run(key, (claim) => handle(claim), runOptions);
       const decided: Trace = result.isReplay
         ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
         : { ...trace, decision: 'new', outcome };
@@ -393,6 +466,32 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
     rejectTooLarge,
     on: <E extends IntakeEventName>(name: E, listener: IntakeListener<E>) => emitter.on(name, listener),
   });
+}
+
+/** `ack` whose signature refusals (`WEBHOOK_SIGNATURE_INVALID`) are answered with `status` instead of 401. */
+function withRejectionStatus(ack: Acknowledgement, status: 400): Acknowledgement {
+  return {
+    accepted: (event, result) => ack.accepted(event, result),
+    declined: (event, decline) => ack.declined(event, decline),
+    deliver: (stored, request) => ack.deliver(stored, request),
+    problem(problem, request) {
+      const response = ack.problem(problem, request);
+      if (problem.kind !== 'signature_invalid' || response.status !== 401) return response;
+      const body = rewriteStatus(response, status);
+      return Object.freeze({ status, headers: response.headers, body });
+    },
+  };
+}
+
+/** The body of a problem+json response with its `status` member set to `status` (other bodies unchanged). */
+function rewriteStatus(response: HttpResponse, status: number): Uint8Array {
+  if (!response.headers['content-type']?.startsWith('application/problem+json')) return response.body;
+  try {
+    const problem = JSON.parse(new TextDecoder().decode(response.body)) as Record<string, unknown>;
+    return new TextEncoder().encode(JSON.stringify({ ...problem, status }));
+  } catch {
+    return response.body;
+  }
 }
 
 /** The problem for an error thrown by the claim, the handler or the store. */
