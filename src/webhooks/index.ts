@@ -47,9 +47,26 @@ export {
 } from './journal/redact.js';
 export { type KyselyHolder, SqlDeliveryJournal } from './journal/sql-delivery-journal.js';
 export { clickProfile } from './providers/click-profile.js';
+export {
+  type StripeCharge,
+  type StripeCheckoutSession,
+  type StripeCustomer,
+  type StripeInvoice,
+  type StripeMetadata,
+  type StripeObjectOf,
+  type StripeObjectType,
+  type StripePaymentIntent,
+  type StripeRef,
+  type StripeRefund,
+  standardWebhooksData,
+  stripeEventObject,
+  stripeIdOf,
+  stripeObject,
+} from './providers/event-objects.js';
 export { githubProfile } from './providers/github-profile.js';
 export { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 export { currencyExponent, minorUnitsFromDecimal } from './providers/minor-units.js';
+export type { JsonObject } from './providers/payload-reader.js';
 export { type PaymeProfileOptions, paymeProfile } from './providers/payme-profile.js';
 export type { ExtractInput, ProviderEvent, ProviderProfile } from './providers/provider-event.js';
 export {
