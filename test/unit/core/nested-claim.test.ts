@@ -57,12 +57,14 @@ describe('a nested claim of the held key', () => {
     it('raises NestedClaim from runInTransaction inside run, and from runInTransaction inside runInNewTransaction', async () => {
       const guard = new IdempotencyGuard(store);
       const key = new RequestKey('stripe', 'evt_nested_sql');
-      const viaRun = guard.run(key, () =>
-        store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({ body: 'inner' }))),
-      );
+      const viaRun = guard.run(key, async () => {
+        await store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({ body: 'inner' })));
+      });
       await expect(viaRun).rejects.toBeInstanceOf(NestedClaim);
       const key2 = new RequestKey('stripe', 'evt_nested_sql_2');
-      const viaTx = guard.runInNewTransaction(key2, (tx) => guard.runInTransaction(tx, key2, async () => ({})));
+      const viaTx = guard.runInNewTransaction(key2, async (tx) => {
+        await guard.runInTransaction(tx, key2, async () => ({}));
+      });
       await expect(viaTx).rejects.toBeInstanceOf(NestedClaim);
       expect(await guard.find(key2)).toBeNull(); // rolled back: no receipt
       const ok = await guard.runInNewTransaction(key2, async () => ({ status: 201, body: 'done' }));
