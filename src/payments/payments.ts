@@ -160,11 +160,13 @@ export class Payments<DB> {
   }
 
   /**
-   * Creates an order in `draft` for `principal`, with a random UUID id.
+   * Creates an order in `draft` for `principal`, with a random UUID id. With `trx` the row is written in the
+   * caller's open transaction (e.g. the one-commit transaction of `POST /orders`, which also holds the request's
+   * `Idempotency-Key` receipt), so the order and the receipt commit together.
    * @throws {InvalidMoney} amount not a positive integer of minor units, or currency not ISO-4217 upper case.
    * @throws {InvalidOption} empty principal or longer than 160 characters.
    */
-  async createOrder(principal: string, money: Money): Promise<Order> {
+  async createOrder(principal: string, money: Money, trx?: Transaction<DB>): Promise<Order> {
     const { amountMinor, currency } = checkMoney(money);
     if (typeof principal !== 'string' || principal.length === 0 || principal.length > 160) {
       throw new InvalidOption('principal', 'must be a non-empty string of at most 160 characters');
@@ -180,7 +182,8 @@ export class Payments<DB> {
       created_at: now,
       updated_at: now,
     };
-    await this.db().insertInto(ORDERS_TABLE).values(row).execute();
+    const db = trx === undefined ? this.db() : (trx as unknown as Kysely<PaymentsDatabase>);
+    await db.insertInto(ORDERS_TABLE).values(row).execute();
     return toOrder(row);
   }
 

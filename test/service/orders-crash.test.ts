@@ -57,6 +57,9 @@ for (const dialect of sqlDialectsFromEnv()) {
       const customer = `customer-crash-${dialect}`;
       const key = `order-key-${dialect}-${process.pid}`;
       await killBeforeCompletion(backend, customer, key);
+      const db = store.db as unknown as Kysely<PaymentsDatabase>;
+      const ordersOf = () => db.selectFrom(ORDERS_TABLE).select('id').where('principal', '=', customer).execute();
+      expect(await ordersOf()).toEqual([]); // the order and its receipt commit together: neither survived the kill
       service = await createService({
         port: 0,
         logLevel: 'silent',
@@ -74,9 +77,7 @@ for (const dialect of sqlDialectsFromEnv()) {
       expect(again.status).toBe(201);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body.order.id).toBe(retry.body.order.id);
-      const db = store.db as unknown as Kysely<PaymentsDatabase>;
-      const orders = await db.selectFrom(ORDERS_TABLE).select('id').where('principal', '=', customer).execute();
-      expect(orders.map((o) => o.id)).toEqual([retry.body.order.id]);
+      expect((await ordersOf()).map((o) => o.id)).toEqual([retry.body.order.id]);
     }, 30_000);
   });
 }
