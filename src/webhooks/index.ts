@@ -46,6 +46,12 @@ export {
   type Redactor,
 } from './journal/redact.js';
 export { type KyselyHolder, SqlDeliveryJournal } from './journal/sql-delivery-journal.js';
+export {
+  type AcknowledgingProfileOptions,
+  acknowledgingProfile,
+  type EventIdReader,
+  NO_EVENT_TYPE,
+} from './providers/acknowledging-profile.js';
 export { clickProfile } from './providers/click-profile.js';
 export {
   type StripeCharge,
