@@ -65,8 +65,8 @@ describe('stripeObject', () => {
       id: 'in_x',
       object: 'invoice',
       currency: 'usd',
-      amount_due: 1,
-      amount_paid: '1',
+      amount_due: '1',
+      amount_paid: 1,
     });
     expect(() => stripeObject(bad, 'invoice')).toThrow(MalformedWebhookPayload);
     expect(() => stripeObject(bad, 'invoice')).toThrow(/data\.object\.amount_due/);
