@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
@@ -91,7 +91,8 @@ async function runFresh(block: DocBlock): Promise<Run> {
       PAYONCE_REDIS_PREFIX: prefix,
       NODE_ENV: 'test',
     };
-    return await run(process.execPath, ['--import', 'tsx', fileOf(block)], cwd, env, BLOCK_TIMEOUT_MS);
+    const tsx = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href;
+    return await run(process.execPath, ['--import', tsx, fileOf(block)], cwd, env, BLOCK_TIMEOUT_MS);
   } finally {
     await Promise.all([pg.drop(), mysql.drop(), rm(cwd, { recursive: true, force: true })]);
     const redis = redisTestClient();
