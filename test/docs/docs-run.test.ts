@@ -9,7 +9,8 @@
  * 2. All blocks are type-checked together with `tsc --noEmit` (strict, NodeNext) against the public types.
  * 3. Each block runs as its own process (`node --import tsx`), in a fresh empty working directory (SQLite files
  *    land there), with fresh services in its environment: `DATABASE_URL` (an empty PostgreSQL schema),
- *    `MYSQL_URL` (an empty MariaDB database), `REDIS_URL` + `PAYONCE_REDIS_PREFIX` (a unique key prefix).
+ *    `MYSQL_URL` (an empty MariaDB database), `REDIS_URL` + `PAYONCE_REDIS_PREFIX` (a unique key prefix); the
+ *    databases are created only for blocks whose text names `DATABASE_URL` / `MYSQL_URL`.
  *    It must exit 0 within 30 s on its own: close what it opens, listen on port 0, call loopback only.
  * A snippet that is not a whole program is not TypeScript for this test: mark it ```text (or ```sh, ```json).
  */
@@ -80,7 +81,12 @@ async function runBlock(block: DocBlock): Promise<Run> {
 
 async function runFresh(block: DocBlock): Promise<Run> {
   const cwd = await mkdtemp(path.join(tmpdir(), 'payonce-doc-'));
-  const [pg, mysql] = await Promise.all([createPostgresNamespace(), createMysqlNamespace()]);
+  // Databases only for the blocks that read them (creating them costs a round of DDL per block).
+  const none = { url: '', drop: async () => {} };
+  const [pg, mysql] = await Promise.all([
+    block.code.includes('DATABASE_URL') ? createPostgresNamespace() : none,
+    block.code.includes('MYSQL_URL') ? createMysqlNamespace() : none,
+  ]);
   const prefix = `payonce-doc-${randomBytes(4).toString('hex')}:`;
   try {
     const env = {
