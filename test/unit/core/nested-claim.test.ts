@@ -4,7 +4,12 @@ import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { createWebhookIntake } from '../../../src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../../src/webhooks/journal/memory-delivery-journal.js';
+import { stripeProfile } from '../../../src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../../src/webhooks/verify/stripe-scheme.js';
 import { createSqliteNamespace } from '../../contract/backends/sqlite.js';
+import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from '../../webhooks/support/stripe-deliveries.js';
 
 // Issue 13 item 2: a claim of the key the running handler already holds is a misuse, reported as NestedClaim
 // (naming the mistake) before any store call — not a 409 "held by another worker", and not a wait on itself.
@@ -69,6 +74,35 @@ describe('a nested claim of the held key', () => {
       expect(await guard.find(key2)).toBeNull(); // rolled back: no receipt
       const ok = await guard.runInNewTransaction(key2, async () => ({ status: 201, body: 'done' }));
       expect([ok.isReplay, ok.response.status]).toEqual([false, 201]);
+    });
+
+    it("answers the intake handler that reuses the event's own key inside runInTransaction 500 NESTED_CLAIM, not 409", async () => {
+      const guard = new IdempotencyGuard(store);
+      const journal = new MemoryDeliveryJournal();
+      const intake = createWebhookIntake({
+        guard,
+        journal,
+        endpoints: {
+          stripe: {
+            profile: stripeProfile(),
+            scheme: stripeScheme({ secrets: [STRIPE_SECRET] }),
+            handler: async (event) => {
+              if (event.key === null) return;
+              const key = event.key;
+              await store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({})));
+            },
+          },
+        },
+      });
+      const body = invoicePaidBody('evt_nested_intake', 'in_nested');
+      const rawBody = Buffer.from(body);
+      for (let delivery = 0; delivery < 2; delivery++) {
+        const answer = await intake.receive({ endpoint: 'stripe', rawBody, headers: signedStripeHeaders(body) });
+        expect(answer.status).toBe(500); // the handler's mistake, every time — never "held by another worker" (409)
+      }
+      expect(
+        journal.all().map((row) => row.error?.startsWith('NestedClaim') || row.error?.includes('NESTED_CLAIM')),
+      ).toEqual([true, true]);
     });
   });
 });
