@@ -153,6 +153,39 @@ describe.each(FRAMEWORKS)('POST /webhooks/:provider on %s: the same behaviour ta
   });
 });
 
+describe('expressWebhooks behind a global express.json()', () => {
+  it('refuses the parsed body 500 RAW_BODY_REQUIRED (journaled), never verifying re-serialised JSON', async () => {
+    const express = (await import('express')).default;
+    const { createServer } = await import('node:http');
+    const { expressWebhooks } = await import('../../src/webhooks/express-webhooks.js');
+    const journal = new MemoryDeliveryJournal();
+    const intake = createWebhookIntake({
+      guard: new IdempotencyGuard(new MemoryStore(), { clock: new ManualClock(NOW_S * 1000) }),
+      journal,
+      endpoints: {
+        stripe: { profile: stripeProfile(), scheme: stripeScheme({ secrets: [STRIPE_SECRET] }), handler: () => {} },
+      },
+    });
+    const app = express();
+    app.use(express.json()); // the mistake: parses webhook bodies before the router
+    app.use(expressWebhooks(intake));
+    const server = createServer(app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const body = eventBody('evt_route_parsed');
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks/stripe`;
+      const answer = await postBytes(url, body, {
+        'stripe-signature': stripeSignature(body, NOW_S),
+        'content-type': 'application/json',
+      });
+      expect([answer.status, problem(answer).code]).toEqual([500, 'RAW_BODY_REQUIRED']);
+      expect(journal.all().map((row) => row.decision)).toEqual(['rejected']);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('one-commit endpoints on stores without SQL transactions', () => {
   const endpoints = {
     stripe: {
