@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { InsertClaimResult, Store, TransactionalStore, TransactionOf } from '../stores/store.js';
 import {
   ClaimLost,
   InvalidOption,
@@ -19,6 +18,7 @@ import type { Outcome } from './outcome.js';
 import type { Receipt } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
+import type { InsertClaimResult, Store, TransactionalStore, TransactionOf } from './store.js';
 
 /** What a handler learns about the claim it runs under. */
 export interface ClaimContext {

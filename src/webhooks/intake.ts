@@ -11,8 +11,8 @@ import {
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { ResponseInit } from '../core/response.js';
 import { toStoredResponse } from '../core/response.js';
+import type { Store, TransactionOf } from '../core/store.js';
 import type { HttpResponse } from '../http/http-exchange.js';
-import type { Store, TransactionOf } from '../stores/store.js';
 import { type Acknowledgement, type IntakeRequest, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { WebhookDecline } from './intake-decline.js';

@@ -4,11 +4,12 @@
  * hangs — the moment between the order insert and the receipt completion — until the parent SIGKILLs it.
  * argv: <dialect> <target>; prints `listening <url>`.
  */
+
+import type { FinishRequest, Store } from '../../src/core/store.js';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
 import { createService } from '../../src/service/create-service.js';
 import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
 import type { SqlStore } from '../../src/stores/sql/sql-store.js';
-import type { FinishRequest, Store } from '../../src/stores/store.js';
 import { openTarget } from '../outbox/sql-backends.js';
 
 const [dialect, target] = process.argv.slice(2);
