@@ -210,7 +210,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {StoreUnavailable} opening or committing the transaction failed (the commit's outcome is unknown:
    *   deliver again; the receipt decides).
    * @throws the same errors as `runInTransaction`, and whatever `handler` throws (after the rollback).
-   * @see SPEC §3 "Transactional mode"; docs/webhook-handlers.md.
+   * @see docs/design.md §3 "Transactional mode"; docs/webhook-handlers.md.
    * @example
    * await guard.runInNewTransaction(new RequestKey('stripe', event.id), async (tx) => {
    *   await tx.insertInto('credits').values({ invoice: invoice.id, amount: invoice.amount_paid }).execute();

@@ -36,7 +36,7 @@ function consumedBody(req: RequestWithRawBody): Uint8Array | null | undefined {
  * problem+json) is the intake's response, sent byte for byte. Mount it before any global body parser, or keep the
  * raw bytes in `req.rawBody`: a body an earlier parser turned into an object is refused 500 `RAW_BODY_REQUIRED`
  * (journaled), never verified on re-serialised JSON.
- * @see SPEC §5; `fastifyWebhooks`; STYLE pattern 8 (adapters translate, nothing else).
+ * @see docs/design.md §5 "Order of work"; `fastifyWebhooks`; STYLE pattern 8 (adapters translate, nothing else).
  * @example app.use(expressWebhooks(intake)); // before app.use(express.json())
  */
 export function expressWebhooks(intake: WebhookIntake, options: ExpressWebhooksOptions = {}): Router {

@@ -20,7 +20,7 @@ function toResponse({ status, headers, body }: HttpResponse): Response {
  * problem+json, journaled) and the stream is cancelled; an unknown provider falls through to the app's 404. Every
  * answer is the intake's response, byte for byte. Runs on any runtime with web streams (Node via
  * `@hono/node-server`, Bun, Deno, workers).
- * @see SPEC §5; `fastifyWebhooks`; STYLE pattern 8 (adapters translate, nothing else).
+ * @see docs/design.md §5 "Order of work"; `fastifyWebhooks`; STYLE pattern 8 (adapters translate, nothing else).
  * @example app.route('/', honoWebhooks(intake));
  */
 export function honoWebhooks(intake: WebhookIntake, options: HonoWebhooksOptions = {}): Hono {
