@@ -29,9 +29,17 @@ export function freshTrace(error: string | null = null): Trace {
   };
 }
 
-/** `trace` refused with `problem`; `error` is the journaled text after the code. */
+/**
+ * `trace` refused with `problem`; the journaled text is `CODE: error`, with the code once (`error` may already
+ * start with it, as `errorText` of a payonce error does).
+ */
 export function refusedTrace(trace: Trace, problem: IntakeProblem, error: string): Trace {
-  return { ...trace, decision: 'rejected', outcome: 'rejected', error: `${problem.code}: ${error}` };
+  return { ...trace, decision: 'rejected', outcome: 'rejected', error: codedText(problem.code, error) };
+}
+
+/** `CODE: text`, unless `text` already starts with that code. */
+export function codedText(code: string, text: string): string {
+  return text.startsWith(`${code}: `) ? text : `${code}: ${text}`;
 }
 
 /** `CODE: message` of a payonce error, `Name: message` of another error, for the journal. */
