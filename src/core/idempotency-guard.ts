@@ -13,7 +13,7 @@ import { fingerprint as sha256Fingerprint } from './fingerprint.js';
 import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
 import type { Outcome } from './outcome.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt, StoredResponse } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
 import type { InsertClaimResult, Store, TransactionOf } from './store.js';
@@ -89,13 +89,6 @@ function errorText(error: unknown, maxChars: number): string {
   return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
 
-/** What a receipt replays after its handler returned an invalid response (it ran once; it must not run again). */
-const INVALID_RESPONSE = toStoredResponse({
-  status: 500,
-  headers: { 'content-type': 'text/plain; charset=utf-8' },
-  body: 'The handler ran but returned a response that cannot be stored; it will not run again for this key.',
-});
-
 /** Fingerprints are compared as given: printable ASCII, 1–128 characters (a SHA-256 hex digest is 64). */
 const FINGERPRINT = /^[\x21-\x7e]{1,128}$/;
 
@@ -150,6 +143,8 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
+   * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
+   *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
    */
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = asKey(key);
@@ -335,15 +330,15 @@ export class IdempotencyGuard<S extends Store = Store> {
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
-    let response = INVALID_RESPONSE;
-    let invalid: unknown = null;
+    let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);
     } catch (error) {
-      // The handler's work is done: in a transaction, throwing rolls it back with the claim; outside one, the
-      // receipt completes with a stored 500 so a redelivery never repeats the work.
-      if (transactional) throw error;
-      invalid = error;
+      // A response that cannot be stored is a failed run, like a throw (docs/design.md "Invalid handler
+      // response"): in a transaction, throwing rolls the work back with the claim; outside one, the receipt is
+      // marked failed so the next delivery runs the handler again instead of replaying a 500 forever.
+      await this.recordFailure(store, key, attempt, started, error, !transactional);
+      throw error;
     }
     const nowMs = this.now();
     let completed: boolean;
@@ -359,7 +354,6 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (this.events.has('receipt:completed')) {
       this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
     }
-    if (invalid !== null) throw invalid;
     const receipt: Receipt = Object.freeze({
       ...decision.receipt,
       status: 'completed',
