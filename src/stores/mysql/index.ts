@@ -2,6 +2,8 @@
  * `payonce/mysql`: the MySQL / MariaDB receipt store (`mysql2`, an optional peer dependency).
  * @see SPEC §2–3.
  */
+
+export { DriverMissing } from '../driver-missing.js';
 export { isDuplicateKeyError } from '../sql/driver-error.js';
 export type { MigrationReport } from '../sql/migrate.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';

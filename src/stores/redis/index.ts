@@ -6,6 +6,8 @@
  * import { RedisStore } from 'payonce/redis';
  * const guard = new IdempotencyGuard(await RedisStore.connect('redis://127.0.0.1:6379'));
  */
+
+export { DriverMissing } from '../driver-missing.js';
 export { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 export type { RedisLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';
