@@ -89,6 +89,18 @@ function errorText(error: unknown, maxChars: number): string {
   return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
 
+/** `an object`, `null`, `a number`: what a wrong argument was, for messages that never echo its value. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** @throws {InvalidOption} `handler` is not a function. */
+function checkHandler(handler: unknown): void {
+  if (typeof handler !== 'function') throw new InvalidOption('handler', `must be a function, got ${kindOf(handler)}`);
+}
+
 /** Fingerprints are compared as given: printable ASCII, 1–128 characters (a SHA-256 hex digest is 64). */
 const FINGERPRINT = /^[\x21-\x7e]{1,128}$/;
 
@@ -138,6 +150,8 @@ export class IdempotencyGuard<S extends Store = Store> {
   /**
    * Claims `key` and runs `handler` once; later deliveries get the stored response with `isReplay: true`.
    * @throws {InvalidRequestKey} for an invalid key, before any store call.
+   * @throws {InvalidOption} `handler` not a function, `options` not an object, a `payload` that is neither bytes
+   *   nor a string, a malformed `fingerprint` — before any store call.
    * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
@@ -148,6 +162,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    */
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = asKey(key);
+    checkHandler(handler);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
@@ -168,6 +183,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     options: RunOptions = {},
   ): Promise<Outcome> {
     const checked = asKey(key);
+    checkHandler(handler);
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
@@ -234,14 +250,26 @@ export class IdempotencyGuard<S extends Store = Store> {
     return ms;
   }
 
+  /** The fingerprint of `options`, checked (callers from JavaScript have no type checker). @throws {InvalidOption} */
   private fingerprintOf(options: RunOptions): string | null {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOption('options', `must be an object { payload?, fingerprint? }, got ${kindOf(options)}`);
+    }
     if (options.fingerprint !== undefined) {
       if (typeof options.fingerprint !== 'string' || !FINGERPRINT.test(options.fingerprint)) {
         throw new InvalidOption('fingerprint', 'must be 1-128 printable ASCII characters (e.g. SHA-256 hex)');
       }
       return options.fingerprint;
     }
-    return options.payload === undefined ? null : sha256Fingerprint(options.payload);
+    const { payload } = options;
+    if (payload === undefined) return null;
+    if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+      throw new InvalidOption(
+        'payload',
+        `must be the raw bytes (Uint8Array, Buffer) or a string, got ${kindOf(payload)}`,
+      );
+    }
+    return sha256Fingerprint(payload);
   }
 
   private transactionalView(tx: TransactionOf<S>): Store {
