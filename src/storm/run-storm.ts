@@ -8,6 +8,9 @@ import { pidKillControl, type ServiceControl } from './service-control.js';
 import { StormHttp } from './storm-http.js';
 import type { StormProgress, StormReport } from './storm-report.js';
 
+/** Scenarios `runStorm` runs at the same time unless told otherwise (scenario 12 always runs alone, last). */
+export const DEFAULT_STORM_CONCURRENCY = 4;
+
 /** Options of {@link runStorm}. */
 export interface StormOptions {
   /** Base URL of the service under test (docs/service.md), e.g. `http://127.0.0.1:3000`. */
@@ -102,7 +105,7 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
   const target = baseUrl(options.target, 'target');
   const provider = baseUrl(options.provider, 'provider');
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
-  const concurrency = intIn(options.concurrency ?? 4, 1, 18, 'concurrency');
+  const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, 18, 'concurrency');
   const scenarios = selectScenarios(options.only);
   const onProgress = options.onProgress ?? (() => {});
   const startedAtMs = Date.now();
