@@ -21,8 +21,8 @@ export interface GuardOptions {
   /**
    * Largest response body stored, in bytes. A handler whose response is larger (or otherwise invalid: a status
    * outside 100–599, a non-string header, a body that is not a string or bytes) failed: its receipt is marked
-   * `failed` and the `InvalidOption` is thrown, so the next delivery runs it again (docs/design.md "Invalid handler
-   * response"). The
+   * `failed` and the `InvalidOption` is thrown, so the next delivery runs it again
+   * (docs/design.md §3 "Invalid handler response"). The
    * default fits MySQL/MariaDB's default `max_allowed_packet` (16 MiB, bodies travel hex-escaped).
    * @default 6_291_456 (6 MiB)
    */

@@ -123,7 +123,7 @@ function storeError(operation: string, error: unknown): unknown {
  * for byte; a failed one runs again on the next delivery; a claim older than `staleAfterMs` is taken over by
  * compare-and-set on its attempt count, and the slow original can then neither complete nor fail it.
  *
- * @see SPEC §3; seed 004 (receipt lifecycle, stale takeover).
+ * @see docs/design.md §3; seed 004 (receipt lifecycle, stale takeover).
  * @example
  * const guard = new IdempotencyGuard(new MemoryStore());
  * const { response, isReplay } = await guard.run(new RequestKey('stripe', event.id), async () => {
@@ -211,7 +211,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {InvalidOption} for a negative or non-finite age.
    * @throws {InvalidRequestKey} for a `provider` that is not a valid `RequestKey` provider, before any store call.
    * @throws {StoreUnavailable}
-   * @see SPEC §3 "purge".
+   * @see docs/design.md §3 "Purge".
    * @example await guard.purge({ olderThan: 7 * 86_400_000, provider: 'stripe' });
    */
   async purge(options: PurgeOptions): Promise<number> {
@@ -285,7 +285,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     return Object.freeze({ key: receipt.key, attempt: receipt.attempts, takeover, retry });
   }
 
-  /** The claim protocol of SPEC §3: insert, else replay / retry failed / take over stale / report in progress. */
+  /** The claim protocol of docs/design.md §3: insert, else replay / retry failed / take over stale / report in progress. */
   private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
@@ -362,9 +362,9 @@ export class IdempotencyGuard<S extends Store = Store> {
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);
     } catch (error) {
-      // A response that cannot be stored is a failed run, like a throw (docs/design.md "Invalid handler
-      // response"): in a transaction, throwing rolls the work back with the claim; outside one, the receipt is
-      // marked failed so the next delivery runs the handler again instead of replaying a 500 forever.
+      // A response that cannot be stored is a failed run, like a throw (docs/design.md §3 "Invalid handler response"):
+      // in a transaction, throwing rolls the work back with the claim; outside one, the receipt is marked failed so
+      // the next delivery runs the handler again instead of replaying a 500 forever.
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }

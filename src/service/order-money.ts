@@ -53,7 +53,7 @@ function currencyProblem(currency: unknown): string | null {
  * says what is wrong (missing, the type, zero, negative, a length) without quoting the request's value
  * (docs/errors.md: `detail` never contains request bodies).
  * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
- * @see SPEC §2 "Money"; ISO 4217; docs/service.md.
+ * @see docs/design.md §2 "Money and time"; ISO 4217; docs/service.md.
  */
 export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
   const { amountMinor, currency } = body;

@@ -9,7 +9,7 @@ import type { HeadersInput } from './verify/headers.js';
 
 export type { WebhookContext, WebhookEndpoint, WebhookHandler, WebhookIntakeOptions } from './intake-options.js';
 
-/** The webhook intake: the pipeline of SPEC §5 behind one framework-neutral call. */
+/** The webhook intake: the pipeline of docs/design.md §5 behind one framework-neutral call. */
 export interface WebhookIntake {
   /** The body size limit in bytes (for adapters to configure their framework with). */
   readonly maxBodyBytes: number;
@@ -33,7 +33,7 @@ export interface WebhookIntake {
 }
 
 /**
- * Builds the webhook intake of SPEC §5. Per delivery, in this order: size limit (413) → signature on the raw
+ * Builds the webhook intake of docs/design.md §5. Per delivery, in this order: size limit (413) → signature on the raw
  * bytes (400 malformed / 401 missing, wrong or stale) → parse and extract with the provider profile (400) →
  * receipt claim on the event key (duplicate: the stored response replayed byte for byte; claim held elsewhere:
  * 409 + `Retry-After`; same key, other body: 422) → business handler → the provider's acknowledgement. A forged,
@@ -42,7 +42,7 @@ export interface WebhookIntake {
  * Events without a key (Payme read-only methods) run the handler every time, without a receipt. Every delivery
  * produces one redacted journal row (if a journal is configured) and one `delivery` event.
  * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`.
- * @see SPEC §3, §5; fixtures README (provider answer formats).
+ * @see docs/design.md §3, §5; fixtures README (provider answer formats).
  * @example
  * const intake = createWebhookIntake({ guard, journal, endpoints: {
  *   stripe: { profile: stripeProfile(), scheme: stripeScheme({ secrets: [secret] }), handler: (event) => markPaid(event) },

@@ -5,7 +5,7 @@ import type { WebhookErrorCode } from './verify/webhook-error.js';
  * Codes of the problems that exist only at the webhook edge (no error class behind them): body too large (413),
  * signature that cannot be parsed (400), signature missing, wrong or outside its window (401), handler threw (500:
  * a 5xx makes every provider redeliver). Their statuses are in `WEBHOOK_PROBLEMS`.
- * @see docs/design.md "Webhook intake"; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard
+ * @see docs/design.md §5; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard
  *   Webhooks "Retry schedule".
  */
 export type WebhookEdgeCode =

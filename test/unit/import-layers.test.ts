@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers of `src/`, highest first (docs/design.md "Layers"). A folder may import its own files and the
+ * The layers of `src/`, highest first (docs/design.md §2 "Layers"). A folder may import its own files and the
  * folders of LOWER layers only; folders of one layer do not import each other. `src/index.ts` (the package's
  * main entry) may import anything and nothing imports it. A new folder must be placed here.
  */

@@ -10,7 +10,7 @@ import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
  * (or that nothing was pending). Safe to run again. Returns the report.
  * @throws {InvalidDatabaseUrl} for an unsupported or malformed URL (the CLI exits with status 2).
  * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
- * @see SPEC §3 "Schema".
+ * @see docs/design.md §3 "Schema".
  */
 export async function runMigrate(databaseUrl: string, io: CliIo): Promise<MigrationReport> {
   const target = parseDatabaseUrl(databaseUrl);

@@ -42,7 +42,7 @@ function intOption(value: string | undefined, name: string): number | undefined 
 }
 
 /**
- * `payonce storm`: runs the SPEC §9 scenarios against a live service and sandbox, printing a progress line per
+ * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
  * given (also when scenarios failed). Returns the report.
  * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL (exit status 2).
@@ -94,7 +94,9 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
 export function registerStorm(program: Command, io: CliIo): void {
   program
     .command('storm')
-    .description('run the conformance scenarios (SPEC §9) against a live payonce service and its sandbox provider')
+    .description(
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider',
+    )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .requiredOption('--provider <url>', 'base URL of the sandbox provider the service uses')
     .addOption(

@@ -28,7 +28,7 @@ export interface DemoOptions {
   readonly databaseUrl?: string;
   /** Keep the service and the sandbox running after the storm (or instead of it with `only: []`) until Ctrl-C. */
   readonly serve?: boolean;
-  /** Scenario numbers to run (SPEC §9); `[]` runs none. @default every scenario */
+  /** Scenario numbers to run (docs/design.md §9); `[]` runs none. @default every scenario */
   readonly only?: readonly number[];
   /** Write the storm's JSON report (plus the demo's service restarts) to this file. */
   readonly reportPath?: string;
@@ -72,7 +72,7 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * secret, compressed `timeScale`), starts `payonce serve` as a child process on a free port under a
  * {@link ServiceSupervisor} (restarted after any exit the demo did not ask for — storm scenario 12 SIGKILLs it by
  * the pid of `/healthz` — printing `service restarted (pid A → B)`), points the sandbox's webhooks at it, runs the
- * whole storm (SPEC §9) with a progress line per scenario, prints the table and the one-line summary, writes the
+ * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, writes the
  * JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
  * output is captured and printed (to `io.err`) only when something failed.
  * @throws {CliUsageError} `only` is empty (`--only none`) without `serve`: nothing would run (exit 2).

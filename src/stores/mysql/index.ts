@@ -1,6 +1,6 @@
 /**
  * `payonce/mysql`: the MySQL / MariaDB receipt store (`mysql2`, an optional peer dependency).
- * @see SPEC §2–3.
+ * @see docs/design.md §2–3.
  */
 
 export { DriverMissing } from '../driver-missing.js';

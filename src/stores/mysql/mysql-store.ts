@@ -34,7 +34,7 @@ export interface MysqlPoolConfig {
  * `new MysqlStore({ db })` uses the application's `Kysely` (with a `MysqlDialect`) and leaves it open on
  * `close()`; `MysqlStore.connect(url)` creates and owns a pool. Inside `runInTransaction`, a lost claim is
  * read with `LOCK IN SHARE MODE`, so REPEATABLE READ still sees the winner's committed row.
- * @see SPEC §2–3; issue 2 "MysqlStore".
+ * @see docs/design.md §2–3; issue 2 "MysqlStore".
  * @example const store = await MysqlStore.connect('mysql://app:secret@127.0.0.1:3306/shop');
  */
 export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {

@@ -1,6 +1,6 @@
 /**
  * `payonce/postgres`: the PostgreSQL receipt store (`pg`, an optional peer dependency).
- * @see SPEC §2–3.
+ * @see docs/design.md §2–3.
  */
 
 export { DriverMissing } from '../driver-missing.js';

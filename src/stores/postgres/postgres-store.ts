@@ -33,7 +33,7 @@ export interface PostgresPoolConfig {
  * on `close()`; `PostgresStore.connect(url)` creates and owns a pool. In `runInTransaction` use the default
  * READ COMMITTED isolation: two transactions with one key serialise on the primary key and the second replays
  * the first's committed response (under REPEATABLE READ the second fails with 40001 instead).
- * @see SPEC §2–3; issue 2 "PostgresStore".
+ * @see docs/design.md §2–3; issue 2 "PostgresStore".
  * @example
  * const store = await PostgresStore.connect(process.env.DATABASE_URL!);
  * await db.transaction().execute((tx) => guard.runInTransaction(tx, key, (tx) => markPaid(tx, order)));

@@ -1,6 +1,6 @@
 /**
  * `payonce/redis`: the Redis receipt store (ioredis, an optional peer dependency).
- * @see SPEC §3; `RedisStore` for the key layout and Redis Cluster hash tag.
+ * @see docs/design.md §3; `RedisStore` for the key layout and Redis Cluster hash tag.
  * @example
  * import { IdempotencyGuard } from 'payonce';
  * import { RedisStore } from 'payonce/redis';

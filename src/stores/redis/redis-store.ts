@@ -51,7 +51,7 @@ function integerReply(reply: unknown): number | null {
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
  *
- * @see SPEC §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
+ * @see docs/design.md §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
  * @example
  * import { Redis } from 'ioredis';
  * const guard = new IdempotencyGuard(new RedisStore({ client: new Redis(process.env.REDIS_URL!) }));

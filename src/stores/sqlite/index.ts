@@ -1,6 +1,6 @@
 /**
  * `payonce/sqlite`: the SQLite receipt store (better-sqlite3 12, an optional peer dependency).
- * @see SPEC §2–3.
+ * @see docs/design.md §2–3.
  */
 
 export { DriverMissing } from '../driver-missing.js';

@@ -31,7 +31,7 @@ export interface SqliteOpenOptions {
  * `new SqliteStore({ db })` uses the application's `Kysely` (with a `SqliteDialect`) and leaves it open on
  * `close()`; `SqliteStore.open(path)` opens and owns the file. In `runInTransaction`, start the caller's
  * transaction with a write (or `BEGIN IMMEDIATE`) so two connections cannot deadlock upgrading read locks.
- * @see SPEC §2–3; issue 2 "SqliteStore".
+ * @see docs/design.md §2–3; issue 2 "SqliteStore".
  * @example
  * const store = await SqliteStore.open('payonce.db');
  * await store.migrate();
