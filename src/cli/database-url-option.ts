@@ -11,8 +11,8 @@ export function databaseUrlOption(description: string): Option {
 }
 
 /**
- * The database URL of a command: the `--database-url` flag when given and not blank, else
- * `PAYONCE_DATABASE_URL`, else `DATABASE_URL` (empty variables count as unset), else `fallback`.
+ * The database URL of a command: the `--database-url` flag when given (even blank: `parseDatabaseUrl` then says
+ * it is empty), else `PAYONCE_DATABASE_URL`, else `DATABASE_URL` (empty variables count as unset), else `fallback`.
  * @throws {CliUsageError} none of them is set and there is no `fallback`.
  */
 export function databaseUrlOf(
@@ -20,7 +20,7 @@ export function databaseUrlOf(
   env: Readonly<Record<string, string | undefined>>,
   fallback?: string,
 ): string {
-  const value = (flag !== undefined && flag.trim() !== '' ? flag : undefined) ?? databaseUrlFromEnv(env) ?? fallback;
+  const value = flag ?? databaseUrlFromEnv(env) ?? fallback;
   if (value === undefined) {
     throw new CliUsageError('--database-url (or PAYONCE_DATABASE_URL, or DATABASE_URL) is required');
   }

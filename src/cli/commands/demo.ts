@@ -49,7 +49,9 @@ export function registerDemo(program: Command, io: CliIo): void {
       // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
       const { runDemo } = await loadCommand('demo', () => import('../demo/run-demo.js'));
       const result = await runDemo(io, {
-        databaseUrl: databaseUrlOf(flags.databaseUrl, process.env, '') || undefined,
+        // An empty flag means unset (a fresh SQLite file), like an empty variable.
+        databaseUrl:
+          flags.databaseUrl?.trim() === '' ? undefined : databaseUrlOf(flags.databaseUrl, process.env, '') || undefined,
         serve: flags.serve === true,
         only: flags.only,
         reportPath: flags.report,
