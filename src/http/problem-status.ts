@@ -35,6 +35,9 @@ export type ProblemCode =
  *   `CUSTOMER_ID_INVALID`, `MALFORMED_REQUEST` → 400; `JOB_NOT_FOUND`, `ROUTE_NOT_FOUND` → 404; `JOB_NOT_FINISHED`
  *   → 409; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE` → 415;
  *   `REQUEST_HEADERS_TOO_LARGE` → 431 (RFC 9110 §15.5, RFC 6585 §5).
+ * - operator console (`src/service/admin`): `ADMIN_QUERY_INVALID` → 400; `ADMIN_CSRF_INVALID` → 403;
+ *   `RECEIPT_NOT_FOUND`, `ATTEMPT_NOT_FOUND`, `DELIVERY_NOT_FOUND` → 404; `CLAIM_NOT_STALE`, `RECEIPT_NOT_RETRYABLE`,
+ *   `JOB_NOT_DEAD`, `DELIVERY_NOT_REPLAYABLE`, `ADMIN_ACTION_UNAVAILABLE` → 409; `ADMIN_RATE_LIMITED` → 429.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const STATUS_BY_CODE = {
@@ -71,6 +74,17 @@ export const STATUS_BY_CODE = {
   ADMIN_TOKEN_INVALID: 401,
   JOB_NOT_FOUND: 404,
   JOB_NOT_FINISHED: 409,
+  ADMIN_CSRF_INVALID: 403,
+  ADMIN_QUERY_INVALID: 400,
+  ADMIN_RATE_LIMITED: 429,
+  ADMIN_ACTION_UNAVAILABLE: 409,
+  RECEIPT_NOT_FOUND: 404,
+  CLAIM_NOT_STALE: 409,
+  RECEIPT_NOT_RETRYABLE: 409,
+  JOB_NOT_DEAD: 409,
+  ATTEMPT_NOT_FOUND: 404,
+  DELIVERY_NOT_FOUND: 404,
+  DELIVERY_NOT_REPLAYABLE: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 /** Short human-readable summary per code: the RFC 9457 `title`, constant for a given `type`. */
@@ -108,6 +122,17 @@ export const TITLE_BY_CODE = {
   ADMIN_TOKEN_INVALID: 'Admin token missing or wrong',
   JOB_NOT_FOUND: 'Outbox job not found',
   JOB_NOT_FINISHED: 'Outbox job is not finished',
+  ADMIN_CSRF_INVALID: 'CSRF token missing or wrong',
+  ADMIN_QUERY_INVALID: 'Admin query parameter invalid',
+  ADMIN_RATE_LIMITED: 'Admin action rate limit reached',
+  ADMIN_ACTION_UNAVAILABLE: 'Admin action unavailable here',
+  RECEIPT_NOT_FOUND: 'Receipt not found',
+  CLAIM_NOT_STALE: 'Claim is not stale',
+  RECEIPT_NOT_RETRYABLE: 'Receipt cannot be retried',
+  JOB_NOT_DEAD: 'Outbox job is not dead-lettered',
+  ATTEMPT_NOT_FOUND: 'Payment attempt not found',
+  DELIVERY_NOT_FOUND: 'Webhook delivery not found',
+  DELIVERY_NOT_REPLAYABLE: 'Webhook delivery cannot be replayed',
 } as const satisfies Record<ProblemCode, string>;
 
 /** True when `code` has a row in `STATUS_BY_CODE` (an error from a newer module may not). */
