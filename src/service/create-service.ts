@@ -16,6 +16,7 @@ import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
+import { registerAdminConsole, replayPartsOf } from './admin/admin-console.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 import {
   edgeServerOptions,
@@ -127,7 +128,7 @@ function sameToken(given: string, expected: string): boolean {
  * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
  * `standard-webhooks`, each only when its secret is configured.
  */
-function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
+export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
   const apply =
     options.overrides?.applyPaymentEvent ??
     ((c: ServiceContext, event: ProviderPaymentEvent) => c.payments.applyProviderEvent(event));
@@ -331,6 +332,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     }
     await registerOrders(app, ctx, runtime, options);
     await registerAdmin(app, ctx);
+    if (ctx.config.adminToken !== null) {
+      await registerAdminConsole(app, ctx, {
+        adminToken: ctx.config.adminToken,
+        replay: replayPartsOf(ctx, endpoints),
+        providerAvailable: true,
+      });
+    }
     app.get('/healthz', async (_request, reply) => {
       const health = {
         pid: process.pid,
