@@ -41,7 +41,7 @@ function isHttps(request: FastifyRequest): boolean {
 
 /**
  * Registers the web console (docs/console.md) on the service's app: `GET /console/…` answers the console page with
- * a live session and the login page (401) without one; `/console/assets/*` are the built static files
+ * a live session and the login page without one (both 200, `no-store`); `/console/assets/*` are the built static files
  * (`@fastify/static`, no data in them); `POST /console/login` `{ token, operator }` checks the admin token in
  * constant time and sets the session cookie (`HttpOnly; SameSite=Strict; Path=/`, `Secure` over HTTPS), never
  * echoing the token; `POST /console/logout` (CSRF-checked) ends the session.
@@ -76,7 +76,8 @@ export async function registerConsolePages(app: FastifyInstance, ctx: ServiceCon
         return reply.code(503).type('text/plain; charset=utf-8').send('the console is not built: run npm run build\n');
       }
       const session = sessions.find(request.cookies[SESSION_COOKIE]);
-      return reply.code(session ? 200 : 401).headers(PAGE_HEADERS).send(session ? appPage : loginPage);
+      // 200 either way: a browser shows the login page (no data, no token) without logging a failed load.
+      return reply.code(200).headers(PAGE_HEADERS).send(session ? appPage : loginPage);
     };
     scope.get('/console', (request, reply) => show(request, reply));
     scope.get('/console/', (request, reply) => show(request, reply));

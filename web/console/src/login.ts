@@ -18,7 +18,9 @@ form?.addEventListener('submit', async (event) => {
     body: JSON.stringify({ token, operator }),
   });
   if (response.ok) {
-    window.location.replace(`/console/${window.location.hash || '#/overview'}`);
+    // Same document, new session: reload so the server answers the console page instead of this login page.
+    history.replaceState(null, '', `/console/${window.location.hash || '#/overview'}`);
+    window.location.reload();
     return;
   }
   if (error) {
