@@ -82,10 +82,8 @@ async function perMinute(reads: AdminReads, now: number): Promise<DeliveryMinute
   const start = end - 60 * MINUTE_MS;
   const bucket =
     reads.dialect === 'mysql'
-      ? sql<number>`(received_at div ${MINUTE_MS})`
-      : reads.dialect === 'postgres'
-        ? sql<number>`(received_at / ${MINUTE_MS}::bigint)`
-        : sql<number>`(received_at / ${MINUTE_MS})`;
+      ? sql<number>`(received_at div ${sql.lit(MINUTE_MS)})`
+      : sql<number>`(received_at / ${sql.lit(MINUTE_MS)})`;
   const rows = await reads.db
     .selectFrom('payonce_webhook_deliveries')
     .select([bucket.as('minute'), 'decision', (eb) => eb.fn.countAll().as('n')])
@@ -101,7 +99,8 @@ async function perMinute(reads: AdminReads, now: number): Promise<DeliveryMinute
     rejected: 0,
   }));
   for (const row of rows) {
-    const index = num(row.minute) - start / MINUTE_MS;
+    // An integer literal divisor keeps the division integral (a bound JS number is a REAL in SQLite).
+    const index = Math.floor(num(row.minute)) - start / MINUTE_MS;
     const minute = minutes[index];
     if (!minute) continue;
     const n = num(row.n);
