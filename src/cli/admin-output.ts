@@ -30,18 +30,24 @@ export function limitOption(): Option {
 /** The stale-limit flags (the service's values, so "stuck" means the same here as in the service). */
 export function staleOptions(): Option[] {
   return [
-    new Option('--receipt-stale-after-ms <ms>', 'the service\'s webhook receipt stale limit (default 300000)').argParser(
+    new Option('--receipt-stale-after-ms <ms>', "the service's webhook receipt stale limit (default 300000)").argParser(
       millis('--receipt-stale-after-ms', 1),
     ),
-    new Option('--idempotency-stale-after-ms <ms>', 'the service\'s Idempotency-Key stale limit (default 60000)').argParser(
-      millis('--idempotency-stale-after-ms', 1),
-    ),
+    new Option(
+      '--idempotency-stale-after-ms <ms>',
+      "the service's Idempotency-Key stale limit (default 60000)",
+    ).argParser(millis('--idempotency-stale-after-ms', 1)),
   ];
 }
 
 /** A time as `YYYY-MM-DD HH:MM:SS` UTC, or `-`. */
 export function utc(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '-' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '');
+  return ms === null || ms === undefined
+    ? '-'
+    : new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, '');
 }
 
 /** Prints rows as a left-aligned text table with a header line. */

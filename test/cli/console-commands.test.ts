@@ -30,11 +30,24 @@ beforeAll(async () => {
   const store = ctx.intakeGuard.store;
   await store.insertClaim({ key: new RequestKey('stripe', stuckId), nowMs: Date.now() - 600_000, fingerprint: null });
   await store.insertClaim({ key: new RequestKey('stripe', failedId), nowMs: Date.now(), fingerprint: null });
-  await store.fail({ key: new RequestKey('stripe', failedId), attempt: 1, nowMs: Date.now(), error: 'handler failed for a@example.com' });
+  await store.fail({
+    key: new RequestKey('stripe', failedId),
+    attempt: 1,
+    nowMs: Date.now(),
+    error: 'handler failed for a@example.com',
+  });
   const db = ctx.store.db as unknown as Kysely<AdminDatabase>;
-  const job = await db.selectFrom('payonce_outbox').select('id').where('dedupe_key', '=', `order:${orderId}`).executeTakeFirstOrThrow();
+  const job = await db
+    .selectFrom('payonce_outbox')
+    .select('id')
+    .where('dedupe_key', '=', `order:${orderId}`)
+    .executeTakeFirstOrThrow();
   jobId = job.id;
-  await db.updateTable('payonce_outbox').set({ status: 'dead', last_error: 'warehouse down' }).where('id', '=', jobId).execute();
+  await db
+    .updateTable('payonce_outbox')
+    .set({ status: 'dead', last_error: 'warehouse down' })
+    .where('id', '=', jobId)
+    .execute();
 });
 afterAll(async () => {
   await h?.close();
@@ -67,8 +80,18 @@ describe('payonce inspect order / receipts / jobs', () => {
     expect(stuck.out).toContain(stuckId);
     expect(stuck.out).not.toContain(failedId);
     const json = await cli(['receipts', '--stuck', '--json', '--database-url', h.databaseUrl]);
-    expect(JSON.parse(json.out)).toEqual([expect.objectContaining({ provider: 'stripe', externalId: stuckId, stuck: true, attempts: 1 })]);
-    const longer = await cli(['receipts', '--stuck', '--json', '--receipt-stale-after-ms', '3600000', '--database-url', h.databaseUrl]);
+    expect(JSON.parse(json.out)).toEqual([
+      expect.objectContaining({ provider: 'stripe', externalId: stuckId, stuck: true, attempts: 1 }),
+    ]);
+    const longer = await cli([
+      'receipts',
+      '--stuck',
+      '--json',
+      '--receipt-stale-after-ms',
+      '3600000',
+      '--database-url',
+      h.databaseUrl,
+    ]);
     expect(JSON.parse(longer.out)).toEqual([]);
     const failed = await cli(['receipts', '--failed', '--json', '--database-url', h.databaseUrl]);
     const items = JSON.parse(failed.out) as { externalId: string; error: string }[];
@@ -85,7 +108,9 @@ describe('payonce inspect order / receipts / jobs', () => {
     expect(text.out).toContain(jobId);
     expect(text.out).toContain('warehouse down');
     const json = await cli(['jobs', '--dead', '--json', '--database-url', h.databaseUrl]);
-    expect(JSON.parse(json.out)).toEqual([expect.objectContaining({ id: jobId, status: 'dead', topic: 'order.fulfil' })]);
+    expect(JSON.parse(json.out)).toEqual([
+      expect.objectContaining({ id: jobId, status: 'dead', topic: 'order.fulfil' }),
+    ]);
     expect((await cli(['jobs', '--database-url', h.databaseUrl])).code).toBe(2);
   });
 });
@@ -105,10 +130,14 @@ describe('payonce console', () => {
 
   it('serves the admin API and the console on the database without a service, and stops on SIGTERM', async () => {
     const token = `tok_${randomUUID()}`;
-    const child = spawn(process.execPath, [payonceBin(), 'console', '--database-url', h.databaseUrl, '--port', '0', '--log-level', 'silent'], {
-      env: { ...process.env, PAYONCE_ADMIN_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [payonceBin(), 'console', '--database-url', h.databaseUrl, '--port', '0', '--log-level', 'silent'],
+      {
+        env: { ...process.env, PAYONCE_ADMIN_TOKEN: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -127,13 +156,21 @@ describe('payonce console', () => {
       });
       const overview = await fetch(`${url}/admin/api/overview`, { headers: { authorization: `Bearer ${token}` } });
       expect(overview.status).toBe(200);
-      const body = (await overview.json()) as { receipts: { stuck: number; failed: number }; jobs: { dead: number }; orders: { total: number } };
+      const body = (await overview.json()) as {
+        receipts: { stuck: number; failed: number };
+        jobs: { dead: number };
+        orders: { total: number };
+      };
       expect(body).toMatchObject({ receipts: { stuck: 1, failed: 1 }, jobs: { dead: 1 }, orders: { total: 1 } });
       expect((await fetch(`${url}/admin/api/overview`)).status).toBe(401);
       expect(await (await fetch(`${url}/console/`)).text()).toContain('id="login-form"');
       const reconcile = await fetch(`${url}/admin/api/attempts/${encodeURIComponent('x')}/reconcile`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
         body: '{}',
       });
       expect(reconcile.status).toBe(404);

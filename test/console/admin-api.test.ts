@@ -52,15 +52,21 @@ describe('admin API: OpenAPI document', () => {
     for (const [path, ops] of Object.entries(answer.body.paths)) {
       const post = ops.post as { parameters?: { name: string; in: string; required?: boolean }[] } | undefined;
       if (!post) continue;
-      expect(post.parameters?.find((p) => p.name === 'Idempotency-Key'), path).toMatchObject({ in: 'header', required: true });
+      expect(
+        post.parameters?.find((p) => p.name === 'Idempotency-Key'),
+        path,
+      ).toMatchObject({ in: 'header', required: true });
     }
   });
 
   it('the structural check catches a broken document (it can fail)', () => {
-    expect(openApiViolations({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/x/{id}': { get: { responses: {} } } } })).toEqual([
-      'GET /x/{id}: no path parameter for {id}',
-      'GET /x/{id}: needs at least one response',
-    ]);
+    expect(
+      openApiViolations({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: { '/x/{id}': { get: { responses: {} } } },
+      }),
+    ).toEqual(['GET /x/{id}: no path parameter for {id}', 'GET /x/{id}: needs at least one response']);
   });
 });
 
@@ -71,7 +77,10 @@ describe('admin API: authentication', () => {
       const [method, template] = route.split(' ') as ['GET' | 'POST', string];
       const path = template.replace(/\{[^}]+\}/g, 'x');
       for (const token of [null, 'wrong', `${TOKEN}x`, TOKEN.slice(0, -1)]) {
-        const answer = await admin<{ code: string }>(base, method, path, { token, body: method === 'POST' ? {} : undefined });
+        const answer = await admin<{ code: string }>(base, method, path, {
+          token,
+          body: method === 'POST' ? {} : undefined,
+        });
         expect(answer.status, `${route} with ${token === null ? 'no token' : 'a wrong token'}`).toBe(401);
         expect(answer.body.code).toBe('ADMIN_TOKEN_INVALID');
         expect(answer.headers.get('content-type')).toContain('application/problem+json');
@@ -82,7 +91,15 @@ describe('admin API: authentication', () => {
   it('compares the token through per-process HMAC digests: only the exact token passes, whatever its length', () => {
     const sessions = new AdminSessions('s3cret-token', { now: () => 0 });
     expect(sessions.checkToken('s3cret-token')).toBe(true);
-    for (const wrong of ['', 's', 's3cret-toke', 's3cret-token ', 's3cret-tokenX', 'S3CRET-TOKEN', 'x'.repeat(10_000)]) {
+    for (const wrong of [
+      '',
+      's',
+      's3cret-toke',
+      's3cret-token ',
+      's3cret-tokenX',
+      'S3CRET-TOKEN',
+      'x'.repeat(10_000),
+    ]) {
       expect(sessions.checkToken(wrong), JSON.stringify(wrong.slice(0, 20))).toBe(false);
     }
   });
@@ -128,7 +145,9 @@ describe('admin API: authentication', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<payonce-console>');
 
-    const session = await admin<{ operator: string; csrfToken: string }>(base, 'GET', '/admin/api/session', { headers: { cookie } });
+    const session = await admin<{ operator: string; csrfToken: string }>(base, 'GET', '/admin/api/session', {
+      headers: { cookie },
+    });
     expect(session.status).toBe(200);
     expect(session.body.operator).toBe('alice');
     const csrf = session.body.csrfToken;
@@ -138,12 +157,22 @@ describe('admin API: authentication', () => {
     const noCsrf = await admin<{ code: string }>(base, 'POST', path, { headers: { cookie }, body: {} });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body.code).toBe('ADMIN_CSRF_INVALID');
-    const wrongCsrf = await admin<{ code: string }>(base, 'POST', path, { headers: { cookie, 'x-csrf-token': `${csrf}x` }, body: {} });
+    const wrongCsrf = await admin<{ code: string }>(base, 'POST', path, {
+      headers: { cookie, 'x-csrf-token': `${csrf}x` },
+      body: {},
+    });
     expect(wrongCsrf.status).toBe(403);
-    const withCsrf = await admin<{ code: string }>(base, 'POST', path, { headers: { cookie, 'x-csrf-token': csrf }, body: {} });
+    const withCsrf = await admin<{ code: string }>(base, 'POST', path, {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: {},
+    });
     expect(withCsrf.status).toBe(404);
     expect(withCsrf.body.code).toBe('JOB_NOT_FOUND');
-    const noKey = await admin<{ code: string }>(base, 'POST', path, { headers: { cookie, 'x-csrf-token': csrf }, body: {}, key: null });
+    const noKey = await admin<{ code: string }>(base, 'POST', path, {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: {},
+      key: null,
+    });
     expect(noKey.status).toBe(400);
     expect(noKey.body.code).toBe('IDEMPOTENCY_KEY_MISSING');
 
@@ -163,7 +192,11 @@ describe('admin API: reads and actions', () => {
     const key = new RequestKey('stripe', externalId);
     await ctx.intakeGuard.store.insertClaim({ key, nowMs: ctx.clock.now() - 600_000, fingerprint: null });
     const fresh = `evt_fresh_${randomUUID()}`;
-    await ctx.intakeGuard.store.insertClaim({ key: new RequestKey('stripe', fresh), nowMs: ctx.clock.now(), fingerprint: null });
+    await ctx.intakeGuard.store.insertClaim({
+      key: new RequestKey('stripe', fresh),
+      nowMs: ctx.clock.now(),
+      fingerprint: null,
+    });
 
     const stuck = await admin<{ items: { externalId: string; stuck: boolean; attempts: number }[] }>(
       base,
@@ -189,7 +222,12 @@ describe('admin API: reads and actions', () => {
     expect(receipt).toMatchObject({ status: 'failed', attempts: 2 });
     expect(receipt?.error).toContain('released by bob');
 
-    const replayed = await admin(base, 'POST', '/admin/api/receipts/release', { token: TOKEN, body, key: keyOfRelease, headers: { 'x-operator': 'bob' } });
+    const replayed = await admin(base, 'POST', '/admin/api/receipts/release', {
+      token: TOKEN,
+      body,
+      key: keyOfRelease,
+      headers: { 'x-operator': 'bob' },
+    });
     expect(replayed.status).toBe(200);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
 
@@ -216,13 +254,31 @@ describe('admin API: reads and actions', () => {
   it('reruns a dead job once (a second rerun is refused) without a second fulfilment', async () => {
     const { orderId } = await orderAndCheckout(base);
     await untilFulfilled(base, orderId);
-    const db = h.service.context.store.db as never as import('kysely').Kysely<import('../../src/service/admin/admin-tables.js').AdminDatabase>;
-    const job = await db.selectFrom('payonce_outbox').selectAll().where('dedupe_key', '=', `order:${orderId}`).executeTakeFirstOrThrow();
-    await db.updateTable('payonce_outbox').set({ status: 'dead', last_error: 'simulated: lease lost' }).where('id', '=', job.id).execute();
-    const first = await admin<{ result: { job: { status: string } } }>(base, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} });
+    const db = h.service.context.store.db as never as import('kysely').Kysely<
+      import('../../src/service/admin/admin-tables.js').AdminDatabase
+    >;
+    const job = await db
+      .selectFrom('payonce_outbox')
+      .selectAll()
+      .where('dedupe_key', '=', `order:${orderId}`)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('payonce_outbox')
+      .set({ status: 'dead', last_error: 'simulated: lease lost' })
+      .where('id', '=', job.id)
+      .execute();
+    const first = await admin<{ result: { job: { status: string } } }>(
+      base,
+      'POST',
+      `/admin/api/jobs/${job.id}/rerun`,
+      { token: TOKEN, body: {} },
+    );
     expect(first.status).toBe(200);
     expect(first.body.result.job.status).toBe('queued');
-    const second = await admin<{ code: string }>(base, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} });
+    const second = await admin<{ code: string }>(base, 'POST', `/admin/api/jobs/${job.id}/rerun`, {
+      token: TOKEN,
+      body: {},
+    });
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('JOB_NOT_DEAD');
     const view = await untilFulfilled(base, orderId);
@@ -231,7 +287,9 @@ describe('admin API: reads and actions', () => {
 
   it('paginates with opaque cursors (pages add up to the whole list) and refuses a forged one', async () => {
     await orderAndCheckout(base);
-    const all = await admin<{ items: { externalId: string }[] }>(base, 'GET', '/admin/api/receipts?limit=200', { token: TOKEN });
+    const all = await admin<{ items: { externalId: string }[] }>(base, 'GET', '/admin/api/receipts?limit=200', {
+      token: TOKEN,
+    });
     expect(all.body.items.length).toBeGreaterThan(2);
     const seen: string[] = [];
     let cursor: string | null = '';
@@ -246,7 +304,12 @@ describe('admin API: reads and actions', () => {
       cursor = page.body.nextCursor;
     }
     expect(seen).toEqual(all.body.items.map((r) => r.externalId));
-    const firstPage = await admin<{ items: { id: string }[]; nextCursor: string | null }>(base, 'GET', '/admin/api/orders?limit=1', { token: TOKEN });
+    const firstPage = await admin<{ items: { id: string }[]; nextCursor: string | null }>(
+      base,
+      'GET',
+      '/admin/api/orders?limit=1',
+      { token: TOKEN },
+    );
     expect(firstPage.status).toBe(200);
     expect(firstPage.body.items).toHaveLength(1);
     expect(firstPage.body.nextCursor).not.toBeNull();

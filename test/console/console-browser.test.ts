@@ -107,7 +107,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
       only: [1, 8, 10, 11, 16],
       timeoutMs: 15_000,
     });
-    expect(report.results.filter((r) => r.verdict !== 'pass').map((r) => `${r.id}: ${r.reasons.join('; ')}`)).toEqual([]);
+    expect(report.results.filter((r) => r.verdict !== 'pass').map((r) => `${r.id}: ${r.reasons.join('; ')}`)).toEqual(
+      [],
+    );
     await quiet();
 
     // A stuck claim made by this test: a webhook receipt left `processing` 10 minutes ago (its worker died).
@@ -164,7 +166,10 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await page.locator(`tr[data-external-id="${stuckId}"] [data-testid="release"]`).click();
     await confirm();
     await expect.poll(() => page.locator('[data-testid="flash"]').textContent()).toContain(`Released ${stuckId}`);
-    expect(await ctx.intakeGuard.store.find(new RequestKey('stripe', stuckId))).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(await ctx.intakeGuard.store.find(new RequestKey('stripe', stuckId))).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+    });
     await shot('03-receipts-released');
     // The other tab still shows the old claim: its release is refused (the claim is no longer stale, attempt changed).
     await second.locator(`tr[data-external-id="${stuckId}"] [data-testid="release"]`).click();
@@ -172,7 +177,10 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await expect.poll(() => second.locator('[data-testid="flash"]').textContent()).toContain('CLAIM_NOT_STALE');
     await second.screenshot({ path: join(OUT, '04-receipts-second-release-refused.png'), fullPage: true });
     await second.close();
-    expect(await ctx.intakeGuard.store.find(new RequestKey('stripe', stuckId))).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(await ctx.intakeGuard.store.find(new RequestKey('stripe', stuckId))).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+    });
 
     // 4. A dead job (its run was lost after the effect committed) is rerun once; no second fulfilment.
     const order = await db()
@@ -195,15 +203,23 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await shot('05-jobs-dead');
     await page.locator(`tr[data-job-id="${job.id}"] [data-testid="rerun"]`).click();
     await confirm();
-    await expect.poll(() => page.locator('[data-testid="flash"]').textContent()).toContain(`Job ${job.id} queued again`);
+    await expect
+      .poll(() => page.locator('[data-testid="flash"]').textContent())
+      .toContain(`Job ${job.id} queued again`);
     await until(
-      async () => (await db().selectFrom('payonce_outbox').select('status').where('id', '=', job.id).executeTakeFirst())?.status === 'done',
+      async () =>
+        (await db().selectFrom('payonce_outbox').select('status').where('id', '=', job.id).executeTakeFirst())
+          ?.status === 'done',
       10_000,
       'the rerun job to finish',
     );
     expect(await page.locator(`tr[data-job-id="${job.id}"]`).count()).toBe(0); // no longer dead: nothing to rerun
     expect(await count('payonce_service_fulfilments', sql`order_id = ${order.id}`)).toBe(1);
-    const reruns = await db().selectFrom('payonce_admin_actions').selectAll().where('action', '=', 'rerun-job').execute();
+    const reruns = await db()
+      .selectFrom('payonce_admin_actions')
+      .selectAll()
+      .where('action', '=', 'rerun-job')
+      .execute();
     expect(reruns.map((r) => `${r.actor}:${r.outcome}:${r.target}`)).toEqual([`carol:done:job:${job.id}`]);
 
     // 5. A forgery about this order's payment is refused by the intake; the timeline shows it with the rest.
@@ -228,8 +244,21 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     });
     expect(refused.status).toBe(401);
     await go(`#/orders/${order.id}`, '[data-testid="timeline"] li');
-    const kinds = await page.locator('[data-testid="timeline"] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
-    expect(kinds).toEqual(expect.arrayContaining(['order', 'attempt', 'provider-call', 'delivery', 'transition', 'job', 'effect', 'action']));
+    const kinds = await page
+      .locator('[data-testid="timeline"] li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'order',
+        'attempt',
+        'provider-call',
+        'delivery',
+        'transition',
+        'job',
+        'effect',
+        'action',
+      ]),
+    );
     const deliveries = await page.locator('[data-testid="timeline"] li[data-kind="delivery"]').allTextContents();
     expect(deliveries.some((text) => /rejected \/ rejected → 401, signature signature_mismatch/.test(text))).toBe(true);
     expect(deliveries.some((text) => /payment_intent\.succeeded: new \/ completed → 200/.test(text))).toBe(true);
@@ -250,14 +279,18 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await page.click('[data-testid="range-dry-run"]');
     await confirm();
     await page.waitForSelector('[data-testid="range-result"]');
-    const dryVerdicts = await page.locator('[data-testid="range-result"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
+    const dryVerdicts = await page
+      .locator('[data-testid="range-result"] tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
     expect(dryVerdicts).toHaveLength(eventKeys.length);
     expect(new Set(dryVerdicts)).toEqual(new Set(['duplicate']));
     expect(await count('payonce_webhook_deliveries')).toBe(deliveriesBefore);
     await shot('07-deliveries-range-dry-run');
     await page.click('[data-testid="range-replay"]');
     await confirm();
-    await expect.poll(() => page.locator('[data-testid="flash"]').textContent()).toContain(`Replay: ${eventKeys.length} considered`);
+    await expect
+      .poll(() => page.locator('[data-testid="flash"]').textContent())
+      .toContain(`Replay: ${eventKeys.length} considered`);
     const answers = await page.locator('[data-testid="range-result"] tbody tr td:nth-child(5)').allTextContents();
     expect(answers.every((a) => a.startsWith('200 duplicate/replayed'))).toBe(true);
     expect(await count('payonce_webhook_deliveries')).toBe(deliveriesBefore + eventKeys.length);
@@ -270,7 +303,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await go('#/orders', '[data-testid="orders-table"] tbody tr[data-order-id]');
     await shot('10-orders');
     await go('#/actions', '[data-testid="actions-table"] tbody tr[data-action]');
-    const actions = await page.locator('[data-testid="actions-table"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+    const actions = await page
+      .locator('[data-testid="actions-table"] tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
     expect(actions).toEqual(['replay-range', 'replay-range', 'rerun-job', 'release-claim', 'release-claim']);
     await shot('11-actions');
 

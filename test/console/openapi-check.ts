@@ -28,12 +28,15 @@ export function openApiViolations(doc: unknown): string[] {
   }
   if (!isObject(doc.paths)) return [...problems, 'paths: must be an object'];
   const ajv = new Ajv({ strict: false, allErrors: true });
-  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+  const schemes =
+    isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
   for (const [name, scheme] of Object.entries(schemes)) {
     const ok =
       isObject(scheme) &&
       ((scheme.type === 'http' && typeof scheme.scheme === 'string') ||
-        (scheme.type === 'apiKey' && typeof scheme.name === 'string' && ['query', 'header', 'cookie'].includes(String(scheme.in))) ||
+        (scheme.type === 'apiKey' &&
+          typeof scheme.name === 'string' &&
+          ['query', 'header', 'cookie'].includes(String(scheme.in))) ||
         scheme.type === 'oauth2' ||
         scheme.type === 'openIdConnect');
     if (!ok) fail(`components.securitySchemes.${name}`, 'not a valid security scheme');
@@ -43,7 +46,9 @@ export function openApiViolations(doc: unknown): string[] {
     if (!Array.isArray(security)) return fail(where, 'security must be an array');
     for (const requirement of security) {
       if (!isObject(requirement)) fail(where, 'security requirement must be an object');
-      else for (const name of Object.keys(requirement)) if (!(name in schemes)) fail(where, `unknown security scheme ${name}`);
+      else
+        for (const name of Object.keys(requirement))
+          if (!(name in schemes)) fail(where, `unknown security scheme ${name}`);
     }
   };
   checkSecurity('security', doc.security);
@@ -85,17 +90,22 @@ export function openApiViolations(doc: unknown): string[] {
         const id = `${parameter.in}:${parameter.name.toLowerCase()}`;
         if (seen.has(id)) fail(where, `duplicate parameter ${id}`);
         seen.add(id);
-        if (parameter.in === 'path' && parameter.required !== true) fail(where, `path parameter ${parameter.name} must be required`);
-        if (parameter.schema === undefined && parameter.content === undefined) fail(where, `parameter ${parameter.name} needs a schema`);
+        if (parameter.in === 'path' && parameter.required !== true)
+          fail(where, `path parameter ${parameter.name} must be required`);
+        if (parameter.schema === undefined && parameter.content === undefined)
+          fail(where, `parameter ${parameter.name} needs a schema`);
         if (parameter.schema !== undefined) compile(`${where} parameter ${parameter.name}`, parameter.schema);
       }
       for (const name of templated) {
-        if (!parameters.some((p) => isObject(p) && p.in === 'path' && p.name === name)) fail(where, `no path parameter for {${name}}`);
+        if (!parameters.some((p) => isObject(p) && p.in === 'path' && p.name === name))
+          fail(where, `no path parameter for {${name}}`);
       }
       if (op.requestBody !== undefined) {
         const body = op.requestBody;
         if (!isObject(body) || !isObject(body.content)) fail(where, 'requestBody needs content');
-        else for (const [type, media] of Object.entries(body.content)) if (isObject(media) && media.schema) compile(`${where} body ${type}`, media.schema);
+        else
+          for (const [type, media] of Object.entries(body.content))
+            if (isObject(media) && media.schema) compile(`${where} body ${type}`, media.schema);
       }
       if (!isObject(op.responses) || Object.keys(op.responses).length === 0) {
         fail(where, 'needs at least one response');
@@ -103,9 +113,11 @@ export function openApiViolations(doc: unknown): string[] {
       }
       for (const [status, response] of Object.entries(op.responses)) {
         if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(status)) fail(where, `bad response key ${status}`);
-        if (!isObject(response) || typeof response.description !== 'string') fail(where, `response ${status} needs a description`);
+        if (!isObject(response) || typeof response.description !== 'string')
+          fail(where, `response ${status} needs a description`);
         else if (isObject(response.content)) {
-          for (const [type, media] of Object.entries(response.content)) if (isObject(media) && media.schema) compile(`${where} ${status} ${type}`, media.schema);
+          for (const [type, media] of Object.entries(response.content))
+            if (isObject(media) && media.schema) compile(`${where} ${status} ${type}`, media.schema);
         }
       }
       checkSecurity(where, op.security);

@@ -32,7 +32,9 @@ export function registerConsole(program: Command, io: CliIo): void {
     .addOption(databaseUrlOptionForConsole())
     .addOption(new Option('--port <port>', 'listening port (0 picks one)').env('PORT').default(3100).argParser(portOf))
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
-    .addOption(new Option('--provider-url <url>', 'provider API base URL (enables "reconcile now")').env('PAYONCE_PROVIDER_URL'))
+    .addOption(
+      new Option('--provider-url <url>', 'provider API base URL (enables "reconcile now")').env('PAYONCE_PROVIDER_URL'),
+    )
     .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
@@ -42,9 +44,13 @@ export function registerConsole(program: Command, io: CliIo): void {
     .action(async (flags: ConsoleFlags) => {
       const target = parseDatabaseUrl(flags.databaseUrl);
       const adminToken = nonEmpty(process.env.PAYONCE_ADMIN_TOKEN);
-      if (adminToken === undefined) throw new CliUsageError('PAYONCE_ADMIN_TOKEN is required: the token operators log in with');
+      if (adminToken === undefined)
+        throw new CliUsageError('PAYONCE_ADMIN_TOKEN is required: the token operators log in with');
       const signal = untilSignal();
-      const { startConsoleServer } = await loadCommand('console', () => import('../../service/admin/console-server.js'));
+      const { startConsoleServer } = await loadCommand(
+        'console',
+        () => import('../../service/admin/console-server.js'),
+      );
       const server = await startConsoleServer({
         databaseUrl: flags.databaseUrl,
         port: flags.port,

@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
 import { listReceipts } from '../../service/admin/admin-lists.js';
 import { openAdminReads } from '../../service/admin/open-admin-reads.js';
-import { databaseUrlOption, limitOption, printJson, printTable, type ReadFlags, staleOptions, utc } from '../admin-output.js';
+import {
+  databaseUrlOption,
+  limitOption,
+  printJson,
+  printTable,
+  type ReadFlags,
+  staleOptions,
+  utc,
+} from '../admin-output.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { parseDatabaseUrl } from '../database-url.js';
@@ -13,17 +21,28 @@ import { parseDatabaseUrl } from '../database-url.js';
  * @throws {CliUsageError} neither or both of `--stuck` and `--failed`, a bad `--database-url` (exit 2).
  */
 export async function runReceipts(flags: ReadFlags & { stuck?: boolean; failed?: boolean }, io: CliIo) {
-  if (Boolean(flags.stuck) === Boolean(flags.failed)) throw new CliUsageError('pass exactly one of --stuck and --failed');
+  if (Boolean(flags.stuck) === Boolean(flags.failed))
+    throw new CliUsageError('pass exactly one of --stuck and --failed');
   parseDatabaseUrl(flags.databaseUrl);
   const { reads, close } = await openAdminReads(flags.databaseUrl, flags);
   try {
-    const page = await listReceipts(reads, flags.stuck ? { stuck: true, limit: flags.limit } : { status: 'failed', limit: flags.limit });
+    const page = await listReceipts(
+      reads,
+      flags.stuck ? { stuck: true, limit: flags.limit } : { status: 'failed', limit: flags.limit },
+    );
     if (flags.json) return printJson(io, page.items);
     if (page.items.length === 0) return io.out(flags.stuck ? 'no stuck receipts' : 'no failed receipts');
     printTable(
       io,
       ['PROVIDER', 'EXTERNAL ID', 'STATE', 'ATTEMPT', 'CLAIMED (UTC)', 'ERROR'],
-      page.items.map((r) => [r.provider, r.externalId, r.stuck ? 'stuck' : r.status, String(r.attempts), utc(r.claimedAtMs), r.error ?? '']),
+      page.items.map((r) => [
+        r.provider,
+        r.externalId,
+        r.stuck ? 'stuck' : r.status,
+        String(r.attempts),
+        utc(r.claimedAtMs),
+        r.error ?? '',
+      ]),
     );
   } finally {
     await close();

@@ -134,20 +134,33 @@ export class AdminActions {
         throw new ServiceError('CLAIM_NOT_STALE', `the receipt is ${receipt.status}, not a claim in processing`);
       }
       if (receipt.attempts !== input.expectedAttempts) {
-        throw new ServiceError('CLAIM_NOT_STALE', `the claim is now attempt ${receipt.attempts}, not ${input.expectedAttempts}`);
+        throw new ServiceError(
+          'CLAIM_NOT_STALE',
+          `the claim is now attempt ${receipt.attempts}, not ${input.expectedAttempts}`,
+        );
       }
       const ageMs = now - receipt.claimedAtMs;
       if (ageMs < staleAfterMs) {
         throw new ServiceError('CLAIM_NOT_STALE', `the claim is ${ageMs} ms old; it is stale after ${staleAfterMs} ms`);
       }
-      const taken = await store.takeover({ key, expectedStatus: 'processing', expectedAttempts: receipt.attempts, nowMs: now });
+      const taken = await store.takeover({
+        key,
+        expectedStatus: 'processing',
+        expectedAttempts: receipt.attempts,
+        nowMs: now,
+      });
       if (!taken) throw new ServiceError('CLAIM_NOT_STALE', 'the receipt changed while it was being released');
       const error = `RELEASED_BY_OPERATOR: stale claim of attempt ${receipt.attempts} released by ${actor.name}`;
       const failed = await store.fail({ key, attempt: taken.attempts, nowMs: now, error });
       if (!failed) throw new ServiceError('CLAIM_NOT_STALE', 'the receipt changed while it was being released');
       return {
         result: {
-          receipt: { provider: input.provider, externalId: input.externalId, status: 'failed', attempts: taken.attempts },
+          receipt: {
+            provider: input.provider,
+            externalId: input.externalId,
+            status: 'failed',
+            attempts: taken.attempts,
+          },
           releasedAttempt: receipt.attempts,
           claimAgeMs: ageMs,
         },
@@ -168,7 +181,8 @@ export class AdminActions {
       const key = new RequestKey(input.provider, input.externalId);
       const receipt = await this.guardFor(input.provider).store.find(key);
       if (!receipt) throw new ServiceError('RECEIPT_NOT_FOUND', `no receipt ${target}`);
-      if (receipt.status !== 'failed') throw new ServiceError('RECEIPT_NOT_RETRYABLE', `the receipt is ${receipt.status}`);
+      if (receipt.status !== 'failed')
+        throw new ServiceError('RECEIPT_NOT_RETRYABLE', `the receipt is ${receipt.status}`);
       if (!this.reads.stale.webhookProviders.includes(input.provider)) {
         throw new ServiceError(
           'RECEIPT_NOT_RETRYABLE',
@@ -244,7 +258,10 @@ export class AdminActions {
         payment = await this.ctx.provider.getPaymentByReference(attempt.id);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        return { result: { outcome: 'lookup-failed', status: attempt.status, error: message }, orderId: attempt.orderId };
+        return {
+          result: { outcome: 'lookup-failed', status: attempt.status, error: message },
+          orderId: attempt.orderId,
+        };
       }
       if (payment === null) {
         return { result: { outcome: 'not-found', status: attempt.status }, orderId: attempt.orderId };
@@ -340,7 +357,10 @@ export class AdminActions {
     }
     const waitMs = this.bucket.take(n);
     if (waitMs > 0) {
-      throw new ServiceError('ADMIN_RATE_LIMITED', `replay rate limit reached; try again in ${Math.ceil(waitMs / 1000)} s`);
+      throw new ServiceError(
+        'ADMIN_RATE_LIMITED',
+        `replay rate limit reached; try again in ${Math.ceil(waitMs / 1000)} s`,
+      );
     }
   }
 

@@ -68,12 +68,14 @@ export function authenticate(sessions: AdminSessions, request: FastifyRequest): 
   const header = request.headers.authorization;
   if (header !== undefined) {
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!sessions.checkToken(given)) throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
+    if (!sessions.checkToken(given))
+      throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
     const operator = request.headers['x-operator'];
     return { name: operatorName(Array.isArray(operator) ? undefined : operator), via: 'token' };
   }
   const session = sessions.find(request.cookies?.[SESSION_COOKIE]);
-  if (!session) throw new ServiceError('ADMIN_TOKEN_INVALID', 'log in at /console or send Authorization: Bearer <token>');
+  if (!session)
+    throw new ServiceError('ADMIN_TOKEN_INVALID', 'log in at /console or send Authorization: Bearer <token>');
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     const csrf = request.headers[CSRF_HEADER];
     if (!sessions.checkCsrf(session, typeof csrf === 'string' ? csrf : undefined)) {
@@ -86,7 +88,11 @@ export function authenticate(sessions: AdminSessions, request: FastifyRequest): 
 
 /** A JSON answer sent as a string (fastify sends strings as they are: the schemas only document the answers). */
 function json(reply: FastifyReply, status: number, value: unknown): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').header('cache-control', 'no-store').send(JSON.stringify(value));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(JSON.stringify(value));
 }
 
 /** The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429 with Retry-After. */
@@ -99,7 +105,10 @@ function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyReques
     return sendResponse(reply, problemResponse('ADMIN_QUERY_INVALID', detail));
   }
   if (error instanceof ServiceError && error.code === 'ADMIN_RATE_LIMITED') {
-    return sendResponse(reply, problemResponse(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }));
+    return sendResponse(
+      reply,
+      problemResponse(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
+    );
   }
   const problem = problemOf(error);
   if (problem) return sendResponse(reply, problem);
@@ -127,7 +136,9 @@ function jsonBodies(scope: FastifyInstance): void {
 
 /** Adds the headers no schema can express to the generated OpenAPI document: Idempotency-Key on every POST. */
 function withActionHeaders(document: Record<string, unknown>): Record<string, unknown> {
-  const copy = JSON.parse(JSON.stringify(document)) as { paths?: Record<string, Record<string, { parameters?: unknown[] }>> };
+  const copy = JSON.parse(JSON.stringify(document)) as {
+    paths?: Record<string, Record<string, { parameters?: unknown[] }>>;
+  };
   for (const operations of Object.values(copy.paths ?? {})) {
     const post = operations.post;
     if (!post) continue;
@@ -227,30 +238,46 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     scope.get(`${p}/openapi.json`, get('This OpenAPI document', 'meta'), async (_request, reply) =>
       json(reply, 200, withActionHeaders(scope.swagger() as unknown as Record<string, unknown>)),
     );
-    scope.get(`${p}/session`, get('Who is calling, and the CSRF token of a console session', 'meta'), async (request, reply) => {
-      const actor = actorOf(request);
-      const session = sessionsOf.get(request);
-      return json(reply, 200, {
-        operator: actor.name,
-        via: actor.via,
-        csrfToken: session?.csrfToken ?? null,
-        expiresAtMs: session?.expiresAtMs ?? null,
-      });
-    });
-    scope.get(`${p}/overview`, get('Counts: receipts, stuck, failed, jobs, parked, attempts, deliveries/min', 'reads'), async (_r, reply) =>
-      json(reply, 200, await readOverview(reads)),
+    scope.get(
+      `${p}/session`,
+      get('Who is calling, and the CSRF token of a console session', 'meta'),
+      async (request, reply) => {
+        const actor = actorOf(request);
+        const session = sessionsOf.get(request);
+        return json(reply, 200, {
+          operator: actor.name,
+          via: actor.via,
+          csrfToken: session?.csrfToken ?? null,
+          expiresAtMs: session?.expiresAtMs ?? null,
+        });
+      },
     );
-    scope.get<Q<ReceiptQuery>>(`${p}/receipts`, list('Receipts, newest claim first', 'reads', querySchemas.receipts, itemSchemas.receipt), async (request, reply) =>
-      json(reply, 200, await listReceipts(reads, request.query)),
+    scope.get(
+      `${p}/overview`,
+      get('Counts: receipts, stuck, failed, jobs, parked, attempts, deliveries/min', 'reads'),
+      async (_r, reply) => json(reply, 200, await readOverview(reads)),
+    );
+    scope.get<Q<ReceiptQuery>>(
+      `${p}/receipts`,
+      list('Receipts, newest claim first', 'reads', querySchemas.receipts, itemSchemas.receipt),
+      async (request, reply) => json(reply, 200, await listReceipts(reads, request.query)),
     );
     scope.get<Q<DeliveryFilter & PageQuery>>(
       `${p}/deliveries`,
-      list('Webhook deliveries with their decision, newest first', 'reads', querySchemas.deliveries, itemSchemas.delivery),
+      list(
+        'Webhook deliveries with their decision, newest first',
+        'reads',
+        querySchemas.deliveries,
+        itemSchemas.delivery,
+      ),
       async (request, reply) => json(reply, 200, await listDeliveries(reads, request.query)),
     );
     scope.get<P>(
       `${p}/deliveries/:id`,
-      get('One delivery with its redacted payload', 'reads', { params: idParams, response: { 200: itemSchemas.delivery, ...commonErrors, 404: problemSchema } }),
+      get('One delivery with its redacted payload', 'reads', {
+        params: idParams,
+        response: { 200: itemSchemas.delivery, ...commonErrors, 404: problemSchema },
+      }),
       async (request, reply) => {
         const row = await reads.db
           .selectFrom('payonce_webhook_deliveries')
@@ -262,16 +289,20 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
         return json(reply, 200, { ...deliveryItem(reads, row), payload });
       },
     );
-    scope.get<Q<JobQuery>>(`${p}/jobs`, list('Outbox jobs, newest first', 'reads', querySchemas.jobs, itemSchemas.job), async (request, reply) =>
-      json(reply, 200, await listJobs(reads, request.query)),
+    scope.get<Q<JobQuery>>(
+      `${p}/jobs`,
+      list('Outbox jobs, newest first', 'reads', querySchemas.jobs, itemSchemas.job),
+      async (request, reply) => json(reply, 200, await listJobs(reads, request.query)),
     );
     scope.get<Q<AttemptQuery>>(
       `${p}/attempts`,
       list('Payment attempts, newest first', 'reads', querySchemas.attempts, itemSchemas.attempt),
       async (request, reply) => json(reply, 200, await listAttempts(reads, request.query)),
     );
-    scope.get<Q<OrderQuery>>(`${p}/orders`, list('Orders, newest first', 'reads', querySchemas.orders, itemSchemas.order), async (request, reply) =>
-      json(reply, 200, await listOrders(reads, request.query)),
+    scope.get<Q<OrderQuery>>(
+      `${p}/orders`,
+      list('Orders, newest first', 'reads', querySchemas.orders, itemSchemas.order),
+      async (request, reply) => json(reply, 200, await listOrders(reads, request.query)),
     );
     scope.get<P>(
       `${p}/orders/:id/timeline`,
@@ -281,7 +312,8 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       }),
       async (request, reply) => {
         const timeline = await orderTimeline(reads, request.params.id);
-        if (!timeline) return sendResponse(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+        if (!timeline)
+          return sendResponse(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
         return json(reply, 200, timeline);
       },
     );
@@ -301,8 +333,10 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       post('Retry a failed webhook receipt (replays its delivery)', bodySchemas.retry, [404, 409, 429]),
       async (request, reply) => json(reply, 200, await actions.retryReceipt(actorOf(request), request.body)),
     );
-    scope.post<P>(`${p}/jobs/:id/rerun`, post('Rerun a dead-lettered outbox job once', bodySchemas.empty, [404, 409], true), async (request, reply) =>
-      json(reply, 200, await actions.rerunDeadJob(actorOf(request), request.params.id)),
+    scope.post<P>(
+      `${p}/jobs/:id/rerun`,
+      post('Rerun a dead-lettered outbox job once', bodySchemas.empty, [404, 409], true),
+      async (request, reply) => json(reply, 200, await actions.rerunDeadJob(actorOf(request), request.params.id)),
     );
     scope.post<P>(
       `${p}/attempts/:id/reconcile`,
@@ -313,14 +347,22 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       `${p}/deliveries/:id/replay`,
       post('Replay one delivery through the intake (or a dry run)', bodySchemas.replayOne, [404, 409, 429], true),
       async (request, reply) =>
-        json(reply, 200, await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun === true)),
+        json(
+          reply,
+          200,
+          await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun === true),
+        ),
     );
     scope.post<{ Body: { dryRun?: boolean; limit?: number; filter?: DeliveryFilter } }>(
       `${p}/deliveries/replay`,
       post('Replay the deliveries a filter selects (rate-limited; or a dry run)', bodySchemas.replayRange, [409, 429]),
       async (request, reply) => {
         const body = request.body ?? {};
-        return json(reply, 200, await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun === true));
+        return json(
+          reply,
+          200,
+          await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun === true),
+        );
       },
     );
   });

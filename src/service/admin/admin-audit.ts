@@ -39,7 +39,8 @@ export async function journalAction(
 ): Promise<string> {
   const id = randomUUID();
   const json = JSON.stringify(redactor.redact(record.detail ?? null));
-  const detail = json.length <= MAX_DETAIL_CHARS ? json : JSON.stringify(`${json.slice(0, MAX_DETAIL_CHARS)}…[TRUNCATED]`);
+  const detail =
+    json.length <= MAX_DETAIL_CHARS ? json : JSON.stringify(`${json.slice(0, MAX_DETAIL_CHARS)}…[TRUNCATED]`);
   await db
     .insertInto(ADMIN_ACTIONS_TABLE)
     .values({

@@ -38,7 +38,8 @@ export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<st
   for (const [name, endpoint] of Object.entries(endpoints)) {
     unfingerprinted[name] = { ...endpoint, fingerprint: 'none' };
     const signing = secrets[name];
-    if (signing?.secret) targets.set(endpoint.profile.provider, { endpoint: name, scheme: signing.scheme, secret: signing.secret });
+    if (signing?.secret)
+      targets.set(endpoint.profile.provider, { endpoint: name, scheme: signing.scheme, secret: signing.secret });
   }
   const intake =
     Object.keys(unfingerprinted).length > 0

@@ -52,7 +52,12 @@ export interface Page<T> {
 /**
  * Cuts `rows` (fetched with `limit + 1`) to one page; the cursor names the last row kept.
  */
-export function pageOf<R, T>(rows: readonly R[], limit: number, toItem: (row: R) => T, position: (row: R) => CursorValues): Page<T> {
+export function pageOf<R, T>(
+  rows: readonly R[],
+  limit: number,
+  toItem: (row: R) => T,
+  position: (row: R) => CursorValues,
+): Page<T> {
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
   return {

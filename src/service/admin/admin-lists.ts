@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
-import { type CursorValues, afterCursor, decodeCursor, type Page, pageOf } from './admin-cursor.js';
+import { afterCursor, type CursorValues, decodeCursor, type Page, pageOf } from './admin-cursor.js';
 import { type AdminReads, num, numOrNull, staleAfterFor, text } from './admin-reads.js';
 
 /** Most rows one list page returns; more is `ADMIN_QUERY_INVALID`. */
@@ -162,11 +162,18 @@ export function deliveryItem(reads: AdminReads, row: DeliveryRow): DeliveryItem 
 }
 
 /** Deliveries, newest first, with filters. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
-export async function listDeliveries(reads: AdminReads, query: DeliveryFilter & PageQuery): Promise<Page<DeliveryItem>> {
+export async function listDeliveries(
+  reads: AdminReads,
+  query: DeliveryFilter & PageQuery,
+): Promise<Page<DeliveryItem>> {
   const limit = limitOf(query);
   let q = filteredDeliveries(reads, query);
   if (query.cursor) q = q.where(afterCursor(['received_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return pageOf(
     rows,
     limit,
@@ -176,7 +183,11 @@ export async function listDeliveries(reads: AdminReads, query: DeliveryFilter & 
 }
 
 /** Every delivery a range replay selects (newest first, at most `max`). */
-export async function deliveriesInRange(reads: AdminReads, filter: DeliveryFilter, max: number): Promise<DeliveryRow[]> {
+export async function deliveriesInRange(
+  reads: AdminReads,
+  filter: DeliveryFilter,
+  max: number,
+): Promise<DeliveryRow[]> {
   return selectDeliveries(reads, filter, max);
 }
 
@@ -206,7 +217,11 @@ export async function listJobs(reads: AdminReads, query: JobQuery): Promise<Page
   if (query.status) q = q.where('status', '=', query.status);
   if (query.topic) q = q.where('topic', '=', query.topic);
   if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return pageOf(
     rows,
     limit,
@@ -241,7 +256,15 @@ export interface AttemptItem {
 
 /** Filters of the attempts list; `unresolved` = `creating` or `unknown`. */
 export interface AttemptQuery extends PageQuery {
-  readonly status?: 'creating' | 'pending' | 'requires_action' | 'succeeded' | 'failed' | 'cancelled' | 'unknown' | 'unresolved';
+  readonly status?:
+    | 'creating'
+    | 'pending'
+    | 'requires_action'
+    | 'succeeded'
+    | 'failed'
+    | 'cancelled'
+    | 'unknown'
+    | 'unresolved';
   readonly orderId?: string;
 }
 
@@ -253,7 +276,11 @@ export async function listAttempts(reads: AdminReads, query: AttemptQuery): Prom
   else if (query.status) q = q.where('status', '=', query.status);
   if (query.orderId) q = q.where('order_id', '=', query.orderId);
   if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return pageOf(
     rows,
     limit,
@@ -295,7 +322,11 @@ export async function listOrders(reads: AdminReads, query: OrderQuery): Promise<
   let q = reads.db.selectFrom('payonce_orders').selectAll();
   if (query.status) q = q.where('status', '=', query.status);
   if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return pageOf(
     rows,
     limit,
@@ -342,7 +373,11 @@ export async function listActions(reads: AdminReads, query: ActionQuery): Promis
   if (query.orderId) q = q.where('order_id', '=', query.orderId);
   if (query.action) q = q.where('action', '=', query.action);
   if (query.cursor) q = q.where(afterCursor(['at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return pageOf(
     rows,
     limit,

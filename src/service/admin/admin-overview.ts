@@ -30,14 +30,24 @@ export interface Overview {
   };
   readonly jobs: Counts & { readonly total: number };
   readonly parkedEvents: number;
-  readonly attempts: { readonly unresolved: number; readonly unknown: number; readonly waiting: number; readonly total: number };
+  readonly attempts: {
+    readonly unresolved: number;
+    readonly unknown: number;
+    readonly waiting: number;
+    readonly total: number;
+  };
   readonly orders: Counts & { readonly total: number };
-  readonly deliveries: { readonly lastHour: Counts & { readonly total: number }; readonly perMinute: readonly DeliveryMinute[] };
+  readonly deliveries: {
+    readonly lastHour: Counts & { readonly total: number };
+    readonly perMinute: readonly DeliveryMinute[];
+  };
 }
 
 const MINUTE_MS = 60_000;
 
-function grouped(rows: readonly { key: string; n: number | string | bigint }[]): Record<string, number> & { total: number } {
+function grouped(
+  rows: readonly { key: string; n: number | string | bigint }[],
+): Record<string, number> & { total: number } {
   const out: Record<string, number> & { total: number } = { total: 0 };
   for (const row of rows) {
     out[row.key] = (out[row.key] ?? 0) + num(row.n);

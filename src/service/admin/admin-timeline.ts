@@ -1,5 +1,13 @@
 import { toJournalEntry } from '../../payments/journal-entry.js';
-import { listActions, type ActionItem, type AttemptItem, type DeliveryItem, deliveryItem, type OrderItem, listAttempts } from './admin-lists.js';
+import {
+  type ActionItem,
+  type AttemptItem,
+  type DeliveryItem,
+  deliveryItem,
+  listActions,
+  listAttempts,
+  type OrderItem,
+} from './admin-lists.js';
 import { type AdminReads, num, numOrNull } from './admin-reads.js';
 
 /** What a timeline entry is about. */
@@ -118,7 +126,12 @@ export async function orderTimeline(reads: AdminReads, orderId: string): Promise
   };
   const attempts = [...(await listAttempts(reads, { orderId, limit: 200 })).items].reverse();
   const journal = (
-    await db.selectFrom('payonce_payment_events').selectAll().where('order_id', '=', orderId).orderBy('received_at').execute()
+    await db
+      .selectFrom('payonce_payment_events')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .orderBy('received_at')
+      .execute()
   ).map(toJournalEntry);
   const references = attempts.flatMap((a) => (a.providerPaymentId ? [a.id, a.providerPaymentId] : [a.id]));
   const deliveries = await deliveriesAbout(reads, references);
@@ -128,7 +141,11 @@ export async function orderTimeline(reads: AdminReads, orderId: string): Promise
     .where('dedupe_key', '=', `order:${orderId}`)
     .orderBy('created_at')
     .execute();
-  const fulfilments = await db.selectFrom('payonce_service_fulfilments').selectAll().where('order_id', '=', orderId).execute();
+  const fulfilments = await db
+    .selectFrom('payonce_service_fulfilments')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .execute();
   const refunds = await db.selectFrom('payonce_service_refunds').selectAll().where('order_id', '=', orderId).execute();
   const actions = [...(await listActions(reads, { orderId, limit: 200 })).items].reverse();
   const scrub = (value: string | null) => (value === null ? null : redactor.scrubText(value));

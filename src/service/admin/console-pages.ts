@@ -46,7 +46,11 @@ function isHttps(request: FastifyRequest): boolean {
  * constant time and sets the session cookie (`HttpOnly; SameSite=Strict; Path=/`, `Secure` over HTTPS), never
  * echoing the token; `POST /console/logout` (CSRF-checked) ends the session.
  */
-export async function registerConsolePages(app: FastifyInstance, ctx: ServiceContext, sessions: AdminSessions): Promise<void> {
+export async function registerConsolePages(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  sessions: AdminSessions,
+): Promise<void> {
   const root = consoleDirectory();
   const page = (name: string) => {
     const file = join(root, name);
@@ -77,7 +81,10 @@ export async function registerConsolePages(app: FastifyInstance, ctx: ServiceCon
       }
       const session = sessions.find(request.cookies[SESSION_COOKIE]);
       // 200 either way: a browser shows the login page (no data, no token) without logging a failed load.
-      return reply.code(200).headers(PAGE_HEADERS).send(session ? appPage : loginPage);
+      return reply
+        .code(200)
+        .headers(PAGE_HEADERS)
+        .send(session ? appPage : loginPage);
     };
     scope.get('/console', (request, reply) => show(request, reply));
     scope.get('/console/', (request, reply) => show(request, reply));

@@ -3,9 +3,9 @@ import { InvalidOption } from '../../core/errors.js';
 import type { PaymentProvider } from '../../payments/payment-provider.js';
 import { webhookEndpoints } from '../create-service.js';
 import { edgeServerOptions, installProblemHandlers, SERVICE_BODY_LIMIT_BYTES } from '../http-edge.js';
+import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
 import { openServiceRuntime } from '../service-runtime.js';
-import { ServiceError } from '../service-error.js';
 import { registerAdminConsole, replayPartsOf } from './admin-console.js';
 
 /** A running stand-alone console (`payonce console`). */

@@ -46,7 +46,12 @@ export class DeliveryReplayer {
   private readonly targets: ReadonlyMap<string, ReplayTarget>;
 
   /** @param targets replay targets by receipt provider (the journal's `provider` column). */
-  constructor(reads: AdminReads, intake: WebhookIntake | null, guard: IdempotencyGuard, targets: ReadonlyMap<string, ReplayTarget>) {
+  constructor(
+    reads: AdminReads,
+    intake: WebhookIntake | null,
+    guard: IdempotencyGuard,
+    targets: ReadonlyMap<string, ReplayTarget>,
+  ) {
     this.reads = reads;
     this.intake = intake;
     this.guard = guard;
@@ -68,9 +73,14 @@ export class DeliveryReplayer {
     const receipt = await this.guard.find(new RequestKey(row.provider, row.event_key));
     if (receipt === null) return { ...base, verdict: 'run', reason: 'no receipt: the handler runs' };
     if (receipt.status === 'completed') {
-      return { ...base, verdict: 'duplicate', reason: 'receipt completed: the stored answer is replayed, nothing runs' };
+      return {
+        ...base,
+        verdict: 'duplicate',
+        reason: 'receipt completed: the stored answer is replayed, nothing runs',
+      };
     }
-    if (receipt.status === 'failed') return { ...base, verdict: 'retry', reason: 'receipt failed: the handler runs again' };
+    if (receipt.status === 'failed')
+      return { ...base, verdict: 'retry', reason: 'receipt failed: the handler runs again' };
     const ageMs = this.reads.clock.now() - receipt.claimedAtMs;
     if (ageMs < this.guard.options.staleAfterMs) {
       return { ...base, verdict: 'in-progress', reason: 'claim held elsewhere: answered 409, nothing runs' };

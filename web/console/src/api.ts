@@ -42,7 +42,10 @@ export async function loadSession(): Promise<void> {
 }
 
 /** `GET /admin/api<path>` with `query` (empty values dropped). */
-export async function get<T>(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
+export async function get<T>(
+  path: string,
+  query: Record<string, string | number | boolean | undefined> = {},
+): Promise<T> {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
   const qs = params.toString();
@@ -67,14 +70,21 @@ export async function post<T>(path: string, body: unknown, idempotencyKey: strin
 
 /** Ends the session and goes back to the login page. */
 export async function logout(): Promise<void> {
-  await fetch('/console/logout', { method: 'POST', credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken ?? '' } });
+  await fetch('/console/logout', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'x-csrf-token': csrfToken ?? '' },
+  });
   window.location.replace('/console/');
 }
 
 /** A time as `YYYY-MM-DD HH:MM:SS` UTC. */
 export function when(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 /** A duration in ms as a short human text. */
@@ -88,7 +98,22 @@ export function age(ms: number): string {
 /** Tone of a status for its pill. */
 export function tone(status: string): 'ok' | 'warn' | 'bad' | '' {
   if (['completed', 'done', 'succeeded', 'new', 'applied', 'paid', 'valid'].includes(status)) return 'ok';
-  if (['processing', 'queued', 'running', 'pending', 'requires_action', 'duplicate', 'in-progress', 'parked', 'declined', 'creating', 'replayed'].includes(status)) return 'warn';
+  if (
+    [
+      'processing',
+      'queued',
+      'running',
+      'pending',
+      'requires_action',
+      'duplicate',
+      'in-progress',
+      'parked',
+      'declined',
+      'creating',
+      'replayed',
+    ].includes(status)
+  )
+    return 'warn';
   if (['failed', 'dead', 'rejected', 'unknown', 'refused', 'cancelled'].includes(status)) return 'bad';
   return '';
 }

@@ -46,7 +46,8 @@ export class DeliveriesPage extends ListPageElement<Delivery> {
   private rangeFilter() {
     const f = this.filters;
     const filter: Record<string, string | number> = {};
-    for (const name of ['provider', 'decision', 'outcome', 'eventType', 'eventKey']) if (f[name]) filter[name] = f[name] as string;
+    for (const name of ['provider', 'decision', 'outcome', 'eventType', 'eventKey'])
+      if (f[name]) filter[name] = f[name] as string;
     for (const name of ['fromMs', 'toMs']) if (f[name]) filter[name] = Number(f[name]);
     return filter;
   }
@@ -63,7 +64,9 @@ export class DeliveriesPage extends ListPageElement<Delivery> {
     );
     if (done) {
       this.range = done;
-      const counts = Object.entries(done.result.byVerdict).map(([k, v]) => `${v} ${k}`).join(', ');
+      const counts = Object.entries(done.result.byVerdict)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ');
       this.say(`${dryRun ? 'Dry run' : 'Replay'}: ${done.result.considered} considered — ${counts || 'nothing'}.`);
     }
     if (!dryRun) await this.refresh();
@@ -76,7 +79,10 @@ export class DeliveriesPage extends ListPageElement<Delivery> {
       `/deliveries/${encodeURIComponent(d.id)}/replay`,
       { dryRun },
     );
-    if (done) this.say(`${dryRun ? 'Would' : 'Did'}: ${done.result.verdict} — ${done.result.reason}${done.result.result ? ` (answered ${done.result.result.status})` : ''}`);
+    if (done)
+      this.say(
+        `${dryRun ? 'Would' : 'Did'}: ${done.result.verdict} — ${done.result.reason}${done.result.result ? ` (answered ${done.result.result.status})` : ''}`,
+      );
     if (!dryRun) await this.refresh();
   }
 
@@ -130,10 +136,12 @@ export class DeliveriesPage extends ListPageElement<Delivery> {
               <td>${pill(d.decision, tone(d.decision))} ${pill(d.outcome, tone(d.outcome))}</td>
               <td>${d.responseStatus}</td>
               <td class="wrap">${d.error ?? ''}</td>
-              <td>${d.signature === 'valid'
-                ? html`<button class="secondary" data-testid="replay-dry-run" @click=${() => this.replayOne(d, true)}>Dry run</button>
+              <td>${
+                d.signature === 'valid'
+                  ? html`<button class="secondary" data-testid="replay-dry-run" @click=${() => this.replayOne(d, true)}>Dry run</button>
                     <button data-testid="replay" @click=${() => this.replayOne(d, false)}>Replay</button>`
-                : html`<span class="muted">not replayable</span>`}</td>
+                  : html`<span class="muted">not replayable</span>`
+              }</td>
             </tr>`,
           )}
         </tbody>

@@ -46,9 +46,11 @@ export class JobsPage extends ListPageElement<Job> {
             (job) => html`<tr data-job-id=${job.id}>
               <td class="mono wrap">${job.id}</td>
               <td>${job.topic}</td>
-              <td class="mono wrap">${job.dedupeKey.startsWith('order:')
-                ? html`<a href=${`#/orders/${job.dedupeKey.slice(6)}`}>${job.dedupeKey}</a>`
-                : job.dedupeKey}</td>
+              <td class="mono wrap">${
+                job.dedupeKey.startsWith('order:')
+                  ? html`<a href=${`#/orders/${job.dedupeKey.slice(6)}`}>${job.dedupeKey}</a>`
+                  : job.dedupeKey
+              }</td>
               <td>${pill(job.status, tone(job.status))}</td>
               <td>${job.attempts}</td>
               <td>${when(job.createdAtMs)}</td>

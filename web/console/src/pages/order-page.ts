@@ -14,7 +14,13 @@ interface Entry {
 interface Timeline {
   order: { id: string; status: string; amountMinor: number; currency: string; paidAttemptId: string | null };
   attempts: { id: string; status: string; providerPaymentId: string | null }[];
-  counts: { paidTransitions: number; deliveries: number; rejectedDeliveries: number; fulfilments: number; refunds: number };
+  counts: {
+    paidTransitions: number;
+    deliveries: number;
+    rejectedDeliveries: number;
+    fulfilments: number;
+    refunds: number;
+  };
   entries: Entry[];
 }
 

@@ -38,7 +38,8 @@ export class OverviewPage extends PageElement {
   }
 
   private card(id: string, n: number, label: string, href: string, alert = false) {
-    const cls = alert && n > 0 ? (id.includes('failed') || id.includes('dead') || id.includes('unknown') ? 'bad' : 'warn') : '';
+    const cls =
+      alert && n > 0 ? (id.includes('failed') || id.includes('dead') || id.includes('unknown') ? 'bad' : 'warn') : '';
     return html`<a class="card ${cls}" href=${href}>
       <div class="n" data-testid=${`count-${id}`}>${n}</div>
       <div class="l">${label}</div>

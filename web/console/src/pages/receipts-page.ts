@@ -39,7 +39,8 @@ export class ReceiptsPage extends ListPageElement<Receipt> {
       '/receipts/retry',
       { provider: r.provider, externalId: r.externalId },
     );
-    if (done) this.say(`Retried ${r.externalId}: ${done.result.verdict}, answered ${done.result.result?.status ?? '—'}.`);
+    if (done)
+      this.say(`Retried ${r.externalId}: ${done.result.verdict}, answered ${done.result.result?.status ?? '—'}.`);
     await this.refresh();
   }
 
