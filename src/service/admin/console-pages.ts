@@ -4,8 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { problemResponse } from '../../http/problem-response.js';
-import { sendResponse } from '../http-edge.js';
+import { internalError, problemOf, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { authenticate } from './admin-api.js';
@@ -71,9 +70,10 @@ export async function registerConsolePages(
       });
     }
     scope.setErrorHandler((error, request, reply) => {
-      if (error instanceof ServiceError) return sendResponse(reply, problemResponse(error.code, error.message));
+      const problem = problemOf(error);
+      if (problem) return sendResponse(reply, problem);
       ctx.logger.error({ err: error, url: request.routeOptions.url }, 'console request failed');
-      return sendResponse(reply, problemResponse('INVALID_REQUEST_BODY', 'The request was refused.'));
+      return sendResponse(reply, internalError());
     });
     const show = (request: FastifyRequest, reply: FastifyReply) => {
       if (appPage === null || loginPage === null) {
