@@ -20,7 +20,9 @@ const BACKENDS: { name: string; open: () => Promise<Namespace> }[] = [
 ];
 
 async function countOf(db: Kysely<AdminDatabase>, table: string, where = sql`1 = 1`): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where ${where}`.execute(db);
+  const { rows } = await sql<{
+    n: number | string;
+  }>`select count(*) as n from ${sql.table(table)} where ${where}`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -47,13 +49,20 @@ for (const backend of BACKENDS) {
         orders.push(orderId);
       }
       const stuckId = `evt_stuck_${randomUUID()}`;
-      await ctx.intakeGuard.store.insertClaim({ key: new RequestKey('stripe', stuckId), nowMs: Date.now() - 600_000, fingerprint: null });
+      await ctx.intakeGuard.store.insertClaim({
+        key: new RequestKey('stripe', stuckId),
+        nowMs: Date.now() - 600_000,
+        fingerprint: null,
+      });
 
       const overview = await admin<{
         receipts: { total: number; stuck: number; failed: number };
         orders: { total: number; completed: number };
         jobs: { total: number };
-        deliveries: { lastHour: { total: number }; perMinute: { new: number; duplicate: number; inProgress: number; rejected: number }[] };
+        deliveries: {
+          lastHour: { total: number };
+          perMinute: { new: number; duplicate: number; inProgress: number; rejected: number }[];
+        };
       }>(url, 'GET', '/admin/api/overview', { token: TOKEN });
       expect(overview.status).toBe(200);
       expect(overview.body.receipts).toEqual({
@@ -63,11 +72,19 @@ for (const backend of BACKENDS) {
         failed: 0,
       });
       expect(overview.body.orders).toMatchObject({ total: 2, completed: 2 });
-      const perMinute = overview.body.deliveries.perMinute.reduce((n, m) => n + m.new + m.duplicate + m.inProgress + m.rejected, 0);
+      const perMinute = overview.body.deliveries.perMinute.reduce(
+        (n, m) => n + m.new + m.duplicate + m.inProgress + m.rejected,
+        0,
+      );
       expect(perMinute).toBe(await countOf(db, 'payonce_webhook_deliveries'));
       expect(overview.body.deliveries.lastHour.total).toBe(perMinute);
 
-      const all = await admin<{ items: { provider: string; externalId: string }[] }>(url, 'GET', '/admin/api/receipts?limit=200', { token: TOKEN });
+      const all = await admin<{ items: { provider: string; externalId: string }[] }>(
+        url,
+        'GET',
+        '/admin/api/receipts?limit=200',
+        { token: TOKEN },
+      );
       const paged: string[] = [];
       let cursor: string | null = '';
       while (cursor !== null) {
@@ -81,28 +98,42 @@ for (const backend of BACKENDS) {
         cursor = page.body.nextCursor;
       }
       expect(paged).toEqual(all.body.items.map((r) => r.externalId));
-      const stuck = await admin<{ items: { externalId: string }[] }>(url, 'GET', '/admin/api/receipts?stuck=true', { token: TOKEN });
+      const stuck = await admin<{ items: { externalId: string }[] }>(url, 'GET', '/admin/api/receipts?stuck=true', {
+        token: TOKEN,
+      });
       expect(stuck.body.items.map((r) => r.externalId)).toEqual([stuckId]);
 
       const release = { provider: 'stripe', externalId: stuckId, expectedAttempts: 1 };
-      expect((await admin(url, 'POST', '/admin/api/receipts/release', { token: TOKEN, body: release })).status).toBe(200);
-      const again = await admin<{ code: string }>(url, 'POST', '/admin/api/receipts/release', { token: TOKEN, body: release });
+      expect((await admin(url, 'POST', '/admin/api/receipts/release', { token: TOKEN, body: release })).status).toBe(
+        200,
+      );
+      const again = await admin<{ code: string }>(url, 'POST', '/admin/api/receipts/release', {
+        token: TOKEN,
+        body: release,
+      });
       expect(again.body.code).toBe('CLAIM_NOT_STALE');
 
       const orderId = orders[0] ?? '';
-      const job = await db.selectFrom('payonce_outbox').select('id').where('dedupe_key', '=', `order:${orderId}`).executeTakeFirstOrThrow();
+      const job = await db
+        .selectFrom('payonce_outbox')
+        .select('id')
+        .where('dedupe_key', '=', `order:${orderId}`)
+        .executeTakeFirstOrThrow();
       await db.updateTable('payonce_outbox').set({ status: 'dead' }).where('id', '=', job.id).execute();
-      expect((await admin(url, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} })).status).toBe(200);
-      expect((await admin<{ code: string }>(url, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} })).body.code).toBe('JOB_NOT_DEAD');
+      expect((await admin(url, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} })).status).toBe(
+        200,
+      );
+      expect(
+        (await admin<{ code: string }>(url, 'POST', `/admin/api/jobs/${job.id}/rerun`, { token: TOKEN, body: {} })).body
+          .code,
+      ).toBe('JOB_NOT_DEAD');
       const view = await untilFulfilled(url, orderId, 'customer-a', 15_000);
       expect(view.fulfilments).toHaveLength(1);
 
-      const timeline = await admin<{ counts: { fulfilments: number; paidTransitions: number }; entries: { kind: string }[] }>(
-        url,
-        'GET',
-        `/admin/api/orders/${orderId}/timeline`,
-        { token: TOKEN },
-      );
+      const timeline = await admin<{
+        counts: { fulfilments: number; paidTransitions: number };
+        entries: { kind: string }[];
+      }>(url, 'GET', `/admin/api/orders/${orderId}/timeline`, { token: TOKEN });
       expect(timeline.body.counts).toMatchObject({ fulfilments: 1, paidTransitions: 1 });
       expect(new Set(timeline.body.entries.map((e) => e.kind))).toEqual(
         new Set(['order', 'attempt', 'provider-call', 'delivery', 'transition', 'job', 'effect', 'action']),
