@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestKey } from '../../src/core/request-key.js';
 import { AdminSessions } from '../../src/service/admin/admin-auth.js';
+import { TokenBucket } from '../../src/service/admin/token-bucket.js';
 import { type Harness, orderAndCheckout, startHarness, untilFulfilled } from '../service/service-harness.js';
 import { admin } from './admin-client.js';
 import { openApiViolations } from './openapi-check.js';
@@ -11,8 +13,12 @@ const TOKEN = `tok_${randomUUID().replace(/-/g, '')}`;
 let h: Harness;
 let base: string;
 
+/** Every log line the service wrote (pino JSON). */
+const logs: string[] = [];
+
 beforeAll(async () => {
-  h = await startHarness({ adminToken: TOKEN });
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
+  h = await startHarness({ adminToken: TOKEN, logger });
   base = h.service.url;
 });
 afterAll(async () => {
@@ -326,5 +332,71 @@ describe('admin API: reads and actions', () => {
     const badFilter = await admin<{ code: string }>(base, 'GET', '/admin/api/jobs?status=zombie', { token: TOKEN });
     expect(badFilter.status).toBe(400);
     expect(badFilter.body.code).toBe('ADMIN_QUERY_INVALID');
+  });
+});
+
+describe('admin API: replay rate limit and logs', () => {
+  it('the token bucket takes all-or-nothing and says how long to wait', () => {
+    let now = 0;
+    const bucket = new TokenBucket(3, 2, { now: () => now });
+    expect(bucket.take(2)).toBe(0);
+    expect(bucket.take(2)).toBe(500); // 1 left, 1 more needed at 2/s
+    now += 500;
+    expect(bucket.take(2)).toBe(0);
+    expect(bucket.take(1)).toBe(500);
+  });
+
+  it('a range replay beyond the rate limit is refused 429 with Retry-After and sends nothing', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { registerAdminConsole, replayPartsOf } = await import('../../src/service/admin/admin-console.js');
+    const { webhookEndpoints } = await import('../../src/service/create-service.js');
+    const { installProblemHandlers } = await import('../../src/service/http-edge.js');
+    const ctx = h.service.context;
+    const app = Fastify();
+    installProblemHandlers(app, ctx.logger);
+    await registerAdminConsole(app, ctx, {
+      adminToken: TOKEN,
+      replay: replayPartsOf(ctx, webhookEndpoints(ctx, {})),
+      providerAvailable: true,
+      replayBurst: 1,
+      replayPerSecond: 0.01,
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const filter = { decision: 'new', outcome: 'completed' };
+      const before = (
+        await admin<{ items: unknown[] }>(url, 'GET', '/admin/api/deliveries?limit=200', { token: TOKEN })
+      ).body.items.length;
+      const one = await admin<{ result: { considered: number } }>(url, 'POST', '/admin/api/deliveries/replay', {
+        token: TOKEN,
+        body: { filter, limit: 1 },
+      });
+      expect(one.status).toBe(200);
+      expect(one.body.result.considered).toBe(1);
+      const limited = await admin<{ code: string }>(url, 'POST', '/admin/api/deliveries/replay', {
+        token: TOKEN,
+        body: { filter, limit: 1 },
+      });
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('ADMIN_RATE_LIMITED');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const dry = await admin(url, 'POST', '/admin/api/deliveries/replay', {
+        token: TOKEN,
+        body: { filter, limit: 1, dryRun: true },
+      });
+      expect(dry.status).toBe(200); // a dry run is never limited
+      const after = (await admin<{ items: unknown[] }>(url, 'GET', '/admin/api/deliveries?limit=200', { token: TOKEN }))
+        .body.items.length;
+      expect(after).toBe(before + 1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('never writes the admin token into a log line, while logins and actions are logged', () => {
+    const all = logs.join('');
+    expect(all).toContain('console login');
+    expect(all).toContain('operator action');
+    expect(all).not.toContain(TOKEN);
   });
 });
