@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
 import { loadCommand } from '../missing-package.js';
 import { portOf, untilSignal } from './serve.js';
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { orderTimeline } from '../../service/admin/admin-timeline.js';
 import { openAdminReads } from '../../service/admin/open-admin-reads.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
 import { databaseUrlOption, printJson, utc } from '../admin-output.js';
 import type { CliIo } from '../cli-io.js';
-import { parseDatabaseUrl } from '../database-url.js';
 
 /**
  * `payonce inspect order ID --database-url URL [--json]`: "why is this order in this state?" — the order, its

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { listJobs } from '../../service/admin/admin-lists.js';
 import { openAdminReads } from '../../service/admin/open-admin-reads.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
 import { databaseUrlOption, limitOption, printJson, printTable, type ReadFlags, utc } from '../admin-output.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { parseDatabaseUrl } from '../database-url.js';
 
 /**
  * `payonce jobs --dead --database-url URL [--json] [--limit N]`: the outbox's dead letters (jobs that failed

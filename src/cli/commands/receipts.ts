@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { listReceipts } from '../../service/admin/admin-lists.js';
 import { openAdminReads } from '../../service/admin/open-admin-reads.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
 import {
   databaseUrlOption,
   limitOption,
@@ -12,7 +13,6 @@ import {
 } from '../admin-output.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { parseDatabaseUrl } from '../database-url.js';
 
 /**
  * `payonce receipts --stuck|--failed --database-url URL [--json] [--limit N]`: receipts still `processing` past

@@ -2,10 +2,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyIdempotencyKey } from '../../http/fastify-idempotency-key.js';
-import { problemResponse } from '../../http/problem-response.js';
 import { internalError, problemOf, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
+import { serviceProblem } from '../service-problems.js';
 import { type AdminActions, retryAfterSeconds } from './admin-actions.js';
 import type { AdminActor } from './admin-audit.js';
 import { type AdminSession, type AdminSessions, CSRF_HEADER, operatorName, SESSION_COOKIE } from './admin-auth.js';
@@ -102,12 +102,12 @@ function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyReques
     const where = (error as FastifyError).validationContext ?? 'request';
     const first = validation[0];
     const detail = `${where}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`;
-    return sendResponse(reply, problemResponse('ADMIN_QUERY_INVALID', detail));
+    return sendResponse(reply, serviceProblem('ADMIN_QUERY_INVALID', detail));
   }
   if (error instanceof ServiceError && error.code === 'ADMIN_RATE_LIMITED') {
     return sendResponse(
       reply,
-      problemResponse(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
+      serviceProblem(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
     );
   }
   const problem = problemOf(error);
@@ -313,7 +313,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       async (request, reply) => {
         const timeline = await orderTimeline(reads, request.params.id);
         if (!timeline)
-          return sendResponse(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+          return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
         return json(reply, 200, timeline);
       },
     );
