@@ -32,9 +32,12 @@ import {
   bodySchemas,
   commonErrors,
   itemSchemas,
+  overviewSchema,
   pageSchema,
   problemSchema,
   querySchemas,
+  sessionSchema,
+  timelineSchema,
 } from './admin-schemas.js';
 import { orderTimeline } from './admin-timeline.js';
 
@@ -214,8 +217,13 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       }),
     );
 
-    const get = (summary: string, tag: string, extra: Record<string, unknown> = {}) => ({
-      schema: { summary, tags: [tag], response: { 200: { type: 'object' }, ...commonErrors }, ...extra },
+    const get = (
+      summary: string,
+      tag: string,
+      extra: Record<string, unknown> = {},
+      ok: object = { type: 'object' },
+    ) => ({
+      schema: { summary, tags: [tag], response: { 200: ok, ...commonErrors }, ...extra },
     });
     const post = (summary: string, body: Record<string, unknown>, errors: readonly number[], withId = false) => ({
       schema: {
@@ -240,7 +248,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     );
     scope.get(
       `${p}/session`,
-      get('Who is calling, and the CSRF token of a console session', 'meta'),
+      get('Who is calling, and the CSRF token of a console session', 'meta', {}, sessionSchema),
       async (request, reply) => {
         const actor = actorOf(request);
         const session = sessionsOf.get(request);
@@ -254,7 +262,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     );
     scope.get(
       `${p}/overview`,
-      get('Counts: receipts, stuck, failed, jobs, parked, attempts, deliveries/min', 'reads'),
+      get('Counts: receipts, stuck, failed, jobs, parked, attempts, deliveries/min', 'reads', {}, overviewSchema),
       async (_r, reply) => json(reply, 200, await readOverview(reads)),
     );
     scope.get<Q<ReceiptQuery>>(
@@ -308,7 +316,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       `${p}/orders/:id/timeline`,
       get('One order: attempts, provider calls, deliveries, transitions, jobs, effects, alerts, actions', 'reads', {
         params: idParams,
-        response: { 200: { type: 'object' }, ...commonErrors, 404: problemSchema },
+        response: { 200: timelineSchema, ...commonErrors, 404: problemSchema },
       }),
       async (request, reply) => {
         const timeline = await orderTimeline(reads, request.params.id);

@@ -261,3 +261,104 @@ export const bodySchemas = {
     },
   },
 } as const;
+
+const counts = { type: 'object', additionalProperties: { type: 'integer' } } as const;
+
+/** `GET /admin/api/overview` (documentation). */
+export const overviewSchema = {
+  type: 'object',
+  properties: {
+    atMs: epochMs,
+    receipts: {
+      type: 'object',
+      properties: {
+        byProvider: { type: 'object', additionalProperties: counts },
+        total: { type: 'integer' },
+        stuck: { type: 'integer', description: 'processing older than the stale limit of its kind' },
+        failed: { type: 'integer' },
+      },
+    },
+    jobs: { ...counts, description: 'outbox jobs by state (dead = dead letter) and total' },
+    parkedEvents: { type: 'integer' },
+    attempts: {
+      type: 'object',
+      properties: {
+        unresolved: { type: 'integer', description: 'creating or unknown' },
+        unknown: { type: 'integer' },
+        waiting: { type: 'integer', description: 'pending or requires_action' },
+        total: { type: 'integer' },
+      },
+    },
+    orders: { ...counts, description: 'orders by status and total' },
+    deliveries: {
+      type: 'object',
+      properties: {
+        lastHour: { ...counts, description: 'deliveries of the last hour by decision and total' },
+        perMinute: {
+          type: 'array',
+          description: '60 one-minute buckets, oldest first',
+          items: {
+            type: 'object',
+            properties: {
+              minuteMs: epochMs,
+              new: { type: 'integer' },
+              duplicate: { type: 'integer' },
+              inProgress: { type: 'integer' },
+              rejected: { type: 'integer' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** `GET /admin/api/orders/:id/timeline` (documentation). */
+export const timelineSchema = {
+  type: 'object',
+  properties: {
+    order: itemSchemas.order,
+    attempts: { type: 'array', items: itemSchemas.attempt },
+    deliveries: { type: 'array', items: itemSchemas.delivery },
+    actions: { type: 'array', items: itemSchemas.action },
+    counts: {
+      type: 'object',
+      properties: {
+        paidTransitions: { type: 'integer' },
+        deliveries: { type: 'integer' },
+        rejectedDeliveries: { type: 'integer' },
+        fulfilments: { type: 'integer' },
+        refunds: { type: 'integer' },
+      },
+    },
+    entries: {
+      type: 'array',
+      description: 'oldest first',
+      items: {
+        type: 'object',
+        properties: {
+          atMs: epochMs,
+          kind: {
+            type: 'string',
+            enum: ['order', 'attempt', 'provider-call', 'transition', 'delivery', 'job', 'effect', 'alert', 'action'],
+          },
+          title: { type: 'string' },
+          detail: nullableText,
+          ref: nullableText,
+          tone: { type: 'string', enum: ['ok', 'info', 'warn', 'bad'] },
+        },
+      },
+    },
+  },
+} as const;
+
+/** `GET /admin/api/session` (documentation). */
+export const sessionSchema = {
+  type: 'object',
+  properties: {
+    operator: { type: 'string' },
+    via: { type: 'string', enum: ['session', 'token'] },
+    csrfToken: { ...nullableText, description: 'send it in X-CSRF-Token on every POST made with the session cookie' },
+    expiresAtMs: { ...epochMs, nullable: true },
+  },
+} as const;
