@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { InvalidOption } from '../core/errors.js';
 import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
@@ -15,7 +16,6 @@ import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
-import { registerAdminConsole, replayPartsOf } from './admin/admin-console.js';
 import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 import {
   edgeServerOptions,
@@ -254,6 +254,24 @@ async function registerOrders(
   });
 }
 
+/**
+ * The operator console's module, loaded only when an admin token is set, so a service without one does not need
+ * its optional peers (`@fastify/static`, `@fastify/swagger`, `@fastify/cookie`).
+ * @throws {InvalidOption} `adminToken` when one of them is not installed.
+ */
+async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> {
+  try {
+    return await import('./admin/admin-console.js');
+  } catch (error) {
+    const name = error instanceof Error ? /Cannot find package '([^']+)'/.exec(error.message)?.[1] : undefined;
+    if (name === undefined) throw error;
+    throw new InvalidOption(
+      'adminToken',
+      `the operator console needs the package "${name}": npm install @fastify/static@10 @fastify/swagger@9 @fastify/cookie@11`,
+    );
+  }
+}
+
 /** `POST /admin/jobs/:id/rerun` behind the bearer token; every admin route is a 404 without a configured token. */
 async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
   await app.register(async (scope) => {
@@ -333,6 +351,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     await registerOrders(app, ctx, runtime, options);
     await registerAdmin(app, ctx);
     if (ctx.config.adminToken !== null) {
+      const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
       await registerAdminConsole(app, ctx, {
         adminToken: ctx.config.adminToken,
         replay: replayPartsOf(ctx, endpoints),

@@ -4,13 +4,6 @@
  * Prometheus metrics; plus its composition seam (`ServiceOverrides`) for variants and tests.
  * @see SPEC §2 `src/service`; docs/service.md.
  */
-export {
-  type AdminConsoleOptions,
-  type ReplayParts,
-  registerAdminConsole,
-  replayPartsOf,
-} from './admin/admin-console.js';
-export { type ConsoleServer, startConsoleServer } from './admin/console-server.js';
 export { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 export { CUSTOMER_HEADER, createService, type PaymentService } from './create-service.js';
 export { type EffectOutcome, type FulfilmentHooks, fulfilmentHandlers } from './fulfilment-jobs.js';
