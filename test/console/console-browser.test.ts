@@ -110,6 +110,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     expect(report.results.filter((r) => r.verdict !== 'pass').map((r) => `${r.id}: ${r.reasons.join('; ')}`)).toEqual(
       [],
     );
+    await world.sandbox.controls.idle(10_000); // no webhook still on its way
     await quiet();
 
     // A stuck claim made by this test: a webhook receipt left `processing` 10 minutes ago (its worker died).
