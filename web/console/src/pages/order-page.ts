@@ -51,7 +51,7 @@ export class OrderPage extends PageElement {
       <h1>Order <span class="mono">${d.order.id}</span> ${pill(d.order.status, tone(d.order.status))}</h1>
       ${this.flashLine()}
       <div class="cards">
-        <div class="card"><div class="n">${d.order.amountMinor} ${d.order.currency}</div><div class="l">amount (minor units)</div></div>
+        <div class="card"><div class="n">${d.order.amountMinor}</div><div class="l">amount in minor units of ${d.order.currency}</div></div>
         <div class="card"><div class="n" data-testid="timeline-attempts">${d.attempts.length}</div><div class="l">attempts</div></div>
         <div class="card"><div class="n" data-testid="timeline-paid">${c.paidTransitions}</div><div class="l">paid transitions</div></div>
         <div class="card"><div class="n" data-testid="timeline-deliveries">${c.deliveries}</div><div class="l">deliveries</div></div>

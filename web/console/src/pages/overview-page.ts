@@ -40,10 +40,9 @@ export class OverviewPage extends PageElement {
   private card(id: string, n: number, label: string, href: string, alert = false) {
     const cls =
       alert && n > 0 ? (id.includes('failed') || id.includes('dead') || id.includes('unknown') ? 'bad' : 'warn') : '';
-    return html`<a class="card ${cls}" href=${href}>
-      <div class="n" data-testid=${`count-${id}`}>${n}</div>
-      <div class="l">${label}</div>
-    </a>`;
+    const body = html`<div class="n" data-testid=${`count-${id}`}>${n}</div>
+      <div class="l">${label}</div>`;
+    return href ? html`<a class="card ${cls}" href=${href}>${body}</a>` : html`<div class="card ${cls}">${body}</div>`;
   }
 
   override render() {
@@ -57,7 +56,7 @@ export class OverviewPage extends PageElement {
         ${this.card('receipts-stuck', d.receipts.stuck, 'stuck receipts (processing past stale limit)', '#/receipts?stuck=true', true)}
         ${this.card('receipts-failed', d.receipts.failed, 'failed receipts', '#/receipts?status=failed', true)}
         ${this.card('jobs-dead', d.jobs.dead ?? 0, 'dead-lettered jobs', '#/jobs?status=dead', true)}
-        ${this.card('parked-events', d.parkedEvents, 'parked payment events', '#/orders', true)}
+        ${this.card('parked-events', d.parkedEvents, 'parked payment events (no attempt matches yet)', '', true)}
         ${this.card('attempts-unresolved', d.attempts.unresolved, 'attempts unresolved (creating / unknown)', '#/attempts?status=unresolved', true)}
         ${this.card('attempts-unknown', d.attempts.unknown, 'attempts with unknown result', '#/attempts?status=unknown', true)}
         ${this.card('receipts-total', d.receipts.total, 'receipts', '#/receipts')}
