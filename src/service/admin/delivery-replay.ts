@@ -31,7 +31,7 @@ export interface ReplayItem {
 
 /**
  * Replays journaled deliveries through the service's webhook intake. The intake journals only the redacted,
- * parsed payload (never the raw bytes, SPEC §5), so a replay re-serialises that payload, signs it afresh with the
+ * parsed payload (never the raw bytes, docs/design.md §5), so a replay re-serialises that payload, signs it afresh with the
  * endpoint's own secret (a fresh timestamp, within tolerance) and sends it through the same pipeline: signature,
  * extraction, receipt claim on the same event key, the same handler, a new journal row. The intake it is given is
  * built from the same endpoints with `fingerprint: 'none'`, because re-serialised bytes differ from the original
