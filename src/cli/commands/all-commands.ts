@@ -3,6 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { registerDemo } from './demo.js';
 import { registerMigrate } from './migrate.js';
 import { registerReplay } from './replay.js';
+import { registerSandbox } from './sandbox.js';
 import { registerServe } from './serve.js';
 import { registerStorm } from './storm.js';
 import { registerWorker } from './worker.js';
@@ -18,4 +19,5 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerServe,
   registerWorker,
   registerStorm,
+  registerSandbox,
 ]);

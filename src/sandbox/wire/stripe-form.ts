@@ -39,9 +39,16 @@ export function parseStripeForm(text: string): JsonObject {
       parseArrays: true,
     }) as JsonObject;
   } catch (error) {
-    if (error instanceof RangeError) throw tooComplex(error.message.replace(/\.$/, ''));
+    if (error instanceof RangeError) throw tooComplex(limitBroken(error.message));
     throw tooComplex('the body could not be read');
   }
+}
+
+/** Which limit a qs RangeError is about, in our words. */
+function limitBroken(message: string): string {
+  if (/depth/i.test(message)) return `parameters nest deeper than ${FORM_LIMITS.depth} levels`;
+  if (/array/i.test(message)) return `an array has more than ${FORM_LIMITS.arrayLength} items`;
+  return `more than ${FORM_LIMITS.parameters} parameters`;
 }
 
 /**
