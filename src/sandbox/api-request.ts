@@ -147,7 +147,16 @@ export async function handleApi(
   const key = op.method === 'POST' ? (headerOf(request, 'idempotency-key') ?? null) : null;
   const record = (status: number | null, replayed: boolean, names: readonly string[]) => {
     deps.requests.push(
-      Object.freeze({ requestId, method: request.method, path, idempotencyKey: key, status, replayed, faults: names, atMs: deps.nowMs() }),
+      Object.freeze({
+        requestId,
+        method: request.method,
+        path,
+        idempotencyKey: key,
+        status,
+        replayed,
+        faults: names,
+        atMs: deps.nowMs(),
+      }),
     );
     if (deps.requests.length > 10_000) deps.requests.shift();
   };
@@ -157,7 +166,16 @@ export async function handleApi(
     faults = faultsOf(request, deps, op, params, path);
     const plan = resolvePaymentPlan(deps.defaults(), faults.explicit);
     const note = (fault: string, phase: 'before-commit' | 'after-commit', detail: string | null = null) =>
-      deps.faults.record({ fault, phase, requestId, method: request.method, path, eventId: null, source: faults.source, detail });
+      deps.faults.record({
+        fault,
+        phase,
+        requestId,
+        method: request.method,
+        path,
+        eventId: null,
+        source: faults.source,
+        detail,
+      });
 
     if (plan.responseDelayMs > 0) {
       note('delay', 'before-commit', `${plan.responseDelayMs} ms`);
@@ -173,7 +191,9 @@ export async function handleApi(
     const fingerprint = `${request.method} ${path} ${canonicalJson(JSON.stringify(params.raw)) ?? JSON.stringify(params.raw)}`;
     const state = key === null ? { kind: 'new' as const } : deps.keys.begin(key, request.method, path, fingerprint);
     if (state.kind === 'replay') {
-      return await afterCommit(request, reply, plan, state.answer, key, true, note, (s) => record(s, true, faults.names));
+      return await afterCommit(request, reply, plan, state.answer, key, true, note, (s) =>
+        record(s, true, faults.names),
+      );
     }
     if (plan.responseFault === 'hang-before-commit') {
       note('hang-before-commit', 'before-commit', `${plan.hangMs} ms, then the connection is closed`);
@@ -221,16 +241,25 @@ function beforeCommit(plan: ResolvedPaymentPlan): { error: StripeApiError; detai
   switch (plan.responseFault) {
     case 'rate-limit':
       return {
-        error: new StripeApiError(429, 'rate_limit_error', 'Too many requests hit the API too quickly. Please retry later.', {
-          code: 'rate_limit',
-        }),
+        error: new StripeApiError(
+          429,
+          'rate_limit_error',
+          'Too many requests hit the API too quickly. Please retry later.',
+          {
+            code: 'rate_limit',
+          },
+        ),
         detail: `429, Retry-After: ${plan.retryAfterSec}`,
       };
     case '500-before-commit':
     case '503-before-commit': {
       const status = plan.responseFault === '500-before-commit' ? 500 : 503;
       return {
-        error: new StripeApiError(status, 'api_error', 'An error occurred with our API (sandbox fault before commit: nothing happened).'),
+        error: new StripeApiError(
+          status,
+          'api_error',
+          'An error occurred with our API (sandbox fault before commit: nothing happened).',
+        ),
         detail: String(status),
       };
     }
@@ -279,7 +308,11 @@ async function afterCommit(
       const status = fault === '500-after-commit' ? 500 : 503;
       note(fault, 'after-commit', `${status}; the real answer is stored under the idempotency key`);
       record(status);
-      const error = new StripeApiError(status, 'api_error', 'An error occurred with our API (sandbox fault after commit: the request took effect).');
+      const error = new StripeApiError(
+        status,
+        'api_error',
+        'An error occurred with our API (sandbox fault after commit: the request took effect).',
+      );
       return send(reply, status, JSON.stringify(error.body()), key, null);
     }
     default:

@@ -23,7 +23,9 @@ const bodyOf = (request: FastifyRequest): JsonObject =>
   parseJsonBody(typeof request.body === 'string' ? request.body : '');
 
 const missing = (reply: FastifyReply, what: string) =>
-  reply.code(404).send({ error: { type: 'invalid_request_error', code: 'resource_missing', message: `no such ${what}` } });
+  reply
+    .code(404)
+    .send({ error: { type: 'invalid_request_error', code: 'resource_missing', message: `no such ${what}` } });
 
 /**
  * `controls` over HTTP under `/_sandbox` (JSON bodies; field names as in the TypeScript types): ledgers, the

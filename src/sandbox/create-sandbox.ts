@@ -244,7 +244,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const app = Fastify({ forceCloseConnections: true, bodyLimit: FORM_LIMITS.bodyBytes });
   prepareWire(app, resolved.requireApiKey);
-  const deps: ApiDeps = { keys: new IdempotencyKeys(nowMs), rules, faults, dispatcher, defaults: () => defaults, nowMs, requests };
+  const deps: ApiDeps = {
+    keys: new IdempotencyKeys(nowMs),
+    rules,
+    faults,
+    dispatcher,
+    defaults: () => defaults,
+    nowMs,
+    requests,
+  };
   registerStripeRoutes(app, {
     ...deps,
     engine,
@@ -308,14 +316,19 @@ function prepareWire(app: FastifyInstance, requireApiKey: boolean): void {
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof StripeApiError) return send(reply, error.status, JSON.stringify(error.body()), null, null);
-    const clientError = error instanceof InvalidOption || (typeof error.statusCode === 'number' && error.statusCode < 500);
+    const clientError =
+      error instanceof InvalidOption || (typeof error.statusCode === 'number' && error.statusCode < 500);
     const message =
       error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
         ? `Request body too large: at most ${FORM_LIMITS.bodyBytes} bytes.`
         : clientError
           ? `Invalid request: ${error.message}`
           : 'An error occurred with our API.';
-    const stripe = new StripeApiError(clientError ? 400 : 500, clientError ? 'invalid_request_error' : 'api_error', message);
+    const stripe = new StripeApiError(
+      clientError ? 400 : 500,
+      clientError ? 'invalid_request_error' : 'api_error',
+      message,
+    );
     if (!clientError) request.log.error({ err: error, requestId: requestIdOf(request) }, 'sandbox: unexpected error');
     return send(reply, stripe.status, JSON.stringify(stripe.body()), null, null);
   });

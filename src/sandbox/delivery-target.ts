@@ -28,11 +28,18 @@ export interface DeliveryPlan {
  * received/captured amounts with it) and, when `newId` is given, the event id replaced: an injected tampered copy.
  */
 export function doubledAmountBody(body: string, newId: string | null): string {
-  const event = JSON.parse(body) as { id?: unknown; data?: { object?: Record<string, unknown> } & Record<string, unknown> };
+  const event = JSON.parse(body) as {
+    id?: unknown;
+    data?: { object?: Record<string, unknown> } & Record<string, unknown>;
+  };
   const data = event.data ?? {};
-  const object = (typeof data.object === 'object' && data.object !== null ? data.object : data) as Record<string, unknown>;
+  const object = (typeof data.object === 'object' && data.object !== null ? data.object : data) as Record<
+    string,
+    unknown
+  >;
   for (const field of ['amount', 'amount_received', 'amount_captured']) {
-    if (typeof object[field] === 'number' && (object[field] as number) > 0) object[field] = (object[field] as number) * 2;
+    if (typeof object[field] === 'number' && (object[field] as number) > 0)
+      object[field] = (object[field] as number) * 2;
   }
   if (newId !== null && typeof event.id === 'string') event.id = newId;
   return JSON.stringify(event);

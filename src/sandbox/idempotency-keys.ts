@@ -20,9 +20,7 @@ export interface StoredAnswer {
 }
 
 /** What a key says about an incoming request. */
-export type KeyState =
-  | { readonly kind: 'new' }
-  | { readonly kind: 'replay'; readonly answer: StoredAnswer };
+export type KeyState = { readonly kind: 'new' } | { readonly kind: 'replay'; readonly answer: StoredAnswer };
 
 /**
  * Stripe's idempotency keys for POST requests: the first request with a key runs and its answer is stored for

@@ -5,7 +5,13 @@
  */
 export type { RequestRecord } from './api-request.js';
 export { createSandbox, type Sandbox } from './create-sandbox.js';
-export { checkAmount, currencyDecimals, MINIMUM_AMOUNTS, THREE_DECIMAL_CURRENCIES, ZERO_DECIMAL_CURRENCIES } from './currencies.js';
+export {
+  checkAmount,
+  currencyDecimals,
+  MINIMUM_AMOUNTS,
+  THREE_DECIMAL_CURRENCIES,
+  ZERO_DECIMAL_CURRENCIES,
+} from './currencies.js';
 export type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
 export type { FaultPhase, FaultRecord } from './faults/fault-ledger.js';
 export { type FaultRuleInput, type FaultRulesFile, faultRulesFileOf } from './faults/fault-rules.js';

@@ -35,7 +35,12 @@ function createdFilter(params: Params): (sec: number) => boolean {
  * @throws {StripeApiError} 400 for a bad limit, an unknown cursor id or both cursors.
  * @see https://docs.stripe.com/api/pagination
  */
-export function listPage(items: readonly Listed[], params: Params, url: string, extraKeys: readonly string[] = []): JsonObject {
+export function listPage(
+  items: readonly Listed[],
+  params: Params,
+  url: string,
+  extraKeys: readonly string[] = [],
+): JsonObject {
   params.only(['limit', 'starting_after', 'ending_before', 'created', 'expand', ...extraKeys]);
   const limit = params.integer('limit', 1, 100) ?? 10;
   const after = params.string('starting_after', 255);

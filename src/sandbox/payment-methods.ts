@@ -35,9 +35,15 @@ export class PaymentMethods {
   /** Mints a PaymentMethod from `payment_method_data` (`type=card`, `card[number]` or `card[token]`). */
   fromData(data: Params): CardChoice {
     const type = data.string('type', 40);
-    if (type !== 'card') throw invalidParam('payment_method_data[type]', 'The sandbox supports payment_method_data[type]=card.');
+    if (type !== 'card')
+      throw invalidParam('payment_method_data[type]', 'The sandbox supports payment_method_data[type]=card.');
     const card = data.object('card');
-    if (card === undefined) throw invalidParam('payment_method_data[card]', 'Missing required param: payment_method_data[card].', 'parameter_missing');
+    if (card === undefined)
+      throw invalidParam(
+        'payment_method_data[card]',
+        'Missing required param: payment_method_data[card].',
+        'parameter_missing',
+      );
     const token = card.string('token', 100);
     const number = card.string('number', 30);
     let choice: CardChoice;
@@ -53,7 +59,11 @@ export class PaymentMethods {
       }
       choice = { paymentMethod: stripeId('pm'), card: testCardOf(digits) ?? null, last4: digits.slice(-4) };
     } else {
-      throw invalidParam('payment_method_data[card][number]', 'Missing required param: payment_method_data[card][number].', 'parameter_missing');
+      throw invalidParam(
+        'payment_method_data[card][number]',
+        'Missing required param: payment_method_data[card][number].',
+        'parameter_missing',
+      );
     }
     this.minted.set(choice.paymentMethod, choice);
     return choice;

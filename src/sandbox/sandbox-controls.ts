@@ -16,7 +16,12 @@ export interface SandboxLedger {
   readonly payments: readonly SandboxPayment[];
   readonly charges: readonly SandboxCharge[];
   readonly refunds: readonly SandboxRefund[];
-  readonly events: readonly { readonly id: string; readonly type: string; readonly paymentId: string; readonly requestId: string | null }[];
+  readonly events: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly paymentId: string;
+    readonly requestId: string | null;
+  }[];
   readonly deliveries: readonly DeliveryRecord[];
   readonly faults: readonly FaultRecord[];
   readonly requests: readonly RequestRecord[];

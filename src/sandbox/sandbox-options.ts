@@ -65,8 +65,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}) {
     throw new InvalidOption('timeScale', 'must be > 0 and ≤ 1000');
   }
   const named = options.retryScheduleMs;
-  const schedule =
-    typeof named === 'string' ? RETRY_SCHEDULES[named] : (named ?? STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS);
+  const schedule = typeof named === 'string' ? RETRY_SCHEDULES[named] : (named ?? STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS);
   if (schedule === undefined) throw new InvalidOption('retryScheduleMs', `unknown schedule ${String(named)}`);
   if (
     schedule.length < 1 ||

@@ -6,7 +6,7 @@ type Clause = (payment: SandboxPayment) => boolean;
 const TOKEN =
   /^\s*(?:metadata\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]|(status|currency|amount))\s*(:|>=|<=|>|<)\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|(\d+))\s*/;
 
-const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+const unquote = (text: string) => text.replace(/\\(.)/g, '$1');
 
 function clauseOf(field: string, isMetadata: boolean, op: string, value: string): Clause {
   if (isMetadata) {
@@ -45,8 +45,8 @@ export function parseSearchQuery(query: string): Clause {
     const match = TOKEN.exec(rest);
     if (match === null) throw invalidParam('query', `Invalid search query: ${query.slice(0, 200)}`);
     const key = match[1] ?? match[2];
-    const field = key !== undefined ? unescape(key) : match[3]!;
-    const value = match[5] !== undefined ? unescape(match[5]) : match[6] !== undefined ? unescape(match[6]) : match[7]!;
+    const field = key !== undefined ? unquote(key) : match[3]!;
+    const value = match[5] !== undefined ? unquote(match[5]) : match[6] !== undefined ? unquote(match[6]) : match[7]!;
     clauses.push(clauseOf(field, key !== undefined, match[4]!, value));
     rest = rest.slice(match[0].length);
     if (rest.trim() === '') break;

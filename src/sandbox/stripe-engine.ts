@@ -1,8 +1,8 @@
 import { checkAmount, checkCurrency } from './currencies.js';
 import type { DeliveryPlan, DeliveryTarget } from './delivery-target.js';
 import type { FaultLedger } from './faults/fault-ledger.js';
-import { type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
 import { type CardChoice, PaymentMethods } from './payment-methods.js';
+import { type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
 import type { SandboxEvent } from './sandbox-event.js';
 import type { SandboxCharge, SandboxPayment, SandboxRefund } from './sandbox-payment.js';
 import {
@@ -75,7 +75,9 @@ export interface EngineSettings {
 }
 
 /** An action's result: the object answered, or a `402 card_error` that still took effect (a decline). */
-export type ActionResult = { readonly ok: true; readonly object: JsonObject } | { readonly ok: false; readonly error: StripeApiError };
+export type ActionResult =
+  | { readonly ok: true; readonly object: JsonObject }
+  | { readonly ok: false; readonly error: StripeApiError };
 
 interface PendingEvent {
   readonly event: SandboxEvent;
@@ -143,7 +145,13 @@ const CONFIRM_PARAMS = [
 const CAPTURE_METHODS = ['automatic', 'automatic_async', 'manual'] as const;
 const CANCEL_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
 const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
-const CANCELABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action', 'processing', 'requires_capture']);
+const CANCELABLE = new Set([
+  'requires_payment_method',
+  'requires_confirmation',
+  'requires_action',
+  'processing',
+  'requires_capture',
+]);
 const CONFIRMABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
 
 function unexpectedState(payment: JsonObject, verb: string, hint = ''): StripeApiError {
@@ -251,11 +259,13 @@ export class StripeEngine {
     const currency = checkCurrency(params.string('currency', 10));
     const amountParam = params.integer('amount', 0, Number.MAX_SAFE_INTEGER);
     if (amountParam === undefined) throw invalidParam('amount', 'Missing required param: amount.', 'parameter_missing');
-    const amount = checkAmount(amountParam, currency);
     const metadata = mergeMetadata({}, params.metadata());
     const captureMethod = params.oneOf('capture_method', CAPTURE_METHODS) ?? 'automatic';
     const confirm = params.boolean('confirm') ?? false;
     const card = this.cardOf(params, null);
+    // The asynchronous test method (plan flow) takes any positive amount, so ¥1 test orders work; cards
+    // enforce Stripe's per-currency minimum.
+    const amount = checkAmount(amountParam, currency, 'amount', !(confirm && card === null));
     const types = params.strings('payment_method_types') ?? ['card'];
     const nowSec = this.nowSec();
     const payment: SandboxPayment = Object.freeze({
@@ -301,25 +311,27 @@ export class StripeEngine {
   async updatePaymentIntent(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
     params.only(UPDATE_PARAMS);
     const payment = this.payment(id);
-    const money = params.has('amount') || params.has('currency') || params.has('payment_method') || params.has('capture_method');
+    const money =
+      params.has('amount') || params.has('currency') || params.has('payment_method') || params.has('capture_method');
     if (money && !CONFIRMABLE.has(payment.status)) {
       throw unexpectedState(this.intentObject(id), 'update', ' Only metadata and description can change now.');
     }
     if (payment.status === 'canceled') throw unexpectedState(this.intentObject(id), 'update');
-    const currency = params.has('currency') ? checkCurrency(params.string('currency', 10)) : payment.currency.toLowerCase();
+    const currency = params.has('currency')
+      ? checkCurrency(params.string('currency', 10))
+      : payment.currency.toLowerCase();
     const amount = params.integer('amount', 0, Number.MAX_SAFE_INTEGER);
     const card = this.cardOf(params, null);
     const metadata = mergeMetadata(payment.metadata, params.metadata());
     const next = this.update(payment, {
-      amountMinor: checkAmount(amount ?? payment.amountMinor, currency),
+      amountMinor: checkAmount(amount ?? payment.amountMinor, currency, 'amount', payment.flow === 'card'),
       currency: currency.toUpperCase(),
       metadata: Object.freeze(metadata),
       description: params.has('description') ? (params.string('description', 1_000) ?? null) : payment.description,
       captureMethod: params.oneOf('capture_method', CAPTURE_METHODS) ?? payment.captureMethod,
       paymentMethod: card?.paymentMethod ?? payment.paymentMethod,
       paymentMethodTypes: Object.freeze(params.strings('payment_method_types') ?? [...payment.paymentMethodTypes]),
-      status:
-        card !== null && payment.status === 'requires_payment_method' ? 'requires_confirmation' : payment.status,
+      status: card !== null && payment.status === 'requires_payment_method' ? 'requires_confirmation' : payment.status,
     });
     this.reindex(payment, next);
     await this.flush([], this.planOf(next, ctx), ctx);
@@ -402,7 +414,12 @@ export class StripeEngine {
     const explicit = ctx.explicit.outcome ?? (payment.flow === 'plan' ? payment.plan.outcome : undefined);
     const plan = this.planOf(payment, ctx);
     if (explicit === 'decline') {
-      return { kind: 'decline', code: 'card_declined', declineCode: plan.declineCode, message: 'Your card was declined.' };
+      return {
+        kind: 'decline',
+        code: 'card_declined',
+        declineCode: plan.declineCode,
+        message: 'Your card was declined.',
+      };
     }
     if (explicit !== undefined) return { kind: explicit === 'succeed' ? 'succeed' : explicit };
     if (card === null) return { kind: 'succeed' };
@@ -517,11 +534,19 @@ export class StripeEngine {
    * the charge, `decline` fails it. Resolves once the first delivery attempts finished. Others: unchanged.
    * @throws {StripeApiError} 404 unknown id.
    */
-  async settle(id: string, outcome: 'succeed' | 'decline', ctx: ActionContext = CONTROL_CONTEXT): Promise<SandboxPayment> {
+  async settle(
+    id: string,
+    outcome: 'succeed' | 'decline',
+    ctx: ActionContext = CONTROL_CONTEXT,
+  ): Promise<SandboxPayment> {
     const payment = this.payment(id);
     if (payment.status !== 'processing' && payment.status !== 'requires_action') return payment;
     const batch: PendingEvent[] = [];
-    const settleCtx = { ...ctx, requestId: ctx.requestId ?? payment.requestId, idempotencyKey: ctx.idempotencyKey ?? payment.idempotencyKey };
+    const settleCtx = {
+      ...ctx,
+      requestId: ctx.requestId ?? payment.requestId,
+      idempotencyKey: ctx.idempotencyKey ?? payment.idempotencyKey,
+    };
     if (outcome === 'decline') {
       const plan = this.planOf(payment, ctx);
       const failed = this.decline(
@@ -542,10 +567,21 @@ export class StripeEngine {
 
   /** `POST /v1/payment_intents/:id/capture` (`amount_to_capture` ≤ `amount_capturable`). */
   async capturePaymentIntent(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
-    params.only(['amount_to_capture', 'metadata', 'expand', 'statement_descriptor', 'statement_descriptor_suffix', 'final_capture']);
+    params.only([
+      'amount_to_capture',
+      'metadata',
+      'expand',
+      'statement_descriptor',
+      'statement_descriptor_suffix',
+      'final_capture',
+    ]);
     const payment = this.payment(id);
     if (payment.status !== 'requires_capture') {
-      throw unexpectedState(this.intentObject(id), 'capture', ' Only a requires_capture PaymentIntent can be captured.');
+      throw unexpectedState(
+        this.intentObject(id),
+        'capture',
+        ' Only a requires_capture PaymentIntent can be captured.',
+      );
     }
     const amount = params.integer('amount_to_capture', 1, payment.amountCapturable) ?? payment.amountCapturable;
     const charge = this.charge(payment.latestChargeId!);
@@ -556,7 +592,10 @@ export class StripeEngine {
       amountReceived: amount,
       metadata: Object.freeze(mergeMetadata(payment.metadata, params.metadata())),
     });
-    const batch = [this.emit('charge.captured', next, captured.id, ctx), this.emit('payment_intent.succeeded', next, null, ctx)];
+    const batch = [
+      this.emit('charge.captured', next, captured.id, ctx),
+      this.emit('payment_intent.succeeded', next, null, ctx),
+    ];
     await this.flush(batch, this.planOf(next, ctx), ctx);
     return { ok: true, object: this.intentObject(id) };
   }
@@ -585,7 +624,11 @@ export class StripeEngine {
     const intentId = params.string('payment_intent', 255);
     const chargeId = params.string('charge', 255);
     if (intentId === undefined && chargeId === undefined) {
-      throw invalidParam('payment_intent', 'One of the following params should be provided for this request: payment_intent or charge.', 'parameter_missing');
+      throw invalidParam(
+        'payment_intent',
+        'One of the following params should be provided for this request: payment_intent or charge.',
+        'parameter_missing',
+      );
     }
     const charge =
       chargeId !== undefined ? this.charge(chargeId) : this.capturedChargeOf(this.payment(intentId!), intentId!);
@@ -593,7 +636,11 @@ export class StripeEngine {
       throw invalidParam('charge', `Charge ${charge.id} does not belong to PaymentIntent ${intentId}.`);
     }
     if (charge.status !== 'succeeded' || !charge.captured) {
-      throw invalidParam(chargeId === undefined ? 'payment_intent' : 'charge', `Charge ${charge.id} has no captured funds to refund.`, 'charge_not_refundable');
+      throw invalidParam(
+        chargeId === undefined ? 'payment_intent' : 'charge',
+        `Charge ${charge.id} has no captured funds to refund.`,
+        'charge_not_refundable',
+      );
     }
     const left = charge.amountCaptured - charge.amountRefunded;
     if (left <= 0) {
@@ -603,7 +650,11 @@ export class StripeEngine {
     }
     const amount = params.integer('amount', 1, Number.MAX_SAFE_INTEGER) ?? left;
     if (amount > left) {
-      throw invalidParam('amount', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left}).`, 'amount_too_large');
+      throw invalidParam(
+        'amount',
+        `Refund amount (${amount}) is greater than unrefunded amount on charge (${left}).`,
+        'amount_too_large',
+      );
     }
     const reason = params.oneOf('reason', REFUND_REASONS) ?? null;
     const batch: PendingEvent[] = [];
@@ -615,7 +666,11 @@ export class StripeEngine {
   private capturedChargeOf(payment: SandboxPayment, id: string): SandboxCharge {
     const charge = payment.latestChargeId === null ? undefined : this.charges.get(payment.latestChargeId);
     if (charge === undefined || charge.status !== 'succeeded') {
-      throw invalidParam('payment_intent', `PaymentIntent ${id} does not have a successful charge to refund.`, 'charge_not_refundable');
+      throw invalidParam(
+        'payment_intent',
+        `PaymentIntent ${id} does not have a successful charge to refund.`,
+        'charge_not_refundable',
+      );
     }
     return charge;
   }
@@ -653,7 +708,10 @@ export class StripeEngine {
   async updateRefund(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
     params.only(['metadata', 'expand']);
     const refund = this.refund(id);
-    const next: SandboxRefund = Object.freeze({ ...refund, metadata: Object.freeze(mergeMetadata(refund.metadata, params.metadata())) });
+    const next: SandboxRefund = Object.freeze({
+      ...refund,
+      metadata: Object.freeze(mergeMetadata(refund.metadata, params.metadata())),
+    });
     this.refunds.set(id, next);
     const payment = this.payment(refund.paymentIntentId);
     await this.flush([this.emit('refund.updated', payment, id, ctx)], this.planOf(payment, ctx), ctx);
@@ -687,7 +745,9 @@ export class StripeEngine {
     const createdSec = Math.floor(nowMs / 1000);
     const object = this.objectFor(type, payment, subjectId);
     const byDefault = this.settings.defaultEndpoint();
-    const endpoints = this.settings.endpoints().filter((e) => e.status === 'enabled' && acceptsEvent(e.enabledEvents, type));
+    const endpoints = this.settings
+      .endpoints()
+      .filter((e) => e.status === 'enabled' && acceptsEvent(e.enabledEvents, type));
     const defaultEvents = byDefault.enabledEvents ?? [
       ...DEFAULT_ENDPOINT_EVENTS,
       ...(this.planOf(payment, ctx).twoEventIds ? ['charge.succeeded'] : []),
@@ -717,7 +777,14 @@ export class StripeEngine {
       requestId: ctx.requestId,
     });
     const targets: DeliveryTarget[] = [];
-    if (toDefault) targets.push({ endpointId: 'default', eventId: id, url: () => this.settings.defaultEndpoint().url, signing, body: event.body });
+    if (toDefault)
+      targets.push({
+        endpointId: 'default',
+        eventId: id,
+        url: () => this.settings.defaultEndpoint().url,
+        signing,
+        body: event.body,
+      });
     for (const endpoint of endpoints) {
       targets.push({
         endpointId: endpoint.id,
@@ -736,7 +803,12 @@ export class StripeEngine {
    * Hands a batch of events to the dispatcher with the plan's webhook knobs (recorded in the fault ledger). Waits
    * for the first attempts when `await` is set or the plan says `webhookBeforeResponse`.
    */
-  private async flush(batch: readonly PendingEvent[], plan: ResolvedPaymentPlan, ctx: ActionContext, wait = false): Promise<void> {
+  private async flush(
+    batch: readonly PendingEvent[],
+    plan: ResolvedPaymentPlan,
+    ctx: ActionContext,
+    wait = false,
+  ): Promise<void> {
     if (batch.length === 0) return;
     const ordered = plan.reorder ? [...batch].reverse() : batch;
     const deliveries = ordered.flatMap(({ event, targets }) => targets.map((target) => ({ event, target })));
@@ -754,8 +826,16 @@ export class StripeEngine {
       ['webhook-delay', plan.webhookDelayMs > 0, `${plan.webhookDelayMs} ms`],
       ['webhook-drop', plan.webhookDrop, 'first attempt lost'],
       ['webhook-bad-signature', plan.forgedSignature, 'one copy signed with a wrong secret'],
-      ['webhook-before-response', plan.webhookBeforeResponse && ctx.requestId !== null, 'delivered before the API answer'],
-      ['webhook-tampered-amount', plan.tamperedAmount === 'in-transit', 'one copy with the amount doubled after signing'],
+      [
+        'webhook-before-response',
+        plan.webhookBeforeResponse && ctx.requestId !== null,
+        'delivered before the API answer',
+      ],
+      [
+        'webhook-tampered-amount',
+        plan.tamperedAmount === 'in-transit',
+        'one copy with the amount doubled after signing',
+      ],
       ['webhook-resigned-amount', plan.tamperedAmount === 'resigned', 'one re-signed copy with the amount doubled'],
     ];
     for (const { event, targets } of batch) {

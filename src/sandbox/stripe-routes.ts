@@ -3,11 +3,11 @@ import { type ApiDeps, type ApiOperation, handleApi, okResult } from './api-requ
 import { expandObject } from './expand.js';
 import { type Listed, listPage } from './list-page.js';
 import type { PaymentPlan } from './payment-plan.js';
-import { parseSearchQuery } from './search-query.js';
 import type { SandboxEvent } from './sandbox-event.js';
 import { checkWebhookUrl } from './sandbox-options.js';
-import { paymentIntentObject, refundObject, stripeId } from './stripe-objects.js';
+import { parseSearchQuery } from './search-query.js';
 import type { StripeEngine } from './stripe-engine.js';
+import { paymentIntentObject, refundObject, stripeId } from './stripe-objects.js';
 import { type WebhookEndpoint, webhookEndpointObject } from './webhook-endpoints.js';
 import { newSigningSecret } from './webhook-signer.js';
 import { mergeMetadata, type Params } from './wire/params.js';
@@ -41,7 +41,11 @@ function metadataValue(params: Params, key: string): string | null {
  */
 export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps): void {
   const { engine } = deps;
-  const route = (method: ApiOperation['method'], url: string, make: (request: FastifyRequest<Route>) => ApiOperation) => {
+  const route = (
+    method: ApiOperation['method'],
+    url: string,
+    make: (request: FastifyRequest<Route>) => ApiOperation,
+  ) => {
     app.route<Route>({
       method,
       url,
@@ -49,10 +53,12 @@ export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps
     });
   };
   const expander = (field: string, id: string): JsonObject | undefined => {
-    if (field === 'latest_charge' || field === 'charge') return engine.charges.has(id) ? engine.chargeObject(id) : undefined;
+    if (field === 'latest_charge' || field === 'charge')
+      return engine.charges.has(id) ? engine.chargeObject(id) : undefined;
     return engine.payments.has(id) ? engine.intentObject(id) : undefined;
   };
-  const expanded = (object: JsonObject, params: Params) => okResult(expandObject(object, params.strings('expand'), expander));
+  const expanded = (object: JsonObject, params: Params) =>
+    okResult(expandObject(object, params.strings('expand'), expander));
   const withExpand = async (params: Params, run: () => Promise<ReturnType<typeof okResult>>) => {
     const result = await run();
     return result.ok ? expanded(result.object, params) : result;
@@ -139,7 +145,10 @@ export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps
       const intent = params.string('payment_intent', 255);
       const charge = params.string('charge', 255);
       const items: Listed[] = [...engine.refunds.values()]
-        .filter((r) => (intent === undefined || r.paymentIntentId === intent) && (charge === undefined || r.chargeId === charge))
+        .filter(
+          (r) =>
+            (intent === undefined || r.paymentIntentId === intent) && (charge === undefined || r.chargeId === charge),
+        )
         .map((r) => ({ id: r.id, createdSec: r.createdSec, object: () => refundObject(r) }));
       return expanded(listPage(items, params, '/v1/refunds', ['payment_intent', 'charge']), params);
     },
@@ -188,7 +197,8 @@ export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps
         (types === undefined || types.includes(t));
       const delivered = (e: SandboxEvent) =>
         deps.dispatcher.log.some(
-          (d) => d.sourceEventId === e.id && d.kind === 'attempt' && d.status !== null && d.status >= 200 && d.status < 300,
+          (d) =>
+            d.sourceEventId === e.id && d.kind === 'attempt' && d.status !== null && d.status >= 200 && d.status < 300,
         );
       const items: Listed[] = engine.events
         .filter((e) => matches(e.type) && (success === undefined || delivered(e) === success))
@@ -211,19 +221,27 @@ export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps
 
 function endpointInput(params: Params, current: WebhookEndpoint | null) {
   const url = params.string('url', 2_048);
-  if (url === undefined && current === null) throw invalidParam('url', 'Missing required param: url.', 'parameter_missing');
+  if (url === undefined && current === null)
+    throw invalidParam('url', 'Missing required param: url.', 'parameter_missing');
   if (url !== undefined) {
     try {
       checkWebhookUrl(url);
     } catch {
-      throw invalidParam('url', 'The sandbox delivers webhooks only to http:// URLs on 127.0.0.1, [::1] or localhost.', 'url_invalid');
+      throw invalidParam(
+        'url',
+        'The sandbox delivers webhooks only to http:// URLs on 127.0.0.1, [::1] or localhost.',
+        'url_invalid',
+      );
     }
   }
   const events = params.strings('enabled_events', 300);
   if (events === undefined && current === null) {
     throw invalidParam('enabled_events', 'Missing required param: enabled_events.', 'parameter_missing');
   }
-  if (events !== undefined && (events.length === 0 || events.some((e) => !/^(\*|[a-z_]+(\.[a-z_]+)*(\.\*)?)$/.test(e)))) {
+  if (
+    events !== undefined &&
+    (events.length === 0 || events.some((e) => !/^(\*|[a-z_]+(\.[a-z_]+)*(\.\*)?)$/.test(e)))
+  ) {
     throw invalidParam('enabled_events', 'Invalid enabled_events: event types like payment_intent.succeeded, or *.');
   }
   return { url, events };

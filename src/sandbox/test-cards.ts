@@ -76,7 +76,11 @@ export const TEST_CARDS: readonly TestCard[] = Object.freeze([
     number: '4000000000000119',
     paymentMethod: 'pm_card_chargeDeclinedProcessingError',
     brand: 'visa',
-    outcome: decline('processing_error', 'An error occurred while processing your card. Try again in a little bit.', 'processing_error'),
+    outcome: decline(
+      'processing_error',
+      'An error occurred while processing your card. Try again in a little bit.',
+      'processing_error',
+    ),
   },
   {
     number: '4000002760003184',

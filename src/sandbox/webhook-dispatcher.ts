@@ -125,7 +125,8 @@ export class WebhookDispatcher {
   /** Injected copies and the first attempt; the rest (retries, duplicates) is tracked and runs on. */
   private async deliver(delivery: EventDelivery, plan: DeliveryPlan): Promise<void> {
     const { target } = delivery;
-    if (plan.forgedSignature) await this.send(delivery, target.eventId, target.body, null, 'forged-signature', 1, 'forge');
+    if (plan.forgedSignature)
+      await this.send(delivery, target.eventId, target.body, null, 'forged-signature', 1, 'forge');
     if (plan.tamperedAmount === 'in-transit') {
       const body = doubledAmountBody(target.body, null);
       await this.send(delivery, target.eventId, body, target.body, 'tampered-in-transit', 1, 'sign');

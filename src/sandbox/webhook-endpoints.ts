@@ -22,7 +22,8 @@ export interface WebhookEndpoint {
 /** True when `type` is one of `enabled` (`*`, an exact type, or `family.*`). */
 export function acceptsEvent(enabled: readonly string[], type: string): boolean {
   return enabled.some(
-    (pattern) => pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))),
+    (pattern) =>
+      pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))),
   );
 }
 

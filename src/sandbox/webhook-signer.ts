@@ -81,9 +81,7 @@ export function signedHeaders(
       'stripe-signature': `t=${nowSec},${v1.join(',')}`,
     };
   }
-  const signature = secrets
-    .map((secret) => new Webhook(secret).sign(eventId, new Date(nowSec * 1000), body))
-    .join(' ');
+  const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, new Date(nowSec * 1000), body)).join(' ');
   return {
     'content-type': 'application/json',
     'webhook-id': eventId,

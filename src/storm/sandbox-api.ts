@@ -1,7 +1,7 @@
 import type { PaymentPlan } from '../sandbox/payment-plan.js';
+import type { SandboxSigning } from '../sandbox/webhook-signer.js';
 import { SANDBOX_API_KEY } from '../sandbox/wire/api-key.js';
 import { encodeStripeForm } from '../sandbox/wire/stripe-form.js';
-import type { SandboxSigning } from '../sandbox/webhook-signer.js';
 import type { HttpAnswer, StormHttp } from './storm-http.js';
 
 /** A delivery the sandbox sent, as `GET /_sandbox/deliveries` lists it (the fields the storm reads). */

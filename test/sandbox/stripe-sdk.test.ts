@@ -71,7 +71,6 @@ describe('official stripe SDK: PaymentIntents', () => {
       amount: 1999,
       currency: 'eur',
       metadata: { order_id: order() },
-      payment_method_types: ['card'],
     });
     expect(created).toMatchObject({ object: 'payment_intent', status: 'requires_payment_method', amount: 1999 });
     expect(created.lastResponse.requestId).toMatch(/^req_/);
@@ -85,7 +84,13 @@ describe('official stripe SDK: PaymentIntents', () => {
     const confirmed = await stripe.paymentIntents.confirm(created.id, { expand: ['latest_charge'] });
     expect(confirmed).toMatchObject({ status: 'succeeded', amount_received: 2500 });
     const charge = confirmed.latest_charge as Stripe.Charge;
-    expect(charge).toMatchObject({ object: 'charge', amount: 2500, captured: true, paid: true, payment_intent: created.id });
+    expect(charge).toMatchObject({
+      object: 'charge',
+      amount: 2500,
+      captured: true,
+      paid: true,
+      payment_intent: created.id,
+    });
     const again = await stripe.paymentIntents.retrieve(created.id);
     expect(again.latest_charge).toBe(charge.id);
     expect(again.status).toBe('succeeded');
@@ -116,7 +121,9 @@ describe('official stripe SDK: PaymentIntents', () => {
     const tag = order();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await stripe.paymentIntents.create({ amount: 100 + i, currency: 'usd', metadata: { order_id: tag } })).id);
+      ids.push(
+        (await stripe.paymentIntents.create({ amount: 100 + i, currency: 'usd', metadata: { order_id: tag } })).id,
+      );
     }
     const first = await stripe.paymentIntents.list({ limit: 2 });
     expect(first.data.map((p) => p.id)).toEqual([ids[2], ids[1]]);
@@ -125,7 +132,10 @@ describe('official stripe SDK: PaymentIntents', () => {
     expect(next.data[0]?.id).toBe(ids[0]);
     const back = await stripe.paymentIntents.list({ limit: 1, ending_before: ids[0] });
     expect(back.data.map((p) => p.id)).toEqual([ids[1]]);
-    const recent = await stripe.paymentIntents.list({ created: { gte: Math.floor(Date.now() / 1000) - 60 }, limit: 100 });
+    const recent = await stripe.paymentIntents.list({
+      created: { gte: Math.floor(Date.now() / 1000) - 60 },
+      limit: 100,
+    });
     expect(recent.data.map((p) => p.id)).toEqual(expect.arrayContaining(ids));
     const found = await stripe.paymentIntents.search({ query: `metadata['order_id']:'${tag}'` });
     expect(found.object).toBe('search_result');
@@ -141,7 +151,11 @@ describe('official stripe SDK: refunds, charges, events', () => {
       payment_method: 'pm_card_visa',
       confirm: true,
     });
-    const part = await stripe.refunds.create({ payment_intent: paid.id, amount: 1000, reason: 'requested_by_customer' });
+    const part = await stripe.refunds.create({
+      payment_intent: paid.id,
+      amount: 1000,
+      reason: 'requested_by_customer',
+    });
     expect(part).toMatchObject({ object: 'refund', amount: 1000, status: 'succeeded', payment_intent: paid.id });
     const rest = await stripe.refunds.create({ payment_intent: paid.id });
     expect(rest.amount).toBe(2000);
@@ -159,15 +173,34 @@ describe('official stripe SDK: refunds, charges, events', () => {
 
   it('events list (type, created) and retrieve; data.object equals the retrieve at that moment', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
-    const paid = await stripe.paymentIntents.create({ amount: 1200, currency: 'usd', payment_method: 'pm_card_visa', confirm: true });
-    const succeeded = await stripe.events.list({ type: 'payment_intent.succeeded', created: { gte: since }, limit: 100 });
+    const paid = await stripe.paymentIntents.create({
+      amount: 1200,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      confirm: true,
+    });
+    const succeeded = await stripe.events.list({
+      type: 'payment_intent.succeeded',
+      created: { gte: since },
+      limit: 100,
+    });
     const event = succeeded.data.find((e) => (e.data.object as Stripe.PaymentIntent).id === paid.id);
     expect(event).toBeDefined();
-    expect(event?.data.object).toEqual(await stripe.paymentIntents.retrieve(paid.id).then(({ lastResponse, ...rest }) => rest));
+    expect(event?.data.object).toEqual(
+      await stripe.paymentIntents.retrieve(paid.id).then(({ lastResponse, ...rest }) => rest),
+    );
     const one = await stripe.events.retrieve(event!.id);
-    expect(one).toMatchObject({ id: event!.id, type: 'payment_intent.succeeded', request: { id: paid.lastResponse.requestId } });
+    expect(one).toMatchObject({
+      id: event!.id,
+      type: 'payment_intent.succeeded',
+      request: { id: paid.lastResponse.requestId },
+    });
     const types = (await stripe.events.list({ created: { gte: since }, limit: 100 })).data
-      .filter((e) => (e.data.object as { id?: string; payment_intent?: string }).id === paid.id || (e.data.object as { payment_intent?: string }).payment_intent === paid.id)
+      .filter(
+        (e) =>
+          (e.data.object as { id?: string; payment_intent?: string }).id === paid.id ||
+          (e.data.object as { payment_intent?: string }).payment_intent === paid.id,
+      )
       .map((e) => e.type);
     expect(types.sort()).toEqual(['charge.succeeded', 'payment_intent.created', 'payment_intent.succeeded']);
   });
@@ -190,7 +223,12 @@ describe('official stripe SDK: idempotency and errors', () => {
 
   it('decline card → StripeCardError; bad parameters and unknown ids → StripeInvalidRequestError', async () => {
     const declined = await rejection(
-      stripe.paymentIntents.create({ amount: 999, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 999,
+        currency: 'usd',
+        payment_method: 'pm_card_chargeDeclined',
+        confirm: true,
+      }),
     );
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(declined).toMatchObject({ statusCode: 402, code: 'card_declined', decline_code: 'generic_decline' });
@@ -199,7 +237,10 @@ describe('official stripe SDK: idempotency and errors', () => {
         amount: 999,
         currency: 'usd',
         confirm: true,
-        payment_method_data: { type: 'card', card: { number: '4000000000009995', exp_month: 12, exp_year: 2040, cvc: '123' } } as never,
+        payment_method_data: {
+          type: 'card',
+          card: { number: '4000000000009995', exp_month: 12, exp_year: 2040, cvc: '123' },
+        } as never,
       }),
     );
     expect(byNumber).toMatchObject({ code: 'card_declined', decline_code: 'insufficient_funds' });
@@ -270,7 +311,9 @@ describe('official stripe SDK: idempotency and errors', () => {
     const before = await rejection(stripe.paymentIntents.create(params, fault('503-before-commit')));
     expect(before).toBeInstanceOf(Stripe.errors.StripeAPIError);
     const key = `after-${randomUUID()}`;
-    const after = await rejection(stripe.paymentIntents.create(params, { ...fault('500-after-commit'), idempotencyKey: key }));
+    const after = await rejection(
+      stripe.paymentIntents.create(params, { ...fault('500-after-commit'), idempotencyKey: key }),
+    );
     expect(after.statusCode).toBe(500);
     const stored = await stripe.paymentIntents.create(params, { idempotencyKey: key });
     expect(stored.lastResponse.headers['idempotent-replayed']).toBe('true');
@@ -295,7 +338,8 @@ describe('official stripe SDK: webhooks', () => {
   /** Every request the target got for `paymentId` (by the event's object). */
   const receivedFor = (paymentId: string) =>
     target.received.filter((r) => {
-      const object = (JSON.parse(r.body) as { data?: { object?: { id?: string; payment_intent?: string } } }).data?.object;
+      const object = (JSON.parse(r.body) as { data?: { object?: { id?: string; payment_intent?: string } } }).data
+        ?.object;
       return object?.id === paymentId || object?.payment_intent === paymentId;
     });
 
@@ -318,7 +362,7 @@ describe('official stripe SDK: webhooks', () => {
     ['webhook-parallel=3', (kinds: string[]) => kinds.filter((k) => k === 'parallel-copy').length >= 2],
     ['webhook-reorder', () => true],
     ['webhook-delay=200', () => true],
-    ['webhook-drop', (kinds: string[], statuses: (number | null)[]) => statuses.includes(null)],
+    ['webhook-drop', (_kinds: string[], statuses: (number | null)[]) => statuses.includes(null)],
     ['webhook-bad-signature', (kinds: string[]) => kinds.includes('forged-signature')],
     ['webhook-before-response', () => true],
   ] as const)('%s: every genuine delivery verifies with constructEvent and stripeScheme', async (fault, check) => {
@@ -334,7 +378,12 @@ describe('official stripe SDK: webhooks', () => {
     await control('idle', { timeoutMs: 15_000 });
     const state = await ledger();
     const log = state.deliveries.filter((d) => d.paymentId === paid.id);
-    expect(check(log.map((d) => d.kind) as string[], log.map((d) => d.status))).toBe(true);
+    expect(
+      check(
+        log.map((d) => d.kind) as string[],
+        log.map((d) => d.status),
+      ),
+    ).toBe(true);
     const genuine = log.filter((d) => d.kind !== 'forged-signature');
     expect(genuine.filter((d) => d.status === 200).map((d) => d.eventType)).toEqual(
       expect.arrayContaining(['payment_intent.created', 'charge.succeeded', 'payment_intent.succeeded']),
@@ -361,7 +410,12 @@ describe('official stripe SDK: webhooks', () => {
       return 500;
     };
     try {
-      const paid = await stripe.paymentIntents.create({ amount: 2100, currency: 'usd', payment_method: 'pm_card_visa', confirm: true });
+      const paid = await stripe.paymentIntents.create({
+        amount: 2100,
+        currency: 'usd',
+        payment_method: 'pm_card_visa',
+        confirm: true,
+      });
       await control('idle', { timeoutMs: 15_000 });
       const log = (await ledger()).deliveries.filter((d) => d.paymentId === paid.id && d.kind === 'attempt');
       expect(log.filter((d) => d.eventType === 'payment_intent.succeeded').map((d) => d.status)).toEqual([500, 200]);
@@ -373,7 +427,12 @@ describe('official stripe SDK: webhooks', () => {
     try {
       const endpoint = await stripe.webhookEndpoints.create({ url: other.url, enabled_events: ['charge.refunded'] });
       expect(endpoint.secret).toMatch(/^whsec_/);
-      const paid = await stripe.paymentIntents.create({ amount: 2200, currency: 'usd', payment_method: 'pm_card_visa', confirm: true });
+      const paid = await stripe.paymentIntents.create({
+        amount: 2200,
+        currency: 'usd',
+        payment_method: 'pm_card_visa',
+        confirm: true,
+      });
       await stripe.refunds.create({ payment_intent: paid.id, amount: 200 });
       await control('idle', { timeoutMs: 15_000 });
       expect(other.received.map((r) => JSON.parse(r.body).type)).toEqual(['charge.refunded']);

@@ -38,7 +38,8 @@ function integerOf(flag: string): (value: string) => number {
 
 function scaleOf(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 1000) throw new CliUsageError(`--time-scale: "${value}" must be > 0 and ≤ 1000`);
+  if (!Number.isFinite(n) || n <= 0 || n > 1000)
+    throw new CliUsageError(`--time-scale: "${value}" must be > 0 and ≤ 1000`);
   return n;
 }
 
@@ -75,29 +76,58 @@ export function registerSandbox(program: Command, io: CliIo): void {
   program
     .command('sandbox')
     .description('run the Stripe-compatible sandbox provider (the official stripe SDK works against it unchanged)')
-    .addOption(new Option('--port <port>', 'port on 127.0.0.1 (0 picks one; the URL is printed)').default(12111).argParser(portOf))
+    .addOption(
+      new Option('--port <port>', 'port on 127.0.0.1 (0 picks one; the URL is printed)')
+        .default(12111)
+        .argParser(portOf),
+    )
     .option('--webhook-url <url>', 'register a webhook endpoint (loopback http URL); repeatable', collect, [])
-    .option('--webhook-secret <whsec>', 'signing secret of the endpoints; repeat to also sign with older secrets (rotation)', collect, [])
-    .option('--webhook-events <types>', "event types the --webhook-url endpoints receive, comma separated (default '*')")
-    .option('--faults <file>', 'JSON fault rules: { "seed"?: n, "rules": [{ method?, path?, fault, probability?, count? }] }')
+    .option(
+      '--webhook-secret <whsec>',
+      'signing secret of the endpoints; repeat to also sign with older secrets (rotation)',
+      collect,
+      [],
+    )
+    .option(
+      '--webhook-events <types>',
+      "event types the --webhook-url endpoints receive, comma separated (default '*')",
+    )
+    .option(
+      '--faults <file>',
+      'JSON fault rules: { "seed"?: n, "rules": [{ method?, path?, fault, probability?, count? }] }',
+    )
     .option('--seed <n>', 'seed of the fault rules’ random draws', integerOf('--seed'))
     .option('--time-scale <x>', 'multiplier of retry delays and settle times (0.001 turns 1 h into 3.6 s)', scaleOf)
     .addOption(
-      new Option('--retry-schedule <name>', 'webhook retry schedule').choices(['stripe-test', 'stripe-live', 'standard-webhooks']).default('stripe-test'),
+      new Option('--retry-schedule <name>', 'webhook retry schedule')
+        .choices(['stripe-test', 'stripe-live', 'standard-webhooks'])
+        .default('stripe-test'),
     )
-    .option('--delivery-timeout-ms <ms>', 'how long one webhook delivery waits for an answer (default 15000)', millis('--delivery-timeout-ms', 1))
+    .option(
+      '--delivery-timeout-ms <ms>',
+      'how long one webhook delivery waits for an answer (default 15000)',
+      millis('--delivery-timeout-ms', 1),
+    )
     .action(async (options: SandboxCommandOptions) => {
       const faultRules = options.faults === undefined ? undefined : await readFaults(options.faults);
       const signal = untilSignal();
       const { createSandbox } = await loadCommand('sandbox', () => import('../../sandbox/create-sandbox.js'));
       const [secret, ...previousSecrets] = options.webhookSecret;
-      const events = options.webhookEvents?.split(',').map((e) => e.trim()).filter((e) => e !== '');
+      const events = options.webhookEvents
+        ?.split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '');
       let sandbox: Awaited<ReturnType<typeof createSandbox>>;
       try {
         sandbox = await createSandbox({
           port: options.port,
           signing: { scheme: 'stripe', secret, previousSecrets },
-          webhookEndpoints: options.webhookUrl.map((url) => ({ url, secret: secret, previousSecrets, enabledEvents: events })),
+          webhookEndpoints: options.webhookUrl.map((url) => ({
+            url,
+            secret: secret,
+            previousSecrets,
+            enabledEvents: events,
+          })),
           faultRules,
           seed: options.seed,
           timeScale: options.timeScale,

@@ -38,8 +38,11 @@ export interface RuleMatch {
 }
 
 function patternOf(path: string): RegExp {
-  const escaped = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  const source = escaped.replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*');
+  const literal = (part: string) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  const source = path
+    .split('**')
+    .map((chunk) => chunk.split('*').map(literal).join('[^/]*'))
+    .join('.*');
   return new RegExp(`^${source}$`);
 }
 

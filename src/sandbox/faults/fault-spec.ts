@@ -104,7 +104,10 @@ function planOf(name: string, arg: string | undefined): PaymentPlan {
     case 'webhook-two-event-ids':
       return { twoEventIds: true };
     default:
-      throw new InvalidOption('Payonce-Fault', `unknown fault "${name.slice(0, 40)}" (known: ${FAULT_NAMES.join(', ')})`);
+      throw new InvalidOption(
+        'Payonce-Fault',
+        `unknown fault "${name.slice(0, 40)}" (known: ${FAULT_NAMES.join(', ')})`,
+      );
   }
 }
 

@@ -42,7 +42,8 @@ export class Params {
   integer(key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
     const value = this.value(key);
     if (value === undefined || value === null) return undefined;
-    const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : NaN;
+    const n =
+      typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : NaN;
     if (!Number.isSafeInteger(n)) {
       throw invalidParam(this.name(key), `Invalid integer: ${String(value).slice(0, 40)}`, 'parameter_invalid_integer');
     }
@@ -121,7 +122,11 @@ export class Params {
   only(known: readonly string[]): this {
     for (const key of Object.keys(this.raw)) {
       if (!known.includes(key)) {
-        throw invalidParam(this.name(key), `Received unknown parameter: ${this.name(key).slice(0, 100)}`, 'parameter_unknown');
+        throw invalidParam(
+          this.name(key),
+          `Received unknown parameter: ${this.name(key).slice(0, 100)}`,
+          'parameter_unknown',
+        );
       }
     }
     return this;

@@ -109,4 +109,3 @@ export function encodeStripeForm(params: JsonObject): string {
   for (const [key, value] of Object.entries(params)) visit(key, value);
   return pairs.join('&');
 }
-
