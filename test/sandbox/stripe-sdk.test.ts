@@ -221,6 +221,32 @@ describe('official stripe SDK: idempotency and errors', () => {
     expect(changed.statusCode).toBe(400);
   });
 
+  it('same key while the first runs → 409 idempotency_error (the SDK retries it); keys expire after 24 h of sandbox clock', async () => {
+    const key = `busy-${randomUUID()}`;
+    const params = { amount: 1700, currency: 'usd', payment_method: 'pm_card_visa', confirm: true } as const;
+    const hanging = stripe.paymentIntents
+      .create(params, {
+        idempotencyKey: key,
+        maxNetworkRetries: 0,
+        headers: { 'Payonce-Fault': 'timeout-before-commit=600' },
+      })
+      .catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const busy = await rejection(stripe.paymentIntents.create(params, { idempotencyKey: key, maxNetworkRetries: 0 }));
+    expect(busy).toMatchObject({ statusCode: 409, type: 'StripeAPIError', rawType: 'idempotency_error' });
+    // The SDK retries a 409 with back-off: once the hung request let go of the key, the retry runs it.
+    const retried = await stripe.paymentIntents.create(params, { idempotencyKey: key, maxNetworkRetries: 5 });
+    expect(retried.status).toBe('succeeded');
+    expect(retried.lastResponse.apiVersion).toBeDefined();
+    // The hung request's connection was closed: the SDK retries a reset once even with maxNetworkRetries 0, and that
+    // retry, with the same key, gets the stored answer.
+    expect(await hanging).toMatchObject({ id: retried.id });
+    await control('clock', { advanceMs: 24 * 3_600_000 + 1_000 });
+    const fresh = await stripe.paymentIntents.create(params, { idempotencyKey: key });
+    expect(fresh.id).not.toBe(retried.id);
+    expect(fresh.lastResponse.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   it('decline card → StripeCardError; bad parameters and unknown ids → StripeInvalidRequestError', async () => {
     const declined = await rejection(
       stripe.paymentIntents.create({
