@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
@@ -13,10 +16,23 @@ let sandbox: SandboxProcess;
 let target: Awaited<ReturnType<typeof startTarget>>;
 let answerWith: (received: Received, n: number) => number = () => 200;
 let stripe: Stripe;
+let dir: string;
 
 beforeAll(async () => {
   target = await startTarget((received, n) => ({ status: answerWith(received, n) }));
+  dir = await mkdtemp(join(tmpdir(), 'payonce-sdk-'));
+  const faults = join(dir, 'faults.json');
+  // A --faults file: the first retrieve of a refund answers 503 before commit (the SDK retries it).
+  await writeFile(
+    faults,
+    JSON.stringify({
+      seed: 7,
+      rules: [{ method: 'GET', path: '/v1/refunds/*', fault: '503-before-commit', count: 1 }],
+    }),
+  );
   sandbox = await startSandboxProcess([
+    '--faults',
+    faults,
     '--webhook-url',
     target.url,
     '--webhook-secret',
@@ -33,6 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
   await target?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 const order = () => `order-${randomUUID().slice(0, 8)}`;
@@ -51,7 +68,7 @@ interface Ledger {
   payments: { id: string; orderId: string | null; status: string }[];
   charges: { id: string; paymentIntentId: string; status: string }[];
   deliveries: { sourceEventId: string; eventType: string; paymentId: string; kind: string; status: number | null }[];
-  faults: { fault: string; phase: string; requestId: string | null; eventId: string | null }[];
+  faults: { fault: string; phase: string; requestId: string | null; eventId: string | null; source: string }[];
   requests: { requestId: string; idempotencyKey: string | null; status: number | null; replayed: boolean }[];
 }
 const ledger = async () => (await control('ledger')) as unknown as Ledger;
@@ -159,7 +176,11 @@ describe('official stripe SDK: refunds, charges, events', () => {
     expect(part).toMatchObject({ object: 'refund', amount: 1000, status: 'succeeded', payment_intent: paid.id });
     const rest = await stripe.refunds.create({ payment_intent: paid.id });
     expect(rest.amount).toBe(2000);
-    expect((await stripe.refunds.retrieve(part.id)).amount).toBe(1000);
+    const retrieved = await stripe.refunds.retrieve(part.id);
+    expect(retrieved.amount).toBe(1000);
+    const fromFile = (await ledger()).faults.filter((f) => f.fault === '503-before-commit' && f.source === 'rule:1');
+    expect(fromFile).toHaveLength(1);
+    expect(fromFile[0]?.requestId).not.toBe(retrieved.lastResponse.requestId);
     const listed = await stripe.refunds.list({ payment_intent: paid.id });
     expect(listed.data.map((r) => r.id)).toEqual([rest.id, part.id]);
     const charge = await stripe.charges.retrieve(String(paid.latest_charge));

@@ -5,7 +5,7 @@ import { type FaultSet, mergeFaults, NO_FAULTS, parseFaults } from './fault-spec
 export interface FaultRuleInput {
   /** HTTP method to match; any when absent. */
   readonly method?: string;
-  /** Path pattern: `*` matches within one segment, `**` across segments (`/v1/payment_intents/*\/confirm`). @default '**' */
+  /** Path pattern: `*` matches within one segment, `**` across segments (`/v1/payment_intents/*\/confirm`). @default '/**' */
   readonly path?: string;
   /** Faults to apply, in the `Payonce-Fault` syntax (`"drop-after-commit"`, `"delay=200, webhook-duplicate=2"`). */
   readonly fault: string;
@@ -79,7 +79,7 @@ export class FaultRules {
   /** Adds a rule. @throws {InvalidOption} a bad field or fault list. */
   add(input: FaultRuleInput): void {
     if (typeof input !== 'object' || input === null) throw new InvalidOption('fault rule', 'must be an object');
-    const { method, path = '**', fault, probability = 1, count } = input;
+    const { method, path = '/**', fault, probability = 1, count } = input;
     if (method !== undefined && (typeof method !== 'string' || !/^[A-Za-z]{3,7}$/.test(method))) {
       throw new InvalidOption('fault rule method', 'must be an HTTP method');
     }
