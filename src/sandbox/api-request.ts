@@ -133,7 +133,8 @@ function faultsOf(request: FastifyRequest, deps: ApiDeps, op: ApiOperation, para
  * 3. the idempotency key of a POST (replay / 400 other parameters / 409 in flight);
  * 4. the operation, whose answer is stored under the key when it took effect (2xx or a 402 decline);
  * 5. faults after the commit (connection dropped, 504, 500/503, a hang), then the answer with `Request-Id`,
- *    `Idempotency-Key`, `Idempotent-Replayed`, `Original-Request`.
+ *    `Idempotency-Key`, `Idempotent-Replayed`, `Original-Request`; `Stripe-Should-Retry: true` on a 409 key in use
+ *    and on injected 5xx (a retry with the key is safe), `Retry-After` on a 429.
  * Every fault goes to the fault ledger with the request id.
  */
 export async function handleApi(
@@ -186,6 +187,7 @@ export async function handleApi(
       note(plan.responseFault, 'before-commit', before.detail);
       record(before.error.status, false, faults.names);
       if (before.error.status === 429) reply.header('retry-after', String(plan.retryAfterSec));
+      else reply.header('stripe-should-retry', 'true');
       return send(reply, before.error.status, JSON.stringify(before.error.body()), key, null);
     }
     const fingerprint = `${request.method} ${path} ${canonicalJson(JSON.stringify(params.raw)) ?? JSON.stringify(params.raw)}`;
@@ -232,7 +234,7 @@ export async function handleApi(
   } catch (error) {
     const stripe = asStripe(error);
     record(stripe.status, false, faults.names);
-    if (stripe.status === 429) reply.header('retry-after', '1');
+    if (stripe.status === 409) reply.header('stripe-should-retry', 'true');
     return send(reply, stripe.status, JSON.stringify(stripe.body()), key, null);
   }
 }
@@ -308,6 +310,8 @@ async function afterCommit(
       const status = fault === '500-after-commit' ? 500 : 503;
       note(fault, 'after-commit', `${status}; the real answer is stored under the idempotency key`);
       record(status);
+      // A retry with the key gets the stored answer, so the client is told to retry (Stripe-Should-Retry).
+      reply.header('stripe-should-retry', 'true');
       const error = new StripeApiError(
         status,
         'api_error',

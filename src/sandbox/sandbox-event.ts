@@ -1,10 +1,10 @@
 import type { SandboxSigning } from './webhook-signer.js';
 
-/** One genuine event the sandbox emitted (what a provider's dashboard lists under "Events"). */
+/** One genuine event the sandbox emitted (what Stripe's dashboard lists under "Events", `GET /v1/events`). */
 export interface SandboxEvent {
   /** Stripe `evt_…` (also the body's `id`), Standard Webhooks `msg_…` (the `webhook-id` header). */
   readonly id: string;
-  /** `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.canceled`, `charge.succeeded`, `charge.refunded`. */
+  /** A Stripe event type: `payment_intent.*`, `charge.*`, `refund.*` (docs/sandbox.md "Webhooks"). */
   readonly type: string;
   /** Scheme and secret in effect when the event was created; every delivery of it is signed with them. */
   readonly signing: SandboxSigning;

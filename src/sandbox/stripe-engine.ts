@@ -525,7 +525,11 @@ export class StripeEngine {
     dispatcher.track(
       dispatcher
         .wait(Math.round(plan.settleAfterMs * timeScale))
-        .then(() => (dispatcher.closed ? undefined : this.settle(id, 'succeed'))),
+        .then(() =>
+          dispatcher.closed
+            ? undefined
+            : this.settle(id, 'succeed', { ...CONTROL_CONTEXT, source: 'creating request' }),
+        ),
     );
   }
 

@@ -362,6 +362,7 @@ describe('official stripe SDK: idempotency and errors', () => {
       stripe.paymentIntents.create(params, { ...fault('500-after-commit'), idempotencyKey: key }),
     );
     expect(after.statusCode).toBe(500);
+    expect(after.headers?.['stripe-should-retry']).toBe('true');
     const stored = await stripe.paymentIntents.create(params, { idempotencyKey: key });
     expect(stored.lastResponse.headers['idempotent-replayed']).toBe('true');
     const started = Date.now();
