@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidOption } from '../core/errors.js';
 import { canonicalJson } from '../http/canonical-json.js';
+import type { ActionContext } from './action-context.js';
 import type { FaultLedger } from './faults/fault-ledger.js';
 import type { FaultRules } from './faults/fault-rules.js';
 import { NO_FAULTS, parseFaults } from './faults/fault-spec.js';
 import type { IdempotencyKeys, StoredAnswer } from './idempotency-keys.js';
 import { checkPaymentPlan, type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
-import type { ActionContext, ActionResult } from './stripe-engine.js';
+import type { ActionResult } from './stripe-engine.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { Params } from './wire/params.js';
 import { type JsonObject, StripeApiError } from './wire/stripe-api-error.js';

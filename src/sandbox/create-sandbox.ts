@@ -1,5 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { InvalidOption } from '../core/errors.js';
+import { CONTROL_CONTEXT } from './action-context.js';
 import { type ApiDeps, assignRequestId, type RequestRecord, requestIdOf, send } from './api-request.js';
 import { registerControlRoutes } from './control-routes.js';
 import { FaultLedger } from './faults/fault-ledger.js';
@@ -15,7 +16,7 @@ import {
 import type { ChargeLedger, OrderLedger, PlanMatch, SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
 import { checkWebhookUrl, resolveSandboxOptions, type SandboxOptions } from './sandbox-options.js';
 import type { SandboxPayment } from './sandbox-payment.js';
-import { CONTROL_CONTEXT, StripeEngine } from './stripe-engine.js';
+import { StripeEngine } from './stripe-engine.js';
 import { stripeId } from './stripe-objects.js';
 import { registerStripeRoutes } from './stripe-routes.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';

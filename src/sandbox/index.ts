@@ -13,6 +13,7 @@ export {
   ZERO_DECIMAL_CURRENCIES,
 } from './currencies.js';
 export type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
+export { DEFAULT_ENDPOINT_EVENTS } from './event-log.js';
 export type { FaultPhase, FaultRecord } from './faults/fault-ledger.js';
 export { type FaultRuleInput, type FaultRulesFile, faultRulesFileOf } from './faults/fault-rules.js';
 export { FAULT_NAMES, type FaultSet, parseFaults } from './faults/fault-spec.js';
@@ -51,7 +52,6 @@ export type {
   SandboxPaymentStatus,
   SandboxRefund,
 } from './sandbox-payment.js';
-export { DEFAULT_ENDPOINT_EVENTS } from './stripe-engine.js';
 export { SANDBOX_API_VERSION } from './stripe-objects.js';
 export { type CardOutcome, TEST_CARDS, type TestCard } from './test-cards.js';
 export type { WebhookEndpoint } from './webhook-endpoints.js';

@@ -1,75 +1,19 @@
+import { type ActionContext, CONTROL_CONTEXT } from './action-context.js';
 import { checkAmount, checkCurrency } from './currencies.js';
-import type { DeliveryPlan, DeliveryTarget } from './delivery-target.js';
-import type { FaultLedger } from './faults/fault-ledger.js';
+import { EventLog, type EventLogSettings, type PendingEvent } from './event-log.js';
 import { type CardChoice, PaymentMethods } from './payment-methods.js';
-import { type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
+import { type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
 import type { SandboxEvent } from './sandbox-event.js';
 import type { SandboxCharge, SandboxPayment, SandboxRefund } from './sandbox-payment.js';
-import {
-  chargeObject,
-  declineError,
-  paymentIntentObject,
-  refundObject,
-  standardWebhooksEvent,
-  stripeEvent,
-  stripeId,
-} from './stripe-objects.js';
-import type { EventDelivery, WebhookDispatcher } from './webhook-dispatcher.js';
-import { acceptsEvent, type WebhookEndpoint } from './webhook-endpoints.js';
-import type { SandboxSigning } from './webhook-signer.js';
+import { chargeObject, declineError, paymentIntentObject, refundObject, stripeId } from './stripe-objects.js';
+import type { EventDelivery } from './webhook-dispatcher.js';
 import { mergeMetadata, type Params } from './wire/params.js';
 import { invalidParam, type JsonObject, noSuch, StripeApiError } from './wire/stripe-api-error.js';
 
-/**
- * Event types the sandbox's default endpoint receives unless told otherwise: the ones payonce's reference service
- * acts on (`charge.succeeded` only for payments whose plan sets `twoEventIds`). Registered endpoints get what
- * their `enabled_events` say.
- */
-export const DEFAULT_ENDPOINT_EVENTS: readonly string[] = Object.freeze([
-  'payment_intent.succeeded',
-  'payment_intent.payment_failed',
-  'payment_intent.canceled',
-  'charge.refunded',
-]);
-
-/** Who asked for an action, and the fault knobs in effect for it. */
-export interface ActionContext {
-  /** `Request-Id` of the API request, `null` for a control call. */
-  readonly requestId: string | null;
-  readonly idempotencyKey: string | null;
-  /** Knobs set for this request (header, rules, a matched plan); they override the payment's own. */
-  readonly explicit: PaymentPlan;
-  /** What set `explicit`, for the fault ledger (`header`, `rule:1`, `plan`…). */
-  readonly source: string;
-  readonly method: string | null;
-  readonly path: string | null;
-}
-
-/** A control call's context: no request, no faults. */
-export const CONTROL_CONTEXT: ActionContext = Object.freeze({
-  requestId: null,
-  idempotencyKey: null,
-  explicit: Object.freeze({}),
-  source: 'control',
-  method: null,
-  path: null,
-});
-
 /** What the engine needs from around it. */
-export interface EngineSettings {
+export interface EngineSettings extends EventLogSettings {
   readonly baseUrl: () => string;
-  /** Sandbox clock, ms since the epoch. */
-  readonly nowMs: () => number;
   readonly timeScale: number;
-  readonly dispatcher: WebhookDispatcher;
-  readonly faults: FaultLedger;
-  /** The default endpoint as it is now. */
-  readonly defaultEndpoint: () => {
-    readonly url: string | null;
-    readonly signing: SandboxSigning;
-    readonly enabledEvents: readonly string[] | null;
-  };
-  readonly endpoints: () => readonly WebhookEndpoint[];
   /** Run-level knobs for new payments. */
   readonly defaults: () => ResolvedPaymentPlan;
 }
@@ -78,11 +22,6 @@ export interface EngineSettings {
 export type ActionResult =
   | { readonly ok: true; readonly object: JsonObject }
   | { readonly ok: false; readonly error: StripeApiError };
-
-interface PendingEvent {
-  readonly event: SandboxEvent;
-  readonly targets: readonly DeliveryTarget[];
-}
 
 const CREATE_PARAMS = [
   'amount',
@@ -174,12 +113,13 @@ export class StripeEngine {
   readonly payments = new Map<string, SandboxPayment>();
   readonly charges = new Map<string, SandboxCharge>();
   readonly refunds = new Map<string, SandboxRefund>();
-  readonly events: SandboxEvent[] = [];
-  private readonly targetsOf = new Map<string, readonly DeliveryTarget[]>();
+  private readonly log: EventLog;
   private readonly byReference = new Map<string, string[]>();
   private readonly methods = new PaymentMethods();
 
-  constructor(private readonly settings: EngineSettings) {}
+  constructor(private readonly settings: EngineSettings) {
+    this.log = new EventLog(settings);
+  }
 
   private nowSec(): number {
     return Math.floor(this.settings.nowMs() / 1000);
@@ -225,9 +165,14 @@ export class StripeEngine {
     return this.byReference.get(reference) ?? [];
   }
 
-  /** The delivery targets an event went to (for resends). */
+  /** Every event, oldest first. */
+  get events(): readonly SandboxEvent[] {
+    return this.log.events;
+  }
+
+  /** The deliveries an event went out as (for resends). */
   deliveriesOf(event: SandboxEvent): EventDelivery[] {
-    return (this.targetsOf.get(event.id) ?? []).map((target) => ({ event, target }));
+    return this.log.deliveriesOf(event);
   }
 
   private update(payment: SandboxPayment, change: Partial<SandboxPayment>): SandboxPayment {
@@ -743,120 +688,13 @@ export class StripeEngine {
     return paymentIntentObject(payment, this.settings.baseUrl());
   }
 
-  /** Records one event (its object as retrieve returns it now) and picks the endpoints it goes to. */
+  /** Records one event about `payment` (its object as a retrieve returns it now). */
   private emit(type: string, payment: SandboxPayment, subjectId: string | null, ctx: ActionContext): PendingEvent {
-    const nowMs = this.settings.nowMs();
-    const createdSec = Math.floor(nowMs / 1000);
     const object = this.objectFor(type, payment, subjectId);
-    const byDefault = this.settings.defaultEndpoint();
-    const endpoints = this.settings
-      .endpoints()
-      .filter((e) => e.status === 'enabled' && acceptsEvent(e.enabledEvents, type));
-    const defaultEvents = byDefault.enabledEvents ?? [
-      ...DEFAULT_ENDPOINT_EVENTS,
-      ...(this.planOf(payment, ctx).twoEventIds ? ['charge.succeeded'] : []),
-    ];
-    const toDefault =
-      acceptsEvent(defaultEvents, type) && (byDefault.url !== null || this.settings.endpoints().length === 0);
-    const request = { id: ctx.requestId, idempotencyKey: ctx.idempotencyKey };
-    const evtId = stripeId('evt');
-    const pending = (toDefault ? 1 : 0) + endpoints.length;
-    const envelope = stripeEvent(evtId, type, object, createdSec, request, pending);
-    const stripeBody = JSON.stringify(envelope);
-    const signing = byDefault.signing;
-    const standard = signing.scheme === 'standard-webhooks';
-    const id = standard ? stripeId('msg') : evtId;
-    const event: SandboxEvent = Object.freeze({
-      id,
-      type,
-      signing,
-      paymentId: payment.id,
-      merchantReference: payment.merchantReference,
-      amountMinor: payment.amountMinor,
-      currency: payment.currency,
-      createdAtMs: nowMs,
-      createdSec,
-      body: standard ? JSON.stringify(standardWebhooksEvent(type, nowMs, object)) : stripeBody,
-      stripeEvent: Object.freeze(envelope),
-      requestId: ctx.requestId,
-    });
-    const targets: DeliveryTarget[] = [];
-    if (toDefault)
-      targets.push({
-        endpointId: 'default',
-        eventId: id,
-        url: () => this.settings.defaultEndpoint().url,
-        signing,
-        body: event.body,
-      });
-    for (const endpoint of endpoints) {
-      targets.push({
-        endpointId: endpoint.id,
-        eventId: evtId,
-        url: () => endpoint.url,
-        signing: { scheme: 'stripe', secret: endpoint.secret, previousSecrets: endpoint.previousSecrets },
-        body: stripeBody,
-      });
-    }
-    this.events.push(event);
-    this.targetsOf.set(event.id, targets);
-    return { event, targets };
+    return this.log.emit(type, object, payment, this.planOf(payment, ctx).twoEventIds, ctx);
   }
 
-  /**
-   * Hands a batch of events to the dispatcher with the plan's webhook knobs (recorded in the fault ledger). Waits
-   * for the first attempts when `await` is set or the plan says `webhookBeforeResponse`.
-   */
-  private async flush(
-    batch: readonly PendingEvent[],
-    plan: ResolvedPaymentPlan,
-    ctx: ActionContext,
-    wait = false,
-  ): Promise<void> {
-    if (batch.length === 0) return;
-    const ordered = plan.reorder ? [...batch].reverse() : batch;
-    const deliveries = ordered.flatMap(({ event, targets }) => targets.map((target) => ({ event, target })));
-    this.recordWebhookFaults(ordered, plan, ctx);
-    const deliveryPlan: DeliveryPlan = plan;
-    const work = this.settings.dispatcher.track(this.settings.dispatcher.deliverInOrder(deliveries, deliveryPlan));
-    if (wait || plan.webhookBeforeResponse) await work;
-  }
-
-  private recordWebhookFaults(batch: readonly PendingEvent[], plan: ResolvedPaymentPlan, ctx: ActionContext): void {
-    const knobs: [string, boolean, string | null][] = [
-      ['webhook-duplicate', plan.duplicateDeliveries > 0, `${plan.duplicateDeliveries} copies`],
-      ['webhook-parallel', plan.parallelDeliveries > 1, `${plan.parallelDeliveries} at once`],
-      ['webhook-reorder', plan.reorder && batch.length > 1, `${batch.length} events newest first`],
-      ['webhook-delay', plan.webhookDelayMs > 0, `${plan.webhookDelayMs} ms`],
-      ['webhook-drop', plan.webhookDrop, 'first attempt lost'],
-      ['webhook-bad-signature', plan.forgedSignature, 'one copy signed with a wrong secret'],
-      [
-        'webhook-before-response',
-        plan.webhookBeforeResponse && ctx.requestId !== null,
-        'delivered before the API answer',
-      ],
-      [
-        'webhook-tampered-amount',
-        plan.tamperedAmount === 'in-transit',
-        'one copy with the amount doubled after signing',
-      ],
-      ['webhook-resigned-amount', plan.tamperedAmount === 'resigned', 'one re-signed copy with the amount doubled'],
-    ];
-    for (const { event, targets } of batch) {
-      if (targets.length === 0) continue;
-      for (const [fault, on, detail] of knobs) {
-        if (!on) continue;
-        this.settings.faults.record({
-          fault,
-          phase: 'webhook',
-          requestId: event.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          eventId: event.id,
-          source: ctx.source,
-          detail,
-        });
-      }
-    }
+  private flush(batch: readonly PendingEvent[], plan: ResolvedPaymentPlan, ctx: ActionContext, wait = false) {
+    return this.log.flush(batch, plan, ctx, wait);
   }
 }
