@@ -521,6 +521,23 @@ describe('payonce sandbox: bad input is a Stripe-shaped 400, never a crash', () 
     expect(json.error.type).toBe('invalid_request_error');
   });
 
+  it('bracket notation by hand (a[]=…, a[b]=…, expand[]) and JSON bodies are both read', async () => {
+    const form = await post(
+      'amount=2000&currency=usd&confirm=true&payment_method=pm_card_visa&payment_method_types[]=card' +
+        '&metadata[order_id]=hand-1&metadata[note]=a%20b&expand[]=latest_charge',
+    );
+    expect(form.status).toBe(200);
+    const intent = (await form.json()) as Stripe.PaymentIntent;
+    expect(intent).toMatchObject({ payment_method_types: ['card'], metadata: { order_id: 'hand-1', note: 'a b' } });
+    expect(intent.latest_charge).toMatchObject({ object: 'charge', amount: 2000 });
+    const json = await post(
+      JSON.stringify({ amount: 2100, currency: 'eur', metadata: { order_id: 'json-1' } }),
+      'application/json',
+    );
+    expect(json.status).toBe(200);
+    expect(await json.json()).toMatchObject({ amount: 2100, status: 'requires_payment_method' });
+  });
+
   it('unknown routes answer 404 in Stripe shape; the sandbox still works afterwards', async () => {
     const response = await fetch(`${sandbox.url}/v1/no_such_thing`, { headers: { authorization: 'Bearer sk_test_x' } });
     expect(response.status).toBe(404);
