@@ -249,10 +249,13 @@ describe('official stripe SDK: idempotency and errors', () => {
       .create(params, {
         idempotencyKey: key,
         maxNetworkRetries: 0,
-        headers: { 'Payonce-Fault': 'timeout-before-commit=600' },
+        headers: { 'Payonce-Fault': 'timeout-before-commit=1500' },
       })
       .catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Wait until the sandbox holds the key in flight (the hung request is in its ledger), not a fixed time.
+    await expect
+      .poll(async () => (await ledger()).requests.some((r) => r.idempotencyKey === key), { timeout: 5_000 })
+      .toBe(true);
     const busy = await rejection(stripe.paymentIntents.create(params, { idempotencyKey: key, maxNetworkRetries: 0 }));
     expect(busy).toMatchObject({ statusCode: 409, type: 'StripeAPIError', rawType: 'idempotency_error' });
     // The SDK retries a 409 with back-off: once the hung request let go of the key, the retry runs it.
