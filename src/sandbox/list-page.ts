@@ -1,4 +1,4 @@
-import { Params } from './wire/params.js';
+import type { Params } from './wire/params.js';
 import { invalidParam, type JsonObject } from './wire/stripe-api-error.js';
 
 /** An item of a list: its id and creation time (Unix s) and its API object. */
@@ -68,9 +68,4 @@ export function listPage(
     hasMore = newestFirst.length > limit;
   }
   return { object: 'list', data: page.map((item) => item.object()), has_more: hasMore, url };
-}
-
-/** Params of a query string or body. */
-export function paramsOf(raw: JsonObject): Params {
-  return new Params(raw);
 }
