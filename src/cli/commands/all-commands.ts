@@ -7,6 +7,7 @@ import { registerJobs } from './jobs.js';
 import { registerMigrate } from './migrate.js';
 import { registerReceipts } from './receipts.js';
 import { registerReplay } from './replay.js';
+import { registerSandbox } from './sandbox.js';
 import { registerServe } from './serve.js';
 import { registerStorm } from './storm.js';
 import { registerWorker } from './worker.js';
@@ -26,4 +27,5 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerInspect,
   registerReceipts,
   registerJobs,
+  registerSandbox,
 ]);
