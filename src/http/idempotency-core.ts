@@ -112,7 +112,7 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
 }
 
 /**
- * Builds the Idempotency-Key layer of SPEC §4 on an `IdempotencyGuard`:
+ * Builds the Idempotency-Key layer of docs/design.md §4 on an `IdempotencyGuard`:
  * - covered method (default POST, PATCH) without the header on a route that requires one → 400
  *   `IDEMPOTENCY_KEY_MISSING`; malformed value (see `parseIdempotencyKey`) → 400 `IDEMPOTENCY_KEY_INVALID`;
  * - the key is scoped by principal, method and route pattern (`httpRequestKey`) and claimed with the policy's
@@ -129,7 +129,7 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
  * @throws {TransactionsUnsupported} `transaction: true` on a guard whose store is memory or Redis, at construction.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
- *   SPEC §4.
+ *   docs/design.md §4.
  * @example
  * const core = createIdempotencyCore({ guard: new IdempotencyGuard(store), storedHeaders: ['content-type'] });
  * const result = await core.handle(exchange, () => runRoute(exchange));
