@@ -31,11 +31,11 @@ export interface OutboxRelayOptions {
   /** Called by the `start()` loop when a round fails (database down); the loop sleeps and goes on. */
   onError?: (error: unknown) => void;
   /**
-   * Called after the broker acknowledged `messages` and BEFORE they are marked sent (observability; the relay
-   * storm's fault injection kills the process here). A throw is treated like a crash of this round: the jobs
-   * stay leased until their lease expires.
+   * Called after the broker acknowledged these jobs (`duplicate`: the broker dropped the copy) and BEFORE they
+   * are marked sent (observability; the relay storm's fault injection kills the process here). A throw is
+   * treated like a crash of this round: the jobs stay leased until their lease expires.
    */
-  onAcknowledged?: (messages: readonly RelayMessage[]) => void | Promise<void>;
+  onAcknowledged?: (acked: readonly { readonly message: RelayMessage; readonly duplicate: boolean }[]) => void | Promise<void>;
 }
 
 /** `OutboxRelayOptions` with defaults applied and checked. */

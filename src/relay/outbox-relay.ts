@@ -130,7 +130,9 @@ export class OutboxRelay<DB> {
     const live = claimed.filter((message) => message.attempt <= maxAttempts);
     const chains = await Promise.all(chainsOf(live).map((chain) => this.publishChain(chain)));
     const acked = chains.flatMap((chain) => chain.acked);
-    if (acked.length > 0) await this.onAcknowledged?.(acked.map((entry) => entry.message));
+    if (acked.length > 0) {
+      await this.onAcknowledged?.(acked.map((entry) => ({ message: entry.message, duplicate: entry.ack.duplicate })));
+    }
     const now = this.clock.now();
     const marked = await finishRelayed(
       this.target,
