@@ -35,7 +35,9 @@ export interface OutboxRelayOptions {
    * are marked sent (observability; the relay storm's fault injection kills the process here). A throw is
    * treated like a crash of this round: the jobs stay leased until their lease expires.
    */
-  onAcknowledged?: (acked: readonly { readonly message: RelayMessage; readonly duplicate: boolean }[]) => void | Promise<void>;
+  onAcknowledged?: (
+    acked: readonly { readonly message: RelayMessage; readonly duplicate: boolean }[],
+  ) => void | Promise<void>;
 }
 
 /** `OutboxRelayOptions` with defaults applied and checked. */

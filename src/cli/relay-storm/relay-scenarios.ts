@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { RunningConsumer } from '../../relay/inbox.js';
 import { publisherForUrl } from '../../relay/broker-url.js';
+import type { RunningConsumer } from '../../relay/inbox.js';
 import { type ChildLine, type StormChild, spawnStormChild, sumOf } from './child-process.js';
 import { openStormBroker, type StormBroker, type StormBrokerOptions, startStormConsumer } from './storm-broker.js';
 import { applyStormEffect, enqueueStormMessages, verdictOf } from './storm-effects.js';
@@ -55,7 +55,10 @@ async function exitOrDone(child: StormChild, check: () => Promise<boolean>): Pro
   return (await child.exited).signal === 'SIGKILL';
 }
 
-async function withConsumer(run: Run, body: (consumer: RunningConsumer) => Promise<Omit<BodyReport, 'consumerDuplicates'>>) {
+async function withConsumer(
+  run: Run,
+  body: (consumer: RunningConsumer) => Promise<Omit<BodyReport, 'consumerDuplicates'>>,
+) {
   const consumer = await run.consumeHere();
   try {
     const report = await body(consumer);
@@ -88,7 +91,11 @@ const killedRelays: Scenario = {
       const last = run.relay(null, batch);
       await run.done().finally(() => last.stop());
       lines.push(...last.lines);
-      return { relayLines: lines, faults: kills, notes: [`${kills} relay processes killed after the ack (batch ${batch})`] };
+      return {
+        relayLines: lines,
+        faults: kills,
+        notes: [`${kills} relay processes killed after the ack (batch ${batch})`],
+      };
     }),
 };
 
@@ -127,7 +134,10 @@ const brokerRestart: Scenario = {
       } finally {
         await relay.stop();
       }
-      const how = run.broker.kind === 'nats' ? 'own nats-server SIGKILLed and restarted' : 'every connection cut through the TCP proxy, refused for 1 s';
+      const how =
+        run.broker.kind === 'nats'
+          ? 'own nats-server SIGKILLed and restarted'
+          : 'every connection cut through the TCP proxy, refused for 1 s';
       return { relayLines: relay.lines, faults: restarts, notes: [`${how} after a third of the effects`] };
     }),
 };
@@ -151,7 +161,9 @@ const pastWindow: Scenario = {
       return {
         relayLines: [...first.lines, ...second.lines],
         faults: 1,
-        notes: [`relay killed after the ack; the next relay republished ${waitMs} ms later (window ${DEDUP_WINDOW_MS} ms)`],
+        notes: [
+          `relay killed after the ack; the next relay republished ${waitMs} ms later (window ${DEDUP_WINDOW_MS} ms)`,
+        ],
       };
     }),
 };
@@ -277,7 +289,9 @@ export async function runRelayScenario(ctx: RelayStormContext, scenario: Scenari
   } finally {
     await broker?.cleanup().catch((error: unknown) => notes.push(`cleanup: ${String(error)}`));
   }
-  const verdict = run ? await verdictOf(ctx.target, run.run, run.topic) : { distinct: 0, rows: 0, outOfOrder: 0, unsent: ctx.messages };
+  const verdict = run
+    ? await verdictOf(ctx.target, run.run, run.topic)
+    : { distinct: 0, rows: 0, outOfOrder: 0, unsent: ctx.messages };
   const lost = ctx.messages - verdict.distinct;
   const doubled = verdict.rows - verdict.distinct;
   const passed = notes.length === 0 && lost === 0 && doubled === 0 && verdict.outOfOrder === 0 && verdict.unsent === 0;

@@ -67,7 +67,9 @@ export async function runRelayStorm(options: RelayStormOptions): Promise<RelaySt
         },
         scenario,
       );
-      log(`(${scenario.id}) ${result.passed ? 'pass' : 'FAIL'} in ${result.seconds} s${result.notes.length ? `: ${result.notes.join('; ')}` : ''}`);
+      log(
+        `(${scenario.id}) ${result.passed ? 'pass' : 'FAIL'} in ${result.seconds} s${result.notes.length ? `: ${result.notes.join('; ')}` : ''}`,
+      );
       results.push(result);
     }
     return Object.freeze({

@@ -79,7 +79,13 @@ async function natsBroker(baseUrl: string, id: string, options: StormBrokerOptio
   const subjectPrefix = `payonce-storm.${id}`;
   return {
     kind: 'nats',
-    publish: { url, stream, subjectPrefix, duplicateWindowMs: options.duplicateWindowMs ?? 120_000, publishTimeoutMs: 2_000 },
+    publish: {
+      url,
+      stream,
+      subjectPrefix,
+      duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
+      publishTimeoutMs: 2_000,
+    },
     consumer: {
       kind: 'nats',
       url,

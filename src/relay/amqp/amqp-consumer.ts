@@ -30,7 +30,11 @@ export interface RabbitMqConsumerOptions<DB> {
   readonly handler: ConsumerHandler<DB>;
   /** Inbox namespace. @default `queue` */
   readonly inboxName?: string;
-  /** Unacked deliveries in hand at once (`basic.qos`). @default 32 */
+  /**
+   * Unacked deliveries in hand at once (`basic.qos`). 1 keeps each aggregate's order through redeliveries too
+   * (a requeued message is delivered again before anything after it); higher is faster, but a `nack`ed message
+   * may then be applied after later ones. @default 1
+   */
   readonly prefetch?: number;
   /** Deliveries before the queue dead-letters a message (`x-delivery-limit` = this − 1). @default 5 */
   readonly maxDeliveries?: number;
@@ -92,7 +96,7 @@ function settingsOf<DB>(options: RabbitMqConsumerOptions<DB>): Settings {
     exchange: options.exchange ?? 'payonce',
     bindingKeys: options.bindingKeys ?? ['payonce.#'],
     inboxName: checkInboxName(options.inboxName ?? options.queue),
-    prefetch: positive(options.prefetch ?? 32, 'prefetch'),
+    prefetch: positive(options.prefetch ?? 1, 'prefetch'),
     maxDeliveries: positive(options.maxDeliveries ?? 5, 'maxDeliveries'),
     deadLetterExchange: options.deadLetterExchange ?? `${options.queue}.dead-letter`,
     reconnectDelayMs: positive(options.reconnectDelayMs ?? 500, 'reconnectDelayMs'),

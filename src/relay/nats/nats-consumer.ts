@@ -34,7 +34,12 @@ export interface JetStreamConsumerOptions<DB> {
   readonly ackWaitMs?: number;
   /** JetStream `max_deliver`: after this many failed deliveries the message goes to the dead letter. @default 5 */
   readonly maxDeliver?: number;
-  /** JetStream `max_ack_pending`, also the pull batch: deliveries in hand at once. @default 64 */
+  /**
+   * JetStream `max_ack_pending`, also the pull batch: deliveries in hand at once. 1 keeps each aggregate's order
+   * through redeliveries too (a redelivered or `nak`ed message is delivered again before anything after it);
+   * higher is faster, but after a crash or a failed handler later messages may be applied before the redelivery.
+   * @default 1
+   */
   readonly maxAckPending?: number;
   /** Delay of the redelivery after a failed handler (`nak`). @default 1_000 */
   readonly retryDelayMs?: number;
@@ -113,7 +118,7 @@ function settingsOf<DB>(options: JetStreamConsumerOptions<DB>): Settings {
     inboxName: checkInboxName(options.inboxName ?? options.durable),
     ackWaitMs: positive(options.ackWaitMs ?? 30_000, 'ackWaitMs'),
     maxDeliver: positive(options.maxDeliver ?? 5, 'maxDeliver'),
-    maxAckPending: positive(options.maxAckPending ?? 64, 'maxAckPending'),
+    maxAckPending: positive(options.maxAckPending ?? 1, 'maxAckPending'),
     retryDelayMs: positive(options.retryDelayMs ?? 1_000, 'retryDelayMs'),
     deadLetterSubject: options.deadLetterSubject ?? `payonce-dead-letter.${options.stream}.${options.durable}`,
   };
