@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { registerDemo } from './demo.js';
 import { registerMigrate } from './migrate.js';
+import { registerRelay } from './relay.js';
+import { registerRelayStorm } from './relay-storm.js';
 import { registerReplay } from './replay.js';
 import { registerServe } from './serve.js';
 import { registerStorm } from './storm.js';
@@ -18,4 +20,6 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerServe,
   registerWorker,
   registerStorm,
+  registerRelay,
+  registerRelayStorm,
 ]);
