@@ -55,6 +55,21 @@ async function exitOrDone(child: StormChild, check: () => Promise<boolean>): Pro
   return (await child.exited).signal === 'SIGKILL';
 }
 
+/**
+ * Deliveries the consumer must see before the counts are final: every message the stream stores (NATS), or
+ * every publish the broker confirmed (RabbitMQ: each was routed to the queue).
+ */
+async function expectedDeliveries(run: Run, relayLines: readonly ChildLine[]): Promise<number> {
+  return (await run.broker.storedMessages()) ?? sumOf(relayLines, 'acked', 'count');
+}
+
+/** Waits (at most 15 s) until `delivered()` reaches `expected`, then 300 ms more for stragglers. */
+async function settle(delivered: () => number, expected: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (delivered() < expected && Date.now() < deadline) await sleep(50);
+  await sleep(300);
+}
+
 async function withConsumer(
   run: Run,
   body: (consumer: RunningConsumer) => Promise<Omit<BodyReport, 'consumerDuplicates'>>,
@@ -63,7 +78,8 @@ async function withConsumer(
   try {
     const report = await body(consumer);
     await run.done();
-    await sleep(300);
+    const delivered = () => consumer.counters.applied + consumer.counters.duplicates;
+    await settle(delivered, await expectedDeliveries(run, report.relayLines));
     return { ...report, consumerDuplicates: consumer.counters.duplicates };
   } finally {
     await consumer.stop();
@@ -105,7 +121,8 @@ const twoRelays: Scenario = {
   broker: () => ({}),
   body: (run) =>
     withConsumer(run, async () => {
-      const batch = Math.max(5, Math.floor(run.ctx.messages / 40));
+      // A relay leases whole aggregates: batches below the aggregate count let the two share the work.
+      const batch = Math.max(2, Math.floor(run.ctx.aggregates / 4));
       const relays = [run.relay(null, batch), run.relay(null, batch)];
       await run.done().finally(() => Promise.all(relays.map((relay) => relay.stop())));
       const shares = relays.map((relay) => sumOf(relay.lines, 'round', 'published'));
@@ -197,7 +214,8 @@ const killedConsumers: Scenario = {
       const last = spawnStormChild('consumer-child', config(null));
       try {
         await run.done();
-        await sleep(300);
+        const delivered = () => [...consumerLines, ...last.lines].filter((line) => line.event === 'delivery').length;
+        await settle(delivered, await expectedDeliveries(run, relay.lines));
       } finally {
         await last.stop();
         consumerLines.push(...last.lines);
