@@ -17,9 +17,9 @@ export interface BrokerTarget {
   readonly url: string;
   /** Subjects / routing keys are `<subjectPrefix>.<topic>`. @default `payonce` */
   readonly subjectPrefix?: string;
-  /** JetStream stream (NATS only). @default `PAYONCE` */
+  /** JetStream stream (NATS only). @default the prefix upper-cased, `.` → `_` (`PAYONCE`) */
   readonly stream?: string;
-  /** Topic exchange (RabbitMQ only). @default `payonce` */
+  /** Topic exchange (RabbitMQ only). @default the subject prefix (`payonce`) */
   readonly exchange?: string;
   /** See the publishers. @default 5_000 */
   readonly publishTimeoutMs?: number;

@@ -185,15 +185,22 @@ export class OutboxRelay<DB> {
   }
 
   /**
-   * Starts the loop: `runOnce` again and again, sleeping `pollIntervalMs` after a round that published nothing or
-   * failed (reported to `onError`). Idempotent.
+   * Starts the loop: `prepare` until it succeeds, then `runOnce` again and again, sleeping `pollIntervalMs` after
+   * a round that published nothing or failed (errors go to `onError`, e.g. broker or database down). Idempotent.
    */
   start(): void {
     if (this.loop) return;
     this.stopping = false;
+    let prepared = false;
     this.loop = (async () => {
       while (!this.stopping) {
-        const round = await this.runOnce().catch((error: unknown) => {
+        const round = await (async () => {
+          if (!prepared) {
+            await this.prepare();
+            prepared = true;
+          }
+          return this.runOnce();
+        })().catch((error: unknown) => {
           this.onError(error);
           return null;
         });

@@ -15,8 +15,8 @@ export interface RelayCommandOptions {
   broker: string;
   subjectPrefix: string;
   topics: string;
-  stream: string;
-  exchange: string;
+  stream?: string;
+  exchange?: string;
   leaseMs: number;
   batchSize: number;
   pollMs: number;
@@ -102,8 +102,11 @@ export function registerRelay(program: Command, io: CliIo): void {
     .requiredOption('--broker <url>', 'nats://host:4222 (JetStream) or amqp://user:pass@host:5672')
     .option('--subject-prefix <prefix>', 'subjects / routing keys are <prefix>.<topic>', 'payonce')
     .option('--topics <list>', 'outbox topics to relay, comma-separated', 'order.paid,order.fulfilled')
-    .option('--stream <name>', 'JetStream stream (created with subjects <prefix>.> if missing)', 'PAYONCE')
-    .option('--exchange <name>', 'RabbitMQ topic exchange', 'payonce')
+    .option(
+      '--stream <name>',
+      'JetStream stream (created with subjects <prefix>.> if missing; default: the prefix upper-cased)',
+    )
+    .option('--exchange <name>', 'RabbitMQ topic exchange (default: the prefix)')
     .option(
       '--lease-ms <ms>',
       'lease of claimed jobs (JetStream duplicate_window must be at least this)',

@@ -11,6 +11,11 @@ import type { ConsumerChildConfig } from './storm-config.js';
 import { applyStormEffect } from './storm-effects.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ConsumerChildConfig;
+// Orphaned (the storm driver died): leave instead of relaying or consuming forever.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) process.exit(3);
+}, 1_000).unref();
 const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const store = await openSqlStore(parseDatabaseUrl(config.databaseUrl));
 let applied = 0;

@@ -12,6 +12,11 @@ import { openSqlStore } from '../open-sql-store.js';
 import type { RelayChildConfig } from './storm-config.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as RelayChildConfig;
+// Orphaned (the storm driver died): leave instead of relaying or consuming forever.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) process.exit(3);
+}, 1_000).unref();
 const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const store = await openSqlStore(parseDatabaseUrl(config.databaseUrl));
 const publisher = publisherForUrl(config.publish);

@@ -8,7 +8,7 @@ import { type AmqpLink, connectAmqp } from './amqp-link.js';
 export interface AmqpPublisherOptions {
   /** Broker URL, e.g. `amqp://guest:guest@127.0.0.1:5672`. */
   readonly url: string;
-  /** Durable topic exchange the messages go to (declared by `prepare`). @default `payonce` */
+  /** Durable topic exchange the messages go to (declared by `prepare`). @default the subject prefix (`payonce`) */
   readonly exchange?: string;
   /** Routing keys are `<subjectPrefix>.<topic>` (`''`: the bare topic). @default `payonce` */
   readonly subjectPrefix?: string;
@@ -35,8 +35,8 @@ interface Pending {
  * @see RabbitMQ docs "Consumer Acknowledgements and Publisher Confirms", "Publishers: mandatory flag".
  */
 export function amqpPublisher(options: AmqpPublisherOptions): RelayPublisher {
-  const exchange = options.exchange ?? 'payonce';
   const subjectPrefix = options.subjectPrefix ?? 'payonce';
+  const exchange = options.exchange ?? (subjectPrefix === '' ? 'payonce' : subjectPrefix);
   const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
   if (exchange.length === 0 || exchange.length > 255) throw new InvalidOption('exchange', 'must be 1–255 characters');
   if (!Number.isSafeInteger(publishTimeoutMs) || publishTimeoutMs <= 0) {

@@ -9,7 +9,7 @@ import { connectNats, type NatsLink } from './nats-link.js';
 export interface NatsPublisherOptions {
   /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
   readonly servers: string | readonly string[];
-  /** JetStream stream that stores the messages (created if missing). @default `PAYONCE` */
+  /** JetStream stream that stores the messages (created if missing). @default the prefix upper-cased, `.` → `_` (`PAYONCE`) */
   readonly stream?: string;
   /** Subjects are `<subjectPrefix>.<topic>`; the stream captures `<subjectPrefix>.>`. @default `payonce` */
   readonly subjectPrefix?: string;
@@ -23,12 +23,12 @@ export interface NatsPublisherOptions {
 }
 
 function checked(options: NatsPublisherOptions) {
-  const stream = options.stream ?? 'PAYONCE';
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(stream)) throw new InvalidOption('stream', 'must be 1–200 of A-Z a-z 0-9 _ -');
   const subjectPrefix = options.subjectPrefix ?? 'payonce';
   if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(subjectPrefix)) {
     throw new InvalidOption('subjectPrefix', 'must be dot-separated tokens of A-Z a-z 0-9 _ -');
   }
+  const stream = options.stream ?? subjectPrefix.toUpperCase().replaceAll('.', '_');
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(stream)) throw new InvalidOption('stream', 'must be 1–200 of A-Z a-z 0-9 _ -');
   const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
   if (!Number.isSafeInteger(publishTimeoutMs) || publishTimeoutMs <= 0) {
     throw new InvalidOption('publishTimeoutMs', 'must be a positive integer');
