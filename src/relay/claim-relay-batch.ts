@@ -114,19 +114,32 @@ function toMessage(row: Candidate): RelayMessage {
   });
 }
 
-async function claimIn(db: Kysely<OutboxDatabase>, request: RelayClaimRequest, lockRows: boolean) {
-  const candidates = await selectCandidates(db, request.topics, request.batchSize * 4, lockRows);
+/** Work done first inside the claim transaction (the relay marks the previous round's acked jobs sent there). */
+export type BeforeClaim = (db: Kysely<OutboxDatabase>) => Promise<void>;
+
+async function claimIn(
+  db: Kysely<OutboxDatabase>,
+  request: RelayClaimRequest,
+  lockRows: boolean,
+  before?: BeforeClaim,
+) {
+  await before?.(db);
+  const candidates = await selectCandidates(db, request.topics, request.batchSize * 2, lockRows);
   const picked = pickClaimable(candidates, request.nowMs, request.batchSize);
   await leaseRows(db, picked, request);
   return picked.map(toMessage);
 }
 
 /** SQLite: one `BEGIN IMMEDIATE` transaction on the store's connection, so claims of two processes serialise. */
-async function claimOnSqlite(db: Kysely<OutboxDatabase>, request: RelayClaimRequest): Promise<RelayMessage[]> {
+async function claimOnSqlite(
+  db: Kysely<OutboxDatabase>,
+  request: RelayClaimRequest,
+  before?: BeforeClaim,
+): Promise<RelayMessage[]> {
   return db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {
-      const messages = await claimIn(connection, request, false);
+      const messages = await claimIn(connection, request, false, before);
       await sql`commit`.execute(connection);
       return messages;
     } catch (error) {
@@ -143,19 +156,24 @@ async function claimOnSqlite(db: Kysely<OutboxDatabase>, request: RelayClaimRequ
  * (its relay died) is claimable again. For each aggregate only the jobs before its first non-claimable job are
  * taken ({@link pickClaimable}), so one aggregate is published by one relay at a time and in order. Claims are
  * serialised: PostgreSQL `pg_advisory_xact_lock` per schema, MySQL/MariaDB `SELECT … FOR UPDATE` on the
- * candidates, SQLite `BEGIN IMMEDIATE`; the transaction is retried after a transient error.
+ * candidates, SQLite `BEGIN IMMEDIATE`; the transaction is retried after a transient error. `before` runs first
+ * in the same transaction (one commit for "mark the last round sent" and "lease the next").
  * @returns the leased jobs, in outbox order; empty when none is claimable.
  */
-export async function claimRelayBatch<DB>(target: SqlTarget<DB>, request: RelayClaimRequest): Promise<RelayMessage[]> {
-  if (request.topics.length === 0) return [];
+export async function claimRelayBatch<DB>(
+  target: SqlTarget<DB>,
+  request: RelayClaimRequest,
+  before?: BeforeClaim,
+): Promise<RelayMessage[]> {
+  if (request.topics.length === 0 && before === undefined) return [];
   const db = target.db as unknown as Kysely<OutboxDatabase>;
   const transient = (error: unknown) => target.dialect.isTransientError(error);
-  if (target.dialect.name === 'sqlite') return withRetry(() => claimOnSqlite(db, request), transient, true);
+  if (target.dialect.name === 'sqlite') return withRetry(() => claimOnSqlite(db, request, before), transient, true);
   return transaction(target, async (trx: Transaction<DB>) => {
     const tx = trx as unknown as Kysely<OutboxDatabase>;
     if (target.dialect.name === 'postgres') {
       await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.payonce_relay_claim'))`.execute(tx);
     }
-    return claimIn(tx, request, target.dialect.name === 'mysql');
+    return claimIn(tx, request, target.dialect.name === 'mysql', before);
   });
 }

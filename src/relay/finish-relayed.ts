@@ -36,14 +36,14 @@ function valuesOf(finish: RelayFinish, nowMs: number) {
 }
 
 /**
- * Ends the lease of `messages` held by `relayId` with one outcome, in ONE transaction: one UPDATE per claim
- * count, fenced like the worker's (status `running`, `lease_owner = relayId`, `attempts` = the claim count), so a
- * relay whose lease expired and was taken over changes nothing. A released job gets its claim back
+ * Ends the lease of `messages` held by `relayId` with one outcome, inside `db` (an open transaction): one UPDATE
+ * per claim count, fenced like the worker's (status `running`, `lease_owner = relayId`, `attempts` = the claim
+ * count), so a relay whose lease expired and was taken over changes nothing. A released job gets its claim back
  * (`attempts − 1`): it was never tried. Times are epoch ms UTC.
- * @returns the ids whose row this relay still held and updated (the others were taken over).
+ * @returns how many rows this relay still held and updated (the others were taken over).
  */
-export async function finishRelayed<DB>(
-  target: SqlTarget<DB>,
+export async function finishIn(
+  db: Kysely<OutboxDatabase>,
   relayId: string,
   messages: readonly RelayMessage[],
   finish: RelayFinish,
@@ -56,21 +56,32 @@ export async function finishRelayed<DB>(
     ids.push(message.id);
     byAttempt.set(message.attempt, ids);
   }
-  return transaction(target, async (trx) => {
-    const db = trx as unknown as Kysely<OutboxDatabase>;
-    let updated = 0;
-    for (const [attempt, ids] of byAttempt) {
-      const values = valuesOf(finish, nowMs);
-      const result = await db
-        .updateTable(OUTBOX_TABLE)
-        .set(finish.kind === 'release' ? { ...values, attempts: attempt - 1 } : values)
-        .where('id', 'in', ids)
-        .where('status', '=', 'running')
-        .where('lease_owner', '=', relayId)
-        .where('attempts', '=', attempt)
-        .executeTakeFirst();
-      updated += Number(result.numUpdatedRows);
-    }
-    return updated;
-  });
+  let updated = 0;
+  for (const [attempt, ids] of byAttempt) {
+    const values = valuesOf(finish, nowMs);
+    const result = await db
+      .updateTable(OUTBOX_TABLE)
+      .set(finish.kind === 'release' ? { ...values, attempts: attempt - 1 } : values)
+      .where('id', 'in', ids)
+      .where('status', '=', 'running')
+      .where('lease_owner', '=', relayId)
+      .where('attempts', '=', attempt)
+      .executeTakeFirst();
+    updated += Number(result.numUpdatedRows);
+  }
+  return updated;
+}
+
+/** {@link finishIn} in a transaction of its own (retried after a transient error). */
+export async function finishRelayed<DB>(
+  target: SqlTarget<DB>,
+  relayId: string,
+  messages: readonly RelayMessage[],
+  finish: RelayFinish,
+  nowMs: number,
+): Promise<number> {
+  if (messages.length === 0) return 0;
+  return transaction(target, (trx) =>
+    finishIn(trx as unknown as Kysely<OutboxDatabase>, relayId, messages, finish, nowMs),
+  );
 }

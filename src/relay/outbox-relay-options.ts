@@ -14,7 +14,7 @@ export interface OutboxRelayOptions {
    * this long (checked by `prepare`). @default 30_000
    */
   leaseMs?: number;
-  /** Most jobs claimed and published per round. @default 200 */
+  /** Most jobs claimed and published per round (one claim and one mark-sent transaction each). @default 1_000 */
   batchSize?: number;
   /** Claims of a job before it goes to the outbox dead letter (`dead`) with its last error. @default 20 */
   maxAttempts?: number;
@@ -73,7 +73,7 @@ export function resolveRelayOptions(options: OutboxRelayOptions, randomId: strin
     topics: Object.freeze([...new Set(topics)]),
     relayId,
     leaseMs: positiveInt(options.leaseMs ?? 30_000, 'leaseMs'),
-    batchSize: positiveInt(options.batchSize ?? 200, 'batchSize'),
+    batchSize: positiveInt(options.batchSize ?? 1_000, 'batchSize'),
     maxAttempts: positiveInt(options.maxAttempts ?? 20, 'maxAttempts'),
     backoffBaseMs: positiveInt(options.backoffBaseMs ?? 500, 'backoffBaseMs'),
     backoffMaxMs: positiveInt(options.backoffMaxMs ?? 30_000, 'backoffMaxMs'),

@@ -5,7 +5,7 @@ import { backoffDelayMs } from '../outbox/backoff.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { intOf, type SqlTarget } from '../outbox/sql-transaction.js';
 import { claimRelayBatch } from './claim-relay-batch.js';
-import { finishRelayed } from './finish-relayed.js';
+import { finishIn, finishRelayed } from './finish-relayed.js';
 import { MessageUnroutable } from './message-unroutable.js';
 import { type OutboxRelayOptions, type ResolvedRelayOptions, resolveRelayOptions } from './outbox-relay-options.js';
 import type { RelayMessage } from './relay-message.js';
@@ -16,15 +16,20 @@ import type { PublishAck, RelayPublisher } from './relay-publisher.js';
 export interface RelayRound {
   /** Jobs leased this round. */
   readonly claimed: number;
-  /** Acknowledged by the broker and marked sent. */
+  /**
+   * Jobs marked sent this round: those the broker acknowledged in the previous round (marked in this round's claim
+   * transaction, one commit for both) or, from `flush`, in this one.
+   */
   readonly published: number;
+  /** Acknowledged by the broker this round; marked sent by the next round's claim or by `flush`/`stop`. */
+  readonly acknowledged: number;
   /** Of `published`, acks flagged duplicate by the broker. */
   readonly duplicates: number;
   /** Publishes that failed (unroutable included): retried later or dead-lettered. */
   readonly failed: number;
   /** Not tried because an earlier job of their aggregate failed this round: back to the queue. */
   readonly released: number;
-  /** Acknowledged, but the lease had been taken over: the new holder publishes (and marks) them again. */
+  /** Acknowledged, but the lease had been taken over before the mark: the new holder publishes (and marks) them. */
   readonly leaseLost: number;
   /** Moved to the outbox dead letter this round. */
   readonly deadLettered: number;
@@ -64,7 +69,8 @@ function chainsOf(messages: readonly RelayMessage[]): RelayMessage[][] {
 /**
  * The outbox relay of issue #14: leases unsent outbox jobs of its `topics` (the worker's lease columns and
  * fencing: status `running`, lease owner, claim count), publishes each to a broker through a `RelayPublisher`,
- * and marks a job sent (`done`) only AFTER the broker acknowledged it. A relay that dies between the ack and the
+ * and marks a job sent (`done`) only AFTER the broker acknowledged it — in the transaction that leases the next
+ * batch (one commit per round), or in `flush`/`stop`/`drain`. A relay that dies between the ack and the
  * mark leaves the lease to expire; the next relay publishes the job again with the same message id (the outbox
  * job id), which JetStream drops inside its duplicate window and the consumer's inbox (`consumeJetStream`,
  * `consumeRabbitMq`) drops at any time. Jobs of one aggregate (`enqueueOnce(…, { aggregateKey })`) are published
@@ -88,6 +94,8 @@ export class OutboxRelay<DB> {
   private readonly onError: (error: unknown) => void;
   private readonly onAcknowledged: OutboxRelayOptions['onAcknowledged'];
   private readonly totals: RelayCounters = emptyCounters();
+  /** Acknowledged by the broker, not yet marked sent (marked in the next claim transaction, or by `flush`). */
+  private unmarked: RelayMessage[] = [];
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
@@ -116,16 +124,24 @@ export class OutboxRelay<DB> {
     await this.publisher.prepare(this.options.leaseMs);
   }
 
-  /** One round: claim a batch, publish it, mark what the broker acknowledged. */
+  /**
+   * One round: in ONE transaction, mark the previous round's acknowledged jobs sent and lease the next batch;
+   * publish the batch; remember what the broker acknowledged (marked by the next round or `flush`).
+   */
   async runOnce(): Promise<RelayRound> {
     const { relayId, leaseMs, batchSize, topics, maxAttempts } = this.options;
-    const claimed = await claimRelayBatch(this.target, {
-      topics,
-      relayId,
-      nowMs: this.clock.now(),
-      leaseMs,
-      batchSize,
+    const carried = this.unmarked;
+    this.unmarked = [];
+    let marked = 0;
+    const nowMs = this.clock.now();
+    const claimed = await claimRelayBatch(this.target, { topics, relayId, nowMs, leaseMs, batchSize }, async (db) => {
+      marked = await finishIn(db, relayId, carried, { kind: 'sent' }, nowMs);
+    }).catch((error: unknown) => {
+      this.unmarked = [...carried, ...this.unmarked];
+      throw error;
     });
+    this.totals.published += marked;
+    this.totals.leaseLost += carried.length - marked;
     const expired = claimed.filter((message) => message.attempt > maxAttempts);
     const live = claimed.filter((message) => message.attempt <= maxAttempts);
     const chains = await Promise.all(chainsOf(live).map((chain) => this.publishChain(chain)));
@@ -133,39 +149,44 @@ export class OutboxRelay<DB> {
     if (acked.length > 0) {
       await this.onAcknowledged?.(acked.map((entry) => ({ message: entry.message, duplicate: entry.ack.duplicate })));
     }
+    this.unmarked = acked.map((entry) => entry.message);
     const now = this.clock.now();
-    const marked = await finishRelayed(
-      this.target,
-      relayId,
-      acked.map((entry) => entry.message),
-      { kind: 'sent' },
-      now,
-    );
     const duplicates = acked.filter((entry) => entry.ack.duplicate).length;
     const failures = chains.flatMap((chain) => (chain.failed ? [chain.failed] : []));
     const untried = chains.flatMap((chain) => chain.untried);
     await finishRelayed(this.target, relayId, untried, { kind: 'release' }, now);
     let dead = await this.deadLetter(expired, `lease expired on each of ${maxAttempts} claims (relay died)`, now);
     for (const failure of failures) dead += await this.retryOrDead(failure.message, failure.error, now);
-    this.count(marked, duplicates, acked.length - marked, failures, dead);
+    this.count(duplicates, failures, dead);
     return Object.freeze({
       claimed: claimed.length,
       published: marked,
+      acknowledged: acked.length,
       duplicates,
       failed: failures.length,
       released: untried.length,
-      leaseLost: acked.length - marked,
+      leaseLost: carried.length - marked,
       deadLettered: dead,
     });
   }
 
-  /** Runs rounds until one claims nothing; returns the total of jobs published. For tests and batch use. */
+  /** Marks the jobs acknowledged by the last round sent now (`stop` and `drain` do it too); returns how many. */
+  async flush(): Promise<number> {
+    const carried = this.unmarked;
+    this.unmarked = [];
+    const marked = await finishRelayed(this.target, this.options.relayId, carried, { kind: 'sent' }, this.clock.now());
+    this.totals.published += marked;
+    this.totals.leaseLost += carried.length - marked;
+    return marked;
+  }
+
+  /** Runs rounds until one claims nothing (its transaction marks the last acks); returns the jobs marked sent. */
   async drain(): Promise<number> {
     let published = 0;
     for (;;) {
       const round = await this.runOnce();
-      if (round.claimed === 0) return published;
       published += round.published;
+      if (round.claimed === 0) return published + (await this.flush());
     }
   }
 
@@ -204,17 +225,21 @@ export class OutboxRelay<DB> {
           this.onError(error);
           return null;
         });
-        if ((round === null || round.published === 0) && !this.stopping) await this.sleep();
+        if ((round === null || round.claimed === 0 || round.acknowledged === 0) && !this.stopping) await this.sleep();
       }
     })();
   }
 
-  /** Stops the loop after the current round; resolves when it has stopped (the publisher stays open). */
+  /**
+   * Stops the loop after the current round and marks its acknowledged jobs sent; resolves when done (the
+   * publisher stays open). @throws the database error of that last mark (the jobs are then published again later).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
     await this.loop;
     this.loop = null;
+    await this.flush();
   }
 
   private sleep(): Promise<void> {
@@ -262,17 +287,9 @@ export class OutboxRelay<DB> {
     return finishRelayed(this.target, this.options.relayId, messages, { kind: 'dead', error }, nowMs);
   }
 
-  private count(
-    published: number,
-    duplicates: number,
-    leaseLost: number,
-    failures: readonly { error: unknown }[],
-    dead: number,
-  ): void {
+  private count(duplicates: number, failures: readonly { error: unknown }[], dead: number): void {
     const totals = this.totals;
-    totals.published += published;
     totals.duplicates += duplicates;
-    totals.leaseLost += leaseLost;
     totals.deadLettered += dead;
     for (const { error } of failures) {
       if (error instanceof MessageUnroutable) totals.unroutable++;

@@ -113,7 +113,7 @@ export function registerRelay(program: Command, io: CliIo): void {
       millis('--lease-ms', 1),
       30_000,
     )
-    .option('--batch-size <n>', 'jobs claimed per round', millis('--batch-size', 1), 200)
+    .option('--batch-size <n>', 'jobs claimed per round', millis('--batch-size', 1), 1_000)
     .option('--poll-ms <ms>', 'sleep when nothing is claimable', millis('--poll-ms', 1), 200)
     .option('--stats-every-ms <ms>', 'print metrics this often', millis('--stats-every-ms', 1), 10_000)
     .action(async (options: RelayCommandOptions) => {

@@ -47,9 +47,10 @@ while (!stopping) {
     print({ event: 'error', message: error instanceof Error ? error.message : String(error) });
     return null;
   });
-  if (round && round.claimed > 0) print({ event: 'round', ...round });
-  if (!round || round.published === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (round && (round.claimed > 0 || round.published > 0)) print({ event: 'round', ...round });
+  if (!round || round.claimed === 0) await new Promise((resolve) => setTimeout(resolve, 50));
 }
+await relay.flush();
 print({ event: 'stopped', ...relay.counters });
 await publisher.close();
 await store.close();

@@ -125,11 +125,11 @@ const twoRelays: Scenario = {
       const batch = Math.max(2, Math.floor(run.ctx.aggregates / 4));
       const relays = [run.relay(null, batch), run.relay(null, batch)];
       await run.done().finally(() => Promise.all(relays.map((relay) => relay.stop())));
-      const shares = relays.map((relay) => sumOf(relay.lines, 'round', 'published'));
+      const shares = relays.map((relay) => sumOf(relay.lines, 'acked', 'count'));
       return {
         relayLines: relays.flatMap((relay) => relay.lines),
         faults: 0,
-        notes: [`jobs marked sent per relay: ${shares.join(' + ')}`],
+        notes: [`jobs acknowledged per relay: ${shares.join(' + ')}`],
       };
     }),
 };
