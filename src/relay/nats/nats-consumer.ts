@@ -151,14 +151,19 @@ export async function consumeJetStream<DB>(options: JetStreamConsumerOptions<DB>
 
   const deadLetter = async (msg: JsMsg, error: unknown) => {
     const headers = link.headersOf();
-    for (const [name, values] of msg.headers ?? []) for (const value of values) headers.append(name, value);
+    for (const [name, values] of msg.headers ?? []) {
+      if (name.toLowerCase() === 'nats-msg-id') continue;
+      for (const value of values) headers.append(name, value);
+    }
+    headers.set('Payonce-Message-Id', consumedOf(msg, options.stream).id);
     headers.set('Payonce-Error', (error instanceof Error ? error.message : String(error)).slice(0, 1_000));
     headers.set('Payonce-Stream-Sequence', String(msg.seq));
     await link.js.publish(settings.deadLetterSubject, msg.data, {
       headers,
       msgID: `dead-${msg.seq}-${options.durable}`,
     });
-    msg.term('dead-lettered by payonce');
+    // No reason text: nats-server 2.9 does not understand `+TERM <reason>` and would leave the message pending.
+    msg.term();
     counters.deadLettered++;
   };
 
