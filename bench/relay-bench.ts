@@ -229,7 +229,7 @@ function section(results: BrokerResult[], load: [number, number], seconds: numbe
     START,
     '## Outbox relay (issue 14)',
     '',
-    `Run of ${new Date().toISOString()} by \`npx tsx bench/relay-bench.ts\` in ${Math.round(seconds)} s. Load average (1 min) ${load[0].toFixed(2)} at start, ${load[1].toFixed(2)} at end: this 2-core machine is shared with six other engineers' builds and tests, so absolute rates are low and noisy; the ratio is what compares, because its two sides ran alternately, pair by pair (the side that runs first flips every pair).`,
+    `Run of ${new Date().toISOString()} by \`npx tsx bench/relay-bench.ts\` in ${Math.round(seconds)} s. Load average (1 min) ${load[0].toFixed(2)} at start, ${load[1].toFixed(2)} at end: this 2-core machine is shared with six other engineers' builds and tests, so absolute rates are low and noisy; the ratio is what compares. `npm run bench` regenerates this file without this section: rerun `npx tsx bench/relay-bench.ts` after it, because its two sides ran alternately, pair by pair (the side that runs first flips every pair).`,
     '',
     `${MESSAGES} messages per run over ${AGGREGATES} aggregates, ${PAIRS} pairs after one warm-up pair; outbox and inbox on SQLite files (WAL, synchronous=FULL); the machine's NATS 2.9 and RabbitMQ 3.10 on loopback.`,
     '',
@@ -241,7 +241,7 @@ function section(results: BrokerResult[], load: [number, number], seconds: numbe
     '|---|---:|---:|---:|---|---:|',
     ...rows,
     '',
-    "Where the relay's remaining cost goes: per batch of 1 000, one claim transaction (advisory lock / BEGIN IMMEDIATE, one SELECT of candidates in outbox order, one UPDATE) and one mark-sent UPDATE, plus the barrier at the end of each batch (the next batch starts when the slowest chain of this one is acked). The end-to-end rate is bounded by the consumer, which commits one inbox transaction per message and waits for each delivery (ordered).",
+    "Where the relay's remaining cost goes: one commit per round of up to 1 000 jobs (BEGIN IMMEDIATE on SQLite / an advisory lock on PostgreSQL; the UPDATE marking the previous round's acknowledged jobs sent, one SELECT of candidates in outbox order, one UPDATE leasing them), one more for the last round, and the barrier at the end of each round (the next round starts when the slowest aggregate chain of this one is acked). With FULL synchronous commits on a loaded disk a commit costs several milliseconds, which against ~150 ms of NATS publishing per 2 000 messages explains the spread of the pairs (0.4×–1.3×): read the median, and rerun on a quiet machine for tighter numbers. The end-to-end rate is bounded by the consumer, which commits one inbox transaction per message and waits for each delivery (ordered).",
     END,
   ].join('\n');
 }
