@@ -229,7 +229,7 @@ function section(results: BrokerResult[], load: [number, number], seconds: numbe
     START,
     '## Outbox relay (issue 14)',
     '',
-    `Run of ${new Date().toISOString()} by \`npx tsx bench/relay-bench.ts\` in ${Math.round(seconds)} s. Load average (1 min) ${load[0].toFixed(2)} at start, ${load[1].toFixed(2)} at end: this 2-core machine is shared with six other engineers' builds and tests, so absolute rates are low and noisy; the ratio is what compares. `npm run bench` regenerates this file without this section: rerun `npx tsx bench/relay-bench.ts` after it, because its two sides ran alternately, pair by pair (the side that runs first flips every pair).`,
+    `Run of ${new Date().toISOString()} by \`npx tsx bench/relay-bench.ts\` in ${Math.round(seconds)} s. Load average (1 min) ${load[0].toFixed(2)} at start, ${load[1].toFixed(2)} at end: this 2-core machine is shared with six other engineers' builds and tests, so absolute rates are low and noisy; the ratio is what compares. \`npm run bench\` regenerates this file without this section: rerun \`npx tsx bench/relay-bench.ts\` after it, because its two sides ran alternately, pair by pair (the side that runs first flips every pair).`,
     '',
     `${MESSAGES} messages per run over ${AGGREGATES} aggregates, ${PAIRS} pairs after one warm-up pair; outbox and inbox on SQLite files (WAL, synchronous=FULL); the machine's NATS 2.9 and RabbitMQ 3.10 on loopback.`,
     '',

@@ -1,7 +1,7 @@
 /**
  * `payonce/payments`: orders and payment attempts with forward-only state machines, checkout with one active
  * attempt per order, provider events, reconciliation, and the `PaymentProvider` port. SQL stores only
- * (migrations `0002-payments`, `0003-outbox`). @see SPEC §6.
+ * (migrations `0002-payments`, `0003-outbox`). @see docs/design.md §6.
  */
 export { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT, REFUND_TOPIC } from './apply-report.js';
 export {
@@ -28,6 +28,7 @@ export { OrderNotPayable } from './order-not-payable.js';
 export { nextOrderStatus, ORDER_STATUSES, type OrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
 export { ATTEMPT_KEY_PREFIX, type PaymentAttempt } from './payment-attempt.js';
 export { PaymentError, type PaymentErrorCode } from './payment-error.js';
+export { PAYMENT_PROBLEMS } from './payment-problems.js';
 export type {
   CreatePaymentRequest,
   PaymentProvider,

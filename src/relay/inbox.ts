@@ -68,7 +68,7 @@ export function checkInboxName(name: string): string {
  * `duplicate` for as long as the effect ledger keeps the key (it never purges). Ack the broker only after this
  * resolved. @throws whatever `handler` throws, after the rollback (nothing recorded); {InvalidOption} for a
  * message id that is empty or over 64 characters.
- * @see docs/relay.md "Guarantee"; SPEC §7 "Effects are idempotent".
+ * @see docs/relay.md "The guarantee"; docs/design.md §7 "Effect ledger".
  */
 export async function applyOnce<DB>(
   target: SqlTarget<DB>,

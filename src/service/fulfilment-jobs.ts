@@ -52,7 +52,7 @@ async function insertEffectRow(
 }
 
 /**
- * The outbox handlers of the reference service (SPEC §7), for an `OutboxWorker` on `ctx.store`:
+ * The outbox handlers of the reference service (docs/design.md §7), for an `OutboxWorker` on `ctx.store`:
  * - `order.fulfil` (enqueued once by `Payments` when an order becomes paid): waits `config.fulfilDelayMs` (the
  *   simulated warehouse call, OUTSIDE any transaction, so a process killed during it has written nothing and
  *   leaves the job leased until its lease expires), then in ONE transaction through the effect ledger
@@ -65,7 +65,7 @@ async function insertEffectRow(
  * - With `config.brokerUrl`, the fulfil job also enqueues the domain events `order.paid` (its first run, own
  *   transaction) and `order.fulfilled` (inside the fulfilment's effect transaction), aggregate `order:<id>`, for
  *   the `OutboxRelay` (docs/relay.md).
- * @see SPEC §7 "Effects are idempotent"; docs/service.md.
+ * @see docs/design.md §7 "Effect ledger"; docs/service.md.
  */
 export function fulfilmentHandlers(
   ctx: ServiceContext,

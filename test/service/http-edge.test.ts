@@ -1,12 +1,14 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProblemCode, problemType, STATUS_BY_CODE } from '../../src/http/problem-status.js';
+import { problemType } from '../../src/problem/problem-details.js';
+import { SERVICE_ROUTE_PROBLEMS, type ServiceRouteCode } from '../../src/service/service-problems.js';
 import { type Answer, call, type Harness, startHarness } from './service-harness.js';
 
-function expectProblem(answer: Answer, code: ProblemCode): void {
-  expect(answer.status).toBe(STATUS_BY_CODE[code]);
+function expectProblem(answer: Answer, code: ServiceRouteCode): void {
+  const { status } = SERVICE_ROUTE_PROBLEMS[code];
+  expect(answer.status).toBe(status);
   expect(answer.headers.get('content-type')).toBe('application/problem+json');
-  expect(answer.body).toMatchObject({ type: problemType(code), status: STATUS_BY_CODE[code], code });
+  expect(answer.body).toMatchObject({ type: problemType(code), status, code });
 }
 
 /** Sends `request` as raw bytes and returns everything the server wrote before closing. */
@@ -126,6 +128,24 @@ describe('reference service HTTP edge (attacker findings, issue #7)', () => {
       );
     }
     expectProblem(await call(url, 'GET', '/orders/some-order', { customer: '   ' }), 'CUSTOMER_ID_MISSING');
+  });
+
+  it('INVALID_MONEY names every bad field of POST /orders and says what is wrong with a negative amount', async () => {
+    // Issue #11 item 16: two bad fields reported one; −5 was "an integer out of range".
+    const both = await call<{ detail: string }>(url, 'POST', '/orders', {
+      body: { amountMinor: -5, currency: 'euro' },
+    });
+    expectProblem(both, 'INVALID_MONEY');
+    expect(both.body.detail).toMatch(/amountMinor .*negative.*; currency /);
+    expect(both.body.detail).not.toMatch(/out of range|euro|-5/);
+    const missing = await call<{ detail: string }>(url, 'POST', '/orders', { body: { note: 'x' } });
+    expect(missing.body.detail).toMatch(/amountMinor is missing.*; currency is missing/);
+    const zero = await call<{ detail: string }>(url, 'POST', '/orders', { body: { amountMinor: 0, currency: 'EUR' } });
+    expect(zero.body.detail).toContain('got zero');
+    const huge = await call<{ detail: string }>(url, 'POST', '/orders', {
+      body: { amountMinor: 2 ** 60, currency: 'EUR' },
+    });
+    expect(huge.body.detail).toMatch(/at most 99999999/);
   });
 
   it('INVALID_MONEY: ISO-4217 codes only, at most 99 999 999 minor units, and the detail never echoes the value', async () => {

@@ -3,10 +3,10 @@ import { InvalidOption } from '../../core/errors.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { publisherForUrl } from '../../relay/broker-url.js';
 import { OutboxRelay } from '../../relay/outbox-relay.js';
+import { describeTarget, parseDatabaseUrl, redact } from '../../stores/database-url.js';
+import { openSqlStore } from '../../stores/open-sql-store.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { describeTarget, parseDatabaseUrl, redact } from '../database-url.js';
-import { openSqlStore } from '../open-sql-store.js';
 import { millis, untilSignal } from './serve.js';
 
 /** Options of `payonce relay` as commander parses them. */

@@ -4,8 +4,8 @@
  * `{"event":"delivery","outcome":…}` per delivery after its inbox commit. With `killAfterCommits` = k it
  * SIGKILLs itself after the k-th applied commit — after the commit, BEFORE the broker ack. SIGTERM stops it.
  */
-import { parseDatabaseUrl } from '../database-url.js';
-import { openSqlStore } from '../open-sql-store.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
+import { openSqlStore } from '../../stores/open-sql-store.js';
 import { startStormConsumer } from './storm-broker.js';
 import type { ConsumerChildConfig } from './storm-config.js';
 import { applyStormEffect } from './storm-effects.js';

@@ -7,8 +7,8 @@
  */
 import { publisherForUrl } from '../../relay/broker-url.js';
 import { OutboxRelay } from '../../relay/outbox-relay.js';
-import { parseDatabaseUrl } from '../database-url.js';
-import { openSqlStore } from '../open-sql-store.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
+import { openSqlStore } from '../../stores/open-sql-store.js';
 import type { RelayChildConfig } from './storm-config.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as RelayChildConfig;

@@ -1,7 +1,7 @@
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { brokerOf } from '../../relay/broker-url.js';
-import { parseDatabaseUrl } from '../database-url.js';
-import { openSqlStore } from '../open-sql-store.js';
+import { parseDatabaseUrl } from '../../stores/database-url.js';
+import { openSqlStore } from '../../stores/open-sql-store.js';
 import { RELAY_SCENARIOS, runRelayScenario } from './relay-scenarios.js';
 import { createStormEffectsTable } from './storm-effects.js';
 import type { RelayScenarioId, RelayScenarioResult } from './storm-types.js';

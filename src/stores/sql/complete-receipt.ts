@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { StoredResponse } from '../../core/receipt.js';
-import type { FinishRequest } from '../store.js';
+import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
@@ -26,7 +26,7 @@ const COMPLETE_RECEIPT = defineStatement(
 /**
  * Compare-and-set completion: stores the response (status, headers as JSON, body bytes) and marks the row
  * `completed` only if it is still `processing` at `attempt` (fencing). False when the claim was lost.
- * @see SPEC §3 "fencing by attempt".
+ * @see docs/design.md §3 "Fencing".
  */
 export async function completeReceipt(
   ctx: SqlContext,

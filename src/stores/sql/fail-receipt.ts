@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { FinishRequest } from '../store.js';
+import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
@@ -15,7 +15,7 @@ const FAIL_RECEIPT = defineStatement(['provider', 'externalId', 'attempt', 'nowM
 
 /**
  * Compare-and-set failure: stores the (already bounded) error text and marks the row `failed` only if it is
- * still `processing` at `attempt`. False when the claim was lost. @see SPEC §3 "Handler throws".
+ * still `processing` at `attempt`. False when the claim was lost. @see docs/design.md §3 "Handler failure".
  */
 export async function failReceipt(
   ctx: SqlContext,
