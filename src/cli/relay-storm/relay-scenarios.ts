@@ -163,7 +163,7 @@ const DEDUP_WINDOW_MS = 1_000;
 
 const pastWindow: Scenario = {
   id: 'd',
-  title: 'republish after the JetStream duplicate window passed',
+  title: 'republish after the duplicate window passed (JetStream; RabbitMQ has no broker dedup)',
   broker: () => ({ duplicateWindowMs: DEDUP_WINDOW_MS }),
   body: (run) =>
     withConsumer(run, async () => {
