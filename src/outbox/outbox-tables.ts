@@ -28,7 +28,7 @@ export interface EffectsTable {
 }
 
 /**
- * One row of `payonce_outbox_order` (migration `0007-outbox-order`): the aggregate of an outbox job enqueued with
+ * One row of `payonce_outbox_order` (migration `0008-outbox-order`): the aggregate of an outbox job enqueued with
  * `aggregateKey`, and its database-assigned sequence number (the relay publishes one aggregate in `seq` order).
  */
 export interface OutboxOrderTable {
@@ -39,7 +39,7 @@ export interface OutboxOrderTable {
 
 /** Name of the outbox table (migration `0003-outbox`). */
 export const OUTBOX_TABLE = 'payonce_outbox';
-/** Name of the outbox order table (migration `0007-outbox-order`). */
+/** Name of the outbox order table (migration `0008-outbox-order`). */
 export const OUTBOX_ORDER_TABLE = 'payonce_outbox_order';
 /** Name of the effect ledger table (migration `0003-outbox`). */
 export const EFFECTS_TABLE = 'payonce_effects';

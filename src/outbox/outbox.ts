@@ -23,7 +23,7 @@ export type EnqueueResult =
 export interface EnqueueOptions {
   /**
    * The aggregate the job belongs to (e.g. `order:<id>`), at most 200 characters. Jobs with one aggregate key
-   * get increasing sequence numbers (`payonce_outbox_order`, migration `0007-outbox-order`) and `OutboxRelay`
+   * get increasing sequence numbers (`payonce_outbox_order`, migration `0008-outbox-order`) and `OutboxRelay`
    * publishes them in that order, one relay at a time. Enqueue the jobs of one aggregate from transactions that
    * are serialised by your own data (e.g. the order row you update), so insert order is commit order.
    * Without it the job has no ordering constraint.

@@ -5,10 +5,10 @@ import type { SqlMigration } from './sql-migration.js';
  * (`Outbox.enqueueOnce(…, { aggregateKey })`), holding that key and a sequence number the database assigns at
  * insert (PostgreSQL `bigserial`, MySQL `auto_increment`, SQLite `integer primary key autoincrement`). The relay
  * publishes the jobs of one aggregate in `seq` order. A side table rather than new outbox columns, so the
- * statements stay `if not exists` (SQLite has no `add column if not exists`). Released: never edit; add `0008-…`.
+ * statements stay `if not exists` (SQLite has no `add column if not exists`). Released: never edit; add `0009-…`.
  */
-export const outboxOrder0007: SqlMigration = Object.freeze({
-  name: '0007-outbox-order',
+export const outboxOrder0008: SqlMigration = Object.freeze({
+  name: '0008-outbox-order',
   statements: Object.freeze({
     postgres: [
       `create table if not exists payonce_outbox_order (
