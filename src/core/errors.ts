@@ -11,7 +11,8 @@ export type PayonceErrorCode =
   | 'PAYLOAD_MISMATCH'
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
-  | 'TRANSACTIONS_UNSUPPORTED';
+  | 'TRANSACTIONS_UNSUPPORTED'
+  | 'RECEIPT_CORRUPTED';
 
 /**
  * Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not.
@@ -119,5 +120,26 @@ export class TransactionsUnsupported extends PayonceError {
   readonly code = 'TRANSACTIONS_UNSUPPORTED';
   constructor(storeName: string) {
     super(`store ${storeName} cannot join a caller's transaction; use a SQL store`);
+  }
+}
+
+/**
+ * A stored receipt is not one the guard could have written: the caller supplied a payload fingerprint, but the
+ * receipt's stored fingerprint is missing (NULL) or empty, although every claim made with a fingerprint stores it.
+ * The row was altered outside payonce (a manual UPDATE, a restore, a bad migration) or the key was first claimed
+ * by code that sent no fingerprint. Nothing is replayed and nothing is run: a replay could answer a different
+ * request, a mismatch would blame the caller. Repair or delete the receipt. HTTP: 500.
+ * @see SPEC §3 "Optional payload fingerprint"; issue 11 item 4.
+ */
+export class ReceiptCorrupted extends PayonceError {
+  readonly code = 'RECEIPT_CORRUPTED';
+  readonly key: RequestKey;
+  /** What is wrong with the stored receipt: its fingerprint is `missing` (NULL) or `empty`. */
+  readonly problem: 'fingerprint-missing' | 'fingerprint-empty';
+  constructor(key: RequestKey, problem: 'fingerprint-missing' | 'fingerprint-empty') {
+    const what = problem === 'fingerprint-missing' ? 'has no stored fingerprint' : 'has an empty stored fingerprint';
+    super(`receipt ${key.toString()} ${what} although the caller supplies one; repair or delete the receipt`);
+    this.key = key;
+    this.problem = problem;
   }
 }

@@ -25,7 +25,8 @@ export type ProblemCode =
  * - `INVALID_REQUEST_KEY`, `IDEMPOTENCY_KEY_MISSING`, `IDEMPOTENCY_KEY_INVALID` → 400 (draft §2.7: missing key).
  * - `REQUEST_IN_PROGRESS` → 409 with `Retry-After` (draft §2.7: concurrent request); `CLAIM_LOST` → 409.
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
- * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
+ * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration);
+ *   `RECEIPT_CORRUPTED` → 500 (a stored receipt altered outside payonce).
  * - webhooks: `MALFORMED_WEBHOOK_PAYLOAD` → 400; `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
  * - webhook edge: `WEBHOOK_BODY_TOO_LARGE` → 413; `WEBHOOK_SIGNATURE_MALFORMED` → 400; `WEBHOOK_SIGNATURE_INVALID` →
  *   401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers).
@@ -47,6 +48,7 @@ export const STATUS_BY_CODE = {
   PAYLOAD_MISMATCH: 422,
   STORE_UNAVAILABLE: 503,
   TRANSACTIONS_UNSUPPORTED: 500,
+  RECEIPT_CORRUPTED: 500,
   MALFORMED_WEBHOOK_PAYLOAD: 400,
   RAW_BODY_REQUIRED: 500,
   INVALID_VERIFY_INPUT: 500,
@@ -84,6 +86,7 @@ export const TITLE_BY_CODE = {
   PAYLOAD_MISMATCH: 'Idempotency-Key reused with a different request',
   STORE_UNAVAILABLE: 'Idempotency store unavailable',
   TRANSACTIONS_UNSUPPORTED: 'Server misconfiguration',
+  RECEIPT_CORRUPTED: 'Stored receipt is corrupted',
   MALFORMED_WEBHOOK_PAYLOAD: 'Malformed webhook payload',
   RAW_BODY_REQUIRED: 'Server misconfiguration',
   INVALID_VERIFY_INPUT: 'Server misconfiguration',

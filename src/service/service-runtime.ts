@@ -98,6 +98,11 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       ...(receipts === 'sql' ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) } : {}),
     });
     metrics.observeGuard(intakeGuard);
+    for (const guard of [intakeGuard, httpGuard]) {
+      guard.on('receipt:corrupted', ({ key, problem }) =>
+        logger.error({ key: key.toString(), problem, code: 'RECEIPT_CORRUPTED' }, 'stored receipt is corrupted'),
+      );
+    }
     const payments = new Payments(store, {
       provider,
       clock,

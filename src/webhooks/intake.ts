@@ -5,6 +5,7 @@ import {
   InvalidOption,
   PayloadMismatch,
   PayonceError,
+  ReceiptCorrupted,
   RequestInProgress,
   StoreUnavailable,
 } from '../core/errors.js';
@@ -410,6 +411,9 @@ function problemOfFailure(error: unknown): IntakeProblem {
   }
   if (error instanceof StoreUnavailable) {
     return intakeProblem('store_unavailable', error.code, 'the receipt store is unavailable');
+  }
+  if (error instanceof ReceiptCorrupted) {
+    return intakeProblem('integration_error', error.code, 'the stored receipt of this event is corrupted');
   }
   return intakeProblem('handler_failed', 'WEBHOOK_HANDLER_FAILED', 'the webhook handler failed; redeliver later');
 }
