@@ -23,6 +23,8 @@ import { deliveryId } from './journal/delivery-id.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import type { DeliveryDecision, DeliveryOutcome, DeliveryRecord } from './journal/delivery-record.js';
 import { createRedactor, type RedactionOptions, type Redactor } from './journal/redact.js';
+import { jsonNestsDeeperThan, startsLikeJsonContainer } from './json-nesting.js';
+import { checkEventLimits } from './providers/event-limits.js';
 import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 import type { ProviderEvent, ProviderProfile } from './providers/provider-event.js';
 import type { HeadersInput } from './verify/headers.js';
@@ -85,6 +87,13 @@ export interface WebhookIntakeOptions {
   readonly maxErrorChars?: number;
   /** Journaled payload JSON is cut to this many characters (marked `…[TRUNCATED]`). @default 65_536 */
   readonly maxPayloadChars?: number;
+  /**
+   * Deepest nesting of JSON arrays and objects accepted in a body (`[[1]]` is 2). A deeper body is never parsed:
+   * an authentic one is refused 400 `MALFORMED_WEBHOOK_PAYLOAD` before any receipt; a rejected one is journaled
+   * without its payload. The check is one pass over the bytes, so a hostile body costs O(bytes).
+   * @default 64 (provider payloads nest about 10 levels)
+   */
+  readonly maxJsonDepth?: number;
 }
 
 /** The webhook intake: the pipeline of SPEC §5 behind one framework-neutral call. */
@@ -128,6 +137,7 @@ interface Trace {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 2_097_152;
+const DEFAULT_MAX_JSON_DEPTH = 64;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -142,8 +152,17 @@ function defaultAck(provider: string): Acknowledgement {
   return jsonAcknowledgement();
 }
 
-/** The body as a JSON value or form record, for the journal of a delivery whose payload was not extracted. */
-function looseParse(rawBody: Uint8Array, headers: HeadersInput): unknown {
+/** True when the body looks like JSON and nests deeper than `maxDepth`: it must not be parsed at all. */
+function tooDeep(rawBody: Uint8Array, maxDepth: number): boolean {
+  return startsLikeJsonContainer(rawBody) && jsonNestsDeeperThan(rawBody, maxDepth);
+}
+
+/**
+ * The body as a JSON value or form record, for the journal of a delivery whose payload was not extracted;
+ * `null` when it is not UTF-8, not readable, or nests deeper than `maxDepth` (never parsed then).
+ */
+function looseParse(rawBody: Uint8Array, headers: HeadersInput, maxDepth: number): unknown {
+  if (tooDeep(rawBody, maxDepth)) return null;
   let text: string;
   try {
     text = UTF8.decode(rawBody);
@@ -187,6 +206,7 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
   const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
   const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
   const maxPayloadChars = positiveInt(options.maxPayloadChars, 65_536, 'maxPayloadChars');
+  const maxJsonDepth = positiveInt(options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH, 'maxJsonDepth');
   const redactor: Redactor =
     options.redaction !== undefined && 'redact' in options.redaction
       ? options.redaction
@@ -227,6 +247,7 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
     response: HttpResponse,
     receivedAtMs: number,
     started: number,
+    request: IntakeRequest,
   ): Promise<HttpResponse> {
     const { event } = trace;
     const record: DeliveryRecord = Object.freeze({
@@ -248,15 +269,24 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
       currency: event?.currency ?? null,
       payload: payloadText(trace.payload),
     });
+    let answer = response;
     if (journal) {
       try {
         await journal.record(record);
       } catch (error) {
         emitter.emit('journal-error', { record, error });
+        // Never acknowledge a delivery without its journal row: the provider redelivers, and the redelivery (a
+        // replay of the stored answer) is journaled then.
+        if (response.status < 500) answer = journalUnavailable(resolved, request);
       }
     }
     emitter.emit('delivery', { record, event, verify: trace.verify });
-    return response;
+    return answer;
+  }
+
+  function journalUnavailable(resolved: Resolved, request: IntakeRequest): HttpResponse {
+    const problem = intakeProblem('store_unavailable', 'STORE_UNAVAILABLE', 'the delivery journal is unavailable');
+    return resolved.ack.problem(problem, request);
   }
 
   function refused(trace: Trace, problem: IntakeProblem, error: string): Trace {
@@ -278,7 +308,7 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
       verify: null,
       payload: null,
     };
-    const answer = (t: Trace, response: HttpResponse) => finish(resolved, t, response, receivedAtMs, started);
+    const answer = (t: Trace, response: HttpResponse) => finish(resolved, t, response, receivedAtMs, started, request);
     const refuse = (problem: IntakeProblem) =>
       answer(refused(trace, problem, problem.detail), ack.problem(problem, request));
 
@@ -302,17 +332,22 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
     trace.verify = verify;
     if (!verify.ok) {
       trace.signature = verify.reason;
-      trace.payload = looseParse(rawBody, headers);
+      trace.payload = looseParse(rawBody, headers, maxJsonDepth);
       return refuse(signatureProblem(verify));
     }
     trace.signature = 'valid';
 
-    // 3. Parse and extract.
+    // 3. Parse and extract: never parse a body nested deeper than the limit; refuse fields longer than storable.
     let event: ProviderEvent;
     try {
+      if (tooDeep(rawBody, maxJsonDepth)) {
+        const provider = endpoint.profile.provider;
+        throw new MalformedWebhookPayload(provider, 'body', `nests deeper than ${maxJsonDepth} levels`);
+      }
       event = endpoint.profile.extract({ rawBody, headers });
+      checkEventLimits(event);
     } catch (error) {
-      trace.payload = looseParse(rawBody, headers);
+      trace.payload = looseParse(rawBody, headers, maxJsonDepth);
       if (error instanceof MalformedWebhookPayload) {
         return refuse(
           intakeProblem('malformed_payload', error.code, error.message, { field: error.path.split(' ')[0] }),
@@ -383,7 +418,7 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
       payload: null,
     };
     const request: IntakeRequest = { endpoint: name, rawBody: new Uint8Array(0), headers };
-    return finish(resolved, trace, resolved.ack.problem(problem, request), clock.now(), started);
+    return finish(resolved, trace, resolved.ack.problem(problem, request), clock.now(), started, request);
   }
 
   return Object.freeze({
