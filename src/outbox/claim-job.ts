@@ -92,6 +92,7 @@ export async function claimJob<DB>(target: SqlTarget<DB>, request: ClaimJobReque
           .executeTakeFirst(),
       (error) => target.dialect.isTransientError(error),
       true,
+      target.dialect.retryBudgetMs,
     );
     return row ? toOutboxJob(row) : null;
   }
