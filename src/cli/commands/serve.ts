@@ -9,6 +9,7 @@ import { loadCommand } from '../missing-package.js';
 export interface RuntimeFlags {
   databaseUrl: string;
   redisUrl?: string;
+  storeTimeoutMs?: number;
   providerUrl?: string;
   providerTimeoutMs?: number;
   workerPollMs?: number;
@@ -68,6 +69,14 @@ export function addRuntimeOptions(command: Command): Command {
         '--redis-url <url>',
         "moves the webhook intake's receipts to Redis (payment receipts stay in SQL)",
       ).env('REDIS_URL'),
+    )
+    .addOption(
+      new Option(
+        '--store-timeout-ms <ms>',
+        'bound of each wait on a store: a Redis connect or command (503 STORE_UNAVAILABLE after it) and each /healthz store check (default 2000)',
+      )
+        .env('PAYONCE_STORE_TIMEOUT_MS')
+        .argParser(millis('--store-timeout-ms', 1)),
     )
     .addOption(
       new Option('--provider-url <url>', 'base URL of the Stripe-shaped provider API (the sandbox)').env(
@@ -165,6 +174,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
   return {
     databaseUrl: flags.databaseUrl,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
+    storeTimeoutMs: flags.storeTimeoutMs,
     providerUrl,
     providerTimeoutMs: flags.providerTimeoutMs,
     workerPollMs: flags.workerPollMs,
