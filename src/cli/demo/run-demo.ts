@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { newSigningSecret } from '../../sandbox/webhook-signer.js';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import { runStorm } from '../../storm/run-storm.js';
 import type { StormProgress, StormReport } from '../../storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../storm/storm-table.js';
 import type { CliIo } from '../cli-io.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
 import { onInterrupt, waitForStop } from './interrupt.js';
@@ -81,7 +81,7 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * whole storm (SPEC §9) with a progress line per scenario, prints the table and the one-line summary, writes the
  * JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
  * output is captured and printed (to `io.err`) only when something failed.
- * @throws {CliUsageError} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
+ * @throws {InvalidDatabaseUrl} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.

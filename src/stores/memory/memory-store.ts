@@ -1,6 +1,6 @@
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
-import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
+import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
 
 /** The Map key of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
 const slot = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
