@@ -191,6 +191,16 @@ async function checks(db: pg.Client, sandbox: Sandbox): Promise<{ checks: Check[
   );
   const badFulfilments = fulfilments.rows.filter((r) => Number(r.n) !== 1);
   const doubleFulfilments = badFulfilments.filter((r) => Number(r.n) > 1).length;
+  for (const order of badFulfilments.slice(0, 5)) {
+    const jobs = await db.query(
+      'select topic, status, attempts, last_error, lease_expires_at from payonce_outbox where payload like $1',
+      [`%${order.id}%`],
+    );
+    const attempts = await db.query('select id, status from payonce_payment_attempts where order_id = $1', [order.id]);
+    log(
+      `order ${order.id} ${order.status}: ${order.n} fulfilments; jobs ${JSON.stringify(jobs.rows)}; attempts ${JSON.stringify(attempts.rows)}`,
+    );
+  }
   const acked = new Set(
     sandbox.controls
       .deliveries()
