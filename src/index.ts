@@ -12,6 +12,7 @@ export {
   PayloadMismatch,
   PayonceError,
   type PayonceErrorCode,
+  ReceiptCorrupted,
   RequestInProgress,
   StoreUnavailable,
   TransactionsUnsupported,

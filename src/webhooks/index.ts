@@ -38,6 +38,7 @@ export {
 } from './journal/redact.js';
 export { type KyselyHolder, SqlDeliveryJournal } from './journal/sql-delivery-journal.js';
 export { clickProfile } from './providers/click-profile.js';
+export { checkEventLimits, EVENT_FIELD_LIMITS } from './providers/event-limits.js';
 export { githubProfile } from './providers/github-profile.js';
 export { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 export { currencyExponent, minorUnitsFromDecimal } from './providers/minor-units.js';
