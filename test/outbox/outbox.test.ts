@@ -74,9 +74,9 @@ for (const dialect of sqlDialectsFromEnv()) {
         await new Promise((resolve) => setTimeout(resolve, 1));
         await ctx.once(`bulk:${job.dedupeKey}`, (trx) => writeEffect(trx, `bulk:${job.dedupeKey}`, job.id));
       };
-      // better-sqlite3 is synchronous: two connections in ONE process would stall each other in busy waits, so on
-      // SQLite both workers share one connection (Kysely serialises its transactions); elsewhere each has a pool.
-      const stores = dialect === 'sqlite' ? [store, store] : [await backend.open(), await backend.open()];
+      // Each worker on its own connection, SQLite included: a connection waiting for the other's write lock retries
+      // asynchronously (issue 11 item 6), so two connections in one process no longer stall each other.
+      const stores = [await backend.open(), await backend.open()];
       const workers = stores.map((s, i) => new OutboxWorker(s, { [topic]: handler }, { workerId: `w${i}` }));
       const counts = await Promise.all(workers.map((w) => w.drain()));
       expect(counts[0]! + counts[1]!).toBe(100);
