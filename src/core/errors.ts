@@ -12,7 +12,8 @@ export type PayonceErrorCode =
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
   | 'TRANSACTIONS_UNSUPPORTED'
-  | 'RECEIPT_CORRUPTED';
+  | 'RECEIPT_CORRUPTED'
+  | 'NESTED_CLAIM';
 
 /**
  * Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not.
@@ -30,7 +31,7 @@ export abstract class PayonceError<C extends string = string> extends Error {
 /**
  * A request key failed validation (empty part, more than 160 characters, NUL, not a string).
  * Thrown before any store is touched. HTTP: 400.
- * @see SPEC §3 "RequestKey".
+ * @see docs/design.md §3 "RequestKey".
  */
 export class InvalidRequestKey extends PayonceError {
   readonly code = 'INVALID_REQUEST_KEY';
@@ -55,7 +56,7 @@ export class InvalidOption extends PayonceError {
 /**
  * Another worker holds a fresh claim on this key: the work is not done yet, so the caller must not
  * report success. HTTP: 409 with `Retry-After` (seconds, rounded up from `retryAfterMs`).
- * @see SPEC §3 "A fresh claim held by another worker".
+ * @see docs/design.md §3 "Claim".
  */
 export class RequestInProgress extends PayonceError {
   readonly code = 'REQUEST_IN_PROGRESS';
@@ -72,7 +73,7 @@ export class RequestInProgress extends PayonceError {
 /**
  * The same key arrived with a different payload fingerprint (SHA-256 of the raw body): the caller reused a
  * key for a different request. Nothing was run. HTTP: 422.
- * @see SPEC §3; IETF draft-ietf-httpapi-idempotency-key-header §2.7.
+ * @see docs/design.md §3; IETF draft-ietf-httpapi-idempotency-key-header §2.7.
  */
 export class PayloadMismatch extends PayonceError {
   readonly code = 'PAYLOAD_MISMATCH';
@@ -90,7 +91,7 @@ export class PayloadMismatch extends PayonceError {
 /**
  * Fencing: the handler finished, but its claim had been taken over by another worker (stale takeover), so
  * its result was NOT recorded and the receipt keeps the winner's outcome. HTTP: 409.
- * @see SPEC §3 "fencing by attempt".
+ * @see docs/design.md §3 "Fencing".
  */
 export class ClaimLost extends PayonceError {
   readonly code = 'CLAIM_LOST';
@@ -115,11 +116,37 @@ export class StoreUnavailable extends PayonceError {
   }
 }
 
-/** `runInTransaction` was called on a guard whose store cannot join a caller's transaction (memory, Redis). */
+/**
+ * A transactional call (`runInTransaction`, `runInNewTransaction`) or a one-commit mode (intake endpoint
+ * `transaction: true`, Idempotency-Key `transaction: true`) was asked of a store that cannot open or join a SQL
+ * transaction (memory, Redis). The adapters throw it at construction, never at the first delivery. HTTP: 500.
+ */
 export class TransactionsUnsupported extends PayonceError {
   readonly code = 'TRANSACTIONS_UNSUPPORTED';
   constructor(storeName: string) {
-    super(`store ${storeName} cannot join a caller's transaction; use a SQL store`);
+    super(
+      `store ${storeName} cannot open or join a SQL transaction, so the one-commit (transactional) mode is ` +
+        'impossible on it; use a SQL store (SqliteStore, PostgresStore, MysqlStore) or the default mode',
+    );
+  }
+}
+
+/**
+ * A handler claimed the key it is already running under (e.g. the webhook intake's handler calling
+ * `guard.runInTransaction(tx, event.key, …)` with the event's own key). The outer claim is this same call chain,
+ * not another worker, so the inner claim would otherwise wait on itself or be reported as `REQUEST_IN_PROGRESS`.
+ * Nothing was claimed or written by the inner call. A programming error. HTTP: 500.
+ * Fix: use the outer claim (the intake's one-commit mode gives the handler the transaction), or a different key.
+ */
+export class NestedClaim extends PayonceError {
+  readonly code = 'NESTED_CLAIM';
+  readonly key: RequestKey;
+  constructor(key: RequestKey) {
+    super(
+      `receipt ${key.toString()} is already claimed by the handler that is running: a nested claim of the held key ` +
+        'waits on itself; use the outer claim (one-commit mode gives the handler the transaction) or another key',
+    );
+    this.key = key;
   }
 }
 

@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   ClaimLost,
   InvalidOption,
   InvalidRequestKey,
+  NestedClaim,
   PayloadMismatch,
   PayonceError,
   ReceiptCorrupted,
@@ -14,10 +16,10 @@ import { fingerprint as sha256Fingerprint } from './fingerprint.js';
 import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
 import type { Outcome } from './outcome.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt, StoredResponse } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
-import type { InsertClaimResult, Store, TransactionOf } from './store.js';
+import type { InsertClaimResult, Store, TransactionalStore, TransactionOf } from './store.js';
 
 /** What a handler learns about the claim it runs under. */
 export interface ClaimContext {
@@ -66,6 +68,20 @@ type ClaimDecision =
   | { readonly kind: 'claimed'; readonly receipt: Receipt; readonly takeover: boolean; readonly retry: boolean }
   | { readonly kind: 'replay'; readonly receipt: Receipt };
 
+/**
+ * The claims held by the handler call chain that is running (one entry per enclosing `run`/`runInTransaction`),
+ * to tell "this very chain already holds the key" (a misuse, {@link NestedClaim}) from "another worker holds it".
+ * `active` turns false when the handler returns, so work it left running (a timer) is not mistaken for a nesting.
+ */
+interface HeldClaim {
+  readonly store: Store;
+  readonly slot: string;
+  readonly parent: HeldClaim | undefined;
+  active: boolean;
+}
+const heldClaims = new AsyncLocalStorage<HeldClaim>();
+const slotOf = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
+
 /** Compare-and-set rounds before a contended key is reported as in progress. */
 const MAX_CLAIM_ROUNDS = 8;
 
@@ -90,12 +106,17 @@ function errorText(error: unknown, maxChars: number): string {
   return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
 
-/** What a receipt replays after its handler returned an invalid response (it ran once; it must not run again). */
-const INVALID_RESPONSE = toStoredResponse({
-  status: 500,
-  headers: { 'content-type': 'text/plain; charset=utf-8' },
-  body: 'The handler ran but returned a response that cannot be stored; it will not run again for this key.',
-});
+/** `an object`, `null`, `a number`: what a wrong argument was, for messages that never echo its value. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** @throws {InvalidOption} `handler` is not a function. */
+function checkHandler(handler: unknown): void {
+  if (typeof handler !== 'function') throw new InvalidOption('handler', `must be a function, got ${kindOf(handler)}`);
+}
 
 /** Fingerprints are compared as given: printable ASCII, 1–128 characters (a SHA-256 hex digest is 64). */
 const FINGERPRINT = /^[\x21-\x7e]{1,128}$/;
@@ -119,7 +140,7 @@ function storeError(operation: string, error: unknown): unknown {
  * for byte; a failed one runs again on the next delivery; a claim older than `staleAfterMs` is taken over by
  * compare-and-set on its attempt count, and the slow original can then neither complete nor fail it.
  *
- * @see SPEC §3; seed 004 (receipt lifecycle, stale takeover).
+ * @see docs/design.md §3; seed 004 (receipt lifecycle, stale takeover).
  * @example
  * const guard = new IdempotencyGuard(new MemoryStore());
  * const { response, isReplay } = await guard.run(new RequestKey('stripe', event.id), async () => {
@@ -146,15 +167,21 @@ export class IdempotencyGuard<S extends Store = Store> {
   /**
    * Claims `key` and runs `handler` once; later deliveries get the stored response with `isReplay: true`.
    * @throws {InvalidRequestKey} for an invalid key, before any store call.
+   * @throws {InvalidOption} `handler` not a function, `options` not an object, a `payload` that is neither bytes
+   *   nor a string, a malformed `fingerprint` — before any store call.
    * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
    * @throws {ReceiptCorrupted} a fingerprint is given but the stored receipt's is NULL or empty (HTTP 500).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
+   * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed.
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
+   * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
+   *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
    */
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
-    const checked = asKey(key);
+    const checked = this.notHeld(asKey(key));
+    checkHandler(handler);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
@@ -166,6 +193,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * A handler that throws leaves no `failed` row (the caller's rollback removes the claim); the error is
    * rethrown. Concurrent transactions with one key serialise on the unique index: one business write commits.
    * @throws {TransactionsUnsupported} the store cannot join a transaction (memory, Redis).
+   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key).
    * @throws the same errors as `run`.
    */
   async runInTransaction<T extends TransactionOf<S>>(
@@ -174,11 +202,75 @@ export class IdempotencyGuard<S extends Store = Store> {
     handler: TransactionHandler<T>,
     options: RunOptions = {},
   ): Promise<Outcome> {
-    const checked = asKey(key);
+    const checked = this.notHeld(asKey(key));
+    checkHandler(handler);
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
+  }
+
+  /**
+   * The one-commit mode: opens ONE new transaction on the store's database (`store.transaction`), claims `key`
+   * in it, runs `handler(tx, claim)` there, completes the receipt and commits once, so the receipt and the
+   * handler's business writes are durable together or not at all. A handler that throws (or a process that dies
+   * before the commit) leaves no receipt and no business write, and the next delivery runs it again. A completed
+   * key replays its stored response; concurrent copies of one key serialise on the receipt's primary key and the
+   * later ones replay the first one's committed response. After a transient error (deadlock, SQLITE_BUSY) the
+   * whole transaction runs again, so `handler` must only write through `tx` (no network calls).
+   * @throws {TransactionsUnsupported} the store cannot open a transaction (memory, Redis).
+   * @throws {NestedClaim} `key` is held by the running handler.
+   * @throws {StoreUnavailable} opening or committing the transaction failed (the commit's outcome is unknown:
+   *   deliver again; the receipt decides).
+   * @throws the same errors as `runInTransaction`, and whatever `handler` throws (after the rollback).
+   * @see docs/design.md §3 "Transactional mode"; docs/webhook-handlers.md.
+   * @example
+   * await guard.runInNewTransaction(new RequestKey('stripe', event.id), async (tx) => {
+   *   await tx.insertInto('credits').values({ invoice: invoice.id, amount: invoice.amount_paid }).execute();
+   * });
+   */
+  async runInNewTransaction(
+    key: RequestKey,
+    handler: TransactionHandler<TransactionOf<S>>,
+    options: RunOptions = {},
+  ): Promise<Outcome> {
+    const checked = this.notHeld(asKey(key));
+    checkHandler(handler);
+    const store = this.transactionalStore();
+    this.fingerprintOf(options); // a bad fingerprint option fails before any transaction opens
+    let thrown: { readonly error: unknown } | null = null;
+    try {
+      return await store.transaction(async (tx) => {
+        thrown = null;
+        try {
+          return await this.runInTransaction(tx as TransactionOf<S>, checked, handler, options);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      // The handler's and the claim's own errors pass as they are; BEGIN or COMMIT failing is the store's.
+      if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
+      throw storeError('transaction', error);
+    }
+  }
+
+  /**
+   * The store as a transactional store (it can open and join transactions).
+   * @throws {TransactionsUnsupported} memory and Redis stores; adapters call it at construction to refuse a
+   *   one-commit mode they could never honour.
+   */
+  transactionalStore(): TransactionalStore<TransactionOf<S>> {
+    const store = this.store as Store & Partial<TransactionalStore<TransactionOf<S>>>;
+    if (
+      !store.supportsTransactions ||
+      typeof store.withTransaction !== 'function' ||
+      typeof store.transaction !== 'function'
+    ) {
+      throw new TransactionsUnsupported(store.name);
+    }
+    return store as TransactionalStore<TransactionOf<S>>;
   }
 
   /** True when `key` has a `completed` receipt. Makes no claim; for dashboards and logs, not instead of `run`. */
@@ -202,7 +294,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {InvalidOption} for a negative or non-finite age.
    * @throws {InvalidRequestKey} for a `provider` that is not a valid `RequestKey` provider, before any store call.
    * @throws {StoreUnavailable}
-   * @see SPEC §3 "purge".
+   * @see docs/design.md §3 "Purge".
    * @example await guard.purge({ olderThan: 7 * 86_400_000, provider: 'stripe' });
    */
   async purge(options: PurgeOptions): Promise<number> {
@@ -241,14 +333,37 @@ export class IdempotencyGuard<S extends Store = Store> {
     return ms;
   }
 
+  /** The fingerprint of `options`, checked (callers from JavaScript have no type checker). @throws {InvalidOption} */
   private fingerprintOf(options: RunOptions): string | null {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOption('options', `must be an object { payload?, fingerprint? }, got ${kindOf(options)}`);
+    }
     if (options.fingerprint !== undefined) {
       if (typeof options.fingerprint !== 'string' || !FINGERPRINT.test(options.fingerprint)) {
         throw new InvalidOption('fingerprint', 'must be 1-128 printable ASCII characters (e.g. SHA-256 hex)');
       }
       return options.fingerprint;
     }
-    return options.payload === undefined ? null : sha256Fingerprint(options.payload);
+    const { payload } = options;
+    if (payload === undefined) return null;
+    if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+      throw new InvalidOption(
+        'payload',
+        `must be the raw bytes (Uint8Array, Buffer) or a string, got ${kindOf(payload)}`,
+      );
+    }
+    return sha256Fingerprint(payload);
+  }
+
+  /** `key`, unless the running handler chain already holds it on this store. @throws {NestedClaim} */
+  private notHeld(key: RequestKey): RequestKey {
+    let held = heldClaims.getStore();
+    if (held === undefined) return key;
+    const slot = slotOf(key);
+    for (; held !== undefined; held = held.parent) {
+      if (held.active && held.store === this.store && held.slot === slot) throw new NestedClaim(key);
+    }
+    return key;
   }
 
   private transactionalView(tx: TransactionOf<S>): Store {
@@ -264,7 +379,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     return Object.freeze({ key: receipt.key, attempt: receipt.attempts, takeover, retry });
   }
 
-  /** The claim protocol of SPEC §3: insert, else replay / retry failed / take over stale / report in progress. */
+  /** The claim protocol of docs/design.md §3: insert, else replay / retry failed / take over stale / report in progress. */
   private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
@@ -346,21 +461,24 @@ export class IdempotencyGuard<S extends Store = Store> {
     const { key, attempts: attempt } = decision.receipt;
     const started = this.now();
     let result: Awaited<HandlerResult>;
+    const held: HeldClaim = { store: this.store, slot: slotOf(key), parent: heldClaims.getStore(), active: true };
     try {
-      result = await invoke();
+      result = await heldClaims.run(held, invoke);
     } catch (error) {
+      held.active = false;
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
-    let response = INVALID_RESPONSE;
-    let invalid: unknown = null;
+    held.active = false;
+    let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);
     } catch (error) {
-      // The handler's work is done: in a transaction, throwing rolls it back with the claim; outside one, the
-      // receipt completes with a stored 500 so a redelivery never repeats the work.
-      if (transactional) throw error;
-      invalid = error;
+      // A response that cannot be stored is a failed run, like a throw (docs/design.md §3 "Invalid handler response"):
+      // in a transaction, throwing rolls the work back with the claim; outside one, the receipt is marked failed so
+      // the next delivery runs the handler again instead of replaying a 500 forever.
+      await this.recordFailure(store, key, attempt, started, error, !transactional);
+      throw error;
     }
     const nowMs = this.now();
     let completed: boolean;
@@ -376,7 +494,6 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (this.events.has('receipt:completed')) {
       this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
     }
-    if (invalid !== null) throw invalid;
     const receipt: Receipt = Object.freeze({
       ...decision.receipt,
       status: 'completed',

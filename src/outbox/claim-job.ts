@@ -67,7 +67,7 @@ async function lockFirstCandidate(
  * workers take different jobs without waiting; MySQL/MariaDB lock one candidate row at a time instead (see
  * `lockFirstCandidate`). SQLite: ONE statement
  * `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING *` under the database write lock.
- * @see SPEC §7 "Worker: lease with expiry"; issue 5 "claimed atomically".
+ * @see docs/design.md §7 "Worker lease"; issue 5 "claimed atomically".
  */
 export async function claimJob<DB>(target: SqlTarget<DB>, request: ClaimJobRequest): Promise<OutboxJob | null> {
   const { topics, workerId, nowMs, leaseMs } = request;

@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
+import type { Transaction } from 'kysely';
+import { InvalidOption } from '../core/errors.js';
+import { fastifyIdempotencyKey, fastifyTransaction } from '../http/fastify-idempotency-key.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
 import type { CheckoutResult } from '../payments/payments.js';
@@ -153,7 +155,7 @@ function sameToken(given: string, expected: string): boolean {
  * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
  * `standard-webhooks`, each only when its secret is configured.
  */
-function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
+export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
   const apply =
     options.overrides?.applyPaymentEvent ??
     ((c: ServiceContext, event: ProviderPaymentEvent) => c.payments.applyProviderEvent(event));
@@ -213,6 +215,37 @@ function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<
   return endpoints;
 }
 
+/** `POST /orders/:id/checkout` (Idempotency-Key required, default mode: checkout calls the provider). */
+function registerCheckout(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: ServiceRuntime,
+  checkout: (c: ServiceContext, id: string, who: string) => Promise<CheckoutResult>,
+): void {
+  app.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
+    const body = request.body === undefined ? {} : request.body;
+    if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
+    const orderId = request.params.id;
+    let result: CheckoutResult;
+    try {
+      result = await checkout(ctx, orderId, customerOf(request));
+    } catch (error) {
+      runtime.metrics.checkouts.inc({ outcome: 'error' });
+      throw error;
+    }
+    const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
+    if (result.kind === 'already-paid') {
+      runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
+      return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
+    }
+    const outcome = result.created ? 'created' : 'existing';
+    runtime.metrics.checkouts.inc({ outcome });
+    return reply
+      .code(result.created ? 201 : 200)
+      .send({ outcome, order: order && orderJson(order), attempt: attemptJson(result.attempt) });
+  });
+}
+
 /** `POST /orders`, `POST /orders/:id/checkout`, `GET /orders/:id` in one scope with Idempotency-Key. */
 async function registerOrders(
   app: FastifyInstance,
@@ -233,42 +266,35 @@ async function registerOrders(
     scope.addHook('onRequest', async (request) => {
       customerOf(request);
     });
-    await scope.register(
-      fastifyIdempotencyKey({
-        guard: ctx.httpGuard,
-        principal: customerOf,
-        requireKey: (route) => route.route === CHECKOUT_ROUTE,
-      }),
-    );
-
-    scope.post('/orders', async (request, reply) => {
-      const body = request.body === undefined ? {} : request.body;
-      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
-      const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body));
-      return reply.code(201).send({ order: orderJson(order) });
+    // POST /orders in the one-commit mode: the order row and its Idempotency-Key receipt commit in ONE
+    // transaction, so a process killed between the two leaves neither and the retry creates the order once
+    // (issue 11 item 1). Checkout calls the provider and runs transactions of its own: default mode, own scope.
+    await scope.register(async (orders) => {
+      await orders.register(
+        fastifyIdempotencyKey({
+          guard: ctx.httpGuard,
+          principal: customerOf,
+          transaction: true,
+          requireKey: () => false,
+        }),
+      );
+      orders.post('/orders', async (request, reply) => {
+        const body = request.body === undefined ? {} : request.body;
+        if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
+        const tx = fastifyTransaction<Transaction<unknown>>(request);
+        const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body), tx);
+        return reply.code(201).send({ order: orderJson(order) });
+      });
     });
-
-    scope.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
-      const body = request.body === undefined ? {} : request.body;
-      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
-      const orderId = request.params.id;
-      let result: CheckoutResult;
-      try {
-        result = await checkout(ctx, orderId, customerOf(request));
-      } catch (error) {
-        runtime.metrics.checkouts.inc({ outcome: 'error' });
-        throw error;
-      }
-      const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
-      if (result.kind === 'already-paid') {
-        runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
-        return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
-      }
-      const outcome = result.created ? 'created' : 'existing';
-      runtime.metrics.checkouts.inc({ outcome });
-      return reply
-        .code(result.created ? 201 : 200)
-        .send({ outcome, order: order && orderJson(order), attempt: attemptJson(result.attempt) });
+    await scope.register(async (checkouts) => {
+      await checkouts.register(
+        fastifyIdempotencyKey({
+          guard: ctx.httpGuard,
+          principal: customerOf,
+          requireKey: (route) => route.route === CHECKOUT_ROUTE,
+        }),
+      );
+      registerCheckout(checkouts, ctx, runtime, checkout);
     });
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
@@ -277,6 +303,24 @@ async function registerOrders(
       return reply.send(view);
     });
   });
+}
+
+/**
+ * The operator console's module, loaded only when an admin token is set, so a service without one does not need
+ * its optional peers (`@fastify/static`, `@fastify/swagger`, `@fastify/cookie`).
+ * @throws {InvalidOption} `adminToken` when one of them is not installed.
+ */
+async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> {
+  try {
+    return await import('./admin/admin-console.js');
+  } catch (error) {
+    const name = error instanceof Error ? /Cannot find package '([^']+)'/.exec(error.message)?.[1] : undefined;
+    if (name === undefined) throw error;
+    throw new InvalidOption(
+      'adminToken',
+      `the operator console needs the package "${name}": npm install @fastify/static@10 @fastify/swagger@9 @fastify/cookie@11`,
+    );
+  }
 }
 
 /** `POST /admin/jobs/:id/rerun` behind the bearer token; every admin route is a 404 without a configured token. */
@@ -334,7 +378,7 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
  *   opened is closed again).
- * @see docs/service.md; SPEC §2, §5–7.
+ * @see docs/service.md; docs/design.md §2, §5–7.
  * @example
  * const service = await createService({ databaseUrl: 'shop.sqlite', providerUrl: sandbox.url, port: 0,
  *   stripeWebhookSecrets: sandbox.controls.signing().secret });
@@ -357,6 +401,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     }
     await registerOrders(app, ctx, runtime, options);
     await registerAdmin(app, ctx);
+    if (ctx.config.adminToken !== null) {
+      const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
+      await registerAdminConsole(app, ctx, {
+        adminToken: ctx.config.adminToken,
+        replay: replayPartsOf(ctx, endpoints),
+        providerAvailable: true,
+      });
+    }
     app.get('/healthz', async (_request, reply) => {
       const stores = await checkStores(runtime.storeChecks, ctx.config.storeTimeoutMs);
       const healthy = Object.values(stores).every((state) => state === 'ok');

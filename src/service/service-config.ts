@@ -56,7 +56,7 @@ export interface ServiceSettings {
   receiptStaleAfterMs?: number;
   /**
    * Webhook signature tolerance in SECONDS: a delivery whose signed timestamp is further than this from the
-   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). SPEC §5.
+   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). docs/design.md §5.
    * @default 300
    */
   webhookToleranceSec?: number;
@@ -76,6 +76,16 @@ export interface ServiceSettings {
    * retries for up to 3 days). @default 604_800_000 (7 days)
    */
   webhookReceiptRetentionMs?: number;
+  /**
+   * `nats://…` or `amqp://…`: the outbox worker also writes `order.paid` / `order.fulfilled` events and an
+   * `OutboxRelay` in the worker's process publishes them there (docs/relay.md). @default null (no events)
+   */
+  brokerUrl?: string | null;
+  /**
+   * Subjects / routing keys of those events are `<prefix>.order.paid`; the JetStream stream is the prefix
+   * upper-cased (`.` → `_`), the RabbitMQ exchange the prefix. @default 'payonce'
+   */
+  brokerSubjectPrefix?: string;
 }
 
 /** {@link ServiceSettings} checked, with every default applied. */
@@ -104,6 +114,8 @@ export interface ServiceConfig {
   readonly idempotencyStaleAfterMs: number;
   readonly receiptPurgeEveryMs: number;
   readonly webhookReceiptRetentionMs: number;
+  readonly brokerUrl: string | null;
+  readonly brokerSubjectPrefix: string;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -191,5 +203,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     idempotencyStaleAfterMs,
     receiptPurgeEveryMs: int(settings.receiptPurgeEveryMs, 'receiptPurgeEveryMs', 1, 3_600_000),
     webhookReceiptRetentionMs: int(settings.webhookReceiptRetentionMs, 'webhookReceiptRetentionMs', 1, 604_800_000),
+    brokerUrl: optionalText(settings.brokerUrl, 'brokerUrl'),
+    brokerSubjectPrefix: optionalText(settings.brokerSubjectPrefix, 'brokerSubjectPrefix') ?? 'payonce',
   });
 }

@@ -18,7 +18,7 @@ import {
   webhookBeforeResponse,
 } from './scenarios/webhook-scenarios.js';
 
-/** Every conformance scenario of SPEC §9, by number (1…18). @see docs/storm.md for each one's criterion. */
+/** Every conformance scenario of docs/design.md §9, by number (1…18). @see docs/storm.md for each one's criterion. */
 export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze(
   [
     doublePayClick,

@@ -1,13 +1,16 @@
 import { type Command, Option } from 'commander';
+import { brokerOf } from '../../relay/broker-url.js';
 import type { ServiceOptions } from '../../service/service-options.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
 import { loadCommand } from '../missing-package.js';
 
 /** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
 export interface RuntimeFlags {
-  databaseUrl: string;
+  /** The flag as given; `runtimeOptions` falls back to `PAYONCE_DATABASE_URL`, `DATABASE_URL`, `./payonce.sqlite`. */
+  databaseUrl?: string;
   redisUrl?: string;
   storeTimeoutMs?: number;
   providerUrl?: string;
@@ -25,6 +28,8 @@ export interface RuntimeFlags {
   receiptPurgeEveryMs?: number;
   webhookReceiptRetentionMs?: number;
   logLevel?: string;
+  broker?: string;
+  subjectPrefix?: string;
 }
 
 /** A commander argument parser for a non-negative integer of milliseconds. @throws {CliUsageError} anything else. */
@@ -47,7 +52,8 @@ function seconds(flag: string): (value: string) => number {
   };
 }
 
-function portOf(value: string): number {
+/** A commander argument parser for a TCP port 0–65535. @throws {CliUsageError} anything else. */
+export function portOf(value: string): number {
   const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
   if (!Number.isInteger(n) || n > 65_535) throw new CliUsageError(`--port: "${value}" is not a port 0…65535`);
   return n;
@@ -57,12 +63,9 @@ function portOf(value: string): number {
 export function addRuntimeOptions(command: Command): Command {
   return command
     .addOption(
-      new Option(
-        '--database-url <url>',
-        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start)',
-      )
-        .env('DATABASE_URL')
-        .default('./payonce.sqlite'),
+      databaseUrlOption(
+        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start; default ./payonce.sqlite)',
+      ),
     )
     .addOption(
       new Option(
@@ -144,6 +147,20 @@ export function addRuntimeOptions(command: Command): Command {
         .argParser(seconds('--webhook-tolerance-sec')),
     )
     .addOption(
+      new Option(
+        '--broker <url>',
+        'nats://… or amqp://…: publish order.paid / order.fulfilled there through the outbox relay (with the worker)',
+      ).env('PAYONCE_BROKER_URL'),
+    )
+    .addOption(
+      new Option(
+        '--subject-prefix <prefix>',
+        'with --broker: subjects <prefix>.order.paid; stream / exchange named after it',
+      )
+        .env('PAYONCE_SUBJECT_PREFIX')
+        .default('payonce'),
+    )
+    .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -156,11 +173,16 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
- * The `ServiceOptions` of the shared flags, checked: the database URL must parse and the provider URL is
+ * The `ServiceOptions` of the shared flags, checked: the database URL (`--database-url`, else
+ * `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, else `./payonce.sqlite`) must parse and the provider URL is
  * required. @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` / `PAYONCE_PROVIDER_URL`.
  */
-export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): ServiceOptions {
-  parseDatabaseUrl(flags.databaseUrl);
+export function runtimeOptions(
+  flags: RuntimeFlags,
+  env: NodeJS.ProcessEnv,
+): ServiceOptions & { readonly databaseUrl: string } {
+  const databaseUrl = databaseUrlOf(flags.databaseUrl, env, './payonce.sqlite');
+  parseDatabaseUrl(databaseUrl);
   const providerUrl = nonEmpty(flags.providerUrl);
   if (providerUrl === undefined) {
     throw new CliUsageError('--provider-url (or PAYONCE_PROVIDER_URL) is required: the base URL of the provider API');
@@ -171,8 +193,16 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
   } catch {
     throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
   }
+  const brokerUrl = nonEmpty(flags.broker) ?? null;
+  if (brokerUrl !== null) {
+    try {
+      brokerOf(brokerUrl);
+    } catch (error) {
+      throw new CliUsageError(`--broker: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return {
-    databaseUrl: flags.databaseUrl,
+    databaseUrl,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
     storeTimeoutMs: flags.storeTimeoutMs,
     providerUrl,
@@ -190,6 +220,8 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
     webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
     logLevel: flags.logLevel,
+    brokerUrl,
+    brokerSubjectPrefix: flags.subjectPrefix,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
     adminToken: nonEmpty(env.PAYONCE_ADMIN_TOKEN) ?? null,
@@ -246,7 +278,7 @@ export function registerServe(program: Command, io: CliIo): void {
       const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
       io.out(`payonce service listening on ${service.url}`);
       io.out(
-        `database ${describeTarget(parseDatabaseUrl(flags.databaseUrl))}; webhooks: ${
+        `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${
           service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
         }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
       );

@@ -2,6 +2,7 @@ import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
+import { importDriver } from '../driver-missing.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
@@ -69,7 +70,7 @@ function integerReply(reply: unknown): number | null {
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
  *
- * @see SPEC §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
+ * @see docs/design.md §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
  * @example
  * import { Redis } from 'ioredis';
  * const guard = new IdempotencyGuard(new RedisStore({ client: new Redis(process.env.REDIS_URL!) }));
@@ -102,7 +103,8 @@ export class RedisStore implements Store {
    * down each command fails at once (the guard answers `StoreUnavailable`, HTTP 503) instead of waiting through
    * ever longer reconnect back-offs, and ioredis keeps reconnecting in the background (at most 1 s apart).
    * @throws {InvalidOption} for a bad `prefix` or `timeoutMs`.
-   * @throws {Error} if ioredis is not installed, or Redis does not answer within `timeoutMs` (nothing is left open).
+   * @throws {DriverMissing} if ioredis is not installed.
+   * @throws {Error} if Redis does not answer within `timeoutMs` (nothing is left open).
    * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
@@ -110,7 +112,7 @@ export class RedisStore implements Store {
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
       throw new InvalidOption('timeoutMs', `must be a positive integer, got ${String(timeoutMs)}`);
     }
-    const { Redis } = await import('ioredis');
+    const { Redis } = await importDriver('RedisStore', 'ioredis', 'ioredis@6', () => import('ioredis'));
     const client = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,

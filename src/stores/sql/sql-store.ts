@@ -13,6 +13,7 @@ import type {
 import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
+import { withRetry } from './retry.js';
 import type { SqlContext } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
@@ -34,7 +35,7 @@ export interface SqlStoreOptions<DB> {
  * caller's transaction, never inside one. Driver errors propagate; the guard wraps them in `StoreUnavailable`.
  * Each fixed statement is built and compiled once per store (`compiled-statement.ts`) and then executed with fresh
  * parameters through `db.executeQuery`, on the pool or on a caller's transaction.
- * @see SPEC §3; `src/stores/store.ts`.
+ * @see docs/design.md §3; `src/stores/store.ts`.
  */
 export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>> {
   /** The dialect name: `sqlite`, `postgres` or `mysql`. */
@@ -104,7 +105,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * `db.transaction().execute(async (tx) => …)` on the same database: the receipt commits or rolls back with the
    * caller's business writes, and no statement is retried (a deadlock is rethrown to the caller).
    * @throws {InvalidOption} if `tx` is not a Kysely `Transaction`.
-   * @see SPEC §3 "Transactional mode".
+   * @see docs/design.md §3 "Transactional mode".
    */
   withTransaction(tx: Transaction<DB>): Store {
     if (tx?.isTransaction !== true) throw new InvalidOption('tx', 'must be a Kysely Transaction (db.transaction())');
@@ -114,6 +115,21 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       inTransaction: true,
       statements: this.statements,
     });
+  }
+
+  /**
+   * Runs `work` in one new Kysely transaction on `db` (`db.transaction().execute(work)`) and retries the WHOLE
+   * transaction after a transient error of the dialect (deadlock, lock wait timeout, SQLITE_BUSY; also when it is
+   * the `cause` of the guard's `StoreUnavailable`), at most a few times with jittered back-off. `work` must only
+   * write to the database: it may run again after a rollback. On SQLite the transaction starts deferred; start it
+   * with a write (the guard's claim is one) so two connections cannot deadlock upgrading read locks.
+   * @throws whatever `work` throws (after the rollback), or the driver error after the last retry.
+   */
+  transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const transient = (error: unknown): boolean =>
+      this.dialect.isTransientError(error) ||
+      (error instanceof Error && error.cause !== undefined && this.dialect.isTransientError(error.cause));
+    return withRetry(() => this.db.transaction().execute(work), transient, true);
   }
 
   /**

@@ -1,0 +1,124 @@
+import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Store, TransactionOf } from '../core/store.js';
+import type { Acknowledgement } from './intake-acknowledgement.js';
+import type { DeliveryJournal } from './journal/delivery-journal.js';
+import type { RedactionOptions, Redactor } from './journal/redact.js';
+import type { ProviderEvent, ProviderProfile } from './providers/provider-event.js';
+import type { HeadersInput } from './verify/headers.js';
+import type { SignatureScheme } from './verify/signature-scheme.js';
+
+/** What a webhook handler learns besides the event. */
+export interface WebhookContext {
+  /** The receipt claim it runs under, or `null` for calls without a receipt key (Payme read-only methods). */
+  readonly claim: ClaimContext | null;
+  /** The request headers (names case-insensitive through `headerValue`). */
+  readonly headers: HeadersInput;
+  /** When the delivery arrived, epoch milliseconds (the guard's clock). */
+  readonly receivedAtMs: number;
+}
+
+/**
+ * The business step: applies one authentic, extracted event and returns the provider-specific result (any JSON
+ * value; see the endpoint's acknowledgement), or throws `WebhookDecline` for a final refusal. Any other throw is
+ * a failure: the receipt is marked failed, the provider gets a 5xx (or its retryable error) and redelivers.
+ */
+export type WebhookHandler = (event: ProviderEvent, context: WebhookContext) => unknown;
+
+/** What a one-commit (`transaction: true`) handler learns: the context plus the open transaction. */
+export interface TransactionalWebhookContext<Tx> extends WebhookContext {
+  /**
+   * The Kysely transaction that also holds the delivery's receipt: write the business effect through it. It
+   * commits once, with the completed receipt, after the handler returns; a throw rolls both back.
+   */
+  readonly tx: Tx;
+}
+
+/**
+ * The business step of a one-commit endpoint: like {@link WebhookHandler}, but it runs inside the transaction that
+ * claims and completes the receipt (`context.tx`). Write only through `tx` (no network calls): after a deadlock the
+ * whole transaction, handler included, runs again.
+ */
+export type TransactionalWebhookHandler<Tx> = (
+  event: ProviderEvent,
+  context: TransactionalWebhookContext<Tx>,
+) => unknown;
+
+/** What every endpoint has, whatever its commit mode. */
+export interface WebhookEndpointBase {
+  /** Reads the provider's payload (`stripeProfile()`, `paymeProfile()`, …). */
+  readonly profile: ProviderProfile;
+  /** Verifies the delivery on its raw bytes (`stripeScheme({ secrets })`, `paymeAuthScheme({ keys })`, …). */
+  readonly scheme: SignatureScheme;
+  /**
+   * HTTP status of a delivery refused for a missing, wrong or stale signature (`WEBHOOK_SIGNATURE_INVALID`): 401
+   * (the default, RFC 9110 §15.5.2) or 400 for senders whose tooling expects it. Only the status changes; the
+   * problem code, body and journal row stay the same. A signature that cannot be parsed is always 400. Ignored by
+   * acknowledgements that answer every delivery 200 (Payme, Click).
+   * @default 401
+   */
+  readonly rejectionStatus?: 400 | 401;
+  /**
+   * How the provider is answered. @default `paymeAcknowledgement()` for profile `payme`, `clickAcknowledgement()`
+   * for `click`, else `jsonAcknowledgement()`.
+   */
+  readonly acknowledgement?: Acknowledgement;
+  /**
+   * `raw-body`: the SHA-256 of the body is stored with the receipt and a redelivery with the same key but other
+   * bytes is refused (`PAYLOAD_MISMATCH`, 422). `none`: not compared. @default `none` for Payme and Click (their
+   * retries may renumber the JSON-RPC id or re-sign with a new `sign_time`), else `raw-body`.
+   */
+  readonly fingerprint?: 'raw-body' | 'none';
+}
+
+/**
+ * One provider endpoint of the intake: how to verify, read, handle and answer its deliveries. The handler runs
+ * under the receipt claim (`guard.run`): its business writes commit on their own, the receipt completes after.
+ */
+export interface WebhookEndpoint extends WebhookEndpointBase {
+  /** `false` or absent: the default mode (claim, handler, completion are separate commits). */
+  readonly transaction?: false;
+  readonly handler: WebhookHandler;
+}
+
+/**
+ * A one-commit endpoint (`transaction: true`, SQL stores only): per delivery ONE transaction claims the receipt,
+ * runs the handler with that transaction (`context.tx`), completes the receipt and commits once. A handler that
+ * throws, or a process that dies before the commit, leaves neither its business writes nor a receipt, so the
+ * provider's redelivery runs it again; the business table needs no unique constraint of its own for the event.
+ * @see `IdempotencyGuard.runInNewTransaction`; docs/webhook-handlers.md.
+ */
+export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
+  readonly transaction: true;
+  readonly handler: TransactionalWebhookHandler<Tx>;
+}
+
+/** Options of {@link createWebhookIntake}. */
+export interface WebhookIntakeOptions<S extends Store = Store> {
+  /**
+   * The receipt guard; its clock also stamps `receivedAtMs`. Any store for default endpoints; a SQL store
+   * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`.
+   */
+  readonly guard: IdempotencyGuard<S>;
+  /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
+  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<TransactionOf<S>>>>;
+  /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
+  readonly journal?: DeliveryJournal;
+  /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */
+  readonly redaction?: RedactionOptions | Redactor;
+  /**
+   * Largest accepted body, in bytes; a larger one is refused with 413 before verification, parsing, any receipt
+   * or business action. Set the framework's own limit to the same value. @default 2_097_152 (2 MiB)
+   */
+  readonly maxBodyBytes?: number;
+  /** Journaled error text is cut to this many characters. @default 1_000 */
+  readonly maxErrorChars?: number;
+  /** Journaled payload JSON is cut to this many characters (marked `…[TRUNCATED]`). @default 65_536 */
+  readonly maxPayloadChars?: number;
+  /**
+   * Deepest nesting of JSON arrays and objects accepted in a body (`[[1]]` is 2). A deeper body is never parsed:
+   * an authentic one is refused 400 `MALFORMED_WEBHOOK_PAYLOAD` before any receipt; a rejected one is journaled
+   * without its payload. The check is one pass over the bytes, so a hostile body costs O(bytes).
+   * @default 64 (provider payloads nest about 10 levels)
+   */
+  readonly maxJsonDepth?: number;
+}
