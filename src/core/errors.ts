@@ -156,7 +156,7 @@ export class NestedClaim extends PayonceError {
  * The row was altered outside payonce (a manual UPDATE, a restore, a bad migration) or the key was first claimed
  * by code that sent no fingerprint. Nothing is replayed and nothing is run: a replay could answer a different
  * request, a mismatch would blame the caller. Repair or delete the receipt. HTTP: 500.
- * @see SPEC §3 "Optional payload fingerprint"; issue 11 item 4.
+ * @see docs/design.md §3; issue 11 item 4.
  */
 export class ReceiptCorrupted extends PayonceError {
   readonly code = 'RECEIPT_CORRUPTED';
