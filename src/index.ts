@@ -13,6 +13,7 @@ export {
   PayloadMismatch,
   PayonceError,
   type PayonceErrorCode,
+  ReceiptCorrupted,
   RequestInProgress,
   StoreUnavailable,
   TransactionsUnsupported,

@@ -12,6 +12,7 @@ export type PayonceErrorCode =
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
   | 'TRANSACTIONS_UNSUPPORTED'
+  | 'RECEIPT_CORRUPTED'
   | 'NESTED_CLAIM';
 
 /**
@@ -146,5 +147,26 @@ export class NestedClaim extends PayonceError {
         'waits on itself; use the outer claim (one-commit mode gives the handler the transaction) or another key',
     );
     this.key = key;
+  }
+}
+
+/**
+ * A stored receipt is not one the guard could have written: the caller supplied a payload fingerprint, but the
+ * receipt's stored fingerprint is missing (NULL) or empty, although every claim made with a fingerprint stores it.
+ * The row was altered outside payonce (a manual UPDATE, a restore, a bad migration) or the key was first claimed
+ * by code that sent no fingerprint. Nothing is replayed and nothing is run: a replay could answer a different
+ * request, a mismatch would blame the caller. Repair or delete the receipt. HTTP: 500.
+ * @see docs/design.md §3; issue 11 item 4.
+ */
+export class ReceiptCorrupted extends PayonceError {
+  readonly code = 'RECEIPT_CORRUPTED';
+  readonly key: RequestKey;
+  /** What is wrong with the stored receipt: its fingerprint is `missing` (NULL) or `empty`. */
+  readonly problem: 'fingerprint-missing' | 'fingerprint-empty';
+  constructor(key: RequestKey, problem: 'fingerprint-missing' | 'fingerprint-empty') {
+    const what = problem === 'fingerprint-missing' ? 'has no stored fingerprint' : 'has an empty stored fingerprint';
+    super(`receipt ${key.toString()} ${what} although the caller supplies one; repair or delete the receipt`);
+    this.key = key;
+    this.problem = problem;
   }
 }

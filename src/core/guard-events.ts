@@ -16,6 +16,8 @@ export interface GuardEvents {
   /** The handler finished but its claim had been taken over; its result was not recorded. */
   'receipt:claim-lost': { key: RequestKey; attempt: number };
   'receipt:payload-mismatch': { key: RequestKey };
+  /** A stored receipt has no (or an empty) fingerprint while the caller supplies one: `ReceiptCorrupted` is thrown. */
+  'receipt:corrupted': { key: RequestKey; problem: 'fingerprint-missing' | 'fingerprint-empty' };
   /**
    * The store failed while recording a handler's failure: the receipt stays `processing` until its lease ends,
    * and the next delivery before then gets `RequestInProgress`. `error` is the store's message.

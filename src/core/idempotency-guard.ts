@@ -6,6 +6,7 @@ import {
   NestedClaim,
   PayloadMismatch,
   PayonceError,
+  ReceiptCorrupted,
   RequestInProgress,
   StoreUnavailable,
   TransactionsUnsupported,
@@ -170,6 +171,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    *   nor a string, a malformed `fingerprint` — before any store call.
    * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
+   * @throws {ReceiptCorrupted} a fingerprint is given but the stored receipt's is NULL or empty (HTTP 500).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
    * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed.
@@ -389,9 +391,12 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
       const existing = inserted.receipt;
-      if (fingerprint !== null && existing.fingerprint !== null && existing.fingerprint !== fingerprint) {
-        this.events.emit('receipt:payload-mismatch', { key });
-        throw new PayloadMismatch(key, existing.fingerprint, fingerprint);
+      if (fingerprint !== null) {
+        const stored = this.storedFingerprintOf(existing);
+        if (stored !== fingerprint) {
+          this.events.emit('receipt:payload-mismatch', { key });
+          throw new PayloadMismatch(key, stored, fingerprint);
+        }
       }
       if (existing.status === 'completed') return { kind: 'replay', receipt: existing };
       if (existing.status === 'processing') {
@@ -410,6 +415,18 @@ export class IdempotencyGuard<S extends Store = Store> {
       // Another worker changed the receipt between our read and our compare-and-set: look again.
     }
     throw this.inProgress(key, this.options.maxRetryAfterMs);
+  }
+
+  /**
+   * A caller with a fingerprint meets a receipt without one (NULL or empty): the row was not written by a claim with
+   * a fingerprint, so neither a replay nor a mismatch would be true. @throws {ReceiptCorrupted}
+   */
+  private storedFingerprintOf(existing: Receipt): string {
+    const stored = existing.fingerprint;
+    if (stored !== null && stored !== '') return stored;
+    const problem = stored === null ? 'fingerprint-missing' : 'fingerprint-empty';
+    this.events.emit('receipt:corrupted', { key: existing.key, problem });
+    throw new ReceiptCorrupted(existing.key, problem);
   }
 
   // Events are built only when someone listens (`events.has`): most deliveries have no observer.

@@ -82,12 +82,18 @@ class ServerErrorReleased extends Error {
 const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Codes of the guard's errors that become a problem response; anything else (a bug, a bad option) is rethrown. */
-type GuardRejection = 'REQUEST_IN_PROGRESS' | 'PAYLOAD_MISMATCH' | 'CLAIM_LOST' | 'STORE_UNAVAILABLE';
+type GuardRejection =
+  | 'REQUEST_IN_PROGRESS'
+  | 'PAYLOAD_MISMATCH'
+  | 'CLAIM_LOST'
+  | 'STORE_UNAVAILABLE'
+  | 'RECEIPT_CORRUPTED';
 const GUARD_REJECTIONS: ReadonlySet<string> = new Set<GuardRejection>([
   'REQUEST_IN_PROGRESS',
   'PAYLOAD_MISMATCH',
   'CLAIM_LOST',
   'STORE_UNAVAILABLE',
+  'RECEIPT_CORRUPTED',
 ]);
 const isGuardRejection = (code: string): code is GuardRejection => GUARD_REJECTIONS.has(code);
 
@@ -101,6 +107,8 @@ function detailOf(code: GuardRejection): string {
       return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
     case 'STORE_UNAVAILABLE':
       return 'The idempotency store failed; retry with the same Idempotency-Key.';
+    case 'RECEIPT_CORRUPTED':
+      return 'The stored receipt of this Idempotency-Key is corrupted (no payload fingerprint); nothing was run.';
   }
 }
 

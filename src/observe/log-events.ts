@@ -29,7 +29,7 @@ export function logIntake(intake: IntakeEventSource, logger: Logger): () => void
 
 /**
  * Logs receipt guard events: claims, takeovers and replays at `debug`, in-progress at `info`, failures,
- * lost claims and payload mismatches at `warn`. Keys are logged as `provider/externalId`.
+ * lost claims and payload mismatches at `warn`, a corrupted stored receipt at `error`. Keys are logged as `provider/externalId`.
  * @returns a function that stops logging.
  * @see docs/design.md §3; STYLE pattern 12.
  */
@@ -53,6 +53,9 @@ export function logGuard(guard: GuardEventSource, logger: Logger): () => void {
     ),
     guard.on('receipt:payload-mismatch', ({ key }) =>
       logger.warn({ key: key.toString() }, 'receipt key reused with a different payload'),
+    ),
+    guard.on('receipt:corrupted', ({ key, problem }) =>
+      logger.error({ key: key.toString(), problem, code: 'RECEIPT_CORRUPTED' }, 'stored receipt is corrupted'),
     ),
   ];
   return () => {

@@ -19,6 +19,7 @@ export function transaction<DB, T>(target: SqlTarget<DB>, fn: (tx: Transaction<D
     () => target.db.transaction().execute(fn),
     (error) => isTransient(target.dialect, error),
     true,
+    target.dialect.retryBudgetMs,
   );
 }
 

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import { fastifyIdempotencyKey, fastifyTransaction } from '../http/fastify-idempotency-key.js';
 import { logIntake } from '../observe/log-events.js';
@@ -59,8 +59,35 @@ export interface PaymentService {
 export const CUSTOMER_HEADER = 'x-customer-id';
 
 const CHECKOUT_ROUTE = '/orders/:id/checkout';
-/** `/healthz` answers 503 when `select 1` takes longer than this. */
-const HEALTH_TIMEOUT_MS = 2_000;
+/**
+ * Runs every store check at once, each bounded by `timeoutMs`: `ok`, or `unavailable` when it failed or did not
+ * answer in time.
+ */
+async function checkStores(
+  checks: Readonly<Record<string, () => Promise<unknown>>>,
+  timeoutMs: number,
+): Promise<Record<string, 'ok' | 'unavailable'>> {
+  const names = Object.keys(checks);
+  const states = await Promise.all(
+    names.map(async (name) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          checks[name]!(),
+          new Promise((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error('store check timed out')), timeoutMs);
+          }),
+        ]);
+        return 'ok' as const;
+      } catch {
+        return 'unavailable' as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, states[i]!]));
+}
 
 /** A customer id: 1–160 visible ASCII characters (`!`–`~`), like an `Idempotency-Key`. */
 const CUSTOMER_ID = /^[\x21-\x7e]{1,160}$/;
@@ -383,26 +410,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       });
     }
     app.get('/healthz', async (_request, reply) => {
+      const stores = await checkStores(runtime.storeChecks, ctx.config.storeTimeoutMs);
+      const healthy = Object.values(stores).every((state) => state === 'ok');
       const health = {
+        status: healthy ? 'ok' : 'unavailable',
         pid: process.pid,
         startedAtMs,
         database: ctx.store.name,
         receipts: runtime.receipts,
+        stores,
       };
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([
-          sql`select 1`.execute(ctx.store.db),
-          new Promise((_resolve, reject) => {
-            timer = setTimeout(() => reject(new Error('database check timed out')), HEALTH_TIMEOUT_MS);
-          }),
-        ]);
-      } catch {
-        return reply.code(503).send({ status: 'unavailable', ...health });
-      } finally {
-        clearTimeout(timer);
-      }
-      return reply.send({ status: 'ok', ...health });
+      return reply.code(healthy ? 200 : 503).send(health);
     });
     app.get('/metrics', async (_request, reply) =>
       reply.header('content-type', runtime.metrics.contentType).send(await runtime.metrics.metrics()),

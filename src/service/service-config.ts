@@ -14,6 +14,11 @@ export interface ServiceSettings {
   redisUrl?: string | null;
   /** Key prefix of the intake's receipts in Redis (no `{` or `}`). @default 'payonce:' */
   redisPrefix?: string;
+  /**
+   * Bound of each wait on a store, ms: a Redis connect or command (a down Redis answers 503 `STORE_UNAVAILABLE`
+   * within it, never after growing reconnect back-offs) and each store check of `GET /healthz`. @default 2_000
+   */
+  storeTimeoutMs?: number;
   /** Listening address. @default '127.0.0.1' */
   host?: string;
   /** Listening port; 0 picks a free one (read `PaymentService.url`). @default 3000 */
@@ -88,6 +93,7 @@ export interface ServiceConfig {
   readonly databaseUrl: string;
   readonly redisUrl: string | null;
   readonly redisPrefix: string;
+  readonly storeTimeoutMs: number;
   readonly host: string;
   readonly port: number;
   readonly providerUrl: string | null;
@@ -176,6 +182,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     databaseUrl,
     redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
     redisPrefix,
+    storeTimeoutMs: int(settings.storeTimeoutMs, 'storeTimeoutMs', 1, 2_000),
     host,
     port,
     providerUrl,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
@@ -27,6 +28,11 @@ export interface ServiceRuntime {
    * caller's), `redis` with `redisUrl`, else `sql`. `/healthz` reports it.
    */
   readonly receipts: 'sql' | 'redis' | 'custom';
+  /**
+   * One check per store the service uses (`database`, and `receipts` when the intake's receipts are in Redis),
+   * each resolving when its store answers; `/healthz` runs them all, each bounded by `storeTimeoutMs`.
+   */
+  readonly storeChecks: Readonly<Record<string, () => Promise<unknown>>>;
   /** Closes what the runtime opened: the Redis connection, the provider client it created, the store it opened. */
   close(): Promise<void>;
 }
@@ -79,13 +85,18 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs };
     let receipts: 'sql' | 'redis' | 'custom' = 'sql';
     let intakeGuard: IdempotencyGuard;
+    let redisStore: RedisStore | null = null;
     if (options.overrides?.intakeGuard) {
       intakeGuard = options.overrides.intakeGuard;
       receipts = 'custom';
     } else if (config.redisUrl !== null) {
       const { RedisStore: Redis } = await import('../stores/redis/redis-store.js');
-      const redis: RedisStore = await Redis.connect(config.redisUrl, { prefix: config.redisPrefix });
+      const redis: RedisStore = await Redis.connect(config.redisUrl, {
+        prefix: config.redisPrefix,
+        timeoutMs: config.storeTimeoutMs,
+      });
       closers.push(() => redis.close());
+      redisStore = redis;
       intakeGuard = new IdempotencyGuard(redis, guardOptions);
       receipts = 'redis';
     } else {
@@ -98,6 +109,11 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       ...(receipts === 'sql' ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) } : {}),
     });
     metrics.observeGuard(intakeGuard);
+    for (const guard of [intakeGuard, httpGuard]) {
+      guard.on('receipt:corrupted', ({ key, problem }) =>
+        logger.error({ key: key.toString(), problem, code: 'RECEIPT_CORRUPTED' }, 'stored receipt is corrupted'),
+      );
+    }
     const payments = new Payments(store, {
       provider,
       clock,
@@ -120,7 +136,12 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       httpGuard,
       logger,
     });
-    return Object.freeze({ context, metrics, receipts, close });
+    const storeChecks: Record<string, () => Promise<unknown>> = { database: () => sql`select 1`.execute(store.db) };
+    if (redisStore !== null) {
+      const redis = redisStore;
+      storeChecks.receipts = () => redis.ping();
+    }
+    return Object.freeze({ context, metrics, receipts, storeChecks: Object.freeze(storeChecks), close });
   } catch (error) {
     await close();
     throw error;

@@ -48,6 +48,7 @@ export {
   NO_EVENT_TYPE,
 } from './providers/acknowledging-profile.js';
 export { clickProfile } from './providers/click-profile.js';
+export { checkEventLimits, EVENT_FIELD_LIMITS } from './providers/event-limits.js';
 export {
   type StripeCharge,
   type StripeCheckoutSession,

@@ -114,4 +114,11 @@ export interface WebhookIntakeOptions<S extends Store = Store> {
   readonly maxErrorChars?: number;
   /** Journaled payload JSON is cut to this many characters (marked `…[TRUNCATED]`). @default 65_536 */
   readonly maxPayloadChars?: number;
+  /**
+   * Deepest nesting of JSON arrays and objects accepted in a body (`[[1]]` is 2). A deeper body is never parsed:
+   * an authentic one is refused 400 `MALFORMED_WEBHOOK_PAYLOAD` before any receipt; a rejected one is journaled
+   * without its payload. The check is one pass over the bytes, so a hostile body costs O(bytes).
+   * @default 64 (provider payloads nest about 10 levels)
+   */
+  readonly maxJsonDepth?: number;
 }

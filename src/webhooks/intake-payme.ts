@@ -1,6 +1,7 @@
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { Acknowledgement, IntakeRequest } from './intake-acknowledgement.js';
 import { type IntakeProblem, problemOf, retryAfterHeader } from './intake-problem.js';
+import { jsonNestsDeeperThan } from './json-nesting.js';
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 const utf8 = new TextEncoder();
@@ -22,6 +23,8 @@ export const PAYME_ERRORS = Object.freeze({
 
 /** The request's JSON-RPC `id` (number or string), or `null` when the body is not JSON or has none. */
 function rpcId(rawBody: Uint8Array): number | string | null {
+  // A body nested this deep is no JSON-RPC request; parsing it would only cost the event loop.
+  if (jsonNestsDeeperThan(rawBody, 64)) return null;
   try {
     const parsed: unknown = JSON.parse(UTF8.decode(rawBody));
     if (typeof parsed !== 'object' || parsed === null) return null;

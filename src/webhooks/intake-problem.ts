@@ -1,4 +1,4 @@
-import { ClaimLost, PayloadMismatch, RequestInProgress, StoreUnavailable } from '../core/errors.js';
+import { ClaimLost, PayloadMismatch, ReceiptCorrupted, RequestInProgress, StoreUnavailable } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { hasProblem, renderProblem } from '../problem/problem-details.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
@@ -118,6 +118,9 @@ export function problemOfFailure(error: unknown): IntakeProblem {
   }
   if (error instanceof StoreUnavailable) {
     return intakeProblem('store_unavailable', error.code, 'the receipt store is unavailable');
+  }
+  if (error instanceof ReceiptCorrupted) {
+    return intakeProblem('integration_error', error.code, 'the stored receipt of this event is corrupted');
   }
   return intakeProblem('handler_failed', 'WEBHOOK_HANDLER_FAILED', 'the webhook handler failed; redeliver later');
 }

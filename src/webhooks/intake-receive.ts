@@ -8,8 +8,9 @@ import { WebhookDecline } from './intake-decline.js';
 import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
 import { type DeliveryArrival, recordDelivery } from './intake-record.js';
 import { type IntakeRuntime, resolveEndpoint } from './intake-runtime.js';
-import { errorText, freshTrace, looseParse, refusedTrace, type Trace } from './intake-trace.js';
+import { errorText, freshTrace, looseParse, refusedTrace, type Trace, tooDeep } from './intake-trace.js';
 import type { DeliveryOutcome } from './journal/delivery-record.js';
+import { checkEventLimits } from './providers/event-limits.js';
 import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 import type { ProviderEvent } from './providers/provider-event.js';
 import { type HeadersInput, headerValue } from './verify/headers.js';
@@ -21,7 +22,7 @@ interface Delivery extends DeliveryArrival {
 }
 
 function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promise<HttpResponse> {
-  return recordDelivery(delivery.runtime, delivery, trace, response);
+  return recordDelivery(delivery.runtime, delivery, trace, response, delivery.request);
 }
 
 function refuse(delivery: Delivery, trace: Trace, problem: IntakeProblem): Promise<HttpResponse> {
@@ -55,20 +56,31 @@ async function verifySignature(delivery: Delivery, trace: Trace): Promise<Intake
   }
   if (!trace.verify.ok) {
     trace.signature = trace.verify.reason;
-    trace.payload = looseParse(rawBody, headers);
+    trace.payload = looseParse(rawBody, headers, delivery.runtime.maxJsonDepth);
     return signatureProblem(trace.verify);
   }
   trace.signature = 'valid';
   return null;
 }
 
-/** Step 3: parse and extract the event with the endpoint's profile. */
+/**
+ * Step 3: parse and extract the event with the endpoint's profile. A body nested deeper than `maxJsonDepth` is
+ * never parsed, and an event with a field longer than payonce stores (`EVENT_FIELD_LIMITS`) is refused, both
+ * 400 `MALFORMED_WEBHOOK_PAYLOAD` before any write.
+ */
 function extractEvent(delivery: Delivery, trace: Trace): { event: ProviderEvent } | { problem: IntakeProblem } {
   const { rawBody, headers } = delivery.request;
+  const { maxJsonDepth } = delivery.runtime;
   try {
-    return { event: delivery.resolved.endpoint.profile.extract({ rawBody, headers }) };
+    const { profile } = delivery.resolved.endpoint;
+    if (tooDeep(rawBody, maxJsonDepth)) {
+      throw new MalformedWebhookPayload(profile.provider, 'body', `nests deeper than ${maxJsonDepth} levels`);
+    }
+    const event = profile.extract({ rawBody, headers });
+    checkEventLimits(event);
+    return { event };
   } catch (error) {
-    trace.payload = looseParse(rawBody, headers);
+    trace.payload = looseParse(rawBody, headers, maxJsonDepth);
     if (error instanceof MalformedWebhookPayload) {
       const field = error.path.split(' ')[0];
       return { problem: intakeProblem('malformed_payload', error.code, error.message, { field }) };
@@ -159,5 +171,5 @@ export function rejectTooLarge(runtime: IntakeRuntime, name: string, headers: He
   const request: IntakeRequest = { endpoint: name, rawBody: new Uint8Array(0), headers };
   const arrival: DeliveryArrival = { resolved, receivedAtMs: runtime.clock.now(), started };
   const trace = freshTrace(`${problem.code}: ${problem.detail}`);
-  return recordDelivery(runtime, arrival, trace, resolved.ack.problem(problem, request));
+  return recordDelivery(runtime, arrival, trace, resolved.ack.problem(problem, request), request);
 }

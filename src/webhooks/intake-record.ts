@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { HttpResponse } from '../http/http-exchange.js';
+import type { IntakeRequest } from './intake-acknowledgement.js';
+import { intakeProblem } from './intake-problem.js';
 import type { IntakeRuntime, ResolvedEndpoint } from './intake-runtime.js';
 import type { Trace } from './intake-trace.js';
 import { deliveryId } from './journal/delivery-id.js';
@@ -52,23 +54,31 @@ function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace
 }
 
 /**
- * Journals the delivery (a failed journal write is reported as `journal-error`), emits `delivery`, and returns
- * `response` unchanged.
+ * Journals the delivery, emits `delivery`, and returns `response` — except that a delivery whose journal row
+ * cannot be written is never acknowledged: a 2xx/4xx answer becomes 503 `STORE_UNAVAILABLE` (the acknowledgement's
+ * rendering of it), so the provider redelivers and the redelivery (a replay of the stored answer) is journaled.
+ * The failed write is reported as `journal-error`.
  */
 export async function recordDelivery(
   runtime: IntakeRuntime,
   arrival: DeliveryArrival,
   trace: Trace,
   response: HttpResponse,
+  request: IntakeRequest,
 ): Promise<HttpResponse> {
   const record = recordOf(runtime, arrival, trace, response);
+  let answer = response;
   if (runtime.journal) {
     try {
       await runtime.journal.record(record);
     } catch (error) {
       runtime.emitter.emit('journal-error', { record, error });
+      if (response.status < 500) {
+        const problem = intakeProblem('store_unavailable', 'STORE_UNAVAILABLE', 'the delivery journal is unavailable');
+        answer = arrival.resolved.ack.problem(problem, request);
+      }
     }
   }
   runtime.emitter.emit('delivery', { record, event: trace.event, verify: trace.verify });
-  return response;
+  return answer;
 }

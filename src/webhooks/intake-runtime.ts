@@ -25,12 +25,15 @@ export interface IntakeRuntime {
   readonly maxBodyBytes: number;
   readonly maxErrorChars: number;
   readonly maxPayloadChars: number;
+  /** Deepest JSON nesting a body may have before it is refused unparsed (see `maxJsonDepth`). */
+  readonly maxJsonDepth: number;
   readonly redactor: Redactor;
   readonly emitter: IntakeEmitter;
   readonly endpoints: ReadonlyMap<string, ResolvedEndpoint>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 2_097_152;
+const DEFAULT_MAX_JSON_DEPTH = 64;
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
@@ -66,13 +69,14 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
- * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`. @throws {TransactionsUnsupported} an
+ * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`. @throws {TransactionsUnsupported} an
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
 export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
   const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
   const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
   const maxPayloadChars = positiveInt(options.maxPayloadChars, 65_536, 'maxPayloadChars');
+  const maxJsonDepth = positiveInt(options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH, 'maxJsonDepth');
   const redactor: Redactor =
     options.redaction !== undefined && 'redact' in options.redaction
       ? options.redaction
@@ -84,6 +88,7 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
     maxBodyBytes,
     maxErrorChars,
     maxPayloadChars,
+    maxJsonDepth,
     redactor,
     emitter: new IntakeEmitter(),
     endpoints: resolveEndpoints(options),

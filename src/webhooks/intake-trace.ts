@@ -1,6 +1,7 @@
 import { PayonceError } from '../core/errors.js';
 import type { IntakeProblem } from './intake-problem.js';
 import type { DeliveryDecision, DeliveryOutcome } from './journal/delivery-record.js';
+import { jsonNestsDeeperThan, startsLikeJsonContainer } from './json-nesting.js';
 import type { ProviderEvent } from './providers/provider-event.js';
 import { type HeadersInput, headerValue } from './verify/headers.js';
 import type { VerifyResult } from './verify/signature-scheme.js';
@@ -51,8 +52,17 @@ export function errorText(error: unknown): string {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as a JSON value or form record, for the journal of a delivery whose payload was not extracted. */
-export function looseParse(rawBody: Uint8Array, headers: HeadersInput): unknown {
+/** True when the body looks like JSON and nests deeper than `maxDepth`: it must not be parsed at all. */
+export function tooDeep(rawBody: Uint8Array, maxDepth: number): boolean {
+  return startsLikeJsonContainer(rawBody) && jsonNestsDeeperThan(rawBody, maxDepth);
+}
+
+/**
+ * The body as a JSON value or form record, for the journal of a delivery whose payload was not extracted;
+ * `null` when it is not UTF-8, not readable, or nests deeper than `maxDepth` (never parsed then).
+ */
+export function looseParse(rawBody: Uint8Array, headers: HeadersInput, maxDepth: number): unknown {
+  if (tooDeep(rawBody, maxDepth)) return null;
   let text: string;
   try {
     text = UTF8.decode(rawBody);

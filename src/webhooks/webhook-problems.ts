@@ -15,7 +15,12 @@ export type WebhookEdgeCode =
   | 'WEBHOOK_HANDLER_FAILED';
 
 /** The core's codes a delivery can be refused with (its receipt claim): duplicates, races and an unreachable store. */
-export type WebhookReceiptCode = 'REQUEST_IN_PROGRESS' | 'PAYLOAD_MISMATCH' | 'CLAIM_LOST' | 'STORE_UNAVAILABLE';
+export type WebhookReceiptCode =
+  | 'REQUEST_IN_PROGRESS'
+  | 'PAYLOAD_MISMATCH'
+  | 'CLAIM_LOST'
+  | 'STORE_UNAVAILABLE'
+  | 'RECEIPT_CORRUPTED';
 
 /** Every code the webhook intake answers with. */
 export type WebhookProblemCode = WebhookEdgeCode | WebhookErrorCode | WebhookReceiptCode;
@@ -27,7 +32,8 @@ export type WebhookProblemCode = WebhookEdgeCode | WebhookErrorCode | WebhookRec
  *   `WEBHOOK_SIGNATURE_INVALID` → 401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers);
  *   `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
  * - receipt claim: `REQUEST_IN_PROGRESS` → 409 with `Retry-After`; `CLAIM_LOST` → 409; `PAYLOAD_MISMATCH` → 422;
- *   `STORE_UNAVAILABLE` → 503 (the provider retries each).
+ *   `STORE_UNAVAILABLE` → 503 (the provider retries each); `RECEIPT_CORRUPTED` → 500 (the event's stored receipt
+ *   lost its fingerprint: an operator must repair it; the provider keeps retrying meanwhile).
  * @see docs/errors.md; docs/webhooks.md.
  */
 export const WEBHOOK_PROBLEMS = Object.freeze({
@@ -42,4 +48,5 @@ export const WEBHOOK_PROBLEMS = Object.freeze({
   PAYLOAD_MISMATCH: { status: 422, title: 'Event id reused with a different body' },
   CLAIM_LOST: { status: 409, title: 'The delivery lost its claim on the event' },
   STORE_UNAVAILABLE: { status: 503, title: 'Receipt store unavailable' },
+  RECEIPT_CORRUPTED: { status: 500, title: 'Stored receipt is corrupted' },
 }) satisfies ProblemCatalogue<WebhookProblemCode>;

@@ -197,3 +197,23 @@ describe('httpRequestKey', () => {
     );
   });
 });
+
+describe('createIdempotencyCore: a corrupted stored receipt (issue 11 item 4)', () => {
+  it('a receipt whose fingerprint was set to NULL: 500 RECEIPT_CORRUPTED, not a replay (201) and not a 422', async () => {
+    const store = new MemoryStore();
+    const { core, next, runs } = setup({}, store);
+    expect((await core.handle(exchange('k'), () => next())).kind).toBe('executed');
+    const receipts = (store as unknown as { receipts: Map<string, { fingerprint: string | null }> }).receipts;
+    for (const [slot, receipt] of receipts) receipts.set(slot, { ...receipt, fingerprint: null });
+    const other = await core.handle(exchange('k', { body: encode('{"amount":2}') }), () => next());
+    expect(other.kind).toBe('rejected');
+    if (other.kind !== 'rejected') return;
+    expect(other.code).toBe('RECEIPT_CORRUPTED');
+    expect(other.response.status).toBe(500);
+    expect(JSON.parse(new TextDecoder().decode(other.response.body))).toMatchObject({
+      type: problemType('RECEIPT_CORRUPTED'),
+      status: 500,
+    });
+    expect(runs()).toBe(1);
+  });
+});

@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { claimJob } from '../../src/outbox/claim-job.js';
 import { effectApplied, runEffectOnce } from '../../src/outbox/effect-ledger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { type JobHandler, OutboxWorker } from '../../src/outbox/outbox-worker.js';
+import type { SqlTarget } from '../../src/outbox/sql-transaction.js';
 import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { deferred } from '../contract/helpers.js';
 import { createEffectTable, effectCounts, writeEffect } from './outbox-fixtures.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from './sql-backends.js';
 
@@ -67,20 +71,66 @@ for (const dialect of sqlDialectsFromEnv()) {
       const runs = new Map<string, number>();
       const handler: JobHandler<unknown> = async (job, ctx) => {
         runs.set(job.dedupeKey, (runs.get(job.dedupeKey) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, 1));
         await ctx.once(`bulk:${job.dedupeKey}`, (trx) => writeEffect(trx, `bulk:${job.dedupeKey}`, job.id));
       };
-      // better-sqlite3 is synchronous: two connections in ONE process would stall each other in busy waits, so on
-      // SQLite both workers share one connection (Kysely serialises its transactions); elsewhere each has a pool.
-      const stores = dialect === 'sqlite' ? [store, store] : [await backend.open(), await backend.open()];
+      // Each worker on its own connection, SQLite included: a connection waiting for the other's write lock retries
+      // asynchronously (issue 11 item 6), so two connections in one process no longer stall each other.
+      const stores = [await backend.open(), await backend.open()];
       const workers = stores.map((s, i) => new OutboxWorker(s, { [topic]: handler }, { workerId: `w${i}` }));
       const counts = await Promise.all(workers.map((w) => w.drain()));
       expect(counts[0]! + counts[1]!).toBe(100);
+      // Both workers share the queue (MariaDB: the second one claimed 0 before the claim avoided a filesort).
+      expect(counts[0], 'worker w0 claimed none').toBeGreaterThan(0);
+      expect(counts[1], 'worker w1 claimed none').toBeGreaterThan(0);
       expect([...runs.values()].every((n) => n === 1)).toBe(true);
       expect(runs.size).toBe(100);
       const effects = await effectCounts(store.db);
       for (const key of keys) expect(effects.get(`bulk:${key}`), key).toBe(1);
       for (const key of keys) expect((await outbox.find(topic, key))?.status).toBe('done');
     });
+
+    it.skipIf(dialect === 'sqlite')(
+      "while one worker's claim transaction is open, a second worker claims another job (SKIP LOCKED)",
+      async () => {
+        const topic = freshTopic('held');
+        await enqueue(store, outbox, topic, ['a', 'b', 'c']);
+        const holder = await backend.open();
+        const other = await backend.open();
+        // The first worker's claim, paused after its statements and before its commit: its locks are held.
+        const locked = deferred<void>();
+        const release = deferred<void>();
+        const paused: SqlTarget<unknown> = {
+          dialect: holder.dialect,
+          db: new Proxy(holder.db, {
+            get(target, property, receiver) {
+              if (property !== 'transaction') return Reflect.get(target, property, receiver);
+              return () => ({
+                execute: <T>(fn: (trx: Transaction<unknown>) => Promise<T>) =>
+                  target.transaction().execute(async (trx) => {
+                    const out = await fn(trx);
+                    locked.resolve(undefined);
+                    await release.promise;
+                    return out;
+                  }),
+              });
+            },
+          }),
+        };
+        const first = claimJob(paused, { topics: [topic], workerId: 'first', nowMs: Date.now(), leaseMs: 30_000 });
+        await locked.promise;
+        try {
+          // MariaDB 10.11 answered null here: the claim's OR + ORDER BY ran as a filesort that locked every
+          // matching row, so the second worker's SKIP LOCKED skipped them all and the queue looked empty.
+          const second = await new OutboxWorker(other, { [topic]: async () => {} }, { workerId: 'second' }).runOnce();
+          expect(second?.outcome).toBe('done');
+        } finally {
+          release.resolve(undefined);
+        }
+        const firstJob = await first;
+        expect(firstJob).not.toBeNull();
+      },
+    );
 
     it('retries with exponential backoff and jitter, then dead-letters after maxAttempts with the last error', async () => {
       const topic = freshTopic('failing');

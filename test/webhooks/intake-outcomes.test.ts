@@ -211,14 +211,15 @@ for (const backend of WEBHOOK_BACKENDS) {
 }
 
 describe('webhook intake without a server', () => {
-  it('still answers when the journal cannot be written, and reports the failure as `journal-error`', async () => {
+  it('never acknowledges a delivery whose journal row cannot be written: 503, `journal-error`; the redelivery replays', async () => {
     const guard = new IdempotencyGuard(new MemoryStore());
     const failures: unknown[] = [];
+    let journalDown = true;
     const intake = createWebhookIntake({
       guard,
       journal: {
         record: async () => {
-          throw new Error('journal database is down');
+          if (journalDown) throw new Error('journal database is down');
         },
         forPayment: async () => [],
         purge: async () => 0,
@@ -243,10 +244,14 @@ describe('webhook intake without a server', () => {
       }),
     );
     const response = await intake.receive({ endpoint: 'stripe', rawBody: body, headers: stripeHeaders(body, nowSec) });
-    expect(response.status).toBe(200);
-    expect(new TextDecoder().decode(response.body)).toBe('{"ok":true}');
+    expect(response.status).toBe(503);
+    expect(JSON.parse(new TextDecoder().decode(response.body))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect(failures).toHaveLength(1);
     expect(String(failures[0])).toContain('journal database is down');
+    journalDown = false;
+    const again = await intake.receive({ endpoint: 'stripe', rawBody: body, headers: stripeHeaders(body, nowSec) });
+    expect(again.status).toBe(200);
+    expect(new TextDecoder().decode(again.body)).toBe('{"ok":true}');
   });
 
   it('checks its options once', () => {

@@ -55,3 +55,48 @@ describe('redaction', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe('redaction keeps identifiers readable and never recurses (issue 11 items 2, 12)', () => {
+  const redactor = createRedactor();
+
+  it('redacts Luhn-valid card numbers standing alone, with or without separators', () => {
+    for (const card of ['4242424242424242', '4242 4242 4242 4242', '4242-4242-4242-4242', '378282246310005']) {
+      expect(redactor.scrubText(`card ${card}.`)).toBe(`card ${REDACTED}.`);
+      expect(redactor.scrubText(`pan=${card}&x=1`)).toBe(`pan=${REDACTED}&x=1`);
+      expect(redactor.redact({ note: card })).toEqual({ note: REDACTED });
+    }
+  });
+
+  it('leaves digit runs inside identifiers alone: evt_4242424242424242, msg_x_4242…, pi-4242…', () => {
+    for (const id of ['evt_4242424242424242', 'msg_x_4242424242424242', 'pi-4242424242424242', 'ord4242424242424242']) {
+      expect(redactor.scrubText(`event ${id} failed`)).toBe(`event ${id} failed`);
+      expect(redactor.redact({ id, data: { object: { id } } })).toEqual({ id, data: { object: { id } } });
+    }
+    // A longer digit run is no card number, and neither is its 16-digit tail.
+    expect(redactor.scrubText('ref 42424242424242424242424')).toBe('ref 42424242424242424242424');
+  });
+
+  it('still redacts sensitive fields by path next to readable ids', () => {
+    expect(
+      redactor.redact({
+        id: 'evt_4242424242424242',
+        card: { number: '4242424242424242', last4: '4242' },
+        email: 'a@b.co',
+      }),
+    ).toEqual({ id: 'evt_4242424242424242', card: { number: REDACTED, last4: '4242' }, email: REDACTED });
+  });
+
+  it('copies a value nested 200 000 levels deep without a stack overflow', () => {
+    const depth = 200_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}"4242424242424242"${']'.repeat(depth)}`) as unknown;
+    const copy = redactor.redact(deep);
+    let node: unknown = copy;
+    let levels = 0;
+    while (Array.isArray(node)) {
+      node = node[0];
+      levels++;
+    }
+    expect(levels).toBe(depth);
+    expect(node).toBe(REDACTED);
+  });
+});

@@ -12,6 +12,7 @@ export interface RuntimeFlags {
   /** The flag as given; `runtimeOptions` falls back to `PAYONCE_DATABASE_URL`, `DATABASE_URL`, `./payonce.sqlite`. */
   databaseUrl?: string;
   redisUrl?: string;
+  storeTimeoutMs?: number;
   providerUrl?: string;
   providerTimeoutMs?: number;
   workerPollMs?: number;
@@ -71,6 +72,14 @@ export function addRuntimeOptions(command: Command): Command {
         '--redis-url <url>',
         "moves the webhook intake's receipts to Redis (payment receipts stay in SQL)",
       ).env('REDIS_URL'),
+    )
+    .addOption(
+      new Option(
+        '--store-timeout-ms <ms>',
+        'bound of each wait on a store: a Redis connect or command (503 STORE_UNAVAILABLE after it) and each /healthz store check (default 2000)',
+      )
+        .env('PAYONCE_STORE_TIMEOUT_MS')
+        .argParser(millis('--store-timeout-ms', 1)),
     )
     .addOption(
       new Option('--provider-url <url>', 'base URL of the Stripe-shaped provider API (the sandbox)').env(
@@ -195,6 +204,7 @@ export function runtimeOptions(
   return {
     databaseUrl,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
+    storeTimeoutMs: flags.storeTimeoutMs,
     providerUrl,
     providerTimeoutMs: flags.providerTimeoutMs,
     workerPollMs: flags.workerPollMs,

@@ -1,3 +1,4 @@
+import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
@@ -14,7 +15,25 @@ import { purgeBatchScript } from './scripts/purge-batch.js';
 import { takeoverScript } from './scripts/takeover.js';
 
 /** Options of `RedisStore.connect`: everything of `RedisStoreOptions` but the client, which it creates. */
-export type RedisConnectOptions = Omit<RedisStoreOptions, 'client'>;
+export type RedisConnectOptions = Omit<RedisStoreOptions, 'client'> & {
+  /**
+   * The bound of every wait on Redis, in milliseconds: connecting (at start and on each reconnect) and each
+   * command's answer (ioredis `connectTimeout`, `commandTimeout`). Positive integer. @default 2_000
+   */
+  readonly timeoutMs?: number;
+};
+
+const DEFAULT_TIMEOUT_MS = 2_000;
+
+/** `host:port` of a Redis URL, for error messages (never the password). */
+function endpointOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return 'the configured Redis';
+  }
+}
 
 /** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
 const msText = (ms: number): string => String(ms);
@@ -79,21 +98,35 @@ export class RedisStore implements Store {
 
   /**
    * A store on a new ioredis connection to `url` (`redis://[user:password@]host:port/db`, `rediss://…`) that
-   * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency); the
-   * connection is opened in the background and commands wait for it. While Redis is unreachable a command fails
-   * after at most 2 retries (connect timeout 2 s), so the guard answers `StoreUnavailable` within seconds.
-   * @throws {InvalidOption} for a bad `prefix`. @throws {DriverMissing} if ioredis is not installed.
+   * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency). Resolves
+   * once Redis answers; every later wait is bounded by `timeoutMs`: there is no offline queue, so while Redis is
+   * down each command fails at once (the guard answers `StoreUnavailable`, HTTP 503) instead of waiting through
+   * ever longer reconnect back-offs, and ioredis keeps reconnecting in the background (at most 1 s apart).
+   * @throws {InvalidOption} for a bad `prefix` or `timeoutMs`.
+   * @throws {DriverMissing} if ioredis is not installed.
+   * @throws {Error} if Redis does not answer within `timeoutMs` (nothing is left open).
    * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
+    const { timeoutMs = DEFAULT_TIMEOUT_MS, ...storeOptions } = options;
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+      throw new InvalidOption('timeoutMs', `must be a positive integer, got ${String(timeoutMs)}`);
+    }
     const { Redis } = await importDriver('RedisStore', 'ioredis', 'ioredis@6', () => import('ioredis'));
-    // Fail fast when Redis is unreachable: a webhook provider waits seconds, not ioredis's default ~20 retries.
-    const client = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
-    // Connection errors reach the pending commands (StoreUnavailable); without a listener ioredis logs each one.
+    const client = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      retryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    });
+    // Connection errors reach the commands (StoreUnavailable); without a listener ioredis logs each one.
     client.on('error', () => {});
     let store: RedisStore;
     try {
-      store = new RedisStore({ ...options, client });
+      store = new RedisStore({ ...storeOptions, client });
+      await RedisStore.#ready(client, timeoutMs, url);
     } catch (error) {
       client.disconnect();
       throw error;
@@ -102,6 +135,35 @@ export class RedisStore implements Store {
       await client.quit().catch(() => client.disconnect());
     };
     return store;
+  }
+
+  static async #ready(client: { connect(): Promise<void> }, timeoutMs: number, url: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.connect(),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer')), timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Redis at ${endpointOf(url)} is unreachable (${reason}; waited up to ${timeoutMs} ms)`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends `PING` and resolves when Redis answers `PONG`: the health check of `/healthz`.
+   * @throws the driver's error (connection down, command timeout on a store made by `connect`).
+   */
+  async ping(): Promise<void> {
+    const reply = await this.client.callBuffer('PING');
+    const text = Buffer.isBuffer(reply) ? reply.toString('latin1') : String(reply);
+    if (text !== 'PONG') throw new Error(`redis: PING answered ${text}`);
   }
 
   /**

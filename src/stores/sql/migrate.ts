@@ -5,6 +5,9 @@ import type { SqlMigration } from './migrations/sql-migration.js';
 import { withRetry } from './retry.js';
 import type { SqlDialectName } from './sql-dialect.js';
 
+/** How long a migration waits for another process's migration lock (SQLite `begin immediate`), ms. */
+const MIGRATION_LOCK_WAIT_MS = 30_000;
+
 /** Kysely `Migrator` bookkeeping tables payonce uses (kept apart from the application's own `kysely_migration`). */
 export const MIGRATION_TABLE = 'payonce_migration';
 /** The lock table Kysely's `Migrator` uses so two concurrent `payonce migrate` runs apply each migration once. */
@@ -31,7 +34,8 @@ async function holdingWriteLock(
   isTransient: (error: unknown) => boolean,
   run: () => Promise<MigrationResultSet>,
 ): Promise<MigrationResultSet> {
-  await withRetry(() => sql.raw(begin).execute(db), isTransient, true);
+  // Another process may be migrating the same file: wait for its lock asynchronously, up to 30 s.
+  await withRetry(() => sql.raw(begin).execute(db), isTransient, true, MIGRATION_LOCK_WAIT_MS);
   const outcome = await run().catch((error: unknown): MigrationResultSet => ({ error }));
   await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(db);
   return outcome;

@@ -27,7 +27,7 @@ export interface SqlContext {
  */
 export function statement<T>(ctx: SqlContext, run: () => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return run();
-  return withRetry(run, (error) => ctx.dialect.isTransientError(error), true);
+  return withRetry(run, (error) => ctx.dialect.isTransientError(error), true, ctx.dialect.retryBudgetMs);
 }
 
 /** Runs ONE of the store's fixed statements with `values` in its slots (retried like `statement`). */

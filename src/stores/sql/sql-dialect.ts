@@ -26,6 +26,12 @@ export interface SqlDialect {
    * REPEATABLE READ snapshot may predate the winner's commit; a locking read sees the latest committed row.
    */
   readonly lockingReadClause: string | null;
+  /**
+   * How long, in milliseconds, a non-transactional statement (or a whole outbox transaction) keeps being retried
+   * after transient errors, asynchronously; `undefined`: a few quick retries only. SQLite stores opened by
+   * `SqliteStore.open` set it to their `busyTimeoutMs`.
+   */
+  readonly retryBudgetMs?: number;
   /** Transient errors (deadlock, lock wait, busy) that a single non-transactional statement may retry. */
   isTransientError(error: unknown): boolean;
   /**

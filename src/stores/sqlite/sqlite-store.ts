@@ -7,11 +7,18 @@ import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { ExclusiveConnectionDialect, ExclusiveConnectionDriver } from './exclusive-connection-driver.js';
 import { statementCache } from './statement-cache.js';
 
+/** Longest synchronous busy wait of one better-sqlite3 statement, ms; the rest of the wait is asynchronous. */
+const BLOCKING_BUSY_WAIT_MS = 20;
+
 /** Options of `SqliteStore.open`. */
 export interface SqliteOpenOptions {
   /**
-   * How long a statement waits for another connection's write lock before SQLITE_BUSY, in milliseconds
-   * (`PRAGMA busy_timeout`); the store then retries a few times. Positive integer. @default 5_000
+   * How long a statement of the store waits for another connection's write lock, in milliseconds, before it
+   * fails with SQLITE_BUSY (the guard then reports `StoreUnavailable`). The wait never blocks the event loop:
+   * better-sqlite3's own busy wait is synchronous, so it is kept to 20 ms (`PRAGMA busy_timeout`) and the store
+   * retries asynchronously with back-off until `busyTimeoutMs` has passed; a second store on the same file in
+   * the same process (whose lock cannot be released while this one busy-waits) no longer stalls the process.
+   * Positive integer. @default 5_000
    */
   busyTimeoutMs?: number;
   /**
@@ -38,14 +45,23 @@ export interface SqliteOpenOptions {
  * const guard = new IdempotencyGuard(store);
  */
 export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
-  /** Wraps the caller's Kysely instance (any database type, `SqliteDialect`). Nothing is opened or owned. */
-  constructor(options: SqlStoreOptions<DB>) {
-    super(options.db, sqliteDialect);
+  /**
+   * Wraps the caller's Kysely instance (any database type, `SqliteDialect`). Nothing is opened or owned. With
+   * `lockWaitMs`, SQLITE_BUSY is retried asynchronously for that many milliseconds (set the connection's own
+   * `busy_timeout` short then); without it, a few quick retries only.
+   * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer.
+   */
+  constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
+    const wait = options.lockWaitMs;
+    if (wait !== undefined && (!Number.isSafeInteger(wait) || wait <= 0)) {
+      throw new InvalidOption('lockWaitMs', `must be a positive integer, got ${String(wait)}`);
+    }
+    super(options.db, wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }));
   }
 
   /**
-   * Opens (creating if missing) the SQLite file at `path` with `journal_mode=WAL`, `busy_timeout` (default
-   * 5 000 ms) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file. Prepared
+   * Opens (creating if missing) the SQLite file at `path` with `journal_mode=WAL`, a lock wait of `busyTimeoutMs`
+   * (default 5 000 ms, spent in asynchronous retries, never blocking the event loop) and `synchronous=FULL`, and returns a store that owns it: `close()` closes the file. Prepared
    * statements are reused across executions (the 64 most recent SQL texts), and the store's own statements run
    * straight on the connection when no transaction or query holds it (`ExclusiveConnectionDriver`).
    * @param path a file path (`:memory:` works but is private to this connection).
@@ -65,9 +81,11 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       'better-sqlite3@12',
       () => import('better-sqlite3'),
     );
-    const database = new Database(path, { timeout: busyTimeoutMs });
+    // better-sqlite3 busy-waits synchronously: keep each wait short, the store retries asynchronously.
+    const blockingWaitMs = Math.min(busyTimeoutMs, BLOCKING_BUSY_WAIT_MS);
+    const database = new Database(path, { timeout: blockingWaitMs });
     try {
-      database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      database.pragma(`busy_timeout = ${blockingWaitMs}`);
       database.pragma('journal_mode = WAL');
       database.pragma(`synchronous = ${options.unsafeSynchronousNormal ? 'NORMAL' : 'FULL'}`);
     } catch (error) {
@@ -77,7 +95,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const cached = statementCache(database);
     const driver = new ExclusiveConnectionDriver(cached);
     const db = new Kysely<DB>({ dialect: new ExclusiveConnectionDialect(driver, cached) });
-    const store = new SqliteStore<DB>({ db });
+    const store = new SqliteStore<DB>({ db, lockWaitMs: busyTimeoutMs });
     store.runStatementsDirectly(driver.runStatement);
     store.release = async () => {
       await db.destroy();

@@ -66,15 +66,20 @@ export interface RedactionOptions {
   /** More paths, added to `paths` (so the defaults stay). @default [] */
   extraPaths?: readonly string[];
   /**
-   * Also replace e-mail addresses and card-number-like digit runs (13–19 digits passing the Luhn check) found
-   * inside any string value, under any key. @default true
+   * Also replace e-mail addresses and card numbers found inside any string value, under any key: 13–19 digits
+   * passing the Luhn check, grouped by spaces or hyphens or not, standing alone (digits inside an identifier such
+   * as `evt_4242424242424242` stay readable). @default true
    */
   scrubValues?: boolean;
 }
 
 /** A compiled redaction: the same function is used by the journal and by the logger. */
 export interface Redactor {
-  /** A deep copy of `value` with every configured path and scrubbed value replaced by `[REDACTED]`; never mutates. */
+  /**
+   * A deep copy of `value` with every configured path and scrubbed value replaced by `[REDACTED]`; never mutates.
+   * Iterative (an explicit stack), so any nesting depth is safe; an object met twice is copied once (a cycle
+   * stays a cycle in the copy).
+   */
   redact<T>(value: T): T;
   /** `text` with e-mail addresses and card numbers replaced (for error messages and free text). */
   scrubText(text: string): string;
@@ -91,7 +96,12 @@ interface Pattern {
 const LOCAL_PART = /[A-Za-z0-9._%+-]/;
 const DOMAIN = /[A-Za-z0-9.-]/;
 const TLD = /\.[A-Za-z]{2,}$/;
-const DIGIT_RUN = /\d(?:[ -]?\d){12,18}/g;
+/**
+ * 13–19 digits, optionally grouped by single spaces or hyphens, standing alone: not preceded or followed by a
+ * letter, digit, `_` or `-`. So `4242 4242 4242 4242` and `card=4242424242424242&` are candidates, while the
+ * digits inside identifiers (`evt_4242424242424242`, `msg_x_4242424242424242`, `pi-4242424242424242`) are not.
+ */
+const DIGIT_RUN = /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g;
 
 function luhn(digits: string): boolean {
   let sum = 0;
@@ -150,11 +160,30 @@ function compile(path: string): Pattern {
   return { anywhere, segments };
 }
 
-function endsWith(trail: readonly string[], pattern: Pattern): boolean {
+/** The key trail from the root as a linked list, leaf first (`{ key: 'phone', parent: { key: 'account', … } }`). */
+interface Trail {
+  readonly key: string;
+  readonly parent: Trail | null;
+}
+
+/** A container still to copy: its source, the copy being filled, and the trail of keys that leads to it. */
+interface Frame {
+  readonly source: object;
+  readonly target: unknown[] | Record<string, unknown>;
+  readonly trail: Trail | null;
+}
+
+/** True when the trail ends with the pattern's segments (and, for a rooted pattern, has exactly as many keys). */
+function endsWith(trail: Trail, pattern: Pattern): boolean {
   const { segments } = pattern;
-  if (pattern.anywhere ? trail.length < segments.length : trail.length !== segments.length) return false;
-  const offset = trail.length - segments.length;
-  return segments.every((s, i) => s === '*' || s === trail[offset + i]);
+  let node: Trail | null = trail;
+  for (let i = segments.length - 1; i >= 0; i--) {
+    if (node === null) return false;
+    const segment = segments[i];
+    if (segment !== '*' && segment !== node.key) return false;
+    node = node.parent;
+  }
+  return pattern.anywhere || node === null;
 }
 
 /**
@@ -170,21 +199,42 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   const patterns = paths.map(compile);
   const scrubValues = options.scrubValues ?? true;
 
-  function walk(value: unknown, trail: string[]): unknown {
-    if (trail.length > 0 && patterns.some((p) => endsWith(trail, p))) return REDACTED;
-    if (typeof value === 'string') return scrubValues ? scrub(value) : value;
-    if (Array.isArray(value)) return value.map((item, i) => walk(item, [...trail, String(i)]));
-    if (typeof value === 'object' && value !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = walk(item, [...trail, key.toLowerCase()]);
-      return out;
+  const matches = (trail: Trail | null): boolean => trail !== null && patterns.some((p) => endsWith(trail, p));
+
+  /** A copy of `root` built with an explicit stack: no recursion, whatever the nesting (attacker input). */
+  function redactValue(root: unknown): unknown {
+    const pending: Frame[] = [];
+    const copies = new Map<object, unknown>();
+    const visit = (value: unknown, trail: Trail | null): unknown => {
+      if (matches(trail)) return REDACTED;
+      if (typeof value === 'string') return scrubValues ? scrub(value) : value;
+      if (typeof value !== 'object' || value === null) return value;
+      const known = copies.get(value);
+      if (known !== undefined) return known;
+      const target: unknown[] | Record<string, unknown> = Array.isArray(value) ? new Array(value.length) : {};
+      copies.set(value, target);
+      pending.push({ source: value, target, trail });
+      return target;
+    };
+    const result = visit(root, null);
+    for (let frame = pending.pop(); frame !== undefined; frame = pending.pop()) {
+      const { source, target, trail } = frame;
+      if (Array.isArray(source)) {
+        const out = target as unknown[];
+        for (let i = 0; i < source.length; i++) out[i] = visit(source[i], { key: String(i), parent: trail });
+      } else {
+        const out = target as Record<string, unknown>;
+        for (const [key, item] of Object.entries(source)) {
+          out[key] = visit(item, { key: key.toLowerCase(), parent: trail });
+        }
+      }
     }
-    return value;
+    return result;
   }
 
   return Object.freeze({
     paths,
-    redact: <T>(value: T): T => walk(value, []) as T,
+    redact: <T>(value: T): T => redactValue(value) as T,
     scrubText: (text: string) => (scrubValues ? scrub(text) : text),
   });
 }

@@ -182,15 +182,17 @@ describe('sqlite: SqliteStore specifics', () => {
     await ns?.drop();
   });
 
-  it('opens with WAL, busy_timeout 5000 and synchronous=FULL by default', async () => {
+  it('opens with WAL, a 20 ms blocking busy_timeout (the 5 000 ms wait is asynchronous) and synchronous=FULL', async () => {
     const store = await open();
     const pragma = async (name: string) => (await sql.raw(`pragma ${name}`).execute(store.db)).rows[0];
     expect(await pragma('journal_mode')).toEqual({ journal_mode: 'wal' });
-    expect(await pragma('busy_timeout')).toEqual({ timeout: 5000 });
+    expect(await pragma('busy_timeout')).toEqual({ timeout: 20 });
+    expect(store.dialect.retryBudgetMs).toBe(5_000);
     expect(await pragma('synchronous')).toEqual({ synchronous: 2 });
     const fast = await open({ unsafeSynchronousNormal: true, busyTimeoutMs: 7000 });
     expect((await sql.raw('pragma synchronous').execute(fast.db)).rows[0]).toEqual({ synchronous: 1 });
-    expect((await sql.raw('pragma busy_timeout').execute(fast.db)).rows[0]).toEqual({ timeout: 7000 });
+    expect((await sql.raw('pragma busy_timeout').execute(fast.db)).rows[0]).toEqual({ timeout: 20 });
+    expect(fast.dialect.retryBudgetMs).toBe(7_000);
   });
 
   it('rejects an empty path and a busy timeout that is not a positive integer', async () => {
