@@ -4,6 +4,7 @@ import { outbox0003 } from './0003-outbox.js';
 import { webhookDeliveries0004 } from './0004-webhook-deliveries.js';
 import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
 import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
+import { receiptsFinishNotify0007 } from './0007-receipts-finish-notify.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -14,4 +15,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   webhookDeliveries0004,
   receiptsProviderPurge0005,
   serviceFulfilments0006,
+  receiptsFinishNotify0007,
 ]);
