@@ -84,11 +84,14 @@ export async function waitForFinish(wait: FinishWait): Promise<FinishWaitEnd> {
       if (left <= 0) return 'timeout';
       const step = watch ? Math.max(NOTIFIED_RECHECK_MS, wait.pollMaxMs) : pollMs;
       const timer = pause(Math.min(left, step), signal);
+      let woken = false;
       try {
-        await (watch ? Promise.race([watch.changed, timer.done]) : timer.done);
+        await (watch ? Promise.race([watch.changed.then(() => (woken = true)), timer.done]) : timer.done);
       } finally {
         timer.cancel();
       }
+      // A wake is a hint: the caller's claim reads the receipt anyway (and waits again if nothing changed).
+      if (woken) return 'changed';
       pollMs = Math.min(pollMs * 2, wait.pollMaxMs);
     } finally {
       watch?.close();
