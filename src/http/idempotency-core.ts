@@ -137,8 +137,10 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   async function claimAndRun(
     key: RequestKey,
     fingerprint: string,
+    signal: AbortSignal | undefined,
     next: () => Promise<HttpResponse>,
   ): Promise<IdempotencyResult> {
+    const runOptions = { fingerprint, waitForInFlightMs: policy.waitForInFlightMs, signal };
     for (let round = 0; ; round++) {
       let produced: HttpResponse | undefined;
       try {
@@ -149,7 +151,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
             if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
             return storedOf(produced);
           },
-          { fingerprint },
+          runOptions,
         );
         if (!outcome.isReplay) return { kind: 'executed', response: produced!, stored: true };
         if (round === 0 && expired(outcome.receipt)) {
@@ -207,7 +209,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       }
       const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
       const fingerprint = policy.fingerprint({ ...exchange, method });
-      return claimAndRun(key, fingerprint, next);
+      return claimAndRun(key, fingerprint, exchange.signal, next);
     },
   });
 }

@@ -8,6 +8,7 @@ import {
   RequestInProgress,
   StoreUnavailable,
 } from '../core/errors.js';
+import { waitBudget } from '../core/guard-options.js';
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { ResponseInit } from '../core/response.js';
 import { toStoredResponse } from '../core/response.js';
@@ -84,6 +85,14 @@ export interface WebhookIntakeOptions {
   readonly maxErrorChars?: number;
   /** Journaled payload JSON is cut to this many characters (marked `…[TRUNCATED]`). @default 65_536 */
   readonly maxPayloadChars?: number;
+  /**
+   * How long (ms) a redelivery that meets the same event still being processed (another worker or replica) waits
+   * for it before the 409 + `Retry-After` (`in_progress`): finished in time, it is answered with the stored
+   * acknowledgement as a duplicate (or runs as the retry of a failed one). Keep it well below the provider's
+   * delivery timeout (see the provider's docs). See `GuardOptions.waitForInFlightMs`.
+   * @default the guard's `waitForInFlightMs` (0: answer 409 at once)
+   */
+  readonly waitForInFlightMs?: number;
 }
 
 /** The webhook intake: the pipeline of SPEC §5 behind one framework-neutral call. */
@@ -172,7 +181,7 @@ function errorText(error: unknown): string {
  * throws leaves the receipt `failed` and gets a 5xx (Payme: JSON-RPC -32400), so the provider redelivers.
  * Events without a key (Payme read-only methods) run the handler every time, without a receipt. Every delivery
  * produces one redacted journal row (if a journal is configured) and one `delivery` event.
- * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`.
+ * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`waitForInFlightMs`.
  * @see SPEC §3, §5; fixtures README (provider answer formats).
  * @example
  * const intake = createWebhookIntake({ guard, journal, endpoints: {
@@ -186,6 +195,8 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
   const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
   const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
   const maxPayloadChars = positiveInt(options.maxPayloadChars, 65_536, 'maxPayloadChars');
+  const waitForInFlightMs =
+    options.waitForInFlightMs === undefined ? undefined : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs');
   const redactor: Redactor =
     options.redaction !== undefined && 'redact' in options.redaction
       ? options.redaction
@@ -341,11 +352,11 @@ export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntak
         const stored = toStoredResponse(await handle(null));
         return answer({ ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
       }
-      const result = await guard.run(
-        event.key,
-        (claim) => handle(claim),
-        resolved.fingerprint === 'raw-body' ? { payload: rawBody } : {},
-      );
+      const result = await guard.run(event.key, (claim) => handle(claim), {
+        payload: resolved.fingerprint === 'raw-body' ? rawBody : undefined,
+        waitForInFlightMs,
+        signal: request.signal,
+      });
       const decided: Trace = result.isReplay
         ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
         : { ...trace, decision: 'new', outcome };
