@@ -37,6 +37,7 @@ export type {
   FinishRequest,
   InsertClaimRequest,
   InsertClaimResult,
+  ReceiptWatch,
   Store,
   TakeoverRequest,
   TransactionalStore,

@@ -7,6 +7,6 @@
  * const guard = new IdempotencyGuard(await RedisStore.connect('redis://127.0.0.1:6379'));
  */
 export { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
-export type { RedisLike } from './redis-like.js';
+export type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';
 export type { RedisStoreOptions } from './redis-store-options.js';

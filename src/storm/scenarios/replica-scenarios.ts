@@ -15,7 +15,8 @@ import {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const ONE_REPLICA = 'needs at least 2 replicas of the service (payonce demo --replicas N, payonce storm --replica URL --replica URL …)';
+const ONE_REPLICA =
+  'needs at least 2 replicas of the service (payonce demo --replicas N, payonce storm --replica URL --replica URL …)';
 
 /** The skip result when the storm runs against a single service, else `null`. */
 function needsReplicas(ctx: ScenarioContext) {
