@@ -61,8 +61,20 @@ export async function startReplicaSet(databaseUrl: string, count: number): Promi
       supervisors.push(
         await ServiceSupervisor.start({
           ...launch,
-          // A short takeover so a key held by a killed replica is served again within the client's retry budget.
-          args: [...launch.args, '--idempotency-stale-after-ms', '3000', '--fulfil-delay-ms', '20'],
+          // Short takeovers, so a key or webhook receipt held by a killed replica is served again within the
+          // client's retry budget and the sandbox's (time-compressed) redelivery schedule; pending payments whose
+          // webhooks were all lost are re-checked with the provider after 5 s.
+          args: [
+            ...launch.args,
+            '--idempotency-stale-after-ms',
+            '3000',
+            '--receipt-stale-after-ms',
+            '3000',
+            '--reconcile-pending-after-ms',
+            '5000',
+            '--fulfil-delay-ms',
+            '20',
+          ],
           maxFailedRestarts: 10,
           onRestart: (restart) => {
             const open = outages.find((o) => o.replica === index && o.toMs === null);
