@@ -32,7 +32,6 @@ export type { Outcome } from './core/outcome.js';
 export { firstClaimReceipt, type Receipt, type ReceiptStatus, type StoredResponse } from './core/receipt.js';
 export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.js';
 export { type ResponseInit, toStoredResponse } from './core/response.js';
-export { MemoryStore } from './stores/memory/memory-store.js';
 export type {
   FinishRequest,
   InsertClaimRequest,
@@ -42,4 +41,5 @@ export type {
   TakeoverRequest,
   TransactionalStore,
   TransactionOf,
-} from './stores/store.js';
+} from './core/store.js';
+export { MemoryStore } from './stores/memory/memory-store.js';

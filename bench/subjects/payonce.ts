@@ -1,8 +1,8 @@
 import { RequestInProgress } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
+import type { Store } from '../../src/core/store.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
-import type { Store } from '../../src/stores/store.js';
 import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
 import {
   type Deliverer,

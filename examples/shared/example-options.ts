@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
+import type { Store } from '../../src/core/store.js';
 import type { IdempotencyKeyPolicy } from '../../src/http/idempotency-key-policy.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import type { Store } from '../../src/stores/store.js';
 import type { PaymentsApiDeps } from './payments-api.js';
 
 /** What every example app takes: the API's dependencies, the guard holding the keys, and policy overrides. */

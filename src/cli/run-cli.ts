@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { InvalidDatabaseUrl } from '../stores/database-url.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { ALL_COMMANDS } from './commands/all-commands.js';
@@ -38,6 +39,10 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     const command = args.find((arg) => !arg.startsWith('-')) ?? 'payonce';
+    if (error instanceof InvalidDatabaseUrl) {
+      io.err(`payonce ${command}: ${error.reason}`);
+      return 2;
+    }
     io.err(`payonce ${command}: ${describeError(error)}`);
     return error instanceof CliUsageError ? error.exitCode : 1;
   }

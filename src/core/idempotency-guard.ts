@@ -1,4 +1,3 @@
-import type { InsertClaimResult, Store, TransactionOf } from '../stores/store.js';
 import {
   ClaimLost,
   InvalidOption,
@@ -18,6 +17,7 @@ import type { Outcome } from './outcome.js';
 import type { Receipt } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
+import type { InsertClaimResult, Store, TransactionOf } from './store.js';
 
 /** What a handler learns about the claim it runs under. */
 export interface ClaimContext {

@@ -1,6 +1,6 @@
-import type { ReceiptWatch, Store } from '../stores/store.js';
 import type { Receipt } from './receipt.js';
 import type { RequestKey } from './request-key.js';
+import type { ReceiptWatch, Store } from './store.js';
 
 /** First polling interval on a store that cannot notify, in ms; it doubles up to `pollMaxMs`. */
 const FIRST_POLL_MS = 10;

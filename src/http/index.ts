@@ -4,6 +4,16 @@
  * `src/http/fastify-idempotency-key.ts`, `src/http/hono-idempotency-key.ts`.
  * @see docs/http.md; draft-ietf-httpapi-idempotency-key-header-07; Stripe API reference "Idempotent requests".
  */
+
+export {
+  hasProblem,
+  PROBLEM_TYPE_BASE,
+  type ProblemCatalogue,
+  type ProblemDefinition,
+  type ProblemResponse,
+  problemType,
+  renderProblem,
+} from '../problem/problem-details.js';
 export { canonicalJson } from './canonical-json.js';
 export type { HttpExchange, HttpResponse } from './http-exchange.js';
 export { httpRequestKey } from './http-request-key.js';
@@ -29,11 +39,10 @@ export {
 } from './idempotency-key-policy.js';
 export { problemResponse } from './problem-response.js';
 export {
+  HTTP_PROBLEMS,
   type HttpErrorCode,
   isProblemCode,
-  PROBLEM_TYPE_BASE,
   type ProblemCode,
-  problemType,
   STATUS_BY_CODE,
   TITLE_BY_CODE,
 } from './problem-status.js';

@@ -28,6 +28,7 @@ export { OrderNotPayable } from './order-not-payable.js';
 export { nextOrderStatus, ORDER_STATUSES, type OrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
 export { ATTEMPT_KEY_PREFIX, type PaymentAttempt } from './payment-attempt.js';
 export { PaymentError, type PaymentErrorCode } from './payment-error.js';
+export { PAYMENT_PROBLEMS } from './payment-problems.js';
 export type {
   CreatePaymentRequest,
   PaymentProvider,

@@ -1,7 +1,7 @@
 import { PayonceError } from '../core/errors.js';
 
 /**
- * Stable codes of the errors thrown by `src/payments`; `src/http/problem-status.ts` maps them: `ORDER_NOT_FOUND`
+ * Stable codes of the errors thrown by `src/payments`; `PAYMENT_PROBLEMS` gives their HTTP answers: `ORDER_NOT_FOUND`
  * 404, `ORDER_NOT_PAYABLE` 409, `INVALID_MONEY` 400, `INVALID_PAYMENT_EVENT` 400, `PROVIDER_DECLINED` 402.
  */
 export type PaymentErrorCode =

@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
-import { problemResponse } from '../http/problem-response.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
 import type { CheckoutResult } from '../payments/payments.js';
@@ -34,6 +33,7 @@ import { ServiceError } from './service-error.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import type { ServiceWebhookEndpoint } from './service-overrides.js';
+import { serviceProblem } from './service-problems.js';
 import { openServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 
 /** A running reference service. */
@@ -247,7 +247,7 @@ async function registerOrders(
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
       const view = await orderView(ctx, request.params.id, customerOf(request));
-      if (!view) return sendResponse(reply, problemResponse('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+      if (!view) return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
       return reply.send(view);
     });
   });

@@ -3,8 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { Logger } from 'pino';
 import { PayonceError } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
-import { problemResponse } from '../http/problem-response.js';
-import { isProblemCode, type ProblemCode } from '../http/problem-status.js';
+import { isServiceRouteCode, type ServiceRouteCode, serviceProblem } from './service-problems.js';
 
 /**
  * Largest body, in bytes, the service accepts on its own JSON routes (`/orders*`, `/admin/*`): 64 KiB, far above
@@ -26,7 +25,7 @@ export function internalError(): HttpResponse {
 }
 
 /** Detail per edge code: fixed sentences, never the request's path, headers or body. */
-const EDGE_DETAIL: Partial<Record<ProblemCode, string>> = {
+const EDGE_DETAIL: Partial<Record<ServiceRouteCode, string>> = {
   ROUTE_NOT_FOUND: 'No route of this service has this method and path.',
   MALFORMED_REQUEST: 'The request is not well-formed HTTP (request target, header or framing).',
   REQUEST_BODY_TOO_LARGE: `The request body is over ${SERVICE_BODY_LIMIT_BYTES} bytes.`,
@@ -35,8 +34,8 @@ const EDGE_DETAIL: Partial<Record<ProblemCode, string>> = {
   REQUEST_HEADERS_TOO_LARGE: 'The request headers are too large.',
 };
 
-function edgeProblem(code: ProblemCode): HttpResponse {
-  return problemResponse(code, EDGE_DETAIL[code] ?? 'The request was refused.');
+function edgeProblem(code: ServiceRouteCode): HttpResponse {
+  return serviceProblem(code, EDGE_DETAIL[code] ?? 'The request was refused.');
 }
 
 /**
@@ -47,7 +46,7 @@ function edgeProblem(code: ProblemCode): HttpResponse {
  * messages can quote the request).
  */
 export function problemOf(error: unknown): HttpResponse | null {
-  if (error instanceof PayonceError && isProblemCode(error.code)) return problemResponse(error.code, error.message);
+  if (error instanceof PayonceError && isServiceRouteCode(error.code)) return serviceProblem(error.code, error.message);
   const status = (error as Partial<FastifyError> | null)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
   if (status === 413) return edgeProblem('REQUEST_BODY_TOO_LARGE');
@@ -56,7 +55,7 @@ export function problemOf(error: unknown): HttpResponse | null {
 }
 
 /** A raw HTTP/1.1 problem answer for a socket whose request Node's parser refused (no fastify reply exists). */
-function rawProblem(code: ProblemCode): string {
+function rawProblem(code: ServiceRouteCode): string {
   const { status, body } = edgeProblem(code);
   const text = Buffer.from(body).toString('utf8');
   return (
@@ -87,18 +86,18 @@ export function edgeServerOptions(
 ): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
   return {
     frameworkErrors(error, request, reply) {
-      const code: ProblemCode =
+      const code: ServiceRouteCode =
         error.code === 'FST_ERR_BAD_URL'
           ? 'MALFORMED_REQUEST'
           : request.url.startsWith('/orders/')
             ? 'ORDER_NOT_FOUND'
             : 'ROUTE_NOT_FOUND';
-      if (code === 'ORDER_NOT_FOUND') return sendResponse(reply, problemResponse(code, 'No order has this id.'));
+      if (code === 'ORDER_NOT_FOUND') return sendResponse(reply, serviceProblem(code, 'No order has this id.'));
       return sendResponse(reply, edgeProblem(code));
     },
     clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const code: ProblemCode =
+      const code: ServiceRouteCode =
         error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'REQUEST_TIMEOUT'
           : error.code === 'HPE_HEADER_OVERFLOW'

@@ -33,6 +33,13 @@ export { ServiceError, type ServiceErrorCode } from './service-error.js';
 export { ServiceMetrics, type ServiceMetricsOptions } from './service-metrics.js';
 export type { ServiceOptions } from './service-options.js';
 export type { ServiceOverrides, ServiceWebhookEndpoint } from './service-overrides.js';
+export {
+  isServiceRouteCode,
+  SERVICE_PROBLEMS,
+  SERVICE_ROUTE_PROBLEMS,
+  type ServiceRouteCode,
+  serviceProblem,
+} from './service-problems.js';
 export { openServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 export {
   FULFILMENTS_TABLE,

@@ -2,7 +2,7 @@ import { PayonceError } from '../core/errors.js';
 
 /**
  * Stable codes of the errors the reference service answers itself (not raised by a library layer);
- * `src/http/problem-status.ts` maps them: `CUSTOMER_ID_MISSING` 401, `CUSTOMER_ID_INVALID` 400,
+ * `SERVICE_PROBLEMS` gives their HTTP answers: `CUSTOMER_ID_MISSING` 401, `CUSTOMER_ID_INVALID` 400,
  * `INVALID_REQUEST_BODY` 400, `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, `JOB_NOT_FINISHED` 409, and the
  * edge's own answers: `ROUTE_NOT_FOUND` 404, `MALFORMED_REQUEST` 400, `REQUEST_BODY_TOO_LARGE` 413,
  * `UNSUPPORTED_MEDIA_TYPE` 415, `REQUEST_TIMEOUT` 408, `REQUEST_HEADERS_TOO_LARGE` 431.
@@ -25,7 +25,7 @@ export type ServiceErrorCode =
 /**
  * An error of the reference service's HTTP edge (`src/service`): a request without `X-Customer-Id`, a body that
  * is not the documented JSON, a wrong admin token, an unknown or still running outbox job. Answered as RFC 9457
- * problem+json with the status of `STATUS_BY_CODE[code]`.
+ * problem+json with the status of `SERVICE_PROBLEMS[code]`.
  * @example throw new ServiceError('CUSTOMER_ID_MISSING', 'send X-Customer-Id');
  */
 export class ServiceError extends PayonceError<ServiceErrorCode> {

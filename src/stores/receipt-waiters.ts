@@ -1,4 +1,4 @@
-import type { ReceiptWatch } from './store.js';
+import type { ReceiptWatch } from '../core/store.js';
 
 /**
  * The in-process side of every store's `watchReceipt`: the waiters of each receipt by an id of the store's

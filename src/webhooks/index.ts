@@ -18,12 +18,7 @@ export { CLICK_ERRORS, clickAcknowledgement } from './intake-click.js';
 export { WebhookDecline } from './intake-decline.js';
 export type { IntakeEventName, IntakeEvents, IntakeListener } from './intake-events.js';
 export { PAYME_ERRORS, paymeAcknowledgement } from './intake-payme.js';
-export {
-  type IntakeProblem,
-  type IntakeProblemKind,
-  problemOf,
-  type WebhookEdgeCode,
-} from './intake-problem.js';
+export { type IntakeProblem, type IntakeProblemKind, problemOf } from './intake-problem.js';
 export { DELIVERIES_TABLE, type DeliveriesDatabase, type DeliveriesTable } from './journal/deliveries-table.js';
 export { deliveryId } from './journal/delivery-id.js';
 export type { DeliveryJournal, PaymentLookup } from './journal/delivery-journal.js';
@@ -77,3 +72,9 @@ export type {
 export { type StandardWebhooksSchemeOptions, standardWebhooksScheme } from './verify/standard-webhooks-scheme.js';
 export { type StripeSchemeOptions, stripeScheme } from './verify/stripe-scheme.js';
 export { WebhookError, type WebhookErrorCode } from './verify/webhook-error.js';
+export {
+  WEBHOOK_PROBLEMS,
+  type WebhookEdgeCode,
+  type WebhookProblemCode,
+  type WebhookReceiptCode,
+} from './webhook-problems.js';

@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/http-exchange.js';
-import { problemResponse } from '../http/problem-response.js';
-import { isProblemCode, STATUS_BY_CODE } from '../http/problem-status.js';
+import { hasProblem, renderProblem } from '../problem/problem-details.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
+import { WEBHOOK_PROBLEMS, type WebhookEdgeCode } from './webhook-problems.js';
 
 /**
  * Why the intake did not answer with the handler's result:
@@ -23,22 +23,10 @@ export type IntakeProblemKind =
   | 'store_unavailable'
   | 'integration_error';
 
-/**
- * Codes of the problems that exist only at the webhook edge (no error class behind them): body too large (413),
- * signature that cannot be parsed (400), signature missing, wrong or outside its window (401), handler threw (500:
- * a 5xx makes every provider redeliver). Their statuses live with every other code in `STATUS_BY_CODE`.
- * @see SPEC §5; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard Webhooks "Retry schedule".
- */
-export type WebhookEdgeCode =
-  | 'WEBHOOK_BODY_TOO_LARGE'
-  | 'WEBHOOK_SIGNATURE_MALFORMED'
-  | 'WEBHOOK_SIGNATURE_INVALID'
-  | 'WEBHOOK_HANDLER_FAILED';
-
 /** One refused or failed delivery, as handed to an acknowledgement to render. */
 export interface IntakeProblem {
   readonly kind: IntakeProblemKind;
-  /** Stable code: a `ProblemCode` of `src/http` (webhook-edge codes included). */
+  /** Stable code: a `WebhookProblemCode` (see `WEBHOOK_PROBLEMS`). */
   readonly code: string;
   /** HTTP status of the default (problem+json) rendering. */
   readonly status: number;
@@ -69,7 +57,7 @@ export function signatureProblem(verify: VerifyRejected): IntakeProblem {
   return {
     kind: malformed ? 'signature_malformed' : 'signature_invalid',
     code,
-    status: STATUS_BY_CODE[code],
+    status: WEBHOOK_PROBLEMS[code].status,
     detail: `${verify.scheme}: ${verify.reason}${verify.header ? ` (${verify.header})` : ''}: ${verify.detail}`,
     retryAfterMs: null,
     field: null,
@@ -77,7 +65,7 @@ export function signatureProblem(verify: VerifyRejected): IntakeProblem {
   };
 }
 
-/** A problem of `kind` with `code`; the status comes from `STATUS_BY_CODE` (500 for an unknown code). */
+/** A problem of `kind` with `code`; the status comes from `WEBHOOK_PROBLEMS` (500 for an unknown code). */
 export function intakeProblem(
   kind: IntakeProblemKind,
   code: string,
@@ -96,7 +84,7 @@ export function intakeProblem(
 }
 
 function statusOf(code: string): number {
-  return isProblemCode(code) ? STATUS_BY_CODE[code] : 500;
+  return hasProblem(WEBHOOK_PROBLEMS, code) ? WEBHOOK_PROBLEMS[code].status : 500;
 }
 
 /** `Retry-After` in whole seconds, at least 1 (RFC 9110 §10.2.3). */
@@ -105,11 +93,11 @@ export function retryAfterHeader(retryAfterMs: number | null): Record<string, st
 }
 
 /**
- * The RFC 9457 problem+json response of `problem` through `problemResponse`; `Retry-After` when in progress. An
- * unknown code (never produced by the intake) is answered as `WEBHOOK_HANDLER_FAILED`.
- * @see RFC 9457; `src/http/problem-response.ts`; `docs/errors.md`.
+ * The RFC 9457 problem+json response of `problem`, titled by `WEBHOOK_PROBLEMS`; `Retry-After` when in progress.
+ * An unknown code (never produced by the intake) is answered as `WEBHOOK_HANDLER_FAILED`.
+ * @see RFC 9457; `src/problem/problem-details.ts`; `docs/errors.md`.
  */
 export function problemOf(problem: IntakeProblem): HttpResponse {
-  const code = isProblemCode(problem.code) ? problem.code : 'WEBHOOK_HANDLER_FAILED';
-  return problemResponse(code, problem.detail, retryAfterHeader(problem.retryAfterMs));
+  const code = hasProblem(WEBHOOK_PROBLEMS, problem.code) ? problem.code : 'WEBHOOK_HANDLER_FAILED';
+  return renderProblem(code, WEBHOOK_PROBLEMS[code], problem.detail, retryAfterHeader(problem.retryAfterMs));
 }

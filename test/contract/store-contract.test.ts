@@ -9,7 +9,7 @@ import {
 } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/stores/store.js';
+import type { Store } from '../../src/core/store.js';
 import type { TestBackend } from './backend.js';
 import { backendFactories, backendsFromEnv, redisClusterSelected } from './backends/index.js';
 import { redisClusterBackend } from './backends/redis-cluster.js';

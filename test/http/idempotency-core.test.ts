@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { InvalidOption } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
+import type { Store } from '../../src/core/store.js';
 import type { HttpExchange, HttpResponse } from '../../src/http/http-exchange.js';
 import { httpRequestKey } from '../../src/http/http-request-key.js';
 import { createIdempotencyCore, type IdempotencyCoreOptions } from '../../src/http/idempotency-core.js';
 import { resolveIdempotencyKeyPolicy } from '../../src/http/idempotency-key-policy.js';
-import { problemType } from '../../src/http/problem-status.js';
+import { problemType } from '../../src/problem/problem-details.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import type { Store } from '../../src/stores/store.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const exchange = (key: string | undefined, overrides: Partial<HttpExchange> = {}): HttpExchange => ({

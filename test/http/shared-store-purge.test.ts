@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
+import type { Store } from '../../src/core/store.js';
 import type { HttpExchange, HttpResponse } from '../../src/http/http-exchange.js';
 import { createIdempotencyCore } from '../../src/http/idempotency-core.js';
-import type { Store } from '../../src/stores/store.js';
 import type { TestBackend } from '../contract/backend.js';
 import { backendFactories, backendsFromEnv } from '../contract/backends/index.js';
 

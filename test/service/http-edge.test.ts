@@ -1,12 +1,14 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProblemCode, problemType, STATUS_BY_CODE } from '../../src/http/problem-status.js';
+import { problemType } from '../../src/problem/problem-details.js';
+import { SERVICE_ROUTE_PROBLEMS, type ServiceRouteCode } from '../../src/service/service-problems.js';
 import { type Answer, call, type Harness, startHarness } from './service-harness.js';
 
-function expectProblem(answer: Answer, code: ProblemCode): void {
-  expect(answer.status).toBe(STATUS_BY_CODE[code]);
+function expectProblem(answer: Answer, code: ServiceRouteCode): void {
+  const { status } = SERVICE_ROUTE_PROBLEMS[code];
+  expect(answer.status).toBe(status);
   expect(answer.headers.get('content-type')).toBe('application/problem+json');
-  expect(answer.body).toMatchObject({ type: problemType(code), status: STATUS_BY_CODE[code], code });
+  expect(answer.body).toMatchObject({ type: problemType(code), status, code });
 }
 
 /** Sends `request` as raw bytes and returns everything the server wrote before closing. */

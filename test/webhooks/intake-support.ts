@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ManualClock } from '../../src/core/clock.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Store } from '../../src/stores/store.js';
+import type { Store } from '../../src/core/store.js';
 import { fastifyWebhooks } from '../../src/webhooks/fastify-webhooks.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from '../../src/webhooks/intake.js';
 import { WebhookDecline } from '../../src/webhooks/intake-decline.js';

@@ -1,13 +1,13 @@
 import { type Command, Option } from 'commander';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
+import { openSqlStore } from '../../stores/open-sql-store.js';
 import type { MigrationReport } from '../../stores/sql/migrate.js';
 import type { CliIo } from '../cli-io.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
-import { openSqlStore } from '../open-sql-store.js';
 
 /**
  * `payonce migrate --database-url URL`: applies pending payonce migrations and prints each one it applied
  * (or that nothing was pending). Safe to run again. Returns the report.
- * @throws {CliUsageError} for an unsupported or malformed URL (exit status 2).
+ * @throws {InvalidDatabaseUrl} for an unsupported or malformed URL (the CLI exits with status 2).
  * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
  * @see SPEC §3 "Schema".
  */

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { ServiceOptions } from '../../service/service-options.js';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
 import { loadCommand } from '../missing-package.js';
 
 /** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
@@ -154,7 +154,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * The `ServiceOptions` of the shared flags, checked: the database URL must parse and the provider URL is
- * required. @throws {CliUsageError} a bad `--database-url`, no `--provider-url` / `PAYONCE_PROVIDER_URL`.
+ * required. @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` / `PAYONCE_PROVIDER_URL`.
  */
 export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): ServiceOptions {
   parseDatabaseUrl(flags.databaseUrl);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { startBackgroundJobs } from '../../service/background-jobs.js';
 import { openServiceRuntime } from '../../service/service-runtime.js';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
 import { addRuntimeOptions, type RuntimeFlags, runtimeOptions, untilSignal } from './serve.js';
 
 /**

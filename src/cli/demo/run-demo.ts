@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { newSigningSecret } from '../../sandbox/webhook-signer.js';
+import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import { runStorm } from '../../storm/run-storm.js';
 import type { StormProgress, StormReport } from '../../storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../storm/storm-table.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { describeTarget, parseDatabaseUrl } from '../database-url.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
 import { onInterrupt, waitForStop } from './interrupt.js';
@@ -95,8 +95,8 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
  * supervisor, puts a round-robin forwarder between the sandbox's webhooks and them, and runs the storm against all
  * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
- * @throws {CliUsageError} a malformed or unsupported `databaseUrl`, a bad `replicas`, or more than one replica on
- * SQLite (exit 2), before anything starts.
+ * @throws {InvalidDatabaseUrl} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
+ * @throws {CliUsageError} a bad `replicas`, or more than one replica on SQLite (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.

@@ -1,6 +1,5 @@
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
-import { ReceiptWaiters } from '../receipt-waiters.js';
 import type {
   FinishRequest,
   InsertClaimRequest,
@@ -8,7 +7,8 @@ import type {
   ReceiptWatch,
   Store,
   TakeoverRequest,
-} from '../store.js';
+} from '../../core/store.js';
+import { ReceiptWaiters } from '../receipt-waiters.js';
 
 /** The Map key of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
 const slot = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;

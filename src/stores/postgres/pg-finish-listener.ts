@@ -1,6 +1,6 @@
+import type { ReceiptWatch } from '../../core/store.js';
 import { ReceiptWaiters } from '../receipt-waiters.js';
 import { RECEIPT_FINISHED_CHANNEL } from '../sql/migrations/0007-receipts-finish-notify.js';
-import type { ReceiptWatch } from '../store.js';
 
 /** A notification as `pg` delivers it. */
 interface PgNotification {

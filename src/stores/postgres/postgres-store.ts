@@ -1,10 +1,10 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import type { RequestKey } from '../../core/request-key.js';
+import type { ReceiptWatch } from '../../core/store.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
-import type { ReceiptWatch } from '../store.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 
 /**

@@ -1,5 +1,5 @@
+import type { ReceiptWatch } from '../../core/store.js';
 import { ReceiptWaiters } from '../receipt-waiters.js';
-import type { ReceiptWatch } from '../store.js';
 import type { RedisSubscriberLike } from './redis-like.js';
 
 /**

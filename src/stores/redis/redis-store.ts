@@ -7,7 +7,7 @@ import type {
   ReceiptWatch,
   Store,
   TakeoverRequest,
-} from '../store.js';
+} from '../../core/store.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { RedisFinishListener } from './redis-finish-listener.js';
 import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';

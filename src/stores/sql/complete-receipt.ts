@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { StoredResponse } from '../../core/receipt.js';
-import type { FinishRequest } from '../store.js';
+import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { FinishRequest } from '../store.js';
+import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { firstClaimReceipt } from '../../core/receipt.js';
-import type { InsertClaimRequest, InsertClaimResult } from '../store.js';
+import type { InsertClaimRequest, InsertClaimResult } from '../../core/store.js';
 import { defineStatement } from './compiled-statement.js';
 import { isDuplicateKeyError } from './driver-error.js';
 import { findReceipt } from './find-receipt.js';

@@ -1,6 +1,6 @@
 import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
-import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../store.js';
+import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
 import { completeReceipt } from './complete-receipt.js';
 import { failReceipt } from './fail-receipt.js';
 import { findReceipt } from './find-receipt.js';

@@ -9,7 +9,7 @@ import type {
   Store,
   TakeoverRequest,
   TransactionalStore,
-} from '../store.js';
+} from '../../core/store.js';
 import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import type { ReceiptsDatabase } from './receipts-table.js';

@@ -1,5 +1,5 @@
 import type { Receipt } from '../../core/receipt.js';
-import type { TakeoverRequest } from '../store.js';
+import type { TakeoverRequest } from '../../core/store.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyValues, runStatement, type SqlContext } from './sql-context.js';

@@ -9,8 +9,8 @@ import {
 import type { GuardEvents } from '../../../src/core/guard-events.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
+import type { Store } from '../../../src/core/store.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
-import type { Store } from '../../../src/stores/store.js';
 
 const key = new RequestKey('unit', 'evt_1');
 

@@ -1,8 +1,23 @@
 import { fileURLToPath } from 'node:url';
-import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
-import { CliUsageError } from './cli-usage-error.js';
+import { InvalidOption } from '../core/errors.js';
+import type { SqlDialectName } from './sql/sql-dialect.js';
 
-/** Where `--database-url` points: a SQLite file, or a PostgreSQL / MySQL connection URL. */
+/**
+ * A database URL (`--database-url`, `DATABASE_URL`, the service's `databaseUrl` option) that payonce cannot open:
+ * empty, malformed, or of a scheme no SQL store speaks. An `InvalidOption` for `databaseUrl` (code
+ * `INVALID_OPTION`); `reason` is the one-line explanation without the option prefix, with any password hidden.
+ * The CLI prints `reason` and exits with status 2.
+ */
+export class InvalidDatabaseUrl extends InvalidOption {
+  /** What is wrong and what is accepted instead; never contains the URL's password. */
+  readonly reason: string;
+  constructor(reason: string) {
+    super('databaseUrl', reason);
+    this.reason = reason;
+  }
+}
+
+/** Where a database URL points: a SQLite file, or a PostgreSQL / MySQL connection URL. */
 export type DatabaseTarget =
   | { readonly dialect: Extract<SqlDialectName, 'sqlite'>; readonly path: string }
   | { readonly dialect: Extract<SqlDialectName, 'postgres' | 'mysql'>; readonly url: string };
@@ -13,12 +28,12 @@ function checkedUrl(raw: string): URL {
   try {
     return new URL(raw);
   } catch {
-    throw new CliUsageError(`--database-url ${redact(raw)} is not a valid URL; expected ${ACCEPTED}`);
+    throw new InvalidDatabaseUrl(`--database-url ${redact(raw)} is not a valid URL; expected ${ACCEPTED}`);
   }
 }
 
 function sqlitePath(path: string, raw: string): DatabaseTarget {
-  if (path.length === 0) throw new CliUsageError(`--database-url ${raw} names no SQLite file`);
+  if (path.length === 0) throw new InvalidDatabaseUrl(`--database-url ${raw} names no SQLite file`);
   return { dialect: 'sqlite', path };
 }
 
@@ -26,11 +41,11 @@ function sqlitePath(path: string, raw: string): DatabaseTarget {
  * Parses `--database-url`: `postgres://` or `postgresql://` → PostgreSQL; `mysql://` (or `mariadb://`) → MySQL;
  * `file:///abs/path` → that SQLite file; `sqlite:path`, `sqlite://path` and `sqlite:///abs/path` → that SQLite
  * file; a string without a URL scheme → a SQLite file path.
- * @throws {CliUsageError} for an empty value, a malformed URL or any other scheme (e.g. `redis://`).
+ * @throws {InvalidDatabaseUrl} for an empty value, a malformed URL or any other scheme (e.g. `redis://`).
  */
 export function parseDatabaseUrl(raw: string): DatabaseTarget {
   const value = raw.trim();
-  if (value.length === 0) throw new CliUsageError(`--database-url is empty; expected ${ACCEPTED}`);
+  if (value.length === 0) throw new InvalidDatabaseUrl(`--database-url is empty; expected ${ACCEPTED}`);
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(value)?.[1]?.toLowerCase();
   if (scheme === undefined) return sqlitePath(value, value);
   switch (scheme) {
@@ -54,12 +69,14 @@ export function parseDatabaseUrl(raw: string): DatabaseTarget {
       try {
         return sqlitePath(fileURLToPath(url), value);
       } catch (error) {
-        if (error instanceof CliUsageError) throw error;
-        throw new CliUsageError(`--database-url ${value} is not a local file URL; expected ${ACCEPTED}`);
+        if (error instanceof InvalidDatabaseUrl) throw error;
+        throw new InvalidDatabaseUrl(`--database-url ${value} is not a local file URL; expected ${ACCEPTED}`);
       }
     }
   }
-  throw new CliUsageError(`--database-url ${redact(value)}: unsupported scheme "${scheme}:"; expected ${ACCEPTED}`);
+  throw new InvalidDatabaseUrl(
+    `--database-url ${redact(value)}: unsupported scheme "${scheme}:"; expected ${ACCEPTED}`,
+  );
 }
 
 /** The URL with its password replaced by `***`, for messages (also in a malformed `scheme://user:pass@…`). */

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../../src/cli/cli-usage-error.js';
-import { type DatabaseTarget, describeTarget, parseDatabaseUrl, redact } from '../../../src/cli/database-url.js';
+import { InvalidOption } from '../../../src/core/errors.js';
+import {
+  type DatabaseTarget,
+  describeTarget,
+  InvalidDatabaseUrl,
+  parseDatabaseUrl,
+  redact,
+} from '../../../src/stores/database-url.js';
 
 describe('parseDatabaseUrl', () => {
   it.each<[string, DatabaseTarget]>([
@@ -28,15 +34,17 @@ describe('parseDatabaseUrl', () => {
     ['mysql://u:secret@[::1', 'is not a valid URL'],
     ['sqlite:', 'names no SQLite file'],
     ['file://remote-host/share/x.db', 'is not a local file URL'],
-  ])('rejects %j with a CliUsageError saying %j', (raw, message) => {
+  ])('rejects %j with an InvalidDatabaseUrl saying %j', (raw, message) => {
     let thrown: unknown;
     try {
       parseDatabaseUrl(raw);
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(CliUsageError);
-    expect((thrown as CliUsageError).exitCode).toBe(2);
+    expect(thrown).toBeInstanceOf(InvalidDatabaseUrl);
+    expect(thrown).toBeInstanceOf(InvalidOption);
+    expect((thrown as InvalidDatabaseUrl).option).toBe('databaseUrl');
+    expect((thrown as InvalidDatabaseUrl).reason).toContain(message);
     expect((thrown as Error).message).toContain(message);
     expect((thrown as Error).message).not.toContain('secret');
   });

@@ -1,5 +1,5 @@
-import type { Receipt, StoredResponse } from '../core/receipt.js';
-import type { RequestKey } from '../core/request-key.js';
+import type { Receipt, StoredResponse } from './receipt.js';
+import type { RequestKey } from './request-key.js';
 
 /** Input of `Store.insertClaim`. Times are Unix epoch milliseconds. */
 export interface InsertClaimRequest {

@@ -1,9 +1,9 @@
-import { MysqlStore } from '../stores/mysql/mysql-store.js';
-import { PostgresStore } from '../stores/postgres/postgres-store.js';
-import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
-import type { SqlStore } from '../stores/sql/sql-store.js';
-import { SqliteStore } from '../stores/sqlite/sqlite-store.js';
 import type { DatabaseTarget } from './database-url.js';
+import { MysqlStore } from './mysql/mysql-store.js';
+import { PostgresStore } from './postgres/postgres-store.js';
+import type { ReceiptsDatabase } from './sql/receipts-table.js';
+import type { SqlStore } from './sql/sql-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
 
 /**
  * Opens the SQL store `target` names, owning its connection (call `close()`). Drivers are imported lazily, so

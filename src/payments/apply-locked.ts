@@ -1,0 +1,55 @@
+import type { Transaction } from 'kysely';
+import { type AppliedReport, applyReport } from './apply-report.js';
+import { lockAttempt } from './attempt-rows.js';
+import { parkedFor, reportOfEntry, resolveParked } from './event-journal.js';
+import { lockOrder } from './order-rows.js';
+import { alertOf, type PaymentAlert } from './payment-alert.js';
+import type { PaymentAttempt } from './payment-attempt.js';
+import type { PaymentReport } from './payment-report.js';
+import { type PaymentsContext, paymentsTrx } from './payments-context.js';
+
+/** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
+export async function applyLocked<DB>(
+  ctx: PaymentsContext<DB>,
+  trx: Transaction<DB>,
+  attempt: PaymentAttempt,
+  report: PaymentReport,
+  nowMs: number,
+): Promise<AppliedReport> {
+  const db = paymentsTrx(trx);
+  const order = await lockOrder(db, ctx.store.dialect, attempt.orderId);
+  const locked = await lockAttempt(db, ctx.store.dialect, attempt.id);
+  if (!order || !locked) throw new Error(`attempt ${attempt.id} or its order vanished`);
+  return applyReport({ trx, outbox: ctx.outbox, nowMs }, order, locked, report);
+}
+
+/**
+ * Applies the parked events that name this attempt (by payment id or merchant reference), oldest first, and
+ * again while a pass decided any: a refund parked because it overtook its success stays parked in a pass that
+ * comes before the success, and is applied by the next one.
+ */
+export async function drainInbox<DB>(
+  ctx: PaymentsContext<DB>,
+  trx: Transaction<DB>,
+  attemptId: string,
+  nowMs: number,
+  alerts: PaymentAlert[],
+): Promise<void> {
+  const db = paymentsTrx(trx);
+  let decided = true;
+  while (decided) {
+    decided = false;
+    const current = await lockAttempt(db, ctx.store.dialect, attemptId);
+    if (!current) return;
+    for (const entry of await parkedFor(db, current)) {
+      const fresh = await lockAttempt(db, ctx.store.dialect, attemptId);
+      if (!fresh) return;
+      const report = reportOfEntry(entry);
+      const applied = await applyLocked(ctx, trx, fresh, report, nowMs);
+      if (applied.decision === 'parked') continue;
+      await resolveParked(db, entry.provider, entry.eventId, applied, nowMs);
+      if (applied.alert) alerts.push(alertOf(report, applied));
+      decided = true;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidOption } from '../core/errors.js';
+import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
+import { transaction } from '../outbox/sql-transaction.js';
+import { findActiveAttempt } from './attempt-rows.js';
+import { checkMoney, type Money } from './money.js';
+import { type Order, toOrder } from './order.js';
+import { OrderNotFound } from './order-not-found.js';
+import { OrderNotPayable } from './order-not-payable.js';
+import { lockOrder, setOrderStatus } from './order-rows.js';
+import { nextOrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
+import { ATTEMPT_KEY_PREFIX, type PaymentAttempt, toAttempt } from './payment-attempt.js';
+import type { PaymentReport } from './payment-report.js';
+import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
+import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
+import { createRequestOf, emptyFields, errorText, fieldsOf, recordProviderAnswer } from './provider-answer.js';
+import { ProviderDeclined } from './provider-declined.js';
+import { isStoredId } from './stored-id.js';
+
+/**
+ * The answer of `openCheckout`: the order is already paid (nothing created), or THE active attempt — the one
+ * this call created (`created: true`, after the provider answered) or the one another call created (`created:
+ * false`, as stored now; it may still be `creating`).
+ */
+export type CheckoutResult =
+  | { readonly kind: 'already-paid'; readonly order: Order }
+  | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean };
+
+/** See `Payments.createOrder`. */
+export async function createOrder<DB>(ctx: PaymentsContext<DB>, principal: string, money: Money): Promise<Order> {
+  const { amountMinor, currency } = checkMoney(money);
+  if (typeof principal !== 'string' || principal.length === 0 || principal.length > 160) {
+    throw new InvalidOption('principal', 'must be a non-empty string of at most 160 characters');
+  }
+  const now = ctx.clock.now();
+  const row = {
+    id: randomUUID(),
+    principal,
+    status: 'draft',
+    amount_minor: amountMinor,
+    currency,
+    paid_attempt_id: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await paymentsDb(ctx).insertInto(ORDERS_TABLE).values(row).execute();
+  return toOrder(row);
+}
+
+/** Step 1 of the checkout: one short transaction finds the order's active attempt or inserts one `creating`. */
+async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, principal: string): Promise<CheckoutResult> {
+  return transaction(ctx.store, async (trx): Promise<CheckoutResult> => {
+    const db = paymentsTrx(trx);
+    const order = await lockOrder(db, ctx.store.dialect, orderId);
+    if (!order || order.principal !== principal) throw new OrderNotFound(orderId);
+    if (PAID_ORDER_STATUSES.includes(order.status)) return { kind: 'already-paid', order };
+    if (order.status === 'cancelled' || order.status === 'refunded') throw new OrderNotPayable(orderId, order.status);
+    const active = await findActiveAttempt(db, orderId);
+    if (active) return { kind: 'attempt', attempt: active, created: false };
+    const now = ctx.clock.now();
+    const id = randomUUID();
+    const row = {
+      id,
+      order_id: orderId,
+      provider: ctx.provider.name,
+      status: 'creating',
+      amount_minor: order.amountMinor,
+      currency: order.currency,
+      idempotency_key: `${ATTEMPT_KEY_PREFIX}${id}`,
+      provider_payment_id: null,
+      action_url: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await insertUnlessDuplicate(ctx.store.dialect, db.insertInto(ATTEMPTS_TABLE).values(row)))) {
+      const winner = await findActiveAttempt(db, orderId);
+      if (!winner) throw new Error(`attempt insert for order ${orderId} conflicted, but no active attempt exists`);
+      return { kind: 'attempt', attempt: winner, created: false };
+    }
+    if (nextOrderStatus(order.status, 'awaiting_payment').kind === 'move') {
+      await setOrderStatus(db, orderId, 'awaiting_payment', now);
+    }
+    return { kind: 'attempt', attempt: toAttempt(row), created: true };
+  });
+}
+
+/** Step 2: outside any transaction, asks the provider to create the payment; the answer as a report. */
+async function askProvider<DB>(ctx: PaymentsContext<DB>, attempt: PaymentAttempt): Promise<PaymentReport> {
+  const base = {
+    provider: attempt.provider,
+    eventId: `checkout:${attempt.id}`,
+    eventType: 'checkout.response',
+    orderRef: null,
+    occurredAtMs: null,
+  };
+  try {
+    const payment = await ctx.provider.createPayment(createRequestOf(attempt));
+    return { ...base, ...fieldsOf(payment), error: null };
+  } catch (error) {
+    const status = error instanceof ProviderDeclined ? 'failed' : 'unknown';
+    return { ...base, ...emptyFields(attempt), status, error: errorText(error) };
+  }
+}
+
+/** See `Payments.openCheckout`. */
+export async function openCheckout<DB>(
+  ctx: PaymentsContext<DB>,
+  orderId: string,
+  principal: string,
+): Promise<CheckoutResult> {
+  if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
+  const opened = await openAttempt(ctx, orderId, principal);
+  if (opened.kind === 'already-paid' || !opened.created) return opened;
+  const report = await askProvider(ctx, opened.attempt);
+  const updated = await recordProviderAnswer(ctx, opened.attempt, report);
+  return { kind: 'attempt', attempt: updated, created: true };
+}

@@ -1,0 +1,71 @@
+import type { Transaction } from 'kysely';
+import { type JournalEntry, toJournalEntry } from './journal-entry.js';
+import { type Order, toOrder } from './order.js';
+import { OrderNotFound } from './order-not-found.js';
+import { lockOrder, setOrderStatus } from './order-rows.js';
+import { nextOrderStatus, type OrderStatus } from './order-status.js';
+import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
+import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
+import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
+import { isStoredId } from './stored-id.js';
+import type { Transition } from './transition.js';
+
+/** See `Payments.advanceOrder`. */
+export async function advanceOrder<DB>(
+  ctx: PaymentsContext<DB>,
+  trx: Transaction<DB>,
+  orderId: string,
+  to: OrderStatus,
+): Promise<Transition<OrderStatus>> {
+  if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
+  const db = paymentsTrx(trx);
+  const order = await lockOrder(db, ctx.store.dialect, orderId);
+  if (!order) throw new OrderNotFound(orderId);
+  const move = nextOrderStatus(order.status, to);
+  if (move.kind === 'move') await setOrderStatus(db, orderId, to, ctx.clock.now());
+  return move;
+}
+
+/** The order, or `null`. */
+export async function findOrder<DB>(ctx: PaymentsContext<DB>, orderId: string): Promise<Order | null> {
+  if (!isStoredId(orderId)) return null;
+  const row = await paymentsDb(ctx).selectFrom(ORDERS_TABLE).selectAll().where('id', '=', orderId).executeTakeFirst();
+  return row ? toOrder(row) : null;
+}
+
+/** Every attempt of the order, oldest first. */
+export async function attemptsOf<DB>(ctx: PaymentsContext<DB>, orderId: string): Promise<PaymentAttempt[]> {
+  if (!isStoredId(orderId)) return [];
+  const rows = await paymentsDb(ctx)
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toAttempt);
+}
+
+/** The journal of the order: every decided report, oldest first. */
+export async function journalOf<DB>(ctx: PaymentsContext<DB>, orderId: string): Promise<JournalEntry[]> {
+  if (!isStoredId(orderId)) return [];
+  const rows = await paymentsDb(ctx)
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .orderBy('received_at')
+    .execute();
+  return rows.map(toJournalEntry);
+}
+
+/** Parked (unmatched) events, oldest first, at most `limit`. */
+export async function parkedEvents<DB>(ctx: PaymentsContext<DB>, limit: number): Promise<JournalEntry[]> {
+  const rows = await paymentsDb(ctx)
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .selectAll()
+    .where('decision', '=', 'parked')
+    .orderBy('received_at')
+    .limit(limit)
+    .execute();
+  return rows.map(toJournalEntry);
+}

@@ -1,0 +1,102 @@
+import type { Transaction } from 'kysely';
+import { RequestKey } from '../core/request-key.js';
+import { transaction } from '../outbox/sql-transaction.js';
+import { applyLocked, drainInbox } from './apply-locked.js';
+import { locateAttempt } from './attempt-rows.js';
+import { insertJournal } from './event-journal.js';
+import { InvalidPaymentEvent } from './invalid-payment-event.js';
+import type { PaymentDecision } from './journal-entry.js';
+import { alertOf, type PaymentAlert } from './payment-alert.js';
+import type { PaymentReport } from './payment-report.js';
+import { type PaymentsContext, paymentsTrx } from './payments-context.js';
+import { PAYMENT_EVENT_STATUSES, type ProviderPaymentEvent } from './provider-payment-event.js';
+
+/** The answer of `applyProviderEvent`: the decision; `duplicate` when this event id was already recorded. */
+export interface EventResult {
+  readonly decision: PaymentDecision;
+  /** True when the event was recorded before: nothing ran now, `decision` is the first delivery's. */
+  readonly duplicate: boolean;
+  readonly reason: string | null;
+  readonly attemptId: string | null;
+  readonly orderId: string | null;
+  /** True when this delivery made the order paid (never on a duplicate). */
+  readonly becamePaid: boolean;
+}
+
+/**
+ * Prefix of the provider part of the receipt `applyProviderEvent` records: `payments:<provider>` + event id. It
+ * differs from the webhook intake's own receipt (`<provider>` + event id), so the intake may claim the delivery
+ * with `guard.run` and call `applyProviderEvent` from its handler: the inner receipt commits with the business
+ * transition, and a redelivery after a crash between the two finds it and changes nothing.
+ */
+export const PAYMENTS_RECEIPT_PREFIX = 'payments:';
+
+/** The report of a verified provider event. @throws {InvalidPaymentEvent} no key, unknown status, nothing to match. */
+function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly key: RequestKey } {
+  const key = event.key;
+  if (key === null) throw new InvalidPaymentEvent('no receipt key (read-only query): answer it from current state');
+  if (!PAYMENT_EVENT_STATUSES.includes(event.status)) throw new InvalidPaymentEvent(`unknown status ${event.status}`);
+  if (event.paymentId === null && event.merchantReference === null) {
+    throw new InvalidPaymentEvent('neither a payment id nor a merchant reference: cannot be matched to an attempt');
+  }
+  return {
+    key,
+    provider: key.provider,
+    eventId: key.externalId,
+    eventType: event.eventType,
+    status: event.status,
+    paymentId: event.paymentId,
+    amountMinor: event.amountMinor,
+    currency: event.currency,
+    merchantReference: event.merchantReference,
+    orderRef: event.orderId ?? null,
+    occurredAtMs: event.occurredAtMs,
+    actionUrl: null,
+    error: null,
+  };
+}
+
+/** See `Payments.applyProviderEvent`. */
+export async function applyProviderEvent<DB>(
+  ctx: PaymentsContext<DB>,
+  event: ProviderPaymentEvent,
+): Promise<EventResult> {
+  const { key, ...report } = reportOfEvent(event);
+  const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
+  let alerts: PaymentAlert[] = [];
+  const outcome = await transaction(ctx.store, (trx) => {
+    alerts = [];
+    return ctx.guard.runInTransaction(trx, receiptKey, async (tx) => {
+      const result = await applyEventInTransaction(ctx, tx, event.provider, report, alerts);
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+    });
+  });
+  const stored = JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
+  if (outcome.isReplay) return Object.freeze({ ...stored, duplicate: true, becamePaid: false });
+  for (const alert of alerts) ctx.onAlert(alert);
+  return Object.freeze({ ...stored, duplicate: false });
+}
+
+/** Event body of `applyProviderEvent`, inside the receipt's transaction. */
+async function applyEventInTransaction<DB>(
+  ctx: PaymentsContext<DB>,
+  trx: Transaction<DB>,
+  provider: string,
+  report: PaymentReport,
+  alerts: PaymentAlert[],
+): Promise<Omit<EventResult, 'duplicate'>> {
+  const db = paymentsTrx(trx);
+  const now = ctx.clock.now();
+  const found = await locateAttempt(db, provider, report.paymentId, report.merchantReference);
+  if (!found) {
+    const decision = { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null } as const;
+    await insertJournal(db, report, decision, now);
+    return { ...decision, becamePaid: false };
+  }
+  const applied = await applyLocked(ctx, trx, found, report, now);
+  await insertJournal(db, report, applied, now);
+  if (applied.alert) alerts.push(alertOf(report, applied));
+  if (applied.decision === 'applied') await drainInbox(ctx, trx, found.id, now, alerts);
+  const { decision, reason, attemptId, orderId, becamePaid } = applied;
+  return { decision, reason, attemptId, orderId, becamePaid };
+}
