@@ -8,7 +8,8 @@ import { RedisScript } from '../redis-script.js';
  * ARGV: attempt, now_ms, receipt id, response status, response headers JSON, response body bytes, the announce
  * command (`PUBLISH`, `SPUBLISH` or empty for none) and the channel: a recorded finish is announced with the
  * receipt id, in the same atomic step, so waiting duplicates wake (issue #15). The channel carries the store's hash
- * tag, so on a Redis Cluster `SPUBLISH` stays on the receipt's shard.
+ * tag, so on a Redis Cluster `SPUBLISH` stays on the receipt's shard. `pcall`: an announcement the server refuses (no
+ * SPUBLISH before Redis 7, an ACL without PUBLISH) never fails the recorded completion; waiters then re-read each second.
  * Reply: 1 when recorded, 0 when the claim was lost (nothing changed, nothing announced).
  *
  * A `processing` receipt never has an `error` field (the claim creates the hash without one and takeover,
@@ -27,7 +28,7 @@ redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[2], 'resp
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 if ARGV[7] ~= '' then
-  redis.call(ARGV[7], ARGV[8], ARGV[3])
+  redis.pcall(ARGV[7], ARGV[8], ARGV[3])
 end
 return 1
 `,

@@ -23,7 +23,7 @@ redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', ARGV[2], 'error',
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 if ARGV[5] ~= '' then
-  redis.call(ARGV[5], ARGV[6], ARGV[3])
+  redis.pcall(ARGV[5], ARGV[6], ARGV[3])
 end
 return 1
 `,
