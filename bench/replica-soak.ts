@@ -154,10 +154,12 @@ async function soak(): Promise<ReplicaSoakReport['soak']> {
 const started = Date.now();
 const loadStart = loadavg()[0] ?? 0;
 const throughput: Array<ReplicaSoakReport['throughput'][number]> = [];
+let throughputFrom: string | undefined;
 // SOAK_KEEP_THROUGHPUT=1 re-runs only the soak and keeps the throughput steps of the last bench/replicas.json.
 if (process.env.SOAK_KEEP_THROUGHPUT === '1') {
   const previous = JSON.parse(await readFile(join(dir, 'replicas.json'), 'utf8')) as ReplicaSoakReport;
   throughput.push(...previous.throughput);
+  throughputFrom = previous.throughputFrom ?? previous.generatedAt;
 }
 for (let round = 1; round <= (throughput.length > 0 ? 0 : ROUNDS); round++) {
   for (const replicas of round % 2 === 1 ? [1, 2, 3] : [3, 2, 1]) {
@@ -178,6 +180,7 @@ const report: ReplicaSoakReport = {
   loadAverage: { start: loadStart, end: loadavg()[0] ?? 0 },
   stepS: STEP_S,
   concurrency: CONCURRENCY,
+  ...(throughputFrom === undefined ? {} : { throughputFrom }),
   throughput,
   soak: soakResult,
 };

@@ -11,6 +11,8 @@ export interface ReplicaSoakReport {
   readonly loadAverage: { readonly start: number; readonly end: number };
   readonly stepS: number;
   readonly concurrency: number;
+  /** When the throughput steps were kept from an earlier run (`SOAK_KEEP_THROUGHPUT=1`), that run's time. */
+  readonly throughputFrom?: string;
   readonly throughput: ReadonlyArray<{
     readonly round: number;
     readonly replicas: number;
@@ -66,7 +68,7 @@ export function renderReplicaSection(report: ReplicaSoakReport): string {
     REPLICAS_START,
     '## Replicas: soak with SIGKILL and throughput by replica count (issue 15)',
     '',
-    `Run of ${report.generatedAt} by \`npx tsx bench/replica-soak.ts\` in ${f0(report.durationS)} s. **The machine was shared and loaded**: ` +
+    `Run of ${report.generatedAt} by \`npx tsx bench/replica-soak.ts\` in ${f0(report.durationS)} s${report.throughputFrom ? ` (throughput steps from the run of ${report.throughputFrom})` : ''}. **The machine was shared and loaded**: ` +
       `2 cores used at the same time by seven engineers' builds and tests (load average ${f1(report.loadAverage.start)} at start, ` +
       `${f1(report.loadAverage.end)} at end), and the database, the sandbox, the load generator and every replica ran on those same 2 cores. ` +
       'Absolute rates are therefore low and noisy; the shape is what to read.',
@@ -99,6 +101,17 @@ export function renderReplicaSection(report: ReplicaSoakReport): string {
     '| invariant | checked | violations | held |',
     '|---|---|---|---|',
     ...invariants,
+    ...(soak.invariants.some((i) => i.name === 'one order per Idempotency-Key' && i.violations > 0)
+      ? [
+          '',
+          'Why "one order per Idempotency-Key" broke (each example shows a replica SIGKILLed milliseconds after the first order was ' +
+            'written): `POST /orders` inserts the order and then completes its Idempotency-Key receipt in a second commit. A replica ' +
+            'killed between the two leaves the key `processing`; once it is stale (`--idempotency-stale-after-ms`, 3 s here) the ' +
+            "client's retry takes the key over and runs the route again, creating a second order. Waiting (`waitForInFlightMs`) does " +
+            'not change this (takeover rules are unchanged); committing the order and the receipt in one transaction ' +
+            '(`runInTransaction`, issue #13) does.',
+        ]
+      : []),
     REPLICAS_END,
   ].join('\n');
 }
