@@ -298,6 +298,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const budgetMs = Math.min(wait.untilMs - performance.now(), leaseLeftMs);
     if (wait.untilMs === 0 || budgetMs <= 0 || wait.signal?.aborted) return false;
     // Read through the guard's own store, never a caller's transaction: its snapshot may never see the finish.
+    const waitedFrom = performance.now();
     const end = await waitForFinish({
       store: this.store,
       key,
@@ -306,6 +307,9 @@ export class IdempotencyGuard<S extends Store = Store> {
       pollMaxMs: this.options.waitPollMaxMs,
       signal: wait.signal,
     });
+    if (this.events.has('receipt:waited')) {
+      this.events.emit('receipt:waited', { key, waitedMs: performance.now() - waitedFrom, end });
+    }
     return end === 'changed' || (end === 'timeout' && budgetMs >= leaseLeftMs);
   }
 

@@ -44,6 +44,8 @@ describe('Idempotency-Key core: waitForInFlightMs', () => {
 
   it('answers a duplicate that arrives mid-flight with the first response, marked replayed', async () => {
     const { core, next, runs } = slowFirst(2_000);
+    const waited: string[] = [];
+    core.guard.on('receipt:waited', (event) => waited.push(`${event.end} ${event.waitedMs > 100 ? 'long' : 'short'}`));
     const first = core.handle(exchange(), next);
     await sleep(20);
     const second = await core.handle(exchange(), next);
@@ -53,6 +55,7 @@ describe('Idempotency-Key core: waitForInFlightMs', () => {
     expect(second.response.headers['idempotent-replayed']).toBe('true');
     expect(Buffer.from(second.response.body).toString()).toBe('{"run":1}');
     expect(runs()).toBe(1);
+    expect(waited).toEqual(['changed long']);
   });
 
   it('keeps 409 + Retry-After without a wait, and when the client goes away mid-wait', async () => {
