@@ -2,7 +2,7 @@
  * payonce — exactly-once-in-effect payment processing. The root entry exports the core (guard, keys,
  * receipts, errors, clock, fingerprint), the store contract and the in-memory store. Backends are subpath
  * exports: `payonce/sqlite`, `payonce/postgres`, `payonce/mysql`, `payonce/redis`, `payonce/schema`.
- * @see SPEC §2–3.
+ * @see docs/design.md §2–3.
  */
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {

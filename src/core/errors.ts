@@ -29,7 +29,7 @@ export abstract class PayonceError<C extends string = string> extends Error {
 /**
  * A request key failed validation (empty part, more than 160 characters, NUL, not a string).
  * Thrown before any store is touched. HTTP: 400.
- * @see SPEC §3 "RequestKey".
+ * @see docs/design.md §3 "RequestKey".
  */
 export class InvalidRequestKey extends PayonceError {
   readonly code = 'INVALID_REQUEST_KEY';
@@ -54,7 +54,7 @@ export class InvalidOption extends PayonceError {
 /**
  * Another worker holds a fresh claim on this key: the work is not done yet, so the caller must not
  * report success. HTTP: 409 with `Retry-After` (seconds, rounded up from `retryAfterMs`).
- * @see SPEC §3 "A fresh claim held by another worker".
+ * @see docs/design.md §3 "Claim".
  */
 export class RequestInProgress extends PayonceError {
   readonly code = 'REQUEST_IN_PROGRESS';
@@ -71,7 +71,7 @@ export class RequestInProgress extends PayonceError {
 /**
  * The same key arrived with a different payload fingerprint (SHA-256 of the raw body): the caller reused a
  * key for a different request. Nothing was run. HTTP: 422.
- * @see SPEC §3; IETF draft-ietf-httpapi-idempotency-key-header §2.7.
+ * @see docs/design.md §3; IETF draft-ietf-httpapi-idempotency-key-header §2.7.
  */
 export class PayloadMismatch extends PayonceError {
   readonly code = 'PAYLOAD_MISMATCH';
@@ -89,7 +89,7 @@ export class PayloadMismatch extends PayonceError {
 /**
  * Fencing: the handler finished, but its claim had been taken over by another worker (stale takeover), so
  * its result was NOT recorded and the receipt keeps the winner's outcome. HTTP: 409.
- * @see SPEC §3 "fencing by attempt".
+ * @see docs/design.md §3 "Fencing".
  */
 export class ClaimLost extends PayonceError {
   readonly code = 'CLAIM_LOST';

@@ -19,8 +19,10 @@ export interface GuardOptions {
   /** Receipts deleted per statement by `purge`; at most 1 000. @default 500 */
   purgeBatchSize?: number;
   /**
-   * Largest response body stored, in bytes. A handler whose response is larger (or otherwise invalid) ran once:
-   * its receipt is completed with a stored 500 and the validation error is thrown, so it never runs again. The
+   * Largest response body stored, in bytes. A handler whose response is larger (or otherwise invalid: a status
+   * outside 100–599, a non-string header, a body that is not a string or bytes) failed: its receipt is marked
+   * `failed` and the `InvalidOption` is thrown, so the next delivery runs it again
+   * (docs/design.md §3 "Invalid handler response"). The
    * default fits MySQL/MariaDB's default `max_allowed_packet` (16 MiB, bodies travel hex-escaped).
    * @default 6_291_456 (6 MiB)
    */

@@ -14,7 +14,7 @@ import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-e
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions, waitBudget } from './guard-options.js';
 import { waitForFinish } from './in-flight-wait.js';
 import type { Outcome } from './outcome.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt, StoredResponse } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
 import type { InsertClaimResult, Store, TransactionOf } from './store.js';
@@ -106,12 +106,17 @@ function errorText(error: unknown, maxChars: number): string {
   return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
 
-/** What a receipt replays after its handler returned an invalid response (it ran once; it must not run again). */
-const INVALID_RESPONSE = toStoredResponse({
-  status: 500,
-  headers: { 'content-type': 'text/plain; charset=utf-8' },
-  body: 'The handler ran but returned a response that cannot be stored; it will not run again for this key.',
-});
+/** `an object`, `null`, `a number`: what a wrong argument was, for messages that never echo its value. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** @throws {InvalidOption} `handler` is not a function. */
+function checkHandler(handler: unknown): void {
+  if (typeof handler !== 'function') throw new InvalidOption('handler', `must be a function, got ${kindOf(handler)}`);
+}
 
 /** Fingerprints are compared as given: printable ASCII, 1–128 characters (a SHA-256 hex digest is 64). */
 const FINGERPRINT = /^[\x21-\x7e]{1,128}$/;
@@ -135,7 +140,7 @@ function storeError(operation: string, error: unknown): unknown {
  * for byte; a failed one runs again on the next delivery; a claim older than `staleAfterMs` is taken over by
  * compare-and-set on its attempt count, and the slow original can then neither complete nor fail it.
  *
- * @see SPEC §3; seed 004 (receipt lifecycle, stale takeover).
+ * @see docs/design.md §3; seed 004 (receipt lifecycle, stale takeover).
  * @example
  * const guard = new IdempotencyGuard(new MemoryStore());
  * const { response, isReplay } = await guard.run(new RequestKey('stripe', event.id), async () => {
@@ -162,14 +167,19 @@ export class IdempotencyGuard<S extends Store = Store> {
   /**
    * Claims `key` and runs `handler` once; later deliveries get the stored response with `isReplay: true`.
    * @throws {InvalidRequestKey} for an invalid key, before any store call.
+   * @throws {InvalidOption} `handler` not a function, `options` not an object, a `payload` that is neither bytes
+   *   nor a string, a malformed `fingerprint` — before any store call.
    * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
+   * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
+   *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
    */
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = asKey(key);
+    checkHandler(handler);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
@@ -190,6 +200,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     options: RunOptions = {},
   ): Promise<Outcome> {
     const checked = asKey(key);
+    checkHandler(handler);
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
@@ -217,7 +228,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {InvalidOption} for a negative or non-finite age.
    * @throws {InvalidRequestKey} for a `provider` that is not a valid `RequestKey` provider, before any store call.
    * @throws {StoreUnavailable}
-   * @see SPEC §3 "purge".
+   * @see docs/design.md §3 "Purge".
    * @example await guard.purge({ olderThan: 7 * 86_400_000, provider: 'stripe' });
    */
   async purge(options: PurgeOptions): Promise<number> {
@@ -256,14 +267,26 @@ export class IdempotencyGuard<S extends Store = Store> {
     return ms;
   }
 
+  /** The fingerprint of `options`, checked (callers from JavaScript have no type checker). @throws {InvalidOption} */
   private fingerprintOf(options: RunOptions): string | null {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOption('options', `must be an object { payload?, fingerprint? }, got ${kindOf(options)}`);
+    }
     if (options.fingerprint !== undefined) {
       if (typeof options.fingerprint !== 'string' || !FINGERPRINT.test(options.fingerprint)) {
         throw new InvalidOption('fingerprint', 'must be 1-128 printable ASCII characters (e.g. SHA-256 hex)');
       }
       return options.fingerprint;
     }
-    return options.payload === undefined ? null : sha256Fingerprint(options.payload);
+    const { payload } = options;
+    if (payload === undefined) return null;
+    if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+      throw new InvalidOption(
+        'payload',
+        `must be the raw bytes (Uint8Array, Buffer) or a string, got ${kindOf(payload)}`,
+      );
+    }
+    return sha256Fingerprint(payload);
   }
 
   private transactionalView(tx: TransactionOf<S>): Store {
@@ -279,7 +302,6 @@ export class IdempotencyGuard<S extends Store = Store> {
     return Object.freeze({ key: receipt.key, attempt: receipt.attempts, takeover, retry });
   }
 
-  /** The claim protocol of SPEC §3: insert, else replay / retry failed / take over stale / report in progress. */
   /** The wait of one call: its budget (per call, else the guard's) and its signal. @throws {InvalidOption} */
   private waitOf(options: RunOptions): InFlightWait {
     const budgetMs =
@@ -313,6 +335,10 @@ export class IdempotencyGuard<S extends Store = Store> {
     return end === 'changed' || (end === 'timeout' && budgetMs >= leaseLeftMs);
   }
 
+  /**
+   * The claim protocol of docs/design.md §3: insert, else replay / retry failed / take over stale / wait for or
+   * report in progress.
+   */
   private async claim(
     store: Store,
     key: RequestKey,
@@ -396,15 +422,15 @@ export class IdempotencyGuard<S extends Store = Store> {
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
-    let response = INVALID_RESPONSE;
-    let invalid: unknown = null;
+    let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);
     } catch (error) {
-      // The handler's work is done: in a transaction, throwing rolls it back with the claim; outside one, the
-      // receipt completes with a stored 500 so a redelivery never repeats the work.
-      if (transactional) throw error;
-      invalid = error;
+      // A response that cannot be stored is a failed run, like a throw (docs/design.md §3 "Invalid handler response"):
+      // in a transaction, throwing rolls the work back with the claim; outside one, the receipt is marked failed so
+      // the next delivery runs the handler again instead of replaying a 500 forever.
+      await this.recordFailure(store, key, attempt, started, error, !transactional);
+      throw error;
     }
     const nowMs = this.now();
     let completed: boolean;
@@ -420,7 +446,6 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (this.events.has('receipt:completed')) {
       this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
     }
-    if (invalid !== null) throw invalid;
     const receipt: Receipt = Object.freeze({
       ...decision.receipt,
       status: 'completed',

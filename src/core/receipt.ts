@@ -3,7 +3,7 @@ import type { RequestKey } from './request-key.js';
 /**
  * Lifecycle of a receipt: `processing` → `completed` | `failed`; `failed` → `processing` on the next
  * delivery; a stale `processing` → `processing` again (takeover). `completed` is terminal.
- * @see SPEC §3 "Receipt states".
+ * @see docs/design.md §3 "Receipt states".
  */
 export type ReceiptStatus = 'processing' | 'completed' | 'failed';
 
@@ -38,7 +38,7 @@ export interface Receipt {
 /**
  * The receipt a successful first claim creates: `processing`, attempt 1, claimed at `nowMs` (Unix epoch ms),
  * nothing finished yet. Every store returns exactly this from an `insertClaim` that inserted.
- * @see SPEC §3 "Claim".
+ * @see docs/design.md §3 "Claim".
  */
 export function firstClaimReceipt(key: RequestKey, nowMs: number, fingerprint: string | null): Receipt {
   return Object.freeze({

@@ -23,7 +23,7 @@ function check(part: 'provider' | 'externalId', value: unknown): string {
  * Both parts are non-empty, at most 160 Unicode code points, without NUL; they compare byte for byte
  * (`evt_A` and `evt_a` are different keys).
  * @throws {InvalidRequestKey} on any violation, before any store is touched.
- * @see SPEC §3 "RequestKey".
+ * @see docs/design.md §3 "RequestKey".
  * @example const key = new RequestKey('stripe', event.id);
  */
 export class RequestKey {

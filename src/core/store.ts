@@ -77,7 +77,7 @@ export interface Store {
    * before `beforeMs`; never a `processing` one. With `provider`, only receipts whose `key.provider` equals it
    * byte for byte are deleted, so one provider's retention never removes another's receipts in a shared store;
    * without it, every provider's. Returns how many were deleted (fewer than `limit` means nothing is left).
-   * @see SPEC §3 "purge"; the scoped form keeps webhook receipts alive through the HTTP layer's 24 h purge.
+   * @see docs/design.md §3 "Purge"; the scoped form keeps webhook receipts alive through the HTTP layer's 24 h purge.
    */
   purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number>;
 

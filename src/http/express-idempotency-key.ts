@@ -1,8 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { InvalidOption } from '../core/errors.js';
+import { InvalidOption, PayonceError } from '../core/errors.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
+import { problemResponse } from './problem-response.js';
+import { isProblemCode } from './problem-status.js';
 
 /** Options of `expressIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
 export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
@@ -145,8 +147,10 @@ function capture(res: Response) {
  * body (unless `express.raw()` already did, or a parser kept `req.rawBody`) for the fingerprint and for the handler
  * (`expressRawBody(req)`), buffers the
  * handler's response, lets the core store it, then sends it; replays and problems are sent instead.
- * @throws {InvalidOption} at construction for a bad policy; per request (to the error handler) when mounted
- *   without a route or after a body parser that did not keep the raw bytes.
+ * @throws {InvalidOption} at construction for a bad policy. Per request, the same misconfigurations (mounted
+ *   without a route, after a body parser that did not keep the raw bytes, a `principal` that resolves to no
+ *   non-empty string) are answered 500 problem+json `INVALID_OPTION`, never express's HTML page; an error thrown
+ *   by the application's own `principal` goes to its error handler (`next(error)`).
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
  * @example app.post('/v1/payments', expressIdempotencyKey({ guard, principal: (req) => req.get('x-account')! }), pay);
  */
@@ -180,7 +184,15 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
       else output.sendInstead(result.response);
     } catch (error) {
       captured?.restore();
-      if (!res.headersSent) next(error);
+      if (res.headersSent) return;
+      // payonce's own errors (a principal that resolves to nothing, the middleware mounted wrongly) are answered
+      // as problem+json like every other answer here; the application's errors go to its error handler.
+      if (error instanceof PayonceError && isProblemCode(error.code)) {
+        const { status, headers, body } = problemResponse(error.code, error.message);
+        res.status(status).set(headers).end(Buffer.from(body));
+        return;
+      }
+      next(error);
     }
   };
 }

@@ -10,7 +10,7 @@ export interface HttpExchange {
   /**
    * The concrete request target as received (origin-form: path and query, e.g. `/v1/payments/pay_1/refunds?x=1`).
    * The fingerprint covers it, so one key reused on another concrete path of the same pattern is a different
-   * request (422), never a replay of the first path's answer (SPEC §4: method, path, body digest).
+   * request (422), never a replay of the first path's answer (docs/design.md §4: method, path, body digest).
    */
   readonly target: string;
   /** The authenticated principal (tenant, account, API key id) the key is scoped to. */

@@ -8,7 +8,7 @@ import { sha256Hex } from '../core/sha256-hex.js';
  * the digest keeps a 255-character key inside the 160-character limit of a `RequestKey` part. The same key
  * from another principal, with another method or on another route is therefore another receipt.
  * @throws {InvalidRequestKey} if `namespace` is empty, longer than 160 characters or contains NUL.
- * @see SPEC §4 "keys are scoped by the authenticated principal"; draft-ietf-httpapi-idempotency-key-header-07
+ * @see docs/design.md §4 "Scope"; draft-ietf-httpapi-idempotency-key-header-07
  *   §2.2 "Uniqueness of Idempotency Key" (scope per resource and client).
  * @example httpRequestKey('http', 'acct_1', 'POST', '/v1/payments', '8e03978e').provider // 'http'
  */

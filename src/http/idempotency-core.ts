@@ -97,7 +97,7 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
 }
 
 /**
- * Builds the Idempotency-Key layer of SPEC §4 on an `IdempotencyGuard`:
+ * Builds the Idempotency-Key layer of docs/design.md §4 on an `IdempotencyGuard`:
  * - covered method (default POST, PATCH) without the header on a route that requires one → 400
  *   `IDEMPOTENCY_KEY_MISSING`; malformed value (see `parseIdempotencyKey`) → 400 `IDEMPOTENCY_KEY_INVALID`;
  * - the key is scoped by principal, method and route pattern (`httpRequestKey`) and claimed with the policy's
@@ -111,7 +111,7 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  *   purges expired keys of `namespace` (never other providers' receipts in a shared store) and claims afresh.
  * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
- *   SPEC §4.
+ *   docs/design.md §4.
  * @example
  * const core = createIdempotencyCore({ guard: new IdempotencyGuard(store), storedHeaders: ['content-type'] });
  * const result = await core.handle(exchange, () => runRoute(exchange));

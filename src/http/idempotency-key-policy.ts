@@ -14,7 +14,7 @@ export interface RouteRef {
 /**
  * What the Idempotency-Key layer does, independent of the web framework. The principal is found by the
  * adapter (`principal(req)` in its options), because only the framework knows where authentication put it.
- * @see draft-ietf-httpapi-idempotency-key-header-07; Stripe API reference "Idempotent requests"; SPEC §4.
+ * @see draft-ietf-httpapi-idempotency-key-header-07; Stripe API reference "Idempotent requests"; docs/design.md §4.
  */
 export interface IdempotencyKeyPolicy {
   /**

@@ -1,5 +1,5 @@
 /**
- * `payonce/http`: the framework-neutral Idempotency-Key layer (SPEC §4). The adapters are separate entry points so
+ * `payonce/http`: the framework-neutral Idempotency-Key layer (docs/design.md §4). The adapters are separate entry points so
  * that importing this one loads no web framework: `src/http/express-idempotency-key.ts`,
  * `src/http/fastify-idempotency-key.ts`, `src/http/hono-idempotency-key.ts`.
  * @see docs/http.md; draft-ietf-httpapi-idempotency-key-header-07; Stripe API reference "Idempotent requests".

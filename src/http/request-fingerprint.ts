@@ -24,7 +24,7 @@ function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body
  * target (path and query) and the raw body bytes exactly as received. A retry must resend the same bytes, which every retrying HTTP client does; a body that
  * differs in any byte (member order, whitespace, `1.0` vs `1`) is a different request → 422 on key reuse.
  * Chosen as the default because it never confuses two requests: nothing is parsed or normalised.
- * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4 "Idempotency Fingerprint"; SPEC §4.
+ * @see draft-ietf-httpapi-idempotency-key-header-07 §2.4 "Idempotency Fingerprint"; docs/design.md §4.
  */
 export const rawBodyFingerprint: RequestFingerprint = (exchange) => digest(exchange, 'raw', exchange.body);
 

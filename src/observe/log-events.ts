@@ -7,7 +7,7 @@ import type { GuardEventSource, IntakeEventSource } from './webhook-metrics.js';
  * id and merchant reference, error — already redacted; the payload only at `debug`. A journal write failure is
  * logged at `error`.
  * @returns a function that stops logging.
- * @see SPEC §5 "Journal of every delivery".
+ * @see docs/design.md §5 "Journal".
  * @example logIntake(intake, createLogger({ redaction: intake.redactor }));
  */
 export function logIntake(intake: IntakeEventSource, logger: Logger): () => void {
@@ -31,7 +31,7 @@ export function logIntake(intake: IntakeEventSource, logger: Logger): () => void
  * Logs receipt guard events: claims, takeovers and replays at `debug`, in-progress at `info`, failures,
  * lost claims and payload mismatches at `warn`. Keys are logged as `provider/externalId`.
  * @returns a function that stops logging.
- * @see SPEC §3; STYLE pattern 12.
+ * @see docs/design.md §3; STYLE pattern 12.
  */
 export function logGuard(guard: GuardEventSource, logger: Logger): () => void {
   const offs = [

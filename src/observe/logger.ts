@@ -81,7 +81,7 @@ function cleanArg(arg: unknown, redactor: Redactor): unknown {
  * function over every merged object (any depth, and e-mail / card-number scrubbing of string values) and scrubs
  * message strings and error messages. Nothing in `src/core` or the intake imports pino; they are wired with
  * `logIntake` / `logGuard`.
- * @see SPEC §2 `src/observe`, §5 redaction; STYLE pattern 12.
+ * @see docs/design.md §2 `src/observe`, §5 redaction; STYLE pattern 12.
  * @example const logger = createLogger({ redaction: intake.redactor }); logIntake(intake, logger);
  */
 export function createLogger(options: PayonceLoggerOptions = {}): Logger {

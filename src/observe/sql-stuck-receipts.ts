@@ -9,7 +9,7 @@ import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
  * statement per scrape (index `(status, claimed_at)` of migration 0001).
  * @param holder a SQL store (SQLite, PostgreSQL, MySQL) or anything with its Kysely `db`.
  * @throws {InvalidOption} a bad `olderThanMs`.
- * @see SPEC §5 "stuck receipts"; SPEC §3 "Indexes".
+ * @see docs/design.md §5 "Metrics"; docs/design.md §3 "Schema".
  * @example new WebhookMetrics({ countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000 }) })
  */
 export function sqlStuckReceipts<DB>(

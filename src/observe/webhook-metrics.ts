@@ -56,7 +56,7 @@ const slot = (key: RequestKey): string => JSON.stringify([key.provider, key.exte
  * - `payonce_receipts_stuck` gauge: receipts in `processing` older than `stuckAfterMs` (store-wide with
  *   `countStuck`, else this process's claims).
  * @throws {InvalidOption} a bad `stuckAfterMs`.
- * @see SPEC §5 "Metrics"; STYLE pattern 12; Prometheus exposition format 0.0.4.
+ * @see docs/design.md §5 "Metrics"; STYLE pattern 12; Prometheus exposition format 0.0.4.
  * @example const metrics = new WebhookMetrics(); metrics.observeGuard(guard); metrics.observeIntake(intake);
  */
 export class WebhookMetrics {

@@ -29,7 +29,7 @@ function claimable(nowMs: number, topics: readonly string[]) {
  * is claimable. PostgreSQL and MySQL/MariaDB: `SELECT … FOR UPDATE SKIP LOCKED` then UPDATE inside one
  * transaction, so concurrent workers take different jobs without waiting. SQLite: ONE statement
  * `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING *` under the database write lock.
- * @see SPEC §7 "Worker: lease with expiry"; issue 5 "claimed atomically".
+ * @see docs/design.md §7 "Worker lease"; issue 5 "claimed atomically".
  */
 export async function claimJob<DB>(target: SqlTarget<DB>, request: ClaimJobRequest): Promise<OutboxJob | null> {
   const { topics, workerId, nowMs, leaseMs } = request;

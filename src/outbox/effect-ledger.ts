@@ -18,14 +18,14 @@ export interface EffectOptions {
 }
 
 /**
- * The effect ledger of SPEC §7: in ONE transaction, records `effectKey` in `payonce_effects` (unique) and runs
+ * The effect ledger of docs/design.md §7: in ONE transaction, records `effectKey` in `payonce_effects` (unique) and runs
  * `effect(trx)` — so the effect's own writes and its key commit together or not at all. If the key is already
  * recorded, `effect` is not run. A re-run job, a redelivered message or a second worker therefore never repeats
  * the effect, however long finished outbox jobs are kept. Concurrent callers with one key serialise on the
  * unique index. `effect` must only write to this database (it may be retried after a deadlock).
  * @throws {InvalidOption} empty `effectKey` or longer than 200 characters.
  * @throws whatever `effect` throws, after the rollback (the key is not recorded).
- * @see SPEC §7 "Effects are idempotent"; issue 5 "effect ledger".
+ * @see docs/design.md §7 "Effect ledger"; issue 5 "effect ledger".
  * @example await runEffectOnce(store, `fulfil:${orderId}`, (trx) => grantAccess(trx, orderId));
  */
 export async function runEffectOnce<DB, T>(

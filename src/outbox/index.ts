@@ -1,7 +1,7 @@
 /**
  * `payonce/outbox`: the transactional outbox (`Outbox.enqueueOnce`), its leased worker with backoff and dead
  * letter (`OutboxWorker`), and the effect ledger (`runEffectOnce`). SQL stores only (migration `0003-outbox`).
- * @see SPEC §7.
+ * @see docs/design.md §7.
  */
 export { backoffDelayMs } from './backoff.js';
 export { type ClaimJobRequest, claimJob } from './claim-job.js';

@@ -51,14 +51,14 @@ function errorText(error: unknown, maxChars: number): string {
 }
 
 /**
- * Runs outbox jobs (SPEC §7): claims one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
+ * Runs outbox jobs (docs/design.md §7): claims one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
  * PostgreSQL and MySQL, one UPDATE on SQLite), runs the topic's handler, then marks it `done`, or on failure
  * re-queues it after an exponential backoff with jitter, or after `maxAttempts` runs moves it to the dead letter
  * with its last error. A worker that dies mid-job leaves the lease to expire; another worker then claims the
  * job again (attempt + 1). Finishing is fenced by (lease owner, attempt), so a worker whose lease was taken over
  * cannot overwrite the new owner's result. Handlers make effects exactly-once with `context.once` (the effect
  * ledger), since a job may run more than once. Keep `leaseMs` above the longest handler run.
- * @see SPEC §7; issue 5 "a worker with leases".
+ * @see docs/design.md §7; issue 5 "a worker with leases".
  * @example
  * const worker = new OutboxWorker(store, { 'order.fulfil': async (job, ctx) => {
  *   await ctx.once(`fulfil:${job.dedupeKey}`, (trx) => shipOrder(trx, job.payload));

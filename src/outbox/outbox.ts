@@ -26,10 +26,10 @@ function checkText(name: string, value: string, max: number): void {
 }
 
 /**
- * The transactional outbox of SPEC §7 on a SQL store (SQLite, PostgreSQL, MySQL/MariaDB; migration
+ * The transactional outbox of docs/design.md §7 on a SQL store (SQLite, PostgreSQL, MySQL/MariaDB; migration
  * `0003-outbox`). Jobs are written by `enqueueOnce` inside the caller's business transaction and run by an
  * `OutboxWorker`.
- * @see SPEC §7; seed 002 "transactional outbox".
+ * @see docs/design.md §7; seed 002 "transactional outbox".
  * @example
  * const outbox = new Outbox(store);
  * await store.db.transaction().execute(async (trx) => {
@@ -54,7 +54,7 @@ export class Outbox<DB> {
    * job, also when that job is long done.
    * @param payload any JSON-serialisable value; stored as JSON text.
    * @throws {InvalidOption} empty or too long `topic` (100) / `dedupeKey` (200), or a payload JSON cannot hold.
-   * @see SPEC §7 "`enqueueOnce(trx, topic, dedupeKey, payload)` … (UNIQUE dedupe key)".
+   * @see docs/design.md §7 "Enqueue once".
    */
   async enqueueOnce(trx: Transaction<DB>, topic: string, dedupeKey: string, payload: unknown): Promise<EnqueueResult> {
     checkText('topic', topic, MAX_TOPIC_CHARS);
@@ -134,7 +134,7 @@ export class Outbox<DB> {
    * effects with the effect ledger (`runEffectOnce`), which answers `already-applied`.
    * @returns `requeued` with the job as stored now; `not-finished` with the job when it is `queued`/`running`;
    *   `not-found` when no job has this id.
-   * @see SPEC §7 "a re-run job never fulfils twice"; docs/service.md `POST /admin/jobs/:id/rerun`.
+   * @see docs/design.md §7 "Effect ledger"; docs/service.md `POST /admin/jobs/:id/rerun`.
    */
   async requeue(
     jobId: string,

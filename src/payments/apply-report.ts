@@ -59,7 +59,7 @@ export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): stri
 }
 
 /**
- * Applies ONE report to a locked attempt and its locked order, forward only (SPEC §6): a mismatch (provider,
+ * Applies ONE report to a locked attempt and its locked order, forward only (docs/design.md §6): a mismatch (provider,
  * payment id, merchant reference, order, amount, currency) is `rejected` with no state change; otherwise the
  * allowed attempt transition is made; the first move to `succeeded` marks the order `paid` and enqueues its
  * fulfilment once (`FULFIL_TOPIC`, `order:<id>`) in the same transaction; `refunded` on a succeeded attempt moves

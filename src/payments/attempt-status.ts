@@ -1,7 +1,7 @@
 import type { Transition } from './transition.js';
 
 /**
- * Status of one payment attempt (SPEC §6): `creating → pending | requires_action → succeeded | failed |
+ * Status of one payment attempt (docs/design.md §6): `creating → pending | requires_action → succeeded | failed |
  * cancelled`, and `unknown` after a create call whose result we did not learn (timeout, network error).
  */
 export type AttemptStatus =
@@ -27,7 +27,7 @@ export const ATTEMPT_STATUSES: readonly AttemptStatus[] = Object.freeze([
 /**
  * Statuses that hold the order's single active-attempt slot (the partial unique index of migration
  * `0002-payments` uses the same list). `unknown` is active: a local timeout proves nothing, so no new attempt may
- * open until reconciliation learns the provider's answer. @see SPEC §6; seed 002 "Когда можно открыть следующую
+ * open until reconciliation learns the provider's answer. @see docs/design.md §6; seed 002 "Когда можно открыть следующую
  * попытку".
  */
 export const ACTIVE_ATTEMPT_STATUSES: readonly AttemptStatus[] = Object.freeze([
@@ -63,7 +63,7 @@ export function isActiveAttempt(status: AttemptStatus): boolean {
  * `ignored` and must change nothing. `unknown` may only be entered from `creating`. `applyReport` makes one
  * journaled, alerted exception outside this table: a provider `succeeded` on a `failed`/`cancelled` attempt (money
  * was taken) moves it to `succeeded` (see `MONEY_ON_CLOSED_ATTEMPT`).
- * @see SPEC §6; STYLE pattern 9.
+ * @see docs/design.md §6; STYLE pattern 9.
  * @example nextAttemptStatus('succeeded', 'pending') // { kind: 'ignored', from: 'succeeded', to: 'pending' }
  */
 export function nextAttemptStatus(from: AttemptStatus, to: AttemptStatus): Transition<AttemptStatus> {

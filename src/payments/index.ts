@@ -1,7 +1,7 @@
 /**
  * `payonce/payments`: orders and payment attempts with forward-only state machines, checkout with one active
  * attempt per order, provider events, reconciliation, and the `PaymentProvider` port. SQL stores only
- * (migrations `0002-payments`, `0003-outbox`). @see SPEC §6.
+ * (migrations `0002-payments`, `0003-outbox`). @see docs/design.md §6.
  */
 export { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT, REFUND_TOPIC } from './apply-report.js';
 export {

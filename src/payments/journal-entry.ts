@@ -12,7 +12,7 @@ export type PaymentDecision = 'applied' | 'unchanged' | 'rejected' | 'parked';
 /**
  * One journal row: every webhook event, checkout response and reconciliation answer with the decision taken,
  * so "why is this order in this state?" is one query by order id. Money in minor units; times epoch ms UTC.
- * @see SPEC §5 "Journal of every delivery", §6.
+ * @see docs/design.md §5 "Journal", §6.
  */
 export interface JournalEntry {
   readonly provider: string;

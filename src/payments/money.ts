@@ -1,6 +1,6 @@
 import { InvalidMoney } from './invalid-money.js';
 
-/** An amount: integer minor units (cents, kopecks, tiyin) of an ISO-4217 currency. Never a float. @see SPEC §2. */
+/** An amount: integer minor units (cents, kopecks, tiyin) of an ISO-4217 currency. Never a float. @see docs/design.md §2. */
 export interface Money {
   readonly amountMinor: number;
   /** Three upper-case letters, e.g. `EUR`, `UZS`. */

@@ -1,7 +1,7 @@
 import type { Transition } from './transition.js';
 
 /**
- * Status of an order (SPEC §6): `draft → awaiting_payment → paid → fulfilling → completed`, plus `cancelled`
+ * Status of an order (docs/design.md §6): `draft → awaiting_payment → paid → fulfilling → completed`, plus `cancelled`
  * (before payment) and `refunded` (after payment).
  */
 export type OrderStatus = 'draft' | 'awaiting_payment' | 'paid' | 'fulfilling' | 'completed' | 'cancelled' | 'refunded';
@@ -33,7 +33,7 @@ export const PAID_ORDER_STATUSES: readonly OrderStatus[] = Object.freeze(['paid'
 /**
  * The forward-only order state machine, pure: `noop` when `from === to`, `move` when the table allows it,
  * `ignored` otherwise (e.g. `paid → awaiting_payment`, anything out of `cancelled`/`refunded`).
- * @see SPEC §6; STYLE pattern 9.
+ * @see docs/design.md §6; STYLE pattern 9.
  * @example nextOrderStatus('awaiting_payment', 'paid') // { kind: 'move', to: 'paid' }
  */
 export function nextOrderStatus(from: OrderStatus, to: OrderStatus): Transition<OrderStatus> {

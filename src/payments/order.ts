@@ -3,7 +3,7 @@ import { intOf } from '../outbox/sql-transaction.js';
 import type { OrderStatus } from './order-status.js';
 import type { OrdersTable } from './payments-tables.js';
 
-/** An order as stored. Money in integer minor units; times epoch ms UTC. @see SPEC §6. */
+/** An order as stored. Money in integer minor units; times epoch ms UTC. @see docs/design.md §6. */
 export interface Order {
   readonly id: string;
   /** Who may pay it (tenant / customer id); `openCheckout` checks it. */

@@ -3,10 +3,10 @@ import { intOf } from '../outbox/sql-transaction.js';
 import type { AttemptStatus } from './attempt-status.js';
 import type { PaymentAttemptsTable } from './payments-tables.js';
 
-/** Prefix of every attempt's provider idempotency key: `payment-attempt:<attemptId>`. @see SPEC §6; seed 002. */
+/** Prefix of every attempt's provider idempotency key: `payment-attempt:<attemptId>`. @see docs/design.md §6; seed 002. */
 export const ATTEMPT_KEY_PREFIX = 'payment-attempt:';
 
-/** One payment attempt of an order as stored. Money in integer minor units; times epoch ms UTC. @see SPEC §6. */
+/** One payment attempt of an order as stored. Money in integer minor units; times epoch ms UTC. @see docs/design.md §6. */
 export interface PaymentAttempt {
   /** Random UUID; also the merchant reference sent to the provider. */
   readonly id: string;

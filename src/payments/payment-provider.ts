@@ -1,4 +1,4 @@
-/** What `openCheckout` asks a provider to create. @see SPEC §6; seed 002 `provider.createPayment`. */
+/** What `openCheckout` asks a provider to create. @see docs/design.md §6; seed 002 `provider.createPayment`. */
 export interface CreatePaymentRequest {
   /** The attempt's stored key `payment-attempt:<attemptId>`; the same key is sent on every retry of this attempt. */
   readonly idempotencyKey: string;
@@ -36,7 +36,7 @@ export interface ProviderPayment {
  * - `getPaymentByReference` returns the payment created with that merchant reference, or `null` when the provider
  *   confirms there is none; it throws when it cannot tell.
  * - `cancel` asks the provider to cancel a not-yet-captured payment and returns its status afterwards.
- * @see SPEC §6; issue 5 "A PaymentProvider port".
+ * @see docs/design.md §6; issue 5 "A PaymentProvider port".
  */
 export interface PaymentProvider {
   /** The provider name; equals the `provider` of its webhook events (e.g. `stripe`). */

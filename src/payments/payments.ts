@@ -36,13 +36,13 @@ export interface PaymentsOptions {
 
 /**
  * Orders, payment attempts, checkout, provider events and reconciliation on one SQL store (SQLite, PostgreSQL,
- * MySQL/MariaDB; migrations `0002-payments` and `0003-outbox`), exactly-once in effect (SPEC §6):
+ * MySQL/MariaDB; migrations `0002-payments` and `0003-outbox`), exactly-once in effect (docs/design.md §6):
  * - at most one active attempt per order (database-enforced), a new attempt (new id, new key) only after a
  *   confirmed `failed`/`cancelled`;
  * - no network call inside a transaction; the provider is called with the attempt's stored key;
  * - provider events applied in one transaction with their receipt, forward only, mismatches rejected;
  * - the first move to paid enqueues fulfilment once (outbox topic `order.fulfil`, dedupe `order:<orderId>`).
- * @see SPEC §6–7; seed 002 (`openCheckout`, `receiveWebhook`).
+ * @see docs/design.md §6–7; seed 002 (`openCheckout`, `receiveWebhook`).
  * @example
  * const payments = new Payments(store, { provider });
  * const order = await payments.createOrder('user-1', { amountMinor: 1999, currency: 'EUR' });
@@ -79,7 +79,7 @@ export class Payments<DB> {
   }
 
   /**
-   * Opens (or returns) the payment of an order, as SPEC §6 and seed 002 describe:
+   * Opens (or returns) the payment of an order, as docs/design.md §6 and seed 002 describe:
    * 1. one short transaction locks the order: paid → `already-paid`; an active attempt → that attempt
    *    (`created: false`, no provider call); else inserts an attempt `creating` with key
    *    `payment-attempt:<attemptId>` (the partial unique index makes a second active attempt impossible);
@@ -97,7 +97,7 @@ export class Payments<DB> {
   }
 
   /**
-   * Applies one verified provider event in ONE transaction (SPEC §6, seed 002 `receiveWebhook`): records the
+   * Applies one verified provider event in ONE transaction (docs/design.md §6, seed 002 `receiveWebhook`): records the
    * receipt (`payments:<provider>`, event id) through `IdempotencyGuard.runInTransaction` (see
    * {@link PAYMENTS_RECEIPT_PREFIX}; safe to call from a webhook intake handler that already claimed the
    * delivery) and a journal row keyed (provider, event id) — a second delivery of the same id
@@ -121,7 +121,7 @@ export class Payments<DB> {
   }
 
   /**
-   * The reconciliation job (SPEC §6): every attempt of this provider in `creating` or `unknown` not updated for
+   * The reconciliation job (docs/design.md §6): every attempt of this provider in `creating` or `unknown` not updated for
    * `olderThanMs` is looked up by merchant reference (cheap, and finds the payment in the common case); a payment
    * found → its status, applied forward-only. A look-up answering "no payment with this reference" is NOT taken as
    * a failure: our create may still be in flight at the provider (a slow provider commits after our timeout; a
@@ -133,7 +133,7 @@ export class Payments<DB> {
    * is, still blocking a new attempt, for the next run. A look-up that throws leaves the attempt as it is. Then
    * parked inbox events whose attempt can now be found are matched again (newest unmatchable rows never starve
    * them). Set `olderThanMs` above the provider call timeout so a create still in flight is not judged.
-   * @see SPEC §6 ("a timeout is unknown, never failed"); https://docs.stripe.com/api/idempotent_requests (a retry
+   * @see docs/design.md §6 ("a timeout is unknown, never failed"); https://docs.stripe.com/api/idempotent_requests (a retry
    * with the same key returns the first result, 409 while the first request is still being processed).
    * @throws {InvalidOption} `olderThanMs` not a non-negative integer, `limit` not a positive integer.
    */

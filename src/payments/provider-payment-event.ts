@@ -19,7 +19,7 @@ export const PAYMENT_EVENT_STATUSES: readonly PaymentEventStatus[] = Object.free
  * (src/webhooks/providers/provider-event.ts), same names and types, so `{ ...providerEvent, status }` fits;
  * the intake adds `status`, its mapping of the provider's event type (`payment_intent.succeeded` → `succeeded`,
  * `charge.refunded` → `refunded`). Money in integer minor units; times epoch ms UTC.
- * @see SPEC §5–6.
+ * @see docs/design.md §5–6.
  */
 export interface ProviderPaymentEvent {
   /** Provider name; must equal the `PaymentProvider.name` the attempt was created with. */

@@ -1,7 +1,6 @@
 /**
  * The answer of a pure state-machine step: `move` to a new status, `noop` (already there) or `ignored` (a move
- * backwards or sideways, e.g. a late "pending" after "succeeded"; nothing changes). @see SPEC §6 "Transitions
- * only move forward".
+ * backwards or sideways, e.g. a late "pending" after "succeeded"; nothing changes). @see docs/design.md §6.
  */
 export type Transition<S extends string> =
   | { readonly kind: 'move'; readonly to: S }

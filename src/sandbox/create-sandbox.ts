@@ -83,7 +83,7 @@ function stringParam(value: unknown): string | null {
 }
 
 /**
- * Starts a payment provider simulator on 127.0.0.1 (SPEC §8). It speaks a Stripe-shaped JSON API:
+ * Starts a payment provider simulator on 127.0.0.1 (docs/design.md §8). It speaks a Stripe-shaped JSON API:
  * - `POST /v1/payment_intents` `{ amount, currency, metadata: { merchant_reference, order_id? } }` with an
  *   optional `Idempotency-Key`: same key + same body → the stored answer again with `Idempotent-Replayed: true`;
  *   same key + another body → `400 idempotency_error`; same key while the first request runs → `409
@@ -100,7 +100,7 @@ function stringParam(value: unknown): string | null {
  * - `controls` programmatically and under `/_sandbox/…` over HTTP; the charge ledger proves "charged at most
  *   once" per merchant reference.
  * @throws {InvalidOption} bad options.
- * @see SPEC §8; docs/sandbox.md; https://docs.stripe.com/api/idempotent_requests.
+ * @see docs/design.md §8; docs/sandbox.md; https://docs.stripe.com/api/idempotent_requests.
  * @example const sandbox = await createSandbox({ webhookUrl, timeScale: 0.001 }); sandbox.controls.charges(ref);
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -19,7 +19,7 @@ export type DeliveryKind =
   | 'tampered-in-transit'
   | 'tampered-resigned';
 
-/** One webhook request the sandbox sent and what the target answered (the delivery log, SPEC §8). */
+/** One webhook request the sandbox sent and what the target answered (the delivery log, docs/design.md §8). */
 export interface DeliveryRecord {
   /** Position in the log, from 1. */
   readonly seq: number;

@@ -1,5 +1,5 @@
 /**
- * `payonce/sandbox`: a payment provider simulator over HTTP with fault injection (SPEC §8), and a
+ * `payonce/sandbox`: a payment provider simulator over HTTP with fault injection (docs/design.md §8), and a
  * `PaymentProvider` client for it. Loopback only; for tests, the demo and `payonce storm`.
  */
 export { createSandbox, type Sandbox } from './create-sandbox.js';

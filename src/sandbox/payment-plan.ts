@@ -1,7 +1,7 @@
 import { InvalidOption } from '../core/errors.js';
 
 /**
- * What the create-payment API does with its HTTP answer (fault injection on the response, SPEC §8):
+ * What the create-payment API does with its HTTP answer (fault injection on the response, docs/design.md §8):
  * - `none`: answers normally;
  * - `drop-after-commit`: the payment is created and its result stored under the idempotency key, then the
  *   connection is destroyed without an answer (the client sees a reset);
@@ -33,7 +33,7 @@ export type AmountTamper = 'none' | 'in-transit' | 'resigned';
  * The fault knobs of one create-payment request and of the payment it creates. Every field is optional; unset
  * fields fall back to the sandbox defaults (`SandboxOptions.defaults`, `controls.setDefaults`). Durations marked
  * "scaled" are multiplied by `SandboxOptions.timeScale`; the others are real milliseconds, because they race the
- * client's own timeout. @see SPEC §8 "fault injection".
+ * client's own timeout. @see docs/design.md §8 "Fault injection".
  */
 export interface PaymentPlan {
   /** What happens to the HTTP answer of the create request. @default 'none' */
@@ -48,7 +48,7 @@ export interface PaymentPlan {
   readonly settleAfterMs?: number;
   /**
    * Settle at once and finish the first delivery attempt of every event before the create request is answered
-   * (SPEC §9 scenario 13). @default false
+   * (docs/design.md §9 scenario 13). @default false
    */
   readonly webhookBeforeResponse?: boolean;
   /** A success is announced by two events with different ids: `payment_intent.succeeded` and `charge.succeeded`. @default false */

@@ -10,8 +10,7 @@ export type SandboxClientErrorCode = 'SANDBOX_TIMEOUT' | 'SANDBOX_CONNECTION_LOS
 
 /**
  * The result of a sandbox call is unknown: the payment may or may not exist, so checkout records the attempt as
- * `unknown` and reconciliation asks again by merchant reference. @see SPEC §6 "Timeout / network error →
- * unknown, never failed".
+ * `unknown` and reconciliation asks again by merchant reference. @see docs/design.md §6.
  */
 export class SandboxClientError extends PayonceError<SandboxClientErrorCode> {
   readonly code: SandboxClientErrorCode;

@@ -61,7 +61,7 @@ function statusOf(intent: Json): ProviderPaymentStatus {
  * `getPaymentByReference` returns the succeeded payment of the reference if any, else the newest, else `null`.
  * `cancel` returns the payment's state afterwards, also when the sandbox refuses because it is already final.
  * @throws {InvalidOption} at construction: base URL not http(s), bad timeout.
- * @see SPEC §6 (port contract); src/payments/payment-provider.ts.
+ * @see docs/design.md §6 (port contract); src/payments/payment-provider.ts.
  * @example const provider = new SandboxClient({ baseUrl: sandbox.url, timeoutMs: 2_000 });
  */
 export class SandboxClient implements PaymentProvider {

@@ -86,7 +86,7 @@ export interface SandboxControls {
   deliveries(filter?: SandboxLogFilter): readonly DeliveryRecord[];
   /**
    * Sends `copies` more copies of a genuine event (fresh signatures, same id and body), `parallel` at a time
-   * (SPEC §9 scenario 16). @throws {Error} unknown event id; {InvalidOption} counts outside 1…50.
+   * (docs/design.md §9 scenario 16). @throws {Error} unknown event id; {InvalidOption} counts outside 1…50.
    */
   resend(eventId: string, copies: number, parallel?: number): Promise<readonly DeliveryRecord[]>;
   /** Waits until no settlement or delivery is pending; false when `timeoutMs` passed first. @default 10_000 */

@@ -17,7 +17,7 @@ export interface BackgroundJobs {
 }
 
 /**
- * Starts the in-process background work of the reference service (SPEC §6–7): an `OutboxWorker` on the
+ * Starts the in-process background work of the reference service (docs/design.md §6–7): an `OutboxWorker` on the
  * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
  * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`, and a

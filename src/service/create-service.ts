@@ -308,7 +308,7 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
  *   opened is closed again).
- * @see docs/service.md; SPEC §2, §5–7.
+ * @see docs/service.md; docs/design.md §2, §5–7.
  * @example
  * const service = await createService({ databaseUrl: 'shop.sqlite', providerUrl: sandbox.url, port: 0,
  *   stripeWebhookSecrets: sandbox.controls.signing().secret });

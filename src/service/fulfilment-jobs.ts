@@ -51,7 +51,7 @@ async function insertEffectRow(
 }
 
 /**
- * The outbox handlers of the reference service (SPEC §7), for an `OutboxWorker` on `ctx.store`:
+ * The outbox handlers of the reference service (docs/design.md §7), for an `OutboxWorker` on `ctx.store`:
  * - `order.fulfil` (enqueued once by `Payments` when an order becomes paid): waits `config.fulfilDelayMs` (the
  *   simulated warehouse call, OUTSIDE any transaction, so a process killed during it has written nothing and
  *   leaves the job leased until its lease expires), then in ONE transaction through the effect ledger
@@ -61,7 +61,7 @@ async function insertEffectRow(
  *   not shipped (the key is still recorded, with no row).
  * - `order.refunded` (enqueued once when a paid order is refunded): records one row in `payonce_service_refunds`
  *   under the effect key `refund:<orderId>`.
- * @see SPEC §7 "Effects are idempotent"; docs/service.md.
+ * @see docs/design.md §7 "Effect ledger"; docs/service.md.
  */
 export function fulfilmentHandlers(
   ctx: ServiceContext,

@@ -2,7 +2,7 @@
  * `payonce/service`: the reference payment service of docs/service.md (fastify 5): orders, checkout behind
  * `Idempotency-Key`, provider webhooks through the intake, the outbox fulfilment worker and reconciliation,
  * Prometheus metrics; plus its composition seam (`ServiceOverrides`) for variants and tests.
- * @see SPEC §2 `src/service`; docs/service.md.
+ * @see docs/design.md §2 `src/service`; docs/service.md.
  */
 export { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
 export { CUSTOMER_HEADER, createService, type PaymentService } from './create-service.js';

@@ -40,7 +40,7 @@ export function orderIdOf(payload: unknown): string | null {
  * attempts were created with: both webhook endpoints carry events of that one provider, so the event is
  * re-keyed `(provider, event id)` whichever endpoint (intake receipt namespace) received it. The money fields,
  * payment id and merchant reference are the profile's; the order id comes from `metadata.order_id`.
- * @see SPEC §5–6; `ProviderPaymentEvent`.
+ * @see docs/design.md §5–6; `ProviderPaymentEvent`.
  * @example paymentEventOf(stripeProfile().extract({ rawBody }), 'stripe')?.status // 'succeeded'
  */
 export function paymentEventOf(event: ProviderEvent, provider: string): ProviderPaymentEvent | null {

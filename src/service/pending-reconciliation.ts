@@ -20,13 +20,13 @@ const WAITING: readonly AttemptStatus[] = ['pending', 'requires_action'];
 
 /**
  * Re-checks payments whose webhooks never came: `Payments.reconcile` resolves attempts in `creating`/`unknown`
- * (SPEC §6); this asks the provider (`getPaymentByReference`) about attempts left `pending` or `requires_action`
+ * (docs/design.md §6); this asks the provider (`getPaymentByReference`) about attempts left `pending` or `requires_action`
  * for `olderThanMs`, at most once per attempt per `olderThanMs` (an abandoned 3-D Secure page is not polled on
  * every run). When the provider reports another status, it is applied as a provider event
  * (`eventType: 'reconciliation'`, receipt `reconcile-pending:<attemptId>:<uuid>`) through
  * `payments.applyProviderEvent`: same checks, forward-only, journaled, fulfilment enqueued once. A provider that
  * says nothing new changes nothing and writes nothing.
- * @see SPEC §6 "Reconciliation job"; Stripe "Webhooks: best practices" (handle missed events).
+ * @see docs/design.md §6 "Reconciliation"; Stripe "Webhooks: best practices" (handle missed events).
  * @example const pending = new PendingReconciler(ctx, { olderThanMs: 300_000 }); await pending.runOnce();
  */
 export class PendingReconciler {

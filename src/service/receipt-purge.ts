@@ -5,7 +5,7 @@ import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-prof
 
 /** `Idempotency-Key` receipts of the service live under this provider (the HTTP layer's default namespace). */
 const HTTP_NAMESPACE = 'http';
-/** Expiry of an `Idempotency-Key` (SPEC §4, Stripe's 24 h): the same as the HTTP layer's default `expiryMs`. */
+/** Expiry of an `Idempotency-Key` (docs/design.md §4, Stripe's 24 h): the same as the HTTP layer's default `expiryMs`. */
 export const IDEMPOTENCY_KEY_EXPIRY_MS = 86_400_000;
 
 /** What one purge run deleted, per kind of receipt. */
@@ -27,12 +27,12 @@ export interface ReceiptPurgeOptions {
 }
 
 /**
- * The service's periodic receipt purge (SPEC §3 "purge", §4 "expired keys are purged"): every `everyMs` it deletes
+ * The service's periodic receipt purge (docs/design.md §3 "Purge", §4 "expired keys are purged"): every `everyMs` it deletes
  * finished (`completed`/`failed`) `Idempotency-Key` receipts older than 24 h (provider `http` only) from the HTTP
  * guard, and finished webhook receipts of the service's endpoints (providers of the Stripe and Standard Webhooks
  * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis). Each purge is scoped to its
  * providers, so the payments layer's own receipts are never touched. `processing` receipts are never deleted (the
- * store contract, SPEC §3): one abandoned by a crash stays until its key comes back, when the stale takeover
+ * store contract, docs/design.md §3): one abandoned by a crash stays until its key comes back, when the stale takeover
  * answers it. One run at a time; `stop()` waits for the running one.
  * @example const loop = new ReceiptPurgeLoop(httpGuard, intakeGuard, { everyMs: 3_600_000, webhookRetentionMs: 7 * 86_400_000 });
  */

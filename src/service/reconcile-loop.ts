@@ -19,7 +19,7 @@ export interface ReconcileLoopOptions {
 }
 
 /**
- * The reconciliation job of SPEC §6 on a timer: every `everyMs` it calls
+ * The reconciliation job of docs/design.md §6 on a timer: every `everyMs` it calls
  * `payments.reconcile({ olderThanMs: afterMs })`, which asks the provider about attempts left `creating` or
  * `unknown` (a timed-out create) and matches parked events; then, with `pending`, re-checks attempts whose
  * webhooks never came. One run at a time; `stop()` waits for the running one.

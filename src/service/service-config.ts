@@ -51,7 +51,7 @@ export interface ServiceSettings {
   receiptStaleAfterMs?: number;
   /**
    * Webhook signature tolerance in SECONDS: a delivery whose signed timestamp is further than this from the
-   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). SPEC §5.
+   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). docs/design.md §5.
    * @default 300
    */
   webhookToleranceSec?: number;

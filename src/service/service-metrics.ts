@@ -32,7 +32,7 @@ function count(value: unknown): number {
  * - `payonce_outbox_lag_seconds` gauge: age of the oldest claimable queued job (0 when none);
  * - `payonce_payment_attempts_unknown` gauge: attempts whose create result is unknown, awaiting reconciliation.
  * A gauge whose query fails keeps its last value (the scrape still answers).
- * @see SPEC §5 "Metrics" (unknown attempts, outbox lag); Prometheus exposition format 0.0.4.
+ * @see docs/design.md §5 "Metrics" (unknown attempts, outbox lag); Prometheus exposition format 0.0.4.
  * @example const metrics = new ServiceMetrics({ store, clock }); metrics.observeIntake(intake);
  */
 export class ServiceMetrics extends WebhookMetrics {

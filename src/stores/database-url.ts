@@ -95,3 +95,23 @@ export function redact(raw: string): string {
 export function describeTarget(target: DatabaseTarget): string {
   return target.dialect === 'sqlite' ? `sqlite ${target.path}` : `${target.dialect} ${redact(target.url)}`;
 }
+
+/**
+ * The environment variables a database URL is read from, in order: `PAYONCE_DATABASE_URL` (payonce's own, when
+ * the application's `DATABASE_URL` points elsewhere), then `DATABASE_URL` (the common convention of hosting
+ * platforms). Every `payonce` command that opens the database reads them the same way, after `--database-url`.
+ */
+export const DATABASE_URL_VARIABLES = ['PAYONCE_DATABASE_URL', 'DATABASE_URL'] as const;
+
+/**
+ * The first of `DATABASE_URL_VARIABLES` set to a non-blank value in `env`, or `undefined`. An empty variable
+ * counts as unset. The value is returned as given (parse it with `parseDatabaseUrl`).
+ * @example databaseUrlFromEnv({ DATABASE_URL: 'postgres://db/shop' }) // 'postgres://db/shop'
+ */
+export function databaseUrlFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  for (const name of DATABASE_URL_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') return value;
+  }
+  return undefined;
+}

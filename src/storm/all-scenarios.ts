@@ -25,7 +25,7 @@ import {
 } from './scenarios/webhook-scenarios.js';
 
 /**
- * Every conformance scenario, by number: 1…18 of SPEC §9, then 19…22 for what several replicas of the service
+ * Every conformance scenario, by number: 1…18 of docs/design.md §9, then 19…22 for what several replicas of the service
  * bring (skipped against a single service). @see docs/storm.md for each one's criterion.
  */
 export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze(

@@ -41,7 +41,7 @@ const STALE_MS = 600_000;
  * Builds a `payment_intent.succeeded` event about `spec.intent` in the sandbox's current scheme (Stripe envelope or
  * Standard Webhooks `{ type, timestamp, data }`), signed as `spec.signature` asks. Used by scenarios 10, 11 and 18
  * to send forged, tampered and authentic-but-foreign events the provider itself would never send.
- * @see docs/sandbox.md "Webhooks"; SPEC §5 "A forged or stale-timestamp delivery is rejected".
+ * @see docs/sandbox.md "Webhooks"; docs/design.md §5 "Order of work".
  */
 export function craftSucceededEvent(signing: SandboxSigning, spec: CraftedEventSpec): CraftedEvent {
   const intent: Record<string, unknown> = {

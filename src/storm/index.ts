@@ -1,5 +1,5 @@
 /**
- * `payonce/storm`: the conformance scenarios of SPEC §9, run against a live service and sandbox over HTTP
+ * `payonce/storm`: the conformance scenarios of docs/design.md §9, run against a live service and sandbox over HTTP
  * (`payonce storm --target URL --provider URL`). @see docs/storm.md.
  */
 export { ALL_SCENARIOS } from './all-scenarios.js';

@@ -15,7 +15,7 @@ export interface OrderSnapshot {
   readonly timedOut: boolean;
 }
 
-/** Order statuses that mean "the service took money for it" (SPEC §6). */
+/** Order statuses that mean "the service took money for it" (docs/design.md §6). */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'fulfilling', 'completed', 'refunded']);
 /** Delivery kinds that carry a genuine event (as opposed to forged or tampered copies). */
 const GENUINE_KINDS: ReadonlySet<string> = new Set(['attempt', 'parallel-copy', 'duplicate', 'resend']);
@@ -27,7 +27,7 @@ export function duplicatesOf(deliveries: readonly StormDelivery[]): number {
 }
 
 /**
- * The common rule of SPEC §9 for one order: at most one charge (sandbox ledger), at most one paid transition, at
+ * The common rule of docs/design.md §9 for one order: at most one charge (sandbox ledger), at most one paid transition, at
  * most one fulfilment, nothing lost (charged ⇒ paid and fulfilled exactly once), nothing invented (paid or
  * fulfilled ⇒ charged), no fulfilment job dead-lettered. Pure; `problems` is empty when the order passes.
  */

@@ -8,6 +8,9 @@ import { pidKillControl, replicaKillControl, type ServiceControl } from './servi
 import { StormHttp } from './storm-http.js';
 import type { StormProgress, StormReport } from './storm-report.js';
 
+/** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
+export const DEFAULT_STORM_CONCURRENCY = 4;
+
 /** Options of {@link runStorm}. */
 export interface StormOptions {
   /** Base URL of the service under test (docs/service.md), e.g. `http://127.0.0.1:3000`. */
@@ -34,7 +37,7 @@ export interface StormOptions {
    * @default 30_000
    */
   timeoutMs?: number;
-  /** Scenarios run at the same time (scenario 12, which kills the service, always runs alone, last). @default 4 */
+  /** Scenarios run at the same time (scenarios 12 and 21, which kill a service process, always run alone, last). @default 4 */
   concurrency?: number;
 }
 
@@ -94,7 +97,7 @@ async function preflight(http: StormHttp, target: string, provider: string): Pro
 }
 
 /**
- * Runs the conformance scenarios of SPEC §9 against a LIVE service and sandbox over HTTP and judges every order
+ * Runs the conformance scenarios of docs/design.md §9 against a LIVE service and sandbox over HTTP and judges every order
  * they touched by the common rule (at most one charge, one paid transition, one fulfilment; nothing lost) plus
  * each scenario's own criterion. Scenarios use their own customer and orders, run `concurrency` at a time, and
  * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
@@ -102,14 +105,14 @@ async function preflight(http: StormHttp, target: string, provider: string): Pro
  * throw for a failing target.
  * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…22).
  * @throws {StormTargetUnavailable} the service's `/healthz` or the sandbox's controls do not answer 200.
- * @see SPEC §9; docs/storm.md (every scenario and its criterion).
+ * @see docs/design.md §9; docs/storm.md (every scenario and its criterion).
  * @example const report = await runStorm({ target: service.url, provider: sandbox.url, adminToken });
  */
 export async function runStorm(options: StormOptions): Promise<StormReport> {
   const target = baseUrl(options.target, 'target');
   const provider = baseUrl(options.provider, 'provider');
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
-  const concurrency = intIn(options.concurrency ?? 4, 1, ALL_SCENARIOS.length, 'concurrency');
+  const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, ALL_SCENARIOS.length, 'concurrency');
   const scenarios = selectScenarios(options.only);
   const replicas = (options.replicas ?? [target]).map((url, i) => baseUrl(url, `replicas[${i}]`));
   if (replicas.length === 0) throw new InvalidOption('replicas', 'must name at least one base URL');

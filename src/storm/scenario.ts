@@ -1,7 +1,7 @@
 import type { ScenarioContext } from './scenario-context.js';
 
 /**
- * The four kinds of "duplicate" of SPEC §1, one of which each scenario defends against:
+ * The four kinds of "duplicate" of docs/design.md §1, one of which each scenario defends against:
  * repeated HTTP request (Idempotency-Key), repeated payment attempt (one active attempt per order), repeated charge
  * (provider idempotency key, reconciliation of unknown results), repeated business effect (webhook receipts,
  * forward-only transitions, outbox and effect ledger).
@@ -15,7 +15,7 @@ export type DuplicateLevel =
 /** `pass`, `fail`, or `skip` (the scenario could not run here, e.g. no admin token; says why). */
 export type Verdict = 'pass' | 'fail' | 'skip';
 
-/** What the storm found for one order the scenario touched (common rule of SPEC §9). */
+/** What the storm found for one order the scenario touched (common rule of docs/design.md §9). */
 export interface OrderJudgement {
   readonly orderId: string;
   /** Order status as the service last showed it (`null` when it could not be read). */
@@ -67,13 +67,13 @@ export interface ScenarioResult {
 }
 
 /**
- * One conformance scenario of SPEC §9: `run` drives a live service and sandbox over HTTP through `ctx` (fresh
+ * One conformance scenario of docs/design.md §9: `run` drives a live service and sandbox over HTTP through `ctx` (fresh
  * orders of a fresh customer, so scenarios are independent) and ends with `ctx.conclude()`, which applies the common
  * rule to every order it touched (at most one charge, one paid transition, one fulfilment; nothing lost) on top of
  * the scenario's own criterion.
  */
 export interface Scenario {
-  /** Number in SPEC §9 (1…18), or 19…22 for the replica scenarios. */
+  /** Number in docs/design.md §9 (1…18), or 19…22 for the replica scenarios. */
   readonly id: number;
   readonly name: string;
   readonly defends: DuplicateLevel;

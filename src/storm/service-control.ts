@@ -43,7 +43,7 @@ async function pidOf(http: StormHttp, target: string): Promise<number | null> {
  * @throws {Error} the target is not loopback, `/healthz` gives no pid or this very process's pid, the kill fails,
  * or no restarted process
  * answered within `restartTimeoutMs` (the message says a supervisor is needed).
- * @see SPEC §9 scenario 12; docs/service.md `GET /healthz`.
+ * @see docs/design.md §9 scenario 12; docs/service.md `GET /healthz`.
  */
 export function pidKillControl(target: string, options: PidKillOptions = {}): ServiceControl {
   const restartTimeoutMs = options.restartTimeoutMs ?? 30_000;

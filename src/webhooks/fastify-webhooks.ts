@@ -19,7 +19,7 @@ function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
  * parser hands over the body as the exact bytes received (any content type, `parseAs: 'buffer'`, limit
  * `intake.maxBodyBytes`), so the intake verifies what the provider signed. A body over the limit is answered by
  * `intake.rejectTooLarge` (413, journaled) before anything else runs; an unknown provider is a 404.
- * @see SPEC §5; STYLE pattern 8 (adapters translate, nothing else).
+ * @see docs/design.md §5; STYLE pattern 8 (adapters translate, nothing else).
  * @example await app.register(fastifyWebhooks(intake));
  */
 export function fastifyWebhooks(intake: WebhookIntake, options: FastifyWebhooksOptions = {}): FastifyPluginAsync {

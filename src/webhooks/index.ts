@@ -2,7 +2,7 @@
  * `payonce/webhooks`: signature schemes (verify on the raw bytes), provider profiles (event id, type, object id,
  * amount in minor units, currency, merchant reference), the intake pipeline with provider acknowledgements, the
  * fastify route, and the delivery journal with redaction.
- * @see SPEC §5.
+ * @see docs/design.md §5.
  */
 export { type FastifyWebhooksOptions, fastifyWebhooks } from './fastify-webhooks.js';
 export {

@@ -21,7 +21,7 @@ export interface IntakeRequest {
  * they return is stored and replayed to every redelivery. `deliver` turns a stored response into the response
  * for THIS request (identity for most providers; Payme puts the request's JSON-RPC `id` around it), and
  * `problem` renders every refusal or failure.
- * @see SPEC §5 "respond"; fixtures payme/errors.json, click/protocol.json.
+ * @see docs/design.md §5 "Order of work"; fixtures payme/errors.json, click/protocol.json.
  */
 export interface Acknowledgement {
   /** The response to store for a handler's result (any JSON value; `undefined` means "nothing to say"). */

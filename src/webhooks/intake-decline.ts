@@ -5,7 +5,7 @@
  * is not asked to retry. Each acknowledgement renders it in the provider's format: Payme as a JSON-RPC `error`
  * (`code` from payme/errors.json, e.g. -31001, -31008, -31050…-31099), Click as `error`/`error_note` (codes -2…-9
  * of click/protocol.json), JSON providers as `200 {"received":true,"declined":{…}}`.
- * @see SPEC §6 "mismatch → reject, alert, no change"; fixtures payme/errors.json, click/protocol.json.
+ * @see docs/design.md §6 "Provider events"; fixtures payme/errors.json, click/protocol.json.
  * @example throw new WebhookDecline(-31001, 'Wrong amount');
  */
 export class WebhookDecline extends Error {

@@ -1,3 +1,4 @@
+import { ClaimLost, PayloadMismatch, RequestInProgress, StoreUnavailable } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { hasProblem, renderProblem } from '../problem/problem-details.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
@@ -100,4 +101,23 @@ export function retryAfterHeader(retryAfterMs: number | null): Record<string, st
 export function problemOf(problem: IntakeProblem): HttpResponse {
   const code = hasProblem(WEBHOOK_PROBLEMS, problem.code) ? problem.code : 'WEBHOOK_HANDLER_FAILED';
   return renderProblem(code, WEBHOOK_PROBLEMS[code], problem.detail, retryAfterHeader(problem.retryAfterMs));
+}
+
+/** The problem for an error thrown by the claim, the handler or the store. */
+export function problemOfFailure(error: unknown): IntakeProblem {
+  if (error instanceof RequestInProgress) {
+    return intakeProblem('in_progress', error.code, 'this event is being processed by another worker', {
+      retryAfterMs: error.retryAfterMs,
+    });
+  }
+  if (error instanceof PayloadMismatch) {
+    return intakeProblem('payload_mismatch', error.code, 'this event key was first received with a different body');
+  }
+  if (error instanceof ClaimLost) {
+    return intakeProblem('claim_lost', error.code, 'the claim was taken over; the result was not recorded');
+  }
+  if (error instanceof StoreUnavailable) {
+    return intakeProblem('store_unavailable', error.code, 'the receipt store is unavailable');
+  }
+  return intakeProblem('handler_failed', 'WEBHOOK_HANDLER_FAILED', 'the webhook handler failed; redeliver later');
 }

@@ -5,7 +5,7 @@ import type { WebhookErrorCode } from './verify/webhook-error.js';
  * Codes of the problems that exist only at the webhook edge (no error class behind them): body too large (413),
  * signature that cannot be parsed (400), signature missing, wrong or outside its window (401), handler threw (500:
  * a 5xx makes every provider redeliver). Their statuses are in `WEBHOOK_PROBLEMS`.
- * @see docs/design.md "Webhook intake"; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard
+ * @see docs/design.md §5; RFC 9110 §15.5.14; Stripe "Return a 2xx status code quickly"; Standard
  *   Webhooks "Retry schedule".
  */
 export type WebhookEdgeCode =
@@ -38,8 +38,8 @@ export const WEBHOOK_PROBLEMS = Object.freeze({
   MALFORMED_WEBHOOK_PAYLOAD: { status: 400, title: 'Malformed webhook payload' },
   RAW_BODY_REQUIRED: { status: 500, title: 'Server misconfiguration' },
   INVALID_VERIFY_INPUT: { status: 500, title: 'Server misconfiguration' },
-  REQUEST_IN_PROGRESS: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
-  PAYLOAD_MISMATCH: { status: 422, title: 'Idempotency-Key reused with a different request' },
-  CLAIM_LOST: { status: 409, title: 'The request lost its claim on the Idempotency-Key' },
-  STORE_UNAVAILABLE: { status: 503, title: 'Idempotency store unavailable' },
+  REQUEST_IN_PROGRESS: { status: 409, title: 'This event is still being processed' },
+  PAYLOAD_MISMATCH: { status: 422, title: 'Event id reused with a different body' },
+  CLAIM_LOST: { status: 409, title: 'The delivery lost its claim on the event' },
+  STORE_UNAVAILABLE: { status: 503, title: 'Receipt store unavailable' },
 }) satisfies ProblemCatalogue<WebhookProblemCode>;

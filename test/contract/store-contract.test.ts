@@ -410,19 +410,25 @@ for (const [backendName, openBackend] of contractBackends) {
       expect(retried.isReplay).toBe(false);
     });
 
-    it('completes a handler that returned an invalid response with a stored 500 and never runs it again', async () => {
+    it('marks a handler that returned an invalid response failed, so the next delivery runs it again', async () => {
+      // Issue #11 item 13: a stored 500 was replayed forever and the provider retried into it for days.
       const guard = guardOn(store);
       const key = uniqueKey('invalid-response');
       let runs = 0;
-      const handler = async () => {
-        runs++;
-        return { status: 99 };
-      };
-      await expect(guard.run(key, handler)).rejects.toBeInstanceOf(InvalidOption);
-      const replay = await guard.run(key, handler);
-      expect(runs).toBe(1);
-      expect(replay.isReplay).toBe(true);
-      expect(replay.response.status).toBe(500);
+      const handler = async () => (++runs === 1 ? { status: 42 } : { status: 201, body: 'ok' });
+      const thrown = await guard.run(key, handler).catch((error: unknown) => error);
+      expect(thrown).toBeInstanceOf(InvalidOption);
+      expect((thrown as InvalidOption).option).toBe('response.status');
+      const failed = await guard.find(key);
+      expect(failed?.status).toBe('failed');
+      expect(failed?.response).toBeNull();
+      expect(failed?.error).toBe('InvalidOption: invalid option response.status: must be an integer 100-599, got 42');
+      const retried = await guard.run(key, handler);
+      expect(runs).toBe(2);
+      expect(retried.isReplay).toBe(false);
+      expect(retried.response.status).toBe(201);
+      expect((await guard.run(key, handler)).isReplay).toBe(true);
+      expect(runs).toBe(2);
     });
 
     it('hands every replay its own copy of the body', async () => {

@@ -130,6 +130,24 @@ describe('reference service HTTP edge (attacker findings, issue #7)', () => {
     expectProblem(await call(url, 'GET', '/orders/some-order', { customer: '   ' }), 'CUSTOMER_ID_MISSING');
   });
 
+  it('INVALID_MONEY names every bad field of POST /orders and says what is wrong with a negative amount', async () => {
+    // Issue #11 item 16: two bad fields reported one; −5 was "an integer out of range".
+    const both = await call<{ detail: string }>(url, 'POST', '/orders', {
+      body: { amountMinor: -5, currency: 'euro' },
+    });
+    expectProblem(both, 'INVALID_MONEY');
+    expect(both.body.detail).toMatch(/amountMinor .*negative.*; currency /);
+    expect(both.body.detail).not.toMatch(/out of range|euro|-5/);
+    const missing = await call<{ detail: string }>(url, 'POST', '/orders', { body: { note: 'x' } });
+    expect(missing.body.detail).toMatch(/amountMinor is missing.*; currency is missing/);
+    const zero = await call<{ detail: string }>(url, 'POST', '/orders', { body: { amountMinor: 0, currency: 'EUR' } });
+    expect(zero.body.detail).toContain('got zero');
+    const huge = await call<{ detail: string }>(url, 'POST', '/orders', {
+      body: { amountMinor: 2 ** 60, currency: 'EUR' },
+    });
+    expect(huge.body.detail).toMatch(/at most 99999999/);
+  });
+
   it('INVALID_MONEY: ISO-4217 codes only, at most 99 999 999 minor units, and the detail never echoes the value', async () => {
     const bad: Array<Record<string, unknown>> = [
       { amountMinor: 100, currency: 'X'.repeat(50_000) },

@@ -86,8 +86,11 @@ describe('payonce storm (CLI)', () => {
         io,
       );
       expect(code, io.lines.join('\n')).toBe(0);
-      expect(io.lines).toContain('[1/2] start 8. same webhook twice');
-      expect(io.lines.some((line) => /^\[\d\/2\] pass {2}9\. two events, one payment/.test(line))).toBe(true);
+      expect(io.lines).toContain('start 8. same webhook twice  [1 of 2 started]');
+      expect(io.lines.some((line) => line.startsWith('running 2 scenarios'))).toBe(true);
+      expect(io.lines.some((line) => /^pass {2}9\. two events, one payment.*\[\d of 2 finished\]$/.test(line))).toBe(
+        true,
+      );
       expect(io.lines.some((line) => line.startsWith('scenario') && line.endsWith('verdict'))).toBe(true);
       expect(io.lines.at(-1)).toMatch(/^PASS: 2\/2 scenarios/);
     });

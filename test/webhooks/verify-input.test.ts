@@ -22,6 +22,14 @@ const SECRET = 'payonce-test-secret';
 const NOW_S = 1_767_225_600;
 const NOW_MS = NOW_S * 1000;
 
+/** The headers every Shopify webhook carries besides its HMAC (neutral placeholders). */
+const SHOPIFY_HEADERS = {
+  'x-shopify-topic': 'orders/create',
+  'x-shopify-shop-domain': 'shop.example.myshopify.com',
+  'x-shopify-api-version': '2025-10',
+  'x-shopify-webhook-id': 'webhook-placeholder-1',
+};
+
 interface Case {
   name: string;
   scheme: SignatureScheme;
@@ -67,7 +75,7 @@ const cases: Case[] = [
   {
     name: 'shopify',
     scheme: shopifyScheme({ secrets: SECRET }),
-    sign: (b) => ({ 'x-shopify-hmac-sha256': hmacOf('sha256', SECRET, b, 'base64') }),
+    sign: (b) => ({ ...SHOPIFY_HEADERS, 'x-shopify-hmac-sha256': hmacOf('sha256', SECRET, b, 'base64') }),
     signatureHeader: 'x-shopify-hmac-sha256',
   },
   {
@@ -358,7 +366,7 @@ describe('rotation with two secrets', () => {
     [
       'shopify',
       (s: string[]) => shopifyScheme({ secrets: s }),
-      (s: string) => ({ 'x-shopify-hmac-sha256': hmacOf('sha256', s, body, 'base64') }),
+      (s: string) => ({ ...SHOPIFY_HEADERS, 'x-shopify-hmac-sha256': hmacOf('sha256', s, body, 'base64') }),
     ],
     [
       'payme',

@@ -1,6 +1,7 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
 import { DemoFailed } from '../demo/demo-failed.js';
 import { parseOnlyScenarios } from '../demo/only-scenarios.js';
 import { loadCommand } from '../missing-package.js';
@@ -30,8 +31,8 @@ function port(value: string): number {
 /**
  * Registers `demo` (what `npm start` runs) on the `payonce` program: the sandbox provider plus `payonce serve` as a
  * supervised child, the whole storm against them, the table and a summary; exits 1 when a scenario fails or the
- * service does not start, 2 for a bad flag. `DATABASE_URL` is read when `--database-url` is not given (empty means
- * unset: a fresh SQLite file);
+ * service does not start, 2 for a bad flag. `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, is read when `--database-url` is not
+ * given (empty means unset: a fresh SQLite file);
  * `PAYONCE_ADMIN_TOKEN` chooses the admin token. @see runDemo.
  */
 export function registerDemo(program: Command, io: CliIo): void {
@@ -41,10 +42,9 @@ export function registerDemo(program: Command, io: CliIo): void {
       'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, print the verdicts',
     )
     .addOption(
-      new Option(
-        '--database-url <url>',
+      databaseUrlOption(
         'database of the service: SQLite file path, postgres://… or mysql://… (default: a fresh temporary SQLite file)',
-      ).env('DATABASE_URL'),
+      ),
     )
     .option('--serve', 'keep the service and the sandbox running after the storm and print their URLs (Ctrl-C stops)')
     .option('--only <list>', 'run only these scenarios, e.g. 1,8,12 ("none" with --serve: just start)', (v) =>
@@ -62,7 +62,9 @@ export function registerDemo(program: Command, io: CliIo): void {
       // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
       const { runDemo } = await loadCommand('demo', () => import('../demo/run-demo.js'));
       const result = await runDemo(io, {
-        databaseUrl: flags.databaseUrl?.trim() === '' ? undefined : flags.databaseUrl,
+        // An empty flag means unset (a fresh SQLite file), like an empty variable.
+        databaseUrl:
+          flags.databaseUrl?.trim() === '' ? undefined : databaseUrlOf(flags.databaseUrl, process.env, '') || undefined,
         serve: flags.serve === true,
         only: flags.only,
         reportPath: flags.report,

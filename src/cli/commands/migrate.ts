@@ -1,15 +1,16 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import { openSqlStore } from '../../stores/open-sql-store.js';
 import type { MigrationReport } from '../../stores/sql/migrate.js';
 import type { CliIo } from '../cli-io.js';
+import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
 
 /**
- * `payonce migrate --database-url URL`: applies pending payonce migrations and prints each one it applied
+ * `payonce migrate --database-url URL` (or `PAYONCE_DATABASE_URL`, else `DATABASE_URL`): applies pending payonce migrations and prints each one it applied
  * (or that nothing was pending). Safe to run again. Returns the report.
  * @throws {InvalidDatabaseUrl} for an unsupported or malformed URL (the CLI exits with status 2).
  * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
- * @see SPEC §3 "Schema".
+ * @see docs/design.md §3 "Schema".
  */
 export async function runMigrate(databaseUrl: string, io: CliIo): Promise<MigrationReport> {
   const target = parseDatabaseUrl(databaseUrl);
@@ -35,14 +36,9 @@ export function registerMigrate(program: Command, io: CliIo): void {
       'apply pending payonce migrations (receipts, payments, outbox, webhook journal) to SQLite, PostgreSQL or MySQL/MariaDB',
     )
     .addOption(
-      new Option(
-        '--database-url <url>',
-        'SQLite file path (or sqlite:PATH, file:///PATH), postgres://…, postgresql://… or mysql://…',
-      )
-        .env('PAYONCE_DATABASE_URL')
-        .makeOptionMandatory(),
+      databaseUrlOption('SQLite file path (or sqlite:PATH, file:///PATH), postgres://…, postgresql://… or mysql://…'),
     )
-    .action(async (options: { databaseUrl: string }) => {
-      await runMigrate(options.databaseUrl, io);
+    .action(async (options: { databaseUrl?: string }) => {
+      await runMigrate(databaseUrlOf(options.databaseUrl, process.env), io);
     });
 }

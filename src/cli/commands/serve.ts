@@ -3,11 +3,13 @@ import type { ServiceOptions } from '../../service/service-options.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
 import { loadCommand } from '../missing-package.js';
 
 /** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
 export interface RuntimeFlags {
-  databaseUrl: string;
+  /** The flag as given; `runtimeOptions` falls back to `PAYONCE_DATABASE_URL`, `DATABASE_URL`, `./payonce.sqlite`. */
+  databaseUrl?: string;
   redisUrl?: string;
   providerUrl?: string;
   providerTimeoutMs?: number;
@@ -57,12 +59,9 @@ function portOf(value: string): number {
 export function addRuntimeOptions(command: Command): Command {
   return command
     .addOption(
-      new Option(
-        '--database-url <url>',
-        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start)',
-      )
-        .env('DATABASE_URL')
-        .default('./payonce.sqlite'),
+      databaseUrlOption(
+        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start; default ./payonce.sqlite)',
+      ),
     )
     .addOption(
       new Option(
@@ -153,11 +152,16 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
- * The `ServiceOptions` of the shared flags, checked: the database URL must parse and the provider URL is
+ * The `ServiceOptions` of the shared flags, checked: the database URL (`--database-url`, else
+ * `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, else `./payonce.sqlite`) must parse and the provider URL is
  * required. @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` / `PAYONCE_PROVIDER_URL`.
  */
-export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): ServiceOptions {
-  parseDatabaseUrl(flags.databaseUrl);
+export function runtimeOptions(
+  flags: RuntimeFlags,
+  env: NodeJS.ProcessEnv,
+): ServiceOptions & { readonly databaseUrl: string } {
+  const databaseUrl = databaseUrlOf(flags.databaseUrl, env, './payonce.sqlite');
+  parseDatabaseUrl(databaseUrl);
   const providerUrl = nonEmpty(flags.providerUrl);
   if (providerUrl === undefined) {
     throw new CliUsageError('--provider-url (or PAYONCE_PROVIDER_URL) is required: the base URL of the provider API');
@@ -169,7 +173,7 @@ export function runtimeOptions(flags: RuntimeFlags, env: NodeJS.ProcessEnv): Ser
     throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
   }
   return {
-    databaseUrl: flags.databaseUrl,
+    databaseUrl,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
     providerUrl,
     providerTimeoutMs: flags.providerTimeoutMs,
@@ -243,7 +247,7 @@ export function registerServe(program: Command, io: CliIo): void {
       const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
       io.out(`payonce service listening on ${service.url}`);
       io.out(
-        `database ${describeTarget(parseDatabaseUrl(flags.databaseUrl))}; webhooks: ${
+        `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${
           service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
         }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
       );

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from '../../core/errors.js';
-import { runStorm, StormTargetUnavailable } from '../../storm/run-storm.js';
-import type { StormProgress, StormReport } from '../../storm/storm-report.js';
+import { DEFAULT_STORM_CONCURRENCY, runStorm, StormTargetUnavailable } from '../../storm/run-storm.js';
+import type { StormReport } from '../../storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../storm/storm-table.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { progressLine, stormPlanLine } from '../storm-progress.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
 export class StormFailed extends Error {
@@ -42,16 +43,8 @@ function intOption(value: string | undefined, name: string): number | undefined 
   return Number(value);
 }
 
-function progressLine(event: StormProgress): string {
-  if (event.kind === 'started') return `[${event.index}/${event.total}] start ${event.id}. ${event.name}`;
-  const { result } = event;
-  const verdict = result.verdict === 'fail' ? 'FAIL' : result.verdict;
-  const why = result.reasons.length > 0 ? `: ${result.reasons.join('; ')}` : '';
-  return `[${event.index}/${event.total}] ${verdict}  ${result.id}. ${result.name} (${result.durationMs} ms)${why}`;
-}
-
 /**
- * `payonce storm`: runs the SPEC §9 scenarios against a live service and sandbox, printing a progress line per
+ * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
  * given (also when scenarios failed). Returns the report.
  * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL (exit status 2).
@@ -61,6 +54,7 @@ function progressLine(event: StormProgress): string {
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
   const only = options.only === undefined ? undefined : listOf(options.only);
+  const concurrency = intOption(options.concurrency, '--concurrency') ?? DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;
   try {
     report = await runStorm({
@@ -70,8 +64,11 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
       adminToken: options.adminToken,
       only,
       timeoutMs: intOption(options.timeoutMs, '--timeout-ms'),
-      concurrency: intOption(options.concurrency, '--concurrency'),
-      onProgress: (event) => io.out(progressLine(event)),
+      concurrency,
+      onProgress: (event) => {
+        if (event.kind === 'started' && event.index === 1) io.out(stormPlanLine(event.total, concurrency));
+        io.out(progressLine(event));
+      },
     });
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
@@ -100,7 +97,9 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
 export function registerStorm(program: Command, io: CliIo): void {
   program
     .command('storm')
-    .description('run the conformance scenarios (SPEC §9) against a live payonce service and its sandbox provider')
+    .description(
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider',
+    )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .requiredOption('--provider <url>', 'base URL of the sandbox provider the service uses')
     .addOption(

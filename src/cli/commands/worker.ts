@@ -7,7 +7,7 @@ import { addRuntimeOptions, type RuntimeFlags, runtimeOptions, untilSignal } fro
 
 /**
  * Registers `worker` on the `payonce` program: the reference service's outbox worker (fulfilment, refunds) and
- * reconciliation job without HTTP, on the database of `--database-url` (migrated on start), for a service run
+ * reconciliation job without HTTP, on the database of `--database-url` (else `PAYONCE_DATABASE_URL`, else `DATABASE_URL`; migrated on start), for a service run
  * with `--no-worker` or to add workers. Prints `payonce worker running on <database>` and stays up until
  * SIGTERM or SIGINT, then stops after the current job and closes the database. Exit 2 for a bad flag or a
  * missing `--provider-url` (reconciliation asks the provider), 1 when the database cannot be opened.
@@ -23,7 +23,7 @@ export function registerWorker(program: Command, io: CliIo): void {
     // No intake runs here: webhook receipts (SQL or Redis) are never touched, so no Redis connection is opened.
     const runtime = await openServiceRuntime({ ...options, redisUrl: null });
     const jobs = startBackgroundJobs(runtime);
-    io.out(`payonce worker running on ${describeTarget(parseDatabaseUrl(flags.databaseUrl))}`);
+    io.out(`payonce worker running on ${describeTarget(parseDatabaseUrl(options.databaseUrl))}`);
     const received = await signal;
     io.out(`payonce worker: ${received}, stopping`);
     await jobs.stop();

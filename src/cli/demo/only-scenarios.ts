@@ -1,7 +1,7 @@
 import { CliUsageError } from '../cli-usage-error.js';
 
 /**
- * Parses `--only 1,8,12`: a comma-separated list of scenario numbers (SPEC §9 numbers them 1…`count`), returned
+ * Parses `--only 1,8,12`: a comma-separated list of scenario numbers (docs/design.md §9 numbers them 1…`count`), returned
  * ascending without duplicates. `none` (or an empty value) is the empty list: no scenario runs, which with
  * `--serve` just starts the sandbox and the service.
  * @throws {CliUsageError} an entry that is not a whole number from 1 to `count`.

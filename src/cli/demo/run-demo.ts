@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { newSigningSecret } from '../../sandbox/webhook-signer.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
-import { runStorm } from '../../storm/run-storm.js';
-import type { StormProgress, StormReport } from '../../storm/storm-report.js';
+import { DEFAULT_STORM_CONCURRENCY, runStorm } from '../../storm/run-storm.js';
+import type { StormReport } from '../../storm/storm-report.js';
 import { formatStormTable, stormSummary } from '../../storm/storm-table.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
 import { onInterrupt, waitForStop } from './interrupt.js';
@@ -28,7 +29,7 @@ export interface DemoOptions {
   readonly databaseUrl?: string;
   /** Keep the service and the sandbox running after the storm (or instead of it with `only: []`) until Ctrl-C. */
   readonly serve?: boolean;
-  /** Scenario numbers to run (SPEC §9); `[]` runs none. @default every scenario */
+  /** Scenario numbers to run (docs/design.md §9); `[]` runs none. @default every scenario */
   readonly only?: readonly number[];
   /** Write the storm's JSON report (plus the demo's service restarts) to this file. */
   readonly reportPath?: string;
@@ -70,14 +71,6 @@ export interface DemoResult {
 
 const OUTPUT_LINES_ON_FAILURE = 60;
 
-function progressLine(event: StormProgress): string | null {
-  if (event.kind !== 'finished') return null;
-  const { result } = event;
-  const verdict = result.verdict === 'pass' ? 'pass' : result.verdict === 'skip' ? 'skip' : 'FAIL';
-  const why = result.reasons.length > 0 ? `: ${result.reasons.join('; ')}` : '';
-  return `[${event.index}/${event.total}] ${verdict}  ${result.id}. ${result.name} (${result.durationMs} ms)${why}`;
-}
-
 function showServiceOutput(io: CliIo, lines: readonly string[]): void {
   const tail = lines.slice(-OUTPUT_LINES_ON_FAILURE);
   io.err(`service output (last ${tail.length} lines):`);
@@ -89,12 +82,13 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * secret, compressed `timeScale`), starts `payonce serve` as a child process on a free port under a
  * {@link ServiceSupervisor} (restarted after any exit the demo did not ask for — storm scenario 12 SIGKILLs it by
  * the pid of `/healthz` — printing `service restarted (pid A → B)`), points the sandbox's webhooks at it, runs the
- * whole storm (SPEC §9) with a progress line per scenario, prints the table and the one-line summary, writes the
+ * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, writes the
  * JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
  * output is captured and printed (to `io.err`) only when something failed.
  * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
  * supervisor, puts a round-robin forwarder between the sandbox's webhooks and them, and runs the storm against all
  * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
+ * @throws {CliUsageError} `only` is empty (`--only none`) without `serve`: nothing would run (exit 2).
  * @throws {InvalidDatabaseUrl} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
  * @throws {CliUsageError} a bad `replicas`, or more than one replica on SQLite (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
@@ -103,6 +97,9 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
   const startedAtMs = Date.now();
+  if (options.only !== undefined && options.only.length === 0 && options.serve !== true) {
+    throw new CliUsageError('--only none runs no scenario: add --serve to just start the sandbox and the service');
+  }
   if (options.databaseUrl !== undefined) parseDatabaseUrl(options.databaseUrl);
   const replicaCount = replicasOf(options);
   const tempDir = options.databaseUrl === undefined ? await mkdtemp(join(tmpdir(), 'payonce-demo-')) : null;
@@ -182,8 +179,9 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
         only: options.only,
         timeoutMs: options.scenarioTimeoutMs,
         onProgress: (event) => {
-          const line = progressLine(event);
-          if (line !== null) io.out(line);
+          if (event.kind === 'started' && event.index === 1)
+            io.out(stormPlanLine(event.total, DEFAULT_STORM_CONCURRENCY));
+          if (event.kind === 'finished') io.out(progressLine(event));
         },
       }).catch((error: unknown) => {
         showServiceOutput(io, outputOfAll());

@@ -33,6 +33,7 @@ export interface ServiceLaunch {
 
 /** Variables of docs/service.md that the demo sets itself or leaves unset, whatever the parent's environment says. */
 const SERVICE_VARIABLES = [
+  'PAYONCE_DATABASE_URL',
   'DATABASE_URL',
   'REDIS_URL',
   'PORT',

@@ -50,7 +50,7 @@ function alive(child: ChildProcess): boolean {
  * process group (so a terminal's Ctrl-C reaches only the parent, which stops it), considered started once
  * `healthUrl` answers with the child's pid, and started again — same arguments, so the same port and database —
  * after any exit that `stop()` did not ask for (a SIGKILL by pid, a crash). This is what brings the service back
- * after storm scenario 12 (SPEC §9) kills it. The child's stdout and stderr are captured (`output()`), never
+ * after storm scenario 12 (docs/design.md §9) kills it. The child's stdout and stderr are captured (`output()`), never
  * printed. A child left over when the parent exits is killed with SIGKILL.
  */
 export class ServiceSupervisor {

@@ -1,5 +1,6 @@
 import { Kysely, MysqlDialect, type MysqlPool } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
+import { importDriver } from '../driver-missing.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -33,7 +34,7 @@ export interface MysqlPoolConfig {
  * `new MysqlStore({ db })` uses the application's `Kysely` (with a `MysqlDialect`) and leaves it open on
  * `close()`; `MysqlStore.connect(url)` creates and owns a pool. Inside `runInTransaction`, a lost claim is
  * read with `LOCK IN SHARE MODE`, so REPEATABLE READ still sees the winner's committed row.
- * @see SPEC §2–3; issue 2 "MysqlStore".
+ * @see docs/design.md §2–3; issue 2 "MysqlStore".
  * @example const store = await MysqlStore.connect('mysql://app:secret@127.0.0.1:3306/shop');
  */
 export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
@@ -46,10 +47,11 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * Creates a `mysql2` pool from a `mysql://` URL or pool options, and returns a store that owns it (`close()`
    * ends the pool). Connections are opened lazily, on the first statement.
    * @throws {InvalidOption} for a URL that is not `mysql://` (or `mariadb://`).
+   * @throws {DriverMissing} `mysql2` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(urlOrConfig: string | MysqlPoolConfig): Promise<MysqlStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
-    const { default: mysql } = await import('mysql2');
+    const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool }) });
     const store = new MysqlStore<DB>({ db });

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { ReceiptWatch } from '../../core/store.js';
+import { importDriver } from '../driver-missing.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -45,7 +46,7 @@ export interface PostgresStoreOptions<DB> extends SqlStoreOptions<DB> {
  * on `close()`; `PostgresStore.connect(url)` creates and owns a pool. In `runInTransaction` use the default
  * READ COMMITTED isolation: two transactions with one key serialise on the primary key and the second replays
  * the first's committed response (under REPEATABLE READ the second fails with 40001 instead).
- * @see SPEC §2–3; issue 2 "PostgresStore".
+ * @see docs/design.md §2–3; issue 2 "PostgresStore".
  * @example
  * const store = await PostgresStore.connect(process.env.DATABASE_URL!);
  * await db.transaction().execute((tx) => guard.runInTransaction(tx, key, (tx) => markPaid(tx, order)));
@@ -91,10 +92,11 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * Creates a `pg` pool from a `postgres://` / `postgresql://` URL or a pool config, and returns a store that
    * owns it (`close()` ends the pool). Connections are opened lazily, on the first statement.
    * @throws {InvalidOption} for an empty URL or one that is not `postgres://` / `postgresql://`.
+   * @throws {DriverMissing} `pg` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(urlOrConfig: string | PostgresPoolConfig): Promise<PostgresStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
-    const { default: pg } = await import('pg');
+    const { default: pg } = await importDriver('PostgresStore', 'pg', 'pg@8', () => import('pg'));
     const pool = new pg.Pool(config);
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
     // 'error' event would crash the process. Statements report their own errors to the caller.

@@ -1,11 +1,13 @@
 /**
  * `payonce/redis`: the Redis receipt store (ioredis, an optional peer dependency).
- * @see SPEC §3; `RedisStore` for the key layout and Redis Cluster hash tag.
+ * @see docs/design.md §3; `RedisStore` for the key layout and Redis Cluster hash tag.
  * @example
  * import { IdempotencyGuard } from 'payonce';
  * import { RedisStore } from 'payonce/redis';
  * const guard = new IdempotencyGuard(await RedisStore.connect('redis://127.0.0.1:6379'));
  */
+
+export { DriverMissing } from '../driver-missing.js';
 export { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 export type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';

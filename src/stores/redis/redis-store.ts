@@ -8,6 +8,7 @@ import type {
   Store,
   TakeoverRequest,
 } from '../../core/store.js';
+import { importDriver } from '../driver-missing.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { RedisFinishListener } from './redis-finish-listener.js';
 import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
@@ -58,7 +59,7 @@ function integerReply(reply: unknown): number | null {
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
  *
- * @see SPEC §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
+ * @see docs/design.md §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
  * @example
  * import { Redis } from 'ioredis';
  * const guard = new IdempotencyGuard(new RedisStore({ client: new Redis(process.env.REDIS_URL!) }));
@@ -105,11 +106,11 @@ export class RedisStore implements Store {
    * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency); the
    * connection is opened in the background and commands wait for it. While Redis is unreachable a command fails
    * after at most 2 retries (connect timeout 2 s), so the guard answers `StoreUnavailable` within seconds.
-   * @throws {InvalidOption} for a bad `prefix`. @throws {Error} if ioredis is not installed.
+   * @throws {InvalidOption} for a bad `prefix`. @throws {DriverMissing} if ioredis is not installed.
    * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
-    const { Redis } = await import('ioredis');
+    const { Redis } = await importDriver('RedisStore', 'ioredis', 'ioredis@6', () => import('ioredis'));
     // Fail fast when Redis is unreachable: a webhook provider waits seconds, not ioredis's default ~20 retries.
     const client = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
     // Connection errors reach the pending commands (StoreUnavailable); without a listener ioredis logs each one.

@@ -7,7 +7,7 @@ type ReceiptsUpdate = UpdateQueryBuilder<ReceiptsDatabase, 'payonce_receipts', '
  * The fencing condition shared by completion and failure: the row of (`provider`, `externalId`) is still
  * `processing` at the caller's `attempt`. A claim that was taken over no longer matches, so its late result
  * changes nothing. Use with `.$call(claimHeld(p))` on an UPDATE of the receipts table.
- * @see SPEC §3 "fencing by attempt".
+ * @see docs/design.md §3 "Fencing".
  */
 export function claimHeld(
   p: Readonly<Record<'provider' | 'externalId' | 'attempt', never>>,

@@ -26,7 +26,7 @@ const COMPLETE_RECEIPT = defineStatement(
 /**
  * Compare-and-set completion: stores the response (status, headers as JSON, body bytes) and marks the row
  * `completed` only if it is still `processing` at `attempt` (fencing). False when the claim was lost.
- * @see SPEC §3 "fencing by attempt".
+ * @see docs/design.md §3 "Fencing".
  */
 export async function completeReceipt(
   ctx: SqlContext,

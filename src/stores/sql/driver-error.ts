@@ -11,7 +11,7 @@ const SQLITE_DUPLICATE = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTR
  * True when `error` is a unique/primary-key violation of any supported driver: PostgreSQL SQLSTATE 23505
  * (`unique_violation`), MySQL/MariaDB errno 1062 (`ER_DUP_ENTRY`), SQLite `SQLITE_CONSTRAINT_PRIMARYKEY` or
  * `SQLITE_CONSTRAINT_UNIQUE`. payonce treats it as "the receipt already exists", never as a failure.
- * @see SPEC §3 "Claim = one atomic statement"; issue 2 "Duplicate-key errors of every driver".
+ * @see docs/design.md §3 "Claim"; issue 2 "Duplicate-key errors of every driver".
  * @example if (isDuplicateKeyError(error)) return readExisting();
  */
 export function isDuplicateKeyError(error: unknown): boolean {

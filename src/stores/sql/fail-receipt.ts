@@ -15,7 +15,7 @@ const FAIL_RECEIPT = defineStatement(['provider', 'externalId', 'attempt', 'nowM
 
 /**
  * Compare-and-set failure: stores the (already bounded) error text and marks the row `failed` only if it is
- * still `processing` at `attempt`. False when the claim was lost. @see SPEC §3 "Handler throws".
+ * still `processing` at `attempt`. False when the claim was lost. @see docs/design.md §3 "Handler failure".
  */
 export async function failReceipt(
   ctx: SqlContext,

@@ -1,7 +1,7 @@
 /**
  * `payonce/schema`: the receipts DDL for every SQL dialect, the migration runner behind `payonce migrate`,
  * and the shared Kysely store the SQLite, PostgreSQL and MySQL stores are built on.
- * @see SPEC §3 "Schema".
+ * @see docs/design.md §3 "Schema".
  */
 export { isDuplicateKeyError } from './driver-error.js';
 export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrationReport, migrate } from './migrate.js';

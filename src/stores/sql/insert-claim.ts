@@ -52,7 +52,7 @@ async function tryInsert(
  * The claim: ONE insert of a `processing` row with attempt 1, relying on the primary key
  * (provider, external_id). PostgreSQL/SQLite use `ON CONFLICT DO NOTHING`; MySQL a plain INSERT whose
  * duplicate-key error means "exists". Only when nothing was inserted is the existing row read.
- * Never "select, then insert". @see SPEC §3 "Claim".
+ * Never "select, then insert". @see docs/design.md §3 "Claim".
  */
 export async function insertClaim(ctx: SqlContext, request: InsertClaimRequest): Promise<InsertClaimResult> {
   const { key, nowMs, fingerprint } = request;

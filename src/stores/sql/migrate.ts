@@ -48,7 +48,7 @@ async function holdingWriteLock(
  * @throws {InvalidOption} for an unknown dialect.
  * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; on PostgreSQL and SQLite
  *   the whole run is rolled back, on MySQL (no transactional DDL) earlier migrations of the run stay applied.
- * @see SPEC §3 "Schema".
+ * @see docs/design.md §3 "Schema".
  * @example const { applied } = await migrate(db, 'postgres');
  */
 export async function migrate<DB>(db: Kysely<DB>, dialect: SqlDialectName): Promise<MigrationReport> {

@@ -12,7 +12,7 @@ const DELETE_CHUNK = 100;
  * Portable: MySQL forbids LIMIT inside an IN-subquery. Unscoped, the (finished_at) index drives the select;
  * scoped, the (provider, finished_at) index of migration 0005 does, so a provider's purge never walks the other
  * providers' old receipts. The delete runs in chunks of 100 keys. Returns the number of rows deleted.
- * @see `Store.purgeBatch`; SPEC §3 "purge".
+ * @see `Store.purgeBatch`; docs/design.md §3 "Purge".
  */
 export async function purgeBatch(ctx: SqlContext, beforeMs: number, limit: number, provider?: string): Promise<number> {
   const scope = provider === undefined ? null : keyPart(ctx, provider);

@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 
-/** Name of the receipts table on every SQL backend. @see SPEC §3 "Schema". */
+/** Name of the receipts table on every SQL backend. @see docs/design.md §3 "Schema". */
 export const RECEIPTS_TABLE = 'payonce_receipts';
 
 /**

@@ -7,7 +7,7 @@ import type { SqlDialectName } from './sql-dialect.js';
  * trailing `;`: for applications that run their own migration tool instead of `payonce migrate`. Statements use
  * `if not exists`, so applying them to a database that already has the tables changes nothing.
  * @throws {InvalidOption} for a dialect other than `sqlite`, `postgres`, `mysql`.
- * @see SPEC §3 "Schema".
+ * @see docs/design.md §3 "Schema".
  * @example for (const ddl of schema('postgres')) await pool.query(ddl);
  */
 export function schema(dialect: SqlDialectName): string[] {

@@ -34,7 +34,7 @@ export interface SqlStoreOptions<DB> {
  * caller's transaction, never inside one. Driver errors propagate; the guard wraps them in `StoreUnavailable`.
  * Each fixed statement is built and compiled once per store (`compiled-statement.ts`) and then executed with fresh
  * parameters through `db.executeQuery`, on the pool or on a caller's transaction.
- * @see SPEC §3; `src/stores/store.ts`.
+ * @see docs/design.md §3; `src/stores/store.ts`.
  */
 export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>> {
   /** The dialect name: `sqlite`, `postgres` or `mysql`. */
@@ -104,7 +104,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * `db.transaction().execute(async (tx) => …)` on the same database: the receipt commits or rolls back with the
    * caller's business writes, and no statement is retried (a deadlock is rethrown to the caller).
    * @throws {InvalidOption} if `tx` is not a Kysely `Transaction`.
-   * @see SPEC §3 "Transactional mode".
+   * @see docs/design.md §3 "Transactional mode".
    */
   withTransaction(tx: Transaction<DB>): Store {
     if (tx?.isTransaction !== true) throw new InvalidOption('tx', 'must be a Kysely Transaction (db.transaction())');

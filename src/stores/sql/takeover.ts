@@ -38,7 +38,7 @@ const SELECT_FINGERPRINT = defineStatement(['provider', 'externalId'], (db, p) =
 /**
  * Compare-and-set takeover: moves the row to `processing`, `attempts + 1`, `claimed_at = now` only if it still
  * has the status and attempt count the caller saw; the affected-row count says who won. A `completed` row is
- * never matched. The immutable fingerprint is read back to build the new receipt. @see SPEC §3 "Stale takeover".
+ * never matched. The immutable fingerprint is read back to build the new receipt. @see docs/design.md §3 "Stale takeover".
  */
 export async function takeover(ctx: SqlContext, request: TakeoverRequest): Promise<Receipt | null> {
   const { key, expectedStatus, expectedAttempts, nowMs } = request;

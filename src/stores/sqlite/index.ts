@@ -1,7 +1,9 @@
 /**
  * `payonce/sqlite`: the SQLite receipt store (better-sqlite3 12, an optional peer dependency).
- * @see SPEC §2–3.
+ * @see docs/design.md §2–3.
  */
+
+export { DriverMissing } from '../driver-missing.js';
 export { isDuplicateKeyError } from '../sql/driver-error.js';
 export type { MigrationReport } from '../sql/migrate.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';

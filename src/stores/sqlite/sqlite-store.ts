@@ -1,5 +1,6 @@
 import { Kysely } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
+import { importDriver } from '../driver-missing.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -30,7 +31,7 @@ export interface SqliteOpenOptions {
  * `new SqliteStore({ db })` uses the application's `Kysely` (with a `SqliteDialect`) and leaves it open on
  * `close()`; `SqliteStore.open(path)` opens and owns the file. In `runInTransaction`, start the caller's
  * transaction with a write (or `BEGIN IMMEDIATE`) so two connections cannot deadlock upgrading read locks.
- * @see SPEC §2–3; issue 2 "SqliteStore".
+ * @see docs/design.md §2–3; issue 2 "SqliteStore".
  * @example
  * const store = await SqliteStore.open('payonce.db');
  * await store.migrate();
@@ -49,6 +50,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * straight on the connection when no transaction or query holds it (`ExclusiveConnectionDriver`).
    * @param path a file path (`:memory:` works but is private to this connection).
    * @throws {InvalidOption} for an empty path or a bad option.
+   * @throws {DriverMissing} better-sqlite3 is not installed (the message gives the `npm install` line).
    * @throws the better-sqlite3 error if the file cannot be opened (missing directory, not a database).
    */
   static async open<DB = ReceiptsDatabase>(path: string, options: SqliteOpenOptions = {}): Promise<SqliteStore<DB>> {
@@ -57,7 +59,12 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs <= 0) {
       throw new InvalidOption('busyTimeoutMs', `must be a positive integer, got ${String(busyTimeoutMs)}`);
     }
-    const { default: Database } = await import('better-sqlite3');
+    const { default: Database } = await importDriver(
+      'SqliteStore',
+      'better-sqlite3',
+      'better-sqlite3@12',
+      () => import('better-sqlite3'),
+    );
     const database = new Database(path, { timeout: busyTimeoutMs });
     try {
       database.pragma(`busy_timeout = ${busyTimeoutMs}`);

@@ -22,7 +22,7 @@ function summary(results: readonly DeliveryResult[]): string {
  *   a missing answer contradicts: the delivery was not refused, or not answered.
  * - no `expect`: `unchecked`.
  * @returns the verdict and a short reason (`200 ×3`, `expected rejected, got 200 ×3`).
- * @see SPEC §5 (2xx once recorded, 4xx for refusals, 409 + Retry-After while in progress, 5xx for a retry).
+ * @see docs/design.md §5 (2xx once recorded, 4xx for refusals, 409 + Retry-After while in progress, 5xx for a retry).
  */
 export function captureVerdict(
   expect: CaptureExpectation | null,

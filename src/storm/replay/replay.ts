@@ -65,7 +65,7 @@ function captureReport(capture: Capture, results: readonly DeliveryResult[]): Ca
  * its `expect` (see `captureVerdict`); per delivery in send order; totals; `ok` when nothing contradicts.
  * @throws {InvalidOption} a bad target URL, no capture, or copies/parallel/timeoutMs/seed out of range; thrown
  * before anything is sent.
- * @see SPEC §5 (what the intake answers), §9 scenarios 8 and 16 (duplicates in a row and in parallel).
+ * @see docs/design.md §5 (what the intake answers), §9 scenarios 8 and 16 (duplicates in a row and in parallel).
  * @example
  * const report = await replay({ target: 'http://127.0.0.1:3000', captures: await readCaptureFile('captures.jsonl'),
  *   copies: 3, parallel: 8, shuffle: true, seed: 'ci' });

@@ -26,7 +26,7 @@ async function pay(ctx: ScenarioContext, orderId: string): Promise<void> {
 /** A fresh merchant reference for the direct provider calls (never a service attempt id). */
 const storeReference = () => `storm-ref-${randomBytes(8).toString('hex')}`;
 
-/** SPEC §9 scenario 1. */
+/** docs/design.md §9 scenario 1. */
 export const doublePayClick: Scenario = {
   id: 1,
   name: 'double "Pay" click (same key, parallel)',
@@ -45,7 +45,7 @@ export const doublePayClick: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 2. */
+/** docs/design.md §9 scenario 2. */
 export const twoTabs: Scenario = {
   id: 2,
   name: 'checkout in two tabs (two keys, parallel)',
@@ -66,7 +66,7 @@ export const twoTabs: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 3. */
+/** docs/design.md §9 scenario 3. */
 export const parallelCreate: Scenario = {
   id: 3,
   name: 'two parallel create requests (same key)',
@@ -91,7 +91,7 @@ export const parallelCreate: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 4. */
+/** docs/design.md §9 scenario 4. */
 export const refreshWhilePending: Scenario = {
   id: 4,
   name: 'refresh while pending',
@@ -127,7 +127,7 @@ export const refreshWhilePending: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 5. */
+/** docs/design.md §9 scenario 5. */
 export const lostResponse: Scenario = {
   id: 5,
   name: 'lost response after create',
@@ -168,7 +168,7 @@ export const lostResponse: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 6. */
+/** docs/design.md §9 scenario 6. */
 export const sameKeySameParams: Scenario = {
   id: 6,
   name: 'retry with same key and same params',
@@ -219,7 +219,7 @@ export const sameKeySameParams: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 7. */
+/** docs/design.md §9 scenario 7. */
 export const sameKeyDifferentAmount: Scenario = {
   id: 7,
   name: 'same key, different amount',

@@ -4,7 +4,7 @@ import { delivered, expectUnpaid, heldPayment, isClientError, isSuccess } from '
 
 const SUCCEEDED = 'payment_intent.succeeded';
 
-/** SPEC §9 scenario 10. */
+/** docs/design.md §9 scenario 10. */
 export const badSignature: Scenario = {
   id: 10,
   name: 'bad signature',
@@ -39,7 +39,7 @@ export const badSignature: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 11. */
+/** docs/design.md §9 scenario 11. */
 export const foreignEvent: Scenario = {
   id: 11,
   name: 'valid signature, foreign order/amount/currency',
@@ -88,7 +88,7 @@ export const foreignEvent: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 18. */
+/** docs/design.md §9 scenario 18. */
 export const forgedEventRejected: Scenario = {
   id: 18,
   name: 'forged event rejected before any business action',

@@ -7,7 +7,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** SPEC §9 scenario 12. */
+/** docs/design.md §9 scenario 12. */
 export const crashBeforeFulfilment: Scenario = {
   id: 12,
   name: 'crash after the event is saved, before fulfilment',
@@ -53,7 +53,7 @@ export const crashBeforeFulfilment: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 14. */
+/** docs/design.md §9 scenario 14. */
 export const jobRerun: Scenario = {
   id: 14,
   name: 'job re-run does not re-fulfil',
@@ -98,7 +98,7 @@ export const jobRerun: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 15. */
+/** docs/design.md §9 scenario 15. */
 export const unknownReconciled: Scenario = {
   id: 15,
   name: 'unknown result after timeout reconciled',

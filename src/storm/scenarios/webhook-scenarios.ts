@@ -3,7 +3,7 @@ import { delivered, fulfilJobOf, fulfilled, isClientError, isSuccess, orderAndCh
 
 const SUCCEEDED = 'payment_intent.succeeded';
 
-/** SPEC §9 scenario 8. */
+/** docs/design.md §9 scenario 8. */
 export const sameWebhookTwice: Scenario = {
   id: 8,
   name: 'same webhook twice',
@@ -26,7 +26,7 @@ export const sameWebhookTwice: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 9. */
+/** docs/design.md §9 scenario 9. */
 export const twoEventIds: Scenario = {
   id: 9,
   name: 'two events, one payment, different ids',
@@ -46,7 +46,7 @@ export const twoEventIds: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 13. */
+/** docs/design.md §9 scenario 13. */
 export const webhookBeforeResponse: Scenario = {
   id: 13,
   name: 'webhook before the checkout response',
@@ -63,7 +63,7 @@ export const webhookBeforeResponse: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 16. */
+/** docs/design.md §9 scenario 16. */
 export const sameNotificationStorm: Scenario = {
   id: 16,
   name: 'same notification 5x in a row and 5x in parallel',
@@ -97,7 +97,7 @@ export const sameNotificationStorm: Scenario = {
   },
 };
 
-/** SPEC §9 scenario 17. */
+/** docs/design.md §9 scenario 17. */
 export const paidThenRefunded: Scenario = {
   id: 17,
   name: '"paid" then "refund" on one payment both apply',

@@ -9,7 +9,7 @@ export interface PaymentLookup {
 }
 
 /**
- * The delivery journal of SPEC §5: one row per delivery, written after the response is decided. Rows are
+ * The delivery journal of docs/design.md §5: one row per delivery, written after the response is decided. Rows are
  * redacted before they reach a journal; a journal stores what it is given.
  */
 export interface DeliveryJournal {

@@ -1,5 +1,5 @@
 /**
- * What the intake decided for one delivery (SPEC §5 "decision"):
+ * What the intake decided for one delivery (docs/design.md §5 "Journal"):
  * - `new`: the receipt was claimed here and the handler ran (or, for read-only calls without a key, was run);
  * - `duplicate`: the key had a completed receipt; the stored response was replayed, nothing ran;
  * - `in-progress`: another worker holds a fresh claim; answered "retry later", nothing ran;
@@ -30,7 +30,7 @@ export type DeliveryOutcome = 'completed' | 'declined' | 'replayed' | 'deferred'
 /**
  * One row of the delivery journal: one per HTTP delivery, whatever its fate. Times are Unix epoch milliseconds,
  * UTC; `payload` is the parsed body AFTER redaction, serialised as JSON (never the raw bytes).
- * @see SPEC §5 "Journal of every delivery".
+ * @see docs/design.md §5 "Journal".
  */
 export interface DeliveryRecord {
   /** UUID v7 of this row; ids made by one process sort in creation order (see `deliveryId`). */

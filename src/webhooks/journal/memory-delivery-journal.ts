@@ -5,7 +5,7 @@ import { journalCutoff, lookupOf } from './journal-cutoff.js';
 
 /**
  * The delivery journal in an array of this process; for tests, the demo and single-process services.
- * @see SPEC §5.
+ * @see docs/design.md §5.
  * @example const journal = new MemoryDeliveryJournal(); await journal.forPayment('pi_123');
  */
 export class MemoryDeliveryJournal implements DeliveryJournal {

@@ -6,7 +6,7 @@ export const REDACTED = '[REDACTED]';
  * leading `**.` matches at any depth. Keys compare case-insensitively. Covers card data (PAN, CVC, expiry,
  * card holder), personal names, e-mail addresses, phone numbers, postal addresses and secrets (passwords,
  * tokens, signing secrets, client secrets, authorization values).
- * @see SPEC §5 "payload stored with configured sensitive fields redacted"; PCI DSS v4 req. 3.3 (no sensitive
+ * @see docs/design.md §5 "Journal"; PCI DSS v4 req. 3.3 (no sensitive
  * authentication data after authorisation).
  */
 export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze([
@@ -162,7 +162,7 @@ function endsWith(trail: readonly string[], pattern: Pattern): boolean {
  * so `**.phone` redacts a phone number at any depth and `params.account.*` every field of one object. Whole
  * subtrees are replaced (redacting `billing_details` hides the name, e-mail and address inside it).
  * @throws {TypeError} an empty path or a `**` anywhere but at the start.
- * @see SPEC §5 (journal redaction); fixtures README (payloads carry names, e-mails, phone numbers).
+ * @see docs/design.md §5 (journal redaction); fixtures README (payloads carry names, e-mails, phone numbers).
  * @example createRedactor({ extraPaths: ['data.object.metadata.passport'] }).redact(payload)
  */
 export function createRedactor(options: RedactionOptions = {}): Redactor {

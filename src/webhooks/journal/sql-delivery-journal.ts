@@ -42,7 +42,7 @@ function recordOf(row: Selectable<DeliveriesTable>): DeliveryRecord {
  * The delivery journal in `payonce_webhook_deliveries`, in the same database as the receipts (SQLite,
  * PostgreSQL, MySQL/MariaDB). Apply the migrations first (`payonce migrate` or `store.migrate()`); the table
  * comes with migration `0004-webhook-deliveries`. Each call is one statement.
- * @see SPEC §5 "Journal of every delivery"; `src/stores/sql/migrations/0004-webhook-deliveries.ts`.
+ * @see docs/design.md §5 "Journal"; `src/stores/sql/migrations/0004-webhook-deliveries.ts`.
  * @example const journal = new SqlDeliveryJournal(store); await journal.forPayment({ reference: 'order-42' });
  */
 export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {

@@ -8,8 +8,7 @@ export interface ExtractInput {
 }
 
 /**
- * The provider-neutral fields of one delivery (SPEC §5 "extract provider event id, type, object id, amount,
- * currency, merchant reference"). Fields a provider does not send are `null`, never guessed.
+ * The provider-neutral fields of one delivery (docs/design.md §5). Fields a provider does not send are `null`, never guessed.
  */
 export interface ProviderEvent {
   /** Profile name, also the `provider` part of `key`. */
@@ -31,7 +30,7 @@ export interface ProviderEvent {
   /** When the provider says the event happened, milliseconds since the epoch UTC; `null` if it does not say. */
   readonly occurredAtMs: number | null;
   /**
-   * The receipt key (SPEC §3): the provider's event id where it has a unique one, else the composite
+   * The receipt key (docs/design.md §3): the provider's event id where it has a unique one, else the composite
    * `objectId:eventType`, so a refund is never a duplicate of the payment it refunds. `null` for read-only
    * queries (Payme `CheckPerformTransaction`, `CheckTransaction`, `GetStatement`) that must be answered from
    * current state every time and never replayed.

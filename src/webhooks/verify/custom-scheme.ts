@@ -20,7 +20,7 @@ export interface CustomSchemeOptions {
  * throws or rejects, the delivery is rejected with `verifier_error` (fail closed) and the error's class name
  * in `detail` — never its message, which could carry secrets.
  * @throws {InvalidOption} at construction: bad name or `verify` not a function.
- * @see SPEC §5 "custom function".
+ * @see docs/design.md §5 "Signature schemes".
  * @example customScheme({ name: 'yookassa-ip', verify: ({ headers }) => allowlist.has(String(headers['x-real-ip'])) });
  */
 export function customScheme(options: CustomSchemeOptions): SignatureScheme {

@@ -44,3 +44,21 @@ export function headerValue(headers: HeadersInput, name: string): string | undef
   const trimmed = raw.replace(OWS, '');
   return trimmed === '' ? undefined : trimmed;
 }
+
+/**
+ * How many values header `name` was given: the non-empty strings of an array value plus those of record keys
+ * that differ only in case. A Fetch `Headers`-like object combines repeated fields itself, so it counts as 0 or
+ * 1. Schemes whose header must appear once (`Stripe-Signature`) refuse a count above 1.
+ */
+export function headerValueCount(headers: HeadersInput, name: string): number {
+  if (isHeadersLike(headers)) return headerValue(headers, name) === undefined ? 0 : 1;
+  const wanted = name.toLowerCase();
+  let count = 0;
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() !== wanted) continue;
+    const value: unknown = headers[key];
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    count += values.filter((v) => typeof v === 'string' && v.replace(OWS, '') !== '').length;
+  }
+  return count;
+}

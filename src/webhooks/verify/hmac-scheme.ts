@@ -80,7 +80,7 @@ function parseTemplate(template: string, hasTimestamp: boolean): readonly Part[]
  * that no secret produces is `signature_mismatch`.
  * @throws {InvalidOption} at construction: no secret, bad header name, unknown algorithm or encoding, bad
  * template, bad tolerance.
- * @see RFC 2104 (HMAC); SPEC §5 "generic HMAC (header, encoding, prefix)".
+ * @see RFC 2104 (HMAC); docs/design.md §5 "Signature schemes".
  * @example hmacScheme({ secrets: 'k', header: 'X-Signature', algorithm: 'sha512', encoding: 'base64',
  *   timestampHeader: 'X-Timestamp', signedContent: '{timestamp}:{body}' });
  */

@@ -67,7 +67,7 @@ export type VerifyResult = VerifyAccepted | VerifyRejected;
  * One signature scheme. `verify` never throws on anything a sender controls (headers, body bytes); it throws
  * only on caller bugs: `RawBodyRequired` when `rawBody` is not bytes, `InvalidVerifyInput` for bad headers
  * or `nowMs`.
- * @see SPEC §5 "Signature schemes".
+ * @see docs/design.md §5 "Signature schemes".
  */
 export interface SignatureScheme {
   readonly name: string;

@@ -123,17 +123,16 @@ describe('IdempotencyGuard', () => {
     expect(await broken.store.find(new RequestKey('unit', 'nan'))).toBeNull();
   });
 
-  it('refuses an oversized response without running the handler twice', async () => {
+  it('refuses an oversized response as a failed run: the receipt is failed and the next delivery runs again', async () => {
     const guard = new IdempotencyGuard(new MemoryStore(), { maxResponseBytes: 8 });
     const key = new RequestKey('unit', 'oversized');
     let runs = 0;
-    const handler = async () => {
-      runs++;
-      return { body: new Uint8Array(9) };
-    };
+    const handler = async () => ({ body: new Uint8Array(++runs === 1 ? 9 : 8) });
     await expect(guard.run(key, handler)).rejects.toThrow('maxResponseBytes');
-    expect((await guard.run(key, handler)).response.status).toBe(500);
-    expect(runs).toBe(1);
+    expect((await guard.find(key))?.status).toBe('failed');
+    const second = await guard.run(key, handler);
+    expect([second.isReplay, second.response.status, second.response.body.byteLength]).toEqual([false, 200, 8]);
+    expect(runs).toBe(2);
   });
 
   it('rejects a key that is not a RequestKey and a fingerprint that cannot be stored, before any store call', async () => {

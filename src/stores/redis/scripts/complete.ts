@@ -3,7 +3,7 @@ import { RedisScript } from '../redis-script.js';
 /**
  * Fenced completion: only if the receipt is still `processing` at the handler's attempt, stores the
  * response (status, headers as a JSON object, body as raw bytes), finished_at = now_ms, and indexes the
- * receipt for purge in the finished index and in its provider's finished index. SPEC §3 "fencing by attempt".
+ * receipt for purge in the finished index and in its provider's finished index. docs/design.md §3 "Fencing".
  * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: attempt, now_ms, receipt id, response status, response headers JSON, response body bytes, the announce
  * command (`PUBLISH`, `SPUBLISH` or empty for none) and the channel: a recorded finish is announced with the

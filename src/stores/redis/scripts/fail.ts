@@ -3,7 +3,7 @@ import { RedisScript } from '../redis-script.js';
 /**
  * Fenced failure: only if the receipt is still `processing` at the handler's attempt, marks it `failed`
  * with the (already bounded) error text, finished_at = now_ms, and indexes it for purge in the finished
- * index and in its provider's finished index. SPEC §3.
+ * index and in its provider's finished index. docs/design.md §3.
  * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: attempt, now_ms, receipt id, error text, the announce command (`PUBLISH`, `SPUBLISH` or empty) and the
  * channel, as in scripts/complete.ts.

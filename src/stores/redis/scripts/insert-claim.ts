@@ -1,7 +1,7 @@
 import { RedisScript } from '../redis-script.js';
 
 /**
- * Claim = create the receipt hash only if absent (SPEC §3: one atomic step, never "select, then insert").
+ * Claim = create the receipt hash only if absent (docs/design.md §3: one atomic step, never "select, then insert").
  * KEYS[1] receipt hash. ARGV: now_ms, provider, external_id, and the fingerprint only when there is one (a
  * fourth argument, so an empty fingerprint stays distinct from none).
  * Reply: integer 1 when created (`processing`, attempts 1, claimed_at = now_ms); otherwise the existing

@@ -3,7 +3,7 @@ import { RedisScript } from '../redis-script.js';
 /**
  * Compare-and-set on (status, attempts): a `failed` receipt (retry) or a stale `processing` one (takeover)
  * moves to `processing`, attempts + 1, claimed_at = now_ms, without finished_at, error or response, and
- * leaves both finished indexes. A `completed` receipt is never touched. SPEC §3 "Stale takeover".
+ * leaves both finished indexes. A `completed` receipt is never touched. docs/design.md §3 "Stale takeover".
  * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
  * ARGV: expected_status, expected_attempts, now_ms, receipt id.
  * Reply: the new receipt as an HGETALL array, or nil when the receipt changed first (or does not exist).

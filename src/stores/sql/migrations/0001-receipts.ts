@@ -1,7 +1,7 @@
 import type { SqlMigration } from './sql-migration.js';
 
 /**
- * The webhook receipts table of SPEC §3: primary key (provider, external_id) is the UNIQUE index the claim
+ * The webhook receipts table of docs/design.md §3: primary key (provider, external_id) is the UNIQUE index the claim
  * relies on; (status, claimed_at) finds stuck claims; (finished_at) drives purge. Times are BIGINT Unix epoch
  * ms, UTC. Keys compare byte-exactly: varchar on PostgreSQL (deterministic collation), TEXT on SQLite (BINARY
  * collation), VARBINARY(640) on MySQL/MariaDB (160 code points × 4 UTF-8 bytes; utf8mb4_bin is PAD SPACE).

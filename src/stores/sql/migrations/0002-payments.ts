@@ -7,7 +7,7 @@ const EVENT_STATUSES = `'unknown', 'pending', 'requires_action', 'succeeded', 'f
 const DECISIONS = `'applied', 'unchanged', 'rejected', 'parked'`;
 
 /**
- * Orders, payment attempts and the payment event journal of SPEC §6 (used by `src/payments`; the store itself
+ * Orders, payment attempts and the payment event journal of docs/design.md §6 (used by `src/payments`; the store itself
  * never reads them). Money is BIGINT minor units plus a 3-letter ISO-4217 code; times are BIGINT Unix epoch ms,
  * UTC, as in `payonce_receipts`. At most one active attempt (`creating`, `pending`, `requires_action`,
  * `unknown`) per order is enforced by the database: a partial unique index on PostgreSQL and SQLite, a stored

@@ -3,7 +3,7 @@ import type { SqlMigration } from './sql-migration.js';
 const JOB_STATUSES = `'queued', 'running', 'done', 'dead'`;
 
 /**
- * The transactional outbox and the effect ledger of SPEC §7 (used by `src/outbox`; the store itself never reads
+ * The transactional outbox and the effect ledger of docs/design.md §7 (used by `src/outbox`; the store itself never reads
  * them). UNIQUE(topic, dedupe_key) makes `enqueueOnce` idempotent; (status, available_at) and
  * (status, lease_expires_at) find claimable jobs; a `dead` row is the dead letter, kept with its last error.
  * `payonce_effects` holds one row per effect key, written in the transaction of the effect itself. Times are

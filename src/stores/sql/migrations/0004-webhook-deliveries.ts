@@ -4,7 +4,7 @@ const DECISIONS = `'new', 'duplicate', 'in-progress', 'rejected'`;
 const OUTCOMES = `'completed', 'declined', 'replayed', 'deferred', 'failed', 'rejected'`;
 
 /**
- * The webhook delivery journal of SPEC §5 (written by `src/webhooks/journal`; the receipt store never reads it):
+ * The webhook delivery journal of docs/design.md §5 (written by `src/webhooks/journal`; the receipt store never reads it):
  * one row per delivery with its signature result, decision, outcome, duration and redacted payload. Indexes
  * answer "all deliveries for payment X" by object id, provider payment id or merchant reference, and drive the
  * retention purge by `received_at`. Times are BIGINT Unix epoch ms, UTC. Released: never edit; add `0005-…`.

@@ -3,7 +3,7 @@ import type { SqlMigration } from './sql-migration.js';
 const INDEX = 'payonce_receipts_provider_finished_at_idx';
 
 /**
- * Index (provider, finished_at) on the receipts table, for `purge({ provider })` (SPEC §3): a provider's purge
+ * Index (provider, finished_at) on the receipts table, for `purge({ provider })` (docs/design.md §3): a provider's purge
  * reads only that provider's old receipts instead of walking the (finished_at) index through every other
  * provider's, which in a store shared by HTTP keys (24 h) and webhook receipts (days) would be most of the table.
  * The (finished_at) index of 0001 stays and still drives the unscoped purge.

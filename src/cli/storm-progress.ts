@@ -1,0 +1,25 @@
+import { KILLING_SCENARIO_IDS } from '../storm/all-scenarios.js';
+import type { StormProgress } from '../storm/storm-report.js';
+
+/**
+ * One progress line of a storm run (`payonce storm`, `payonce demo`): the verdict (`pass`, `skip`, `FAIL`) or
+ * `start`, the scenario's number and name, and last the running count of what it counts, e.g.
+ * `pass  8. same webhook twice (765 ms)  [7 of 18 finished]`. Scenarios run several at a time, so lines come in
+ * the order they finish, not by number; the count never stands where a scenario number would.
+ */
+export function progressLine(event: StormProgress): string {
+  if (event.kind === 'started') return `start ${event.id}. ${event.name}  [${event.index} of ${event.total} started]`;
+  const { result } = event;
+  const verdict = result.verdict === 'fail' ? 'FAIL' : result.verdict;
+  const why = result.reasons.length > 0 ? `: ${result.reasons.join('; ')}` : '';
+  return `${verdict}  ${result.id}. ${result.name} (${result.durationMs} ms)${why}  [${event.index} of ${event.total} finished]`;
+}
+
+/** The line before the progress lines: how many scenarios, how many at a time, and why the lines are out of order. */
+export function stormPlanLine(total: number, concurrency: number): string {
+  return (
+    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time (scenario ${KILLING_SCENARIO_IDS.join(' and scenario ')}, ` +
+    'which kill a service process, run alone at the end): lines come in the order they finish; the table below is in ' +
+    'scenario order'
+  );
+}

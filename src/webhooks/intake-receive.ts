@@ -1,0 +1,150 @@
+import { performance } from 'node:perf_hooks';
+import { PayonceError } from '../core/errors.js';
+import type { ClaimContext } from '../core/idempotency-guard.js';
+import { type ResponseInit, toStoredResponse } from '../core/response.js';
+import type { HttpResponse } from '../http/http-exchange.js';
+import type { IntakeRequest } from './intake-acknowledgement.js';
+import { WebhookDecline } from './intake-decline.js';
+import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
+import { type DeliveryArrival, recordDelivery } from './intake-record.js';
+import { type IntakeRuntime, resolveEndpoint } from './intake-runtime.js';
+import { errorText, freshTrace, looseParse, refusedTrace, type Trace } from './intake-trace.js';
+import type { DeliveryOutcome } from './journal/delivery-record.js';
+import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
+import type { ProviderEvent } from './providers/provider-event.js';
+import { type HeadersInput, headerValue } from './verify/headers.js';
+
+/** One delivery in the pipeline: the runtime, where and when it arrived, and the request. */
+interface Delivery extends DeliveryArrival {
+  readonly runtime: IntakeRuntime;
+  readonly request: IntakeRequest;
+}
+
+function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promise<HttpResponse> {
+  return recordDelivery(delivery.runtime, delivery, trace, response);
+}
+
+function refuse(delivery: Delivery, trace: Trace, problem: IntakeProblem): Promise<HttpResponse> {
+  const response = delivery.resolved.ack.problem(problem, delivery.request);
+  return answer(delivery, refusedTrace(trace, problem, problem.detail), response);
+}
+
+function tooLarge(runtime: IntakeRuntime, bytes: number | null): IntakeProblem {
+  const size = bytes === null ? 'the body' : `${bytes} bytes`;
+  const detail = `${size} exceeds the limit of ${runtime.maxBodyBytes} bytes`;
+  return intakeProblem('too_large', 'WEBHOOK_BODY_TOO_LARGE', detail);
+}
+
+/** Step 1: the body is bytes and within the size limit, before anything reads it. */
+function checkBody(delivery: Delivery): IntakeProblem | null {
+  const { rawBody } = delivery.request;
+  if (!(rawBody instanceof Uint8Array)) {
+    return intakeProblem('integration_error', 'RAW_BODY_REQUIRED', 'the adapter passed no raw body bytes');
+  }
+  return rawBody.byteLength > delivery.runtime.maxBodyBytes ? tooLarge(delivery.runtime, rawBody.byteLength) : null;
+}
+
+/** Step 2: the signature over the exact bytes; records the verdict in `trace`. */
+async function verifySignature(delivery: Delivery, trace: Trace): Promise<IntakeProblem | null> {
+  const { rawBody, headers } = delivery.request;
+  try {
+    trace.verify = await delivery.resolved.endpoint.scheme.verify({ rawBody, headers, nowMs: delivery.receivedAtMs });
+  } catch (error) {
+    const code = error instanceof PayonceError ? error.code : 'INVALID_VERIFY_INPUT';
+    return intakeProblem('integration_error', code, errorText(error));
+  }
+  if (!trace.verify.ok) {
+    trace.signature = trace.verify.reason;
+    trace.payload = looseParse(rawBody, headers);
+    return signatureProblem(trace.verify);
+  }
+  trace.signature = 'valid';
+  return null;
+}
+
+/** Step 3: parse and extract the event with the endpoint's profile. */
+function extractEvent(delivery: Delivery, trace: Trace): { event: ProviderEvent } | { problem: IntakeProblem } {
+  const { rawBody, headers } = delivery.request;
+  try {
+    return { event: delivery.resolved.endpoint.profile.extract({ rawBody, headers }) };
+  } catch (error) {
+    trace.payload = looseParse(rawBody, headers);
+    if (error instanceof MalformedWebhookPayload) {
+      const field = error.path.split(' ')[0];
+      return { problem: intakeProblem('malformed_payload', error.code, error.message, { field }) };
+    }
+    const code = error instanceof PayonceError ? error.code : 'MALFORMED_WEBHOOK_PAYLOAD';
+    return { problem: intakeProblem('malformed_payload', code, errorText(error)) };
+  }
+}
+
+/** The trace of a delivery whose claim or handler threw. */
+function failedTrace(trace: Trace, problem: IntakeProblem, error: unknown, handlerRan: boolean): Trace {
+  if (problem.kind === 'in_progress') {
+    return { ...trace, decision: 'in-progress', outcome: 'deferred', error: `${problem.code}: ${problem.detail}` };
+  }
+  if (handlerRan) return { ...trace, decision: 'new', outcome: 'failed', error: errorText(error) };
+  return refusedTrace(trace, problem, errorText(error));
+}
+
+/** Steps 4–6: claim the event key, run the handler, answer with the acknowledgement (or replay the stored one). */
+async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEvent): Promise<HttpResponse> {
+  const { endpoint, ack, fingerprint } = delivery.resolved;
+  const { request, receivedAtMs } = delivery;
+  let handlerRan = false;
+  let outcome: DeliveryOutcome = 'completed';
+  const handle = async (claim: ClaimContext | null): Promise<ResponseInit> => {
+    handlerRan = true;
+    try {
+      return ack.accepted(event, await endpoint.handler(event, { claim, headers: request.headers, receivedAtMs }));
+    } catch (error) {
+      if (!(error instanceof WebhookDecline)) throw error;
+      outcome = 'declined';
+      return ack.declined(event, error);
+    }
+  };
+  try {
+    if (event.key === null) {
+      const stored = toStoredResponse(await handle(null));
+      return answer(delivery, { ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
+    }
+    const result = await delivery.runtime.guard.run(event.key, handle, {
+      payload: fingerprint === 'raw-body' ? request.rawBody : undefined,
+      waitForInFlightMs: delivery.runtime.waitForInFlightMs,
+      signal: request.signal,
+    });
+    const decided: Trace = result.isReplay
+      ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
+      : { ...trace, decision: 'new', outcome };
+    return answer(delivery, decided, ack.deliver(result.response, request));
+  } catch (error) {
+    const problem = problemOfFailure(error);
+    return answer(delivery, failedTrace(trace, problem, error, handlerRan), ack.problem(problem, request));
+  }
+}
+
+/** `WebhookIntake.receive`: runs one delivery through the pipeline. @throws {InvalidOption} unknown endpoint. */
+export async function receiveDelivery(runtime: IntakeRuntime, request: IntakeRequest): Promise<HttpResponse> {
+  const started = performance.now();
+  const resolved = resolveEndpoint(runtime, request.endpoint);
+  const delivery: Delivery = { runtime, request, resolved, receivedAtMs: runtime.clock.now(), started };
+  const trace = freshTrace();
+  const refusal = checkBody(delivery) ?? (await verifySignature(delivery, trace));
+  if (refusal) return refuse(delivery, trace, refusal);
+  const extracted = extractEvent(delivery, trace);
+  if ('problem' in extracted) return refuse(delivery, trace, extracted.problem);
+  const { event } = extracted;
+  return handleEvent(delivery, { ...trace, event, payload: event.payload }, event);
+}
+
+/** `WebhookIntake.rejectTooLarge`: the 413 answer and journal row. @throws {InvalidOption} unknown endpoint. */
+export function rejectTooLarge(runtime: IntakeRuntime, name: string, headers: HeadersInput): Promise<HttpResponse> {
+  const started = performance.now();
+  const resolved = resolveEndpoint(runtime, name);
+  const declared = Number(headerValue(headers, 'content-length'));
+  const problem = tooLarge(runtime, Number.isSafeInteger(declared) ? declared : null);
+  const request: IntakeRequest = { endpoint: name, rawBody: new Uint8Array(0), headers };
+  const arrival: DeliveryArrival = { resolved, receivedAtMs: runtime.clock.now(), started };
+  const trace = freshTrace(`${problem.code}: ${problem.detail}`);
+  return recordDelivery(runtime, arrival, trace, resolved.ack.problem(problem, request));
+}

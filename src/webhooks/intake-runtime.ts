@@ -1,0 +1,95 @@
+import type { Clock } from '../core/clock.js';
+import { InvalidOption } from '../core/errors.js';
+import { waitBudget } from '../core/guard-options.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
+import { clickAcknowledgement } from './intake-click.js';
+import { IntakeEmitter } from './intake-events.js';
+import type { WebhookEndpoint, WebhookIntakeOptions } from './intake-options.js';
+import { paymeAcknowledgement } from './intake-payme.js';
+import type { DeliveryJournal } from './journal/delivery-journal.js';
+import { createRedactor, type Redactor } from './journal/redact.js';
+
+/** An endpoint with its defaults applied. */
+export interface ResolvedEndpoint {
+  readonly endpoint: WebhookEndpoint;
+  readonly ack: Acknowledgement;
+  readonly fingerprint: 'raw-body' | 'none';
+}
+
+/** The intake's options checked and resolved once, shared by every delivery. */
+export interface IntakeRuntime {
+  readonly guard: IdempotencyGuard;
+  readonly journal: DeliveryJournal | undefined;
+  readonly clock: Clock;
+  readonly maxBodyBytes: number;
+  readonly maxErrorChars: number;
+  readonly maxPayloadChars: number;
+  /** `undefined` = the guard's own `waitForInFlightMs`. */
+  readonly waitForInFlightMs: number | undefined;
+  readonly redactor: Redactor;
+  readonly emitter: IntakeEmitter;
+  readonly endpoints: ReadonlyMap<string, ResolvedEndpoint>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 2_097_152;
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 1) throw new InvalidOption(name, 'must be a positive integer');
+  return v;
+}
+
+function defaultAck(provider: string): Acknowledgement {
+  if (provider === 'payme') return paymeAcknowledgement();
+  if (provider === 'click') return clickAcknowledgement();
+  return jsonAcknowledgement();
+}
+
+function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEndpoint> {
+  const endpoints = new Map<string, ResolvedEndpoint>();
+  for (const [name, endpoint] of Object.entries(options.endpoints ?? {})) {
+    const provider = endpoint.profile.provider;
+    endpoints.set(name, {
+      endpoint,
+      ack: endpoint.acknowledgement ?? defaultAck(provider),
+      fingerprint: endpoint.fingerprint ?? (provider === 'payme' || provider === 'click' ? 'none' : 'raw-body'),
+    });
+  }
+  if (endpoints.size === 0) throw new InvalidOption('endpoints', 'at least one endpoint is required');
+  return endpoints;
+}
+
+/**
+ * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
+ * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`waitForInFlightMs`.
+ */
+export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
+  const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
+  const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
+  const maxPayloadChars = positiveInt(options.maxPayloadChars, 65_536, 'maxPayloadChars');
+  const redactor: Redactor =
+    options.redaction !== undefined && 'redact' in options.redaction
+      ? options.redaction
+      : createRedactor(options.redaction);
+  return Object.freeze({
+    guard: options.guard,
+    journal: options.journal,
+    clock: options.guard.options.clock,
+    maxBodyBytes,
+    maxErrorChars,
+    maxPayloadChars,
+    waitForInFlightMs:
+      options.waitForInFlightMs === undefined ? undefined : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs'),
+    redactor,
+    emitter: new IntakeEmitter(),
+    endpoints: resolveEndpoints(options),
+  });
+}
+
+/** The endpoint called `name`. @throws {InvalidOption} it is not configured. */
+export function resolveEndpoint(runtime: IntakeRuntime, name: string): ResolvedEndpoint {
+  const found = typeof name === 'string' ? runtime.endpoints.get(name) : undefined;
+  if (!found) throw new InvalidOption('endpoint', 'is not a configured webhook endpoint');
+  return found;
+}
