@@ -63,7 +63,7 @@ async function watchOf(store: Store, key: RequestKey): Promise<ReceiptWatch | nu
  * receipt, retry a failed one, take over a stale one). Woken by the store when it notifies (subscribe first, then
  * read, so a finish between the two is not missed), else by polling `find` every 10 ms doubling to `pollMaxMs`.
  * A store error while reading ends the wait as `changed` so the caller's claim reports it as usual.
- * @see SPEC §3 "A fresh claim held by another worker"; issue #15 (duplicates that wait for the first result).
+ * @see docs/design.md §3 "Waiting for an in-flight claim"; issue #15 (duplicates that wait for the first result).
  */
 export async function waitForFinish(wait: FinishWait): Promise<FinishWaitEnd> {
   const { store, key, seen, signal } = wait;
