@@ -136,6 +136,37 @@ describe('Idempotency-Key adapters: a duplicate waits for the first request (wai
     }
   });
 
+  it('fastify: a client that disconnects while its duplicate waits stops the wait at once', async () => {
+    const app = Fastify();
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const waits: { end: string; waitedMs: number }[] = [];
+    guard.on('receipt:waited', ({ end, waitedMs }) => waits.push({ end, waitedMs }));
+    await app.register(fastifyIdempotencyKey({ guard, waitForInFlightMs: 10_000, principal: () => 'acct_1' }));
+    app.post('/v1/payments', async (_request, reply) => {
+      await sleep(1_500);
+      return reply.code(201).send('{"payment":1}');
+    });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const post = (signal?: AbortSignal) =>
+        fetch(`${url}/v1/payments`, { method: 'POST', headers: { 'idempotency-key': 'gone-1' }, body: '{}', signal });
+      const first = post();
+      await sleep(100);
+      const controller = new AbortController();
+      const second = post(controller.signal).catch((error: unknown) => error);
+      await sleep(150);
+      controller.abort();
+      await second;
+      await sleep(150);
+      expect(waits).toHaveLength(1);
+      expect(waits[0]?.end).toBe('aborted');
+      expect(waits[0]?.waitedMs).toBeLessThan(1_000);
+      expect((await first).status).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('express', async () => {
     const app = express();
     const route = slowRoute();
