@@ -29,7 +29,9 @@ export interface DeliveryRecord {
   readonly sourceEventId: string;
   readonly eventType: string;
   readonly paymentId: string;
-  readonly merchantReference: string;
+  readonly merchantReference: string | null;
+  /** The webhook endpoint it went to: `we_…`, or `default` for the sandbox's own target. */
+  readonly endpointId: string;
   readonly kind: DeliveryKind;
   /** Attempt number for `attempt` and `parallel-copy` (from 1); copy number for the other kinds. */
   readonly attempt: number;
@@ -46,6 +48,6 @@ export interface DeliveryRecord {
   readonly status: number | null;
   /** First 2 000 characters of the answer body. */
   readonly responseBody: string;
-  /** Why there was no answer, else `null`. */
+  /** Why there was no answer (a connection error, a timeout, the `webhook-drop` fault), else `null`. */
   readonly error: string | null;
 }

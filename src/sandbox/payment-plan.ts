@@ -1,7 +1,7 @@
 import { InvalidOption } from '../core/errors.js';
 
 /**
- * What the create-payment API does with its HTTP answer (fault injection on the response, docs/design.md §8):
+ * What an API request's HTTP answer suffers (fault injection on the response, docs/design.md §8):
  * - `none`: answers normally;
  * - `drop-after-commit`: the payment is created and its result stored under the idempotency key, then the
  *   connection is destroyed without an answer (the client sees a reset);
@@ -9,18 +9,28 @@ import { InvalidOption } from '../core/errors.js';
  * - `hang-after-commit`: the payment is created, then nothing is answered for `hangMs`, then the connection is
  *   destroyed (the client's own timeout fires first);
  * - `hang-before-commit`: nothing is created; the request hangs for `hangMs` with its key in flight, then the
- *   connection is destroyed.
+ *   connection is destroyed;
+ * - `500-before-commit` / `503-before-commit`: nothing happens; `500`/`503 api_error` (a retry runs the request);
+ * - `500-after-commit` / `503-after-commit`: the request takes effect and its real answer is stored under the
+ *   idempotency key, but this answer is `500`/`503 api_error` (a retry with the key gets the stored answer);
+ * - `rate-limit`: nothing happens; `429 rate_limit_error` with `Retry-After: retryAfterSec`.
  */
 export type ResponseFault =
   | 'none'
   | 'drop-after-commit'
   | 'gateway-timeout-after-commit'
   | 'hang-after-commit'
-  | 'hang-before-commit';
+  | 'hang-before-commit'
+  | '500-before-commit'
+  | '500-after-commit'
+  | '503-before-commit'
+  | '503-after-commit'
+  | 'rate-limit';
 
 /**
  * How a created payment ends: `succeed` (processing, then succeeded after `settleAfterMs`: one charge),
- * `decline` (the API answers `402 card_error`; a `payment_intent.payment_failed` event follows; no charge),
+ * `decline` (the API answers `402 card_error` with `declineCode`; a `payment_intent.payment_failed` event follows;
+ * no charge),
  * `requires_action` (waits for `controls.settle`; `next_action.redirect_to_url`), `hold` (stays `processing`
  * until `controls.settle`).
  */
@@ -42,6 +52,10 @@ export interface PaymentPlan {
   readonly responseDelayMs?: number;
   /** Duration of a `hang-*` fault in real ms before the connection is destroyed. @default 30_000 */
   readonly hangMs?: number;
+  /** `Retry-After` seconds of a `rate-limit` answer. @default 1 */
+  readonly retryAfterSec?: number;
+  /** `decline_code` of a `decline` outcome (`insufficient_funds`, `lost_card`…). @default 'generic_decline' */
+  readonly declineCode?: string;
   /** How the payment ends. @default 'succeed' */
   readonly outcome?: PaymentOutcome;
   /** Time from creation to settlement for `succeed`, in ms (scaled). @default 20 */
@@ -61,6 +75,10 @@ export interface PaymentPlan {
   readonly parallelDeliveries?: number;
   /** The events of one settlement are sent newest first (refund before success, charge before intent). @default false */
   readonly reorder?: boolean;
+  /** Wait this long (real ms) before the first delivery attempt of each event. @default 0 */
+  readonly webhookDelayMs?: number;
+  /** The first attempt of each event is lost on the way (never reaches the target; retried on the schedule). @default false */
+  readonly webhookDrop?: boolean;
   /** Before each genuine event, send one copy signed with a wrong secret (never retried). @default false */
   readonly forgedSignature?: boolean;
   /**
@@ -79,6 +97,8 @@ export const DEFAULT_PAYMENT_PLAN: ResolvedPaymentPlan = Object.freeze({
   responseFault: 'none',
   responseDelayMs: 0,
   hangMs: 30_000,
+  retryAfterSec: 1,
+  declineCode: 'generic_decline',
   outcome: 'succeed',
   settleAfterMs: 20,
   webhookBeforeResponse: false,
@@ -87,6 +107,8 @@ export const DEFAULT_PAYMENT_PLAN: ResolvedPaymentPlan = Object.freeze({
   duplicateDeliveries: 0,
   parallelDeliveries: 1,
   reorder: false,
+  webhookDelayMs: 0,
+  webhookDrop: false,
   forgedSignature: false,
   tamperedAmount: 'none',
 });
@@ -97,6 +119,11 @@ const RESPONSE_FAULTS: readonly ResponseFault[] = [
   'gateway-timeout-after-commit',
   'hang-after-commit',
   'hang-before-commit',
+  '500-before-commit',
+  '500-after-commit',
+  '503-before-commit',
+  '503-after-commit',
+  'rate-limit',
 ];
 const OUTCOMES: readonly PaymentOutcome[] = ['succeed', 'decline', 'requires_action', 'hold'];
 const TAMPERS: readonly AmountTamper[] = ['none', 'in-transit', 'resigned'];
@@ -121,7 +148,7 @@ function bool(value: unknown, name: string): boolean {
 
 /**
  * Checks a plan that came from outside (a control request body, the `Sandbox-Plan` header, options) and returns
- * it with only the known fields. Limits: durations 0…600 000 ms, `duplicateDeliveries` 0…50,
+ * it with only the known fields. Limits: durations 0…600 000 ms, `retryAfterSec` 0…3600, `duplicateDeliveries` 0…50,
  * `parallelDeliveries` 1…50.
  * @throws {InvalidOption} a field of the wrong type or out of range, or an unknown field.
  */
@@ -143,6 +170,21 @@ export function checkPaymentPlan(value: unknown, name = 'plan'): PaymentPlan {
         break;
       case 'hangMs':
         plan.hangMs = intIn(field, 0, MAX_MS, at);
+        break;
+      case 'retryAfterSec':
+        plan.retryAfterSec = intIn(field, 0, 3_600, at);
+        break;
+      case 'declineCode':
+        if (typeof field !== 'string' || !/^[a-z_]{1,40}$/.test(field)) {
+          throw new InvalidOption(at, 'must be a decline code (lower-case letters and _)');
+        }
+        plan.declineCode = field;
+        break;
+      case 'webhookDelayMs':
+        plan.webhookDelayMs = intIn(field, 0, MAX_MS, at);
+        break;
+      case 'webhookDrop':
+        plan.webhookDrop = bool(field, at);
         break;
       case 'outcome':
         plan.outcome = oneOf(field, OUTCOMES, at);

@@ -8,6 +8,8 @@ import type {
 } from '../payments/payment-provider.js';
 import { ProviderDeclined } from '../payments/provider-declined.js';
 import { SandboxClientError } from './sandbox-client-error.js';
+import { SANDBOX_API_KEY } from './wire/api-key.js';
+import { encodeStripeForm } from './wire/stripe-form.js';
 
 /** Options of {@link SandboxClient}. */
 export interface SandboxClientOptions {
@@ -17,6 +19,8 @@ export interface SandboxClientOptions {
   name?: string;
   /** Limit on one call from request start to the end of the answer body, ms. @default 10_000 */
   timeoutMs?: number;
+  /** Test secret key sent as `Authorization: Bearer …`. @default SANDBOX_API_KEY (`sk_test_payonce_sandbox`) */
+  apiKey?: string;
 }
 
 type Json = { [key: string]: unknown };
@@ -51,9 +55,11 @@ function statusOf(intent: Json): ProviderPaymentStatus {
 }
 
 /**
- * `PaymentProvider` over the sandbox's HTTP API (`createSandbox`), as a real Stripe client would be: the
- * idempotency key goes in `Idempotency-Key`, the merchant reference and order id in `metadata`, amounts in
- * integer minor units (currency sent lower case, returned upper case).
+ * `PaymentProvider` over the sandbox's HTTP API (`createSandbox`), on Stripe's wire format as the official SDK
+ * sends it (form bodies in bracket notation encoded by `encodeStripeForm`, `Authorization: Bearer sk_test_…`):
+ * the idempotency key goes in `Idempotency-Key`, the merchant reference and order id in `metadata`, amounts in
+ * integer minor units (currency sent lower case, returned upper case). It creates with `confirm=true` and no
+ * payment method: the sandbox's asynchronous test method (`processing`, settled by its plan; docs/sandbox.md).
  * - `402 card_error` and `400 invalid_request_error` (nothing was created) → `ProviderDeclined`;
  * - no answer within `timeoutMs` → `SandboxClientError` `SANDBOX_TIMEOUT` (`isTimeout`);
  * - connection refused/reset/closed → `SANDBOX_CONNECTION_LOST`; any other answer (5xx, `idempotency_error`)
@@ -68,6 +74,7 @@ export class SandboxClient implements PaymentProvider {
   readonly name: string;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly apiKey: string;
   private readonly agent = new Agent({ keepAliveTimeout: 1_000 });
 
   constructor(options: SandboxClientOptions) {
@@ -81,6 +88,7 @@ export class SandboxClient implements PaymentProvider {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.name = options.name ?? 'stripe';
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.apiKey = options.apiKey ?? SANDBOX_API_KEY;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > 600_000) {
       throw new InvalidOption('timeoutMs', 'must be an integer from 1 to 600000');
     }
@@ -193,10 +201,11 @@ export class SandboxClient implements PaymentProvider {
         method,
         headers: {
           accept: 'application/json',
-          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          authorization: `Bearer ${this.apiKey}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
           ...init.headers,
         },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        body: init.body === undefined ? undefined : encodeStripeForm(init.body),
         dispatcher: this.agent,
         signal: controller.signal,
       });

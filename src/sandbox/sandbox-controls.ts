@@ -1,8 +1,31 @@
+import type { RequestRecord } from './api-request.js';
 import type { DeliveryRecord } from './delivery-record.js';
+import type { FaultRecord } from './faults/fault-ledger.js';
+import type { FaultRuleInput } from './faults/fault-rules.js';
 import type { PaymentPlan } from './payment-plan.js';
 import type { SandboxEvent } from './sandbox-event.js';
-import type { SandboxPayment } from './sandbox-payment.js';
+import type { SandboxCharge, SandboxPayment, SandboxRefund } from './sandbox-payment.js';
+import type { WebhookEndpoint } from './webhook-endpoints.js';
 import type { SandboxSigning, SandboxSigningScheme } from './webhook-signer.js';
+
+/**
+ * Everything the sandbox did, for assertions (`GET /_sandbox/ledger`): PaymentIntents, charges, refunds, events,
+ * webhook deliveries, injected faults (each with the request id it struck) and the API requests answered.
+ */
+export interface SandboxLedger {
+  readonly payments: readonly SandboxPayment[];
+  readonly charges: readonly SandboxCharge[];
+  readonly refunds: readonly SandboxRefund[];
+  readonly events: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly paymentId: string;
+    readonly requestId: string | null;
+  }[];
+  readonly deliveries: readonly DeliveryRecord[];
+  readonly faults: readonly FaultRecord[];
+  readonly requests: readonly RequestRecord[];
+}
 
 /** What the sandbox knows about one merchant reference: the proof of "charged at most once". */
 export interface ChargeLedger {
@@ -53,7 +76,11 @@ export interface SandboxControls {
   /** The signing scheme and secret used for new events. */
   signing(): SandboxSigning;
   /** Switches the scheme for new events; a missing secret gets a fresh random one. Returns the new signing. */
-  setSigning(signing: { scheme: SandboxSigningScheme; secret?: string }): SandboxSigning;
+  setSigning(signing: {
+    scheme: SandboxSigningScheme;
+    secret?: string;
+    previousSecrets?: readonly string[];
+  }): SandboxSigning;
   /** Replaces the run-level knobs (over the built-in defaults). @throws {InvalidOption} a bad plan. */
   setDefaults(plan: PaymentPlan): void;
   /**
@@ -62,7 +89,7 @@ export interface SandboxControls {
    * @throws {InvalidOption} a bad plan or `times` outside 1…1000.
    */
   plan(match: PlanMatch, plan: PaymentPlan, times?: number): void;
-  /** Charges, refunds and payments of a merchant reference (zeros when unknown). */
+  /** Succeeded charges, refunds and payments of a merchant reference (zeros when unknown). */
   ledger(merchantReference: string): ChargeLedger;
   /** Charges, refunds, payments and merchant references of an order id (zeros when unknown). */
   orderLedger(orderId: string): OrderLedger;
@@ -91,4 +118,18 @@ export interface SandboxControls {
   resend(eventId: string, copies: number, parallel?: number): Promise<readonly DeliveryRecord[]>;
   /** Waits until no settlement or delivery is pending; false when `timeoutMs` passed first. @default 10_000 */
   idle(timeoutMs?: number): Promise<boolean>;
+  /** The whole ledger (also `GET /_sandbox/ledger`). */
+  ledgerSnapshot(): SandboxLedger;
+  /** Injected faults, oldest first, optionally of one request id. */
+  faults(requestId?: string): readonly FaultRecord[];
+  /** Adds a fault rule (also `POST /_sandbox/fault-rules`). @throws {InvalidOption} a bad rule. */
+  addFaultRule(rule: FaultRuleInput): void;
+  /** Removes every fault rule; with `seed`, restarts the random draws. */
+  clearFaultRules(seed?: number): void;
+  /** Registered webhook endpoints (with their secrets). */
+  endpoints(): readonly WebhookEndpoint[];
+  /** Moves the sandbox clock forward (idempotency keys expire after 24 h of it). @throws {InvalidOption} < 0. */
+  advanceClock(ms: number): void;
+  /** The sandbox clock, ms since the epoch (real time plus every `advanceClock`). */
+  nowMs(): number;
 }

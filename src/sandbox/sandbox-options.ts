@@ -1,7 +1,20 @@
 import { InvalidOption } from '../core/errors.js';
+import type { FaultRulesFile } from './faults/fault-rules.js';
 import { checkPaymentPlan, DEFAULT_PAYMENT_PLAN, type PaymentPlan, resolvePaymentPlan } from './payment-plan.js';
-import { STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS } from './retry-schedule.js';
+import { RETRY_SCHEDULES, STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS } from './retry-schedule.js';
 import { checkSigning, newSigningSecret, type SandboxSigningScheme } from './webhook-signer.js';
+
+/** A webhook endpoint registered at start (like `POST /v1/webhook_endpoints`; `--webhook-url`). */
+export interface SandboxEndpointOption {
+  /** Loopback `http:` URL. */
+  readonly url: string;
+  /** @default ['*'] */
+  readonly enabledEvents?: readonly string[];
+  /** Stripe signing secret. @default a fresh random `whsec_…` */
+  readonly secret?: string;
+  /** Older secrets also signed with (rotation). */
+  readonly previousSecrets?: readonly string[];
+}
 
 /** Options of `createSandbox`. The server always listens on 127.0.0.1. */
 export interface SandboxOptions {
@@ -9,15 +22,34 @@ export interface SandboxOptions {
   port?: number;
   /** Where webhooks go; settable later with `controls.setWebhookUrl`. @default null (attempts fail and are retried) */
   webhookUrl?: string | null;
-  /** Signing scheme and secret. @default { scheme: 'stripe', secret: a fresh random `whsec_…` } */
-  signing?: { scheme?: SandboxSigningScheme; secret?: string };
+  /**
+   * Event types the default endpoint (`webhookUrl`) receives; `['*']` for all of Stripe's.
+   * @default DEFAULT_ENDPOINT_EVENTS (the ones payonce's service acts on; `charge.succeeded` with `twoEventIds`)
+   */
+  webhookEvents?: readonly string[] | null;
+  /** Endpoints registered from the start; each gets every event its `enabledEvents` names. @default [] */
+  webhookEndpoints?: readonly SandboxEndpointOption[];
+  /** Signing scheme and secret(s) of the default endpoint. @default { scheme: 'stripe', secret: a fresh random `whsec_…` } */
+  signing?: { scheme?: SandboxSigningScheme; secret?: string; previousSecrets?: readonly string[] };
+  /** Fault rules over API requests (method, path pattern, probability, count). @default none */
+  faultRules?: FaultRulesFile;
+  /** Seed of the fault rules' random draws (overrides `faultRules.seed`). @default 1 */
+  seed?: number;
+  /**
+   * Require a test secret key (`Authorization: Bearer sk_test_…` or Basic) on `/v1` requests, as Stripe does.
+   * @default true
+   */
+  requireApiKey?: boolean;
   /**
    * Multiplier of every scheduled duration (retry delays, `Retry-After`, `settleAfterMs`); `0.001` turns the
    * 5 s retry into 5 ms. Must be > 0 and ≤ 1000. @default 1
    */
   timeScale?: number;
-  /** Delay before each delivery attempt, unscaled ms; 1–20 entries. @default STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS */
-  retryScheduleMs?: readonly number[];
+  /**
+   * Delay before each delivery attempt, unscaled ms (1–20 entries), or a named schedule: `standard-webhooks`,
+   * `stripe-live`, `stripe-test`. @default STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS
+   */
+  retryScheduleMs?: readonly number[] | 'standard-webhooks' | 'stripe-live' | 'stripe-test';
   /** How long one delivery waits for the target's answer, real ms. @default 15_000 (Standard Webhooks: 15–30 s) */
   deliveryTimeoutMs?: number;
   /** Run-level fault knobs for every payment; a per-request plan overrides them. @default DEFAULT_PAYMENT_PLAN */
@@ -32,7 +64,9 @@ export function resolveSandboxOptions(options: SandboxOptions = {}) {
   if (!Number.isFinite(timeScale) || timeScale <= 0 || timeScale > 1000) {
     throw new InvalidOption('timeScale', 'must be > 0 and ≤ 1000');
   }
-  const schedule = options.retryScheduleMs ?? STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS;
+  const named = options.retryScheduleMs;
+  const schedule = typeof named === 'string' ? RETRY_SCHEDULES[named] : (named ?? STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS);
+  if (schedule === undefined) throw new InvalidOption('retryScheduleMs', `unknown schedule ${String(named)}`);
   if (
     schedule.length < 1 ||
     schedule.length > 20 ||
@@ -45,9 +79,29 @@ export function resolveSandboxOptions(options: SandboxOptions = {}) {
     throw new InvalidOption('deliveryTimeoutMs', 'must be an integer from 1 to 600000');
   }
   const scheme = options.signing?.scheme ?? 'stripe';
-  const signing = checkSigning({ scheme, secret: options.signing?.secret ?? newSigningSecret(scheme) });
+  const signing = checkSigning({
+    scheme,
+    secret: options.signing?.secret ?? newSigningSecret(scheme),
+    previousSecrets: options.signing?.previousSecrets,
+  });
   const webhookUrl = options.webhookUrl ?? null;
   if (webhookUrl !== null) checkWebhookUrl(webhookUrl);
+  const endpoints = (options.webhookEndpoints ?? []).map((endpoint) => {
+    checkWebhookUrl(endpoint.url);
+    const checked = checkSigning({
+      scheme: 'stripe',
+      secret: endpoint.secret ?? newSigningSecret('stripe'),
+      previousSecrets: endpoint.previousSecrets,
+    });
+    return Object.freeze({
+      url: endpoint.url,
+      enabledEvents: Object.freeze([...(endpoint.enabledEvents ?? ['*'])]),
+      secret: checked.secret,
+      previousSecrets: Object.freeze([...(checked.previousSecrets ?? [])]),
+    });
+  });
+  const seed = options.seed ?? options.faultRules?.seed ?? 1;
+  if (!Number.isSafeInteger(seed)) throw new InvalidOption('seed', 'must be an integer');
   return Object.freeze({
     port,
     timeScale,
@@ -55,6 +109,11 @@ export function resolveSandboxOptions(options: SandboxOptions = {}) {
     deliveryTimeoutMs,
     signing,
     webhookUrl,
+    webhookEvents: options.webhookEvents === undefined ? null : options.webhookEvents,
+    endpoints,
+    faultRules: options.faultRules?.rules ?? [],
+    seed,
+    requireApiKey: options.requireApiKey ?? true,
     defaults: resolvePaymentPlan(DEFAULT_PAYMENT_PLAN, checkPaymentPlan(options.defaults ?? {}, 'defaults')),
   });
 }

@@ -1,12 +1,12 @@
 import { Agent, request } from 'undici';
 import type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
-import type { EventVariants, SandboxEvent } from './sandbox-event.js';
+import { type DeliveryPlan, type DeliveryTarget, doubledAmountBody } from './delivery-target.js';
+import type { SandboxEvent } from './sandbox-event.js';
+import { stripeId } from './stripe-objects.js';
 import { newSigningSecret, signedHeaders } from './webhook-signer.js';
 
 /** Settings of a {@link WebhookDispatcher}. */
 export interface WebhookDispatcherSettings {
-  /** Where to send; read at every attempt, so it can be set after events were created. */
-  readonly target: () => string | null;
   /** Delay before each attempt in ms, already scaled; its length bounds the attempts. */
   readonly scheduleMs: readonly number[];
   /** Multiplier applied to a `Retry-After` answer. */
@@ -16,10 +16,10 @@ export interface WebhookDispatcherSettings {
   readonly nowMs: () => number;
 }
 
-/** Knobs of one genuine event's delivery. */
-export interface DeliveryPlan {
-  readonly parallelDeliveries: number;
-  readonly duplicateDeliveries: number;
+/** One event on its way to one endpoint. */
+export interface EventDelivery {
+  readonly event: SandboxEvent;
+  readonly target: DeliveryTarget;
 }
 
 const MAX_RESPONSE_CHARS = 2_000;
@@ -29,11 +29,12 @@ function isSuccess(status: number | null): boolean {
 }
 
 /**
- * At-least-once webhook delivery: each genuine event is sent until the target answers 2xx, at most once per entry
- * of the schedule; `410 Gone` stops it; a `Retry-After` on 429/503 postpones the next attempt (scaled). Every
- * request, injected copies included, goes to the delivery log. Pending work is tracked so `idle()` can wait for it
- * and `close()` stops it (sleeps end, in-flight requests are aborted).
- * @see standard-webhooks spec "Retry schedule" (2xx is success, 3xx a failure, 410 disables).
+ * At-least-once webhook delivery: each event is sent to each of its endpoints until it answers 2xx, at most once
+ * per entry of the schedule; `410 Gone` stops it; a `Retry-After` on 429/503 postpones the next attempt (scaled).
+ * Every request, injected copies included, goes to the delivery log. Pending work is tracked so `idle()` can wait
+ * for it and `close()` stops it (sleeps end, in-flight requests are aborted).
+ * @see standard-webhooks spec "Retry schedule" (2xx is success, 3xx a failure, 410 disables);
+ *   https://docs.stripe.com/webhooks#retries
  */
 export class WebhookDispatcher {
   /** The delivery log, in send order. */
@@ -42,7 +43,7 @@ export class WebhookDispatcher {
   private readonly agent = new Agent({ connections: 64, keepAliveTimeout: 1_000 });
   private readonly closing = new AbortController();
   private readonly pending = new Set<Promise<unknown>>();
-  /** `Retry-After` seconds of the last 429/503 answer, by event id, used once. */
+  /** `Retry-After` seconds of the last 429/503 answer, by event id and endpoint, used once. */
   private readonly retryAfterSec = new Map<string, number>();
 
   constructor(settings: WebhookDispatcherSettings) {
@@ -50,33 +51,32 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Delivers `events` in order: each event's injected copies and first attempt finish before the next event starts;
-   * retries and duplicates continue in the background. Resolves when every first attempt has finished.
+   * Delivers in order: each delivery's injected copies and first attempt finish before the next starts; retries
+   * and duplicates continue in the background. Resolves when every first attempt has finished.
    */
-  async deliverInOrder(
-    events: readonly { event: SandboxEvent; variants: EventVariants }[],
-    plan: DeliveryPlan,
-  ): Promise<void> {
-    for (const { event, variants } of events) {
-      await this.track(this.deliver(event, variants, plan));
+  async deliverInOrder(deliveries: readonly EventDelivery[], plan: DeliveryPlan): Promise<void> {
+    for (const delivery of deliveries) {
+      await this.track(this.deliver(delivery, plan));
     }
   }
 
-  /** Sends `copies` more copies of `event` (fresh signatures), `parallel` at a time, and returns their records. */
-  async resend(event: SandboxEvent, copies: number, parallel: number): Promise<DeliveryRecord[]> {
+  /** Sends `copies` more copies of each delivery (fresh signatures), `parallel` at a time; returns their records. */
+  async resend(deliveries: readonly EventDelivery[], copies: number, parallel: number): Promise<DeliveryRecord[]> {
     const out: DeliveryRecord[] = [];
-    let sent = 0;
-    while (sent < copies && !this.closing.signal.aborted) {
-      const batch = Math.min(parallel, copies - sent);
-      const records = await this.track(
-        Promise.all(
-          Array.from({ length: batch }, (_, i) =>
-            this.send(event, event.id, event.body, null, 'resend', sent + i + 1, false),
+    for (const delivery of deliveries) {
+      let sent = 0;
+      while (sent < copies && !this.closing.signal.aborted) {
+        const batch = Math.min(parallel, copies - sent);
+        const records = await this.track(
+          Promise.all(
+            Array.from({ length: batch }, (_, i) =>
+              this.send(delivery, delivery.target.eventId, delivery.target.body, null, 'resend', sent + i + 1, 'sign'),
+            ),
           ),
-        ),
-      );
-      out.push(...records);
-      sent += batch;
+        );
+        out.push(...records);
+        sent += batch;
+      }
     }
     return out;
   }
@@ -123,67 +123,92 @@ export class WebhookDispatcher {
   }
 
   /** Injected copies and the first attempt; the rest (retries, duplicates) is tracked and runs on. */
-  private async deliver(event: SandboxEvent, variants: EventVariants, plan: DeliveryPlan): Promise<void> {
-    if (variants.forged) await this.send(event, event.id, event.body, null, 'forged-signature', 1, true);
-    if (variants.inTransitBody !== null) {
-      await this.send(event, event.id, variants.inTransitBody, event.body, 'tampered-in-transit', 1, false);
+  private async deliver(delivery: EventDelivery, plan: DeliveryPlan): Promise<void> {
+    const { target } = delivery;
+    if (plan.forgedSignature)
+      await this.send(delivery, target.eventId, target.body, null, 'forged-signature', 1, 'forge');
+    if (plan.tamperedAmount === 'in-transit') {
+      const body = doubledAmountBody(target.body, null);
+      await this.send(delivery, target.eventId, body, target.body, 'tampered-in-transit', 1, 'sign');
     }
-    if (variants.resigned !== null) {
-      await this.send(event, variants.resigned.id, variants.resigned.body, null, 'tampered-resigned', 1, false);
+    if (plan.tamperedAmount === 'resigned') {
+      const id = stripeId(target.signing.scheme === 'stripe' ? 'evt' : 'msg');
+      await this.send(delivery, id, doubledAmountBody(target.body, id), null, 'tampered-resigned', 1, 'sign');
     }
-    await this.wait(this.settings.scheduleMs[0] ?? 0);
-    const first = await this.attempt(event, 1, plan.parallelDeliveries);
-    this.track(this.rest(event, plan, first));
+    await this.wait((this.settings.scheduleMs[0] ?? 0) + plan.webhookDelayMs);
+    const first = await this.attempt(delivery, 1, plan.parallelDeliveries, plan.webhookDrop);
+    this.track(this.rest(delivery, plan, first));
   }
 
-  private async rest(event: SandboxEvent, plan: DeliveryPlan, first: readonly (number | null)[]): Promise<void> {
+  private async rest(delivery: EventDelivery, plan: DeliveryPlan, first: readonly (number | null)[]): Promise<void> {
     let statuses = first;
     const schedule = this.settings.scheduleMs;
+    const key = `${delivery.event.id} ${delivery.target.endpointId}`;
     for (let attempt = 2; attempt <= schedule.length; attempt++) {
       if (statuses.some(isSuccess) || statuses.includes(410) || this.closing.signal.aborted) break;
-      await this.wait(Math.max(schedule[attempt - 1] ?? 0, this.retryAfterOf(event.id)));
+      await this.wait(Math.max(schedule[attempt - 1] ?? 0, this.retryAfterOf(key)));
       if (this.closing.signal.aborted) return;
-      statuses = await this.attempt(event, attempt, 1);
+      statuses = await this.attempt(delivery, attempt, 1, false);
     }
     const delivered = statuses.some(isSuccess);
     for (let copy = 1; delivered && copy <= plan.duplicateDeliveries && !this.closing.signal.aborted; copy++) {
-      await this.send(event, event.id, event.body, null, 'duplicate', copy, false);
+      await this.send(delivery, delivery.target.eventId, delivery.target.body, null, 'duplicate', copy, 'sign');
     }
   }
 
-  private retryAfterOf(eventId: string): number {
-    const seconds = this.retryAfterSec.get(eventId);
-    this.retryAfterSec.delete(eventId);
+  private retryAfterOf(key: string): number {
+    const seconds = this.retryAfterSec.get(key);
+    this.retryAfterSec.delete(key);
     return seconds === undefined ? 0 : seconds * 1000 * this.settings.timeScale;
   }
 
-  /** One attempt (with `copies` sent at once); the answered statuses. */
-  private async attempt(event: SandboxEvent, attempt: number, copies: number): Promise<(number | null)[]> {
+  /** One attempt (with `copies` sent at once); the answered statuses. A dropped attempt never leaves. */
+  private async attempt(
+    delivery: EventDelivery,
+    attempt: number,
+    copies: number,
+    dropFirst: boolean,
+  ): Promise<(number | null)[]> {
+    const { target } = delivery;
     const records = await Promise.all(
       Array.from({ length: copies }, (_, i) =>
-        this.send(event, event.id, event.body, null, i === 0 ? 'attempt' : 'parallel-copy', attempt, false),
+        this.send(
+          delivery,
+          target.eventId,
+          target.body,
+          null,
+          i === 0 ? 'attempt' : 'parallel-copy',
+          attempt,
+          i === 0 && dropFirst ? 'drop' : 'sign',
+        ),
       ),
     );
     return records.map((record) => record.status);
   }
 
   private async send(
-    event: SandboxEvent,
+    delivery: EventDelivery,
     eventId: string,
     body: string,
     signedBody: string | null,
     kind: DeliveryKind,
     attempt: number,
-    forge: boolean,
+    mode: 'sign' | 'forge' | 'drop',
   ): Promise<DeliveryRecord> {
-    const url = this.settings.target();
+    const { event, target } = delivery;
+    const url = target.url();
     const sentAtMs = this.settings.nowMs();
-    const signing = forge ? { ...event.signing, secret: newSigningSecret(event.signing.scheme) } : event.signing;
-    const headers = signedHeaders(signing, eventId, signedBody ?? body, Math.floor(sentAtMs / 1000));
+    const signing =
+      mode === 'forge'
+        ? { scheme: target.signing.scheme, secret: newSigningSecret(target.signing.scheme) }
+        : target.signing;
+    const headers = signedHeaders(signing, eventId, signedBody ?? body, Math.floor(Date.now() / 1000));
     let status: number | null = null;
     let responseBody = '';
     let error: string | null = null;
-    if (url === null) {
+    if (mode === 'drop') {
+      error = 'dropped on the way (webhook-drop fault): never reached the target';
+    } else if (url === null) {
       error = 'no webhook target configured';
     } else {
       try {
@@ -200,7 +225,7 @@ export class WebhookDispatcher {
         responseBody = (await response.body.text()).slice(0, MAX_RESPONSE_CHARS);
         const retryAfter = response.headers['retry-after'];
         if ((status === 429 || status === 503) && typeof retryAfter === 'string' && /^\d{1,6}$/.test(retryAfter)) {
-          this.retryAfterSec.set(eventId, Number(retryAfter));
+          this.retryAfterSec.set(`${event.id} ${target.endpointId}`, Number(retryAfter));
         }
       } catch (cause) {
         error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
@@ -213,9 +238,10 @@ export class WebhookDispatcher {
       eventType: event.type,
       paymentId: event.paymentId,
       merchantReference: event.merchantReference,
+      endpointId: target.endpointId,
       kind,
       attempt,
-      scheme: event.signing.scheme,
+      scheme: target.signing.scheme,
       url,
       requestHeaders: Object.freeze(headers),
       requestBody: body,

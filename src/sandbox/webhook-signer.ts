@@ -13,6 +13,11 @@ export interface SandboxSigning {
    * bytes (24–64 bytes).
    */
   readonly secret: string;
+  /**
+   * Older secrets still in use during a rotation: each delivery carries one more signature per secret (Stripe:
+   * another `v1=`; Standard Webhooks: another `v1,…`), so receivers configured with either secret verify it.
+   */
+  readonly previousSecrets?: readonly string[];
 }
 
 /**
@@ -30,6 +35,11 @@ export function newSigningSecret(scheme: SandboxSigningScheme): string {
  */
 export function checkSigning(signing: SandboxSigning): SandboxSigning {
   const { scheme, secret } = signing;
+  const previousSecrets = signing.previousSecrets ?? [];
+  if (!Array.isArray(previousSecrets) || previousSecrets.length > 5) {
+    throw new InvalidOption('signing.previousSecrets', 'takes at most 5 secrets');
+  }
+  for (const previous of previousSecrets) checkSigning({ scheme, secret: previous });
   if (scheme !== 'stripe' && scheme !== 'standard-webhooks') {
     throw new InvalidOption('signing.scheme', 'must be stripe or standard-webhooks');
   }
@@ -41,14 +51,17 @@ export function checkSigning(signing: SandboxSigning): SandboxSigning {
       throw new InvalidOption('signing.secret', 'a Standard Webhooks secret is whsec_ followed by base64');
     }
   }
-  return Object.freeze({ scheme, secret });
+  return previousSecrets.length === 0
+    ? Object.freeze({ scheme, secret })
+    : Object.freeze({ scheme, secret, previousSecrets: Object.freeze([...previousSecrets]) });
 }
 
 /**
  * The headers of one signed webhook request. Stripe: `Stripe-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of
  * "t.body" keyed with the secret's UTF-8 bytes>`. Standard Webhooks: `webhook-id: <eventId>`,
  * `webhook-timestamp: <unix s>`, `webhook-signature: v1,<base64 HMAC-SHA256 of "id.t.body">` computed by the
- * `standardwebhooks` package. Each call signs anew: a retry carries the same event id and a new timestamp.
+ * `standardwebhooks` package. With `previousSecrets`, one signature per secret (current first), as during a secret
+ * rotation. Each call signs anew: a retry carries the same event id and a new timestamp.
  * @see https://docs.stripe.com/webhooks#verify-manually; standard-webhooks spec "Signature scheme".
  */
 export function signedHeaders(
@@ -57,15 +70,18 @@ export function signedHeaders(
   body: string,
   nowSec: number,
 ): Record<string, string> {
+  const secrets = [signing.secret, ...(signing.previousSecrets ?? [])];
   if (signing.scheme === 'stripe') {
-    const v1 = createHmac('sha256', signing.secret).update(`${nowSec}.`).update(body, 'utf8').digest('hex');
+    const v1 = secrets.map(
+      (secret) => `v1=${createHmac('sha256', secret).update(`${nowSec}.`).update(body, 'utf8').digest('hex')}`,
+    );
     return {
       'content-type': 'application/json; charset=utf-8',
       'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-      'stripe-signature': `t=${nowSec},v1=${v1}`,
+      'stripe-signature': `t=${nowSec},${v1.join(',')}`,
     };
   }
-  const signature = new Webhook(signing.secret).sign(eventId, new Date(nowSec * 1000), body);
+  const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, new Date(nowSec * 1000), body)).join(' ');
   return {
     'content-type': 'application/json',
     'webhook-id': eventId,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { InvalidOption } from '../core/errors.js';
 import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
@@ -127,7 +128,7 @@ function sameToken(given: string, expected: string): boolean {
  * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
  * `standard-webhooks`, each only when its secret is configured.
  */
-function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
+export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
   const apply =
     options.overrides?.applyPaymentEvent ??
     ((c: ServiceContext, event: ProviderPaymentEvent) => c.payments.applyProviderEvent(event));
@@ -253,6 +254,24 @@ async function registerOrders(
   });
 }
 
+/**
+ * The operator console's module, loaded only when an admin token is set, so a service without one does not need
+ * its optional peers (`@fastify/static`, `@fastify/swagger`, `@fastify/cookie`).
+ * @throws {InvalidOption} `adminToken` when one of them is not installed.
+ */
+async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> {
+  try {
+    return await import('./admin/admin-console.js');
+  } catch (error) {
+    const name = error instanceof Error ? /Cannot find package '([^']+)'/.exec(error.message)?.[1] : undefined;
+    if (name === undefined) throw error;
+    throw new InvalidOption(
+      'adminToken',
+      `the operator console needs the package "${name}": npm install @fastify/static@10 @fastify/swagger@9 @fastify/cookie@11`,
+    );
+  }
+}
+
 /** `POST /admin/jobs/:id/rerun` behind the bearer token; every admin route is a 404 without a configured token. */
 async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
   await app.register(async (scope) => {
@@ -331,6 +350,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     }
     await registerOrders(app, ctx, runtime, options);
     await registerAdmin(app, ctx);
+    if (ctx.config.adminToken !== null) {
+      const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
+      await registerAdminConsole(app, ctx, {
+        adminToken: ctx.config.adminToken,
+        replay: replayPartsOf(ctx, endpoints),
+        providerAvailable: true,
+      });
+    }
     app.get('/healthz', async (_request, reply) => {
       const health = {
         pid: process.pid,

@@ -1,5 +1,7 @@
 import type { PaymentPlan } from '../sandbox/payment-plan.js';
 import type { SandboxSigning } from '../sandbox/webhook-signer.js';
+import { SANDBOX_API_KEY } from '../sandbox/wire/api-key.js';
+import { encodeStripeForm } from '../sandbox/wire/stripe-form.js';
 import type { HttpAnswer, StormHttp } from './storm-http.js';
 
 /** A delivery the sandbox sent, as `GET /_sandbox/deliveries` lists it (the fields the storm reads). */
@@ -153,21 +155,30 @@ export class SandboxApi {
     return (answer.json as { idle?: unknown } | null)?.idle === true;
   }
 
-  /** `POST /v1/payment_intents` directly (the provider-key scenarios), with an optional per-request plan. */
+  /**
+   * `POST /v1/payment_intents` directly (the provider-key scenarios) on Stripe's wire format (form body from
+   * `encodeStripeForm`, `confirm=true`, the sandbox's test key), with an optional per-request plan.
+   */
   createPaymentIntent(
     body: { amount: number; currency: string; metadata: Record<string, string> },
     idempotencyKey: string,
     plan?: PaymentPlan,
   ): Promise<HttpAnswer> {
-    const headers: Record<string, string> = { 'idempotency-key': idempotencyKey };
+    const headers: Record<string, string> = {
+      'idempotency-key': idempotencyKey,
+      authorization: `Bearer ${SANDBOX_API_KEY}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    };
     if (plan !== undefined) headers['sandbox-plan'] = JSON.stringify(plan);
-    return this.http.send({ method: 'POST', url: `${this.baseUrl}/v1/payment_intents`, headers, body });
+    const form = encodeStripeForm({ ...body, confirm: true });
+    return this.http.send({ method: 'POST', url: `${this.baseUrl}/v1/payment_intents`, headers, body: form });
   }
 
   /** `GET /v1/payment_intents/:id`: the PaymentIntent object. */
   async paymentIntent(paymentId: string): Promise<Record<string, unknown>> {
     const url = `${this.baseUrl}/v1/payment_intents/${encodeURIComponent(paymentId)}`;
-    const answer = ok('GET payment intent', await this.http.send({ method: 'GET', url }));
+    const headers = { authorization: `Bearer ${SANDBOX_API_KEY}` };
+    const answer = ok('GET payment intent', await this.http.send({ method: 'GET', url, headers }));
     return answer.json as Record<string, unknown>;
   }
 }

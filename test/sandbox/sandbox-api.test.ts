@@ -8,6 +8,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js
 import type { PaymentPlan } from '../../src/sandbox/payment-plan.js';
 import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
 import { SandboxClientError } from '../../src/sandbox/sandbox-client-error.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/wire/api-key.js';
 import { startTarget } from './webhook-target.js';
 
 let sandbox: Sandbox;
@@ -41,7 +42,7 @@ function newRequest(overrides: Partial<CreatePaymentRequest> = {}): CreatePaymen
 async function rawCreate(body: unknown, headers: Record<string, string>) {
   const response = await request(`${sandbox.url}/v1/payment_intents`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SANDBOX_API_KEY}`, ...headers },
     body: JSON.stringify(body),
   });
   const text = await response.body.text();
@@ -50,6 +51,7 @@ async function rawCreate(body: unknown, headers: Record<string, string>) {
 
 function bodyOf(req: CreatePaymentRequest) {
   return {
+    confirm: true,
     amount: req.amountMinor,
     currency: req.currency.toLowerCase(),
     metadata: { merchant_reference: req.merchantReference, order_id: req.orderId },
@@ -215,6 +217,12 @@ describe('sandbox: outcomes, look-up and cancel through the PaymentProvider port
     expect(await sandbox.controls.idle()).toBe(true);
     expect(sandbox.controls.charges(req.merchantReference)).toBe(0);
     expect(sandbox.controls.events({ merchantReference: req.merchantReference }).map((e) => e.type)).toEqual([
+      'payment_intent.created',
+      'charge.failed',
+      'payment_intent.payment_failed',
+    ]);
+    // The default endpoint receives the event types the service acts on.
+    expect(sandbox.controls.deliveries({ merchantReference: req.merchantReference }).map((d) => d.eventType)).toEqual([
       'payment_intent.payment_failed',
     ]);
   });
@@ -245,6 +253,8 @@ describe('sandbox: outcomes, look-up and cancel through the PaymentProvider port
     expect(await client.cancel(holding.paymentId)).toMatchObject({ status: 'cancelled' });
     expect(sandbox.controls.charges(held.merchantReference)).toBe(0);
     expect(sandbox.controls.events({ merchantReference: held.merchantReference }).map((e) => e.type)).toEqual([
+      'payment_intent.created',
+      'payment_intent.processing',
       'payment_intent.canceled',
     ]);
     await expect(client.cancel('pi_doesnotexist')).rejects.toMatchObject({ code: 'SANDBOX_API_ERROR', status: 404 });

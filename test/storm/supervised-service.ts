@@ -18,7 +18,8 @@ export interface SupervisedService {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -38,8 +39,10 @@ export async function superviseService(
   args: readonly string[],
   env: Record<string, string>,
   restart = true,
+  /** A port chosen by the caller (e.g. one a sandbox's `--webhook-url` already names). @default a free port */
+  fixedPort?: number,
 ): Promise<SupervisedService> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   let stopping = false;

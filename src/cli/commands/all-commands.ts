@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { registerConsole } from './console.js';
 import { registerDemo } from './demo.js';
+import { registerInspect } from './inspect.js';
+import { registerJobs } from './jobs.js';
 import { registerMigrate } from './migrate.js';
+import { registerReceipts } from './receipts.js';
 import { registerReplay } from './replay.js';
+import { registerSandbox } from './sandbox.js';
 import { registerServe } from './serve.js';
 import { registerStorm } from './storm.js';
 import { registerWorker } from './worker.js';
@@ -18,4 +23,9 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerServe,
   registerWorker,
   registerStorm,
+  registerConsole,
+  registerInspect,
+  registerReceipts,
+  registerJobs,
+  registerSandbox,
 ]);

@@ -49,7 +49,8 @@ function seconds(flag: string): (value: string) => number {
   };
 }
 
-function portOf(value: string): number {
+/** A commander argument parser for a TCP port 0–65535. @throws {CliUsageError} anything else. */
+export function portOf(value: string): number {
   const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
   if (!Number.isInteger(n) || n > 65_535) throw new CliUsageError(`--port: "${value}" is not a port 0…65535`);
   return n;

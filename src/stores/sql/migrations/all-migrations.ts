@@ -4,7 +4,8 @@ import { outbox0003 } from './0003-outbox.js';
 import { webhookDeliveries0004 } from './0004-webhook-deliveries.js';
 import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
 import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
-import { receiptsFinishNotify0007 } from './0007-receipts-finish-notify.js';
+import { adminActions0007 } from './0007-admin-actions.js';
+import { receiptsFinishNotify0008 } from './0008-receipts-finish-notify.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -15,5 +16,6 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   webhookDeliveries0004,
   receiptsProviderPurge0005,
   serviceFulfilments0006,
-  receiptsFinishNotify0007,
+  adminActions0007,
+  receiptsFinishNotify0008,
 ]);

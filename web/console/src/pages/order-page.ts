@@ -1,0 +1,76 @@
+import { html } from 'lit';
+import { get, tone, when } from '../api.js';
+import { PageElement, pill } from '../page-element.js';
+
+interface Entry {
+  atMs: number;
+  kind: string;
+  title: string;
+  detail: string | null;
+  ref: string | null;
+  tone: string;
+}
+
+interface Timeline {
+  order: { id: string; status: string; amountMinor: number; currency: string; paidAttemptId: string | null };
+  attempts: { id: string; status: string; providerPaymentId: string | null }[];
+  counts: {
+    paidTransitions: number;
+    deliveries: number;
+    rejectedDeliveries: number;
+    fulfilments: number;
+    refunds: number;
+  };
+  entries: Entry[];
+}
+
+/** One order's timeline: why it is in its state, fact by fact, oldest first. */
+export class OrderPage extends PageElement {
+  static override properties = { ...PageElement.properties, data: { state: true }, orderId: { type: String } };
+  declare data: Timeline | null;
+  declare orderId: string;
+
+  constructor() {
+    super();
+    this.data = null;
+    this.orderId = '';
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.load(async () => {
+      this.data = await get<Timeline>(`/orders/${encodeURIComponent(this.orderId)}/timeline`);
+    });
+  }
+
+  override render() {
+    const d = this.data;
+    if (!d) return html`<h1>Order <span class="mono">${this.orderId}</span></h1>${this.flashLine()}`;
+    const c = d.counts;
+    return html`
+      <h1>Order <span class="mono">${d.order.id}</span> ${pill(d.order.status, tone(d.order.status))}</h1>
+      ${this.flashLine()}
+      <div class="cards">
+        <div class="card"><div class="n">${d.order.amountMinor}</div><div class="l">amount in minor units of ${d.order.currency}</div></div>
+        <div class="card"><div class="n" data-testid="timeline-attempts">${d.attempts.length}</div><div class="l">attempts</div></div>
+        <div class="card"><div class="n" data-testid="timeline-paid">${c.paidTransitions}</div><div class="l">paid transitions</div></div>
+        <div class="card"><div class="n" data-testid="timeline-deliveries">${c.deliveries}</div><div class="l">deliveries</div></div>
+        <div class="card ${c.rejectedDeliveries > 0 ? 'bad' : ''}"><div class="n" data-testid="timeline-rejected">${c.rejectedDeliveries}</div><div class="l">rejected deliveries</div></div>
+        <div class="card"><div class="n" data-testid="timeline-fulfilments">${c.fulfilments}</div><div class="l">fulfilments</div></div>
+        <div class="card"><div class="n">${c.refunds}</div><div class="l">refunds</div></div>
+      </div>
+      <div class="panel">
+        <ol class="timeline" data-testid="timeline">
+          ${d.entries.map(
+            (e) => html`<li class=${e.tone} data-kind=${e.kind}>
+              <span class="when">${when(e.atMs)}</span><span class="kind">${e.kind}</span>
+              <div class="title">${e.title}</div>
+              ${e.detail ? html`<div class="detail">${e.detail}</div>` : ''}
+            </li>`,
+          )}
+        </ol>
+      </div>
+    `;
+  }
+}
+customElements.define('po-order', OrderPage);
