@@ -9,6 +9,7 @@ export {
   ClaimLost,
   InvalidOption,
   InvalidRequestKey,
+  NestedClaim,
   PayloadMismatch,
   PayonceError,
   type PayonceErrorCode,

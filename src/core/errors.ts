@@ -11,7 +11,8 @@ export type PayonceErrorCode =
   | 'PAYLOAD_MISMATCH'
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
-  | 'TRANSACTIONS_UNSUPPORTED';
+  | 'TRANSACTIONS_UNSUPPORTED'
+  | 'NESTED_CLAIM';
 
 /**
  * Base class of every error payonce throws on purpose. `code` is stable across versions; `message` is not.
@@ -114,10 +115,36 @@ export class StoreUnavailable extends PayonceError {
   }
 }
 
-/** `runInTransaction` was called on a guard whose store cannot join a caller's transaction (memory, Redis). */
+/**
+ * A transactional call (`runInTransaction`, `runInNewTransaction`) or a one-commit mode (intake endpoint
+ * `transaction: true`, Idempotency-Key `transaction: true`) was asked of a store that cannot open or join a SQL
+ * transaction (memory, Redis). The adapters throw it at construction, never at the first delivery. HTTP: 500.
+ */
 export class TransactionsUnsupported extends PayonceError {
   readonly code = 'TRANSACTIONS_UNSUPPORTED';
   constructor(storeName: string) {
-    super(`store ${storeName} cannot join a caller's transaction; use a SQL store`);
+    super(
+      `store ${storeName} cannot open or join a SQL transaction, so the one-commit (transactional) mode is ` +
+        'impossible on it; use a SQL store (SqliteStore, PostgresStore, MysqlStore) or the default mode',
+    );
+  }
+}
+
+/**
+ * A handler claimed the key it is already running under (e.g. the webhook intake's handler calling
+ * `guard.runInTransaction(tx, event.key, …)` with the event's own key). The outer claim is this same call chain,
+ * not another worker, so the inner claim would otherwise wait on itself or be reported as `REQUEST_IN_PROGRESS`.
+ * Nothing was claimed or written by the inner call. A programming error. HTTP: 500.
+ * Fix: use the outer claim (the intake's one-commit mode gives the handler the transaction), or a different key.
+ */
+export class NestedClaim extends PayonceError {
+  readonly code = 'NESTED_CLAIM';
+  readonly key: RequestKey;
+  constructor(key: RequestKey) {
+    super(
+      `receipt ${key.toString()} is already claimed by the handler that is running: a nested claim of the held key ` +
+        'waits on itself; use the outer claim (one-commit mode gives the handler the transaction) or another key',
+    );
+    this.key = key;
   }
 }

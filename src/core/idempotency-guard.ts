@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   ClaimLost,
   InvalidOption,
   InvalidRequestKey,
+  NestedClaim,
   PayloadMismatch,
   PayonceError,
   RequestInProgress,
@@ -17,7 +19,7 @@ import type { Outcome } from './outcome.js';
 import type { Receipt, StoredResponse } from './receipt.js';
 import { RequestKey } from './request-key.js';
 import { type ResponseInit, toStoredResponse } from './response.js';
-import type { InsertClaimResult, Store, TransactionOf } from './store.js';
+import type { InsertClaimResult, Store, TransactionalStore, TransactionOf } from './store.js';
 
 /** What a handler learns about the claim it runs under. */
 export interface ClaimContext {
@@ -81,6 +83,20 @@ interface InFlightWait {
   readonly untilMs: number;
   readonly signal: AbortSignal | undefined;
 }
+
+/**
+ * The claims held by the handler call chain that is running (one entry per enclosing `run`/`runInTransaction`),
+ * to tell "this very chain already holds the key" (a misuse, {@link NestedClaim}) from "another worker holds it".
+ * `active` turns false when the handler returns, so work it left running (a timer) is not mistaken for a nesting.
+ */
+interface HeldClaim {
+  readonly store: Store;
+  readonly slot: string;
+  readonly parent: HeldClaim | undefined;
+  active: boolean;
+}
+const heldClaims = new AsyncLocalStorage<HeldClaim>();
+const slotOf = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
 
 /** Compare-and-set rounds before a contended key is reported as in progress. */
 const MAX_CLAIM_ROUNDS = 8;
@@ -173,12 +189,13 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
+   * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed.
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
    * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
    *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
    */
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
-    const checked = asKey(key);
+    const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
@@ -191,6 +208,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * A handler that throws leaves no `failed` row (the caller's rollback removes the claim); the error is
    * rethrown. Concurrent transactions with one key serialise on the unique index: one business write commits.
    * @throws {TransactionsUnsupported} the store cannot join a transaction (memory, Redis).
+   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key).
    * @throws the same errors as `run`.
    */
   async runInTransaction<T extends TransactionOf<S>>(
@@ -199,12 +217,75 @@ export class IdempotencyGuard<S extends Store = Store> {
     handler: TransactionHandler<T>,
     options: RunOptions = {},
   ): Promise<Outcome> {
-    const checked = asKey(key);
+    const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
+  }
+
+  /**
+   * The one-commit mode: opens ONE new transaction on the store's database (`store.transaction`), claims `key`
+   * in it, runs `handler(tx, claim)` there, completes the receipt and commits once, so the receipt and the
+   * handler's business writes are durable together or not at all. A handler that throws (or a process that dies
+   * before the commit) leaves no receipt and no business write, and the next delivery runs it again. A completed
+   * key replays its stored response; concurrent copies of one key serialise on the receipt's primary key and the
+   * later ones replay the first one's committed response. After a transient error (deadlock, SQLITE_BUSY) the
+   * whole transaction runs again, so `handler` must only write through `tx` (no network calls).
+   * @throws {TransactionsUnsupported} the store cannot open a transaction (memory, Redis).
+   * @throws {NestedClaim} `key` is held by the running handler.
+   * @throws {StoreUnavailable} opening or committing the transaction failed (the commit's outcome is unknown:
+   *   deliver again; the receipt decides).
+   * @throws the same errors as `runInTransaction`, and whatever `handler` throws (after the rollback).
+   * @see docs/design.md §3 "Transactional mode"; docs/webhook-handlers.md.
+   * @example
+   * await guard.runInNewTransaction(new RequestKey('stripe', event.id), async (tx) => {
+   *   await tx.insertInto('credits').values({ invoice: invoice.id, amount: invoice.amount_paid }).execute();
+   * });
+   */
+  async runInNewTransaction(
+    key: RequestKey,
+    handler: TransactionHandler<TransactionOf<S>>,
+    options: RunOptions = {},
+  ): Promise<Outcome> {
+    const checked = this.notHeld(asKey(key));
+    checkHandler(handler);
+    const store = this.transactionalStore();
+    this.fingerprintOf(options); // a bad fingerprint option fails before any transaction opens
+    let thrown: { readonly error: unknown } | null = null;
+    try {
+      return await store.transaction(async (tx) => {
+        thrown = null;
+        try {
+          return await this.runInTransaction(tx as TransactionOf<S>, checked, handler, options);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      // The handler's and the claim's own errors pass as they are; BEGIN or COMMIT failing is the store's.
+      if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
+      throw storeError('transaction', error);
+    }
+  }
+
+  /**
+   * The store as a transactional store (it can open and join transactions).
+   * @throws {TransactionsUnsupported} memory and Redis stores; adapters call it at construction to refuse a
+   *   one-commit mode they could never honour.
+   */
+  transactionalStore(): TransactionalStore<TransactionOf<S>> {
+    const store = this.store as Store & Partial<TransactionalStore<TransactionOf<S>>>;
+    if (
+      !store.supportsTransactions ||
+      typeof store.withTransaction !== 'function' ||
+      typeof store.transaction !== 'function'
+    ) {
+      throw new TransactionsUnsupported(store.name);
+    }
+    return store as TransactionalStore<TransactionOf<S>>;
   }
 
   /** True when `key` has a `completed` receipt. Makes no claim; for dashboards and logs, not instead of `run`. */
@@ -287,6 +368,17 @@ export class IdempotencyGuard<S extends Store = Store> {
       );
     }
     return sha256Fingerprint(payload);
+  }
+
+  /** `key`, unless the running handler chain already holds it on this store. @throws {NestedClaim} */
+  private notHeld(key: RequestKey): RequestKey {
+    let held = heldClaims.getStore();
+    if (held === undefined) return key;
+    const slot = slotOf(key);
+    for (; held !== undefined; held = held.parent) {
+      if (held.active && held.store === this.store && held.slot === slot) throw new NestedClaim(key);
+    }
+    return key;
   }
 
   private transactionalView(tx: TransactionOf<S>): Store {
@@ -416,12 +508,15 @@ export class IdempotencyGuard<S extends Store = Store> {
     const { key, attempts: attempt } = decision.receipt;
     const started = this.now();
     let result: Awaited<HandlerResult>;
+    const held: HeldClaim = { store: this.store, slot: slotOf(key), parent: heldClaims.getStore(), active: true };
     try {
-      result = await invoke();
+      result = await heldClaims.run(held, invoke);
     } catch (error) {
+      held.active = false;
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
+    held.active = false;
     let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);

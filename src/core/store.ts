@@ -110,6 +110,13 @@ export interface TransactionalStore<Tx> extends Store {
   readonly supportsTransactions: true;
   /** A view of this store whose statements run on `tx`; it commits or rolls back with the caller. */
   withTransaction(tx: Tx): Store;
+  /**
+   * Runs `work` in ONE new transaction on the store's own database and commits when it resolves (rolls back when
+   * it throws). After a transient error of the backend (deadlock, lock wait timeout, SQLITE_BUSY) the WHOLE
+   * transaction is run again, a few times with back-off, so `work` must only write to the database. The
+   * one-commit modes of the guard, the webhook intake and the HTTP adapters open their transaction here.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
 /** The transaction type a store accepts in `runInTransaction`, or `never` for stores without transactions. */

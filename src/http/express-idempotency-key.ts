@@ -5,6 +5,7 @@ import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
 import { problemResponse } from './problem-response.js';
 import { isProblemCode } from './problem-status.js';
+import { TransactionSlot } from './transaction-slot.js';
 
 /** Options of `expressIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
 export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
@@ -18,6 +19,19 @@ export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
 type RequestWithRawBody = Request & { rawBody?: unknown };
 
 const rawBodies = new WeakMap<Request, Buffer>();
+const transactions = new TransactionSlot<Request>('expressTransaction');
+
+/**
+ * The one-commit transaction a route handler runs in (middleware built with `transaction: true`): the Kysely
+ * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt; business rows
+ * written through it commit with the stored response, once. `Tx` is the store's transaction type.
+ * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
+ *   response was already sent).
+ * @example const tx = expressTransaction<Transaction<AppDb>>(req);
+ */
+export function expressTransaction<Tx>(req: Request): Tx {
+  return transactions.get<Tx>(req);
+}
 
 /**
  * The exact body bytes of a request that passed `expressIdempotencyKey` (the same bytes that were
@@ -146,7 +160,8 @@ function capture(res: Response) {
  * (`app.post('/v1/payments', idempotency, handler)`), so `req.route` names the route pattern. It buffers the
  * body (unless `express.raw()` already did, or a parser kept `req.rawBody`) for the fingerprint and for the handler
  * (`expressRawBody(req)`), buffers the
- * handler's response, lets the core store it, then sends it; replays and problems are sent instead.
+ * handler's response, lets the core store it, then sends it; replays and problems are sent instead. With
+ * `transaction: true` the handler runs inside the one-commit transaction (`expressTransaction(req)`).
  * @throws {InvalidOption} at construction for a bad policy. Per request, the same misconfigurations (mounted
  *   without a route, after a body parser that did not keep the raw bytes, a `principal` that resolves to no
  *   non-empty string) are answered 500 problem+json `INVALID_OPTION`, never express's HTML page; an error thrown
@@ -176,9 +191,10 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
       };
       const output = capture(res);
       captured = output;
-      const result = await core.handle(exchange, () => {
+      const result = await core.handle(exchange, (tx) => {
+        transactions.set(req, tx);
         next();
-        return output.response;
+        return output.response.finally(() => transactions.clear(req));
       });
       if (result.kind === 'executed') output.sendProduced();
       else output.sendInstead(result.response);

@@ -3,6 +3,7 @@ import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyReq
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
+import { TransactionSlot } from './transaction-slot.js';
 
 /** Options of `fastifyIdempotencyKey`: the core's options plus how the principal is found. */
 export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
@@ -26,6 +27,21 @@ const RAW = Symbol('payonce.rawBody');
 const IN_FLIGHT = Symbol('payonce.idempotency');
 type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
 type OnSendDone = (error: Error | null, payload?: unknown) => void;
+
+const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction');
+
+/**
+ * The one-commit transaction a route handler runs in (plugin registered with `transaction: true`): the Kysely
+ * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt. Write the business
+ * rows through it; they commit with the stored response, once. `Tx` is the store's transaction type
+ * (`Transaction<DB>` of `SqliteStore<DB>` / `PostgresStore<DB>` / `MysqlStore<DB>`).
+ * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
+ *   reply was already sent).
+ * @example const tx = fastifyTransaction<Transaction<AppDb>>(request); await tx.insertInto('orders').values(row).execute();
+ */
+export function fastifyTransaction<Tx>(request: FastifyRequest): Tx {
+  return transactions.get<Tx>(request);
+}
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
 export function fastifyRawBody(request: FastifyRequest): Buffer {
@@ -93,7 +109,8 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
  * (it is not encapsulated). `preParsing` tees the raw body (available to handlers through `fastifyRawBody(request)`,
  * while fastify's own parsers still parse it); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
- * a handler reach fastify's error handler and become a 5xx reply, which releases the key.
+ * a handler reach fastify's error handler and become a 5xx reply, which releases the key. With `transaction: true`
+ * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
  * @throws {InvalidOption} at construction for a bad policy.
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
  * @example await app.register(fastifyIdempotencyKey({ guard, principal: (req) => req.headers['x-account'] as string }));
@@ -128,10 +145,11 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
     };
     let state: InFlight | undefined;
     core
-      .handle(exchange, () => {
+      .handle(exchange, (tx) => {
+        transactions.set(request, tx);
         const produced = new Promise<HttpResponse>((respond) => {
           state = { respond, decided: undefined, failure: undefined, failed: false, finish: undefined };
-        });
+        }).finally(() => transactions.clear(request));
         request[IN_FLIGHT] = state;
         done(); // this request owns the key (or is not covered): fastify runs the route, onSend takes its reply
         return produced;

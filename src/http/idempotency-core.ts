@@ -22,6 +22,18 @@ export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
    * provider name.
    */
   readonly guard: IdempotencyGuard;
+  /**
+   * The one-commit mode (SQL stores only): every covered request runs its route handler inside ONE new
+   * transaction of the guard's store that also claims and completes the key's receipt, and the handler reads
+   * it with `fastifyTransaction(request)` / `expressTransaction(req)` / `honoTransaction(c)` to write its
+   * business rows. Claim, business writes and the stored response commit together: a crash before the commit
+   * leaves neither the rows nor a receipt, so the client's retry runs once more and creates them once. A 5xx
+   * response or a throwing handler rolls the business writes back with the claim. Covered requests without a key
+   * (on routes that do not require one) run in a transaction too, without a receipt. The route handler must not
+   * open other transactions on a single-connection database (SQLite) or call the network inside.
+   * @default false
+   */
+  readonly transaction?: boolean;
 }
 
 /**
@@ -42,13 +54,16 @@ export interface IdempotencyCore {
   readonly guard: IdempotencyGuard;
   /** True when `method` is covered by the policy (the adapter may skip reading the body otherwise). */
   covers(method: string): boolean;
+  /** True in the one-commit mode (`transaction: true`): `next` is called with the open transaction. */
+  readonly transactional: boolean;
   /**
    * Decides one request; calls `next` (which runs the route handler and returns its response) at most once, and
-   * only when the request owns the key, or when the layer does not apply to it.
+   * only when the request owns the key, or when the layer does not apply to it. In the one-commit mode `next`
+   * gets the open transaction (the store's `Transaction`), else `undefined`.
    * @throws whatever `next` throws (after the key is released), or `InvalidOption` for a principal that is
    *   not a non-empty string.
    */
-  handle(exchange: HttpExchange, next: () => Promise<HttpResponse>): Promise<IdempotencyResult>;
+  handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult>;
   /**
    * Deletes finished keys older than `expiryMs` of this layer's `namespace` only (never another provider's
    * receipts in a shared store); returns how many. @throws {StoreUnavailable}
@@ -109,7 +124,10 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;
  * - a finished key older than `expiryMs` (age > expiryMs, the same cut-off as `purge`) is expired: finding one
  *   purges expired keys of `namespace` (never other providers' receipts in a shared store) and claims afresh.
+ * - with `transaction: true` (one-commit mode) the claim, the route's business writes (through the transaction
+ *   handed to `next`) and the stored response commit in ONE transaction (`IdempotencyGuard.runInNewTransaction`).
  * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
+ * @throws {TransactionsUnsupported} `transaction: true` on a guard whose store is memory or Redis, at construction.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
  *   docs/design.md §4.
  * @example
@@ -117,8 +135,10 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  * const result = await core.handle(exchange, () => runRoute(exchange));
  */
 export function createIdempotencyCore(options: IdempotencyCoreOptions): IdempotencyCore {
-  const { guard, ...rest } = options;
+  const { guard, transaction = false, ...rest } = options;
   const policy = resolveIdempotencyKeyPolicy(rest);
+  const transactional = transaction === true;
+  const store = transactional ? guard.transactionalStore() : null; // memory/Redis: TransactionsUnsupported, now
   const clock = guard.options.clock;
   const expired = (receipt: Receipt): boolean =>
     receipt.status !== 'processing' &&
@@ -138,21 +158,20 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     key: RequestKey,
     fingerprint: string,
     signal: AbortSignal | undefined,
-    next: () => Promise<HttpResponse>,
+    next: (tx?: unknown) => Promise<HttpResponse>,
   ): Promise<IdempotencyResult> {
     const runOptions = { fingerprint, waitForInFlightMs: policy.waitForInFlightMs, signal };
     for (let round = 0; ; round++) {
       let produced: HttpResponse | undefined;
+      const run = async (tx?: unknown) => {
+        produced = await next(tx);
+        if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
+        return storedOf(produced);
+      };
       try {
-        const outcome = await guard.run(
-          key,
-          async () => {
-            produced = await next();
-            if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
-            return storedOf(produced);
-          },
-          runOptions,
-        );
+        const outcome = transactional
+          ? await guard.runInNewTransaction(key, (tx) => run(tx), runOptions)
+          : await guard.run(key, () => run(), runOptions);
         if (!outcome.isReplay) return { kind: 'executed', response: produced!, stored: true };
         if (round === 0 && expired(outcome.receipt)) {
           await purge();
@@ -176,12 +195,28 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     }
   }
 
+  /** A covered request without a key: in the one-commit mode its handler still runs in one transaction. */
+  async function withoutKey(next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+    if (store === null) return { kind: 'executed', response: await next(), stored: false };
+    let produced: HttpResponse | undefined;
+    try {
+      await store.transaction(async (tx) => {
+        produced = await next(tx);
+        if (produced.status >= 500) throw new ServerErrorReleased(produced.status); // rolls its writes back
+      });
+    } catch (error) {
+      if (!(error instanceof ServerErrorReleased) || produced === undefined) throw error;
+    }
+    return { kind: 'executed', response: produced!, stored: false };
+  }
+
   return Object.freeze({
     policy,
     guard,
+    transactional,
     covers: (method: string) => policy.methods.includes(method.toUpperCase()),
     purge,
-    async handle(exchange: HttpExchange, next: () => Promise<HttpResponse>): Promise<IdempotencyResult> {
+    async handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
       const method = exchange.method.toUpperCase();
       if (!policy.methods.includes(method)) return { kind: 'executed', response: await next(), stored: false };
       const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
@@ -194,9 +229,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
         };
       }
       if (parsed.kind === 'missing') {
-        if (!policy.requireKey({ method, route: exchange.route })) {
-          return { kind: 'executed', response: await next(), stored: false };
-        }
+        if (!policy.requireKey({ method, route: exchange.route })) return withoutKey(next);
         const detail = `${method} ${exchange.route} requires an Idempotency-Key request header.`;
         return {
           kind: 'rejected',

@@ -21,7 +21,8 @@ export type ProblemCode = PayonceErrorCode | HttpErrorCode;
  * - `INVALID_REQUEST_KEY`, `IDEMPOTENCY_KEY_MISSING`, `IDEMPOTENCY_KEY_INVALID` → 400 (draft §2.7: missing key).
  * - `REQUEST_IN_PROGRESS` → 409 with `Retry-After` (draft §2.7: concurrent request); `CLAIM_LOST` → 409.
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
- * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION` and `TRANSACTIONS_UNSUPPORTED` → 500 (server misconfiguration).
+ * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION`, `TRANSACTIONS_UNSUPPORTED` and `NESTED_CLAIM` → 500 (server
+ *   misconfiguration: a store without transactions in a one-commit mode, a nested claim of the held key).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
 export const HTTP_PROBLEMS = Object.freeze({
@@ -34,6 +35,7 @@ export const HTTP_PROBLEMS = Object.freeze({
   PAYLOAD_MISMATCH: { status: 422, title: 'Idempotency-Key reused with a different request' },
   STORE_UNAVAILABLE: { status: 503, title: 'Idempotency store unavailable' },
   TRANSACTIONS_UNSUPPORTED: { status: 500, title: 'Server misconfiguration' },
+  NESTED_CLAIM: { status: 500, title: 'Server misconfiguration' },
 }) satisfies ProblemCatalogue<ProblemCode>;
 
 /** `{ code: status }` of `HTTP_PROBLEMS`. */

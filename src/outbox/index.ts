@@ -6,13 +6,15 @@
 export { backoffDelayMs } from './backoff.js';
 export { type ClaimJobRequest, claimJob } from './claim-job.js';
 export { type EffectOptions, type EffectResult, effectApplied, runEffectOnce } from './effect-ledger.js';
-export { type EnqueueResult, Outbox } from './outbox.js';
+export { type EnqueueOptions, type EnqueueResult, Outbox } from './outbox.js';
 export type { OutboxJob, OutboxJobStatus } from './outbox-job.js';
 export {
   EFFECTS_TABLE,
   type EffectsTable,
+  OUTBOX_ORDER_TABLE,
   OUTBOX_TABLE,
   type OutboxDatabase,
+  type OutboxOrderTable,
   type OutboxTable,
 } from './outbox-tables.js';
 export { type JobContext, type JobHandler, type JobRunResult, OutboxWorker } from './outbox-worker.js';

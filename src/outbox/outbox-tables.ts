@@ -27,8 +27,20 @@ export interface EffectsTable {
   created_at: IntColumn;
 }
 
+/**
+ * One row of `payonce_outbox_order` (migration `0008-outbox-order`): the aggregate of an outbox job enqueued with
+ * `aggregateKey`, and its database-assigned sequence number (the relay publishes one aggregate in `seq` order).
+ */
+export interface OutboxOrderTable {
+  seq: ColumnType<number | string | bigint, never, never>;
+  job_id: string;
+  aggregate_key: string;
+}
+
 /** Name of the outbox table (migration `0003-outbox`). */
 export const OUTBOX_TABLE = 'payonce_outbox';
+/** Name of the outbox order table (migration `0008-outbox-order`). */
+export const OUTBOX_ORDER_TABLE = 'payonce_outbox_order';
 /** Name of the effect ledger table (migration `0003-outbox`). */
 export const EFFECTS_TABLE = 'payonce_effects';
 
@@ -36,4 +48,5 @@ export const EFFECTS_TABLE = 'payonce_effects';
 export interface OutboxDatabase {
   payonce_outbox: OutboxTable;
   payonce_effects: EffectsTable;
+  payonce_outbox_order: OutboxOrderTable;
 }

@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import { insertUnlessDuplicate } from './insert-unless-duplicate.js';
 import { type OutboxJob, toOutboxJob } from './outbox-job.js';
-import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
+import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
 import type { SqlTarget } from './sql-transaction.js';
 
 /** Longest topic and dedupe key, in characters (the columns hold 100 and 200). */
@@ -18,6 +18,18 @@ const MAX_DEDUPE_CHARS = 200;
 export type EnqueueResult =
   | { readonly kind: 'enqueued'; readonly jobId: string }
   | { readonly kind: 'duplicate'; readonly jobId: string; readonly status: OutboxJob['status'] };
+
+/** Options of `enqueueOnce`. */
+export interface EnqueueOptions {
+  /**
+   * The aggregate the job belongs to (e.g. `order:<id>`), at most 200 characters. Jobs with one aggregate key
+   * get increasing sequence numbers (`payonce_outbox_order`, migration `0008-outbox-order`) and `OutboxRelay`
+   * publishes them in that order, one relay at a time. Enqueue the jobs of one aggregate from transactions that
+   * are serialised by your own data (e.g. the order row you update), so insert order is commit order.
+   * Without it the job has no ordering constraint.
+   */
+  readonly aggregateKey?: string;
+}
 
 function checkText(name: string, value: string, max: number): void {
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
@@ -53,12 +65,22 @@ export class Outbox<DB> {
    * back with the caller's writes. A duplicate answers `{ kind: 'duplicate', jobId, status }` with the existing
    * job, also when that job is long done.
    * @param payload any JSON-serialisable value; stored as JSON text.
-   * @throws {InvalidOption} empty or too long `topic` (100) / `dedupeKey` (200), or a payload JSON cannot hold.
+   * @param options `aggregateKey`: see {@link EnqueueOptions} (written only when the job is new).
+   * @throws {InvalidOption} empty or too long `topic` (100) / `dedupeKey` (200) / `aggregateKey` (200), or a
+   *   payload JSON cannot hold.
    * @see docs/design.md §7 "Enqueue once".
    */
-  async enqueueOnce(trx: Transaction<DB>, topic: string, dedupeKey: string, payload: unknown): Promise<EnqueueResult> {
+  async enqueueOnce(
+    trx: Transaction<DB>,
+    topic: string,
+    dedupeKey: string,
+    payload: unknown,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueueResult> {
     checkText('topic', topic, MAX_TOPIC_CHARS);
     checkText('dedupeKey', dedupeKey, MAX_DEDUPE_CHARS);
+    const { aggregateKey } = options;
+    if (aggregateKey !== undefined) checkText('aggregateKey', aggregateKey, MAX_DEDUPE_CHARS);
     const json = JSON.stringify(payload);
     if (json === undefined) throw new InvalidOption('payload', 'must be JSON-serialisable');
     const db = trx as unknown as Kysely<OutboxDatabase>;
@@ -81,7 +103,12 @@ export class Outbox<DB> {
         finished_at: null,
       }),
     );
-    if (inserted) return Object.freeze({ kind: 'enqueued', jobId: id });
+    if (inserted) {
+      if (aggregateKey !== undefined) {
+        await db.insertInto(OUTBOX_ORDER_TABLE).values({ job_id: id, aggregate_key: aggregateKey }).execute();
+      }
+      return Object.freeze({ kind: 'enqueued', jobId: id });
+    }
     const lock = this.target.dialect.lockingReadClause;
     const existing = await db
       .selectFrom(OUTBOX_TABLE)

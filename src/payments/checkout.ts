@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
 import { transaction } from '../outbox/sql-transaction.js';
@@ -26,8 +27,13 @@ export type CheckoutResult =
   | { readonly kind: 'already-paid'; readonly order: Order }
   | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean };
 
-/** See `Payments.createOrder`. */
-export async function createOrder<DB>(ctx: PaymentsContext<DB>, principal: string, money: Money): Promise<Order> {
+/** See `Payments.createOrder`; with `trx` the row is written in the caller's open transaction. */
+export async function createOrder<DB>(
+  ctx: PaymentsContext<DB>,
+  principal: string,
+  money: Money,
+  trx?: Transaction<DB>,
+): Promise<Order> {
   const { amountMinor, currency } = checkMoney(money);
   if (typeof principal !== 'string' || principal.length === 0 || principal.length > 160) {
     throw new InvalidOption('principal', 'must be a non-empty string of at most 160 characters');
@@ -43,7 +49,7 @@ export async function createOrder<DB>(ctx: PaymentsContext<DB>, principal: strin
     created_at: now,
     updated_at: now,
   };
-  await paymentsDb(ctx).insertInto(ORDERS_TABLE).values(row).execute();
+  await (trx === undefined ? paymentsDb(ctx) : paymentsTrx(trx)).insertInto(ORDERS_TABLE).values(row).execute();
   return toOrder(row);
 }
 

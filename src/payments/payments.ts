@@ -70,12 +70,14 @@ export class Payments<DB> {
   }
 
   /**
-   * Creates an order in `draft` for `principal`, with a random UUID id.
+   * Creates an order in `draft` for `principal`, with a random UUID id. With `trx` the row is written in the
+   * caller's open transaction (e.g. the one-commit transaction of `POST /orders`, which also holds the request's
+   * `Idempotency-Key` receipt), so the order and the receipt commit together.
    * @throws {InvalidMoney} amount not a positive integer of minor units, or currency not ISO-4217 upper case.
    * @throws {InvalidOption} empty principal or longer than 160 characters.
    */
-  createOrder(principal: string, money: Money): Promise<Order> {
-    return createOrder(this.context, principal, money);
+  createOrder(principal: string, money: Money, trx?: Transaction<DB>): Promise<Order> {
+    return createOrder(this.context, principal, money, trx);
   }
 
   /**

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { OutboxWorker } from '../outbox/outbox-worker.js';
+import { publisherForUrl } from '../relay/broker-url.js';
+import { OutboxRelay } from '../relay/outbox-relay.js';
+import { registerRelayMetrics } from '../relay/relay-prometheus.js';
 import { fulfilmentHandlers } from './fulfilment-jobs.js';
+import { ORDER_EVENT_TOPICS } from './order-events.js';
 import { PendingReconciler } from './pending-reconciliation.js';
 import { ReceiptPurgeLoop } from './receipt-purge.js';
 import { ReconcileLoop } from './reconcile-loop.js';
@@ -12,6 +16,8 @@ export interface BackgroundJobs {
   readonly reconciler: ReconcileLoop;
   /** The periodic purge of expired `Idempotency-Key` and webhook receipts. */
   readonly purger: ReceiptPurgeLoop;
+  /** The relay of `order.paid` / `order.fulfilled` to `brokerUrl`, or `null` without a broker. */
+  readonly relay: OutboxRelay<unknown> | null;
   /** Stops all three (aborting a fulfilment's simulated warehouse wait: that job is retried later); resolves when stopped. */
   stop(): Promise<void>;
 }
@@ -22,7 +28,8 @@ export interface BackgroundJobs {
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
  * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`, and a
  * {@link ReceiptPurgeLoop} every `receiptPurgeEveryMs` (24 h `Idempotency-Key` expiry, `webhookReceiptRetentionMs`
- * for webhook receipts). Used by
+ * for webhook receipts). With `brokerUrl`, an {@link OutboxRelay} publishes `order.paid` / `order.fulfilled`
+ * there (metrics `payonce_relay_*`). Used by
  * `createService` (unless `worker: false`) and by `payonce worker`.
  * @example const jobs = startBackgroundJobs(runtime); … await jobs.stop();
  */
@@ -72,16 +79,33 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
     },
     onError: (error) => logger.error({ err: error }, 'receipt purge failed'),
   });
+  const publisher =
+    config.brokerUrl === null
+      ? null
+      : publisherForUrl({ url: config.brokerUrl, subjectPrefix: config.brokerSubjectPrefix });
+  const relay =
+    publisher === null
+      ? null
+      : new OutboxRelay(ctx.store, publisher, {
+          topics: ORDER_EVENT_TOPICS,
+          clock: ctx.clock,
+          leaseMs: config.leaseMs,
+          onError: (error) => logger.error({ err: error }, 'outbox relay error'),
+        });
+  if (relay) registerRelayMetrics(relay, metrics.registry);
   worker.start();
   reconciler.start();
   purger.start();
+  relay?.start();
   return Object.freeze({
     worker,
     reconciler,
     purger,
+    relay,
     async stop() {
       abort.abort();
-      await Promise.all([worker.stop(), reconciler.stop(), purger.stop()]);
+      await Promise.all([worker.stop(), reconciler.stop(), purger.stop(), relay?.stop()]);
+      await publisher?.close();
     },
   });
 }

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
-import { fastifyIdempotencyKey } from '../http/fastify-idempotency-key.js';
+import { fastifyIdempotencyKey, fastifyTransaction } from '../http/fastify-idempotency-key.js';
 import { logIntake } from '../observe/log-events.js';
 import { InvalidPaymentEvent } from '../payments/invalid-payment-event.js';
 import type { CheckoutResult } from '../payments/payments.js';
@@ -188,6 +188,37 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
   return endpoints;
 }
 
+/** `POST /orders/:id/checkout` (Idempotency-Key required, default mode: checkout calls the provider). */
+function registerCheckout(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: ServiceRuntime,
+  checkout: (c: ServiceContext, id: string, who: string) => Promise<CheckoutResult>,
+): void {
+  app.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
+    const body = request.body === undefined ? {} : request.body;
+    if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
+    const orderId = request.params.id;
+    let result: CheckoutResult;
+    try {
+      result = await checkout(ctx, orderId, customerOf(request));
+    } catch (error) {
+      runtime.metrics.checkouts.inc({ outcome: 'error' });
+      throw error;
+    }
+    const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
+    if (result.kind === 'already-paid') {
+      runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
+      return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
+    }
+    const outcome = result.created ? 'created' : 'existing';
+    runtime.metrics.checkouts.inc({ outcome });
+    return reply
+      .code(result.created ? 201 : 200)
+      .send({ outcome, order: order && orderJson(order), attempt: attemptJson(result.attempt) });
+  });
+}
+
 /** `POST /orders`, `POST /orders/:id/checkout`, `GET /orders/:id` in one scope with Idempotency-Key. */
 async function registerOrders(
   app: FastifyInstance,
@@ -208,42 +239,35 @@ async function registerOrders(
     scope.addHook('onRequest', async (request) => {
       customerOf(request);
     });
-    await scope.register(
-      fastifyIdempotencyKey({
-        guard: ctx.httpGuard,
-        principal: customerOf,
-        requireKey: (route) => route.route === CHECKOUT_ROUTE,
-      }),
-    );
-
-    scope.post('/orders', async (request, reply) => {
-      const body = request.body === undefined ? {} : request.body;
-      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
-      const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body));
-      return reply.code(201).send({ order: orderJson(order) });
+    // POST /orders in the one-commit mode: the order row and its Idempotency-Key receipt commit in ONE
+    // transaction, so a process killed between the two leaves neither and the retry creates the order once
+    // (issue 11 item 1). Checkout calls the provider and runs transactions of its own: default mode, own scope.
+    await scope.register(async (orders) => {
+      await orders.register(
+        fastifyIdempotencyKey({
+          guard: ctx.httpGuard,
+          principal: customerOf,
+          transaction: true,
+          requireKey: () => false,
+        }),
+      );
+      orders.post('/orders', async (request, reply) => {
+        const body = request.body === undefined ? {} : request.body;
+        if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
+        const tx = fastifyTransaction<Transaction<unknown>>(request);
+        const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body), tx);
+        return reply.code(201).send({ order: orderJson(order) });
+      });
     });
-
-    scope.post<{ Params: { id: string } }>(CHECKOUT_ROUTE, async (request, reply) => {
-      const body = request.body === undefined ? {} : request.body;
-      if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'the checkout body is empty or {}');
-      const orderId = request.params.id;
-      let result: CheckoutResult;
-      try {
-        result = await checkout(ctx, orderId, customerOf(request));
-      } catch (error) {
-        runtime.metrics.checkouts.inc({ outcome: 'error' });
-        throw error;
-      }
-      const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
-      if (result.kind === 'already-paid') {
-        runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
-        return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
-      }
-      const outcome = result.created ? 'created' : 'existing';
-      runtime.metrics.checkouts.inc({ outcome });
-      return reply
-        .code(result.created ? 201 : 200)
-        .send({ outcome, order: order && orderJson(order), attempt: attemptJson(result.attempt) });
+    await scope.register(async (checkouts) => {
+      await checkouts.register(
+        fastifyIdempotencyKey({
+          guard: ctx.httpGuard,
+          principal: customerOf,
+          requireKey: (route) => route.route === CHECKOUT_ROUTE,
+        }),
+      );
+      registerCheckout(checkouts, ctx, runtime, checkout);
     });
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {

@@ -5,6 +5,7 @@ import { runEffectOnce } from '../outbox/effect-ledger.js';
 import type { OutboxJob } from '../outbox/outbox-job.js';
 import type { JobHandler } from '../outbox/outbox-worker.js';
 import { FULFIL_TOPIC, REFUND_TOPIC } from '../payments/apply-report.js';
+import { ORDER_FULFILLED_TOPIC, ORDER_PAID_TOPIC } from './order-events.js';
 import type { ServiceContext } from './service-context.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE, type ServiceDatabase } from './service-tables.js';
 
@@ -61,6 +62,9 @@ async function insertEffectRow(
  *   not shipped (the key is still recorded, with no row).
  * - `order.refunded` (enqueued once when a paid order is refunded): records one row in `payonce_service_refunds`
  *   under the effect key `refund:<orderId>`.
+ * - With `config.brokerUrl`, the fulfil job also enqueues the domain events `order.paid` (its first run, own
+ *   transaction) and `order.fulfilled` (inside the fulfilment's effect transaction), aggregate `order:<id>`, for
+ *   the `OutboxRelay` (docs/relay.md).
  * @see docs/design.md §7 "Effect ledger"; docs/service.md.
  */
 export function fulfilmentHandlers(
@@ -70,8 +74,14 @@ export function fulfilmentHandlers(
   const report = (kind: 'fulfil' | 'refund', outcome: EffectOutcome, job: OutboxJob) =>
     hooks.onEffect?.(kind, outcome, job);
 
+  const events = ctx.config.brokerUrl !== null;
+  const event = (trx: Transaction<unknown>, topic: string, order: { orderId: string; attemptId: string | null }) =>
+    ctx.outbox.enqueueOnce(trx, topic, `order:${order.orderId}`, order, { aggregateKey: `order:${order.orderId}` });
+
   const fulfil: JobHandler<unknown> = async (job) => {
     const { orderId, attemptId } = payloadOf(job);
+    // The fulfil job exists once per paid order: its first run records `order.paid` (once: dedupe key).
+    if (events) await ctx.store.db.transaction().execute((trx) => event(trx, ORDER_PAID_TOPIC, { orderId, attemptId }));
     if (ctx.config.fulfilDelayMs > 0) await sleep(ctx.config.fulfilDelayMs, undefined, { signal: hooks.signal });
     const result = await runEffectOnce(
       ctx.store,
@@ -81,6 +91,7 @@ export function fulfilmentHandlers(
         if (start.kind === 'ignored') return false;
         await insertEffectRow(trx, FULFILMENTS_TABLE, { orderId, attemptId, jobId: job.id, nowMs: ctx.clock.now() });
         await ctx.payments.advanceOrder(trx, orderId, 'completed');
+        if (events) await event(trx, ORDER_FULFILLED_TOPIC, { orderId, attemptId });
         return true;
       },
       { jobId: job.id, nowMs: ctx.clock.now() },

@@ -78,6 +78,16 @@ export interface ServiceSettings {
    * retries for up to 3 days). @default 604_800_000 (7 days)
    */
   webhookReceiptRetentionMs?: number;
+  /**
+   * `nats://…` or `amqp://…`: the outbox worker also writes `order.paid` / `order.fulfilled` events and an
+   * `OutboxRelay` in the worker's process publishes them there (docs/relay.md). @default null (no events)
+   */
+  brokerUrl?: string | null;
+  /**
+   * Subjects / routing keys of those events are `<prefix>.order.paid`; the JetStream stream is the prefix
+   * upper-cased (`.` → `_`), the RabbitMQ exchange the prefix. @default 'payonce'
+   */
+  brokerSubjectPrefix?: string;
 }
 
 /** {@link ServiceSettings} checked, with every default applied. */
@@ -106,6 +116,8 @@ export interface ServiceConfig {
   readonly waitForInFlightMs: number;
   readonly receiptPurgeEveryMs: number;
   readonly webhookReceiptRetentionMs: number;
+  readonly brokerUrl: string | null;
+  readonly brokerSubjectPrefix: string;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -198,5 +210,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     waitForInFlightMs: atMost(int(settings.waitForInFlightMs, 'waitForInFlightMs', 0, 0), 30_000, 'waitForInFlightMs'),
     receiptPurgeEveryMs: int(settings.receiptPurgeEveryMs, 'receiptPurgeEveryMs', 1, 3_600_000),
     webhookReceiptRetentionMs: int(settings.webhookReceiptRetentionMs, 'webhookReceiptRetentionMs', 1, 604_800_000),
+    brokerUrl: optionalText(settings.brokerUrl, 'brokerUrl'),
+    brokerSubjectPrefix: optionalText(settings.brokerSubjectPrefix, 'brokerSubjectPrefix') ?? 'payonce',
   });
 }

@@ -7,8 +7,12 @@
 export { type FastifyWebhooksOptions, fastifyWebhooks } from './fastify-webhooks.js';
 export {
   createWebhookIntake,
+  type TransactionalWebhookContext,
+  type TransactionalWebhookEndpoint,
+  type TransactionalWebhookHandler,
   type WebhookContext,
   type WebhookEndpoint,
+  type WebhookEndpointBase,
   type WebhookHandler,
   type WebhookIntake,
   type WebhookIntakeOptions,
@@ -37,10 +41,33 @@ export {
   type Redactor,
 } from './journal/redact.js';
 export { type KyselyHolder, SqlDeliveryJournal } from './journal/sql-delivery-journal.js';
+export {
+  type AcknowledgingProfileOptions,
+  acknowledgingProfile,
+  type EventIdReader,
+  NO_EVENT_TYPE,
+} from './providers/acknowledging-profile.js';
 export { clickProfile } from './providers/click-profile.js';
+export {
+  type StripeCharge,
+  type StripeCheckoutSession,
+  type StripeCustomer,
+  type StripeInvoice,
+  type StripeMetadata,
+  type StripeObjectOf,
+  type StripeObjectType,
+  type StripePaymentIntent,
+  type StripeRef,
+  type StripeRefund,
+  standardWebhooksData,
+  stripeEventObject,
+  stripeIdOf,
+  stripeObject,
+} from './providers/event-objects.js';
 export { githubProfile } from './providers/github-profile.js';
 export { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 export { currencyExponent, minorUnitsFromDecimal } from './providers/minor-units.js';
+export type { JsonObject } from './providers/payload-reader.js';
 export { type PaymeProfileOptions, paymeProfile } from './providers/payme-profile.js';
 export type { ExtractInput, ProviderEvent, ProviderProfile } from './providers/provider-event.js';
 export {

@@ -1,4 +1,5 @@
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Store, TransactionOf } from '../core/store.js';
 import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import type { RedactionOptions, Redactor } from './journal/redact.js';
@@ -23,13 +24,39 @@ export interface WebhookContext {
  */
 export type WebhookHandler = (event: ProviderEvent, context: WebhookContext) => unknown;
 
-/** One provider endpoint of the intake: how to verify, read, handle and answer its deliveries. */
-export interface WebhookEndpoint {
+/** What a one-commit (`transaction: true`) handler learns: the context plus the open transaction. */
+export interface TransactionalWebhookContext<Tx> extends WebhookContext {
+  /**
+   * The Kysely transaction that also holds the delivery's receipt: write the business effect through it. It
+   * commits once, with the completed receipt, after the handler returns; a throw rolls both back.
+   */
+  readonly tx: Tx;
+}
+
+/**
+ * The business step of a one-commit endpoint: like {@link WebhookHandler}, but it runs inside the transaction that
+ * claims and completes the receipt (`context.tx`). Write only through `tx` (no network calls): after a deadlock the
+ * whole transaction, handler included, runs again.
+ */
+export type TransactionalWebhookHandler<Tx> = (
+  event: ProviderEvent,
+  context: TransactionalWebhookContext<Tx>,
+) => unknown;
+
+/** What every endpoint has, whatever its commit mode. */
+export interface WebhookEndpointBase {
   /** Reads the provider's payload (`stripeProfile()`, `paymeProfile()`, …). */
   readonly profile: ProviderProfile;
   /** Verifies the delivery on its raw bytes (`stripeScheme({ secrets })`, `paymeAuthScheme({ keys })`, …). */
   readonly scheme: SignatureScheme;
-  readonly handler: WebhookHandler;
+  /**
+   * HTTP status of a delivery refused for a missing, wrong or stale signature (`WEBHOOK_SIGNATURE_INVALID`): 401
+   * (the default, RFC 9110 §15.5.2) or 400 for senders whose tooling expects it. Only the status changes; the
+   * problem code, body and journal row stay the same. A signature that cannot be parsed is always 400. Ignored by
+   * acknowledgements that answer every delivery 200 (Payme, Click).
+   * @default 401
+   */
+  readonly rejectionStatus?: 400 | 401;
   /**
    * How the provider is answered. @default `paymeAcknowledgement()` for profile `payme`, `clickAcknowledgement()`
    * for `click`, else `jsonAcknowledgement()`.
@@ -43,12 +70,37 @@ export interface WebhookEndpoint {
   readonly fingerprint?: 'raw-body' | 'none';
 }
 
+/**
+ * One provider endpoint of the intake: how to verify, read, handle and answer its deliveries. The handler runs
+ * under the receipt claim (`guard.run`): its business writes commit on their own, the receipt completes after.
+ */
+export interface WebhookEndpoint extends WebhookEndpointBase {
+  /** `false` or absent: the default mode (claim, handler, completion are separate commits). */
+  readonly transaction?: false;
+  readonly handler: WebhookHandler;
+}
+
+/**
+ * A one-commit endpoint (`transaction: true`, SQL stores only): per delivery ONE transaction claims the receipt,
+ * runs the handler with that transaction (`context.tx`), completes the receipt and commits once. A handler that
+ * throws, or a process that dies before the commit, leaves neither its business writes nor a receipt, so the
+ * provider's redelivery runs it again; the business table needs no unique constraint of its own for the event.
+ * @see `IdempotencyGuard.runInNewTransaction`; docs/webhook-handlers.md.
+ */
+export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
+  readonly transaction: true;
+  readonly handler: TransactionalWebhookHandler<Tx>;
+}
+
 /** Options of {@link createWebhookIntake}. */
-export interface WebhookIntakeOptions {
-  /** The receipt guard (any store); its clock also stamps `receivedAtMs`. */
-  readonly guard: IdempotencyGuard;
+export interface WebhookIntakeOptions<S extends Store = Store> {
+  /**
+   * The receipt guard; its clock also stamps `receivedAtMs`. Any store for default endpoints; a SQL store
+   * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`.
+   */
+  readonly guard: IdempotencyGuard<S>;
   /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
-  readonly endpoints: Readonly<Record<string, WebhookEndpoint>>;
+  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<TransactionOf<S>>>>;
   /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
   readonly journal?: DeliveryJournal;
   /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */

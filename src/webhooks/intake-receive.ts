@@ -93,26 +93,43 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
   const { request, receivedAtMs } = delivery;
   let handlerRan = false;
   let outcome: DeliveryOutcome = 'completed';
-  const handle = async (claim: ClaimContext | null): Promise<ResponseInit> => {
+  const handle = async (claim: ClaimContext | null, tx?: unknown): Promise<ResponseInit> => {
     handlerRan = true;
+    outcome = 'completed'; // a one-commit transaction retried after a deadlock runs this again
+    const context = { claim, headers: request.headers, receivedAtMs };
     try {
-      return ack.accepted(event, await endpoint.handler(event, { claim, headers: request.headers, receivedAtMs }));
+      const result =
+        endpoint.transaction === true
+          ? await endpoint.handler(event, { ...context, tx })
+          : await endpoint.handler(event, context);
+      return ack.accepted(event, result);
     } catch (error) {
       if (!(error instanceof WebhookDecline)) throw error;
       outcome = 'declined';
       return ack.declined(event, error);
     }
   };
+  const { guard } = delivery.runtime;
   try {
-    if (event.key === null) {
-      const stored = toStoredResponse(await handle(null));
+    const key = event.key;
+    if (key === null) {
+      const stored = toStoredResponse(
+        endpoint.transaction === true
+          ? await guard.transactionalStore().transaction((tx) => handle(null, tx))
+          : await handle(null),
+      );
       return answer(delivery, { ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
     }
-    const result = await delivery.runtime.guard.run(event.key, handle, {
+    const payload = {
       payload: fingerprint === 'raw-body' ? request.rawBody : undefined,
       waitForInFlightMs: delivery.runtime.waitForInFlightMs,
       signal: request.signal,
-    });
+    };
+    // One-commit endpoints: claim, handler and completion in ONE transaction of the guard's SQL store.
+    const result =
+      endpoint.transaction === true
+        ? await guard.runInNewTransaction(key, (tx, claim) => handle(claim, tx), payload)
+        : await guard.run(key, (claim) => handle(claim), payload);
     const decided: Trace = result.isReplay
       ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
       : { ...trace, decision: 'new', outcome };

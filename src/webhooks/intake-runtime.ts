@@ -5,14 +5,15 @@ import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { IntakeEmitter } from './intake-events.js';
-import type { WebhookEndpoint, WebhookIntakeOptions } from './intake-options.js';
+import type { TransactionalWebhookEndpoint, WebhookEndpoint, WebhookIntakeOptions } from './intake-options.js';
 import { paymeAcknowledgement } from './intake-payme.js';
+import { withRejectionStatus } from './intake-rejection-status.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import { createRedactor, type Redactor } from './journal/redact.js';
 
 /** An endpoint with its defaults applied. */
 export interface ResolvedEndpoint {
-  readonly endpoint: WebhookEndpoint;
+  readonly endpoint: WebhookEndpoint | TransactionalWebhookEndpoint<unknown>;
   readonly ack: Acknowledgement;
   readonly fingerprint: 'raw-body' | 'none';
 }
@@ -50,9 +51,15 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
   const endpoints = new Map<string, ResolvedEndpoint>();
   for (const [name, endpoint] of Object.entries(options.endpoints ?? {})) {
     const provider = endpoint.profile.provider;
+    if (endpoint.transaction === true) options.guard.transactionalStore(); // memory/Redis: TransactionsUnsupported, now
+    const rejection = endpoint.rejectionStatus ?? 401;
+    if (rejection !== 400 && rejection !== 401) {
+      throw new InvalidOption(`endpoints.${name}.rejectionStatus`, 'must be 400 or 401');
+    }
+    const ack = endpoint.acknowledgement ?? defaultAck(provider);
     endpoints.set(name, {
-      endpoint,
-      ack: endpoint.acknowledgement ?? defaultAck(provider),
+      endpoint: endpoint as WebhookEndpoint | TransactionalWebhookEndpoint<unknown>,
+      ack: rejection === 401 ? ack : withRejectionStatus(ack, rejection),
       fingerprint: endpoint.fingerprint ?? (provider === 'payme' || provider === 'click' ? 'none' : 'raw-body'),
     });
   }
@@ -62,7 +69,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
- * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`waitForInFlightMs`.
+ * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`/`waitForInFlightMs`. @throws {TransactionsUnsupported} an
+ * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
 export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
   const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');

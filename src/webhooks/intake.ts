@@ -1,3 +1,4 @@
+import type { Store } from '../core/store.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import type { IntakeEventName, IntakeListener } from './intake-events.js';
@@ -7,7 +8,16 @@ import { intakeRuntime } from './intake-runtime.js';
 import type { Redactor } from './journal/redact.js';
 import type { HeadersInput } from './verify/headers.js';
 
-export type { WebhookContext, WebhookEndpoint, WebhookHandler, WebhookIntakeOptions } from './intake-options.js';
+export type {
+  TransactionalWebhookContext,
+  TransactionalWebhookEndpoint,
+  TransactionalWebhookHandler,
+  WebhookContext,
+  WebhookEndpoint,
+  WebhookEndpointBase,
+  WebhookHandler,
+  WebhookIntakeOptions,
+} from './intake-options.js';
 
 /** The webhook intake: the pipeline of docs/design.md §5 behind one framework-neutral call. */
 export interface WebhookIntake {
@@ -41,7 +51,13 @@ export interface WebhookIntake {
  * throws leaves the receipt `failed` and gets a 5xx (Payme: JSON-RPC -32400), so the provider redelivers.
  * Events without a key (Payme read-only methods) run the handler every time, without a receipt. Every delivery
  * produces one redacted journal row (if a journal is configured) and one `delivery` event.
- * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`waitForInFlightMs`.
+ *
+ * An endpoint with `transaction: true` (one-commit mode) runs claim, handler and completion in ONE transaction of
+ * the guard's SQL store and hands it to the handler as `context.tx`: one commit per delivery; a rollback leaves no
+ * receipt. `rejectionStatus: 400` answers a bad signature 400 instead of 401.
+ * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`/
+ *   `waitForInFlightMs`.
+ * @throws {TransactionsUnsupported} an endpoint is `transaction: true` but the guard's store is memory or Redis.
  * @see docs/design.md §3, §5; fixtures README (provider answer formats).
  * @example
  * const intake = createWebhookIntake({ guard, journal, endpoints: {
@@ -49,8 +65,8 @@ export interface WebhookIntake {
  * } });
  * const response = await intake.receive({ endpoint: 'stripe', rawBody, headers });
  */
-export function createWebhookIntake(options: WebhookIntakeOptions): WebhookIntake {
-  const runtime = intakeRuntime(options);
+export function createWebhookIntake<S extends Store>(options: WebhookIntakeOptions<S>): WebhookIntake {
+  const runtime = intakeRuntime(options as unknown as WebhookIntakeOptions);
   return Object.freeze({
     maxBodyBytes: runtime.maxBodyBytes,
     redactor: runtime.redactor,

@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['service', 'storm'], // the reference service; the conformance runner (reaches a service over HTTP only)
   ['sandbox', 'observe'], // the fake provider (a PaymentProvider + Stripe-like API); logs and metrics of the intake
   ['webhooks'], // the webhook intake: verify, extract, claim, handle, acknowledge, journal
-  ['http', 'payments'], // Idempotency-Key adapters; orders, attempts, provider events, reconciliation
+  ['http', 'payments', 'relay'], // Idempotency-Key adapters; orders, attempts, provider events, reconciliation; outbox relay to brokers
   ['outbox'], // transactional outbox, workers, effect ledger
   ['stores'], // Store implementations (memory, SQL, Redis), migrations, database URLs
   ['problem'], // RFC 9457 problem details, owning no layer's codes

@@ -6,6 +6,8 @@ import { registerInspect } from './inspect.js';
 import { registerJobs } from './jobs.js';
 import { registerMigrate } from './migrate.js';
 import { registerReceipts } from './receipts.js';
+import { registerRelay } from './relay.js';
+import { registerRelayStorm } from './relay-storm.js';
 import { registerReplay } from './replay.js';
 import { registerSandbox } from './sandbox.js';
 import { registerServe } from './serve.js';
@@ -28,4 +30,6 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerReceipts,
   registerJobs,
   registerSandbox,
+  registerRelay,
+  registerRelayStorm,
 ]);

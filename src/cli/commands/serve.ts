@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { brokerOf } from '../../relay/broker-url.js';
 import type { ServiceOptions } from '../../service/service-options.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
@@ -27,6 +28,8 @@ export interface RuntimeFlags {
   receiptPurgeEveryMs?: number;
   webhookReceiptRetentionMs?: number;
   logLevel?: string;
+  broker?: string;
+  subjectPrefix?: string;
 }
 
 /** A commander argument parser for a non-negative integer of milliseconds. @throws {CliUsageError} anything else. */
@@ -141,6 +144,20 @@ export function addRuntimeOptions(command: Command): Command {
         .argParser(seconds('--webhook-tolerance-sec')),
     )
     .addOption(
+      new Option(
+        '--broker <url>',
+        'nats://… or amqp://…: publish order.paid / order.fulfilled there through the outbox relay (with the worker)',
+      ).env('PAYONCE_BROKER_URL'),
+    )
+    .addOption(
+      new Option(
+        '--subject-prefix <prefix>',
+        'with --broker: subjects <prefix>.order.paid; stream / exchange named after it',
+      )
+        .env('PAYONCE_SUBJECT_PREFIX')
+        .default('payonce'),
+    )
+    .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -173,6 +190,14 @@ export function runtimeOptions(
   } catch {
     throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
   }
+  const brokerUrl = nonEmpty(flags.broker) ?? null;
+  if (brokerUrl !== null) {
+    try {
+      brokerOf(brokerUrl);
+    } catch (error) {
+      throw new CliUsageError(`--broker: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return {
     databaseUrl,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
@@ -192,6 +217,8 @@ export function runtimeOptions(
     receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
     webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
     logLevel: flags.logLevel,
+    brokerUrl,
+    brokerSubjectPrefix: flags.subjectPrefix,
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
     adminToken: nonEmpty(env.PAYONCE_ADMIN_TOKEN) ?? null,

@@ -1,6 +1,6 @@
 import type { ReceiptWatch } from '../../core/store.js';
 import { ReceiptWaiters } from '../receipt-waiters.js';
-import { RECEIPT_FINISHED_CHANNEL } from '../sql/migrations/0008-receipts-finish-notify.js';
+import { RECEIPT_FINISHED_CHANNEL } from '../sql/migrations/0009-receipts-finish-notify.js';
 
 /** A notification as `pg` delivers it. */
 interface PgNotification {
@@ -17,7 +17,7 @@ export interface PgListenClient {
   on(event: 'error' | 'end', listener: (error?: unknown) => void): unknown;
 }
 
-/** The waiter id of a receipt key: the JSON array the trigger of migration 0008 sends, re-serialised. */
+/** The waiter id of a receipt key: the JSON array the trigger of migration 0009 sends, re-serialised. */
 export function pgReceiptId(provider: string, externalId: string): string {
   return JSON.stringify([provider, externalId]);
 }
@@ -37,7 +37,7 @@ function idOfPayload(payload: string | undefined): string | null {
 
 /**
  * One `LISTEN payonce_receipt_finished` connection per store, opened on the first wait and shared by every waiter
- * of the process (never one per waiter). The trigger of migration 0008 sends the finished receipt's key; the
+ * of the process (never one per waiter). The trigger of migration 0009 sends the finished receipt's key; the
  * listener wakes that key's waiters. A lost connection wakes every waiter (each re-reads its receipt) and the next
  * wait opens a new one.
  */

@@ -54,7 +54,7 @@ export interface PostgresStoreOptions<DB> extends SqlStoreOptions<DB> {
 export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   /**
    * Subscribes to the finish of `key` (issue #15): resolves once this store's one `LISTEN` connection is active
-   * (opened on the first wait); the trigger of migration 0008 wakes the waiter when the receipt is completed or
+   * (opened on the first wait); the trigger of migration 0009 wakes the waiter when the receipt is completed or
    * failed and that transaction commits. Present only when the store has a listening connection: made by
    * `connect()`, or with `listenConnection` in the constructor. @throws the driver's error if LISTEN fails.
    * @see `Store.watchReceipt`.

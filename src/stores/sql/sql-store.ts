@@ -13,6 +13,7 @@ import type {
 import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
+import { withRetry } from './retry.js';
 import type { SqlContext } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
@@ -114,6 +115,21 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       inTransaction: true,
       statements: this.statements,
     });
+  }
+
+  /**
+   * Runs `work` in one new Kysely transaction on `db` (`db.transaction().execute(work)`) and retries the WHOLE
+   * transaction after a transient error of the dialect (deadlock, lock wait timeout, SQLITE_BUSY; also when it is
+   * the `cause` of the guard's `StoreUnavailable`), at most a few times with jittered back-off. `work` must only
+   * write to the database: it may run again after a rollback. On SQLite the transaction starts deferred; start it
+   * with a write (the guard's claim is one) so two connections cannot deadlock upgrading read locks.
+   * @throws whatever `work` throws (after the rollback), or the driver error after the last retry.
+   */
+  transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const transient = (error: unknown): boolean =>
+      this.dialect.isTransientError(error) ||
+      (error instanceof Error && error.cause !== undefined && this.dialect.isTransientError(error.cause));
+    return withRetry(() => this.db.transaction().execute(work), transient, true);
   }
 
   /**

@@ -14,10 +14,12 @@ export interface StripeProfileOptions {
  * Stripe events (`{ id: "evt_…", type, created, data: { object } }`). Amounts are already integer minor units
  * ("smallest currency unit": cents; yen for zero-decimal JPY), currency lower-case on the wire and returned
  * upper-case. `amountMinor` is the object's `amount` (for a charge: the charged amount; the refunded part is
- * `amount_refunded` in the payload), else `amount_total` (Checkout Session). `paymentId` is the PaymentIntent
+ * `amount_refunded` in the payload), else `amount_total` (Checkout Session), else an invoice's `amount_paid`. `paymentId` is the PaymentIntent
  * (`pi_…`) the object is or belongs to. The receipt key is the event id, unique per event: a refund event and
  * the payment's events never collide, while two events about one payment (`payment_intent.succeeded`,
  * `charge.succeeded`) share `paymentId` so the business transition can be made once.
+ * Typed access to the object itself (Invoice, Charge, Checkout Session, …: `customer`, metadata, every amount):
+ * `stripeObject(event, 'invoice')`.
  * @see https://docs.stripe.com/api/events/object; https://docs.stripe.com/currencies#zero-decimal.
  * @example const event = stripeProfile().extract({ rawBody });
  */
@@ -42,7 +44,8 @@ export function stripeProfile(options: StripeProfileOptions = {}): ProviderProfi
           : read.optionalString(pi, 'data.object.payment_intent');
     const amountMinor =
       read.optionalInteger(object.amount, 'data.object.amount') ??
-      read.optionalInteger(object.amount_total, 'data.object.amount_total');
+      read.optionalInteger(object.amount_total, 'data.object.amount_total') ??
+      (kind === 'invoice' ? read.optionalInteger(object.amount_paid, 'data.object.amount_paid') : null);
     const currency = object.currency == null ? null : read.currency(object.currency, 'data.object.currency');
     const metadata = read.optionalObject(object.metadata, 'data.object.metadata');
     const merchantReference =

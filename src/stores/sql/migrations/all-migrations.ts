@@ -5,7 +5,8 @@ import { webhookDeliveries0004 } from './0004-webhook-deliveries.js';
 import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
 import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
 import { adminActions0007 } from './0007-admin-actions.js';
-import { receiptsFinishNotify0008 } from './0008-receipts-finish-notify.js';
+import { outboxOrder0008 } from './0008-outbox-order.js';
+import { receiptsFinishNotify0009 } from './0009-receipts-finish-notify.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -17,5 +18,6 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   receiptsProviderPurge0005,
   serviceFulfilments0006,
   adminActions0007,
-  receiptsFinishNotify0008,
+  outboxOrder0008,
+  receiptsFinishNotify0009,
 ]);

@@ -1,6 +1,6 @@
 import type { SqlMigration } from './sql-migration.js';
 
-/** The PostgreSQL channel a finished receipt is announced on (see `receiptsFinishNotify0008`). */
+/** The PostgreSQL channel a finished receipt is announced on (see `receiptsFinishNotify0009`). */
 export const RECEIPT_FINISHED_CHANNEL = 'payonce_receipt_finished';
 
 /**
@@ -12,8 +12,8 @@ export const RECEIPT_FINISHED_CHANNEL = 'payonce_receipt_finished';
  * the receipt again and find nothing changed. MySQL and SQLite have no notification: waiters poll, and their
  * statement lists are empty. Idempotent (`create or replace`, `drop trigger if exists`). Released: never edit.
  */
-export const receiptsFinishNotify0008: SqlMigration = Object.freeze({
-  name: '0008-receipts-finish-notify',
+export const receiptsFinishNotify0009: SqlMigration = Object.freeze({
+  name: '0009-receipts-finish-notify',
   statements: Object.freeze({
     postgres: [
       `create or replace function payonce_receipt_finished_notify() returns trigger language plpgsql as $$

@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { runRelayStorm } from '../../src/cli/relay-storm/run-relay-storm.js';
+import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
+import { expectStormPassed, TEST_STORM } from './storm-expectations.js';
+
+describe('relay storm on PostgreSQL', () => {
+  let ns: PostgresNamespace;
+  beforeAll(async () => {
+    ns = await createPostgresNamespace();
+  });
+  afterAll(async () => {
+    await ns.drop();
+  });
+
+  it.each([
+    ['NATS JetStream', 'nats://127.0.0.1:4222'],
+    ['RabbitMQ', 'amqp://guest:guest@127.0.0.1:5672'],
+  ])(
+    '%s: scenarios (a)–(e) apply every message exactly once, in aggregate order',
+    async (_name, brokerUrl) => {
+      expectStormPassed(await runRelayStorm({ databaseUrl: ns.url, brokerUrl, ...TEST_STORM }));
+    },
+    180_000,
+  );
+});
