@@ -5,14 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { keepSoakSection } from './lib/kept-sections.js';
+import { withKeptSections } from './lib/kept-sections.js';
 import { CAUSES, NOTES } from './lib/notes.js';
 import { type BenchReport, renderMarkdown } from './lib/report.js';
 
 const dir = process.argv[2] ?? import.meta.dirname;
 const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as BenchReport;
 const resultsPath = join(dir, 'RESULTS.md');
-await writeFile(resultsPath, await keepSoakSection(resultsPath, renderMarkdown(report, NOTES, CAUSES)));
+await writeFile(resultsPath, await withKeptSections(renderMarkdown(report, NOTES, CAUSES), resultsPath));
 execFileSync(join(import.meta.dirname, '..', 'node_modules', '.bin', 'biome'), [
   'format',
   '--write',

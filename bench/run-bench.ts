@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type HttpRouteName, type HttpRow, httpRow } from './http/http-routes.js';
 import { type HttpSizes, runHttp } from './http/run-http.js';
 import { runInChild } from './lib/child-rows.js';
-import { keepSoakSection } from './lib/kept-sections.js';
+import { withKeptSections } from './lib/kept-sections.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
 import { CAUSES, NOTES } from './lib/notes.js';
 import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     await mkdir(OUT_DIR, { recursive: true });
     await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     const resultsPath = join(OUT_DIR, 'RESULTS.md');
-    await writeFile(resultsPath, await keepSoakSection(resultsPath, renderMarkdown(report, NOTES, CAUSES)));
+    await writeFile(resultsPath, await withKeptSections(renderMarkdown(report, NOTES, CAUSES), resultsPath));
     // Biome formats the committed reports; it ignores bench/out/ and paths outside the repository.
     if (process.env.BENCH_OUT === undefined && !QUICK) {
       await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);

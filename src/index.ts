@@ -38,6 +38,7 @@ export type {
   FinishRequest,
   InsertClaimRequest,
   InsertClaimResult,
+  ReceiptWatch,
   Store,
   TakeoverRequest,
   TransactionalStore,

@@ -5,13 +5,20 @@ export const SOAK_SECTION_START = '<!-- soak:sigkill:start (written by bench/soa
 export const SOAK_SECTION_END = '<!-- soak:sigkill:end -->';
 
 /**
- * `rendered` with the soak section of the file at `path` (if it has one) appended, so regenerating RESULTS.md
- * from a bench run keeps the last soak result instead of deleting it.
+ * A section another bench script owns: from `<!-- NAME:start … -->` to `<!-- NAME:end -->`, NAME being e.g.
+ * `soak:sigkill`, `relay-bench`, `bench:replicas`, `bench:waited`.
  */
-export async function keepSoakSection(path: string, rendered: string): Promise<string> {
+const OWNED_SECTION = /<!-- ([a-z][a-z:-]*):start[^>]*-->[\s\S]*?<!-- \1:end -->/g;
+
+/**
+ * `rendered` (a fresh RESULTS.md from `npm run bench`) with every section that other scripts wrote into the current
+ * file at `path` appended in their current order (the SIGKILL soak, the relay bench, the replica soak, the waited
+ * duplicates), so a run of one script never deletes another's result. A section `rendered` already has is not doubled.
+ */
+export async function withKeptSections(rendered: string, path: string): Promise<string> {
   const current = await readFile(path, 'utf8').catch(() => '');
-  const start = current.indexOf(SOAK_SECTION_START);
-  const end = current.indexOf(SOAK_SECTION_END);
-  if (start === -1 || end === -1 || rendered.includes(SOAK_SECTION_START)) return rendered;
-  return `${rendered.trimEnd()}\n\n${current.slice(start, end + SOAK_SECTION_END.length)}\n`;
+  const kept = (current.match(OWNED_SECTION) ?? []).filter(
+    (section) => !rendered.includes(section.split('\n')[0] ?? ''),
+  );
+  return kept.length === 0 ? rendered : `${rendered.trimEnd()}\n\n${kept.join('\n\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import { CRASH_SCENARIO_ID } from '../storm/all-scenarios.js';
+import { KILLING_SCENARIO_IDS } from '../storm/all-scenarios.js';
 import type { StormProgress } from '../storm/storm-report.js';
 
 /**
@@ -18,8 +18,8 @@ export function progressLine(event: StormProgress): string {
 /** The line before the progress lines: how many scenarios, how many at a time, and why the lines are out of order. */
 export function stormPlanLine(total: number, concurrency: number): string {
   return (
-    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time (scenario ${CRASH_SCENARIO_ID}, which ` +
-    'restarts the service, runs alone at the end): lines come in the order they finish; the table below is in ' +
+    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time (scenario ${KILLING_SCENARIO_IDS.join(' and scenario ')}, ` +
+    'which kill a service process, run alone at the end): lines come in the order they finish; the table below is in ' +
     'scenario order'
   );
 }

@@ -23,6 +23,12 @@ export interface GuardEvents {
    * and the next delivery before then gets `RequestInProgress`. `error` is the store's message.
    */
   'receipt:fail-unrecorded': { key: RequestKey; attempt: number; error: string };
+  /**
+   * A duplicate waited (`waitForInFlightMs`) for a fresh claim held elsewhere: `waitedMs` of real time, and how the
+   * wait ended — `changed` (the claim finished or moved: the call claims again, usually a replay), `timeout` (the
+   * budget ran out: `RequestInProgress` follows) or `aborted` (the caller's signal).
+   */
+  'receipt:waited': { key: RequestKey; waitedMs: number; end: 'changed' | 'timeout' | 'aborted' };
 }
 
 /** The name of a guard event: `receipt:claimed`, `receipt:replayed`, … */

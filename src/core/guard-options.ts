@@ -27,6 +27,21 @@ export interface GuardOptions {
    * @default 6_291_456 (6 MiB)
    */
   maxResponseBytes?: number;
+  /**
+   * How long, in milliseconds, a duplicate that meets a fresh `processing` claim held elsewhere waits for that
+   * claim to finish before `RequestInProgress` is thrown: completed → the stored response as a replay; failed →
+   * this call runs as the retry (usual claim rules); lease ran out meanwhile → the usual stale takeover. The wait
+   * is woken by the store where it can notify (`Store.watchReceipt`), else it polls `find` with back-off up to
+   * `waitPollMaxMs`. Overridable per call (`RunOptions.waitForInFlightMs`). 0 = never wait (answer at once).
+   * Must be a finite integer, 0 or more. @default 0
+   */
+  waitForInFlightMs?: number;
+  /**
+   * Upper bound of the polling interval, in milliseconds, while waiting on a store that cannot notify (MySQL,
+   * SQLite): polls start at 10 ms and double up to this. On a store that notifies, the receipt is also re-read
+   * every `max(1 000, waitPollMaxMs)` ms in case a notification was lost. @default 100
+   */
+  waitPollMaxMs?: number;
 }
 
 /** `GuardOptions` after defaults and validation. */
@@ -37,11 +52,21 @@ export interface ResolvedGuardOptions {
   readonly clock: Clock;
   readonly purgeBatchSize: number;
   readonly maxResponseBytes: number;
+  readonly waitForInFlightMs: number;
+  readonly waitPollMaxMs: number;
 }
 
 function positiveInt(value: number, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || !Number.isInteger(value) || value <= 0) {
     throw new InvalidOption(name, `must be a positive finite integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** A wait budget: a finite integer of milliseconds, 0 or more. @throws {InvalidOption} otherwise. */
+export function waitBudget(value: number, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidOption(name, `must be a finite integer of milliseconds, 0 or more, got ${String(value)}`);
   }
   return value;
 }
@@ -65,5 +90,7 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     clock,
     purgeBatchSize: atMost(positiveInt(options.purgeBatchSize ?? 500, 'purgeBatchSize'), 1_000, 'purgeBatchSize'),
     maxResponseBytes: positiveInt(options.maxResponseBytes ?? 6_291_456, 'maxResponseBytes'),
+    waitForInFlightMs: waitBudget(options.waitForInFlightMs ?? 0, 'waitForInFlightMs'),
+    waitPollMaxMs: positiveInt(options.waitPollMaxMs ?? 100, 'waitPollMaxMs'),
   });
 }

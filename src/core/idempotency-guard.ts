@@ -14,7 +14,8 @@ import {
 import type { PayloadBytes } from './fingerprint.js';
 import { fingerprint as sha256Fingerprint } from './fingerprint.js';
 import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
-import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
+import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions, waitBudget } from './guard-options.js';
+import { waitForFinish } from './in-flight-wait.js';
 import type { Outcome } from './outcome.js';
 import type { Receipt, StoredResponse } from './receipt.js';
 import { RequestKey } from './request-key.js';
@@ -50,6 +51,16 @@ export interface RunOptions {
   payload?: PayloadBytes;
   /** A precomputed fingerprint (e.g. of method + route + body); used instead of `payload`. */
   fingerprint?: string;
+  /**
+   * How long (ms) this call waits for a fresh claim held elsewhere to finish before `RequestInProgress`; see
+   * `GuardOptions.waitForInFlightMs`. @default the guard's `waitForInFlightMs` (0 = do not wait)
+   */
+  waitForInFlightMs?: number;
+  /**
+   * Aborting it (client gone, request cancelled) stops a wait for an in-flight claim at once: the call throws
+   * `RequestInProgress`, as without a wait. It never interrupts a handler that is already running.
+   */
+  signal?: AbortSignal;
 }
 
 /** What `purge` deletes: receipts finished before a cut-off, optionally of one provider only. */
@@ -67,6 +78,12 @@ export interface PurgeOptions {
 type ClaimDecision =
   | { readonly kind: 'claimed'; readonly receipt: Receipt; readonly takeover: boolean; readonly retry: boolean }
   | { readonly kind: 'replay'; readonly receipt: Receipt };
+
+/** The in-flight wait of one call: the real-time deadline (`performance.now()` ms; 0 = no wait) and its signal. */
+interface InFlightWait {
+  readonly untilMs: number;
+  readonly signal: AbortSignal | undefined;
+}
 
 /**
  * The claims held by the handler call chain that is running (one entry per enclosing `run`/`runInTransaction`),
@@ -182,7 +199,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
-    const decision = await this.claim(this.store, checked, this.fingerprintOf(options));
+    const decision = await this.claim(this.store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
   }
@@ -205,7 +222,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const store = this.transactionalView(tx);
-    const decision = await this.claim(store, checked, this.fingerprintOf(options));
+    const decision = await this.claim(store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
     return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
   }
@@ -379,8 +396,49 @@ export class IdempotencyGuard<S extends Store = Store> {
     return Object.freeze({ key: receipt.key, attempt: receipt.attempts, takeover, retry });
   }
 
-  /** The claim protocol of docs/design.md §3: insert, else replay / retry failed / take over stale / report in progress. */
-  private async claim(store: Store, key: RequestKey, fingerprint: string | null): Promise<ClaimDecision> {
+  /** The wait of one call: its budget (per call, else the guard's) and its signal. @throws {InvalidOption} */
+  private waitOf(options: RunOptions): InFlightWait {
+    const budgetMs =
+      options.waitForInFlightMs === undefined
+        ? this.options.waitForInFlightMs
+        : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs');
+    return { untilMs: budgetMs > 0 ? performance.now() + budgetMs : 0, signal: options.signal };
+  }
+
+  /**
+   * Waits (bounded by the call's budget and the lease left) for the fresh claim `existing` held elsewhere to
+   * finish. True when the receipt changed and the caller should claim again; false when it should answer
+   * `RequestInProgress` (no budget, budget spent, or the caller's signal aborted).
+   */
+  private async awaitInFlight(key: RequestKey, existing: Receipt, leaseLeftMs: number, wait: InFlightWait) {
+    const budgetMs = Math.min(wait.untilMs - performance.now(), leaseLeftMs);
+    if (wait.untilMs === 0 || budgetMs <= 0 || wait.signal?.aborted) return false;
+    // Read through the guard's own store, never a caller's transaction: its snapshot may never see the finish.
+    const waitedFrom = performance.now();
+    const end = await waitForFinish({
+      store: this.store,
+      key,
+      seen: existing,
+      budgetMs,
+      pollMaxMs: this.options.waitPollMaxMs,
+      signal: wait.signal,
+    });
+    if (this.events.has('receipt:waited')) {
+      this.events.emit('receipt:waited', { key, waitedMs: performance.now() - waitedFrom, end });
+    }
+    return end === 'changed' || (end === 'timeout' && budgetMs >= leaseLeftMs);
+  }
+
+  /**
+   * The claim protocol of docs/design.md §3: insert, else replay / retry failed / take over stale / wait for or
+   * report in progress.
+   */
+  private async claim(
+    store: Store,
+    key: RequestKey,
+    fingerprint: string | null,
+    wait: InFlightWait,
+  ): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
       let inserted: InsertClaimResult;
@@ -401,7 +459,13 @@ export class IdempotencyGuard<S extends Store = Store> {
       if (existing.status === 'completed') return { kind: 'replay', receipt: existing };
       if (existing.status === 'processing') {
         const ageMs = nowMs - existing.claimedAtMs;
-        if (ageMs < this.options.staleAfterMs) throw this.inProgress(key, this.options.staleAfterMs - ageMs);
+        if (ageMs < this.options.staleAfterMs) {
+          const leaseLeftMs = this.options.staleAfterMs - ageMs;
+          if (!(await this.awaitInFlight(key, existing, leaseLeftMs, wait))) throw this.inProgress(key, leaseLeftMs);
+          // The claim finished, moved or went stale while we waited: claim again (a wait is not a lost round).
+          round--;
+          continue;
+        }
       }
       const taken = await storeCall('takeover', () =>
         store.takeover({

@@ -80,6 +80,29 @@ export interface Store {
    * @see docs/design.md §3 "Purge"; the scoped form keeps webhook receipts alive through the HTTP layer's 24 h purge.
    */
   purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number>;
+
+  /**
+   * Optional capability: subscribes to the finish of `key`'s receipt, so a duplicate that waits for an in-flight
+   * claim (`waitForInFlightMs`) is woken by the store instead of polling. The returned promise resolves once the
+   * subscription is active: a `complete` or `fail` of that key committed after it resolves wakes `changed`. Stores
+   * without it (MySQL, SQLite) are polled by the guard with `find`, with back-off.
+   * Implementations: memory (in-process), PostgreSQL (`LISTEN/NOTIFY`, one listening connection per store), Redis
+   * (pub/sub; sharded pub/sub on a Redis Cluster).
+   * @throws the driver's error when the subscription cannot be made; the guard then falls back to polling.
+   */
+  watchReceipt?(key: RequestKey): Promise<ReceiptWatch>;
+}
+
+/**
+ * A subscription to the finish of one receipt, made by `Store.watchReceipt`.
+ * `changed` resolves (never rejects) when the receipt may have left `processing` — it was completed or failed —
+ * or when the store can no longer tell (its listening connection was lost): either way the waiter reads the
+ * receipt again. A wake is a hint, never a result.
+ */
+export interface ReceiptWatch {
+  readonly changed: Promise<void>;
+  /** Ends the subscription (the waiter stopped waiting); safe to call more than once. */
+  close(): void;
 }
 
 /** A store that can run its steps inside a caller's open transaction of type `Tx`. */

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOption, PayonceError } from '../core/errors.js';
+import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
 import { problemResponse } from './problem-response.js';
@@ -171,6 +172,7 @@ function capture(res: Response) {
 export function expressIdempotencyKey(options: ExpressIdempotencyOptions): RequestHandler {
   const { principal, maxBodyBytes = 1_048_576 } = options;
   const core = coreOf(options);
+  const waits = mayWait(core.policy.waitForInFlightMs, core.guard.options.waitForInFlightMs);
   return async function idempotencyKey(req: RequestWithRawBody, res: Response, next: NextFunction) {
     if (!core.covers(req.method)) return next();
     let captured: ReturnType<typeof capture> | undefined;
@@ -185,6 +187,7 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
         principal: await principal(req),
         headers: req.headers,
         body,
+        signal: waits ? clientGoneSignal(res) : undefined,
       };
       const output = capture(res);
       captured = output;

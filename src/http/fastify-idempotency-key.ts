@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
 import { TransactionSlot } from './transaction-slot.js';
@@ -117,6 +118,7 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
 export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): FastifyPluginAsync {
   const { principal } = options;
   const core = coreOf(options);
+  const waits = mayWait(core.policy.waitForInFlightMs, core.guard.options.waitForInFlightMs);
   type Done = (error?: Error) => void;
 
   /** Hands the decision to onSend's continuation once both are there (normally onSend comes first). */
@@ -139,6 +141,7 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       principal: owner,
       headers: request.headers,
       body,
+      signal: waits ? clientGoneSignal(reply.raw) : undefined,
     };
     let state: InFlight | undefined;
     core

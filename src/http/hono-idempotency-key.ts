@@ -63,6 +63,8 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
       principal: await principal(c),
       headers,
       body: new Uint8Array(await c.req.arrayBuffer()),
+      // Aborted by @hono/node-server (and other runtimes) when the client disconnects.
+      signal: c.req.raw.signal,
     };
     const result = await core.handle(exchange, async (tx) => {
       transactions.set(c, tx);

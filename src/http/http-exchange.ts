@@ -17,6 +17,8 @@ export interface HttpExchange {
   readonly principal: string;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   readonly body: Uint8Array;
+  /** Aborted when the client goes away; stops a wait for an in-flight request with the same key. Optional. */
+  readonly signal?: AbortSignal;
 }
 
 /** A response in neutral form: integer status 100–599, header values as strings, body bytes. */

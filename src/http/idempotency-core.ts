@@ -165,8 +165,10 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   async function claimAndRun(
     key: RequestKey,
     fingerprint: string,
+    signal: AbortSignal | undefined,
     next: (tx?: unknown) => Promise<HttpResponse>,
   ): Promise<IdempotencyResult> {
+    const runOptions = { fingerprint, waitForInFlightMs: policy.waitForInFlightMs, signal };
     for (let round = 0; ; round++) {
       let produced: HttpResponse | undefined;
       const run = async (tx?: unknown) => {
@@ -176,8 +178,8 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       };
       try {
         const outcome = transactional
-          ? await guard.runInNewTransaction(key, (tx) => run(tx), { fingerprint })
-          : await guard.run(key, () => run(), { fingerprint });
+          ? await guard.runInNewTransaction(key, (tx) => run(tx), runOptions)
+          : await guard.run(key, () => run(), runOptions);
         if (!outcome.isReplay) return { kind: 'executed', response: produced!, stored: true };
         if (round === 0 && expired(outcome.receipt)) {
           await purge();
@@ -248,7 +250,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       }
       const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
       const fingerprint = policy.fingerprint({ ...exchange, method });
-      return claimAndRun(key, fingerprint, next);
+      return claimAndRun(key, fingerprint, exchange.signal, next);
     },
   });
 }

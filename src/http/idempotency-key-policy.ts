@@ -1,4 +1,5 @@
 import { InvalidOption } from '../core/errors.js';
+import { waitBudget } from '../core/guard-options.js';
 import { RequestKey } from '../core/request-key.js';
 import { type RequestFingerprint, rawBodyFingerprint } from './request-fingerprint.js';
 
@@ -42,6 +43,14 @@ export interface IdempotencyKeyPolicy {
   fingerprint?: RequestFingerprint;
   /** `RequestKey.provider` of every HTTP key, 1–160 characters. @default 'http' */
   namespace?: string;
+  /**
+   * How long (ms) a request whose key is still being processed by another request (on any replica sharing the
+   * store) waits for that first request to finish before the 409 `REQUEST_IN_PROGRESS` + `Retry-After`: when it
+   * finishes in time this request gets its stored response as a replay (`Idempotent-Replayed: true`), or runs as the
+   * retry of a released (5xx) key. A client that disconnects stops waiting. See `GuardOptions.waitForInFlightMs`.
+   * @default the guard's `waitForInFlightMs` (0: answer 409 at once, as the IETF draft describes)
+   */
+  waitForInFlightMs?: number;
 }
 
 /** `IdempotencyKeyPolicy` after defaults and validation. */
@@ -52,6 +61,8 @@ export interface ResolvedIdempotencyKeyPolicy {
   readonly expiryMs: number;
   readonly fingerprint: RequestFingerprint;
   readonly namespace: string;
+  /** `undefined` = the guard's own default. */
+  readonly waitForInFlightMs: number | undefined;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -100,5 +111,7 @@ export function resolveIdempotencyKeyPolicy(policy: IdempotencyKeyPolicy = {}): 
     expiryMs,
     fingerprint,
     namespace,
+    waitForInFlightMs:
+      policy.waitForInFlightMs === undefined ? undefined : waitBudget(policy.waitForInFlightMs, 'waitForInFlightMs'),
   });
 }

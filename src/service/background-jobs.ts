@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { OutboxWorker } from '../outbox/outbox-worker.js';
 import { publisherForUrl } from '../relay/broker-url.js';
 import { OutboxRelay } from '../relay/outbox-relay.js';
@@ -44,6 +45,8 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
     },
   });
   const worker = new OutboxWorker(ctx.store, handlers, {
+    // The pid names the process (replica) that holds a job's lease in the order view; the suffix keeps it unique.
+    workerId: `serve-${process.pid}-${randomUUID().slice(0, 8)}`,
     clock: ctx.clock,
     leaseMs: config.leaseMs,
     pollIntervalMs: config.workerPollMs,

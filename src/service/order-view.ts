@@ -48,6 +48,8 @@ export interface JobJson {
   readonly status: string;
   readonly attempts: number;
   readonly lastError: string | null;
+  /** The outbox worker that holds (or last held) the job's lease (`serve-<pid>-<random>` in `payonce serve`), or null. */
+  readonly leaseOwner: string | null;
 }
 
 /** One payment journal entry of the order (every provider report with the decision taken). */
@@ -206,6 +208,7 @@ export async function orderView(ctx: ServiceContext, orderId: string, principal:
       status: job.status,
       attempts: job.attempts,
       lastError: job.lastError,
+      leaseOwner: job.leaseOwner,
     })),
     journal: journal.map(journalJson),
     deliveries: (await deliveriesOf(ctx, attempts)).map(deliveryJson),

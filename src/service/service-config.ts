@@ -67,6 +67,13 @@ export interface ServiceSettings {
    */
   idempotencyStaleAfterMs?: number;
   /**
+   * How long (ms) a duplicate checkout (`Idempotency-Key`) or webhook redelivery that meets the same request still
+   * running on any replica waits for it before the 409 + `Retry-After`; finished in time, it is answered with the
+   * first result. Woken by the database (PostgreSQL LISTEN/NOTIFY, Redis pub/sub) or polled (MySQL, SQLite).
+   * At most 30 000. @default 0 (answer 409 at once)
+   */
+  waitForInFlightMs?: number;
+  /**
    * Interval of the background receipt purge (finished `Idempotency-Key` receipts past their 24 h expiry, finished
    * webhook receipts past `webhookReceiptRetentionMs`). @default 3_600_000 (1 h)
    */
@@ -112,6 +119,7 @@ export interface ServiceConfig {
   readonly receiptStaleAfterMs: number;
   readonly webhookToleranceSec: number;
   readonly idempotencyStaleAfterMs: number;
+  readonly waitForInFlightMs: number;
   readonly receiptPurgeEveryMs: number;
   readonly webhookReceiptRetentionMs: number;
   readonly brokerUrl: string | null;
@@ -124,6 +132,11 @@ function int(value: unknown, name: string, min: number, fallback: number): numbe
     throw new InvalidOption(name, `must be an integer >= ${min}, got ${String(v)}`);
   }
   return v;
+}
+
+function atMost(value: number, max: number, name: string): number {
+  if (value > max) throw new InvalidOption(name, `must be at most ${max}, got ${value}`);
+  return value;
 }
 
 /** Comma-separated or listed secrets; blanks dropped. */
@@ -201,6 +214,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
     webhookToleranceSec: int(settings.webhookToleranceSec, 'webhookToleranceSec', 1, 300),
     idempotencyStaleAfterMs,
+    waitForInFlightMs: atMost(int(settings.waitForInFlightMs, 'waitForInFlightMs', 0, 0), 30_000, 'waitForInFlightMs'),
     receiptPurgeEveryMs: int(settings.receiptPurgeEveryMs, 'receiptPurgeEveryMs', 1, 3_600_000),
     webhookReceiptRetentionMs: int(settings.webhookReceiptRetentionMs, 'webhookReceiptRetentionMs', 1, 604_800_000),
     brokerUrl: optionalText(settings.brokerUrl, 'brokerUrl'),

@@ -82,7 +82,8 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
         base: { service: 'payonce-service', pid: process.pid },
         destination: pino.destination({ dest: 2, sync: true }),
       });
-    const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs };
+    const waitForInFlightMs = config.waitForInFlightMs;
+    const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs, waitForInFlightMs };
     let receipts: 'sql' | 'redis' | 'custom' = 'sql';
     let intakeGuard: IdempotencyGuard;
     let redisStore: RedisStore | null = null;
@@ -102,7 +103,11 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     } else {
       intakeGuard = new IdempotencyGuard(store, guardOptions);
     }
-    const httpGuard = new IdempotencyGuard(store, { clock, staleAfterMs: config.idempotencyStaleAfterMs });
+    const httpGuard = new IdempotencyGuard(store, {
+      clock,
+      staleAfterMs: config.idempotencyStaleAfterMs,
+      waitForInFlightMs,
+    });
     const metrics = new ServiceMetrics({
       store,
       clock,

@@ -11,6 +11,12 @@ import {
 import { badSignature, foreignEvent, forgedEventRejected } from './scenarios/forgery-scenarios.js';
 import { crashBeforeFulfilment, jobRerun, unknownReconciled } from './scenarios/recovery-scenarios.js';
 import {
+  duplicateWaitsOnOtherReplica,
+  replicaKilledMidFulfilment,
+  sameCheckoutTwoReplicas,
+  sameWebhookEveryReplica,
+} from './scenarios/replica-scenarios.js';
+import {
   paidThenRefunded,
   sameNotificationStorm,
   sameWebhookTwice,
@@ -18,7 +24,10 @@ import {
   webhookBeforeResponse,
 } from './scenarios/webhook-scenarios.js';
 
-/** Every conformance scenario of docs/design.md §9, by number (1…18). @see docs/storm.md for each one's criterion. */
+/**
+ * Every conformance scenario, by number: 1…18 of docs/design.md §9, then 19…22 for what several replicas of the service
+ * bring (skipped against a single service). @see docs/storm.md for each one's criterion.
+ */
 export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze(
   [
     doublePayClick,
@@ -39,8 +48,15 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze(
     sameNotificationStorm,
     paidThenRefunded,
     forgedEventRejected,
+    sameCheckoutTwoReplicas,
+    sameWebhookEveryReplica,
+    replicaKilledMidFulfilment,
+    duplicateWaitsOnOtherReplica,
   ].sort((a, b) => a.id - b.id),
 );
 
 /** Scenario 12 kills the service: it runs alone, after all others. */
 export const CRASH_SCENARIO_ID = 12;
+
+/** Scenarios that kill a replica: they run alone, after all others (12 first). */
+export const KILLING_SCENARIO_IDS: readonly number[] = Object.freeze([CRASH_SCENARIO_ID, 21]);

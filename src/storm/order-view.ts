@@ -13,6 +13,12 @@ export interface ViewJob {
   readonly topic: string;
   readonly status: string;
   readonly attempts: number;
+  /**
+   * The outbox worker holding (or last holding) the job's lease, as the service reports it (`payonce serve`:
+   * `serve-<pid>-<random>`), or `null` when the service does not say. Lets replica scenarios find which replica
+   * runs a fulfilment.
+   */
+  readonly leaseOwner?: string | null;
 }
 
 /** One journal entry: a provider report and what the service decided about it. */
@@ -118,6 +124,7 @@ export function parseOrderView(json: unknown): OrderView {
         topic: text(j.topic, `jobs[${i}].topic`),
         status: text(j.status, `jobs[${i}].status`),
         attempts: int(j.attempts, `jobs[${i}].attempts`),
+        leaseOwner: textOrNull(j.leaseOwner),
       }),
     ),
     journal: array(root.journal ?? [], 'journal').map((e, i) =>

@@ -1,25 +1,31 @@
 import { InvalidOption, PayonceError } from '../core/errors.js';
-import { ALL_SCENARIOS, CRASH_SCENARIO_ID } from './all-scenarios.js';
+import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
 import { SandboxApi } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 import { ScenarioRun } from './scenario-run.js';
 import { ServiceApi } from './service-api.js';
-import { pidKillControl, type ServiceControl } from './service-control.js';
+import { pidKillControl, replicaKillControl, type ServiceControl } from './service-control.js';
 import { StormHttp } from './storm-http.js';
 import type { StormProgress, StormReport } from './storm-report.js';
 
-/** Scenarios `runStorm` runs at the same time unless told otherwise (scenario 12 always runs alone, last). */
+/** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
 export const DEFAULT_STORM_CONCURRENCY = 4;
 
 /** Options of {@link runStorm}. */
 export interface StormOptions {
   /** Base URL of the service under test (docs/service.md), e.g. `http://127.0.0.1:3000`. */
   target: string;
+  /**
+   * Base URLs of every replica of the service (several `payonce serve` processes on one database, `target` among
+   * them or not): every scenario's requests go to them round-robin, scenario 12 kills one chosen at random, and
+   * the replica scenarios (19–22) aim at particular ones. @default `[target]`
+   */
+  replicas?: readonly string[];
   /** Base URL of the sandbox provider the service calls and that sends its webhooks (docs/sandbox.md). */
   provider: string;
   /** Bearer token of the service's `/admin/*` routes; without it scenario 14 is skipped. */
   adminToken?: string;
-  /** Scenario numbers to run (1…18). @default all */
+  /** Scenario numbers to run (1…22). @default all */
   only?: readonly number[];
   /** How scenario 12 kills and restarts the service. @default pidKillControl(target) */
   serviceControl?: ServiceControl;
@@ -31,7 +37,7 @@ export interface StormOptions {
    * @default 30_000
    */
   timeoutMs?: number;
-  /** Scenarios run at the same time (scenario 12, which kills the service, always runs alone, last). @default 4 */
+  /** Scenarios run at the same time (scenarios 12 and 21, which kill a service process, always run alone, last). @default 4 */
   concurrency?: number;
 }
 
@@ -68,7 +74,8 @@ export function selectScenarios(only: readonly number[] | undefined): Scenario[]
   if (only.length === 0) throw new InvalidOption('only', 'must name at least one scenario');
   const known = new Map(ALL_SCENARIOS.map((s) => [s.id, s]));
   for (const id of only) {
-    if (!known.has(id)) throw new InvalidOption('only', `no scenario ${id}; scenarios are numbered 1 to 18`);
+    if (!known.has(id))
+      throw new InvalidOption('only', `no scenario ${id}; scenarios are numbered 1 to ${ALL_SCENARIOS.length}`);
   }
   return ALL_SCENARIOS.filter((s) => only.includes(s.id));
 }
@@ -96,7 +103,7 @@ async function preflight(http: StormHttp, target: string, provider: string): Pro
  * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
  * 3 × `timeoutMs` + 10 s, is a failure with the error as its reason (its orders are still judged); the run itself does not
  * throw for a failing target.
- * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…18).
+ * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…22).
  * @throws {StormTargetUnavailable} the service's `/healthz` or the sandbox's controls do not answer 200.
  * @see docs/design.md §9; docs/storm.md (every scenario and its criterion).
  * @example const report = await runStorm({ target: service.url, provider: sandbox.url, adminToken });
@@ -105,18 +112,25 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
   const target = baseUrl(options.target, 'target');
   const provider = baseUrl(options.provider, 'provider');
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
-  const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, 18, 'concurrency');
+  const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, ALL_SCENARIOS.length, 'concurrency');
   const scenarios = selectScenarios(options.only);
+  const replicas = (options.replicas ?? [target]).map((url, i) => baseUrl(url, `replicas[${i}]`));
+  if (replicas.length === 0) throw new InvalidOption('replicas', 'must name at least one base URL');
   const onProgress = options.onProgress ?? (() => {});
   const startedAtMs = Date.now();
   const http = new StormHttp(timeoutMs);
   try {
-    await preflight(http, target, provider);
+    for (const replica of new Set([target, ...replicas])) await preflight(http, replica, provider);
+    const restartTimeoutMs = timeoutMs;
     const settings = {
-      service: new ServiceApi(http, target),
+      service: new ServiceApi(http, replicas),
       sandbox: new SandboxApi(http, provider),
       adminToken: options.adminToken ?? null,
-      serviceControl: options.serviceControl ?? pidKillControl(target, { restartTimeoutMs: timeoutMs }),
+      serviceControl:
+        options.serviceControl ??
+        (replicas.length > 1
+          ? replicaKillControl(replicas, { restartTimeoutMs })
+          : pidKillControl(replicas[0]!, { restartTimeoutMs })),
       timeoutMs,
     };
     const total = scenarios.length;
@@ -147,14 +161,13 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       onProgress({ kind: 'finished', result, index: finished, total });
       return result;
     };
-    const queue = scenarios.filter((s) => s.id !== CRASH_SCENARIO_ID);
+    const queue = scenarios.filter((s) => !KILLING_SCENARIO_IDS.includes(s.id));
     const results: ScenarioResult[] = [];
     const worker = async () => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
-    const crash = scenarios.find((s) => s.id === CRASH_SCENARIO_ID);
-    if (crash !== undefined) results.push(await runOne(crash));
+    for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
     results.sort((a, b) => a.id - b.id);
     return Object.freeze({
       target,

@@ -42,8 +42,8 @@ export interface ScenarioContext {
    * scenario fails with "timed out waiting for <what>" and `null` is returned.
    */
   waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, pollMs?: number): Promise<T | null>;
-  /** Sends a crafted webhook to the service (counted as a delivery sent). */
-  sendCrafted(event: CraftedEvent): Promise<HttpAnswer>;
+  /** Sends a crafted webhook to the service, or to replica `replica` (counted as a delivery sent). */
+  sendCrafted(event: CraftedEvent, replica?: number): Promise<HttpAnswer>;
   /** Records `reason` as a failure unless `condition` holds; returns `condition`. */
   expect(condition: boolean, reason: string): boolean;
   /** Adds a line to the scenario's notes (the JSON report). */

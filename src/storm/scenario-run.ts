@@ -114,9 +114,10 @@ export class ScenarioRun implements ScenarioContext {
     }
   }
 
-  async sendCrafted(event: CraftedEvent): Promise<HttpAnswer> {
+  async sendCrafted(event: CraftedEvent, replica?: number): Promise<HttpAnswer> {
     this.crafted += 1;
-    return this.service.webhook(event.endpoint, event.headers, event.body);
+    const service = replica === undefined ? this.service : this.service.on(replica);
+    return service.webhook(event.endpoint, event.headers, event.body);
   }
 
   expect(condition: boolean, reason: string): boolean {

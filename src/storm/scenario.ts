@@ -73,7 +73,7 @@ export interface ScenarioResult {
  * the scenario's own criterion.
  */
 export interface Scenario {
-  /** Number in docs/design.md §9 (1…18). */
+  /** Number in docs/design.md §9 (1…18), or 19…22 for the replica scenarios. */
   readonly id: number;
   readonly name: string;
   readonly defends: DuplicateLevel;

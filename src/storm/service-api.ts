@@ -21,20 +21,47 @@ export interface StormMoney {
 /**
  * The reference service's HTTP contract (docs/service.md) as the storm calls it. Every call names the customer
  * (`X-Customer-Id`, also the principal that scopes `Idempotency-Key`). Calls return the raw answer unless named
- * `…View`/`expect…`.
+ * `…View`/`expect…`. With several replicas (base URLs of `payonce serve` processes on one database) every call goes
+ * to the next replica in turn (round-robin, as a load balancer would); `on(i)` pins calls to one replica.
  */
 export class ServiceApi {
+  /** Base URLs of every replica, without a trailing slash (one entry for a single service). */
+  readonly replicas: readonly string[];
+  private turn = 0;
+
   constructor(
     private readonly http: StormHttp,
-    /** Base URL of the service, without a trailing slash. */
-    readonly baseUrl: string,
-  ) {}
+    /** Base URL of the service (or of each replica), without a trailing slash. */
+    baseUrl: string | readonly string[],
+    private readonly pinned: number | null = null,
+  ) {
+    this.replicas = Object.freeze(typeof baseUrl === 'string' ? [baseUrl] : [...baseUrl]);
+    if (this.replicas.length === 0) throw new Error('ServiceApi needs at least one base URL');
+  }
+
+  /** The first replica's base URL (the service's, when there is one). */
+  get baseUrl(): string {
+    return this.replicas[this.pinned ?? 0]!;
+  }
+
+  /** The same API with every call sent to replica `index` (modulo the replica count). */
+  on(index: number): ServiceApi {
+    return new ServiceApi(this.http, this.replicas, index % this.replicas.length);
+  }
+
+  /** The base URL the next call goes to: the pinned replica, else the next one round-robin. */
+  private next(): string {
+    if (this.pinned !== null) return this.replicas[this.pinned]!;
+    const url = this.replicas[this.turn % this.replicas.length]!;
+    this.turn += 1;
+    return url;
+  }
 
   /** `POST /orders` with an optional `Idempotency-Key`. */
   createOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<HttpAnswer> {
     const headers: Record<string, string> = { 'x-customer-id': customer };
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    return this.http.send({ method: 'POST', url: `${this.baseUrl}/orders`, headers, body: money });
+    return this.http.send({ method: 'POST', url: `${this.next()}/orders`, headers, body: money });
   }
 
   /** `POST /orders` that must answer 201; returns the order id. @throws {UnexpectedAnswer} any other answer. */
@@ -49,7 +76,7 @@ export class ServiceApi {
   checkout(customer: string, orderId: string, idempotencyKey: string): Promise<HttpAnswer> {
     return this.http.send({
       method: 'POST',
-      url: `${this.baseUrl}/orders/${encodeURIComponent(orderId)}/checkout`,
+      url: `${this.next()}/orders/${encodeURIComponent(orderId)}/checkout`,
       headers: { 'x-customer-id': customer, 'idempotency-key': idempotencyKey },
       body: {},
     });
@@ -59,7 +86,7 @@ export class ServiceApi {
   order(customer: string, orderId: string): Promise<HttpAnswer> {
     return this.http.send({
       method: 'GET',
-      url: `${this.baseUrl}/orders/${encodeURIComponent(orderId)}`,
+      url: `${this.next()}/orders/${encodeURIComponent(orderId)}`,
       headers: { 'x-customer-id': customer },
     });
   }
@@ -76,14 +103,14 @@ export class ServiceApi {
 
   /** `GET /healthz`. */
   healthz(): Promise<HttpAnswer> {
-    return this.http.send({ method: 'GET', url: `${this.baseUrl}/healthz` });
+    return this.http.send({ method: 'GET', url: `${this.next()}/healthz` });
   }
 
   /** `POST /admin/jobs/:id/rerun` with `Authorization: Bearer <adminToken>`. */
   rerunJob(adminToken: string, jobId: string): Promise<HttpAnswer> {
     return this.http.send({
       method: 'POST',
-      url: `${this.baseUrl}/admin/jobs/${encodeURIComponent(jobId)}/rerun`,
+      url: `${this.next()}/admin/jobs/${encodeURIComponent(jobId)}/rerun`,
       headers: { authorization: `Bearer ${adminToken}` },
       body: {},
     });
@@ -91,7 +118,7 @@ export class ServiceApi {
 
   /** A raw webhook delivery to `POST /webhooks/<endpoint>` (exact body bytes, the given headers). */
   webhook(endpoint: 'stripe' | 'standard-webhooks', headers: Record<string, string>, body: string) {
-    return this.http.send({ method: 'POST', url: `${this.baseUrl}/webhooks/${endpoint}`, headers, body });
+    return this.http.send({ method: 'POST', url: `${this.next()}/webhooks/${endpoint}`, headers, body });
   }
 }
 

@@ -10,8 +10,10 @@ export interface ServiceControl {
    * Kills the running service process and waits until a restarted one answers `GET /healthz`.
    * @returns the pid that was killed and the pid that answers now (they differ).
    * @throws {Error} the service could not be killed, or no new process answered before the deadline.
+   * With several replicas, `replica` (an index into the storm's replica list) chooses which one; without it a
+   * replica chosen at random (see {@link replicaKillControl}). A single-service control ignores it.
    */
-  crashAndRestart(): Promise<{ oldPid: number; newPid: number }>;
+  crashAndRestart(replica?: number): Promise<{ oldPid: number; newPid: number; replica?: number }>;
 }
 
 /** Options of {@link pidKillControl}. */
@@ -75,4 +77,35 @@ export function pidKillControl(target: string, options: PidKillOptions = {}): Se
       }
     },
   };
+}
+
+/**
+ * The {@link ServiceControl} of a storm against several replicas (base URLs of `payonce serve` processes on one
+ * database, each under its own supervisor): `crashAndRestart()` SIGKILLs a replica chosen at random (or the one
+ * asked for) by its `/healthz` pid, like {@link pidKillControl} on that replica's URL, and reports its index.
+ * @throws {Error} as {@link pidKillControl}, or an index outside the list.
+ */
+export function replicaKillControl(replicas: readonly string[], options: PidKillOptions = {}): ServiceControl {
+  const controls = replicas.map((url) => pidKillControl(url, options));
+  return {
+    async crashAndRestart(replica?: number) {
+      const index = replica ?? Math.floor(Math.random() * controls.length);
+      const control = controls[index];
+      if (control === undefined) throw new Error(`no replica ${index}: there are ${controls.length}`);
+      return { ...(await control.crashAndRestart()), replica: index };
+    },
+  };
+}
+
+/** The index of the replica whose `/healthz` answers `pid`, or `null` (for a lease owner `serve-<pid>-…`). */
+export async function replicaOfPid(replicas: readonly string[], pid: number): Promise<number | null> {
+  const http = new StormHttp(5_000);
+  try {
+    for (const [index, url] of replicas.entries()) {
+      if ((await pidOf(http, url)) === pid) return index;
+    }
+    return null;
+  } finally {
+    await http.close();
+  }
 }

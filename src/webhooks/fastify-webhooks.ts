@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { clientGoneSignal } from '../http/client-gone.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { WebhookIntake } from './intake.js';
 
@@ -40,7 +41,9 @@ export function fastifyWebhooks(intake: WebhookIntake, options: FastifyWebhooksO
       if (!intake.has(provider)) return reply.callNotFound();
       const body = request.body;
       const rawBody = body instanceof Uint8Array ? body : new Uint8Array(0);
-      return send(reply, await intake.receive({ endpoint: provider, rawBody, headers: request.headers }));
+      // Stops a wait for an in-flight duplicate (the intake's waitForInFlightMs) when the sender disconnects.
+      const signal = clientGoneSignal(reply.raw);
+      return send(reply, await intake.receive({ endpoint: provider, rawBody, headers: request.headers, signal }));
     });
   };
 }

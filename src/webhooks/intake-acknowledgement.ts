@@ -12,6 +12,8 @@ export interface IntakeRequest {
   readonly endpoint: string;
   readonly rawBody: Uint8Array;
   readonly headers: HeadersInput;
+  /** Aborted when the sender disconnects: a delivery waiting for an in-flight duplicate stops waiting. Optional. */
+  readonly signal?: AbortSignal;
 }
 
 /**

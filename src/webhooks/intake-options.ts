@@ -121,4 +121,12 @@ export interface WebhookIntakeOptions<S extends Store = Store> {
    * @default 64 (provider payloads nest about 10 levels)
    */
   readonly maxJsonDepth?: number;
+  /**
+   * How long (ms) a redelivery that meets the same event still being processed (another worker or replica) waits
+   * for it before the 409 + `Retry-After` (`in_progress`): finished in time, it is answered with the stored
+   * acknowledgement as a duplicate (or runs as the retry of a failed one). Keep it well below the provider's
+   * delivery timeout (see the provider's docs). See `GuardOptions.waitForInFlightMs` and docs/replicas.md.
+   * @default the guard's `waitForInFlightMs` (0: answer 409 at once)
+   */
+  readonly waitForInFlightMs?: number;
 }

@@ -132,7 +132,11 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
       );
       return answer(delivery, { ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
     }
-    const payload = fingerprint === 'raw-body' ? { payload: request.rawBody } : {};
+    const payload = {
+      payload: fingerprint === 'raw-body' ? request.rawBody : undefined,
+      waitForInFlightMs: delivery.runtime.waitForInFlightMs,
+      signal: request.signal,
+    };
     // One-commit endpoints: claim, handler and completion in ONE transaction of the guard's SQL store.
     const result =
       endpoint.transaction === true

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
+import { waitBudget } from '../core/guard-options.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
@@ -27,6 +28,8 @@ export interface IntakeRuntime {
   readonly maxPayloadChars: number;
   /** Deepest JSON nesting a body may have before it is refused unparsed (see `maxJsonDepth`). */
   readonly maxJsonDepth: number;
+  /** `undefined` = the guard's own `waitForInFlightMs`. */
+  readonly waitForInFlightMs: number | undefined;
   readonly redactor: Redactor;
   readonly emitter: IntakeEmitter;
   readonly endpoints: ReadonlyMap<string, ResolvedEndpoint>;
@@ -69,7 +72,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
- * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`. @throws {TransactionsUnsupported} an
+ * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`.
+ * @throws {TransactionsUnsupported} an
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
 export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
@@ -89,6 +93,8 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
     maxErrorChars,
     maxPayloadChars,
     maxJsonDepth,
+    waitForInFlightMs:
+      options.waitForInFlightMs === undefined ? undefined : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs'),
     redactor,
     emitter: new IntakeEmitter(),
     endpoints: resolveEndpoints(options),

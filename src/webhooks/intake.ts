@@ -55,7 +55,8 @@ export interface WebhookIntake {
  * An endpoint with `transaction: true` (one-commit mode) runs claim, handler and completion in ONE transaction of
  * the guard's SQL store and hands it to the handler as `context.tx`: one commit per delivery; a rollback leaves no
  * receipt. `rejectionStatus: 400` answers a bad signature 400 instead of 401.
- * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`.
+ * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`/
+ *   `waitForInFlightMs`.
  * @throws {TransactionsUnsupported} an endpoint is `transaction: true` but the guard's store is memory or Redis.
  * @see docs/design.md §3, §5; fixtures README (provider answer formats).
  * @example

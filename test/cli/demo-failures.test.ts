@@ -64,8 +64,8 @@ describe('payonce demo: a service child that cannot start', () => {
     expect(await runCli(['demo', '--database-url', 'redis://127.0.0.1:6379'], bad)).toBe(2);
     expect(bad.stderr.join('\n')).toContain('unsupported scheme "redis:"');
     const only = capture();
-    expect(await runCli(['demo', '--only', '1,19'], only)).toBe(2);
-    expect(only.stderr.join('\n')).toContain('"19" is not a scenario number from 1 to 18');
+    expect(await runCli(['demo', '--only', '1,23'], only)).toBe(2);
+    expect(only.stderr.join('\n')).toContain('"23" is not a scenario number from 1 to 22');
     const port = capture();
     expect(await runCli(['demo', '--port', '70000'], port)).toBe(2);
     expect([...bad.stdout, ...only.stdout, ...port.stdout]).toEqual([]);

@@ -33,4 +33,13 @@ describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, cr
     expect(report.demo.database.startsWith(`${dialect} `)).toBe(true);
     expect(run.stdout).toContain(`payonce serve on ${dialect} `);
   }, 120_000);
+
+  it('passes every scenario with 3 replicas on the same database (npm start -- --replicas 3), 19–22 included', async () => {
+    const reportPath = join(dir, 'replicas.json');
+    const run = await runPayonce(['demo', '--replicas', '3', '--report', reportPath], { DATABASE_URL: namespace.url });
+    const report = await expectFullDemoPassed(run, reportPath, 3);
+    expect(run.stdout).toContain(`3 replicas of payonce serve on ${dialect} `);
+    expect(report.demo.replicas).toHaveLength(3);
+    expect(run.stdout).toMatch(/forwarded to the replicas round-robin/);
+  }, 120_000);
 });

@@ -11,19 +11,26 @@ import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import type { Store } from '../../src/core/store.js';
 import type { TestBackend } from './backend.js';
-import { backendFactories, backendsFromEnv } from './backends/index.js';
+import { backendFactories, backendsFromEnv, redisClusterSelected } from './backends/index.js';
+import { redisClusterBackend } from './backends/redis-cluster.js';
 import { countingStore, deferred, uniqueKey } from './helpers.js';
 
 const STALE_MS = 60_000;
 const utf8 = new TextEncoder();
 
-for (const backendName of backendsFromEnv()) {
+const contractBackends: [string, () => Promise<TestBackend>][] = backendsFromEnv().map((name) => [
+  name,
+  async () => (await backendFactories[name]())(),
+]);
+if (redisClusterSelected()) contractBackends.push(['redis-cluster (3 masters)', redisClusterBackend]);
+
+for (const [backendName, openBackend] of contractBackends) {
   describe(`${backendName}: Store contract`, () => {
     let backend: TestBackend;
     let store: Store;
 
     beforeAll(async () => {
-      backend = await (await backendFactories[backendName]())();
+      backend = await openBackend();
       store = await backend.open();
     });
     afterAll(async () => {
@@ -432,6 +439,89 @@ for (const backendName of backendsFromEnv()) {
       first.response.body[0] = 0x78;
       const second = await guard.run(key, async () => ({}));
       expect(Buffer.from(second.response.body).toString()).toBe('abc');
+    });
+
+    it('lets a duplicate on another connection wait for the in-flight claim and replay its response', async () => {
+      const second = await backend.open();
+      const key = uniqueKey('wait');
+      const hold = deferred<void>();
+      let runs = 0;
+      const first = guardOn(store).run(key, async () => {
+        runs++;
+        await hold.promise;
+        return { status: 201, body: 'first' };
+      });
+      while ((await store.find(key)) === null) await new Promise((resolve) => setTimeout(resolve, 5));
+      const waiter = guardOn(second).run(
+        key,
+        async () => {
+          runs++;
+          return { body: 'second' };
+        },
+        { waitForInFlightMs: 5_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const released = performance.now();
+      hold.resolve();
+      const [a, b, waitedMs] = await Promise.all([
+        first,
+        waiter.then((outcome) => ({ outcome, at: performance.now() })),
+      ]).then(([a, b]) => [a, b.outcome, b.at - released] as const);
+      // Woken by the store's notification (or, where it cannot notify, a poll of at most 100 ms), never by the
+      // 1 s safety re-read of a notifying store.
+      expect(waitedMs).toBeLessThan(500);
+      expect(runs).toBe(1);
+      expect(a.isReplay).toBe(false);
+      expect(b.isReplay).toBe(true);
+      expect(b.response.status).toBe(201);
+      expect(Buffer.from(b.response.body).toString()).toBe('first');
+    });
+
+    it('answers a waiting duplicate RequestInProgress when its wait ends first, and stops at once on abort', async () => {
+      const key = uniqueKey('wait-timeout');
+      const hold = deferred<void>();
+      const first = guardOn(store).run(key, async () => {
+        await hold.promise;
+        return { body: 'first' };
+      });
+      while ((await store.find(key)) === null) await new Promise((resolve) => setTimeout(resolve, 5));
+      const guard = guardOn(store, new ManualClock());
+      let runs = 0;
+      const handler = async () => {
+        runs++;
+        return {};
+      };
+      const started = performance.now();
+      await expect(guard.run(key, handler, { waitForInFlightMs: 100 })).rejects.toBeInstanceOf(RequestInProgress);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+      const controller = new AbortController();
+      const aborted = guard.run(key, handler, { waitForInFlightMs: 10_000, signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      const abortStart = performance.now();
+      await expect(aborted).rejects.toBeInstanceOf(RequestInProgress);
+      expect(performance.now() - abortStart).toBeLessThan(2_000);
+      hold.resolve();
+      await first;
+      expect(runs).toBe(0);
+    });
+
+    it('runs a waiting duplicate as the retry when the in-flight claim fails', async () => {
+      const key = uniqueKey('wait-failed');
+      const hold = deferred<void>();
+      const first = guardOn(store).run(key, async () => {
+        await hold.promise;
+        throw new Error('provider timeout');
+      });
+      while ((await store.find(key)) === null) await new Promise((resolve) => setTimeout(resolve, 5));
+      const waiter = guardOn(store).run(key, async (claim) => ({ body: `retry ${claim.attempt} ${claim.retry}` }), {
+        waitForInFlightMs: 5_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      hold.resolve();
+      await expect(first).rejects.toThrow('provider timeout');
+      const retried = await waiter;
+      expect(retried.isReplay).toBe(false);
+      expect(Buffer.from(retried.response.body).toString()).toBe('retry 2 true');
     });
 
     it('rejects a lease of 0, negative or non-finite ms when the guard is built', () => {

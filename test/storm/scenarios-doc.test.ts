@@ -12,8 +12,8 @@ const rows = doc
   .map((match) => ({ id: Number(match[1]), name: match[2], defends: match[3], cells: match[4]?.split(' | ') ?? [] }));
 
 describe('the scenarios of SPEC §9', () => {
-  it('are numbered 1 to 18, each with a name, a pass criterion and a SPEC §1 duplicate level', () => {
-    expect(ALL_SCENARIOS.map((s) => s.id)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+  it('are numbered 1 to 22 (19–22: replicas), each with a name, a pass criterion and a SPEC §1 duplicate level', () => {
+    expect(ALL_SCENARIOS.map((s) => s.id)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
     for (const scenario of ALL_SCENARIOS) {
       expect(scenario.name.length, `scenario ${scenario.id}`).toBeGreaterThan(5);
       expect(scenario.criterion.length, `scenario ${scenario.id}`).toBeGreaterThan(40);

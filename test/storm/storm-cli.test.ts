@@ -26,8 +26,8 @@ describe('payonce storm (CLI)', () => {
     ['no --target/--provider', ['storm'], /required option/],
     [
       'an unknown scenario',
-      ['storm', '--target', 'http://127.0.0.1:9', '--provider', 'http://127.0.0.1:9', '--only', '19'],
-      /no scenario 19/,
+      ['storm', '--target', 'http://127.0.0.1:9', '--provider', 'http://127.0.0.1:9', '--only', '23'],
+      /no scenario 23/,
     ],
     [
       'a malformed --only',

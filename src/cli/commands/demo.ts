@@ -12,6 +12,14 @@ interface DemoFlags {
   only?: number[];
   report?: string;
   port?: number;
+  replicas?: number;
+}
+
+function replicaCount(value: string): number {
+  const n = /^\d{1,2}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 8)
+    throw new CliUsageError(`--replicas: "${value}" is not a whole number from 1 to 8`);
+  return n;
 }
 
 function port(value: string): number {
@@ -44,6 +52,11 @@ export function registerDemo(program: Command, io: CliIo): void {
     )
     .option('--report <file>', 'write the JSON report of the storm to this file')
     .option('--port <n>', 'port of the service on 127.0.0.1 (default: a free one)', port)
+    .option(
+      '--replicas <n>',
+      'run N payonce serve processes on one PostgreSQL or MySQL database (1–8; SQLite: 1); the storm and the webhooks spread over them',
+      replicaCount,
+    )
     .action(async (flags: DemoFlags) => {
       const adminToken = process.env.PAYONCE_ADMIN_TOKEN;
       // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
@@ -56,13 +69,14 @@ export function registerDemo(program: Command, io: CliIo): void {
         only: flags.only,
         reportPath: flags.report,
         port: flags.port,
+        replicas: flags.replicas,
         adminToken: adminToken !== undefined && adminToken !== '' ? adminToken : undefined,
       });
       if (!result.passed) {
         const failed = (result.storm?.results ?? [])
           .filter((s) => s.verdict === 'fail')
           .map((s) => `${s.id}. ${s.name}`);
-        throw new DemoFailed(failed.length > 0 ? failed : ['the service did not come back after a crash']);
+        throw new DemoFailed(failed.length > 0 ? failed : ['a service replica did not come back after a crash']);
       }
     });
 }

@@ -25,6 +25,7 @@ export interface RuntimeFlags {
   reconcilePendingAfterMs?: number;
   webhookToleranceSec?: number;
   idempotencyStaleAfterMs?: number;
+  waitForInFlightMs?: number;
   receiptPurgeEveryMs?: number;
   webhookReceiptRetentionMs?: number;
   logLevel?: string;
@@ -129,6 +130,11 @@ export function addRuntimeOptions(command: Command): Command {
       millis('--idempotency-stale-after-ms', 1),
     )
     .option(
+      '--wait-for-in-flight-ms <ms>',
+      'how long a duplicate checkout or webhook that meets the same one still running (any replica) waits for its result before 409 (default 0; at most 30000)',
+      millis('--wait-for-in-flight-ms'),
+    )
+    .option(
       '--receipt-purge-every-ms <ms>',
       'how often finished receipts past their retention are purged (default 3600000)',
       millis('--receipt-purge-every-ms', 1),
@@ -217,6 +223,7 @@ export function runtimeOptions(
     reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
     webhookToleranceSec: flags.webhookToleranceSec,
     idempotencyStaleAfterMs: flags.idempotencyStaleAfterMs,
+    waitForInFlightMs: flags.waitForInFlightMs,
     receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
     webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
     logLevel: flags.logLevel,

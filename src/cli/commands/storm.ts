@@ -25,6 +25,8 @@ export interface StormCommandOptions {
   report?: string;
   timeoutMs?: string;
   concurrency?: string;
+  /** `--replica <url>`, repeatable: every replica of the service (the storm spreads its requests over them). */
+  replica?: string[];
 }
 
 function listOf(value: string): number[] {
@@ -57,6 +59,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   try {
     report = await runStorm({
       target: options.target,
+      replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
       provider: options.provider,
       adminToken: options.adminToken,
       only,
@@ -107,7 +110,12 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--only <numbers>', 'run only these scenarios, e.g. 1,8,12')
     .option('--report <file>', 'write the JSON report (every scenario, its counts, orders, verdict and reasons)')
     .option('--timeout-ms <ms>', 'budget of one scenario in ms (raise it for long service timings)', '30000')
-    .option('--concurrency <n>', 'scenarios run at the same time (12 always runs alone)', '4')
+    .option('--concurrency <n>', 'scenarios run at the same time (12 and 21 always run alone)', '4')
+    .option(
+      '--replica <url>',
+      'a replica of the service (repeat for each; the requests go round-robin, 12 kills one at random, 19-22 need two or more)',
+      (url: string, previous: string[] = []) => [...previous, url],
+    )
     .action(async (options: StormCommandOptions) => {
       await runStormCommand(options, io);
     });

@@ -12,6 +12,8 @@ export interface DemoServiceTimings {
   readonly reconcileAfterMs: number;
   readonly providerTimeoutMs: number;
   readonly fulfilDelayMs: number;
+  /** `--wait-for-in-flight-ms`: a duplicate meeting the same checkout or webhook still running waits this long. */
+  readonly waitForInFlightMs: number;
 }
 
 /** The demo's defaults: see {@link DemoServiceTimings}. */
@@ -22,4 +24,5 @@ export const DEMO_SERVICE_TIMINGS: DemoServiceTimings = Object.freeze({
   reconcileAfterMs: 800,
   providerTimeoutMs: 1_000,
   fulfilDelayMs: 150,
+  waitForInFlightMs: 3_000,
 });

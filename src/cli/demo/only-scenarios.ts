@@ -7,7 +7,7 @@ import { CliUsageError } from '../cli-usage-error.js';
  * @throws {CliUsageError} an entry that is not a whole number from 1 to `count`.
  * @example parseOnlyScenarios('12,1,8,8') // [1, 8, 12]
  */
-export function parseOnlyScenarios(value: string, count = 18): number[] {
+export function parseOnlyScenarios(value: string, count = 22): number[] {
   if (value.trim().toLowerCase() === 'none') return [];
   const entries = value
     .split(',')

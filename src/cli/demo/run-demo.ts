@@ -14,6 +14,7 @@ import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
 import { onInterrupt, waitForStop } from './interrupt.js';
+import { type RoundRobinForwarder, startRoundRobinForwarder } from './round-robin-forwarder.js';
 import { serveInstructions } from './serve-instructions.js';
 import { serviceLaunch } from './service-launch.js';
 import { ServiceStartFailed } from './service-start-failed.js';
@@ -42,6 +43,13 @@ export interface DemoOptions {
   readonly scenarioTimeoutMs?: number;
   /** With `serve`: stops waiting when aborted, as Ctrl-C does (for tests). */
   readonly stopSignal?: AbortSignal;
+  /**
+   * How many `payonce serve` processes (replicas) share the database, 1–8. With more than one, the storm spreads
+   * every scenario's requests over them round-robin, the sandbox's webhooks go through a round-robin forwarder,
+   * scenario 12 kills one chosen at random and the replica scenarios 19–22 run. PostgreSQL or MySQL only: SQLite
+   * allows one writing process. @default 1
+   */
+  readonly replicas?: number;
 }
 
 /** What a demo run did. */
@@ -54,8 +62,10 @@ export interface DemoResult {
   readonly providerUrl: string;
   /** The database as printed (password redacted). */
   readonly database: string;
-  /** Restarts of the service child the supervisor made (scenario 12 causes one). */
+  /** Restarts of the service children the supervisors made (scenarios 12 and 21 cause one each). */
   readonly restarts: readonly ServiceRestart[];
+  /** Base URL of every replica (`serviceUrl` is the first). */
+  readonly replicaUrls: readonly string[];
   readonly durationMs: number;
 }
 
@@ -75,8 +85,12 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, writes the
  * JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
  * output is captured and printed (to `io.err`) only when something failed.
+ * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
+ * supervisor, puts a round-robin forwarder between the sandbox's webhooks and them, and runs the storm against all
+ * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
  * @throws {CliUsageError} `only` is empty (`--only none`) without `serve`: nothing would run (exit 2).
  * @throws {InvalidDatabaseUrl} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
+ * @throws {CliUsageError} a bad `replicas`, or more than one replica on SQLite (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.
@@ -87,15 +101,18 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     throw new CliUsageError('--only none runs no scenario: add --serve to just start the sandbox and the service');
   }
   if (options.databaseUrl !== undefined) parseDatabaseUrl(options.databaseUrl);
+  const replicaCount = replicasOf(options);
   const tempDir = options.databaseUrl === undefined ? await mkdtemp(join(tmpdir(), 'payonce-demo-')) : null;
   const databaseUrl = options.databaseUrl ?? join(tempDir!, 'payonce-demo.sqlite');
   const database = describeTarget(parseDatabaseUrl(databaseUrl));
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
   let sandbox: Sandbox | null = null;
-  let supervisor: ServiceSupervisor | null = null;
+  const supervisors: ServiceSupervisor[] = [];
+  let forwarder: RoundRobinForwarder | null = null;
   let keepDatabase = false;
   const cleanup = async () => {
-    await supervisor?.stop();
+    await Promise.all(supervisors.map((supervisor) => supervisor.stop()));
+    await forwarder?.close();
     await sandbox?.close();
     if (tempDir !== null && !keepDatabase) await rm(tempDir, { recursive: true, force: true });
   };
@@ -106,34 +123,57 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       signing: { scheme: 'stripe', secret: newSigningSecret('stripe') },
       deliveryTimeoutMs: 5_000,
     });
-    const launch = serviceLaunch({
-      port: options.port ?? (await findFreePort()),
-      databaseUrl,
-      providerUrl: sandbox.url,
-      stripeWebhookSecret: sandbox.controls.signing().secret,
-      standardWebhooksSecret: newSigningSecret('standard-webhooks'),
-      adminToken,
-      timings: DEMO_SERVICE_TIMINGS,
-    });
-    io.out(`payonce demo: sandbox provider ${sandbox.url}, payonce serve on ${database}`);
-    try {
-      supervisor = await ServiceSupervisor.start({
-        ...launch,
-        onRestart: (r) => io.out(`service restarted (pid ${r.fromPid} → ${r.toPid}) after it was ${r.exit}`),
-        onGiveUp: (failure) => io.err(`service down for good: ${failure.reason}`),
-      });
-    } catch (error) {
-      if (error instanceof ServiceStartFailed) showServiceOutput(io, error.output);
-      throw error;
+    const standardWebhooksSecret = newSigningSecret('standard-webhooks');
+    const launches = [];
+    for (let i = 0; i < replicaCount; i++) {
+      launches.push(
+        serviceLaunch({
+          port: i === 0 && options.port !== undefined ? options.port : await findFreePort(),
+          databaseUrl,
+          providerUrl: sandbox.url,
+          stripeWebhookSecret: sandbox.controls.signing().secret,
+          standardWebhooksSecret,
+          adminToken,
+          timings: DEMO_SERVICE_TIMINGS,
+        }),
+      );
     }
-    io.out(`service ${launch.url} (pid ${supervisor.pid}); webhooks from the sandbox go to /webhooks/stripe`);
-    sandbox.controls.setWebhookUrl(`${launch.url}/webhooks/stripe`);
+    const urls = launches.map((launch) => launch.url);
+    const replicasText = replicaCount > 1 ? `${replicaCount} replicas of payonce serve` : 'payonce serve';
+    io.out(`payonce demo: sandbox provider ${sandbox.url}, ${replicasText} on ${database}`);
+    for (const [i, launch] of launches.entries()) {
+      const name = replicaCount > 1 ? `replica ${i + 1} ` : '';
+      try {
+        // One at a time: the first runs the migrations; the others find them applied.
+        supervisors.push(
+          await ServiceSupervisor.start({
+            ...launch,
+            onRestart: (r) => io.out(`service ${name}restarted (pid ${r.fromPid} → ${r.toPid}) after it was ${r.exit}`),
+            onGiveUp: (failure) => io.err(`service ${name}down for good: ${failure.reason}`),
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ServiceStartFailed) showServiceOutput(io, error.output);
+        throw error;
+      }
+      io.out(`service ${name}${launch.url} (pid ${supervisors[i]!.pid})`);
+    }
+    let webhookBase = urls[0]!;
+    if (replicaCount > 1) {
+      forwarder = await startRoundRobinForwarder(urls);
+      webhookBase = forwarder.url;
+      io.out(`webhooks from the sandbox go to ${forwarder.url}/webhooks/stripe, forwarded to the replicas round-robin`);
+    } else {
+      io.out('webhooks from the sandbox go to /webhooks/stripe');
+    }
+    sandbox.controls.setWebhookUrl(`${webhookBase}/webhooks/stripe`);
+    const outputOfAll = () => supervisors.flatMap((supervisor, i) => prefixed(supervisor.output(), i, replicaCount));
 
     let storm: StormReport | null = null;
     if (options.only === undefined || options.only.length > 0) {
-      const running = supervisor;
       storm = await runStorm({
-        target: launch.url,
+        target: urls[0]!,
+        replicas: urls,
         provider: sandbox.url,
         adminToken,
         only: options.only,
@@ -144,7 +184,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
           if (event.kind === 'finished') io.out(progressLine(event));
         },
       }).catch((error: unknown) => {
-        showServiceOutput(io, running.output());
+        showServiceOutput(io, outputOfAll());
         throw error;
       });
       io.out('');
@@ -152,46 +192,69 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       io.out('');
       io.out(stormSummary(storm));
     }
-    const restarts = supervisor.restarts;
+    const restarts = supervisors.flatMap((supervisor) => supervisor.restarts).sort((a, b) => a.atMs - b.atMs);
     if (options.reportPath !== undefined) {
-      await writeFile(
-        options.reportPath,
-        `${JSON.stringify({ ...storm, demo: { database, restarts } }, null, 2)}\n`,
-        'utf8',
-      );
+      const demo = { database, replicas: urls, restarts, webhooksForwarded: forwarder?.forwarded ?? null };
+      await writeFile(options.reportPath, `${JSON.stringify({ ...storm, demo }, null, 2)}\n`, 'utf8');
       io.out(`report written to ${options.reportPath}`);
     }
-    const failure = supervisor.failure;
-    const passed = failure === null && (storm === null || storm.passed);
-    if (!passed) showServiceOutput(io, supervisor.output());
+    const failed = supervisors.some((supervisor) => supervisor.failure !== null);
+    const passed = !failed && (storm === null || storm.passed);
+    if (!passed) showServiceOutput(io, outputOfAll());
     if (options.serve) {
       keepDatabase = true;
       release();
       io.out('');
       for (const line of serveInstructions({
-        serviceUrl: launch.url,
-        servicePid: supervisor.pid,
+        serviceUrl: urls[0]!,
+        servicePid: supervisors[0]!.pid,
         providerUrl: sandbox.url,
         database,
         adminTokenFromEnv: options.adminToken !== undefined,
       })) {
         io.out(line);
       }
+      if (replicaCount > 1) io.out(`replicas: ${urls.join(' ')} (webhooks via ${webhookBase})`);
       await waitForStop(options.stopSignal);
-      release = onInterrupt(cleanup); // a second Ctrl-C while stopping still stops the child
+      release = onInterrupt(cleanup); // a second Ctrl-C while stopping still stops the children
       io.out(`stopping; the database stays: ${database}`);
     }
     return {
       passed,
       storm,
-      serviceUrl: launch.url,
+      serviceUrl: urls[0]!,
       providerUrl: sandbox.url,
       database,
       restarts,
+      replicaUrls: urls,
       durationMs: Date.now() - startedAtMs,
     };
   } finally {
     release();
     await cleanup();
   }
+}
+
+/** The service output lines, each prefixed with its replica when there are several. */
+function prefixed(lines: readonly string[], index: number, count: number): string[] {
+  return count > 1 ? lines.map((line) => `[replica ${index + 1}] ${line}`) : [...lines];
+}
+
+/**
+ * The replica count of `options`, checked before anything starts.
+ * @throws {CliUsageError} not an integer 1–8, or more than one on SQLite (one writing process per file).
+ */
+function replicasOf(options: DemoOptions): number {
+  const count = options.replicas ?? 1;
+  if (!Number.isSafeInteger(count) || count < 1 || count > 8) {
+    throw new CliUsageError(`--replicas: "${String(count)}" is not a whole number from 1 to 8`);
+  }
+  const kind = options.databaseUrl === undefined ? 'sqlite' : parseDatabaseUrl(options.databaseUrl).dialect;
+  if (count > 1 && kind === 'sqlite') {
+    throw new CliUsageError(
+      `--replicas ${count}: several replicas need a shared PostgreSQL or MySQL database (--database-url postgres://… ` +
+        'or mysql://…); SQLite allows one writing process per file, so replicas would stall each other',
+    );
+  }
+  return count;
 }

@@ -88,6 +88,8 @@ export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
     String(timings.reconcileAfterMs),
     '--fulfil-delay-ms',
     String(timings.fulfilDelayMs),
+    '--wait-for-in-flight-ms',
+    String(timings.waitForInFlightMs),
     '--log-level',
     env.PAYONCE_LOG_LEVEL ?? 'warn',
   ];

@@ -1,6 +1,14 @@
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
-import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
+import type {
+  FinishRequest,
+  InsertClaimRequest,
+  InsertClaimResult,
+  ReceiptWatch,
+  Store,
+  TakeoverRequest,
+} from '../../core/store.js';
+import { ReceiptWaiters } from '../receipt-waiters.js';
 
 /** The Map key of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
 const slot = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
@@ -22,6 +30,7 @@ export class MemoryStore implements Store {
   readonly name = 'memory';
   readonly supportsTransactions = false;
   private readonly receipts = new Map<string, Receipt>();
+  private readonly waiters = new ReceiptWaiters();
 
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
     const id = slot(key);
@@ -64,6 +73,14 @@ export class MemoryStore implements Store {
     return receipt ? copyOut(receipt) : null;
   }
 
+  /**
+   * Subscribes to the finish of `key` in this process: `complete` and `fail` wake its waiters at once.
+   * @see `Store.watchReceipt`.
+   */
+  async watchReceipt(key: RequestKey): Promise<ReceiptWatch> {
+    return this.waiters.watch(slot(key));
+  }
+
   /** @see `Store.purgeBatch`: with `provider`, only receipts whose provider equals it are deleted. */
   async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
     let deleted = 0;
@@ -86,6 +103,7 @@ export class MemoryStore implements Store {
     const current = this.receipts.get(id);
     if (current?.status !== 'processing' || current.attempts !== attempt) return false;
     this.receipts.set(id, Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
+    this.waiters.wake(id);
     return true;
   }
 }

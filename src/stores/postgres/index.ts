@@ -8,4 +8,4 @@ export { isDuplicateKeyError } from '../sql/driver-error.js';
 export type { MigrationReport } from '../sql/migrate.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
 export type { SqlStoreOptions } from '../sql/sql-store.js';
-export { type PostgresPoolConfig, PostgresStore } from './postgres-store.js';
+export { type PostgresPoolConfig, PostgresStore, type PostgresStoreOptions } from './postgres-store.js';

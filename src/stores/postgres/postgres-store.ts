@@ -1,9 +1,12 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
+import type { RequestKey } from '../../core/request-key.js';
+import type { ReceiptWatch } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 
 /**
  * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
@@ -23,6 +26,16 @@ export interface PostgresPoolConfig {
   [option: string]: unknown;
 }
 
+/** Options of `new PostgresStore(…)`. */
+export interface PostgresStoreOptions<DB> extends SqlStoreOptions<DB> {
+  /**
+   * Where the store's one `LISTEN` connection goes (a `postgres://` URL or pool config of the same database and
+   * schema), so duplicates waiting for an in-flight claim are notified (`waitForInFlightMs`). Not from the pool:
+   * a LISTEN connection is held for the store's life. @default none (waiters poll `find` with back-off)
+   */
+  readonly listenConnection?: string | PostgresPoolConfig;
+}
+
 /**
  * Receipts in PostgreSQL through Kysely and `pg` (an optional peer dependency). A claim is one
  * `INSERT … ON CONFLICT DO NOTHING` on the primary key (never a raised 23505, which would abort the caller's
@@ -39,9 +52,40 @@ export interface PostgresPoolConfig {
  * await db.transaction().execute((tx) => guard.runInTransaction(tx, key, (tx) => markPaid(tx, order)));
  */
 export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
-  /** Wraps the caller's Kysely instance (any database type, `PostgresDialect`). Nothing is opened or owned. */
-  constructor(options: SqlStoreOptions<DB>) {
+  /**
+   * Subscribes to the finish of `key` (issue #15): resolves once this store's one `LISTEN` connection is active
+   * (opened on the first wait); the trigger of migration 0009 wakes the waiter when the receipt is completed or
+   * failed and that transaction commits. Present only when the store has a listening connection: made by
+   * `connect()`, or with `listenConnection` in the constructor. @throws the driver's error if LISTEN fails.
+   * @see `Store.watchReceipt`.
+   */
+  readonly watchReceipt?: (key: RequestKey) => Promise<ReceiptWatch>;
+  private listener: PgFinishListener | null = null;
+
+  /**
+   * Wraps the caller's Kysely instance (any database type, `PostgresDialect`); nothing of it is opened or owned.
+   * With `listenConnection`, the store opens (and `close()` ends) one extra connection for `LISTEN`, so waiting
+   * duplicates are notified; without it they poll.
+   */
+  constructor(options: PostgresStoreOptions<DB>) {
     super(options.db, postgresDialect);
+    const listen = options.listenConnection;
+    if (listen !== undefined) {
+      const config = typeof listen === 'string' ? { connectionString: checkUrl(listen) } : { ...listen };
+      this.listener = new PgFinishListener(async () => {
+        const { default: pg } = await import('pg');
+        return new pg.Client(config) as unknown as PgListenClient;
+      });
+      const listener = this.listener;
+      this.watchReceipt = (key) => listener.watch(key.provider, key.externalId);
+    }
+  }
+
+  /** Ends the listening connection (if any), then what `connect` created. Safe to call twice. */
+  override close(): Promise<void> {
+    const listener = this.listener;
+    this.listener = null;
+    return (listener ? listener.close() : Promise.resolve()).then(() => super.close());
   }
 
   /**
@@ -63,7 +107,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       client.on('error', () => {});
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    const store = new PostgresStore<DB>({ db });
+    const store = new PostgresStore<DB>({ db, listenConnection: config });
     store.release = async () => {
       await db.destroy();
     };

@@ -12,6 +12,7 @@ import type { RequestKey } from '../../core/request-key.js';
  * - `<prefix>{receipts}:finished:<provider>` — the same, for one provider's receipts only (the whole rest of
  *   the key is the provider, so the name is injective), read by `purgeBatch` with that provider. A finished
  *   receipt is in both sets; every script that adds, moves or deletes it updates both.
+ * - `<prefix>{receipts}:finished-events` — a pub/sub channel (not a key) announcing each finished `<id>`.
  */
 export interface RedisKeys {
   /** Sorted set `<id>` → finished_at (ms) of every `completed` or `failed` receipt. */
@@ -20,6 +21,11 @@ export interface RedisKeys {
   readonly finishedByProviderBase: string;
   /** The common start of every receipt hash key; a receipt's key is `receiptBase + idOf(key)`. */
   readonly receiptBase: string;
+  /**
+   * The pub/sub channel `<prefix>{receipts}:finished-events` on which complete and fail announce the finished
+   * receipt's `<id>` (same hash tag, so a sharded `SPUBLISH` goes to the store's shard).
+   */
+  readonly finishedChannel: string;
 }
 
 /** Key names for a store with `prefix`. */
@@ -28,6 +34,7 @@ export function redisKeys(prefix: string): RedisKeys {
     finished: `${prefix}{receipts}:finished`,
     finishedByProviderBase: `${prefix}{receipts}:finished:`,
     receiptBase: `${prefix}{receipts}:r:`,
+    finishedChannel: `${prefix}{receipts}:finished-events`,
   });
 }
 

@@ -19,4 +19,25 @@ export interface RedisLike {
   evalshaBuffer?(sha: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
   /** `EVAL` with Buffer replies (ioredis' command method); used like `evalshaBuffer` when present. */
   evalBuffer?(script: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  /** True on an ioredis `Cluster`: finishes are then announced with sharded pub/sub (`SPUBLISH`). */
+  readonly isCluster?: boolean;
+  /**
+   * A new connection with the same options (ioredis `Redis#duplicate(options)`, `Cluster#duplicate(nodes,
+   * options)`): the store's subscriber for waiting duplicates when none is given.
+   */
+  duplicate?(...args: never[]): RedisSubscriberLike;
+}
+
+/**
+ * The part of an ioredis connection (or `Cluster`) a `RedisStore` subscribes on, so duplicates waiting for an
+ * in-flight claim are woken by the finish announcement of the complete/fail scripts (issue #15). A connection
+ * in subscriber mode runs no other command: the store makes its own with `duplicate()` unless one is given.
+ * `message` is emitted for `SUBSCRIBE`, `smessage` for `SSUBSCRIBE` (sharded pub/sub, Redis 7+, Cluster).
+ */
+export interface RedisSubscriberLike {
+  subscribe(...channels: string[]): Promise<unknown>;
+  ssubscribe?(...channels: string[]): Promise<unknown>;
+  on(event: 'message' | 'smessage', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'error' | 'close' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
+  disconnect(): void;
 }

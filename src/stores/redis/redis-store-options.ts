@@ -1,5 +1,5 @@
 import { InvalidOption } from '../../core/errors.js';
-import type { RedisLike } from './redis-like.js';
+import type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 
 /** Options of `new RedisStore(…)`. */
 export interface RedisStoreOptions {
@@ -14,18 +14,48 @@ export interface RedisStoreOptions {
    * contain `{` or `}`. @default 'payonce:'
    */
   prefix?: string;
+  /**
+   * How complete and fail announce a finished receipt to duplicates waiting for it (`waitForInFlightMs`):
+   * `publish` (classic pub/sub, any Redis), `spublish` (sharded pub/sub, Redis 7+: stays on the receipt's shard of
+   * a Redis Cluster), or `off` (no announcement; waiters poll). Every process sharing the prefix must use the same.
+   * @default `spublish` when `client.isCluster`, else `publish`
+   */
+  notify?: 'publish' | 'spublish' | 'off';
+  /**
+   * Makes the store's one subscriber connection (opened on the first wait, closed by `close()`), e.g.
+   * `() => client.duplicate()`. @default `client.duplicate()` (on a Cluster with `shardedSubscribers: true`)
+   */
+  subscriber?: () => RedisSubscriberLike;
 }
 
 /** `RedisStoreOptions` after defaults and validation. */
 export interface ResolvedRedisStoreOptions {
   readonly client: RedisLike;
   readonly prefix: string;
+  readonly notify: 'publish' | 'spublish' | 'off';
+  /** `null` when nothing can subscribe (no `duplicate()` and no `subscriber`) or `notify` is `off`. */
+  readonly subscriber: (() => RedisSubscriberLike) | null;
+}
+
+const NOTIFY_MODES = ['publish', 'spublish', 'off'] as const;
+
+function subscriberOf(client: RedisLike, given: (() => RedisSubscriberLike) | undefined) {
+  if (given !== undefined) {
+    if (typeof given !== 'function') throw new InvalidOption('subscriber', 'must be a function returning a connection');
+    return given;
+  }
+  const duplicate = client.duplicate as ((...args: unknown[]) => RedisSubscriberLike) | undefined;
+  if (typeof duplicate !== 'function') return null;
+  return client.isCluster === true
+    ? () => duplicate.call(client, [], { shardedSubscribers: true })
+    : () => duplicate.call(client);
 }
 
 /**
  * Applies defaults and checks the options once.
  * @throws {InvalidOption} if `client` has no `callBuffer` method, or `prefix` is not a string or contains a
- * brace (which would change the Redis Cluster hash tag and split the store's keys across slots).
+ * brace (which would change the Redis Cluster hash tag and split the store's keys across slots), `notify` is not
+ * `publish`/`spublish`/`off`, or `subscriber` is not a function.
  */
 export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
   const client = options?.client;
@@ -37,5 +67,9 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
   if (prefix.includes('{') || prefix.includes('}')) {
     throw new InvalidOption('prefix', 'must not contain { or } (the store adds its own Redis Cluster hash tag)');
   }
-  return Object.freeze({ client, prefix });
+  const notify = options.notify ?? (client.isCluster === true ? 'spublish' : 'publish');
+  if (!NOTIFY_MODES.includes(notify))
+    throw new InvalidOption('notify', `must be publish, spublish or off, got ${String(notify)}`);
+  const subscriber = notify === 'off' ? null : subscriberOf(client, options.subscriber);
+  return Object.freeze({ client, prefix, notify, subscriber });
 }

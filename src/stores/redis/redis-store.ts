@@ -1,9 +1,17 @@
 import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
-import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
+import type {
+  FinishRequest,
+  InsertClaimRequest,
+  InsertClaimResult,
+  ReceiptWatch,
+  Store,
+  TakeoverRequest,
+} from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
 import { receiptOfReply } from './receipt-of-reply.js';
+import { RedisFinishListener } from './redis-finish-listener.js';
 import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-options.js';
@@ -82,6 +90,14 @@ export class RedisStore implements Store {
   readonly prefix: string;
   private readonly client: RedisLike;
   private readonly keys: RedisKeys;
+  /** The announce command and channel the complete/fail scripts get (`['', '']` when `notify` is `off`). */
+  private readonly announce: readonly [string, string];
+  private readonly listener: RedisFinishListener | null;
+  /**
+   * Subscribes to the finish of `key` on this store's one subscriber connection (issue #15); present unless
+   * `notify` is `off` or there is no way to make a subscriber. @see `Store.watchReceipt`.
+   */
+  readonly watchReceipt?: (key: RequestKey) => Promise<ReceiptWatch>;
   /** Closes the connection when this store created it (`connect`), else `null`. */
   #closeOwned: (() => Promise<void>) | null = null;
 
@@ -94,6 +110,14 @@ export class RedisStore implements Store {
     this.client = resolved.client;
     this.prefix = resolved.prefix;
     this.keys = redisKeys(this.prefix);
+    const command = resolved.notify === 'off' ? '' : resolved.notify.toUpperCase();
+    this.announce = [command, command === '' ? '' : this.keys.finishedChannel];
+    this.listener =
+      resolved.subscriber === null
+        ? null
+        : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, resolved.notify === 'spublish');
+    const listener = this.listener;
+    if (listener) this.watchReceipt = (key) => listener.watch(receiptIdOf(key));
   }
 
   /**
@@ -167,10 +191,11 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Quits the connection if this store created it (`connect`); does nothing for a caller's client, which its
-   * owner closes. Safe to call twice.
+   * Disconnects the store's own subscriber (made for waiting duplicates) and quits the connection if this store
+   * created it (`connect`); a caller's client is left open for its owner to close. Safe to call twice.
    */
   async close(): Promise<void> {
+    await this.listener?.close();
     const close = this.#closeOwned;
     this.#closeOwned = null;
     if (close) await close();
@@ -224,6 +249,7 @@ export class RedisStore implements Store {
         response.status,
         JSON.stringify(response.headers),
         bytesOf(response.body),
+        ...this.announce,
       ],
     );
     return integerReply(reply) === 1;
@@ -234,7 +260,7 @@ export class RedisStore implements Store {
     const reply = await failScript.run(
       this.client,
       [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
-      [attempt, msText(nowMs), receiptIdOf(key), error],
+      [attempt, msText(nowMs), receiptIdOf(key), error, ...this.announce],
     );
     return integerReply(reply) === 1;
   }

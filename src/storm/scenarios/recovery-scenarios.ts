@@ -37,9 +37,9 @@ export const crashBeforeFulfilment: Scenario = {
         `${atKill.fulfilments} fulfilment(s) (start the service with --fulfil-delay-ms of 100 or more)`,
     );
     try {
-      const { oldPid, newPid } = await ctx.serviceControl.crashAndRestart();
+      const { oldPid, newPid, replica } = await ctx.serviceControl.crashAndRestart();
       ctx.note(
-        `killed pid ${oldPid} with the fulfilment job ${atKill.job.status} (attempt ${atKill.job.attempts}, ` +
+        `killed ${replica === undefined ? '' : `replica ${replica + 1} of ${ctx.service.replicas.length}, `}pid ${oldPid} with the fulfilment job ${atKill.job.status} (attempt ${atKill.job.attempts}, ` +
           `${atKill.fulfilments} fulfilment(s) written); restarted as pid ${newPid}; job states seen: ${seen.join(' → ')}`,
       );
     } catch (error) {

@@ -5,38 +5,68 @@ import type { PayonceRun } from './run-payonce.js';
 
 /** The demo's JSON report: the storm report plus what the demo adds. */
 export type DemoReportFile = StormReport & {
-  readonly demo: { readonly database: string; readonly restarts: ReadonlyArray<{ fromPid: number; toPid: number }> };
+  readonly demo: {
+    readonly database: string;
+    readonly restarts: ReadonlyArray<{ fromPid: number; toPid: number }>;
+    readonly replicas?: readonly string[];
+  };
 };
 
+/** The replica scenarios: skipped against one service, run (and passed) with `--replicas N`. */
+const REPLICA_SCENARIOS = [19, 20, 21, 22];
+const SCENARIOS = 22;
+
 /**
- * Asserts what a user relies on after `payonce demo --report FILE` passed: exit 0, a `pass` row for each of the 18
- * scenarios in the table, the PASS summary, a JSON report listing all 18 scenarios as passed, and that scenario 12
- * really killed the service child and the supervisor restarted it (the printed restart line, the report's
- * restart record and the storm's own note agree on the pids). Returns the report.
+ * Asserts what a user relies on after `payonce demo [--replicas N] --report FILE` passed: exit 0, a row for each of
+ * the 22 scenarios in the table (`pass`, or `skip` for the replica scenarios 19–22 with one replica), the PASS
+ * summary, a JSON report with the same verdicts, and that scenario 12 really killed a service child (a random
+ * replica with several) and its supervisor restarted it (the printed restart line, the report's restart record and
+ * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too.
+ * Returns the report.
  */
-export async function expectFullDemoPassed(run: PayonceRun, reportPath: string): Promise<DemoReportFile> {
+export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, replicas = 1): Promise<DemoReportFile> {
   const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+  const skipped = replicas > 1 ? [] : REPLICA_SCENARIOS;
   expect(run.code, context).toBe(0);
   const rows = run.stdout.split('\n').filter((line) => /^\s?\d{1,2} \S/.test(line));
-  expect(rows, context).toHaveLength(18);
-  for (const row of rows) expect(row, context).toMatch(/\spass$/);
-  expect(run.stdout, context).toMatch(/^PASS: 18\/18 scenarios, \d+ deliveries \(\d+ duplicates\), .* s$/m);
-  expect(run.stdout).toMatch(/^pass {2}12\. crash after.*\[18 of 18 finished\]$/m);
+  expect(rows, context).toHaveLength(SCENARIOS);
+  for (const row of rows) {
+    const id = Number(row.trim().split(' ')[0]);
+    expect(row, context).toMatch(skipped.includes(id) ? /\sskip$/ : /\spass$/);
+  }
+  const passed = SCENARIOS - skipped.length;
+  const summary =
+    skipped.length > 0
+      ? `PASS: ${passed}/${SCENARIOS} scenarios \\(${skipped.length} skipped: ${skipped.join(', ')}\\), \\d+ deliveries`
+      : `PASS: ${passed}/${SCENARIOS} scenarios, \\d+ deliveries`;
+  expect(run.stdout, context).toMatch(new RegExp(`^${summary} \\(\\d+ duplicates\\), .* s$`, 'm'));
+  expect(run.stdout).toMatch(/^pass {2}12\. crash after.*\[21 of 22 finished\]$/m);
 
   const report = JSON.parse(await readFile(reportPath, 'utf8')) as DemoReportFile;
   expect(report.passed).toBe(true);
-  expect(report.results.map((r) => r.id)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
-  expect(report.results.every((r) => r.verdict === 'pass')).toBe(true);
+  expect(report.results.map((r) => r.id)).toEqual(Array.from({ length: SCENARIOS }, (_, i) => i + 1));
+  for (const result of report.results) {
+    expect(result.verdict, `scenario ${result.id}`).toBe(skipped.includes(result.id) ? 'skip' : 'pass');
+  }
 
-  const restart = /^service restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/m.exec(run.stdout);
-  expect(restart, context).not.toBeNull();
-  const [fromPid, toPid] = [Number(restart![1]), Number(restart![2])];
-  expect(fromPid).not.toBe(toPid);
-  expect(run.stdout).toContain(`(pid ${fromPid})`);
-  expect(report.demo.restarts).toEqual([expect.objectContaining({ fromPid, toPid })]);
+  const restartLine = /^service (?:replica (\d+) )?restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/gm;
+  const restarts = [...run.stdout.matchAll(restartLine)].map((m) => ({ fromPid: Number(m[2]), toPid: Number(m[3]) }));
+  expect(restarts, context).toHaveLength(replicas > 1 ? 2 : 1);
+  for (const { fromPid, toPid } of restarts) {
+    expect(fromPid).not.toBe(toPid);
+    expect(run.stdout).toContain(`(pid ${fromPid})`);
+  }
+  expect(report.demo.restarts).toEqual(restarts.map((r) => expect.objectContaining(r)));
   const crash = report.results.find((r) => r.id === 12)!;
+  const [first] = restarts;
   expect(crash.counts.fulfilments).toBe(1);
-  expect(crash.notes.join('\n')).toContain(`killed pid ${fromPid} with the fulfilment job running`);
-  expect(crash.notes.join('\n')).toContain(`restarted as pid ${toPid}`);
+  const killed = replicas > 1 ? `of ${replicas}, pid ${first!.fromPid} with` : `killed pid ${first!.fromPid} with`;
+  expect(crash.notes.join('\n')).toContain(killed);
+  expect(crash.notes.join('\n')).toContain(`restarted as pid ${first!.toPid}`);
+  if (replicas > 1) {
+    const midFulfilment = report.results.find((r) => r.id === 21)!;
+    expect(midFulfilment.counts.fulfilments).toBe(1);
+    expect(midFulfilment.notes.join('\n')).toContain(`(pid ${restarts[1]!.fromPid}) mid-fulfilment`);
+  }
   return report;
 }

@@ -13,12 +13,26 @@ export const backendFactories: Record<BackendName, () => Promise<BackendFactory>
 };
 
 const ALL = Object.keys(backendFactories) as BackendName[];
+/** Selectable in `PAYONCE_BACKENDS` but only run by the suites that start it (the Store contract suite). */
+const OPT_IN = ['redis-cluster'];
+
+/**
+ * True when the Store contract suite should also run on a 3-master Redis Cluster it starts itself: by default,
+ * or when `PAYONCE_BACKENDS` names `redis-cluster`.
+ */
+export function redisClusterSelected(env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env.PAYONCE_BACKENDS?.trim();
+  return !raw || raw.split(',').some((name) => name.trim() === 'redis-cluster');
+}
 
 /** The backends selected by `PAYONCE_BACKENDS` (comma-separated), or all of them. Unknown names throw. */
 export function backendsFromEnv(env: NodeJS.ProcessEnv = process.env): BackendName[] {
   const raw = env.PAYONCE_BACKENDS?.trim();
   if (!raw) return ALL;
-  const names = raw.split(',').map((name) => name.trim());
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => !OPT_IN.includes(name));
   for (const name of names) {
     if (!ALL.includes(name as BackendName)) throw new Error(`PAYONCE_BACKENDS: unknown backend ${name}`);
   }

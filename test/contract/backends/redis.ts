@@ -30,6 +30,7 @@ export async function deleteKeysWithPrefix(client: Redis, prefix: string): Promi
 export async function redisBackend(): Promise<TestBackend> {
   const prefix = `payonce-test-${randomUUID()}:`;
   const clients: Redis[] = [];
+  const stores: RedisStore[] = [];
   const connect = (): Redis => {
     const client = redisTestClient();
     clients.push(client);
@@ -37,9 +38,14 @@ export async function redisBackend(): Promise<TestBackend> {
   };
   return {
     name: 'redis',
-    open: async () => new RedisStore({ client: connect(), prefix }),
+    open: async () => {
+      const store = new RedisStore({ client: connect(), prefix });
+      stores.push(store);
+      return store;
+    },
     cleanup: async () => {
       try {
+        await Promise.all(stores.map((store) => store.close()));
         await deleteKeysWithPrefix(connect(), prefix);
       } finally {
         await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));

@@ -6,6 +6,7 @@ import { receiptsProviderPurge0005 } from './0005-receipts-provider-purge.js';
 import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
 import { adminActions0007 } from './0007-admin-actions.js';
 import { outboxOrder0008 } from './0008-outbox-order.js';
+import { receiptsFinishNotify0009 } from './0009-receipts-finish-notify.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -18,4 +19,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   serviceFulfilments0006,
   adminActions0007,
   outboxOrder0008,
+  receiptsFinishNotify0009,
 ]);
