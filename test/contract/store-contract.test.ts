@@ -29,10 +29,12 @@ for (const [backendName, openBackend] of contractBackends) {
     let backend: TestBackend;
     let store: Store;
 
+    // A Redis Cluster is started for its suite (3 servers, cluster create, cluster_state:ok): on a loaded machine that
+    // can take longer than the default 30 s hook timeout.
     beforeAll(async () => {
       backend = await openBackend();
       store = await backend.open();
-    });
+    }, 90_000);
     afterAll(async () => {
       await backend?.cleanup();
     });

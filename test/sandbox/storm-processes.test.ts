@@ -61,7 +61,7 @@ describe('payonce storm against payonce serve + payonce sandbox as separate proc
     await ns?.drop();
   });
 
-  it('passes 18/18', async () => {
+  it('passes 18/18 (the replica scenarios 19-22 skip against one service)', async () => {
     const run = await runPayonce(
       ['storm', '--target', service.url, '--provider', sandbox.url, '--timeout-ms', '30000'],
       { PAYONCE_ADMIN_TOKEN: adminToken },
@@ -69,6 +69,6 @@ describe('payonce storm against payonce serve + payonce sandbox as separate proc
     );
     const why = `${run.stdout}\n${run.stderr}\nservice:\n${service.output()}`;
     expect(run.code, why).toBe(0);
-    expect(run.stdout, why).toMatch(/^PASS: 18\/18 scenarios/m);
+    expect(run.stdout, why).toMatch(/^PASS: 18\/22 scenarios \(4 skipped: 19, 20, 21, 22\)/m);
   }, 180_000);
 });

@@ -41,7 +41,7 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   throw new Error('redis cluster: no free port pair found');
 }
 
-async function untilReady(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+async function untilReady(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;

@@ -54,7 +54,8 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   expect(restarts, context).toHaveLength(replicas > 1 ? 2 : 1);
   for (const { fromPid, toPid } of restarts) {
     expect(fromPid).not.toBe(toPid);
-    expect(run.stdout).toContain(`(pid ${fromPid})`);
+    // The killed pid was printed when it started: "(pid X)", or as a restart's new pid "→ X)" (killed twice).
+    expect(run.stdout).toMatch(new RegExp(`(\\(pid|→) ${fromPid}\\)`));
   }
   expect(report.demo.restarts).toEqual(restarts.map((r) => expect.objectContaining(r)));
   const crash = report.results.find((r) => r.id === 12)!;
