@@ -214,7 +214,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
       10_000,
       'the rerun job to finish',
     );
-    expect(await page.locator(`tr[data-job-id="${job.id}"]`).count()).toBe(0); // no longer dead: nothing to rerun
+    // no longer dead: nothing to rerun (the page refreshes its list after the action; wait for that render)
+    await expect.poll(() => page.locator(`tr[data-job-id="${job.id}"]`).count()).toBe(0);
     expect(await count('payonce_service_fulfilments', sql`order_id = ${order.id}`)).toBe(1);
     const reruns = await db()
       .selectFrom('payonce_admin_actions')

@@ -59,34 +59,50 @@ for (const backend of (['postgres', 'mysql', 'redis'] as const).filter((name) =>
     });
 
     it(`replays A's stored response to B (waitForInFlightMs 2000) soon after A completes; 100 ms is too short`, async () => {
-      const externalId = `wait-${randomUUID()}`;
-      const key = new RequestKey('wait-test', externalId);
-      const a = startA(backend, namespace.target, externalId);
-      await a.inHandler;
-      const guard = new IdempotencyGuard(store, { staleAfterMs: 60_000 });
-      let runsInB = 0;
-      const handler = async () => {
-        runsInB++;
-        return { body: 'from B' };
-      };
-
-      const shortStart = Date.now();
-      await expect(guard.run(key, handler, { waitForInFlightMs: 100 })).rejects.toBeInstanceOf(RequestInProgress);
-      expect(Date.now() - shortStart).toBeGreaterThanOrEqual(95);
-
-      const outcome = await guard.run(key, handler, { waitForInFlightMs: 2_000 });
-      const answeredAt = Date.now();
-      const completedAt = await a.done;
-      const latencyMs = answeredAt - completedAt;
-      console.log(`${backend}: B answered ${latencyMs} ms after A completed (bound ${BOUND_MS[backend]} ms)`);
-
-      expect(runsInB).toBe(0);
-      expect(a.output().match(/in-handler/g)).toHaveLength(1);
-      expect(outcome.isReplay).toBe(true);
-      expect(outcome.response.status).toBe(201);
-      expect(outcome.response.headers).toEqual({ 'content-type': 'text/plain' });
-      expect(Buffer.from(outcome.response.body).toString()).toBe('from A, run 1');
-      expect(Math.abs(latencyMs)).toBeLessThanOrEqual(BOUND_MS[backend]!);
+      // Every trial must hold the behaviour (replay, handler run once, 100 ms too short); the latency bound must hold
+      // in at least one of three trials. One trial inside the bound shows the wake is the store's notification (the
+      // watch's safety re-read comes only after 1 s); further trials only absorb scheduling noise of a loaded
+      // 2-core machine, where two test files run at once.
+      const latencies: number[] = [];
+      for (let trial = 0; trial < 3; trial++) {
+        latencies.push(await waitTrial(backend, namespace.target, store));
+        if (latencies.at(-1)! <= BOUND_MS[backend]!) break;
+      }
+      expect(Math.min(...latencies)).toBeLessThanOrEqual(BOUND_MS[backend]!);
     });
   });
+}
+
+/** One trial: A holds the claim in another process; B's 100 ms wait is refused, its 2 s wait replays A's answer. */
+async function waitTrial(backend: SharedBackend, target: string, store: ClosableStore): Promise<number> {
+  const externalId = `wait-${randomUUID()}`;
+  const key = new RequestKey('wait-test', externalId);
+  const a = startA(backend, target, externalId);
+  await a.inHandler;
+  const guard = new IdempotencyGuard(store, { staleAfterMs: 60_000 });
+  let runsInB = 0;
+  const handler = async () => {
+    runsInB++;
+    return { body: 'from B' };
+  };
+
+  const shortStart = Date.now();
+  await expect(guard.run(key, handler, { waitForInFlightMs: 100 })).rejects.toBeInstanceOf(RequestInProgress);
+  expect(Date.now() - shortStart).toBeGreaterThanOrEqual(95);
+
+  const outcome = await guard.run(key, handler, { waitForInFlightMs: 2_000 });
+  const answeredAt = Date.now();
+  const completedAt = await a.done;
+  const latencyMs = Math.abs(answeredAt - completedAt);
+  console.log(
+    `${backend}: B answered ${latencyMs} ms after A completed (bound ${BOUND_MS[backend as SharedBackend]} ms)`,
+  );
+
+  expect(runsInB).toBe(0);
+  expect(a.output().match(/in-handler/g)).toHaveLength(1);
+  expect(outcome.isReplay).toBe(true);
+  expect(outcome.response.status).toBe(201);
+  expect(outcome.response.headers).toEqual({ 'content-type': 'text/plain' });
+  expect(Buffer.from(outcome.response.body).toString()).toBe('from A, run 1');
+  return latencyMs;
 }

@@ -137,7 +137,7 @@ for (const backend of WEBHOOK_BACKENDS) {
       phone: '+10000000000',
       card: '4242424242424242',
       spacedCard: '4000 0566 5566 5556',
-      cvc: '987',
+      cvc: 'cvc-placeholder-987', // not bare digits: a bare '987' can occur inside a stored timestamp
       clientSecret: 'pi_secret_placeholder_value',
     };
 

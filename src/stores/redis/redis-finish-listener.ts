@@ -55,6 +55,9 @@ export class RedisFinishListener {
       if (channel === this.channel) this.waiters.wake(message);
     });
     try {
+      // A lazy connection without an offline queue (RedisStore.connect's client, duplicated) refuses commands
+      // until it is connected: without this, SUBSCRIBE failed and every waiter fell back to polling.
+      if (subscriber.status === 'wait' && typeof subscriber.connect === 'function') await subscriber.connect();
       if (this.sharded) {
         if (typeof subscriber.ssubscribe !== 'function') throw new Error('redis: the subscriber has no ssubscribe');
         await subscriber.ssubscribe(this.channel);

@@ -40,4 +40,11 @@ export interface RedisSubscriberLike {
   on(event: 'message' | 'smessage', listener: (channel: string, message: string) => void): unknown;
   on(event: 'error' | 'close' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
   disconnect(): void;
+  /**
+   * ioredis: `'wait'` until a `lazyConnect` connection is connected. A subscriber made by `duplicate()` of a
+   * `RedisStore.connect` client is lazy and has no offline queue, so it is connected before it subscribes.
+   */
+  readonly status?: string;
+  /** ioredis `connect()`: opens a `lazyConnect` connection. */
+  connect?(): Promise<unknown>;
 }
