@@ -25,7 +25,8 @@ export interface OpenedStore {
  * Opens payonce's store for `ns` exactly as an application would (static factories, default options). The store's
  * module and its driver are imported here, so a row's process loads only its own backend.
  */
-export async function openStore(ns: NamespaceInfo): Promise<OpenedStore> {
+export async function openStore(ns: NamespaceInfo, options: { batched?: boolean } = {}): Promise<OpenedStore> {
+  const batching = options.batched === true;
   switch (ns.backend) {
     case 'memory': {
       const { MemoryStore } = await import('../../src/stores/memory/memory-store.js');
@@ -39,12 +40,12 @@ export async function openStore(ns: NamespaceInfo): Promise<OpenedStore> {
     }
     case 'postgres': {
       const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
-      const store = await PostgresStore.connect({ ...ns.postgres!, max: 10 });
+      const store = await PostgresStore.connect({ ...ns.postgres!, max: 10 }, { batching });
       return { store, close: () => store.close() };
     }
     case 'mysql': {
       const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
-      const store = await MysqlStore.connect({ uri: ns.mysqlUrl!, connectionLimit: 10 });
+      const store = await MysqlStore.connect({ uri: ns.mysqlUrl!, connectionLimit: 10 }, { batching });
       return { store, close: () => store.close() };
     }
     case 'redis': {
@@ -84,15 +85,19 @@ export async function guardedDelivery(
   }
 }
 
-/** payonce's `IdempotencyGuard.run` on the store of `backend`. */
-export function payonceSubject(backend: BenchBackend): Subject {
+/**
+ * payonce's `IdempotencyGuard.run` on the store of `backend`; `batched` makes the SQL stores batch concurrent
+ * claims and completions (issue #17), with the id `<backend>/payonce-batched`.
+ */
+export function payonceSubject(backend: BenchBackend, options: { batched?: boolean } = {}): Subject {
+  const batched = options.batched === true;
   return {
-    id: `${backend}/payonce`,
+    id: `${backend}/payonce${batched ? '-batched' : ''}`,
     backend,
     kind: 'payonce',
-    label: 'payonce guard.run',
+    label: batched ? 'payonce guard.run, batched claims and completions' : 'payonce guard.run',
     async open(ns, counter): Promise<Deliverer> {
-      const opened = await openStore(ns);
+      const opened = await openStore(ns, { batched });
       const guard = new IdempotencyGuard(opened.store);
       return { deliver: (id) => guardedDelivery(guard, id, counter), close: () => opened.close() };
     },

@@ -7,5 +7,5 @@ export { DriverMissing } from '../driver-missing.js';
 export { isDuplicateKeyError } from '../sql/driver-error.js';
 export type { MigrationReport } from '../sql/migrate.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
-export type { SqlStoreOptions } from '../sql/sql-store.js';
+export type { SqlBatching, SqlConnectOptions, SqlStoreOptions } from '../sql/sql-store.js';
 export { type MysqlPoolConfig, MysqlStore } from './mysql-store.js';

@@ -3,7 +3,7 @@ import { InvalidOption } from '../../core/errors.js';
 import { importDriver } from '../driver-missing.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
-import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 
 /**
  * The part of a `mysql2` `PoolOptions` payonce documents; any other `mysql2` pool option is passed through.
@@ -40,7 +40,7 @@ export interface MysqlPoolConfig {
 export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   /** Wraps the caller's Kysely instance (any database type, `MysqlDialect`). Nothing is opened or owned. */
   constructor(options: SqlStoreOptions<DB>) {
-    super(options.db, mysqlDialect);
+    super(options.db, mysqlDialect, options.batching);
   }
 
   /**
@@ -49,12 +49,15 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * @throws {InvalidOption} for a URL that is not `mysql://` (or `mariadb://`).
    * @throws {DriverMissing} `mysql2` is not installed (the message gives the `npm install` line).
    */
-  static async connect<DB = ReceiptsDatabase>(urlOrConfig: string | MysqlPoolConfig): Promise<MysqlStore<DB>> {
+  static async connect<DB = ReceiptsDatabase>(
+    urlOrConfig: string | MysqlPoolConfig,
+    options: SqlConnectOptions = {},
+  ): Promise<MysqlStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool }) });
-    const store = new MysqlStore<DB>({ db });
+    const store = new MysqlStore<DB>({ db, batching: options.batching });
     store.release = async () => {
       await db.destroy();
     };

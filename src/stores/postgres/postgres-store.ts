@@ -5,7 +5,7 @@ import type { ReceiptWatch } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
-import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 
 /**
@@ -68,7 +68,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * duplicates are notified; without it they poll.
    */
   constructor(options: PostgresStoreOptions<DB>) {
-    super(options.db, postgresDialect);
+    super(options.db, postgresDialect, options.batching);
     const listen = options.listenConnection;
     if (listen !== undefined) {
       const config = typeof listen === 'string' ? { connectionString: checkUrl(listen) } : { ...listen };
@@ -94,7 +94,10 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * @throws {InvalidOption} for an empty URL or one that is not `postgres://` / `postgresql://`.
    * @throws {DriverMissing} `pg` is not installed (the message gives the `npm install` line).
    */
-  static async connect<DB = ReceiptsDatabase>(urlOrConfig: string | PostgresPoolConfig): Promise<PostgresStore<DB>> {
+  static async connect<DB = ReceiptsDatabase>(
+    urlOrConfig: string | PostgresPoolConfig,
+    options: SqlConnectOptions = {},
+  ): Promise<PostgresStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const { default: pg } = await importDriver('PostgresStore', 'pg', 'pg@8', () => import('pg'));
     const pool = new pg.Pool(config);
@@ -107,7 +110,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       client.on('error', () => {});
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    const store = new PostgresStore<DB>({ db, listenConnection: config });
+    const store = new PostgresStore<DB>({ db, listenConnection: config, batching: options.batching });
     store.release = async () => {
       await db.destroy();
     };

@@ -8,4 +8,4 @@ export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrationReport, migrate } 
 export { RECEIPTS_TABLE, type ReceiptsDatabase, type ReceiptsTable } from './receipts-table.js';
 export { schema } from './schema.js';
 export { SQL_DIALECT_NAMES, type SqlDialect, type SqlDialectName } from './sql-dialect.js';
-export { SqlStore, type SqlStoreOptions } from './sql-store.js';
+export { type SqlBatching, type SqlConnectOptions, SqlStore, type SqlStoreOptions } from './sql-store.js';

@@ -25,6 +25,23 @@ export interface SqlStoreOptions<DB> {
    * `payonce_receipts` through it. The store does not own it: `close()` leaves it open.
    */
   readonly db: Kysely<DB>;
+  /**
+   * Batched claims and completions (issue #17): concurrent calls outside a caller's transaction share one
+   * multi-row statement and one commit. `true` uses the defaults. @default false (one statement per call)
+   */
+  readonly batching?: boolean | SqlBatching;
+}
+
+/** Tuning of batched claims and completions (`SqlStoreOptions.batching`). */
+export interface SqlBatching {
+  /** Most rows one batched statement carries; further calls wait for the next batch. @default 256 */
+  readonly maxBatchSize?: number;
+}
+
+/** Options of the static factories `PostgresStore.connect` and `MysqlStore.connect` beyond the pool's own. */
+export interface SqlConnectOptions {
+  /** @see SqlStoreOptions.batching */
+  readonly batching?: boolean | SqlBatching;
 }
 
 /**
@@ -52,8 +69,12 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
 
-  protected constructor(db: Kysely<DB>, dialect: SqlDialect) {
+  /** The batching this store was made with; `null` when every call sends its own statement. */
+  readonly batching: Required<SqlBatching> | null;
+
+  protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching) {
     this.db = db;
+    this.batching = batching ? { maxBatchSize: 256, ...(batching === true ? {} : batching) } : null;
     this.dialect = dialect;
     this.name = dialect.name;
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
