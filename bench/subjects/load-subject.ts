@@ -2,8 +2,10 @@ import type { BenchBackend } from '../lib/namespaces.js';
 import type { Subject } from '../lib/subject.js';
 
 /**
- * The subject of row `id`, importing only the module that implements it: a row's child process (see
- * `lib/child-rows.ts`) must not load other rows' drivers, stores or peer libraries, so its RSS is its own.
+ * The subject of row `id`, importing only the module that implements it: a side's process (see
+ * `lib/subject-side.ts`) must not load other rows' drivers, stores or peer libraries, so its RSS is its own.
+ * Ids: `<backend>/bare`, `<backend>/payonce`, `<backend>/payonce-batched`, `postgres/bare-tx`,
+ * `postgres/payonce-tx` and the peers' ids (`memory/node-idempotency`, `redis/node-idempotency`, `redis/powertools`).
  * @throws {Error} for an unknown id.
  */
 export async function loadSubject(id: string): Promise<Subject> {
@@ -11,6 +13,7 @@ export async function loadSubject(id: string): Promise<Subject> {
   if (id === 'postgres/bare-tx') return (await import('./bare.js')).bareTransactionSubject();
   if (row === 'bare') return (await import('./bare.js')).bareSubject(backend);
   if (row === 'payonce') return (await import('./payonce.js')).payonceSubject(backend);
+  if (row === 'payonce-batched') return (await import('./payonce.js')).payonceSubject(backend, { batched: true });
   if (id === 'postgres/payonce-tx') return (await import('./payonce.js')).payonceTransactionSubject();
   const peers = await import('./peers.js');
   const peer = [peers.nodeIdempotencyMemory, peers.nodeIdempotencyRedis, peers.powertoolsRedis].find(

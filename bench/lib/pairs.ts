@@ -1,0 +1,82 @@
+/**
+ * The pair-by-pair harness (issue #17 item 6): for one `PairTarget` it runs side A then side B, each in a fresh
+ * process, `pairs` times (A B A B …), emptying a side's namespace right before every run of that side. There is no
+ * separate warm-up pair: every side warms up inside its own process before its timed part (a fresh process has a
+ * cold JIT, so a warm-up pair would not warm the next one). After two failed pairs in a row the target stops, so a
+ * broken side cannot hold the run for long; every failure is kept in the result.
+ */
+import type { BenchBackend, Namespace, NamespaceInfo } from './namespaces.js';
+import { judgeTarget, type PairRun, type SideRun, sideProblem, type TargetVerdict } from './pair-verdict.js';
+import type { PairTarget, SideSpec } from './side-protocol.js';
+
+/** What the harness needs around a target: namespaces, a side runner, progress output. */
+export interface PairHarness {
+  /** The bench's namespace of `backend` (created on first use, dropped by the caller at the end). */
+  namespace(backend: BenchBackend): Promise<Namespace>;
+  /** Runs one side in a fresh process on `ns` (see `run-side.ts`). */
+  runSide(side: SideSpec, ns: NamespaceInfo | null): Promise<SideRun>;
+  readonly log: (line: string) => void;
+  /** Pairs per target when the target does not say. */
+  readonly defaultPairs: number;
+}
+
+/** A target as it ran: the target, its pairs and the verdict. */
+export interface TargetRun {
+  readonly target: PairTarget;
+  readonly pairs: readonly PairRun[];
+  readonly verdict: TargetVerdict;
+  /** Set when the target stopped before its last pair. */
+  readonly stoppedEarly: string | null;
+  readonly wallMs: number;
+}
+
+const rate = (run: SideRun): string =>
+  sideProblem(run) === null ? `${run.result!.opsPerSec.toFixed(0)}/s` : `FAILED (${sideProblem(run)!.slice(0, 160)})`;
+
+/** Empties the side's namespace, then runs it; a failed reset fails the side. */
+async function runOneSide(side: SideSpec, harness: PairHarness): Promise<SideRun> {
+  let ns: Namespace | null = null;
+  try {
+    if (side.backend !== null) {
+      ns = await harness.namespace(side.backend);
+      await ns.reset();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { sideId: side.id, result: null, failure: `namespace ${side.backend}: ${message}`, wallMs: 0 };
+  }
+  return harness.runSide(side, ns?.info ?? null);
+}
+
+/** Runs `target`'s pairs and judges them. */
+export async function runTarget(target: PairTarget, harness: PairHarness): Promise<TargetRun> {
+  const started = performance.now();
+  const count = target.pairs ?? harness.defaultPairs;
+  const pairs: PairRun[] = [];
+  let stoppedEarly: string | null = null;
+  harness.log(`${target.id}: ${target.title} (${count} pairs)`);
+  for (let i = 0; i < count; i++) {
+    const a = await runOneSide(target.a, harness);
+    const b = await runOneSide(target.b, harness);
+    const pair = { a, b };
+    pairs.push(pair);
+    const ratio = judgeTarget(target, [pair]).pairRatios[0];
+    const runs = a.result?.expectedHandlerRuns === undefined ? '' : `  handler runs ${a.result.handlerRuns}/${a.result.expectedHandlerRuns}`;
+    harness.log(
+      `  pair ${i + 1}/${count}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}`,
+    );
+    const failed = (p: PairRun) => sideProblem(p.a) !== null || sideProblem(p.b) !== null;
+    if (i >= 1 && i < count - 1 && failed(pairs[i]!) && failed(pairs[i - 1]!)) {
+      stoppedEarly = `stopped after ${i + 1} of ${count} pairs: two failed pairs in a row`;
+      harness.log(`  ${stoppedEarly}`);
+      break;
+    }
+  }
+  const verdict = judgeTarget(target, pairs);
+  const r = verdict.ratio;
+  harness.log(
+    `  => ${r ? `${r.median.toFixed(2)}× (${r.min.toFixed(2)}–${r.max.toFixed(2)})` : 'no clean pair'}` +
+      `${target.min === null ? '' : ` target ≥ ${target.min}×`}  ${verdict.met === null ? '' : verdict.met ? 'met' : 'MISSED'}`,
+  );
+  return { target, pairs, verdict, stoppedEarly, wallMs: performance.now() - started };
+}
