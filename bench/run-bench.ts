@@ -1,114 +1,38 @@
 /**
- * `npm run bench`: payonce against the hand-written bare minimum and against peer libraries, side by side, in one
- * process run, on the machine's PostgreSQL, MariaDB, Redis and a SQLite file (issue 6). Writes `bench/RESULTS.md`
- * and `bench/results.json`. `BENCH_QUICK=1` is a smoke run with tiny sizes, written to `bench/out/` instead.
- * `BENCH_ONLY=postgres,redis/` keeps the rows whose id contains one of the strings (development only).
+ * `npm run bench`: every target of `bench/targets/*.ts` measured pair by pair (issue #17 item 6; see
+ * `lib/pairs.ts`), on the machine's PostgreSQL, MariaDB, Redis and SQLite files, in one run. A full run writes
+ * `bench/RESULTS.md`, `bench/results.json` and the README's Performance numbers.
+ *
+ *   npm run bench                              # full run (every target, physical limits, notes)
+ *   npm run bench -- --only redis-vs-bare,postgres-batched-*   # just those targets, into bench/out/
+ *   npm run bench -- --list                    # the target ids
+ *   BENCH_QUICK=1 npm run bench                # smoke run (tiny sides, 1 pair) into bench/out/
+ *
+ * BENCH_OUT=<dir> writes elsewhere; BENCH_VERBOSE=1 echoes every side's stderr; BENCH_PAIRS=N overrides the pairs of
+ * targets that do not fix their own.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type HttpRouteName, type HttpRow, httpRow } from './http/http-routes.js';
-import { type HttpSizes, runHttp } from './http/run-http.js';
-import { runInChild } from './lib/child-rows.js';
+import { parseBenchArgs, selectTargets } from './lib/bench-args.js';
+import { type BenchResults, targetResult } from './lib/bench-results.js';
 import { withKeptSections } from './lib/kept-sections.js';
+import { type LimitsSection, physicalLimitsSection } from './lib/limits-section.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
-import { CAUSES, NOTES } from './lib/notes.js';
+import { CAUSES, METHOD } from './lib/notes.js';
+import { readNotes } from './lib/notes-dir.js';
+import { runTarget } from './lib/pairs.js';
 import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
 import { updateReadme } from './lib/readme-section.js';
-import { buildReport, renderMarkdown } from './lib/report.js';
-import { runInProcess, type WorkloadSizes } from './lib/run-rows.js';
-import type { Subject } from './lib/subject.js';
+import { renderResults } from './lib/results-markdown.js';
+import { runSide } from './lib/run-side.js';
+import { loadTargets } from './lib/target-files.js';
 import { collectVersions } from './lib/versions.js';
-import { bareSubject, bareTransactionSubject } from './subjects/bare.js';
-import { payonceSubject, payonceTransactionSubject } from './subjects/payonce.js';
-import { nodeIdempotencyMemory, nodeIdempotencyRedis, powertoolsRedis } from './subjects/peers.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const ONLY = (process.env.BENCH_ONLY ?? '')
-  .split(',')
-  .map((s) => s.trim())
-  .filter(Boolean);
-const OUT_DIR = process.env.BENCH_OUT ?? join(import.meta.dirname, QUICK ? 'out' : '.');
-
-const SIZES: WorkloadSizes = QUICK
-  ? {
-      uniqueKeys: 1_000,
-      uniqueMaxMs: 5_000,
-      concurrency: 8,
-      stormKeys: 100,
-      stormCopies: 10,
-      stormConcurrency: 8,
-      stormMaxMs: 5_000,
-      warmup: 100,
-      reps: 1,
-    }
-  : {
-      uniqueKeys: 20_000,
-      uniqueMaxMs: 4_000,
-      concurrency: 8,
-      stormKeys: 1_000,
-      stormCopies: 10,
-      stormConcurrency: 8,
-      stormMaxMs: 2_500,
-      // Each repetition runs in a fresh process: warm up for WARMUP_MAX_MS (1 s) so the JIT reaches steady state.
-      warmup: 50_000,
-      reps: 3,
-    };
-
-const HTTP_SIZES: HttpSizes = QUICK
-  ? {
-      durationMs: 1_000,
-      requests: 20_000,
-      concurrency: 8,
-      stormKeys: 100,
-      stormMaxMs: 3_000,
-      stormCopies: 10,
-      warmup: 100,
-      reps: 1,
-    }
-  : {
-      durationMs: 1_200,
-      requests: 30_000,
-      concurrency: 8,
-      stormKeys: 200,
-      stormMaxMs: 2_000,
-      stormCopies: 10,
-      warmup: 200,
-      reps: 3,
-    };
-
-const BACKENDS: readonly BenchBackend[] = ['memory', 'sqlite', 'sqlite-normal', 'postgres', 'mysql', 'redis'];
-
-const SUBJECTS: readonly Subject[] = [
-  ...BACKENDS.flatMap((backend) => [bareSubject(backend), payonceSubject(backend)]),
-  bareTransactionSubject(),
-  payonceTransactionSubject(),
-  nodeIdempotencyMemory,
-  nodeIdempotencyRedis,
-  powertoolsRedis,
-];
-
-const HTTP_ROWS: readonly HttpRow[] = [
-  ...(['fastify-bare', 'fastify-guard', 'fastify-adapter', 'express-bare', 'express-adapter'] as HttpRouteName[]).map(
-    (route) => httpRow(route, 'postgres'),
-  ),
-  ...(['fastify-bare', 'fastify-guard', 'fastify-adapter'] as HttpRouteName[]).map((route) => httpRow(route, 'redis')),
-  ...(
-    [
-      'fastify-bare',
-      'fastify-guard',
-      'fastify-adapter',
-      'express-bare',
-      'express-adapter',
-      'express-idempotency',
-    ] as HttpRouteName[]
-  ).map((route) => httpRow(route, 'memory')),
-];
-
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const selected = <T extends { id: string }>(items: readonly T[]): T[] =>
-  ONLY.length === 0 ? [...items] : items.filter((item) => ONLY.some((part) => item.id.includes(part)));
+const loadAverage = () => os.loadavg()[0] ?? 0;
 
 /** Formats the written reports as `npx biome check` expects (tables aligned); a failure only warns. */
 function formatWithBiome(files: readonly string[]): Promise<void> {
@@ -122,52 +46,83 @@ function formatWithBiome(files: readonly string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const loaded = await loadTargets();
+  for (const f of loaded.files) log(`${f.file}: ${f.count} targets`);
+  for (const problem of loaded.problems) log(`! ${problem}`);
+  if (args.list) {
+    for (const t of loaded.targets) process.stdout.write(`${t.id.padEnd(44)} ${t.title}\n`);
+    return;
+  }
+  const targets = selectTargets(loaded.targets, args.only);
+  const full = args.only === null && !QUICK;
+  const outDir = process.env.BENCH_OUT ?? join(import.meta.dirname, full ? '.' : 'out');
+  const defaultPairs = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 5));
   const started = Date.now();
-  const loadStart = os.loadavg()[0] ?? 0;
-  const subjects = selected(SUBJECTS);
-  const httpRows = selected(HTTP_ROWS);
-  const needed = new Set<BenchBackend>([...subjects, ...httpRows].map((s) => s.backend));
-  log(`payonce bench${QUICK ? ' (quick)' : ''}: ${subjects.length} in-process rows, ${httpRows.length} HTTP rows`);
+  const loadStart = loadAverage();
+  log(
+    `payonce bench${QUICK ? ' (quick)' : ''}${args.only ? ` --only ${args.only.join(',')}` : ''}: ${targets.length} targets, ` +
+      `${defaultPairs} pairs each unless a target says, load average ${loadStart.toFixed(2)}, writing to ${outDir}`,
+  );
   const versions = await collectVersions();
-  const namespaces = new Map<BenchBackend, Namespace>();
+  const namespaces = new Map<BenchBackend, Promise<Namespace>>();
+  const namespace = (backend: BenchBackend) => {
+    let ns = namespaces.get(backend);
+    if (!ns) {
+      ns = createNamespace(backend);
+      namespaces.set(backend, ns);
+    }
+    return ns;
+  };
+  const echo = process.env.BENCH_VERBOSE === '1' ? log : undefined;
   try {
-    for (const backend of needed) namespaces.set(backend, await createNamespace(backend));
-    log('(a) unique keys and (b) duplicate storm');
-    const inProcess = await runInProcess(subjects, namespaces, SIZES, log, runInChild);
+    const results = [];
+    for (const target of targets) {
+      const run = await runTarget(target, {
+        namespace,
+        runSide: (side, ns) => runSide(side, { ns, echo }),
+        log,
+        defaultPairs,
+      });
+      results.push(targetResult(run));
+    }
     let postgresCosts: PostgresCosts | null = null;
-    const postgres = namespaces.get('postgres');
-    if (postgres && subjects.some((s) => s.id === 'postgres/payonce-tx')) {
-      postgresCosts = await measurePostgresCosts(postgres.info);
-      log(
-        `  postgres: select 1 ${postgresCosts.roundTripsPerSec.toFixed(0)}/s, autocommit insert ${postgresCosts.autocommitInsertsPerSec.toFixed(0)}/s, commit ≈ ${postgresCosts.commitInRoundTrips.toFixed(1)} round trips`,
-      );
+    if (targets.some((t) => t.id === 'postgres-tx')) {
+      postgresCosts = await measurePostgresCosts((await namespace('postgres')).info).catch((error: unknown) => {
+        log(`postgres round-trip probe failed: ${String(error)}`);
+        return null;
+      });
     }
-    log('(c) signed webhook intake over HTTP');
-    const http = await runHttp(httpRows, namespaces, HTTP_SIZES, log);
-    const baselines = new Map(httpRows.map((row) => [row.id, row.baseline]));
-    const report = buildReport(
-      {
-        rows: [...inProcess, ...http],
-        generatedAt: new Date(),
-        quick: QUICK,
-        durationSec: (Date.now() - started) / 1_000,
-        loadAverage: { start: loadStart, end: os.loadavg()[0] ?? 0 },
-        sizes: { inProcess: SIZES, http: HTTP_SIZES, only: ONLY },
-        versions,
-        postgresCosts,
+    // The physical limits belong to a full run (and a smoke run, to check they work), not to a rerun of one target.
+    const limits: LimitsSection | null = args.only === null ? await physicalLimitsSection(log) : null;
+    const report: BenchResults = {
+      format: 2,
+      generatedAt: new Date().toISOString(),
+      quick: QUICK,
+      only: args.only,
+      durationSec: Math.round((Date.now() - started) / 100) / 10,
+      loadAverage: { start: loadStart, end: loadAverage() },
+      versions,
+      sizes: {
+        defaultPairs,
+        sides: QUICK
+          ? 'quick: warm-up 0.2 s, timed 0.4 s'
+          : 'warm-up 1 s; timed 2 s (unique keys) or 1.5 s (storms); HTTP the same',
       },
-      baselines,
-    );
-    await mkdir(OUT_DIR, { recursive: true });
-    await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const resultsPath = join(OUT_DIR, 'RESULTS.md');
-    await writeFile(resultsPath, await withKeptSections(renderMarkdown(report, NOTES, CAUSES), resultsPath));
+      targetFiles: loaded.files,
+      problems: loaded.problems,
+      targets: results,
+      limits,
+      postgresCosts,
+    };
+    await mkdir(outDir, { recursive: true });
+    await writeFile(join(outDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const resultsPath = join(outDir, 'RESULTS.md');
+    const markdown = renderResults(report, { notes: await readNotes(), method: METHOD, causes: CAUSES });
+    await writeFile(resultsPath, await withKeptSections(markdown, resultsPath));
     // Biome formats the committed reports; it ignores bench/out/ and paths outside the repository.
-    if (process.env.BENCH_OUT === undefined && !QUICK) {
-      await formatWithBiome([join(OUT_DIR, 'RESULTS.md'), join(OUT_DIR, 'results.json')]);
-    }
-    // A full run of every row into bench/ also refreshes the README's Performance numbers (between its markers).
-    if (!QUICK && ONLY.length === 0 && process.env.BENCH_OUT === undefined) {
+    if (full && process.env.BENCH_OUT === undefined) {
+      await formatWithBiome([join(outDir, 'results.json')]);
       const readme = join(import.meta.dirname, '..', 'README.md');
       log(
         (await updateReadme(readme, report))
@@ -175,10 +130,20 @@ async function main(): Promise<void> {
           : 'README.md has no bench markers',
       );
     }
-    for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.subject} ${t.measured}`);
-    log(`wrote ${join(OUT_DIR, 'RESULTS.md')} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s`);
+    for (const t of results) {
+      const verdict = t.met === null ? 'report' : t.met ? 'met   ' : 'MISSED';
+      const ratio = t.ratio
+        ? `${t.ratio.median.toFixed(2)}× (${t.ratio.min.toFixed(2)}–${t.ratio.max.toFixed(2)})`
+        : 'n/a';
+      log(`${verdict} ${t.target.id.padEnd(44)} ${ratio}${t.target.min === null ? '' : ` ≥ ${t.target.min}`}`);
+    }
+    log(
+      `wrote ${resultsPath} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s; load average ${loadStart.toFixed(2)} → ${loadAverage().toFixed(2)}`,
+    );
   } finally {
-    for (const ns of namespaces.values()) await ns.drop().catch((error) => log(`drop failed: ${String(error)}`));
+    for (const ns of namespaces.values()) {
+      await ns.then((n) => n.drop()).catch((error: unknown) => log(`drop failed: ${String(error)}`));
+    }
   }
 }
 

@@ -2,44 +2,36 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
-import { type Deliver, measureStorm, measureUnique, type RunSample } from '../lib/measure.js';
-import type { BenchBackend, Namespace } from '../lib/namespaces.js';
-import { type Log, type RowResult, rowOf, WARMUP_MAX_MS } from '../lib/run-rows.js';
+import type { Deliver } from '../lib/measure.js';
+import type { NamespaceInfo } from '../lib/namespaces.js';
 import { payloadOf } from '../lib/subject.js';
-import { type HttpRow, type ParentMessage, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
-
-/** Sizes of workload (c). */
-export interface HttpSizes {
-  /** A timed run sends signed deliveries for `durationMs` (at most `requests`), over `concurrency` connections. */
-  readonly durationMs: number;
-  readonly requests: number;
-  readonly concurrency: number;
-  /** The HTTP storm: keys × copies, all copies in flight together, `concurrency` keys at a time, no new key after `stormMaxMs`. */
-  readonly stormKeys: number;
-  readonly stormMaxMs: number;
-  readonly stormCopies: number;
-  readonly warmup: number;
-  readonly reps: number;
-}
+import { type HttpRouteName, type ParentMessage, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
 
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 
+/**
+ * The HTTP rows' machinery, used by the HTTP side (`http-side.ts`): a server child per route (`server.ts`, its own
+ * process, so the load generator does not share its event loop), deliveries signed ahead of the timed run, and an
+ * undici client over keep-alive connections.
+ */
+
 /** A running server child. */
-interface Server {
+export interface Server {
   readonly origin: string;
   ask(message: ParentMessage): Promise<number>;
   stop(): Promise<void>;
 }
 
-async function startServer(row: HttpRow, ns: Namespace): Promise<Server> {
-  const child: ChildProcess = fork(SERVER, [JSON.stringify({ route: row.route, ns: ns.info })], {
+/** Starts the server child of `route` on namespace `ns`; resolves once it listens on a loopback port. */
+export async function startServer(route: HttpRouteName, ns: NamespaceInfo): Promise<Server> {
+  const child: ChildProcess = fork(SERVER, [JSON.stringify({ route, ns })], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = () =>
     new Promise<ServerMessage>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`server ${row.route} exited with ${code}`));
+      const onExit = (code: number | null) => reject(new Error(`server ${route} exited with ${code}`));
       child.once('exit', onExit);
       child.once('message', (message: ServerMessage) => {
         child.off('exit', onExit);
@@ -70,38 +62,47 @@ async function startServer(row: HttpRow, ns: Namespace): Promise<Server> {
   };
 }
 
-interface Signed {
+export interface Signed {
   readonly headers: Record<string, string>;
   readonly body: string;
 }
 
+/** One signed delivery of event `id` (Standard Webhooks headers plus the Idempotency-Key header). */
+export function signOne(webhook: Webhook, id: string, now: Date): Signed {
+  const body = payloadOf(id);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1_000)),
+      'webhook-signature': webhook.sign(id, now, body),
+      'idempotency-key': `"${id}"`,
+    },
+  };
+}
+
 /** Signs the deliveries of ids `${prefix}0 … ${prefix}${count - 1}` ahead of the timed run (client cost excluded). */
-function sign(prefix: string, count: number): Map<string, Signed> {
+export function sign(prefix: string, count: number): Map<string, Signed> {
   const webhook = new Webhook(WEBHOOK_SECRET);
   const now = new Date();
   const signed = new Map<string, Signed>();
-  for (let i = 0; i < count; i++) {
-    const id = `${prefix}${i}`;
-    const body = payloadOf(id);
-    signed.set(id, {
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1_000)),
-        'webhook-signature': webhook.sign(id, now, body),
-        'idempotency-key': `"${id}"`,
-      },
-    });
-  }
+  for (let i = 0; i < count; i++) signed.set(`${prefix}${i}`, signOne(webhook, `${prefix}${i}`, now));
   return signed;
 }
 
-/** A client delivering pre-signed requests over `connections` keep-alive connections (undici). */
-function client(
+/** Signs each delivery when it is sent (for untimed warm-ups, where the client's cost does not matter). */
+export function signOnTheFly(): { get(id: string): Signed } {
+  const webhook = new Webhook(WEBHOOK_SECRET);
+  const now = new Date();
+  return { get: (id) => signOne(webhook, id, now) };
+}
+
+/** A client delivering signed requests (`signed.get(id)`) over `connections` keep-alive connections (undici). */
+export function client(
   origin: string,
   connections: number,
-  signed: Map<string, Signed>,
+  signed: { get(id: string): Signed | undefined },
 ): { deliver: Deliver; close(): Promise<void> } {
   const pool = new Pool(origin, { connections, pipelining: 1 });
   return {
@@ -121,70 +122,4 @@ function client(
     },
     close: () => pool.close(),
   };
-}
-
-/**
- * Workload (c): for each HTTP row, a fresh server child on loopback, an untimed warm-up, `reps` timed runs of
- * `durationMs` of unique signed deliveries (at most `requests`), then one storm whose handler runs the server counts.
- */
-export async function runHttp(
-  rows: readonly HttpRow[],
-  namespaces: ReadonlyMap<BenchBackend, Namespace>,
-  sizes: HttpSizes,
-  log: Log = () => {},
-): Promise<RowResult[]> {
-  const results: RowResult[] = [];
-  for (const row of rows) {
-    const ns = namespaces.get(row.backend);
-    if (!ns) throw new Error(`no namespace for ${row.backend}`);
-    const samples: RunSample[] = [];
-    let storm: RunSample | null = null;
-    let stormRuns: number | null = null;
-    let error: string | null = null;
-    let server: Server | null = null;
-    try {
-      server = await startServer(row, ns);
-      const warm = client(server.origin, sizes.concurrency, sign('w-', sizes.warmup));
-      await measureUnique(warm.deliver, sizes.warmup, sizes.concurrency, 'w-', WARMUP_MAX_MS);
-      await warm.close();
-      for (let rep = 0; rep < sizes.reps; rep++) {
-        await ns.reset();
-        const prefix = `c${rep}-`;
-        const http = client(server.origin, sizes.concurrency, sign(prefix, sizes.requests));
-        samples.push(await measureUnique(http.deliver, sizes.requests, sizes.concurrency, prefix, sizes.durationMs));
-        await http.close();
-      }
-      await ns.reset();
-      await server.ask({ type: 'reset' });
-      const stormClient = client(server.origin, sizes.concurrency * sizes.stormCopies, sign('s-', sizes.stormKeys));
-      storm = await measureStorm(
-        stormClient.deliver,
-        sizes.stormKeys,
-        sizes.stormCopies,
-        sizes.concurrency,
-        's-',
-        sizes.stormMaxMs,
-      );
-      await stormClient.close();
-      stormRuns = await server.ask({ type: 'runs' });
-      const median = [...samples].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(samples.length / 2)];
-      log(
-        `  ${row.id.padEnd(36)} (c) ${median?.opsPerSec.toFixed(0).padStart(6)}/s  storm handler runs ${stormRuns}/${storm.deliveries / sizes.stormCopies}`,
-      );
-    } catch (failure) {
-      error = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
-      log(`  ${row.id}: FAILED ${error}`);
-    } finally {
-      await server?.stop();
-    }
-    results.push(rowOf(row, 'http', samples, { error }));
-    results.push(
-      rowOf(row, 'http-storm', storm ? [storm] : [], {
-        handlerRuns: stormRuns === null ? [] : [stormRuns],
-        expected: storm ? [storm.deliveries / sizes.stormCopies] : [],
-        error,
-      }),
-    );
-  }
-  return results;
 }

@@ -25,7 +25,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       sawOnly = true;
       const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       if (value === undefined || value.startsWith('--')) throw new Error('--only needs target ids: --only ID[,ID]');
-      only.push(...value.split(',').map((id) => id.trim()).filter(Boolean));
+      only.push(
+        ...value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      );
     } else throw new Error(`unknown argument ${arg} (use --only ID[,ID] or --list)`);
   }
   if (sawOnly && only.length === 0) throw new Error('--only needs target ids: --only ID[,ID]');
@@ -36,7 +41,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
  * The targets `only` selects, in their original order (all of them when `only` is null).
  * @throws {Error} when an id or pattern matches no target (the known ids are listed).
  */
-export function selectTargets<T extends Pick<PairTarget, 'id'>>(targets: readonly T[], only: readonly string[] | null): T[] {
+export function selectTargets<T extends Pick<PairTarget, 'id'>>(
+  targets: readonly T[],
+  only: readonly string[] | null,
+): T[] {
   if (only === null) return [...targets];
   const matches = (pattern: string, id: string) =>
     pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern;

@@ -61,7 +61,10 @@ export async function runTarget(target: PairTarget, harness: PairHarness): Promi
     const pair = { a, b };
     pairs.push(pair);
     const ratio = judgeTarget(target, [pair]).pairRatios[0];
-    const runs = a.result?.expectedHandlerRuns === undefined ? '' : `  handler runs ${a.result.handlerRuns}/${a.result.expectedHandlerRuns}`;
+    const runs =
+      a.result?.expectedHandlerRuns === undefined
+        ? ''
+        : `  handler runs ${a.result.handlerRuns}/${a.result.expectedHandlerRuns}`;
     harness.log(
       `  pair ${i + 1}/${count}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}`,
     );

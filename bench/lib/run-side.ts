@@ -41,13 +41,7 @@ export function parseSideOutput(stdout: string): SideResult | string {
   return { ...r, firstError: r.firstError ?? null } as SideResult;
 }
 
-const tail = (text: string): string =>
-  text
-    .trimEnd()
-    .split('\n')
-    .slice(-STDERR_TAIL_LINES)
-    .join(' ⏎ ')
-    .slice(-600);
+const tail = (text: string): string => text.trimEnd().split('\n').slice(-STDERR_TAIL_LINES).join(' ⏎ ').slice(-600);
 
 /** Options of `runSide`. */
 export interface RunSideOptions {
@@ -102,7 +96,8 @@ export function runSide(side: SideSpec, options: RunSideOptions): Promise<SideRu
       killGroup();
       const parsed = parseSideOutput(stdout);
       const result = typeof parsed === 'string' ? null : parsed;
-      if (timedOut) return finish(`timed out after ${options.timeoutMs ?? SIDE_TIMEOUT_MS} ms; ${tail(stderr)}`, result);
+      if (timedOut)
+        return finish(`timed out after ${options.timeoutMs ?? SIDE_TIMEOUT_MS} ms; ${tail(stderr)}`, result);
       if (code !== 0) return finish(`exit ${code ?? signal}: ${tail(stderr) || 'no stderr'}`, result);
       if (typeof parsed === 'string') return finish(`${parsed}; ${tail(stderr)}`, null);
       finish(null, result);

@@ -55,7 +55,15 @@ export interface SubjectSideArgs {
  * @throws {Error} for a missing `--subject`, an unknown flag or workload, or a non-positive number.
  */
 export function parseSubjectSideArgs(argv: readonly string[], quick: boolean): SubjectSideArgs {
-  const values = parseFlags(argv, ['subject', 'workload', 'concurrency', 'keys', 'seconds', 'warmup-seconds', 'copies']);
+  const values = parseFlags(argv, [
+    'subject',
+    'workload',
+    'concurrency',
+    'keys',
+    'seconds',
+    'warmup-seconds',
+    'copies',
+  ]);
   const subject = values.get('subject');
   if (!subject) throw new Error('--subject <id> is required, e.g. --subject postgres/payonce');
   const workload = workloadFlag(values);
@@ -71,3 +79,48 @@ export function parseSubjectSideArgs(argv: readonly string[], quick: boolean): S
   };
 }
 
+/** What `bench/http/http-side.ts` was asked to run. */
+export interface HttpSideArgs {
+  readonly route: string;
+  readonly backend: string;
+  readonly workload: SideWorkload;
+  /** Keep-alive connections (unique) or keys stormed at a time (storm). */
+  readonly concurrency: number;
+  /** Pre-signed unique deliveries (at most this many are sent), or storm keys. */
+  readonly keys: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly copies: number;
+}
+
+/**
+ * Parses the HTTP side's arguments; `quick` shortens the default durations.
+ * @throws {Error} for a missing `--route` or `--backend`, an unknown flag or workload, or a non-positive number.
+ */
+export function parseHttpSideArgs(argv: readonly string[], quick: boolean): HttpSideArgs {
+  const values = parseFlags(argv, [
+    'route',
+    'backend',
+    'workload',
+    'concurrency',
+    'keys',
+    'seconds',
+    'warmup-seconds',
+    'copies',
+  ]);
+  const route = values.get('route');
+  const backend = values.get('backend');
+  if (!route || !backend) throw new Error('--route <name> and --backend <backend> are required');
+  const workload = workloadFlag(values);
+  const get = (name: string, fallback: number) => positiveFlag(values, name, fallback);
+  return {
+    route,
+    backend,
+    workload,
+    concurrency: Math.floor(get('concurrency', 8)),
+    keys: Math.floor(get('keys', workload === 'unique' ? 100_000 : 2_000)),
+    seconds: get('seconds', quick ? 0.4 : workload === 'unique' ? 2 : 1.5),
+    warmupSeconds: get('warmup-seconds', quick ? 0.2 : 1),
+    copies: Math.floor(get('copies', 10)),
+  };
+}

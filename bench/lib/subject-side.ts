@@ -14,8 +14,8 @@
  */
 import { loadSubject } from '../subjects/load-subject.js';
 import { measureStorm, measureUnique, peakRss, type RunSample } from './measure.js';
-import { emitSideResult, quickRun, sideNamespace } from './side-protocol.js';
 import { parseSubjectSideArgs } from './side-args.js';
+import { emitSideResult, quickRun, sideNamespace } from './side-protocol.js';
 import type { HandlerCounter } from './subject.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -37,7 +37,9 @@ async function main(): Promise<void> {
         : measureStorm(deliver, args.keys, args.copies, args.concurrency, 's-', args.seconds * 1_000),
     );
     const expected = args.workload === 'unique' ? sample.deliveries : sample.deliveries / args.copies;
-    log(`${args.subject} ${args.workload} c${args.concurrency}: ${sample.opsPerSec.toFixed(0)}/s, runs ${counter.runs}/${expected}`);
+    log(
+      `${args.subject} ${args.workload} c${args.concurrency}: ${sample.opsPerSec.toFixed(0)}/s, runs ${counter.runs}/${expected}`,
+    );
     emitSideResult({
       opsPerSec: sample.opsPerSec,
       p50Ms: sample.p50Ms,

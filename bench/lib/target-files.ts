@@ -1,0 +1,66 @@
+/**
+ * Finds the bench's targets: every `bench/targets/*.ts` file (file-name order) exports
+ * `targets: readonly PairTarget[]` (TEAM.md contract). core.ts is the harness's; service.ts and scale.ts come from
+ * other parts of the bench, and a run without them says so in its log and in RESULTS.md instead of failing.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PairTarget } from './side-protocol.js';
+
+/** The target files a full run expects; a missing one is reported, never fatal. */
+export const EXPECTED_TARGET_FILES: readonly string[] = ['core.ts', 'service.ts', 'scale.ts'];
+
+/** What was found in `bench/targets/`. */
+export interface LoadedTargets {
+  readonly targets: readonly PairTarget[];
+  /** `file: n targets` per file that loaded. */
+  readonly files: readonly { readonly file: string; readonly count: number }[];
+  /** Files that are expected but absent, or failed to load or to validate, with why. */
+  readonly problems: readonly string[];
+}
+
+/** Problems of one file's `targets` (shape only; ids across files are checked by `loadTargets`). */
+export function targetProblems(file: string, exported: unknown): string[] {
+  if (!Array.isArray(exported)) return [`${file}: exports no \`targets\` array`];
+  const problems: string[] = [];
+  for (const [i, t] of (exported as Partial<PairTarget>[]).entries()) {
+    const where = `${file} target ${t?.id ?? `#${i}`}`;
+    if (typeof t?.id !== 'string' || t.id === '') problems.push(`${where}: no id`);
+    if (!t?.a?.script || !t?.b?.script) problems.push(`${where}: a side without a script`);
+    if (t?.min !== null && typeof t?.min !== 'number') problems.push(`${where}: min is neither a number nor null`);
+    if (t?.pairs !== undefined && t.pairs < 5) problems.push(`${where}: ${t.pairs} pairs (the contract asks ≥ 5)`);
+  }
+  return problems;
+}
+
+/** Imports every `*.ts` of `dir` (default `bench/targets/`); never throws for a broken or missing file. */
+export async function loadTargets(dir = join(import.meta.dirname, '..', 'targets')): Promise<LoadedTargets> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.ts')).sort();
+  const problems: string[] = EXPECTED_TARGET_FILES.filter((f) => !names.includes(f)).map(
+    (f) => `bench/targets/${f} is missing: its targets are not in this run`,
+  );
+  const targets: PairTarget[] = [];
+  const files: { file: string; count: number }[] = [];
+  for (const name of names) {
+    const file = `bench/targets/${name}`;
+    try {
+      const module = (await import(pathToFileURL(join(dir, name)).href)) as { targets?: unknown };
+      const shape = targetProblems(file, module.targets);
+      if (shape.length > 0) {
+        problems.push(...shape);
+        continue;
+      }
+      const list = module.targets as PairTarget[];
+      const clash = list.filter((t) => targets.some((known) => known.id === t.id));
+      if (clash.length > 0)
+        problems.push(`${file}: target ids already taken, skipped: ${clash.map((t) => t.id).join(', ')}`);
+      const fresh = list.filter((t) => !clash.includes(t));
+      targets.push(...fresh);
+      files.push({ file, count: fresh.length });
+    } catch (error) {
+      problems.push(`${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { targets, files, problems };
+}

@@ -1,0 +1,180 @@
+/**
+ * The targets `npm run bench` builds from the in-process subjects (`bench/subjects/`) and the HTTP rows
+ * (`bench/http/`): issue #17's batched concurrency sweep and duplicate storms, the Redis ratios and the fastify
+ * adapter, plus issue 6's ratios that are still worth tracking. Every target is a pair of sides run alternately in
+ * fresh processes (`bench/lib/pairs.ts`); sides warm up for 1 s and time 2 s (storms 1.5 s) unless BENCH_QUICK=1.
+ */
+import type { HttpRouteName } from '../http/http-routes.js';
+import type { BenchBackend } from '../lib/namespaces.js';
+import type { PairTarget, SideSpec } from '../lib/side-protocol.js';
+
+const SUBJECT_SIDE = 'bench/lib/subject-side.ts';
+const HTTP_SIDE = 'bench/http/http-side.ts';
+
+const BACKEND_NAMES: Record<BenchBackend, string> = {
+  memory: 'memory',
+  sqlite: 'SQLite (synchronous=FULL)',
+  'sqlite-normal': 'SQLite (synchronous=NORMAL)',
+  postgres: 'PostgreSQL',
+  mysql: 'MariaDB',
+  redis: 'Redis',
+};
+
+const SUBJECT_LABELS: Record<string, string> = {
+  bare: 'bare minimum (claim INSERT/HSETNX, completion UPDATE/HSET on the raw driver)',
+  payonce: 'payonce guard.run',
+  'payonce-batched': 'payonce guard.run, batched claims and completions',
+  'bare-tx': 'bare minimum in one transaction (raw pg)',
+  'payonce-tx': 'payonce runInTransaction (+ business INSERT, 1 commit)',
+  'node-idempotency': '@node-idempotency/core',
+  powertools: '@aws-lambda-powertools/idempotency',
+};
+
+/** A side running subject `subject` (`<backend>/<row>`) under `workload` with `concurrency` callers. */
+function subjectSide(subject: string, workload: 'unique' | 'storm', concurrency: number): SideSpec {
+  const [backend, row] = subject.split('/') as [BenchBackend, string];
+  return {
+    id: `${subject}@${workload}-c${concurrency}`,
+    label: `${SUBJECT_LABELS[row] ?? row} on ${BACKEND_NAMES[backend]}, ${workload === 'unique' ? `unique keys, ${concurrency} concurrent` : `storm of 10 copies, ${concurrency} keys at a time`}`,
+    backend,
+    script: SUBJECT_SIDE,
+    args: ['--subject', subject, '--workload', workload, '--concurrency', String(concurrency)],
+  };
+}
+
+/** A side running HTTP route `route` on `backend` (8 keep-alive connections, or a storm of 8 keys × 10 copies). */
+function httpSide(route: HttpRouteName, backend: BenchBackend, workload: 'unique' | 'storm' = 'unique'): SideSpec {
+  return {
+    id: `${backend}/http:${route}@${workload}`,
+    label: `${route} on ${BACKEND_NAMES[backend]}${workload === 'storm' ? ', storm of 10 copies, 8 keys at a time' : ', 8 connections'}`,
+    backend,
+    script: HTTP_SIDE,
+    args: ['--route', route, '--backend', backend, '--workload', workload],
+  };
+}
+
+const BATCHED = 'Batched claims (issue 17)';
+const REDIS = 'Redis (issue 17)';
+const HTTP = 'HTTP adapters (issue 17)';
+const GUARD = 'Guard ÷ bare minimum (issue 6)';
+const PEERS = 'Peers (issue 6)';
+const TX = 'runInTransaction (issue 6)';
+
+/** Issue 17: batched guard ÷ bare minimum at 1, 8, 64 and 256 concurrent unique deliveries, and a storm. */
+function batchedSweep(backend: 'postgres' | 'mysql', at64: number): PairTarget[] {
+  const mins: Record<number, number | null> = { 1: 0.9, 8: null, 64: at64, 256: null };
+  const sweep = [1, 8, 64, 256].map(
+    (c): PairTarget => ({
+      id: `${backend}-batched-c${c}`,
+      group: BATCHED,
+      title: `${BACKEND_NAMES[backend]} batched guard ÷ bare minimum, ${c} concurrent unique deliveries`,
+      a: subjectSide(`${backend}/payonce-batched`, 'unique', c),
+      b: subjectSide(`${backend}/bare`, 'unique', c),
+      min: mins[c] ?? null,
+    }),
+  );
+  const storm: PairTarget = {
+    id: `${backend}-batched-storm`,
+    group: BATCHED,
+    title: `${BACKEND_NAMES[backend]} batched guard ÷ bare minimum, duplicate storm (handler runs == keys in every pair)`,
+    a: subjectSide(`${backend}/payonce-batched`, 'storm', 16),
+    b: subjectSide(`${backend}/bare`, 'storm', 16),
+    min: null,
+    exactlyOnce: true,
+  };
+  return [...sweep, storm];
+}
+
+const guardTarget = (backend: BenchBackend, min: number | null): PairTarget => ({
+  id: `${backend}-guard`,
+  group: GUARD,
+  title: `${BACKEND_NAMES[backend]} guard ÷ bare minimum, 8 concurrent unique deliveries`,
+  a: subjectSide(`${backend}/payonce`, 'unique', 8),
+  b: subjectSide(`${backend}/bare`, 'unique', 8),
+  min,
+});
+
+export const targets: readonly PairTarget[] = [
+  ...batchedSweep('postgres', 3),
+  ...batchedSweep('mysql', 2),
+  {
+    id: 'redis-vs-node-idempotency',
+    group: REDIS,
+    title: 'Redis payonce ÷ @node-idempotency/core (its Redis adapter), 8 concurrent unique deliveries',
+    a: subjectSide('redis/payonce', 'unique', 8),
+    b: subjectSide('redis/node-idempotency', 'unique', 8),
+    min: 1.2,
+  },
+  {
+    id: 'redis-vs-bare',
+    group: REDIS,
+    title: 'Redis payonce ÷ bare HSETNX + HSET, 8 concurrent unique deliveries',
+    a: subjectSide('redis/payonce', 'unique', 8),
+    b: subjectSide('redis/bare', 'unique', 8),
+    min: 0.95,
+  },
+  {
+    id: 'redis-storm',
+    group: REDIS,
+    title: 'Redis payonce ÷ bare HSETNX + HSET, duplicate storm (handler runs == keys in every pair)',
+    a: subjectSide('redis/payonce', 'storm', 16),
+    b: subjectSide('redis/bare', 'storm', 16),
+    min: null,
+    exactlyOnce: true,
+  },
+  ...(['memory', 'redis'] as const).map(
+    (backend): PairTarget => ({
+      id: `http-fastify-adapter-${backend}`,
+      group: HTTP,
+      title: `fastify + fastifyIdempotencyKey adapter ÷ bare fastify route, ${BACKEND_NAMES[backend]}, signed webhooks over loopback`,
+      a: httpSide('fastify-adapter', backend),
+      b: httpSide('fastify-bare', backend),
+      min: 0.8,
+    }),
+  ),
+  {
+    id: 'http-fastify-adapter-redis-storm',
+    group: HTTP,
+    title: 'fastify adapter ÷ bare fastify route on Redis, HTTP duplicate storm (handler runs == keys in every pair)',
+    a: httpSide('fastify-adapter', 'redis', 'storm'),
+    b: httpSide('fastify-bare', 'redis', 'storm'),
+    min: null,
+    exactlyOnce: true,
+  },
+  {
+    id: 'http-fastify-adapter-postgres',
+    group: HTTP,
+    title: 'fastify + fastifyIdempotencyKey adapter ÷ bare fastify route, PostgreSQL (issue 6)',
+    a: httpSide('fastify-adapter', 'postgres'),
+    b: httpSide('fastify-bare', 'postgres'),
+    min: 0.8,
+  },
+  guardTarget('postgres', 0.9),
+  guardTarget('mysql', 0.9),
+  guardTarget('sqlite', 0.9),
+  guardTarget('sqlite-normal', 0.9),
+  {
+    id: 'memory-vs-node-idempotency',
+    group: PEERS,
+    title: 'MemoryStore payonce ÷ @node-idempotency/core (its memory adapter), 8 concurrent unique deliveries',
+    a: subjectSide('memory/payonce', 'unique', 8),
+    b: subjectSide('memory/node-idempotency', 'unique', 8),
+    min: 1.5,
+  },
+  {
+    id: 'http-express-adapter-vs-express-idempotency',
+    group: PEERS,
+    title: 'express + expressIdempotencyKey ÷ express + express-idempotency, memory, over loopback',
+    a: httpSide('express-adapter', 'memory'),
+    b: httpSide('express-idempotency', 'memory'),
+    min: 1.5,
+  },
+  {
+    id: 'postgres-tx',
+    group: TX,
+    title: 'PostgreSQL runInTransaction (1 commit, + business INSERT) ÷ two-commit bare minimum, 8 concurrent',
+    a: subjectSide('postgres/payonce-tx', 'unique', 8),
+    b: subjectSide('postgres/bare', 'unique', 8),
+    min: 1.5,
+  },
+];
