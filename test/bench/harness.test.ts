@@ -1,174 +1,165 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInChild } from '../../bench/lib/child-rows.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type BenchResults, type TargetResult, targetResult } from '../../bench/lib/bench-results.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../../bench/lib/namespaces.js';
+import { readNotes } from '../../bench/lib/notes-dir.js';
+import { type PairHarness, runTarget } from '../../bench/lib/pairs.js';
 import { README_END, README_START, renderReadmeSection, updateReadme } from '../../bench/lib/readme-section.js';
-import { buildReport, renderMarkdown } from '../../bench/lib/report.js';
-import { type RowResult, rowOf, runInProcess, type WorkloadSizes } from '../../bench/lib/run-rows.js';
-import { bareSubject } from '../../bench/subjects/bare.js';
-import { payonceSubject } from '../../bench/subjects/payonce.js';
+import { ratioText, renderResults } from '../../bench/lib/results-markdown.js';
+import { runSide } from '../../bench/lib/run-side.js';
+import type { PairTarget, SideSpec } from '../../bench/lib/side-protocol.js';
 
 /**
- * The bench's measurement code on a tiny workload (no timing assertions): shape of the report, storm correctness.
- * Rows run as `npm run bench` runs them: each repetition of each row in a child process of its own.
+ * The pair-by-pair harness on real side processes with tiny sizes (no timing assertions): every side runs in a
+ * fresh process on a namespace the harness empties first, storms are checked for exactly-once, and a side that
+ * fails is reported in its pair instead of being dropped or hanging the run.
  */
-const SIZES: WorkloadSizes = {
-  uniqueKeys: 200,
-  uniqueMaxMs: 60_000,
-  concurrency: 8,
-  stormKeys: 30,
-  stormCopies: 10,
-  stormConcurrency: 8,
-  stormMaxMs: 60_000,
-  warmup: 20,
-  reps: 2,
+const namespaces = new Map<BenchBackend, Promise<Namespace>>();
+const lines: string[] = [];
+const harness: PairHarness = {
+  namespace(backend) {
+    let ns = namespaces.get(backend);
+    if (!ns) {
+      ns = createNamespace(backend);
+      namespaces.set(backend, ns);
+    }
+    return ns;
+  },
+  runSide: (side, ns) => runSide(side, { ns, timeoutMs: 60_000 }),
+  log: (line) => lines.push(line),
+  defaultPairs: 2,
 };
-const BACKENDS: BenchBackend[] = ['memory', 'sqlite'];
 
-describe('bench harness (memory + sqlite, tiny workload)', () => {
-  const namespaces = new Map<BenchBackend, Namespace>();
-  let rows: RowResult[] = [];
+afterAll(async () => {
+  for (const ns of namespaces.values()) await (await ns).drop();
+});
 
-  beforeAll(async () => {
-    for (const backend of BACKENDS) namespaces.set(backend, await createNamespace(backend));
-    const subjects = BACKENDS.flatMap((backend) => [bareSubject(backend), payonceSubject(backend)]);
-    rows = await runInProcess(subjects, namespaces, SIZES, () => {}, runInChild);
+const tiny = ['--seconds', '0.2', '--warmup-seconds', '0.1', '--keys', '300'];
+const subjectSide = (subject: string, backend: BenchBackend, ...args: string[]): SideSpec => ({
+  id: subject,
+  label: subject,
+  backend,
+  script: 'bench/lib/subject-side.ts',
+  args: ['--subject', subject, ...tiny, ...args],
+});
+
+describe('pair-by-pair harness (memory + sqlite, tiny sides)', () => {
+  const results: TargetResult[] = [];
+
+  it('runs A then B in fresh processes, pair after pair, and takes the median of the pair ratios', async () => {
+    const target: PairTarget = {
+      id: 'memory-guard',
+      group: 'test',
+      title: 'memory guard ÷ bare',
+      a: subjectSide('memory/payonce', 'memory'),
+      b: subjectSide('memory/bare', 'memory'),
+      min: 0.000_001,
+    };
+    const run = await runTarget(target, harness);
+    results.push(targetResult(run));
+    expect(run.pairs).toHaveLength(2);
+    for (const pair of run.pairs) {
+      for (const sideRun of [pair.a, pair.b]) {
+        expect(sideRun.failure).toBeNull();
+        expect(sideRun.result?.errors).toBe(0);
+        expect(sideRun.result?.operations).toBeGreaterThan(0);
+        expect(sideRun.result?.handlerRuns).toBe(sideRun.result?.operations);
+        expect(sideRun.result?.peakRssBytes).toBeGreaterThan(0);
+      }
+    }
+    const ratios = run.pairs.map((p) => p.a.result!.opsPerSec / p.b.result!.opsPerSec);
+    expect(run.verdict.pairRatios).toEqual(ratios);
+    expect(run.verdict.ratio?.median).toBeCloseTo((ratios[0]! + ratios[1]!) / 2, 12);
+    expect(run.verdict.met).toBe(true);
   }, 120_000);
 
-  afterAll(async () => {
-    for (const ns of namespaces.values()) await ns.drop();
-  });
-
-  it('measures every row on both workloads, every run, without errors', () => {
-    expect(rows).toHaveLength(8);
-    for (const row of rows) {
-      expect(row.error, row.id).toBeNull();
-      expect(row.samples).toHaveLength(SIZES.reps);
-      for (const sample of row.samples) {
-        expect(sample.errors).toBe(0);
-        expect(sample.opsPerSec).toBeGreaterThan(0);
-        expect(sample.p99Ms).toBeGreaterThanOrEqual(sample.p50Ms);
-      }
-      expect(row.opsPerSec.min).toBeLessThanOrEqual(row.opsPerSec.median);
-      expect(row.opsPerSec.median).toBeLessThanOrEqual(row.opsPerSec.max);
+  it('checks handler runs == keys in every storm pair, on a namespace emptied before each side', async () => {
+    const target: PairTarget = {
+      id: 'sqlite-storm',
+      group: 'test',
+      title: 'sqlite storm',
+      // Both sides storm the same key ids: without the reset before each side, B would only replay A's rows.
+      a: subjectSide('sqlite/payonce', 'sqlite', '--workload', 'storm', '--keys', '20'),
+      b: subjectSide('sqlite/bare', 'sqlite', '--workload', 'storm', '--keys', '20'),
+      min: null,
+      exactlyOnce: true,
+    };
+    const run = await runTarget(target, harness);
+    results.push(targetResult(run));
+    for (const pair of run.pairs) {
+      expect(pair.a.result?.handlerRuns).toBe(pair.a.result?.expectedHandlerRuns);
+      expect(pair.b.result?.handlerRuns).toBe(pair.b.result?.expectedHandlerRuns);
+      expect(pair.b.result?.expectedHandlerRuns).toBeGreaterThan(0);
     }
-  });
+    expect(run.verdict).toMatchObject({ exactlyOnce: true, met: true });
+  }, 120_000);
 
-  it('delivers every unique key once, with the handler run each time', () => {
-    for (const row of rows.filter((r) => r.workload === 'unique')) {
-      for (const sample of row.samples) {
-        expect(sample.deliveries).toBe(SIZES.uniqueKeys);
-        expect(sample.results.ran).toBe(SIZES.uniqueKeys);
-      }
-      // The row's own process: measured after a forced GC, then its kernel high-water mark.
-      expect(row.startRssBytes).toBeGreaterThan(0);
-      expect(row.peakRssBytes).toBeGreaterThanOrEqual(row.startRssBytes!);
-    }
-  });
+  it('reports a side that fails in its pair, and stops a target after two failed pairs in a row', async () => {
+    const target: PairTarget = {
+      id: 'broken',
+      group: 'test',
+      title: 'a side that cannot open',
+      a: subjectSide('memory/no-such-row', 'memory'),
+      b: subjectSide('memory/bare', 'memory'),
+      min: 1,
+      pairs: 5,
+    };
+    const run = await runTarget(target, harness);
+    results.push(targetResult(run));
+    expect(run.pairs).toHaveLength(2);
+    expect(run.stoppedEarly).toContain('two failed pairs in a row');
+    expect(run.verdict.met).toBe(false);
+    expect(run.verdict.problems[0]).toMatch(/^pair 1 A: exit 1: .*unknown bench row memory\/no-such-row/);
+  }, 120_000);
 
-  it('runs the handler exactly once per key in every storm, bare and payonce alike', () => {
-    const storms = rows.filter((r) => r.workload === 'storm');
-    expect(storms).toHaveLength(4);
-    for (const row of storms) {
-      expect(row.expectedHandlerRuns).toEqual(Array(SIZES.reps).fill(SIZES.stormKeys));
-      expect(row.handlerRuns).toEqual(Array(SIZES.reps).fill(SIZES.stormKeys));
-      for (const sample of row.samples) {
-        expect(sample.deliveries).toBe(SIZES.stormKeys * SIZES.stormCopies);
-        expect(sample.results.ran).toBe(SIZES.stormKeys);
-        expect(sample.results.replayed + sample.results['in-progress']).toBe(SIZES.stormKeys * (SIZES.stormCopies - 1));
-      }
-    }
-  });
-
-  it('builds a report with ratios to the bare minimum and judges the covered targets', async () => {
-    const report = buildReport({
-      rows,
-      generatedAt: new Date('2026-01-01T00:00:00Z'),
-      quick: true,
-      durationSec: 1,
-      loadAverage: { start: 0, end: 0 },
-      sizes: { inProcess: SIZES },
-      versions: null,
-    });
-    const bare = report.rows.find((r) => r.id === 'sqlite/bare' && r.workload === 'unique')!;
-    const guarded = report.rows.find((r) => r.id === 'sqlite/payonce' && r.workload === 'unique')!;
-    expect(bare.ratioToBare).toBeCloseTo(1, 10);
-    expect(guarded.baselineId).toBe('sqlite/bare');
-    expect(guarded.ratioToBare).toBeCloseTo(guarded.opsPerSec.median / bare.opsPerSec.median, 10);
-    const names = report.targets.map((t) => t.target);
-    expect(names).toContain('guard ≥ 0.9× bare minimum, same driver (a)');
-    expect(names).toContain('peak RSS of the bench process under (a) < 200 MB');
-    expect(report.targets.find((t) => t.target.startsWith('handler runs'))?.met).toBe(true);
-    const markdown = renderMarkdown(report);
-    expect(markdown).toContain('# payonce benchmark results');
-    expect(markdown).toContain('## (b) duplicate storm');
-    expect(markdown).toContain('regenerated by every run');
-
-    // The README's Performance numbers come from the same report, between markers that a run rewrites.
-    const section = renderReadmeSection(report);
-    expect(section.startsWith(README_START) && section.endsWith(README_END)).toBe(true);
-    expect(section).toContain(`| SQLite WAL, synchronous=FULL | ${guarded.ratioToBare!.toFixed(2)}×`);
-    const dir = await mkdtemp(join(tmpdir(), 'payonce-readme-'));
+  it('renders RESULTS.md with the target table on top and every note verbatim, and the README section', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-bench-'));
     try {
+      await writeFile(join(dir, 'b.md'), '## Second note\n\nwritten by b\n');
+      await writeFile(join(dir, 'a.md'), '## First note\n\n| x | 1 |\n');
+      const report: BenchResults = {
+        format: 2,
+        generatedAt: '2026-12-01T00:00:00.000Z',
+        quick: true,
+        only: null,
+        durationSec: 1,
+        loadAverage: { start: 0.5, end: 0.7 },
+        versions: null,
+        sizes: { defaultPairs: 2 },
+        targetFiles: [{ file: 'bench/targets/core.ts', count: 3 }],
+        problems: ['bench/targets/scale.ts is missing: its targets are not in this run'],
+        targets: results,
+        limits: { markdown: '### Physical limits\n\npgbench: 1 tps', problem: null },
+        postgresCosts: null,
+      };
+      const markdown = renderResults(report, { notes: await readNotes(dir), method: ['m'], causes: { broken: 'why' } });
+      const table = markdown.slice(markdown.indexOf('## Targets'), markdown.indexOf('## Checks across targets'));
+      const memory = results[0]!;
+      expect(table).toContain(
+        `| memory guard ÷ bare | \`memory-guard\` | ${memory.ratio!.median.toFixed(2)}× (${memory.ratio!.min.toFixed(2)}–${memory.ratio!.max.toFixed(2)}×) | 2/2 |`,
+      );
+      expect(table).toContain('| a side that cannot open | `broken` | n/a | 0/2 (2 failed) | ≥ 1.00× | **no** |');
+      expect(table).toContain('bench/targets/scale.ts is missing');
+      expect(markdown).toContain('Why it is missed: why');
+      const profiles = markdown.slice(markdown.indexOf('## Profiles, limits and explanations'));
+      expect(profiles.indexOf('pgbench: 1 tps')).toBeGreaterThan(0);
+      expect(profiles.indexOf('## First note\n\n| x | 1 |')).toBeGreaterThan(profiles.indexOf('pgbench'));
+      expect(profiles.indexOf('## Second note\n\nwritten by b')).toBeGreaterThan(profiles.indexOf('## First note'));
+
+      const section = renderReadmeSection(report);
+      expect(section.startsWith(README_START) && section.endsWith(README_END)).toBe(true);
+      expect(section).toContain(`| sqlite storm | ${ratioText(results[1]!)} | yes |`);
+      expect(section).toContain(`| memory guard ÷ bare | ${ratioText(results[0]!)} | yes (≥ 0.000001×) |`);
       const readme = join(dir, 'README.md');
       await writeFile(readme, `# x\n\n${README_START}\nold numbers\n${README_END}\n\n## Next\n`);
       expect(await updateReadme(readme, report)).toBe(true);
-      const text = await readFile(readme, 'utf8');
-      expect(text).not.toContain('old numbers');
-      expect(text).toBe(`# x\n\n${section}\n\n## Next\n`);
+      expect(await readFile(readme, 'utf8')).toBe(`# x\n\n${section}\n\n## Next\n`);
       await writeFile(readme, '# no markers\n');
       expect(await updateReadme(readme, report)).toBe(false);
-      expect(await readFile(readme, 'utf8')).toBe('# no markers\n');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
-});
-
-describe('bench report: the storm column', () => {
-  const sample = (deliveries: number, ran: number) => ({
-    deliveries,
-    elapsedMs: 100,
-    opsPerSec: deliveries * 10,
-    p50Ms: 1,
-    p99Ms: 2,
-    results: { ran, replayed: deliveries - ran, 'in-progress': 0 },
-    errors: 0,
-    firstError: null,
-  });
-  const storm = (id: string, kind: 'bare' | 'payonce' | 'peer', runs: number[]) =>
-    rowOf({ id, backend: 'redis', kind, label: id }, 'storm', [sample(1000, runs[0]!), sample(1000, runs[1]!)], {
-      handlerRuns: runs,
-      expected: [100, 100],
-    });
-
-  it('says which rows ran a handler more than once, and how often', () => {
-    const report = buildReport({
-      rows: [storm('redis/bare', 'bare', [100, 100]), storm('redis/some-peer', 'peer', [100, 102])],
-      generatedAt: new Date('2026-01-01T00:00:00Z'),
-      quick: true,
-      durationSec: 1,
-      loadAverage: { start: 0, end: 0 },
-      sizes: {},
-      versions: null,
-    });
-    const markdown = renderMarkdown(report);
-    const line = (id: string) => markdown.split('\n').find((l) => l.includes(`| ${id} |`))!;
-    expect(line('redis/bare')).toContain('100, 100 / 100, 100 — exactly once per key');
-    expect(line('redis/some-peer')).toContain(
-      '100, **102** / 100, 100 — **ran a handler more than once: 2 extra runs**',
-    );
-  });
-});
-
-describe('bench rows in child processes', () => {
-  it("a row that cannot open fails with the child's error instead of hanging the run", async () => {
-    const ns = await createNamespace('memory');
-    const subject = { id: 'memory/no-such-row', backend: 'memory' as const, kind: 'peer' as const, label: 'x' };
-    await expect(
-      runInChild({ ...subject, open: () => Promise.reject(new Error('unused in the parent')) }, ns, SIZES, 0),
-    ).rejects.toThrow('unknown bench row memory/no-such-row');
-  }, 60_000);
 });
