@@ -77,7 +77,10 @@ async function main(): Promise<void> {
   const echo = process.env.BENCH_VERBOSE === '1' ? log : undefined;
   try {
     const results = [];
-    for (const target of targets) {
+    for (const [i, target] of targets.entries()) {
+      const elapsed = (Date.now() - started) / 1_000;
+      const eta = i === 0 ? '' : `, about ${Math.round(((elapsed / i) * (targets.length - i)) / 60)} min left`;
+      log(`[${i + 1}/${targets.length}] ${Math.round(elapsed)} s in${eta}, load average ${loadAverage().toFixed(2)}`);
       const run = await runTarget(target, {
         namespace,
         runSide: (side, ns) => runSide(side, { ns, echo }),
