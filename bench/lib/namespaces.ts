@@ -32,7 +32,7 @@ export interface NamespaceInfo {
   readonly mysqlUrl?: string;
   /** SQLite: file path and whether synchronous=NORMAL is used. */
   readonly sqlite?: { readonly path: string; readonly synchronousNormal: boolean };
-  /** Redis: URL and the key prefix every subject must write under. */
+  /** Redis: URL (with the logical database the bench picked) and the key prefix every subject must write under. */
   readonly redis?: { readonly url: string; readonly prefix: string };
 }
 
@@ -132,17 +132,46 @@ export async function deleteRedisPrefix(client: Redis, prefix: string): Promise<
   let cursor = '0';
   let deleted = 0;
   do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
     cursor = next;
     if (keys.length > 0) deleted += await client.unlink(...keys);
   } while (cursor !== '0');
   return deleted;
 }
 
+/**
+ * The Redis URL the bench writes under: when `BENCH_URLS.redis` names no database, the logical database (0–15)
+ * holding the fewest keys, so that emptying the bench's prefix (a SCAN over the whole database) does not walk other
+ * work's keys before every side. Only keys under the bench's own prefix are ever deleted, whoever else uses that
+ * database.
+ */
+async function quietRedisUrl(): Promise<string> {
+  const url = new URL(BENCH_URLS.redis);
+  if (url.pathname.length > 1) return BENCH_URLS.redis;
+  const client = new Redis(BENCH_URLS.redis, { maxRetriesPerRequest: 3 });
+  try {
+    let best = { db: 0, keys: await client.dbsize() };
+    for (let db = 1; db < 16 && best.keys > 0; db++) {
+      const ok = await client.select(db).then(
+        () => true,
+        () => false,
+      );
+      if (!ok) break;
+      const keys = await client.dbsize();
+      if (keys < best.keys) best = { db, keys };
+    }
+    url.pathname = `/${best.db}`;
+    return url.toString();
+  } finally {
+    await client.quit().catch(() => client.disconnect());
+  }
+}
+
 async function redisNamespace(): Promise<Namespace> {
   const prefix = `payonce-bench-${suffix()}:`;
+  const redisUrl = await quietRedisUrl();
   const withClient = async (fn: (client: Redis) => Promise<unknown>): Promise<void> => {
-    const client = new Redis(BENCH_URLS.redis, { maxRetriesPerRequest: 3 });
+    const client = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     try {
       await fn(client);
     } finally {
@@ -150,7 +179,7 @@ async function redisNamespace(): Promise<Namespace> {
     }
   };
   const clear = () => withClient((client) => deleteRedisPrefix(client, prefix));
-  return { info: { backend: 'redis', redis: { url: BENCH_URLS.redis, prefix } }, reset: clear, drop: clear };
+  return { info: { backend: 'redis', redis: { url: redisUrl, prefix } }, reset: clear, drop: clear };
 }
 
 /** Creates the bench's own isolated namespace on `backend` (migrated); the caller drops it. */
