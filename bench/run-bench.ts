@@ -27,7 +27,7 @@ import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
 import { updateReadme } from './lib/readme-section.js';
 import { renderResults } from './lib/results-markdown.js';
 import { runSide } from './lib/run-side.js';
-import { loadTargets } from './lib/target-files.js';
+import { loadTargets, type TargetFileHooks } from './lib/target-files.js';
 import { collectVersions } from './lib/versions.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -75,9 +75,30 @@ async function main(): Promise<void> {
     return ns;
   };
   const echo = process.env.BENCH_VERBOSE === '1' ? log : undefined;
+  const prepared = new Set<TargetFileHooks>();
+  const setupProblems: string[] = [];
+  // A target file's prepare(log, ids) runs once, right before the first of its selected targets.
+  const prepareFileOf = async (id: string) => {
+    const hooks = loaded.hooks.find((h) => h.ids.includes(id));
+    if (!hooks || prepared.has(hooks)) return;
+    prepared.add(hooks);
+    if (!hooks.prepare) return;
+    log(`${hooks.file}: prepare`);
+    await hooks
+      .prepare(
+        log,
+        hooks.ids.filter((known) => targets.some((t) => t.id === known)),
+      )
+      .catch((error: unknown) => {
+        const message = `${hooks.file} prepare failed: ${error instanceof Error ? error.message : String(error)}`;
+        log(`! ${message}`);
+        setupProblems.push(message);
+      });
+  };
   try {
     const results = [];
     for (const [i, target] of targets.entries()) {
+      await prepareFileOf(target.id);
       const elapsed = (Date.now() - started) / 1_000;
       const eta = i === 0 ? '' : `, about ${Math.round(((elapsed / i) * (targets.length - i)) / 60)} min left`;
       log(`[${i + 1}/${targets.length}] ${Math.round(elapsed)} s in${eta}, load average ${loadAverage().toFixed(2)}`);
@@ -113,7 +134,7 @@ async function main(): Promise<void> {
           : 'warm-up 1 s; timed 2 s (unique keys) or 1.5 s (storms); HTTP the same',
       },
       targetFiles: loaded.files,
-      problems: loaded.problems,
+      problems: [...loaded.problems, ...setupProblems],
       targets: results,
       limits,
       postgresCosts,
@@ -144,6 +165,9 @@ async function main(): Promise<void> {
       `wrote ${resultsPath} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s; load average ${loadStart.toFixed(2)} → ${loadAverage().toFixed(2)}`,
     );
   } finally {
+    for (const hooks of prepared) {
+      await hooks.cleanup?.(log).catch((error: unknown) => log(`! ${hooks.file} cleanup failed: ${String(error)}`));
+    }
     for (const ns of namespaces.values()) {
       await ns.then((n) => n.drop()).catch((error: unknown) => log(`drop failed: ${String(error)}`));
     }

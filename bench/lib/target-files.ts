@@ -2,6 +2,10 @@
  * Finds the bench's targets: every `bench/targets/*.ts` file (file-name order) exports
  * `targets: readonly PairTarget[]` (TEAM.md contract). core.ts is the harness's; service.ts and scale.ts come from
  * other parts of the bench, and a run without them says so in its log and in RESULTS.md instead of failing.
+ *
+ * A target file may also export set-up the pairs cannot carry (e.g. seeding a million receipts once):
+ * `prepare(log, ids)`, called once before the first of its selected targets with their ids, and `cleanup(log)`,
+ * called once at the end of the run (in a `finally`) when `prepare` was called or attempted.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,9 +15,20 @@ import type { PairTarget } from './side-protocol.js';
 /** The target files a full run expects; a missing one is reported, never fatal. */
 export const EXPECTED_TARGET_FILES: readonly string[] = ['core.ts', 'service.ts', 'scale.ts'];
 
+/** A target file's optional set-up and clean-up around its targets. */
+export interface TargetFileHooks {
+  readonly file: string;
+  /** Ids of the file's targets (the ones that loaded). */
+  readonly ids: readonly string[];
+  readonly prepare?: (log: (line: string) => void, ids: readonly string[]) => Promise<void>;
+  readonly cleanup?: (log: (line: string) => void) => Promise<void>;
+}
+
 /** What was found in `bench/targets/`. */
 export interface LoadedTargets {
   readonly targets: readonly PairTarget[];
+  /** Per file that loaded: its targets' ids and its optional `prepare` / `cleanup`. */
+  readonly hooks: readonly TargetFileHooks[];
   /** `file: n targets` per file that loaded. */
   readonly files: readonly { readonly file: string; readonly count: number }[];
   /** Files that are expected but absent, or failed to load or to validate, with why. */
@@ -42,10 +57,15 @@ export async function loadTargets(dir = join(import.meta.dirname, '..', 'targets
   );
   const targets: PairTarget[] = [];
   const files: { file: string; count: number }[] = [];
+  const hooks: TargetFileHooks[] = [];
   for (const name of names) {
     const file = `bench/targets/${name}`;
     try {
-      const module = (await import(pathToFileURL(join(dir, name)).href)) as { targets?: unknown };
+      const module = (await import(pathToFileURL(join(dir, name)).href)) as {
+        targets?: unknown;
+        prepare?: unknown;
+        cleanup?: unknown;
+      };
       const shape = targetProblems(file, module.targets);
       if (shape.length > 0) {
         problems.push(...shape);
@@ -58,9 +78,15 @@ export async function loadTargets(dir = join(import.meta.dirname, '..', 'targets
       const fresh = list.filter((t) => !clash.includes(t));
       targets.push(...fresh);
       files.push({ file, count: fresh.length });
+      hooks.push({
+        file,
+        ids: fresh.map((t) => t.id),
+        ...(typeof module.prepare === 'function' ? { prepare: module.prepare as TargetFileHooks['prepare'] } : {}),
+        ...(typeof module.cleanup === 'function' ? { cleanup: module.cleanup as TargetFileHooks['cleanup'] } : {}),
+      });
     } catch (error) {
       problems.push(`${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { targets, files, problems };
+  return { targets, hooks, files, problems };
 }
