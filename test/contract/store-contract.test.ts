@@ -11,7 +11,7 @@ import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import type { Store } from '../../src/core/store.js';
 import type { TestBackend } from './backend.js';
-import { backendFactories, backendsFromEnv, redisClusterSelected } from './backends/index.js';
+import { backendFactories, backendsFromEnv, batchedBackendsSelected, redisClusterSelected } from './backends/index.js';
 import { redisClusterBackend } from './backends/redis-cluster.js';
 import { countingStore, deferred, uniqueKey } from './helpers.js';
 
@@ -23,6 +23,12 @@ const contractBackends: [string, () => Promise<TestBackend>][] = backendsFromEnv
   async () => (await backendFactories[name]())(),
 ]);
 if (redisClusterSelected()) contractBackends.push(['redis-cluster (3 masters)', redisClusterBackend]);
+// The batched SQL stores (issue #17) pass the same contract: every call outside a transaction goes through a batch.
+const batchedFactories = {
+  postgres: async () => (await import('./backends/postgres.js')).postgresBackend({ batching: true }),
+  mysql: async () => (await import('./backends/mysql.js')).mysqlBackend({ batching: true }),
+};
+for (const base of batchedBackendsSelected()) contractBackends.push([`${base} batched`, batchedFactories[base]]);
 
 for (const [backendName, openBackend] of contractBackends) {
   describe(`${backendName}: Store contract`, () => {

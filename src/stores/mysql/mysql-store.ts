@@ -1,6 +1,7 @@
 import { Kysely, MysqlDialect, type MysqlPool } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { importDriver } from '../driver-missing.js';
+import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -47,6 +48,9 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * Creates a `mysql2` pool from a `mysql://` URL or pool options, and returns a store that owns it (`close()`
    * ends the pool). Connections are opened lazily, on the first statement.
    * @throws {InvalidOption} for a URL that is not `mysql://` (or `mariadb://`).
+   * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
+   * `maxConcurrentBatches` defaults to this pool's size.
+   * @throws {InvalidOption} for an invalid `options.batching`.
    * @throws {DriverMissing} `mysql2` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
@@ -54,10 +58,12 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     options: SqlConnectOptions = {},
   ): Promise<MysqlStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
+    const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
+    resolveBatching(batching); // an invalid option throws before any pool exists
     const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool }) });
-    const store = new MysqlStore<DB>({ db, batching: options.batching });
+    const store = new MysqlStore<DB>({ db, batching });
     store.release = async () => {
       await db.destroy();
     };

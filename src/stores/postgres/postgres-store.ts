@@ -3,6 +3,7 @@ import { InvalidOption } from '../../core/errors.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { ReceiptWatch } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
+import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -92,6 +93,9 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * Creates a `pg` pool from a `postgres://` / `postgresql://` URL or a pool config, and returns a store that
    * owns it (`close()` ends the pool). Connections are opened lazily, on the first statement.
    * @throws {InvalidOption} for an empty URL or one that is not `postgres://` / `postgresql://`.
+   * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
+   * `maxConcurrentBatches` defaults to this pool's size.
+   * @throws {InvalidOption} for an invalid `options.batching`.
    * @throws {DriverMissing} `pg` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
@@ -99,6 +103,8 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     options: SqlConnectOptions = {},
   ): Promise<PostgresStore<DB>> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
+    const batching = withPoolSize(options.batching, config.max) as SqlConnectOptions['batching'];
+    resolveBatching(batching); // an invalid option throws before any pool exists
     const { default: pg } = await importDriver('PostgresStore', 'pg', 'pg@8', () => import('pg'));
     const pool = new pg.Pool(config);
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
@@ -110,7 +116,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       client.on('error', () => {});
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    const store = new PostgresStore<DB>({ db, listenConnection: config, batching: options.batching });
+    const store = new PostgresStore<DB>({ db, listenConnection: config, batching });
     store.release = async () => {
       await db.destroy();
     };

@@ -10,8 +10,15 @@ import type {
   TakeoverRequest,
   TransactionalStore,
 } from '../../core/store.js';
+import { resolveBatching } from './batch-options.js';
+import type { BatchStatements } from './batch-statements.js';
+import { runClaimBatch } from './batched-claims.js';
+import { batchable, type CompleteRequest, runCompleteBatch } from './batched-completions.js';
+import { Batcher, BatchSlots } from './batcher.js';
 import { StatementCache } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
+import { mysqlBatchStatements } from './mysql-batch-statements.js';
+import { postgresBatchStatements } from './postgres-batch-statements.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import { withRetry } from './retry.js';
 import type { SqlContext } from './sql-context.js';
@@ -26,16 +33,32 @@ export interface SqlStoreOptions<DB> {
    */
   readonly db: Kysely<DB>;
   /**
-   * Batched claims and completions (issue #17): concurrent calls outside a caller's transaction share one
-   * multi-row statement and one commit. `true` uses the defaults. @default false (one statement per call)
+   * Batched claims and completions (issue #17; PostgreSQL and MySQL/MariaDB): while a claim (or completion)
+   * statement of this store is in flight, further calls queue and go out together as ONE multi-row statement and
+   * one commit; each caller is answered only after the statement carrying its row committed. No timer window: a
+   * call made while a batch slot is free is sent at once (concurrency 1 = batches of one, single-row statements).
+   * Calls through `withTransaction` / `runInTransaction` are never batched; takeover, fail, find and purge always
+   * send their own statement. `true` uses the defaults. SQLite rejects it (`InvalidOption`): better-sqlite3 runs each
+   * statement synchronously, so no call ever waits behind one in flight.
+   * @default false (one statement per call)
+   * @throws {InvalidOption} (from the store's constructor or `connect`) for a value that is not a boolean or a
+   *   `SqlBatching`, a field out of range, or batching on SQLite.
+   * @see docs/design.md §3 "Batched claims and completions".
    */
   readonly batching?: boolean | SqlBatching;
 }
 
 /** Tuning of batched claims and completions (`SqlStoreOptions.batching`). */
 export interface SqlBatching {
-  /** Most rows one batched statement carries; further calls wait for the next batch. @default 256 */
+  /** Most rows one batched statement carries (1–10 000); further calls wait for the next batch. @default 256 */
   readonly maxBatchSize?: number;
+  /**
+   * Most batched statements in flight at once, claims and completions together (1–1 000): a new batch starts
+   * whenever calls are queued and fewer are in flight. Set it to the pool size, so every connection can carry a
+   * batch and none waits in the pool's queue. @default the pool size for `connect` (`max` / `connectionLimit`,
+   * 10 when unset); 10 for a Kysely instance passed in (the default pool size of `pg` and `mysql2`)
+   */
+  readonly maxConcurrentBatches?: number;
 }
 
 /** Options of the static factories `PostgresStore.connect` and `MysqlStore.connect` beyond the pool's own. */
@@ -43,6 +66,13 @@ export interface SqlConnectOptions {
   /** @see SqlStoreOptions.batching */
   readonly batching?: boolean | SqlBatching;
 }
+
+/** The multi-row statements of each dialect; `null`: batching is refused there. */
+const BATCH_STATEMENTS: Readonly<Record<SqlDialectName, BatchStatements | null>> = Object.freeze({
+  postgres: postgresBatchStatements,
+  mysql: mysqlBatchStatements,
+  sqlite: null,
+});
 
 /**
  * The one Kysely implementation of the `Store` contract behind `SqliteStore`, `PostgresStore` and `MysqlStore`;
@@ -69,17 +99,31 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
 
-  /** The batching this store was made with; `null` when every call sends its own statement. */
+  /** The batching this store was made with, every field set; `null` when every call sends its own statement. */
   readonly batching: Required<SqlBatching> | null;
+  private readonly claims: Batcher<InsertClaimRequest, InsertClaimResult> | null = null;
+  private readonly completions: Batcher<CompleteRequest, boolean> | null = null;
 
+  /** @throws {InvalidOption} for an invalid `batching`, or batching on a dialect without batched statements. */
   protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching) {
     this.db = db;
-    this.batching = batching ? { maxBatchSize: 256, ...(batching === true ? {} : batching) } : null;
+    this.batching = resolveBatching(batching);
     this.dialect = dialect;
     this.name = dialect.name;
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
     this.statements = new StatementCache(receiptsDb, dialect);
-    this.receipts = new SqlReceipts({ db: receiptsDb, dialect, inTransaction: false, statements: this.statements });
+    const ctx: SqlContext = { db: receiptsDb, dialect, inTransaction: false, statements: this.statements };
+    this.receipts = new SqlReceipts(ctx);
+    if (this.batching !== null) {
+      const statements = BATCH_STATEMENTS[dialect.name];
+      if (statements === null) {
+        throw new InvalidOption('batching', `is not supported on ${dialect.name} (docs/design.md §3)`);
+      }
+      const slots = new BatchSlots(this.batching.maxConcurrentBatches);
+      const size = this.batching.maxBatchSize;
+      this.claims = new Batcher(slots, size, (entries) => runClaimBatch(ctx, statements, entries));
+      this.completions = new Batcher(slots, size, (entries) => runCompleteBatch(ctx, statements, entries));
+    }
   }
 
   /**
@@ -98,7 +142,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
-    return this.receipts.insertClaim(request);
+    return this.claims ? this.claims.submit(request) : this.receipts.insertClaim(request);
   }
 
   takeover(request: TakeoverRequest): Promise<Receipt | null> {
@@ -106,7 +150,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   }
 
   complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
-    return this.receipts.complete(request);
+    return this.completions && batchable(request) ? this.completions.submit(request) : this.receipts.complete(request);
   }
 
   fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {

@@ -49,14 +49,21 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * Wraps the caller's Kysely instance (any database type, `SqliteDialect`). Nothing is opened or owned. With
    * `lockWaitMs`, SQLITE_BUSY is retried asynchronously for that many milliseconds (set the connection's own
    * `busy_timeout` short then); without it, a few quick retries only.
-   * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer.
+   * `batching` must be absent or `false`: better-sqlite3 runs every statement synchronously on the one connection,
+   * so no call ever waits behind a statement in flight and a batch would always hold one row (docs/design.md §3
+   * "Batched claims and completions").
+   * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer, or `batching` other than `false`.
    */
   constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
     const wait = options.lockWaitMs;
     if (wait !== undefined && (!Number.isSafeInteger(wait) || wait <= 0)) {
       throw new InvalidOption('lockWaitMs', `must be a positive integer, got ${String(wait)}`);
     }
-    super(options.db, wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }));
+    super(
+      options.db,
+      wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }),
+      options.batching,
+    );
   }
 
   /**

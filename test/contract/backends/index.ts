@@ -14,7 +14,7 @@ export const backendFactories: Record<BackendName, () => Promise<BackendFactory>
 
 const ALL = Object.keys(backendFactories) as BackendName[];
 /** Selectable in `PAYONCE_BACKENDS` but only run by the suites that start it (the Store contract suite). */
-const OPT_IN = ['redis-cluster'];
+const OPT_IN = ['redis-cluster', 'postgres-batched', 'mysql-batched'];
 
 /**
  * True when the Store contract suite should also run on a 3-master Redis Cluster it starts itself: by default,
@@ -37,4 +37,18 @@ export function backendsFromEnv(env: NodeJS.ProcessEnv = process.env): BackendNa
     if (!ALL.includes(name as BackendName)) throw new Error(`PAYONCE_BACKENDS: unknown backend ${name}`);
   }
   return names as BackendName[];
+}
+
+/** The SQL backends whose store also runs batched (`batching: true`) in the Store contract suite. */
+export type BatchedBackendName = 'postgres' | 'mysql';
+
+/**
+ * The backends the Store contract suite also runs with batched claims and completions: each of PostgreSQL and MySQL
+ * when it is selected itself (by default, all), or when `PAYONCE_BACKENDS` names `postgres-batched` /
+ * `mysql-batched`.
+ */
+export function batchedBackendsSelected(env: NodeJS.ProcessEnv = process.env): BatchedBackendName[] {
+  const raw = env.PAYONCE_BACKENDS?.trim();
+  const names = raw ? raw.split(',').map((name) => name.trim()) : ['postgres', 'mysql'];
+  return (['postgres', 'mysql'] as const).filter((base) => names.includes(base) || names.includes(`${base}-batched`));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
+import type { SqlBatching } from '../../../src/stores/sql/sql-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** The test server: `PAYONCE_TEST_MYSQL_URL`, or the machine's MariaDB (root, no password). */
@@ -31,8 +32,8 @@ export async function createMysqlNamespace(): Promise<MysqlNamespace> {
   return { database, url: url.toString(), drop: () => admin(`drop database if exists ${database}`) };
 }
 
-/** A migrated MariaDB/MySQL database; every `open()` is a store on a new pool to it. */
-export async function mysqlBackend(): Promise<TestBackend> {
+/** A migrated MariaDB/MySQL database; every `open()` is a store on a new pool to it (with `options.batching`). */
+export async function mysqlBackend(options: { batching?: boolean | SqlBatching } = {}): Promise<TestBackend> {
   const namespace = await createMysqlNamespace();
   const setup = await MysqlStore.connect(namespace.url);
   try {
@@ -44,7 +45,7 @@ export async function mysqlBackend(): Promise<TestBackend> {
   return {
     name: 'mysql',
     async open() {
-      const store = await MysqlStore.connect(namespace.url);
+      const store = await MysqlStore.connect(namespace.url, { batching: options.batching });
       opened.push(store);
       return store;
     },

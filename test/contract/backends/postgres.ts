@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type PostgresPoolConfig, PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
+import type { SqlBatching } from '../../../src/stores/sql/sql-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** The test server: `PAYONCE_TEST_POSTGRES_URL`, or the machine's PostgreSQL with trust auth. */
@@ -40,8 +41,8 @@ export async function createPostgresNamespace(): Promise<PostgresNamespace> {
   };
 }
 
-/** A migrated PostgreSQL schema; every `open()` is a store on a new pool using that schema. */
-export async function postgresBackend(): Promise<TestBackend> {
+/** A migrated PostgreSQL schema; every `open()` is a store on a new pool using that schema (with `options.batching`). */
+export async function postgresBackend(options: { batching?: boolean | SqlBatching } = {}): Promise<TestBackend> {
   const namespace = await createPostgresNamespace();
   const setup = await PostgresStore.connect(namespace.config);
   try {
@@ -53,7 +54,7 @@ export async function postgresBackend(): Promise<TestBackend> {
   return {
     name: 'postgres',
     async open() {
-      const store = await PostgresStore.connect(namespace.config);
+      const store = await PostgresStore.connect(namespace.config, { batching: options.batching });
       opened.push(store);
       return store;
     },
