@@ -14,6 +14,7 @@
  */
 import { loadSubject } from '../subjects/load-subject.js';
 import { measureStorm, measureUnique, peakRss, type RunSample } from './measure.js';
+import { collectGarbage } from './run-rows.js';
 import { parseSubjectSideArgs } from './side-args.js';
 import { emitSideResult, quickRun, sideNamespace } from './side-protocol.js';
 import type { HandlerCounter } from './subject.js';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     const deliver = (id: string) => deliverer.deliver(id);
     await measureUnique(deliver, 200_000, args.concurrency, 'w-', args.warmupSeconds * 1_000);
     counter.runs = 0;
-    (globalThis as { gc?: () => void }).gc?.();
+    collectGarbage();
     const startRss = process.memoryUsage.rss();
     const { value: sample, peakRssBytes } = await peakRss<RunSample>(() =>
       args.workload === 'unique'
