@@ -1,0 +1,75 @@
+/**
+ * The server process of the service benches (forked by `server-process.ts`, never run by hand): either the reference
+ * service (`createService`, as `payonce serve` builds it, on `--database-url`) or the hand-written fastify + pg
+ * route of `bare-intake.ts`, on a free loopback port. Both count their `pg` statements (`pg-probe.ts`).
+ *
+ *   server-child.ts service --database-url URL [--provider-url URL] [--worker] [--probe-times] [--pool N]
+ *   server-child.ts bare    --database-url URL [--probe-times] [--pool N]
+ *
+ * IPC: sends `{ type: 'ready', url }`; answers `{ type: 'reset' }` (zero the probe) and `{ type: 'stats' }` (the
+ * probe's snapshot) with `{ type: 'ack', id, value }`; `{ type: 'stop' }` closes everything and exits 0.
+ */
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
+import { createService } from '../../src/service/create-service.js';
+import { bareIntakeApp } from './bare-intake.js';
+import { BENCH_PROVIDER, BENCH_STRIPE_SECRET } from './intake-fixture.js';
+import { installPgProbe, pgProbeSnapshot, resetPgProbe } from './pg-probe.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'database-url': { type: 'string' },
+    'provider-url': { type: 'string' },
+    worker: { type: 'boolean', default: false },
+    'probe-times': { type: 'boolean', default: false },
+    pool: { type: 'string' },
+  },
+});
+const mode = positionals[0];
+const databaseUrl = values['database-url'];
+if ((mode !== 'service' && mode !== 'bare') || databaseUrl === undefined) {
+  throw new Error('usage: server-child.ts service|bare --database-url URL');
+}
+installPgProbe({ times: values['probe-times'] });
+
+async function start(): Promise<{ url: string; close(): Promise<void> }> {
+  if (mode === 'bare') {
+    const max = values.pool === undefined ? undefined : Number(values.pool);
+    const pool = new pg.Pool({ connectionString: databaseUrl, ...(max === undefined ? {} : { max }) });
+    const app = bareIntakeApp(pool, BENCH_STRIPE_SECRET);
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    return {
+      url,
+      async close() {
+        await app.close();
+        await pool.end();
+      },
+    };
+  }
+  const providerUrl = values['provider-url'];
+  const service = await createService({
+    databaseUrl,
+    port: 0,
+    logLevel: 'silent',
+    worker: values.worker,
+    stripeWebhookSecrets: BENCH_STRIPE_SECRET,
+    ...(providerUrl === undefined
+      ? { provider: new InMemoryPaymentProvider({ name: BENCH_PROVIDER }) }
+      : { providerUrl }),
+  });
+  return { url: service.url, close: () => service.close() };
+}
+
+const server = await start();
+process.on('message', (message: { type: string; id?: number }) => {
+  if (message.type === 'stop') {
+    void server.close().finally(() => process.exit(0));
+    return;
+  }
+  if (message.type === 'reset') resetPgProbe();
+  const value = message.type === 'stats' ? pgProbeSnapshot() : null;
+  process.send?.({ type: 'ack', id: message.id, value });
+});
+process.send?.({ type: 'ready', url: server.url });
