@@ -69,13 +69,22 @@ export interface SignedDelivery {
   readonly headers: Record<string, string>;
 }
 
+/** What a `payment_intent.succeeded` delivery is about. */
+export interface SucceededPayment {
+  readonly eventId: string;
+  readonly paymentId: string;
+  readonly attemptId: string;
+  readonly orderId: string;
+  readonly amountMinor: number;
+  readonly currency: string;
+}
+
 /**
- * The `payment_intent.succeeded` delivery of order `i`, shaped as Stripe sends it (API version 2024-06-20) and
- * signed `Stripe-Signature: t=…,v1=…` with {@link BENCH_STRIPE_SECRET} by the project's signer.
+ * A `payment_intent.succeeded` delivery, shaped as Stripe sends it (API version 2024-06-20) and signed
+ * `Stripe-Signature: t=…,v1=…` with {@link BENCH_STRIPE_SECRET} by the project's signer.
  */
-export function signedDelivery(run: string, i: number, nowSec = Math.floor(Date.now() / 1000)): SignedDelivery {
-  const { orderId, attemptId, paymentId } = seededIds(run, i);
-  const eventId = `evt_${run}_${i}`;
+export function succeededDelivery(payment: SucceededPayment, nowSec = Math.floor(Date.now() / 1000)): SignedDelivery {
+  const { eventId } = payment;
   const body = JSON.stringify({
     id: eventId,
     object: 'event',
@@ -87,15 +96,22 @@ export function signedDelivery(run: string, i: number, nowSec = Math.floor(Date.
     request: { id: null, idempotency_key: null },
     data: {
       object: {
-        id: paymentId,
+        id: payment.paymentId,
         object: 'payment_intent',
-        amount: BENCH_AMOUNT_MINOR,
-        currency: BENCH_CURRENCY.toLowerCase(),
+        amount: payment.amountMinor,
+        currency: payment.currency.toLowerCase(),
         status: 'succeeded',
-        metadata: { merchant_reference: attemptId, order_id: orderId },
+        metadata: { merchant_reference: payment.attemptId, order_id: payment.orderId },
       },
     },
   });
   const headers = signedHeaders({ scheme: 'stripe', secret: BENCH_STRIPE_SECRET }, eventId, body, nowSec);
   return { eventId, body, headers };
+}
+
+/** The delivery of seeded order `i` of run `run` ({@link seedOrders}). */
+export function signedDelivery(run: string, i: number, nowSec = Math.floor(Date.now() / 1000)): SignedDelivery {
+  const ids = seededIds(run, i);
+  const money = { amountMinor: BENCH_AMOUNT_MINOR, currency: BENCH_CURRENCY };
+  return succeededDelivery({ eventId: `evt_${run}_${i}`, ...ids, ...money }, nowSec);
 }

@@ -6,13 +6,19 @@
  *   server-child.ts service --database-url URL [--provider-url URL] [--worker] [--probe-times] [--pool N]
  *   server-child.ts bare    --database-url URL [--probe-times] [--pool N]
  *
- * IPC: sends `{ type: 'ready', url }`; answers `{ type: 'reset' }` (zero the probe) and `{ type: 'stats' }` (the
- * probe's snapshot) with `{ type: 'ack', id, value }`; `{ type: 'stop' }` closes everything and exits 0.
+ * IPC: sends `{ type: 'ready', url }`; answers `{ type: 'reset' }` (zero the probe), `{ type: 'stats' }` (the
+ * probe's snapshot), `{ type: 'profile-start' }` and `{ type: 'profile-stop', path }` (a V8 CPU profile of just that
+ * window, written to `path`, sampled every 200 µs) with `{ type: 'ack', id, value }`; `{ type: 'stop' }` closes
+ * everything and exits 0.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
 import { createService } from '../../src/service/create-service.js';
+import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import type { SqlStore } from '../../src/stores/sql/sql-store.js';
 import { bareIntakeApp } from './bare-intake.js';
 import { BENCH_PROVIDER, BENCH_STRIPE_SECRET } from './intake-fixture.js';
 import { installPgProbe, pgProbeSnapshot, resetPgProbe } from './pg-probe.js';
@@ -49,8 +55,13 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     };
   }
   const providerUrl = values['provider-url'];
+  // --pool: the same pool the service opens from --database-url (PostgresStore.connect), with another `max`.
+  const store =
+    values.pool === undefined
+      ? undefined
+      : await PostgresStore.connect({ connectionString: databaseUrl, max: Number(values.pool) });
   const service = await createService({
-    databaseUrl,
+    ...(store === undefined ? { databaseUrl } : { store: store as unknown as SqlStore<unknown> }),
     port: 0,
     logLevel: 'silent',
     worker: values.worker,
@@ -59,17 +70,44 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
       ? { provider: new InMemoryPaymentProvider({ name: BENCH_PROVIDER }) }
       : { providerUrl }),
   });
-  return { url: service.url, close: () => service.close() };
+  const close = async () => {
+    await service.close();
+    await store?.close();
+  };
+  return { url: service.url, close };
 }
 
 const server = await start();
-process.on('message', (message: { type: string; id?: number }) => {
+const inspector = new Session();
+inspector.connect();
+
+async function answer(message: { type: string; path?: string }): Promise<unknown> {
+  switch (message.type) {
+    case 'reset':
+      resetPgProbe();
+      return null;
+    case 'stats':
+      return pgProbeSnapshot();
+    case 'profile-start':
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+      await inspector.post('Profiler.start');
+      return null;
+    case 'profile-stop': {
+      const { profile } = await inspector.post('Profiler.stop');
+      if (message.path) await writeFile(message.path, JSON.stringify(profile));
+      return message.path ?? null;
+    }
+    default:
+      return null;
+  }
+}
+
+process.on('message', (message: { type: string; id?: number; path?: string }) => {
   if (message.type === 'stop') {
     void server.close().finally(() => process.exit(0));
     return;
   }
-  if (message.type === 'reset') resetPgProbe();
-  const value = message.type === 'stats' ? pgProbeSnapshot() : null;
-  process.send?.({ type: 'ack', id: message.id, value });
+  void answer(message).then((value) => process.send?.({ type: 'ack', id: message.id, value }));
 });
 process.send?.({ type: 'ready', url: server.url });

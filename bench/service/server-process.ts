@@ -1,6 +1,6 @@
 /**
  * Starts `server-child.ts` in a fresh Node process (forked, IPC) and talks to it: where it listens, zeroing and
- * reading its `pg` statement probe, stopping it. With `cpuProfileDir` the child runs under `--cpu-prof`.
+ * reading its `pg` statement probe, stopping it. Its CPU profile covers a chosen window (inspector).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { ProbeSnapshot } from './pg-probe.js';
@@ -13,6 +13,10 @@ export interface ServerProcess {
   resetProbe(): Promise<void>;
   /** The child's statement probe since the last reset. */
   probe(): Promise<ProbeSnapshot>;
+  /** Starts a CPU profile of the child (inspector), to be written by `stopProfile`. */
+  startProfile(): Promise<void>;
+  /** Stops the CPU profile and writes it to `path` (`.cpuprofile`). */
+  stopProfile(path: string): Promise<void>;
   /** Asks the child to close and waits for its exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
 }
@@ -21,8 +25,6 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Arguments of `server-child.ts` (mode first). */
   readonly args: readonly string[];
-  /** Write a `.cpuprofile` of the child into this directory. */
-  readonly cpuProfileDir?: string;
 }
 
 const SCRIPT = new URL('./server-child.ts', import.meta.url);
@@ -30,7 +32,6 @@ const SCRIPT = new URL('./server-child.ts', import.meta.url);
 /** Forks the server child and resolves once it listens. @throws when it exits or fails to start within 60 s. */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const execArgv = ['--import', 'tsx'];
-  if (options.cpuProfileDir !== undefined) execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
   const child: ChildProcess = fork(SCRIPT, [...options.args], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -38,11 +39,11 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
   let nextId = 0;
   const pending = new Map<number, (value: unknown) => void>();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ask = (type: string): Promise<unknown> =>
+  const ask = (type: string, extra: Record<string, unknown> = {}): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
       pending.set(id, resolve);
-      child.send({ type, id }, (error) => error && reject(error));
+      child.send({ type, id, ...extra }, (error) => error && reject(error));
     });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -68,6 +69,12 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
           await ask('reset');
         },
         probe: async () => (await ask('stats')) as ProbeSnapshot,
+        startProfile: async () => {
+          await ask('profile-start');
+        },
+        stopProfile: async (path: string) => {
+          await ask('profile-stop', { path });
+        },
         async stop() {
           if (child.exitCode !== null) return;
           const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
