@@ -210,6 +210,10 @@ try {
       `${probe.poolCheckouts} pool checkouts, waited ${probe.poolWaitMs.toFixed(0)} ms in all ` +
       `(${(probe.poolWaitMs / Math.max(1, probe.poolCheckouts)).toFixed(2)} ms per checkout, max ${probe.poolWaitMaxMs.toFixed(0)} ms)`,
   );
+  const providerCalls = probe.providerCalls ?? 0;
+  lines.push(
+    `provider: ${providerCalls} createPayment calls, ${((probe.providerMs ?? 0) / Math.max(1, providerCalls)).toFixed(1)} ms each`,
+  );
   for (const s of probe.byStatement.slice(0, 18)) {
     lines.push(
       `  ${String(s.calls).padStart(6)}× ${(s.totalMs / s.calls).toFixed(2).padStart(6)} ms  ${s.totalMs.toFixed(0).padStart(7)} ms  ${s.statement}`,

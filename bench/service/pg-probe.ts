@@ -23,6 +23,9 @@ export interface ProbeSnapshot {
   readonly poolCheckouts: number;
   readonly poolWaitMs: number;
   readonly poolWaitMaxMs: number;
+  /** Filled by server-child.ts: calls to the payment provider's API and their summed duration, ms. */
+  readonly providerCalls?: number;
+  readonly providerMs?: number;
 }
 
 type Callback = (...args: unknown[]) => void;

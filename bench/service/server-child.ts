@@ -13,12 +13,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
+import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
 import { createService } from '../../src/service/create-service.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
 import { bareIntakeApp } from './bare-intake.js';
 import { BENCH_PROVIDER, BENCH_STRIPE_SECRET } from './intake-fixture.js';
 import { installPgProbe, pgProbeSnapshot, resetPgProbe } from './pg-probe.js';
@@ -40,6 +40,23 @@ if ((mode !== 'service' && mode !== 'bare') || databaseUrl === undefined) {
 }
 installPgProbe({ times: values['probe-times'] });
 
+const providerTime = { calls: 0, ms: 0 };
+
+/** The sandbox client `createService` would make from `providerUrl`, its `createPayment` calls timed. */
+function timedProvider(client: SandboxClient): SandboxClient {
+  const create = client.createPayment.bind(client);
+  client.createPayment = async (request) => {
+    const started = performance.now();
+    try {
+      return await create(request);
+    } finally {
+      providerTime.calls += 1;
+      providerTime.ms += performance.now() - started;
+    }
+  };
+  return client;
+}
+
 async function start(): Promise<{ url: string; close(): Promise<void> }> {
   if (mode === 'bare') {
     const max = values.pool === undefined ? undefined : Number(values.pool);
@@ -55,24 +72,22 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     };
   }
   const providerUrl = values['provider-url'];
-  // --pool: the same pool the service opens from --database-url (PostgresStore.connect), with another `max`.
-  const store =
-    values.pool === undefined
-      ? undefined
-      : await PostgresStore.connect({ connectionString: databaseUrl, max: Number(values.pool) });
+  const provider =
+    providerUrl === undefined
+      ? new InMemoryPaymentProvider({ name: BENCH_PROVIDER })
+      : timedProvider(new SandboxClient({ baseUrl: providerUrl, timeoutMs: 5_000 }));
   const service = await createService({
-    ...(store === undefined ? { databaseUrl } : { store: store as unknown as SqlStore<unknown> }),
+    databaseUrl,
+    ...(values.pool === undefined ? {} : { databasePoolSize: Number(values.pool) }),
     port: 0,
     logLevel: 'silent',
     worker: values.worker,
     stripeWebhookSecrets: BENCH_STRIPE_SECRET,
-    ...(providerUrl === undefined
-      ? { provider: new InMemoryPaymentProvider({ name: BENCH_PROVIDER }) }
-      : { providerUrl }),
+    provider,
   });
   const close = async () => {
     await service.close();
-    await store?.close();
+    if (provider instanceof SandboxClient) await provider.close();
   };
   return { url: service.url, close };
 }
@@ -85,9 +100,11 @@ async function answer(message: { type: string; path?: string }): Promise<unknown
   switch (message.type) {
     case 'reset':
       resetPgProbe();
+      providerTime.calls = 0;
+      providerTime.ms = 0;
       return null;
     case 'stats':
-      return pgProbeSnapshot();
+      return { ...pgProbeSnapshot(), providerCalls: providerTime.calls, providerMs: providerTime.ms };
     case 'profile-start':
       await inspector.post('Profiler.enable');
       await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
