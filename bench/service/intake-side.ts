@@ -3,7 +3,8 @@
  * bench/targets/service.ts):
  *
  *   node --expose-gc --import tsx bench/service/intake-side.ts service|bare [--connections 8]
- *     [--warmup-ms 1000] [--timed-ms 3000]          (BENCH_NS = a PostgreSQL namespace; BENCH_QUICK=1 = smoke)
+ *     [--warmup-ms 1000] [--timed-ms 3000] [--profile FILE]
+ *   (BENCH_NS = a PostgreSQL namespace; BENCH_QUICK=1 = smoke; --profile: the server's CPU profile of the timed part)
  *
  * Seeds payable orders with a pending attempt each (untimed), starts the server in a fresh child process on that
  * namespace — `service`: the reference service as `payonce serve` builds it (`createService`, webhook intake →
@@ -26,6 +27,7 @@ const { values, positionals } = parseArgs({
     connections: { type: 'string', default: '8' },
     'warmup-ms': { type: 'string' },
     'timed-ms': { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const mode = positionals[0];
@@ -70,8 +72,10 @@ try {
   const warm = await timedLoad(take, connections, warmupMs);
   log(`warm-up: ${warm.operations} deliveries, ${warm.opsPerSec.toFixed(0)}/s`);
   await server.resetProbe();
+  if (values.profile) await server.startProfile();
   const sample = await timedLoad(take, connections, timedMs);
   const probe = await server.probe();
+  if (values.profile) await server.stopProfile(values.profile);
   if (next >= orders) log(`ran out of seeded orders (${orders}): raise the seed`);
   const sent = Math.min(next, orders);
   const paid = await db.query<{ paid: string; jobs: string }>(
