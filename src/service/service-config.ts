@@ -11,11 +11,11 @@ export interface ServiceSettings {
    */
   databaseUrl?: string;
   /**
-   * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). Size it to the concurrent
-   * requests you expect: a webhook delivery takes a connection four times (claim, business transaction, completion,
-   * journal row) and a checkout five, so with 10 connections 64 concurrent clients spend most of their time waiting
-   * for one (bench/notes/service.md). Mind the server's `max_connections` across replicas. Ignored when a `store`
-   * is given. 1–1000. @default 10 (the drivers' default)
+   * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). A webhook delivery takes a
+   * connection four times (claim, business transaction, completion, journal row) and a checkout five; with more
+   * concurrent requests than connections they queue for one. Raise it only when the database has spare CPU: on a
+   * saturated 2-core machine 64 connections were slower than 10 (bench/notes/service.md). Mind the server's
+   * `max_connections` across replicas. Ignored when a `store` is given. 1–1000. @default 10 (the drivers' default)
    */
   databasePoolSize?: number;
   /** Moves the webhook intake's receipts to Redis (payment receipts stay in SQL). @default null (SQL) */
