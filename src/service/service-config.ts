@@ -10,6 +10,14 @@ export interface ServiceSettings {
    * Ignored when a `store` is given to `createService`. @default './payonce.sqlite'
    */
   databaseUrl?: string;
+  /**
+   * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). A webhook delivery takes a
+   * connection four times (claim, business transaction, completion, journal row) and a checkout five; with more
+   * concurrent requests than connections they queue for one. Raise it only when the database has spare CPU: on a
+   * saturated 2-core machine 64 connections were slower than 10 (bench/notes/service.md). Mind the server's
+   * `max_connections` across replicas. Ignored when a `store` is given. 1–1000. @default 10 (the drivers' default)
+   */
+  databasePoolSize?: number;
   /** Moves the webhook intake's receipts to Redis (payment receipts stay in SQL). @default null (SQL) */
   redisUrl?: string | null;
   /** Key prefix of the intake's receipts in Redis (no `{` or `}`). @default 'payonce:' */
@@ -98,6 +106,7 @@ export interface ServiceSettings {
 /** {@link ServiceSettings} checked, with every default applied. */
 export interface ServiceConfig {
   readonly databaseUrl: string;
+  readonly databasePoolSize: number;
   readonly redisUrl: string | null;
   readonly redisPrefix: string;
   readonly storeTimeoutMs: number;
@@ -155,7 +164,8 @@ function optionalText(value: string | null | undefined, name: string): string | 
 /**
  * Applies the defaults of docs/service.md and checks every setting once.
  * @throws {InvalidOption} a duration or port that is not a non-negative integer (port 0–65535, poll, lease,
- *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), an
+ *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), a
+ *   `databasePoolSize` outside 1–1000, an
  *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
  *   `databaseUrl`, a `redisPrefix` with `{`/`}`.
  */
@@ -193,6 +203,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
   }
   return Object.freeze({
     databaseUrl,
+    databasePoolSize: atMost(int(settings.databasePoolSize, 'databasePoolSize', 1, 10), 1_000, 'databasePoolSize'),
     redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
     redisPrefix,
     storeTimeoutMs: int(settings.storeTimeoutMs, 'storeTimeoutMs', 1, 2_000),

@@ -39,7 +39,7 @@ export interface ServiceRuntime {
 
 /**
  * Opens the runtime of the reference service: resolves the settings, opens and migrates the SQL store
- * (`databaseUrl`, or the given `store`), builds `Payments` (alerts logged and counted), the SQL delivery
+ * (`databaseUrl` with a pool of `databasePoolSize`, or the given `store`), builds `Payments` (alerts logged and counted), the SQL delivery
  * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
  * `Idempotency-Key` guard (SQL) and the metrics.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`.
@@ -61,7 +61,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     if (options.store) {
       store = options.store;
     } else {
-      store = await openServiceStore(config.databaseUrl);
+      store = await openServiceStore(config.databaseUrl, config.databasePoolSize);
       closers.push(() => store.close());
     }
     await store.migrate();
