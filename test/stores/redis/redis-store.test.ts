@@ -131,7 +131,7 @@ describe('RedisStore', () => {
         const keys: string[] = [];
         let cursor = '0';
         do {
-          const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`);
+          const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
           cursor = next;
           keys.push(...batch);
         } while (cursor !== '0');
