@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
@@ -48,7 +49,15 @@ function endpointOf(url: string): string {
 /** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
 const msText = (ms: number): string => String(ms);
 
-const bytesOf = (body: Uint8Array): Buffer => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+/**
+ * The body as a command argument. Pure ASCII (most JSON answers) goes as text: its UTF-8 encoding is the same bytes,
+ * and a command of text arguments is encoded as one string instead of a list of pieces copied into a new Buffer.
+ * Anything else goes as the raw bytes, so every body is stored byte for byte.
+ */
+const bodyArg = (body: Uint8Array): string | Buffer => {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes;
+};
 
 /**
  * An integer reply as a number, or `null` for any other reply. ioredis returns integers as numbers, but as
@@ -254,7 +263,7 @@ export class RedisStore implements Store {
         receiptIdOf(key),
         response.status,
         JSON.stringify(response.headers),
-        bytesOf(response.body),
+        bodyArg(response.body),
         ...this.announce,
       ],
     );
