@@ -85,6 +85,9 @@ function integerReply(reply: unknown): number | null {
  * slot (and all of one store's receipts live on one shard). Response bodies are sent and read as raw bytes
  * and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
+ * Commands of concurrent calls made in one tick of the event loop leave in one socket write (`TickPipeline`; the
+ * `pipelining` option), each with its own reply: Redis runs each script atomically in the order sent.
+ *
  * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
