@@ -26,6 +26,13 @@ export interface RedisLike {
    * options)`): the store's subscriber for waiting duplicates when none is given.
    */
   duplicate?(...args: never[]): RedisSubscriberLike;
+  /**
+   * ioredis `Redis#stream`: the connection's socket. The store corks it for the rest of a tick so the commands of
+   * concurrent calls leave in one write (`TickPipeline`); without it (and without `nodes`) they are written singly.
+   */
+  readonly stream?: unknown;
+  /** ioredis `Cluster#nodes('master')`: the masters, whose sockets the store corks like `stream`. */
+  nodes?(role: 'master'): readonly { readonly stream?: unknown }[];
 }
 
 /**

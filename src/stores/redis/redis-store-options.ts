@@ -26,6 +26,13 @@ export interface RedisStoreOptions {
    * `() => client.duplicate()`. @default `client.duplicate()` (on a Cluster with `shardedSubscribers: true`)
    */
   subscriber?: () => RedisSubscriberLike;
+  /**
+   * Automatic pipelining: the commands of every call made in one tick of the event loop (concurrent deliveries) go
+   * to Redis in one socket write, as `TickPipeline` describes; each call still gets its own reply. `false` writes
+   * each command on its own. Needs the client's socket (`client.stream`, or `client.nodes('master')` on a
+   * Cluster); otherwise it has no effect. @default true
+   */
+  pipelining?: boolean;
 }
 
 /** `RedisStoreOptions` after defaults and validation. */
@@ -35,6 +42,7 @@ export interface ResolvedRedisStoreOptions {
   readonly notify: 'publish' | 'spublish' | 'off';
   /** `null` when nothing can subscribe (no `duplicate()` and no `subscriber`) or `notify` is `off`. */
   readonly subscriber: (() => RedisSubscriberLike) | null;
+  readonly pipelining: boolean;
 }
 
 const NOTIFY_MODES = ['publish', 'spublish', 'off'] as const;
@@ -55,7 +63,7 @@ function subscriberOf(client: RedisLike, given: (() => RedisSubscriberLike) | un
  * Applies defaults and checks the options once.
  * @throws {InvalidOption} if `client` has no `callBuffer` method, or `prefix` is not a string or contains a
  * brace (which would change the Redis Cluster hash tag and split the store's keys across slots), `notify` is not
- * `publish`/`spublish`/`off`, or `subscriber` is not a function.
+ * `publish`/`spublish`/`off`, `subscriber` is not a function, or `pipelining` is not a boolean.
  */
 export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
   const client = options?.client;
@@ -71,5 +79,9 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
   if (!NOTIFY_MODES.includes(notify))
     throw new InvalidOption('notify', `must be publish, spublish or off, got ${String(notify)}`);
   const subscriber = notify === 'off' ? null : subscriberOf(client, options.subscriber);
-  return Object.freeze({ client, prefix, notify, subscriber });
+  const pipelining = options.pipelining ?? true;
+  if (typeof pipelining !== 'boolean') {
+    throw new InvalidOption('pipelining', `must be true or false, got ${typeof pipelining}`);
+  }
+  return Object.freeze({ client, prefix, notify, subscriber, pipelining });
 }

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
@@ -14,6 +15,7 @@ import { receiptOfReply } from './receipt-of-reply.js';
 import { RedisFinishListener } from './redis-finish-listener.js';
 import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
+import type { RedisScript, ScriptArg } from './redis-script.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-options.js';
 import { completeScript } from './scripts/complete.js';
 import { failScript } from './scripts/fail.js';
@@ -21,6 +23,7 @@ import { findScript } from './scripts/find.js';
 import { insertClaimScript } from './scripts/insert-claim.js';
 import { purgeBatchScript } from './scripts/purge-batch.js';
 import { takeoverScript } from './scripts/takeover.js';
+import { socketsOf, TickPipeline } from './tick-pipeline.js';
 
 /** Options of `RedisStore.connect`: everything of `RedisStoreOptions` but the client, which it creates. */
 export type RedisConnectOptions = Omit<RedisStoreOptions, 'client'> & {
@@ -46,7 +49,15 @@ function endpointOf(url: string): string {
 /** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
 const msText = (ms: number): string => String(ms);
 
-const bytesOf = (body: Uint8Array): Buffer => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+/**
+ * The body as a command argument. Pure ASCII (most JSON answers) goes as text: its UTF-8 encoding is the same bytes,
+ * and a command of text arguments is encoded as one string instead of a list of pieces copied into a new Buffer.
+ * Anything else goes as the raw bytes, so every body is stored byte for byte.
+ */
+const bodyArg = (body: Uint8Array): string | Buffer => {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes;
+};
 
 /**
  * An integer reply as a number, or `null` for any other reply. ioredis returns integers as numbers, but as
@@ -74,6 +85,9 @@ function integerReply(reply: unknown): number | null {
  * slot (and all of one store's receipts live on one shard). Response bodies are sent and read as raw bytes
  * and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
+ * Commands of concurrent calls made in one tick of the event loop leave in one socket write (`TickPipeline`; the
+ * `pipelining` option), each with its own reply: Redis runs each script atomically in the order sent.
+ *
  * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
@@ -93,6 +107,8 @@ export class RedisStore implements Store {
   /** The announce command and channel the complete/fail scripts get (`['', '']` when `notify` is `off`). */
   private readonly announce: readonly [string, string];
   private readonly listener: RedisFinishListener | null;
+  /** Groups the commands of one tick into one socket write; `null` when `pipelining` is off. */
+  private readonly pipeline: TickPipeline | null;
   /**
    * Subscribes to the finish of `key` on this store's one subscriber connection (issue #15); present unless
    * `notify` is `off` or there is no way to make a subscriber. @see `Store.watchReceipt`.
@@ -116,6 +132,8 @@ export class RedisStore implements Store {
       resolved.subscriber === null
         ? null
         : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, resolved.notify === 'spublish');
+    const client = this.client;
+    this.pipeline = resolved.pipelining ? new TickPipeline(() => socketsOf(client)) : null;
     const listener = this.listener;
     if (listener) this.watchReceipt = (key) => listener.watch(receiptIdOf(key));
   }
@@ -210,7 +228,7 @@ export class RedisStore implements Store {
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
     const args = [msText(nowMs), key.provider, key.externalId];
     if (fingerprint !== null) args.push(fingerprint);
-    const reply = await insertClaimScript.run(this.client, [this.receiptKey(key)], args);
+    const reply = await this.send(insertClaimScript, [this.receiptKey(key)], args);
     if (integerReply(reply) === 1) {
       const receipt = firstClaimReceipt(key, nowMs, fingerprint);
       return { inserted: true, receipt };
@@ -225,8 +243,8 @@ export class RedisStore implements Store {
    * first or is `completed`. @see `Store.takeover`; scripts/takeover.ts.
    */
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
-    const reply = await takeoverScript.run(
-      this.client,
+    const reply = await this.send(
+      takeoverScript,
       [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [expectedStatus, expectedAttempts, msText(nowMs), receiptIdOf(key)],
     );
@@ -239,8 +257,8 @@ export class RedisStore implements Store {
    */
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
     const { key, attempt, nowMs, response } = request;
-    const reply = await completeScript.run(
-      this.client,
+    const reply = await this.send(
+      completeScript,
       [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [
         attempt,
@@ -248,7 +266,7 @@ export class RedisStore implements Store {
         receiptIdOf(key),
         response.status,
         JSON.stringify(response.headers),
-        bytesOf(response.body),
+        bodyArg(response.body),
         ...this.announce,
       ],
     );
@@ -257,8 +275,8 @@ export class RedisStore implements Store {
 
   /** Marks the receipt `failed` with `error` if the claim at `attempt` still holds; false if fenced. @see scripts/fail.ts */
   async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
-    const reply = await failScript.run(
-      this.client,
+    const reply = await this.send(
+      failScript,
       [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
       [attempt, msText(nowMs), receiptIdOf(key), error, ...this.announce],
     );
@@ -267,7 +285,7 @@ export class RedisStore implements Store {
 
   /** The stored receipt or `null`; the body is a fresh `Uint8Array` copy. @see scripts/find.ts */
   async find(key: RequestKey): Promise<Receipt | null> {
-    return receiptOfReply(key, await findScript.run(this.client, [this.receiptKey(key)], []));
+    return receiptOfReply(key, await this.send(findScript, [this.receiptKey(key)], []));
   }
 
   /**
@@ -281,14 +299,20 @@ export class RedisStore implements Store {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
     const walked = provider === undefined ? this.keys.finished : finishedByProviderKey(this.keys, provider);
-    const reply = await purgeBatchScript.run(
-      this.client,
+    const reply = await this.send(
+      purgeBatchScript,
       [walked, this.keys.receiptBase, this.keys.finished, this.keys.finishedByProviderBase],
       [msText(beforeMs), batch],
     );
     const deleted = integerReply(reply);
     if (deleted === null) throw new Error(`redis: purgeBatch returned ${typeof reply}`);
     return deleted;
+  }
+
+  /** Runs `script` on the store's connection, in this tick's pipeline when pipelining is on. */
+  private send(script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    this.pipeline?.hold();
+    return script.run(this.client, keys, args);
   }
 
   private receiptKey(key: RequestKey): string {

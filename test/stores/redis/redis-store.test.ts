@@ -91,6 +91,21 @@ describe('RedisStore', () => {
       expect(found?.response?.body).toEqual(new Uint8Array(0));
       expect(found?.response?.status).toBe(204);
     });
+
+    it('stores an ASCII body (sent as text) and a body with one byte above 0x7f (sent as bytes) exactly', async () => {
+      const ascii = Uint8Array.from(Buffer.from('{"received":true,"ctl":"\u0000\t\x7f"}', 'latin1'));
+      const high = Uint8Array.of(0x7b, 0x80, 0x7d);
+      for (const body of [ascii, high]) {
+        const k = key('ascii');
+        await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+        // A view into a larger buffer: only its own bytes are sent.
+        const view = new Uint8Array([0xff, ...body, 0xff]).subarray(1, body.length + 1);
+        await store.complete({ key: k, attempt: 1, nowMs: T0, response: response(view) });
+        expect((await store.find(k))?.response?.body).toEqual(body);
+        const raw = await admin.hgetBuffer(redisKeys(store.prefix).receiptBase + receiptIdOf(k), 'response_body');
+        expect(raw).toEqual(Buffer.from(body));
+      }
+    });
   });
 
   describe('key encoding', () => {
@@ -131,7 +146,7 @@ describe('RedisStore', () => {
         const keys: string[] = [];
         let cursor = '0';
         do {
-          const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`);
+          const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
           cursor = next;
           keys.push(...batch);
         } while (cursor !== '0');
