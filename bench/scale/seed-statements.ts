@@ -22,7 +22,7 @@ export interface SeedRange {
 export const SEED_SPREAD_MS = 30 * 86_400_000;
 
 /** Bumped whenever the rows change, so an old seeded namespace is rebuilt rather than reused. */
-export const SEED_SPEC = 'receipts-v1';
+export const SEED_SPEC = 'receipts-v2';
 
 const RECEIPT_COLUMNS =
   'provider, external_id, status, attempts, claimed_at, finished_at, created_at, fingerprint, response_status, response_headers, response_body, error';
@@ -52,9 +52,11 @@ from (
     case when ('x' || substr(x.fp, 41, 2))::bit(8)::int < 5 then 2 else 1 end as attempts,
     ('x' || substr(x.fp, 50, 4))::bit(16)::int % 800 as duration
   from (
-    select md5('seed:' || g) || md5('seed2:' || g) as h, md5('fp:' || g) || md5('fp2:' || g) as fp,
-      ('x' || substr(md5('seed2:' || g), 25, 8))::bit(32)::bigint % 100 as r
-    from generate_series($2::bigint, $3::bigint) as g
+    select y.h, y.fp, ('x' || substr(y.h, 57, 8))::bit(32)::bigint % 100 as r
+    from (
+      select md5('seed:' || g) || md5('seed2:' || g) as h, md5('fp:' || g) || md5('fp2:' || g) as fp
+      from generate_series($2::bigint, $3::bigint) as g
+    ) as y
   ) as x
 ) as k`;
 
