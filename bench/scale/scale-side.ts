@@ -17,7 +17,9 @@
  * Both sides open the store exactly as `payonceSubject(backend, { batched })` does (`openStore`: static factory, a
  * pool of 10, `batching` when `--batched`), and deliver the same kind of keys: `realistic-keys.ts`'s provider mix
  * and external-id shapes, random within the key space (so a claim lands among the stored receipts, not after
- * them), with the payload and handler response of the in-process rows. The result's notes carry the rows stored at
+ * them), with the payload and handler response of the in-process rows. On PostgreSQL each side runs a CHECKPOINT
+ * right before its timed run and another before it exits (`settle`), so neither side's timed run pays for writing
+ * out the other side's dirty pages. The result's notes carry the rows stored at
  * the start, the table's size on disk, the rows completed by the timed run (must equal the deliveries), and the
  * seeding time when this side seeded.
  */
@@ -67,6 +69,22 @@ async function truncate(info: NamespaceInfo): Promise<void> {
     await connection.query('truncate table payonce_receipts');
   } finally {
     await connection.end();
+  }
+}
+
+/**
+ * PostgreSQL: a CHECKPOINT, so the dirty pages one side made (its deliveries, the 1M side's DELETE and VACUUM) are
+ * written out by that side, not during the next side's timed run, and both timed runs start right after a
+ * checkpoint (the same full-page-write regime). MariaDB has no such statement; nothing is done there.
+ */
+async function settle(info: NamespaceInfo): Promise<void> {
+  if (info.backend !== 'postgres') return;
+  const client = new pg.Client(info.postgres!);
+  await client.connect();
+  try {
+    await client.query('checkpoint');
+  } finally {
+    await client.end();
   }
 }
 
@@ -135,6 +153,7 @@ async function timedRun(
     await measureUnique(deliver, options.sizes.warmupKeys, options.concurrency, 'w-', WARMUP_MAX_MS);
     await reset();
     const table = await measureTable(backend, namespaceName(info));
+    await settle(info);
     collectGarbage();
     const startedMs = Date.now() - 1;
     const sample = await measureUnique(deliver, options.sizes.keys, options.concurrency, 'a-', options.sizes.maxMs);
@@ -174,6 +193,7 @@ async function main(): Promise<void> {
           seedSeconds = seeded.seedSeconds;
           return timedRun(backend, seeded.info, options, resetToSeed);
         });
+  await settle(ns);
   const { sample } = timed;
   const unexpected = sample.deliveries - sample.results.ran - sample.errors;
   const result: SideResult = {
