@@ -1,6 +1,6 @@
 /**
  * The long-lived namespace of the scale bench's "stored receipts" side (issue #17 item 5): a PostgreSQL schema or
- * a MariaDB database named `payonce_scale_<receipts>`, migrated with payonce's own migrations (the real table, its
+ * a MariaDB database named `payonce_scale_<receipts>` (`_<run>` appended when `PAYONCE_SCALE_RUN` is set), migrated with payonce's own migrations (the real table, its
  * four indexes, the finish-notify trigger) and seeded ONCE with `receipts` finished receipts (`seed-statements.ts`).
  *
  * Why not the harness's `BENCH_NS`: the harness empties that namespace before every side, and seeding a million
@@ -43,8 +43,20 @@ export type Log = (line: string) => void;
 /** Rows per seeding statement (one commit each), so progress shows and no transaction grows huge. */
 const SEED_CHUNK = 250_000;
 
-/** The name of the seeded namespace of `receipts` rows. */
-export const seededName = (receipts: number): string => `payonce_scale_${Math.trunc(receipts)}`;
+/**
+ * The environment variable naming one bench run's seeded namespaces: `prepare()` of `bench/targets/scale.ts` sets
+ * it (a random tag) in the harness's process, its side processes inherit it, and `cleanup()` drops only that run's
+ * namespaces — so two bench runs sharing this machine's servers never drop each other's seeded data. A side run
+ * without it (by hand, or a harness that does not call `prepare()`) uses the shared `payonce_scale_<receipts>`.
+ */
+export const SCALE_RUN_ENV = 'PAYONCE_SCALE_RUN';
+
+/** The name of the seeded namespace of `receipts` rows (of this bench run when `PAYONCE_SCALE_RUN` is set). */
+export function seededName(receipts: number): string {
+  const run = process.env[SCALE_RUN_ENV];
+  const base = `payonce_scale_${Math.trunc(receipts)}`;
+  return run && /^[a-z0-9]{1,20}$/.test(run) ? `${base}_${run}` : base;
+}
 
 const META_DDL = `create table payonce_scale_seed (spec varchar(40) not null, receipts bigint not null,
 seeded_until bigint not null)`;

@@ -8,10 +8,14 @@
  * (`bench/scale/seeded-namespace.ts`), not on the harness's `BENCH_NS`. A harness should call `prepare(log)` once
  * before the first pair of these targets (seeds both backends, untimed; a side seeds on its own when it finds the
  * namespace missing, so `--only` works without it, but that side then takes a minute longer) and `cleanup(log)`
- * once after the last (drops the seeded namespaces), in a `finally`.
+ * once after the last (drops the seeded namespaces), in a `finally`. `prepare()` tags this run's namespaces through
+ * the environment variable `PAYONCE_SCALE_RUN`, which the side processes must inherit (spawn them with
+ * `process.env`), so a concurrent bench run's `cleanup()` never drops them.
  */
+
+import { randomBytes } from 'node:crypto';
 import type { PairTarget, SideSpec } from '../lib/side-protocol.js';
-import { dropSeeded, ensureSeeded, type ScaleBackend } from '../scale/seeded-namespace.js';
+import { dropSeeded, ensureSeeded, SCALE_RUN_ENV, type ScaleBackend } from '../scale/seeded-namespace.js';
 import { QUICK_STORED_MAX } from '../scale/side-sizes.js';
 
 /** Finished receipts stored on the A side. */
@@ -61,11 +65,15 @@ function backendsOf(ids?: readonly string[]): ScaleBackend[] {
  * namespace, so this does nothing.
  */
 export async function prepare(log: (line: string) => void, ids?: readonly string[]): Promise<void> {
+  process.env[SCALE_RUN_ENV] ??= randomBytes(4).toString('hex');
   if (process.env.BENCH_QUICK === '1') return;
   for (const backend of backendsOf(ids)) await ensureSeeded(backend, STORED_RECEIPTS, log);
 }
 
-/** Drops the seeded namespaces (of every size a side may have made: full and smoke). Call once after the last pair. */
+/**
+ * Drops this run's seeded namespaces (of every size a side may have made: full and smoke; the shared untagged ones
+ * when `prepare()` was not called). Call once after the last pair.
+ */
 export async function cleanup(log: (line: string) => void): Promise<void> {
   for (const backend of ['postgres', 'mysql'] as const) {
     for (const stored of [STORED_RECEIPTS, QUICK_STORED_MAX]) {
