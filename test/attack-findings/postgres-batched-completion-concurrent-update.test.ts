@@ -1,0 +1,53 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RequestKey } from '../../src/core/request-key.js';
+import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
+
+// Attack finding (p-attack): docs/batching.md says a row changed by another transaction meanwhile "is re-read at its
+// newest version and the fencing condition is checked again on it, as for the single-row UPDATE". The batched
+// PostgreSQL completion reaches rows by `ctid = any(array(…))`, collected before it waits: when a concurrent
+// UPDATE that keeps the row `processing` at the same attempt commits while the batch waits for its lock, the row's
+// ctid has moved and the batch silently skips it — the legitimate holder is told `false` (ClaimLost) and the row
+// stays `processing`. The single-row completion (non-batched store) answers `true` in the same situation.
+describe('postgres batched completion racing an update that keeps the claim', () => {
+  let ns: PostgresNamespace;
+  beforeAll(async () => {
+    ns = await createPostgresNamespace();
+    const store = await PostgresStore.connect(ns.config);
+    await store.migrate();
+    await store.close();
+  });
+  afterAll(async () => {
+    await ns.drop();
+  });
+
+  for (const batching of [false, true]) {
+    it(`completes the holder's row (batching: ${batching})`, async () => {
+      const store = await PostgresStore.connect(ns.config, { batching });
+      const other = new pg.Client(ns.config);
+      await other.connect();
+      try {
+        const now = Date.now();
+        const keys = ['n0', 'n1', 'free'].map((id) => new RequestKey(`race-${batching}`, id));
+        for (const key of keys) await store.insertClaim({ key, nowMs: now, fingerprint: null });
+        await other.query('begin');
+        await other.query(
+          `update payonce_receipts set claimed_at = claimed_at where provider = $1 and external_id in ('n0', 'n1')`,
+          [`race-${batching}`],
+        );
+        const completing = Promise.all(
+          keys.map((key) =>
+            store.complete({ key, attempt: 1, nowMs: now + 1, response: { status: 200, headers: {}, body: new Uint8Array(1) } }),
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await other.query('commit');
+        expect(await completing).toEqual([true, true, true]); // batching: true gives [false, false, true]
+      } finally {
+        await other.end();
+        await store.close();
+      }
+    });
+  }
+});
