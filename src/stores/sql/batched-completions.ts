@@ -11,15 +11,47 @@ export type CompleteRequest = FinishRequest & { readonly response: StoredRespons
 type CompleteEntry = BatchEntry<CompleteRequest, boolean>;
 
 /**
- * Responses larger than this many bytes (body plus headers JSON) are completed by their own statement: one batch of
- * large bodies could outgrow MySQL's `max_allowed_packet`, and a large row gains nothing from sharing a commit.
+ * Responses of this many bytes or more (body plus headers JSON) are completed by their own statement: a large row
+ * gains nothing from sharing a commit, and MariaDB 10.11 cuts a binary value over 65 535 bytes carried through the
+ * batch's derived table (`select ? … union all …`) to its length modulo 65 536, so a batched body must stay well
+ * below that.
  */
-export const MAX_BATCHED_RESPONSE_BYTES = 64 * 1024;
+export const MAX_BATCHED_RESPONSE_BYTES = 16 * 1024;
+
+/**
+ * The most response bytes (bodies plus headers JSON) one multi-row completion statement carries; a larger batch is
+ * sent as several statements in turn. Keeps a statement (hex-escaped by mysql2: twice the bytes) far below MySQL's
+ * and MariaDB's `max_allowed_packet` (16 MiB default on MariaDB 10.11, 64 MiB on MySQL 8) whatever `maxBatchSize`.
+ */
+export const MAX_BATCH_STATEMENT_RESPONSE_BYTES = 1024 * 1024;
+
+/** Bytes of `request`'s response as a completion row carries them (body plus headers JSON, UTF-16 length bound). */
+function responseBytes(request: CompleteRequest): number {
+  return request.response.body.byteLength + JSON.stringify(request.response.headers).length * 3;
+}
 
 /** True when `request` may share a multi-row completion (its response is small). */
 export function batchable(request: CompleteRequest): boolean {
-  const { body, headers } = request.response;
-  return body.byteLength <= MAX_BATCHED_RESPONSE_BYTES && JSON.stringify(headers).length <= MAX_BATCHED_RESPONSE_BYTES;
+  return responseBytes(request) < MAX_BATCHED_RESPONSE_BYTES;
+}
+
+/** `entries` in order, cut into runs whose responses add up to at most `MAX_BATCH_STATEMENT_RESPONSE_BYTES`. */
+function byStatementSize(entries: readonly CompleteEntry[]): CompleteEntry[][] {
+  const chunks: CompleteEntry[][] = [];
+  let chunk: CompleteEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = responseBytes(entry.item);
+    if (chunk.length > 0 && bytes + size > MAX_BATCH_STATEMENT_RESPONSE_BYTES) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(entry);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 async function completeAlone(ctx: SqlContext, entry: CompleteEntry): Promise<void> {
@@ -46,7 +78,9 @@ function rowOf(request: CompleteRequest): CompleteRow {
  * Runs one batch of completions (`Batcher` runner) as ONE multi-row fenced UPDATE: a row changes only if it is still
  * `processing` at its caller's attempt, and each caller is told whether ITS row changed. The first call of a key is
  * in the statement; a second call of the same key in the batch runs alone after it (its fencing then decides). A
- * batch of one uses the single-row statement. A statement error caused by the data (`isStatementError`) splits the
+ * batch of one uses the single-row statement; a batch whose responses outgrow `MAX_BATCH_STATEMENT_RESPONSE_BYTES` is
+ * sent as several statements; a row the statement did not change is tried again alone (it answers false only if
+ * the claim is really lost). A statement error caused by the data (`isStatementError`) splits the
  * batch into single-row statements; any other error rejects every caller with the driver error.
  * @see docs/design.md §3 "Batched claims and completions".
  */
@@ -67,8 +101,10 @@ export async function runCompleteBatch(
     const y = keyId(b.item.key);
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  if (rows.length === 1) await completeAlone(ctx, rows[0]!);
-  else await completeMany(ctx, statements, rows);
+  for (const chunk of byStatementSize(rows)) {
+    if (chunk.length === 1) await completeAlone(ctx, chunk[0]!);
+    else await completeMany(ctx, statements, chunk);
+  }
   for (const entry of later) await completeAlone(ctx, entry);
 }
 
@@ -85,5 +121,14 @@ async function completeMany(ctx: SqlContext, statements: BatchStatements, entrie
     await Promise.all(entries.map((entry) => completeAlone(ctx, entry)));
     return;
   }
-  for (const entry of entries) entry.resolve(completed.has(keyId(entry.item.key)));
+  // A row the multi-row statement did not change is checked again by the single-row fenced UPDATE: on PostgreSQL the
+  // batch reaches rows by the ctid it found before waiting for their locks, so a row another transaction updated in
+  // between (still `processing` at the same attempt) is skipped although this caller holds it. The single-row
+  // statement follows the row to its newest version; a claim that really was lost answers false there too.
+  const missed: CompleteEntry[] = [];
+  for (const entry of entries) {
+    if (completed.has(keyId(entry.item.key))) entry.resolve(true);
+    else missed.push(entry);
+  }
+  for (const entry of missed) await completeAlone(ctx, entry);
 }

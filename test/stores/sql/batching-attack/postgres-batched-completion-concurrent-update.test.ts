@@ -1,15 +1,15 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
+import { RequestKey } from '../../../../src/core/request-key.js';
+import { PostgresStore } from '../../../../src/stores/postgres/postgres-store.js';
+import { createPostgresNamespace, type PostgresNamespace } from '../../../contract/backends/postgres.js';
 
-// Attack finding (p-attack): docs/batching.md says a row changed by another transaction meanwhile "is re-read at its
-// newest version and the fencing condition is checked again on it, as for the single-row UPDATE". The batched
+// Attack finding (issue #17), fixed: the batched
 // PostgreSQL completion reaches rows by `ctid = any(array(…))`, collected before it waits: when a concurrent
 // UPDATE that keeps the row `processing` at the same attempt commits while the batch waits for its lock, the row's
 // ctid has moved and the batch silently skips it — the legitimate holder is told `false` (ClaimLost) and the row
-// stays `processing`. The single-row completion (non-batched store) answers `true` in the same situation.
+// stayed `processing`. Now every row the batch did not change is tried again by the single-row fenced UPDATE, which
+// answers `true` here as the non-batched store does.
 describe('postgres batched completion racing an update that keeps the claim', () => {
   let ns: PostgresNamespace;
   beforeAll(async () => {
@@ -38,7 +38,12 @@ describe('postgres batched completion racing an update that keeps the claim', ()
         );
         const completing = Promise.all(
           keys.map((key) =>
-            store.complete({ key, attempt: 1, nowMs: now + 1, response: { status: 200, headers: {}, body: new Uint8Array(1) } }),
+            store.complete({
+              key,
+              attempt: 1,
+              nowMs: now + 1,
+              response: { status: 200, headers: {}, body: new Uint8Array(1) },
+            }),
           ),
         );
         await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { createMysqlNamespace, type MysqlNamespace } from '../contract/backends/mysql.js';
+import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../src/core/request-key.js';
+import { MysqlStore } from '../../../../src/stores/mysql/mysql-store.js';
+import { createMysqlNamespace, type MysqlNamespace } from '../../../contract/backends/mysql.js';
 
-// Attack finding (p-attack): each batched response is capped at 64 KiB, but not the batch: 200 completions of 60 000
-// bytes (hex-escaped ≈ 24 MB) exceed MariaDB's default max_allowed_packet (16 MiB). The server answers errno 1153
-// and closes the connection; isStatementError() classes 1153 as a bad row, so the batch is split into single-row
-// statements, and one of them runs on the connection the server closed: ECONNRESET → StoreUnavailable for a caller
-// whose row was fine; its handler ran but its receipt stays `processing` (run again after the lease).
+// Attack finding (issue #17): a batch of completions once had a cap per row but none per statement: enough responses
+// (hex-escaped by mysql2) exceed MariaDB's default max_allowed_packet (16 MiB). The server answered errno 1153 and
+// closed the connection, the batch was split into single-row statements, and one ran on the closed connection:
+// ECONNRESET → StoreUnavailable for a caller whose row was fine, its receipt left `processing`. Now a statement
+// carries at most MAX_BATCH_STATEMENT_RESPONSE_BYTES of responses: 700 batchable 15 000-byte bodies in batches of up
+// to 1 000 (≈ 21 MB hex-escaped in one statement without that cap) all complete.
 describe('mysql batched completion larger than max_allowed_packet', () => {
   let ns: MysqlNamespace;
   beforeAll(async () => {
@@ -23,10 +24,10 @@ describe('mysql batched completion larger than max_allowed_packet', () => {
   });
 
   it('completes every delivery (each response is within the batchable limit)', async () => {
-    const store = await MysqlStore.connect(ns.url, { batching: true });
+    const store = await MysqlStore.connect(ns.url, { batching: { maxBatchSize: 1_000 } });
     try {
       const guard = new IdempotencyGuard(store);
-      const count = 200;
+      const count = 700;
       let release!: () => void;
       const together = new Promise<void>((resolve) => (release = resolve));
       let started = 0;
@@ -36,7 +37,7 @@ describe('mysql batched completion larger than max_allowed_packet', () => {
             .run(new RequestKey('attack-packet', `k${i}`), async () => {
               if (++started === count) release();
               await together;
-              return { body: randomBytes(60_000) };
+              return { body: randomBytes(15_000) };
             })
             .then(
               () => 'ok',
@@ -44,7 +45,7 @@ describe('mysql batched completion larger than max_allowed_packet', () => {
             ),
         ),
       );
-      expect(outcomes.filter((o) => o !== 'ok')).toEqual([]); // fails: [ 'StoreUnavailable' ]
+      expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
       for (let i = 0; i < count; i++) {
         expect((await store.find(new RequestKey('attack-packet', `k${i}`)))?.status).toBe('completed');
       }
