@@ -50,24 +50,17 @@ export function fastifyRawBody(request: FastifyRequest): Buffer {
 }
 
 /**
- * Forwards `payload` into a new readable stream for fastify's parsers while keeping every raw chunk in `chunks`:
- * one plain Readable and three listeners instead of a PassThrough piped from the payload (a Duplex, a pipe and its
- * cleanup), with the same bytes and backpressure (the payload pauses while fastify has not read what was forwarded).
+ * Keeps every chunk `payload` delivers to its consumer in `chunks`, without a stream of our own in between: the
+ * listener is prepended with the plain EventEmitter method, which (unlike `on('data')`) does not switch the stream to
+ * flowing mode, so fastify's parser (or a custom one) still decides when and how it is read, with its own
+ * backpressure and `bodyLimit`. A chunk delivered as a string (a consumer called `setEncoding`) is turned back into
+ * bytes with the stream's encoding.
  */
-function teeInto(payload: NodeJS.ReadableStream, chunks: Buffer[]): Readable {
+function keepChunks(payload: NodeJS.ReadableStream, chunks: Buffer[]): void {
   const source = payload as Readable;
-  const forwarded = new Readable({
-    read() {
-      source.resume();
-    },
+  source.prependListener('data', (chunk: Buffer | string) => {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, source.readableEncoding ?? 'utf8') : chunk);
   });
-  source.on('data', (chunk: Buffer) => {
-    chunks.push(chunk);
-    if (!forwarded.push(chunk)) source.pause();
-  });
-  source.once('end', () => forwarded.push(null));
-  source.on('error', (error) => forwarded.destroy(error));
-  return forwarded;
 }
 
 /** The bytes of a serialised payload that is already in memory (string, bytes, none); undefined for a stream. */
@@ -202,7 +195,8 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       if (!core.covers(request.method)) return done(null, payload);
       const chunks: Buffer[] = [];
       request[RAW] = chunks;
-      done(null, teeInto(payload, chunks));
+      keepChunks(payload, chunks);
+      done(null, payload);
     });
 
     fastify.addHook('preHandler', (request: Tracked, reply, done) => {
