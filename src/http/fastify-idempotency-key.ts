@@ -196,8 +196,8 @@ class InFlight {
 
 /**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
- * (it is not encapsulated). `preParsing` tees the raw body (available to handlers through `fastifyRawBody(request)`,
- * while fastify's own parsers still parse it); `preHandler` claims the key or replies with a replay or a problem;
+ * (it is not encapsulated). `preParsing` keeps the raw body chunks as the parser reads them (handlers get them
+ * with `fastifyRawBody(request)`, while fastify's own parsers still parse the body); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
  * a handler reach fastify's error handler and become a 5xx reply, which releases the key. With `transaction: true`
  * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
