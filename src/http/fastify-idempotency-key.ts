@@ -11,22 +11,9 @@ export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
   principal: (request: FastifyRequest) => string | Promise<string>;
 };
 
-/**
- * One covered request between its preHandler and its onSend: `respond` hands the handler's serialised reply to the
- * core (set when the core calls the route), and `finish` is onSend's continuation, called once the core decided.
- */
-interface InFlight {
-  respond: (response: HttpResponse) => void;
-  decided: IdempotencyResult | undefined;
-  failure: unknown;
-  failed: boolean;
-  finish: ((result: IdempotencyResult | undefined, failure: unknown) => void) | undefined;
-}
-
 const RAW = Symbol('payonce.rawBody');
 const IN_FLIGHT = Symbol('payonce.idempotency');
 type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
-type OnSendDone = (error: Error | null, payload?: unknown) => void;
 
 const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction');
 
@@ -50,24 +37,24 @@ export function fastifyRawBody(request: FastifyRequest): Buffer {
 }
 
 /**
- * Forwards `payload` into a new readable stream for fastify's parsers while keeping every raw chunk in `chunks`:
- * one plain Readable and three listeners instead of a PassThrough piped from the payload (a Duplex, a pipe and its
- * cleanup), with the same bytes and backpressure (the payload pauses while fastify has not read what was forwarded).
+ * Keeps every chunk `payload` delivers to its consumer in `chunks`, without a stream of our own in between: the
+ * listener is prepended with the plain EventEmitter method, which (unlike `on('data')`) does not switch the stream to
+ * flowing mode, so fastify's parser (or a custom one) still decides when and how it is read, with its own
+ * backpressure and `bodyLimit`. A chunk delivered as a string (a consumer called `setEncoding`) is turned back into
+ * bytes with the stream's encoding.
  */
-function teeInto(payload: NodeJS.ReadableStream, chunks: Buffer[]): Readable {
+function keepChunks(payload: NodeJS.ReadableStream, chunks: Buffer[]): void {
   const source = payload as Readable;
-  const forwarded = new Readable({
-    read() {
-      source.resume();
-    },
+  source.prependListener('data', function keep(chunk: Buffer | string) {
+    // Flowing with no other 'data' listener: the consumer gave up (e.g. fastify's parser past `bodyLimit`). Stop
+    // keeping and pause, so the rest of an oversized body is neither read nor buffered here.
+    if (source.readableFlowing === true && source.listenerCount('data') === 1) {
+      source.removeListener('data', keep);
+      source.pause();
+      return;
+    }
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, source.readableEncoding ?? 'utf8') : chunk);
   });
-  source.on('data', (chunk: Buffer) => {
-    chunks.push(chunk);
-    if (!forwarded.push(chunk)) source.pause();
-  });
-  source.once('end', () => forwarded.push(null));
-  source.on('error', (error) => forwarded.destroy(error));
-  return forwarded;
 }
 
 /** The bytes of a serialised payload that is already in memory (string, bytes, none); undefined for a stream. */
@@ -76,6 +63,9 @@ function bytesNow(payload: unknown): Buffer | undefined {
   if (typeof payload === 'string' || payload instanceof Uint8Array) return Buffer.from(payload);
   return payload instanceof Readable ? undefined : Buffer.from(String(payload));
 }
+
+/** True for a payload fastify can send as it is (a string or bytes), so the hook hands it back unchanged. */
+const inMemory = (payload: unknown): boolean => typeof payload === 'string' || payload instanceof Uint8Array;
 
 async function bytesOfStream(payload: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -88,11 +78,14 @@ function asError(failure: unknown): Error {
   return failure ? (failure as Error) : new errorCodes.FST_ERR_SEND_UNDEFINED_ERR();
 }
 
-function headersOf(reply: FastifyReply): Record<string, string> {
+/**
+ * The headers of `reply` the core will store (`names`, lower case), as strings (several values joined with `, `):
+ * read one by one instead of copying every header of the reply, since the core keeps only these.
+ */
+function storedHeadersOf(reply: FastifyReply, names: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  const all = reply.getHeaders();
-  for (const name in all) {
-    const value = all[name];
+  for (const name of names) {
+    const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return headers;
@@ -104,10 +97,107 @@ function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, c
   return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
+type PreHandlerDone = (error?: Error) => void;
+type OnSendDone = (error: Error | null, payload?: unknown) => void;
+
+/**
+ * One covered request from its preHandler to its onSend: the core's decision and onSend's continuation meet here,
+ * in whichever order they come (normally onSend first: the core stores the reply onSend hands it, then decides).
+ * Its methods are the hooks' continuations, so a request costs this object and one promise, not a set of closures.
+ */
+class InFlight {
+  /** Resolves the promise the core awaits from `next` with the handler's serialised reply. */
+  respond: ((response: HttpResponse) => void) | undefined = undefined;
+  /** True once the core called `next` (the route runs); false when it replays or rejects instead. */
+  running = false;
+  result: IdempotencyResult | undefined = undefined;
+  failure: unknown = undefined;
+  failed = false;
+  /** onSend's continuation and the payload fastify serialised (sent unchanged when the handler's reply stands). */
+  sendDone: OnSendDone | undefined = undefined;
+  sent: unknown = undefined;
+
+  constructor(
+    readonly request: Tracked,
+    readonly reply: FastifyReply,
+    readonly preHandlerDone: PreHandlerDone,
+  ) {}
+
+  /** The core's `next`: lets fastify run the route; the promise resolves in onSend with what fastify serialised. */
+  run(tx: unknown): Promise<HttpResponse> {
+    this.running = true;
+    const produced = new Promise<HttpResponse>((respond) => {
+      this.respond = respond;
+    });
+    this.request[IN_FLIGHT] = this;
+    if (tx !== undefined) transactions.set(this.request, tx);
+    this.preHandlerDone(); // this request owns the key (or is not covered): fastify runs the route
+    if (tx === undefined) return produced;
+    return produced.finally(() => transactions.clear(this.request));
+  }
+
+  decided(result: IdempotencyResult): void {
+    if (this.running) {
+      this.result = result;
+      this.settle();
+      return;
+    }
+    // Replay or problem before the route ran: answer it from preHandler.
+    let answer: Buffer;
+    try {
+      answer = replace(this.reply, result.response, false);
+    } catch (error) {
+      this.preHandlerDone(asError(error));
+      return;
+    }
+    this.reply.send(answer);
+  }
+
+  rejected(failure: unknown): void {
+    if (!this.running) {
+      this.preHandlerDone(asError(failure));
+      return;
+    }
+    this.failure = failure;
+    this.failed = true;
+    this.settle();
+  }
+
+  /** onSend: hands the serialised reply to the core; fastify continues once the core decided. */
+  deliver(body: Buffer, sent: unknown, storedHeaders: readonly string[], done: OnSendDone): void {
+    this.sendDone = done;
+    this.sent = sent;
+    this.respond!({ status: this.reply.statusCode, headers: storedHeadersOf(this.reply, storedHeaders), body });
+    this.settle();
+  }
+
+  private settle(): void {
+    const done = this.sendDone;
+    if (done === undefined || (this.result === undefined && !this.failed)) return;
+    this.sendDone = undefined;
+    const result = this.result;
+    if (result === undefined) done(asError(this.failure));
+    else if (result.kind === 'executed') done(null, this.sent);
+    else this.sendInstead(result.response, done);
+  }
+
+  /** The replay or problem the core chose in place of the handler's reply (headers the handler set are dropped). */
+  private sendInstead(response: HttpResponse, done: OnSendDone): void {
+    let payload: Buffer;
+    try {
+      payload = replace(this.reply, response, true);
+    } catch (error) {
+      done(asError(error));
+      return;
+    }
+    done(null, payload);
+  }
+}
+
 /**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
- * (it is not encapsulated). `preParsing` tees the raw body (available to handlers through `fastifyRawBody(request)`,
- * while fastify's own parsers still parse it); `preHandler` claims the key or replies with a replay or a problem;
+ * (it is not encapsulated). `preParsing` keeps the raw body chunks as the parser reads them (handlers get them
+ * with `fastifyRawBody(request)`, while fastify's own parsers still parse the body); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
  * a handler reach fastify's error handler and become a 5xx reply, which releases the key. With `transaction: true`
  * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
@@ -119,18 +209,10 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
   const { principal } = options;
   const core = coreOf(options);
   const waits = mayWait(core.policy.waitForInFlightMs, core.guard.options.waitForInFlightMs);
-  type Done = (error?: Error) => void;
+  const storedHeaders = core.policy.storedHeaders;
 
-  /** Hands the decision to onSend's continuation once both are there (normally onSend comes first). */
-  const settle = (state: InFlight): void => {
-    const finish = state.finish;
-    if (finish === undefined || (state.decided === undefined && !state.failed)) return;
-    state.finish = undefined;
-    finish(state.decided, state.failure);
-  };
-
-  /** Claims the key of a covered request, then lets fastify run the route (`done`) or replies instead. */
-  const claim = (request: Tracked, reply: FastifyReply, route: string, owner: string, done: Done): void => {
+  /** Claims the key of a covered request, then lets fastify run the route or replies instead. */
+  const claim = (request: Tracked, reply: FastifyReply, route: string, owner: string, done: PreHandlerDone): void => {
     // The body is complete here (fastify parsed it): join its chunks once, for the fingerprint and the handler.
     const body = fastifyRawBody(request);
     request[RAW] = body;
@@ -143,57 +225,13 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       body,
       signal: waits ? clientGoneSignal(reply.raw) : undefined,
     };
-    let state: InFlight | undefined;
+    const flight = new InFlight(request, reply, done);
     core
-      .handle(exchange, (tx) => {
-        transactions.set(request, tx);
-        const produced = new Promise<HttpResponse>((respond) => {
-          state = { respond, decided: undefined, failure: undefined, failed: false, finish: undefined };
-        }).finally(() => transactions.clear(request));
-        request[IN_FLIGHT] = state;
-        done(); // this request owns the key (or is not covered): fastify runs the route, onSend takes its reply
-        return produced;
-      })
+      .handle(exchange, (tx) => flight.run(tx))
       .then(
-        (decided) => {
-          if (state === undefined) {
-            let answer: Buffer;
-            try {
-              answer = replace(reply, decided.response, false);
-            } catch (error) {
-              return done(asError(error));
-            }
-            reply.send(answer);
-          } else {
-            state.decided = decided;
-            settle(state);
-          }
-        },
-        (failure: unknown) => {
-          if (state === undefined) done(asError(failure));
-          else {
-            state.failure = failure;
-            state.failed = true;
-            settle(state);
-          }
-        },
+        (result) => flight.decided(result),
+        (failure: unknown) => flight.rejected(failure),
       );
-  };
-
-  /** onSend's continuation: the handler's bytes when it executed, else the replay or problem the core chose. */
-  const deliver = (state: InFlight, reply: FastifyReply, body: Buffer, done: OnSendDone): void => {
-    state.finish = (decided, failure) => {
-      if (decided === undefined) return done(asError(failure));
-      let payload: Buffer;
-      try {
-        payload = decided.kind === 'executed' ? body : replace(reply, decided.response, true);
-      } catch (error) {
-        return done(asError(error));
-      }
-      done(null, payload);
-    };
-    state.respond({ status: reply.statusCode, headers: headersOf(reply), body });
-    settle(state);
   };
 
   // Callback-style hooks: no promise per hook and request (fastify awaits a hook's promise when it returns one).
@@ -202,7 +240,8 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       if (!core.covers(request.method)) return done(null, payload);
       const chunks: Buffer[] = [];
       request[RAW] = chunks;
-      done(null, teeInto(payload, chunks));
+      keepChunks(payload, chunks);
+      done(null, payload);
     });
 
     fastify.addHook('preHandler', (request: Tracked, reply, done) => {
@@ -216,14 +255,15 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
       );
     });
 
-    fastify.addHook('onSend', (request: Tracked, reply, payload, done) => {
+    fastify.addHook('onSend', (request: Tracked, _reply, payload, done) => {
       const state = request[IN_FLIGHT];
       if (state === undefined) return done(null, payload);
       request[IN_FLIGHT] = undefined;
       const body = bytesNow(payload);
-      if (body !== undefined) return deliver(state, reply, body, done);
+      // A payload in memory is sent as fastify serialised it; a stream was read here, so its bytes are sent.
+      if (body !== undefined) return state.deliver(body, inMemory(payload) ? payload : body, storedHeaders, done);
       bytesOfStream(payload as Readable).then(
-        (bytes) => deliver(state, reply, bytes, done),
+        (bytes) => state.deliver(bytes, bytes, storedHeaders, done),
         (failure: unknown) => done(asError(failure)),
       );
     });

@@ -156,8 +156,9 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
 
   const storedOf = (response: HttpResponse) => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (policy.storedHeaders.includes(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    for (const name in response.headers) {
+      const lower = name.toLowerCase();
+      if (policy.storedHeaders.includes(lower)) headers[lower] = response.headers[name]!;
     }
     return { status: response.status, headers, body: response.body };
   };
@@ -249,8 +250,10 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
         throw new InvalidOption('principal', 'the adapter must resolve a non-empty principal string');
       }
       const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
-      const fingerprint = policy.fingerprint({ ...exchange, method });
-      return claimAndRun(key, fingerprint, exchange.signal, next);
+      // The exchange is handed to the fingerprint as it is when its method is already upper case (every adapter's).
+      const fingerprint = policy.fingerprint(exchange.method === method ? exchange : { ...exchange, method });
+      // `return await`: one tick fewer than returning the inner promise from an async function.
+      return await claimAndRun(key, fingerprint, exchange.signal, next);
     },
   });
 }
