@@ -12,7 +12,10 @@ describe('bench/targets/*.ts discovery', () => {
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'payonce-targets-'));
-    await writeFile(join(dir, 'core.ts'), `export const targets = ${JSON.stringify([target('one'), target('two')])};\n`);
+    await writeFile(
+      join(dir, 'core.ts'),
+      `export const targets = ${JSON.stringify([target('one'), target('two')])};\n`,
+    );
     await writeFile(
       join(dir, 'scale.ts'),
       `export const targets = ${JSON.stringify([target('two'), target('three')])};\n` +
