@@ -35,19 +35,25 @@ export function batchable(request: CompleteRequest): boolean {
   return responseBytes(request) < MAX_BATCHED_RESPONSE_BYTES;
 }
 
-/** `entries` in order, cut into runs whose responses add up to at most `MAX_BATCH_STATEMENT_RESPONSE_BYTES`. */
-function byStatementSize(entries: readonly CompleteEntry[]): CompleteEntry[][] {
-  const chunks: CompleteEntry[][] = [];
-  let chunk: CompleteEntry[] = [];
+/** A queued completion with its row, built once per batch (the headers are serialised once). */
+interface PreparedCompletion {
+  readonly entry: CompleteEntry;
+  readonly row: CompleteRow;
+}
+
+/** `prepared` in order, cut into runs whose responses add up to at most `MAX_BATCH_STATEMENT_RESPONSE_BYTES`. */
+function byStatementSize(prepared: readonly PreparedCompletion[]): PreparedCompletion[][] {
+  const chunks: PreparedCompletion[][] = [];
+  let chunk: PreparedCompletion[] = [];
   let bytes = 0;
-  for (const entry of entries) {
-    const size = responseBytes(entry.item);
+  for (const item of prepared) {
+    const size = item.row.body.byteLength + item.row.headersJson.length * 3;
     if (chunk.length > 0 && bytes + size > MAX_BATCH_STATEMENT_RESPONSE_BYTES) {
       chunks.push(chunk);
       chunk = [];
       bytes = 0;
     }
-    chunk.push(entry);
+    chunk.push(item);
     bytes += size;
   }
   if (chunk.length > 0) chunks.push(chunk);
@@ -96,22 +102,25 @@ export async function runCompleteBatch(
     if (first.has(id)) later.push(entry);
     else first.set(id, entry);
   }
-  const rows = [...first.values()].sort((a, b) => {
-    const x = keyId(a.item.key);
-    const y = keyId(b.item.key);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  for (const chunk of byStatementSize(rows)) {
-    if (chunk.length === 1) await completeAlone(ctx, chunk[0]!);
+  const prepared = [...first]
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+    .map(([, entry]): PreparedCompletion => ({ entry, row: rowOf(entry.item) }));
+  for (const chunk of byStatementSize(prepared)) {
+    if (chunk.length === 1) await completeAlone(ctx, chunk[0]!.entry);
     else await completeMany(ctx, statements, chunk);
   }
   for (const entry of later) await completeAlone(ctx, entry);
 }
 
-async function completeMany(ctx: SqlContext, statements: BatchStatements, entries: CompleteEntry[]): Promise<void> {
+async function completeMany(
+  ctx: SqlContext,
+  statements: BatchStatements,
+  prepared: readonly PreparedCompletion[],
+): Promise<void> {
+  const entries = prepared.map((item) => item.entry);
   let completed: ReadonlySet<string>;
   try {
-    const rows = entries.map((entry) => rowOf(entry.item));
+    const rows = prepared.map((item) => item.row);
     completed = await statement(ctx, () => statements.completeReceipts(ctx, rows));
   } catch (error) {
     if (!isStatementError(error)) {
