@@ -26,6 +26,14 @@ export function keyId(key: RequestKey): string {
 }
 
 /**
+ * The values of `byKeyId` (a map keyed by `keyId`) in ascending key-id order: the order every batch takes its rows
+ * in, so two batches lock the same keys in the same order.
+ */
+export function inKeyOrder<T>(byKeyId: ReadonlyMap<string, T>): T[] {
+  return [...byKeyId].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, value]) => value);
+}
+
+/**
  * The multi-row statements of one SQL backend. Each runs as ONE autocommit statement (one commit) on the store's
  * pool, never in a caller's transaction; errors are the driver's, unchanged. Rows come sorted by key, so two batches
  * lock overlapping keys in the same order.

@@ -1,6 +1,6 @@
 import { firstClaimReceipt } from '../../core/receipt.js';
 import type { InsertClaimRequest, InsertClaimResult } from '../../core/store.js';
-import { type BatchStatements, type ClaimRow, keyId } from './batch-statements.js';
+import { type BatchStatements, type ClaimRow, inKeyOrder, keyId } from './batch-statements.js';
 import type { BatchEntry } from './batcher.js';
 import { isStatementError } from './driver-error.js';
 import { insertClaim } from './insert-claim.js';
@@ -10,12 +10,6 @@ type ClaimEntry = BatchEntry<InsertClaimRequest, InsertClaimResult>;
 
 /** Multi-row insert-then-read rounds before the rows still unsettled fall back to the single-row claim. */
 const MAX_ROUNDS = 3;
-
-const byKey = (a: ClaimEntry, b: ClaimEntry): number => {
-  const x = keyId(a.item.key);
-  const y = keyId(b.item.key);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
 
 /** The single-row claim of `entry` (its own statement, retried as usual), settling it. */
 async function claimAlone(ctx: SqlContext, entry: ClaimEntry): Promise<void> {
@@ -90,7 +84,7 @@ export async function runClaimBatch(
   }
   const outcomes = new Map<ClaimEntry, Promise<InsertClaimResult>>();
   const settled = new Set<ClaimEntry>();
-  const tracked = [...leaders.values()].sort(byKey).map((leader): ClaimEntry => {
+  const tracked = inKeyOrder(leaders).map((leader): ClaimEntry => {
     let resolve!: (result: InsertClaimResult) => void;
     let reject!: (error: unknown) => void;
     const outcome = new Promise<InsertClaimResult>((res, rej) => {

@@ -1,6 +1,6 @@
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../../core/store.js';
-import { type BatchStatements, type CompleteRow, keyId } from './batch-statements.js';
+import { type BatchStatements, type CompleteRow, inKeyOrder, keyId } from './batch-statements.js';
 import type { BatchEntry } from './batcher.js';
 import { completeReceipt } from './complete-receipt.js';
 import { isStatementError } from './driver-error.js';
@@ -102,9 +102,7 @@ export async function runCompleteBatch(
     if (first.has(id)) later.push(entry);
     else first.set(id, entry);
   }
-  const prepared = [...first]
-    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-    .map(([, entry]): PreparedCompletion => ({ entry, row: rowOf(entry.item) }));
+  const prepared = inKeyOrder(first).map((entry): PreparedCompletion => ({ entry, row: rowOf(entry.item) }));
   for (const chunk of byStatementSize(prepared)) {
     if (chunk.length === 1) await completeAlone(ctx, chunk[0]!.entry);
     else await completeMany(ctx, statements, chunk);
