@@ -5,6 +5,7 @@ import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { type MysqlQueryPool, mysqlStatementRunner } from './mysql-statement-runner.js';
 
 /**
  * The part of a `mysql2` `PoolOptions` payonce documents; any other `mysql2` pool option is passed through.
@@ -67,6 +68,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     store.release = async () => {
       await db.destroy();
     };
+    store.runStatementsDirectly(mysqlStatementRunner(pool as unknown as MysqlQueryPool));
     return store;
   }
 }

@@ -8,6 +8,7 @@ import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
+import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 
 /**
  * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
@@ -120,6 +121,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     store.release = async () => {
       await db.destroy();
     };
+    store.runStatementsDirectly(pgStatementRunner(pool as unknown as PgQueryPool));
     return store;
   }
 }

@@ -9,6 +9,12 @@ export interface BatchEntry<I, R> {
 export type BatchRunner<I, R> = (entries: readonly BatchEntry<I, R>[]) => Promise<void>;
 
 /**
+ * Sends a batch of ONE call as the unbatched operation would (its own single-row statement), so a caller alone in
+ * its batch (concurrency 1) pays no batch bookkeeping: no duplicate grouping, no settle tracking.
+ */
+export type SingleRunner<I, R> = (item: I) => Promise<R>;
+
+/**
  * The connections the batchers of one store may occupy at once, shared by its claim and completion batchers: a
  * batch starts only while fewer than `max` batches are in flight, and whenever one ends the next waiting batcher
  * (round robin) starts its batch. With `max` = the pool size, no batch waits inside the pool's own queue, where
@@ -55,7 +61,8 @@ export class BatchSlots {
  * Group commit without a timer window: calls queue while the store's batch slots are busy and go out together, at
  * most `maxBatchSize` per batch, as soon as a slot is free. A call made while a slot is free is sent in the same
  * tick (after the current microtasks, so calls made synchronously together share a batch): at concurrency 1 every
- * batch has one call. Each caller's promise settles only when its batch did. @see docs/design.md §3 "Batched claims
+ * batch has one call, and a batch of one goes to `runOne` (the unbatched operation) instead of `run`. Each caller's
+ * promise settles only when its batch did. @see docs/design.md §3 "Batched claims
  * and completions".
  */
 export class Batcher<I, R> {
@@ -66,6 +73,7 @@ export class Batcher<I, R> {
     private readonly slots: BatchSlots,
     private readonly maxBatchSize: number,
     private readonly run: BatchRunner<I, R>,
+    private readonly runOne: SingleRunner<I, R>,
   ) {
     slots.add(this as unknown as Batcher<never, never>);
   }
@@ -93,6 +101,7 @@ export class Batcher<I, R> {
   async startBatch(): Promise<void> {
     const entries = this.queue.length <= this.maxBatchSize ? this.queue : this.queue.slice(0, this.maxBatchSize);
     this.queue = entries === this.queue ? [] : this.queue.slice(this.maxBatchSize);
+    if (entries.length === 1) return this.startAlone(entries[0]!);
     const settled = new Set<BatchEntry<I, R>>();
     const tracked = entries.map(
       (entry): BatchEntry<I, R> => ({
@@ -115,5 +124,13 @@ export class Batcher<I, R> {
     }
     const lost = new Error('payonce batch ended without an answer for this call');
     for (const entry of entries) if (!settled.has(entry)) entry.reject(lost);
+  }
+
+  private async startAlone(entry: BatchEntry<I, R>): Promise<void> {
+    try {
+      entry.resolve(await this.runOne(entry.item));
+    } catch (error) {
+      entry.reject(error);
+    }
   }
 }

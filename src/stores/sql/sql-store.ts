@@ -121,15 +121,26 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       }
       const slots = new BatchSlots(this.batching.maxConcurrentBatches);
       const size = this.batching.maxBatchSize;
-      this.claims = new Batcher(slots, size, (entries) => runClaimBatch(ctx, statements, entries));
-      this.completions = new Batcher(slots, size, (entries) => runCompleteBatch(ctx, statements, entries));
+      this.claims = new Batcher(
+        slots,
+        size,
+        (entries) => runClaimBatch(ctx, statements, entries),
+        (request) => this.receipts.insertClaim(request),
+      );
+      this.completions = new Batcher(
+        slots,
+        size,
+        (entries) => runCompleteBatch(ctx, statements, entries),
+        (request) => this.receipts.complete(request),
+      );
     }
   }
 
   /**
-   * Makes the store's own (non-transactional) statements run through `direct` instead of `db.executeQuery`; for a
-   * factory that owns `db`'s single connection and its driver (`SqliteStore.open`). Caller transactions keep
-   * running through Kysely.
+   * Makes the store's own (non-transactional) single-row statements run through `direct` instead of
+   * `db.executeQuery`; for a factory that owns `db`'s driver (`SqliteStore.open`: its single connection;
+   * `PostgresStore.connect`, `MysqlStore.connect`: their pool). Caller transactions and the multi-row batched
+   * statements keep running through Kysely.
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
     this.receipts = new SqlReceipts({
