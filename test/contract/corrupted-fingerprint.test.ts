@@ -23,9 +23,12 @@ async function setStoredFingerprint(name: BackendName, store: Store, key: Reques
       client: { call(...args: string[]): Promise<unknown> };
       receiptKey(k: RequestKey): string;
     };
+    // The fingerprint is the last part of the packed claim field `status` (src/stores/redis/receipt-fields.ts).
     const hash = raw.receiptKey(key);
-    if (value === null) await raw.client.call('hdel', hash, 'fingerprint');
-    else await raw.client.call('hset', hash, 'fingerprint', value);
+    const claim = String(await raw.client.call('hget', hash, 'status'));
+    const head = /^\d+:[pf]:\d+:/.exec(claim)?.[0];
+    expect(head).toBeDefined();
+    await raw.client.call('hset', hash, 'status', `${head}${value === null ? '-' : `=${value}`}`);
     return;
   }
   const sql = store as SqlStore<{

@@ -8,7 +8,7 @@
  */
 
 export { DriverMissing } from '../driver-missing.js';
-export { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
+export { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 export type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';
 export type { RedisStoreOptions } from './redis-store-options.js';

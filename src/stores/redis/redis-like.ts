@@ -19,6 +19,17 @@ export interface RedisLike {
   evalshaBuffer?(sha: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
   /** `EVAL` with Buffer replies (ioredis' command method); used like `evalshaBuffer` when present. */
   evalBuffer?(script: string, numberOfKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  /**
+   * ioredis' command methods for the steps that run without a script (the claim, reading a receipt); each is used
+   * instead of `callBuffer` when present (same reason as `evalshaBuffer`). `hgetallBuffer` answers an object of
+   * `Buffer`s.
+   */
+  hsetnx?(key: string, field: string, value: string | Buffer): Promise<number>;
+  hgetallBuffer?(key: string): Promise<Record<string, Buffer>>;
+  /** `SCAN cursor MATCH pattern COUNT n` with `Buffer` replies, run by the purge on each server. */
+  scanBuffer?(cursor: string, match: 'MATCH', pattern: string, count: 'COUNT', n: number): Promise<[Buffer, Buffer[]]>;
+  /** ioredis options: the `keyPrefix` ioredis puts before every key (not before a SCAN pattern, so the purge does). */
+  readonly options?: { readonly keyPrefix?: string };
   /** True on an ioredis `Cluster`: finishes are then announced with sharded pub/sub (`SPUBLISH`). */
   readonly isCluster?: boolean;
   /**
@@ -31,8 +42,11 @@ export interface RedisLike {
    * concurrent calls leave in one write (`TickPipeline`); without it (and without `nodes`) they are written singly.
    */
   readonly stream?: unknown;
-  /** ioredis `Cluster#nodes('master')`: the masters, whose sockets the store corks like `stream`. */
-  nodes?(role: 'master'): readonly { readonly stream?: unknown }[];
+  /**
+   * ioredis `Cluster#nodes('master')`: the masters, whose sockets the store corks like `stream` and on which the
+   * purge runs its SCAN (each master is an ioredis `Redis`).
+   */
+  nodes?(role: 'master'): readonly RedisNodeLike[];
 }
 
 /**
@@ -54,4 +68,11 @@ export interface RedisSubscriberLike {
   readonly status?: string;
   /** ioredis `connect()`: opens a `lazyConnect` connection. */
   connect?(): Promise<unknown>;
+}
+
+/** One master of a Cluster (`RedisLike.nodes`): its socket, and the commands the purge's SCAN sends to it. */
+export interface RedisNodeLike {
+  readonly stream?: unknown;
+  callBuffer?(command: string, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  scanBuffer?(cursor: string, match: 'MATCH', pattern: string, count: 'COUNT', n: number): Promise<[Buffer, Buffer[]]>;
 }

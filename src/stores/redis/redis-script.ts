@@ -18,28 +18,30 @@ export class RedisScript {
   readonly lua: string;
   /** SHA-1 hex of `lua`, as Redis computes it for `EVALSHA`. */
   readonly sha: string;
-  readonly numberOfKeys: number;
+  /** How many keys every call passes, or `null` for a script that takes any number (purge-batch.ts). */
+  readonly numberOfKeys: number | null;
 
-  constructor(numberOfKeys: number, lua: string) {
+  constructor(numberOfKeys: number | null, lua: string) {
     this.numberOfKeys = numberOfKeys;
     this.lua = lua;
     this.sha = createHash('sha1').update(lua).digest('hex');
   }
 
-  /** Runs the script with `keys` (exactly `numberOfKeys` of them) and `args`; returns the raw reply. */
+  /** Runs the script with `keys` (exactly `numberOfKeys` of them, when fixed) and `args`; returns the raw reply. */
   async run(client: RedisLike, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    if (keys.length !== this.numberOfKeys) {
+    if (this.numberOfKeys !== null && keys.length !== this.numberOfKeys) {
       throw new Error(`script expects ${this.numberOfKeys} keys, got ${keys.length}`);
     }
+    const count = keys.length;
     try {
       return await (client.evalshaBuffer
-        ? client.evalshaBuffer(this.sha, this.numberOfKeys, ...keys, ...args)
-        : client.callBuffer('EVALSHA', this.sha, this.numberOfKeys, ...keys, ...args));
+        ? client.evalshaBuffer(this.sha, count, ...keys, ...args)
+        : client.callBuffer('EVALSHA', this.sha, count, ...keys, ...args));
     } catch (error) {
       if (!isNoScript(error)) throw error;
       return client.evalBuffer
-        ? client.evalBuffer(this.lua, this.numberOfKeys, ...keys, ...args)
-        : client.callBuffer('EVAL', this.lua, this.numberOfKeys, ...keys, ...args);
+        ? client.evalBuffer(this.lua, count, ...keys, ...args)
+        : client.callBuffer('EVAL', this.lua, count, ...keys, ...args);
     }
   }
 }

@@ -11,17 +11,18 @@ import type {
   TakeoverRequest,
 } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
+import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
+import { commands } from './redis-commands.js';
 import { RedisFinishListener } from './redis-finish-listener.js';
-import { finishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
+import { legacyFinishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
+import { RedisPurge } from './redis-purge.js';
 import type { RedisScript, ScriptArg } from './redis-script.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-options.js';
 import { completeScript } from './scripts/complete.js';
 import { failScript } from './scripts/fail.js';
-import { findScript } from './scripts/find.js';
-import { insertClaimScript } from './scripts/insert-claim.js';
-import { purgeBatchScript } from './scripts/purge-batch.js';
+import { flagWaiterScript } from './scripts/flag-waiter.js';
 import { takeoverScript } from './scripts/takeover.js';
 import { socketsOf, TickPipeline } from './tick-pipeline.js';
 
@@ -70,29 +71,29 @@ function integerReply(reply: unknown): number | null {
 }
 
 /**
- * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. Each step is
- * one Lua script, so it is atomic: the claim creates the hash only if absent, takeover is a compare-and-set
- * on (status, attempts), complete and fail are fenced by attempt, purge walks a finished-at index (of every
- * provider, or of the one provider it is scoped to).
+ * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. The steps every
+ * delivery takes run without Lua: the claim is one `HSETNX` of the claim field, so it creates the receipt only if
+ * absent; a completion is an `HSETNX` of its own field plus an `HMGET` that tells whether the claim still held
+ * (fencing, see `complete`). The rare steps are one Lua script each, so each is atomic: takeover is a compare-and-set
+ * on (state, attempts), fail is fenced by attempt, and purge walks the receipts with `SCAN` and deletes by script.
  *
- * Layout (see `redisKeys`): a hash `<prefix>{receipts}:r:<n>:<provider>:<externalId>` per receipt with
- * fields `provider`, `external_id`, `status`, `attempts`, `claimed_at` and `finished_at` (Unix epoch ms,
- * UTC, decimal), `fingerprint`, `error`, `response_status`, `response_headers` (JSON object) and
- * `response_body` (raw bytes); a sorted set `<prefix>{receipts}:finished` of finished receipts scored by
- * `finished_at`; and one more per provider, `<prefix>{receipts}:finished:<provider>`, for purges scoped to that
- * provider. Receipts finished by a version without the per-provider sets are only in the first one: a scoped
- * purge does not see them, an unscoped one does. All keys share the hash tag `{receipts}`, so with Redis Cluster every script stays on one
- * slot (and all of one store's receipts live on one shard). Response bodies are sent and read as raw bytes
- * and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
+ * Layout (see `redisKeys`, receipt-fields.ts): a hash `<prefix>{receipts}:r:<n>:<provider>:<externalId>` per receipt
+ * whose `status` field holds the claim (attempts, state, claimed_at, a token unique to the claim, fingerprint), whose
+ * `d:<token>` field holds the completion of that claim (finished_at, response status, headers JSON, body bytes),
+ * `e` the error of a failed claim, `w` the flag of a waiting duplicate. Receipts of the previous layout (one field
+ * per column, finished-at sorted sets) are read, replayed, retried (moved to this layout) and purged; complete and
+ * fail of a claim made in that layout answer false. All keys share the hash tag `{receipts}`, so with Redis Cluster
+ * every script stays on one slot (and all of one store's receipts live on one shard). Response bodies are sent and
+ * read as raw bytes and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
  * Commands of concurrent calls made in one tick of the event loop leave in one socket write (`TickPipeline`; the
- * `pipelining` option), each with its own reply: Redis runs each script atomically in the order sent.
+ * `pipelining` option), each with its own reply: Redis runs the commands of one connection in the order sent.
  *
  * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
  * every receipt, and a later delivery runs the handler again.
  *
- * @see docs/design.md §3 (claim as one atomic statement: "SET NX / Lua"); STYLE §2, §4.
+ * @see docs/design.md §3 "Claim", "Redis: the receipt hash"; STYLE §2, §4.
  * @example
  * import { Redis } from 'ioredis';
  * const guard = new IdempotencyGuard(new RedisStore({ client: new Redis(process.env.REDIS_URL!) }));
@@ -104,11 +105,12 @@ export class RedisStore implements Store {
   readonly prefix: string;
   private readonly client: RedisLike;
   private readonly keys: RedisKeys;
-  /** The announce command and channel the complete/fail scripts get (`['', '']` when `notify` is `off`). */
+  /** The announce command and channel of a finish a duplicate waits for (`['', '']` when `notify` is `off`). */
   private readonly announce: readonly [string, string];
   private readonly listener: RedisFinishListener | null;
   /** Groups the commands of one tick into one socket write; `null` when `pipelining` is off. */
   private readonly pipeline: TickPipeline | null;
+  private readonly purge: RedisPurge;
   /**
    * Subscribes to the finish of `key` on this store's one subscriber connection (issue #15); present unless
    * `notify` is `off` or there is no way to make a subscriber. @see `Store.watchReceipt`.
@@ -134,8 +136,30 @@ export class RedisStore implements Store {
         : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, resolved.notify === 'spublish');
     const client = this.client;
     this.pipeline = resolved.pipelining ? new TickPipeline(() => socketsOf(client)) : null;
+    this.purge = new RedisPurge(client, this.keys, (run) => {
+      this.pipeline?.hold();
+      return run();
+    });
     const listener = this.listener;
-    if (listener) this.watchReceipt = (key) => listener.watch(receiptIdOf(key));
+    if (listener) this.watchReceipt = (key) => this.#watch(listener, key);
+  }
+
+  /**
+   * Subscribes (the listener resolves once the subscription is active), THEN sets the receipt's waiter flag, and
+   * only then lets the guard re-read the receipt. A completer writes its completion before it reads the flag, so
+   * either it sees the flag and announces (to a subscribed waiter), or the flag came after the completion and the
+   * waiter's re-read sees the completion: no finish is missed. fail.ts reads the flag inside its script.
+   */
+  async #watch(listener: RedisFinishListener, key: RequestKey): Promise<ReceiptWatch> {
+    const id = receiptIdOf(key);
+    const watch = await listener.watch(id);
+    try {
+      await this.send(flagWaiterScript, [this.keys.receiptBase + id], []);
+    } catch (error) {
+      watch.close();
+      throw error;
+    }
+    return watch;
   }
 
   /**
@@ -221,21 +245,28 @@ export class RedisStore implements Store {
 
   /**
    * Creates the receipt (`processing`, attempt 1, `claimed_at = nowMs`) if the key has none, else returns the
-   * stored one; one script, so 50 parallel claims on any number of connections insert exactly once.
+   * stored one. One `HSETNX` of the claim field (receipt-fields.ts), so 50 parallel claims on any number of
+   * connections insert exactly once; a duplicate reads the receipt with one `HGETALL` more.
    * @throws the driver's error (connection lost, `WRONGTYPE` on a foreign key); the guard wraps it.
-   * @see `Store.insertClaim`; scripts/insert-claim.ts.
+   * @see `Store.insertClaim`.
    */
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
-    const args = [msText(nowMs), key.provider, key.externalId];
-    if (fingerprint !== null) args.push(fingerprint);
-    const reply = await this.send(insertClaimScript, [this.receiptKey(key)], args);
-    if (integerReply(reply) === 1) {
-      const receipt = firstClaimReceipt(key, nowMs, fingerprint);
-      return { inserted: true, receipt };
+    const id = receiptIdOf(key);
+    const hash = this.keys.receiptBase + id;
+    // A receipt purged between our HSETNX and HGETALL is gone: claim again (a bounded number of times).
+    for (let round = 0; round < 3; round++) {
+      this.pipeline?.hold();
+      const written = integerReply(
+        await commands.hsetnx(this.client, hash, CLAIM_FIELD, packClaim(1, nowMs, fingerprint)),
+      );
+      if (written === 1) {
+        return { inserted: true, receipt: firstClaimReceipt(key, nowMs, fingerprint) };
+      }
+      if (written !== 0) throw new Error(`redis: HSETNX on ${key.toString()} answered neither 0 nor 1`);
+      const existing = await this.find(key);
+      if (existing !== null) return { inserted: false, receipt: existing };
     }
-    const existing = receiptOfReply(key, reply);
-    if (existing === null) throw new Error(`redis: insertClaim on ${key.toString()} returned neither 1 nor a receipt`);
-    return { inserted: false, receipt: existing };
+    throw new Error(`redis: the receipt of ${key.toString()} kept vanishing between claim and read`);
   }
 
   /**
@@ -243,70 +274,67 @@ export class RedisStore implements Store {
    * first or is `completed`. @see `Store.takeover`; scripts/takeover.ts.
    */
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
+    const id = receiptIdOf(key);
     const reply = await this.send(
       takeoverScript,
-      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
-      [expectedStatus, expectedAttempts, msText(nowMs), receiptIdOf(key)],
+      [this.keys.receiptBase + id, this.keys.legacyFinished, legacyFinishedByProviderKey(this.keys, key.provider)],
+      [expectedStatus, expectedAttempts, msText(nowMs), id],
     );
-    return reply === null ? null : receiptOfReply(key, reply);
+    if (reply === null) return null;
+    if (!Buffer.isBuffer(reply)) throw new Error(`redis: takeover of ${key.toString()} answered ${typeof reply}`);
+    const claim = parseClaim(reply.toString('utf8'));
+    return Object.freeze({
+      key,
+      status: 'processing',
+      attempts: claim.attempts,
+      claimedAtMs: claim.claimedAtMs,
+      finishedAtMs: null,
+      fingerprint: claim.fingerprint,
+      response: null,
+      error: null,
+    });
   }
 
   /**
-   * Stores `response` (body as raw bytes) if the claim at `attempt` still holds; false, changing nothing,
-   * if it was taken over. @see `Store.complete`; scripts/complete.ts.
+   * Stores `response` (body as raw bytes) if the claim at `attempt` still holds; false, changing nothing, if it was
+   * lost. One small script (HGET, HSETNX, HEXISTS; an announcement only when a duplicate waits).
+   * @see `Store.complete`; scripts/complete.ts.
    */
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
     const { key, attempt, nowMs, response } = request;
-    const reply = await this.send(
-      completeScript,
-      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
-      [
-        attempt,
-        msText(nowMs),
-        receiptIdOf(key),
-        response.status,
-        JSON.stringify(response.headers),
-        bodyArg(response.body),
-        ...this.announce,
-      ],
-    );
+    const id = receiptIdOf(key);
+    const value = packCompletion(nowMs, response.status, JSON.stringify(response.headers), bodyArg(response.body));
+    const reply = await this.send(completeScript, [this.keys.receiptBase + id], [attempt, value, ...this.announce, id]);
     return integerReply(reply) === 1;
   }
 
   /** Marks the receipt `failed` with `error` if the claim at `attempt` still holds; false if fenced. @see scripts/fail.ts */
   async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
+    const id = receiptIdOf(key);
     const reply = await this.send(
       failScript,
-      [this.receiptKey(key), this.keys.finished, finishedByProviderKey(this.keys, key.provider)],
-      [attempt, msText(nowMs), receiptIdOf(key), error, ...this.announce],
+      [this.keys.receiptBase + id],
+      [attempt, msText(nowMs), error, ...this.announce, id],
     );
     return integerReply(reply) === 1;
   }
 
-  /** The stored receipt or `null`; the body is a fresh `Uint8Array` copy. @see scripts/find.ts */
+  /** The stored receipt or `null` (one `HGETALL`); the body is a fresh `Uint8Array` copy. */
   async find(key: RequestKey): Promise<Receipt | null> {
-    return receiptOfReply(key, await this.send(findScript, [this.receiptKey(key)], []));
+    this.pipeline?.hold();
+    return receiptOfReply(key, await commands.hgetall(this.client, this.receiptKey(key)));
   }
 
   /**
    * Deletes at most `limit` (floored; below 1 deletes nothing) finished receipts with `finishedAtMs <
-   * beforeMs`, oldest first; never a `processing` one. Without `provider` it walks the finished index; with
-   * it, that provider's finished index only, so other providers' receipts are neither deleted nor read.
-   * Either way a deleted receipt leaves both indexes. One script per batch, so a large purge never blocks
-   * Redis for long. @see `Store.purgeBatch`; scripts/purge-batch.ts.
+   * beforeMs`, never a `processing` one; with `provider`, only that provider's receipts are looked at. In no
+   * particular order: the receipts are found by `SCAN`, and consecutive batches with the same arguments continue
+   * one walk (`RedisPurge`). @see `Store.purgeBatch`; scripts/purge-batch.ts.
    */
   async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
-    const walked = provider === undefined ? this.keys.finished : finishedByProviderKey(this.keys, provider);
-    const reply = await this.send(
-      purgeBatchScript,
-      [walked, this.keys.receiptBase, this.keys.finished, this.keys.finishedByProviderBase],
-      [msText(beforeMs), batch],
-    );
-    const deleted = integerReply(reply);
-    if (deleted === null) throw new Error(`redis: purgeBatch returned ${typeof reply}`);
-    return deleted;
+    return this.purge.batch(beforeMs, batch, provider);
   }
 
   /** Runs `script` on the store's connection, in this tick's pipeline when pipelining is on. */

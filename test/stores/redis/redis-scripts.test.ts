@@ -11,13 +11,12 @@ import { RedisScript } from '../../../src/stores/redis/redis-script.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
 import { completeScript } from '../../../src/stores/redis/scripts/complete.js';
 import { failScript } from '../../../src/stores/redis/scripts/fail.js';
-import { findScript } from '../../../src/stores/redis/scripts/find.js';
-import { insertClaimScript } from '../../../src/stores/redis/scripts/insert-claim.js';
+import { flagWaiterScript } from '../../../src/stores/redis/scripts/flag-waiter.js';
 import { purgeBatchScript } from '../../../src/stores/redis/scripts/purge-batch.js';
 import { takeoverScript } from '../../../src/stores/redis/scripts/takeover.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../../contract/backends/redis.js';
 
-const ALL_SCRIPTS = [insertClaimScript, takeoverScript, completeScript, failScript, findScript, purgeBatchScript];
+const ALL_SCRIPTS = [takeoverScript, completeScript, failScript, flagWaiterScript, purgeBatchScript];
 
 /** A client that records the command name of every call before passing it on. */
 function recording(inner: Redis): { client: RedisLike; commands: string[] } {
@@ -68,14 +67,17 @@ describe('RedisStore scripts', () => {
     const guard = new IdempotencyGuard(store, { clock: new ManualClock() });
     await guard.run(new RequestKey('flush', randomUUID()), () => ({ body: 'one' }));
     await client.script('FLUSH');
+    commands.length = 0;
     const second = new RequestKey('flush', randomUUID());
     const outcome = await guard.run(second, () => ({ body: 'two' }));
+    // The claim is a plain HSETNX; the completion's script is loaded again by one EVAL.
+    expect(commands).toEqual(['HSETNX', 'EVALSHA', 'EVAL']);
     expect(Buffer.from(outcome.response.body).toString()).toBe('two');
     const replay = await guard.run(second, () => ({ body: 'never' }));
     expect(replay.isReplay).toBe(true);
     expect(Buffer.from(replay.response.body).toString()).toBe('two');
-    expect(commands.at(-1)).toBe('EVALSHA');
-    expect(await client.script('EXISTS', insertClaimScript.sha, completeScript.sha)).toEqual([1, 1]);
+    expect(commands.slice(3)).toEqual(['HSETNX', 'HGETALL']);
+    expect(await client.script('EXISTS', completeScript.sha)).toEqual([1]);
   });
 
   it('has the SHA-1 that Redis computes for each script', async () => {

@@ -6,7 +6,7 @@ import { InvalidOption, RequestInProgress } from '../../../src/core/errors.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
-import { finishedByProviderKey, receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
+import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
 import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
 import type { TestBackend } from '../../contract/backend.js';
@@ -102,8 +102,9 @@ describe('RedisStore', () => {
         const view = new Uint8Array([0xff, ...body, 0xff]).subarray(1, body.length + 1);
         await store.complete({ key: k, attempt: 1, nowMs: T0, response: response(view) });
         expect((await store.find(k))?.response?.body).toEqual(body);
-        const raw = await admin.hgetBuffer(redisKeys(store.prefix).receiptBase + receiptIdOf(k), 'response_body');
-        expect(raw).toEqual(Buffer.from(body));
+        // The completion field ends with the body's own bytes (receipt-fields.ts).
+        const raw = await admin.hgetBuffer(redisKeys(store.prefix).receiptBase + receiptIdOf(k), 'd');
+        expect(raw?.subarray(raw.length - body.length)).toEqual(Buffer.from(body));
       }
     });
   });
@@ -151,20 +152,16 @@ describe('RedisStore', () => {
           keys.push(...batch);
         } while (cursor !== '0');
         const names = redisKeys(prefix);
-        expect(keys.sort()).toEqual(
-          [
-            names.finished,
-            finishedByProviderKey(names, tagged.provider),
-            names.receiptBase + receiptIdOf(tagged),
-          ].sort(),
-        );
+        // One hash per receipt and nothing else: no index is kept.
+        expect(keys).toEqual([names.receiptBase + receiptIdOf(tagged)]);
         for (const name of keys) {
           // Redis Cluster hashes the text between the first "{" and the next "}".
           const open = name.indexOf('{');
           expect(name.slice(open, name.indexOf('}', open) + 1)).toBe('{receipts}');
           expect(open).toBe(prefix.length);
         }
-        expect(await client.call('HGET', names.receiptBase + receiptIdOf(tagged), 'external_id')).toBe('😀 id:{y}:}{');
+        expect((await s.find(tagged))?.key.externalId).toBe('😀 id:{y}:}{');
+        expect(await s.purgeBatch(T0 + 2, 10, tagged.provider)).toBe(1);
       } finally {
         await deleteKeysWithPrefix(client, prefix);
         await client.quit();
@@ -258,26 +255,31 @@ describe('RedisStore', () => {
     it('keeps exactly the fields of each state in the hash through claim, fail, retry, complete, fail', async () => {
       const keys = redisKeys(store.prefix);
       const fieldsOf = async (k: RequestKey) => (await admin.hkeys(keys.receiptBase + receiptIdOf(k))).sort();
-      const claimed = ['attempts', 'claimed_at', 'external_id', 'provider', 'status'];
+      const claimed = ['status'];
       const k = key('fields');
       await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
       expect(await fieldsOf(k)).toEqual(claimed);
+      expect(await admin.hget(keys.receiptBase + receiptIdOf(k), 'status')).toBe(`1:p:${T0}:-`);
       expect(await store.fail({ key: k, attempt: 1, nowMs: T0 + 1, error: 'boom' })).toBe(true);
-      expect(await fieldsOf(k)).toEqual([...claimed, 'error', 'finished_at'].sort());
+      expect(await fieldsOf(k)).toEqual(['e', 'status']);
+      expect(await admin.hmget(keys.receiptBase + receiptIdOf(k), 'status', 'e')).toEqual([
+        `1:f:${T0}:-`,
+        `${T0 + 1}:boom`,
+      ]);
       await store.takeover({ key: k, expectedStatus: 'failed', expectedAttempts: 1, nowMs: T0 + 2 });
       expect(await fieldsOf(k)).toEqual(claimed);
       expect(await store.complete({ key: k, attempt: 2, nowMs: T0 + 3, response: response(Uint8Array.of(1)) })).toBe(
         true,
       );
-      const completed = [...claimed, 'finished_at', 'response_body', 'response_headers', 'response_status'].sort();
-      expect(await fieldsOf(k)).toEqual(completed);
+      expect(await fieldsOf(k)).toEqual(['d', 'status']);
       expect(await store.find(k)).toMatchObject({ status: 'completed', error: null, fingerprint: null });
 
       const stale = key('fields-stale');
       await store.insertClaim({ key: stale, nowMs: T0, fingerprint: 'fp' });
       await store.takeover({ key: stale, expectedStatus: 'processing', expectedAttempts: 1, nowMs: T0 + 1 });
       expect(await store.fail({ key: stale, attempt: 2, nowMs: T0 + 2, error: 'x' })).toBe(true);
-      expect(await fieldsOf(stale)).toEqual([...claimed, 'error', 'fingerprint', 'finished_at'].sort());
+      expect(await fieldsOf(stale)).toEqual(['e', 'status']);
+      expect(await admin.hget(keys.receiptBase + receiptIdOf(stale), 'status')).toBe(`2:f:${T0 + 1}:=fp`);
     });
 
     it('tells an empty fingerprint from none', async () => {

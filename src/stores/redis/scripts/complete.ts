@@ -1,34 +1,35 @@
 import { RedisScript } from '../redis-script.js';
+import { CLAIM_PATTERN } from './claim-pattern.js';
 
 /**
- * Fenced completion: only if the receipt is still `processing` at the handler's attempt, stores the
- * response (status, headers as a JSON object, body as raw bytes), finished_at = now_ms, and indexes the
- * receipt for purge in the finished index and in its provider's finished index. docs/design.md §3 "Fencing".
- * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
- * ARGV: attempt, now_ms, receipt id, response status, response headers JSON, response body bytes, the announce
- * command (`PUBLISH`, `SPUBLISH` or empty for none) and the channel: a recorded finish is announced with the
- * receipt id, in the same atomic step, so waiting duplicates wake (issue #15). The channel carries the store's hash
- * tag, so on a Redis Cluster `SPUBLISH` stays on the receipt's shard. `pcall`: an announcement the server refuses (no
- * SPUBLISH before Redis 7, an ACL without PUBLISH) never fails the recorded completion; waiters then re-read each second.
- * Reply: 1 when recorded, 0 when the claim was lost (nothing changed, nothing announced).
+ * Fenced completion: only if the receipt's claim is held (`p`) at the handler's attempt and not completed yet,
+ * writes the packed completion `d` (receipt-fields.ts). docs/design.md §3 "Fencing".
+ * KEYS[1] receipt hash. ARGV: attempt, packed completion, the announce command (`PUBLISH`, `SPUBLISH` or empty)
+ * and the channel, the receipt id: announced only when a duplicate waits (its flag `w` is set; the flag is set
+ * after the waiter subscribed and before it re-reads, and this script writes `d` before it reads `w`, atomically,
+ * so a waiter either is announced to or reads the completion). `pcall`: a refused announcement (no SPUBLISH before
+ * Redis 7, an ACL without PUBLISH) never fails the recorded completion; waiters then re-read each second.
+ * Reply: 1 when recorded, 0 when the claim was lost or the receipt is of the previous layout (nothing changed).
  *
- * A `processing` receipt never has an `error` field (the claim creates the hash without one and takeover,
- * the only way back to `processing`, deletes it), so there is nothing to HDEL here: one HMGET, one HSET and
- * the two ZADDs.
+ * The hot path: one HGET, one HSETNX of one field and one HEXISTS (issue #17: the old script also set five
+ * fields and two purge indexes).
  */
 export const completeScript = new RedisScript(
-  3,
+  1,
   `
-local state = redis.call('HMGET', KEYS[1], 'status', 'attempts')
-if state[1] ~= 'processing' or tonumber(state[2]) ~= tonumber(ARGV[1]) then
+local claim = redis.call('HGET', KEYS[1], 'status')
+if not claim then
   return 0
 end
-redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[2], 'response_status', ARGV[4],
-  'response_headers', ARGV[5], 'response_body', ARGV[6])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
-if ARGV[7] ~= '' then
-  redis.pcall(ARGV[7], ARGV[8], ARGV[3])
+local attempts, state = string.match(claim, '${CLAIM_PATTERN}')
+if state ~= 'p' or tonumber(attempts) ~= tonumber(ARGV[1]) then
+  return 0
+end
+if redis.call('HSETNX', KEYS[1], 'd', ARGV[2]) == 0 then
+  return 0
+end
+if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[1], 'w') == 1 then
+  redis.pcall(ARGV[3], ARGV[4], ARGV[5])
 end
 return 1
 `,

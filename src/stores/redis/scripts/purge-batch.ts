@@ -1,43 +1,58 @@
 import { RedisScript } from '../redis-script.js';
+import { CLAIM_PATTERN } from './claim-pattern.js';
 
 /**
- * Deletes at most `limit` finished receipts with finished_at < before_ms, oldest first, walking one index:
- * the finished index (every provider) or one provider's finished index (that provider only). Each visited
- * entry leaves BOTH indexes (its provider is read from the id `<n>:<provider>:<externalId>`, `<n>` being the
- * provider's byte length), so neither index keeps an entry the other lost. An entry whose receipt is missing
- * or not finished is dropped without counting, and the walk goes on, so a short count always means nothing
- * older is left in the walked index. `processing` receipts are never deleted. One script: atomic.
- * KEYS[1] the index to walk, KEYS[2] receipt key base, KEYS[3] finished index, KEYS[4] per-provider finished
- * index base (bases are declared as keys so a client `keyPrefix` and cluster routing apply; all share the hash
- * tag). ARGV: before_ms, limit.
- * Reply: the number of receipts deleted.
+ * Deletes, among the receipt hashes it is given (one page of the purge's SCAN, `RedisPurge`), the finished ones
+ * with finished_at < before_ms, at most `limit`, judging each atomically at the moment of deletion: a failed claim's
+ * `e`, a held claim's completion `d` (receipt-fields.ts), or, for a receipt of the previous layout,
+ * its `status` and `finished_at` (it then also leaves that layout's finished-at sorted sets). Never a `processing`
+ * receipt. A hash without a claim (not written by this store: its steps never make one) is left alone.
+ * The keys are the first `#KEYS - 3` KEYS; then the receipt key base, the old layout's finished index and its
+ * per-provider index base (declared as keys so a client `keyPrefix` and cluster routing apply; all share the
+ * store's hash tag). ARGV: before_ms, limit.
+ * Reply: {deleted, examined}: how many receipts were deleted and how many of the given keys were looked at (all of
+ * them unless the limit was reached first).
  */
 export const purgeBatchScript = new RedisScript(
-  4,
+  null,
   `
-local limit = tonumber(ARGV[2])
-local deleted = 0
-while deleted < limit do
-  local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit - deleted)
-  if #ids == 0 then
+local count = #KEYS - 3
+local base, finished, byProvider = KEYS[count + 1], KEYS[count + 2], KEYS[count + 3]
+local before, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local deleted, examined = 0, 0
+for i = 1, count do
+  if deleted >= limit then
     break
   end
-  for _, id in ipairs(ids) do
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[3], id)
-    local colon = string.find(id, ':', 1, true)
-    local length = colon and tonumber(string.sub(id, 1, colon - 1))
-    if length then
-      redis.call('ZREM', KEYS[4] .. string.sub(id, colon + 1, colon + length), id)
+  examined = i
+  local key = KEYS[i]
+  local claim = redis.call('HGET', key, 'status')
+  if claim then
+    local at
+    local _, state = string.match(claim, '${CLAIM_PATTERN}')
+    local legacy = state == nil
+    if state == 'f' then
+      at = string.match(redis.call('HGET', key, 'e') or '', '^(%d+):')
+    elseif state == 'p' then
+      at = string.match(redis.call('HGET', key, 'd') or '', '^(%d+):')
+    elseif claim == 'completed' or claim == 'failed' then
+      at = redis.call('HGET', key, 'finished_at')
     end
-    local key = KEYS[2] .. id
-    local status = redis.call('HGET', key, 'status')
-    if status == 'completed' or status == 'failed' then
+    if at and tonumber(at) < before then
       redis.call('DEL', key)
       deleted = deleted + 1
+      if legacy then
+        local id = string.sub(key, #base + 1)
+        redis.call('ZREM', finished, id)
+        local colon = string.find(id, ':', 1, true)
+        local length = colon and tonumber(string.sub(id, 1, colon - 1))
+        if length then
+          redis.call('ZREM', byProvider .. string.sub(id, colon + 1, colon + length), id)
+        end
+      end
     end
   end
 end
-return deleted
+return {deleted, examined}
 `,
 );

@@ -1,26 +1,50 @@
 import { RedisScript } from '../redis-script.js';
+import { CLAIM_PATTERN } from './claim-pattern.js';
 
 /**
- * Compare-and-set on (status, attempts): a `failed` receipt (retry) or a stale `processing` one (takeover)
- * moves to `processing`, attempts + 1, claimed_at = now_ms, without finished_at, error or response, and
- * leaves both finished indexes. A `completed` receipt is never touched. docs/design.md §3 "Stale takeover".
- * KEYS[1] receipt hash, KEYS[2] finished index, KEYS[3] the receipt provider's finished index.
- * ARGV: expected_status, expected_attempts, now_ms, receipt id.
- * Reply: the new receipt as an HGETALL array, or nil when the receipt changed first (or does not exist).
+ * Compare-and-set on (state, attempts): a failed claim (retry) or a stale held one (takeover) becomes a new held
+ * claim with attempts + 1, claimed_at = now_ms and the same fingerprint; the error goes. A completed receipt (a
+ * held claim with `d`) is never touched. docs/design.md §3 "Stale takeover".
+ * A receipt of the previous layout (`legacy-receipt.ts`: `status` is a word) is judged by its `status` and
+ * `attempts` fields the same way and, when taken, rewritten in this layout: its old fields are deleted and its id
+ * leaves that layout's finished-at sorted sets.
+ * KEYS[1] receipt hash, KEYS[2] the old layout's finished index, KEYS[3] its per-provider finished index of the
+ * receipt's provider. ARGV: expected_status (`processing` or `failed`), expected_attempts, now_ms, receipt id.
+ * Reply: the new claim field (receipt-fields.ts), or nil when the receipt changed first (or does not exist).
  */
 export const takeoverScript = new RedisScript(
   3,
   `
-local state = redis.call('HMGET', KEYS[1], 'status', 'attempts')
-if state[1] == false or state[1] == 'completed' or state[1] ~= ARGV[1]
-  or tonumber(state[2]) ~= tonumber(ARGV[2]) then
+local claim = redis.call('HGET', KEYS[1], 'status')
+if not claim then
   return false
 end
-redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-redis.call('HSET', KEYS[1], 'status', 'processing', 'claimed_at', ARGV[3])
-redis.call('HDEL', KEYS[1], 'finished_at', 'error', 'response_status', 'response_headers', 'response_body')
-redis.call('ZREM', KEYS[2], ARGV[4])
-redis.call('ZREM', KEYS[3], ARGV[4])
-return redis.call('HGETALL', KEYS[1])
+local attempts, state, _, fingerprint = string.match(claim, '${CLAIM_PATTERN}')
+local legacy = attempts == nil
+if legacy then
+  state = claim
+  attempts = redis.call('HGET', KEYS[1], 'attempts')
+  local stored = redis.call('HGET', KEYS[1], 'fingerprint')
+  fingerprint = stored and ('=' .. stored) or '-'
+elseif state == 'f' then
+  state = 'failed'
+elseif redis.call('HEXISTS', KEYS[1], 'd') == 1 then
+  state = 'completed'
+else
+  state = 'processing'
+end
+if state == 'completed' or state ~= ARGV[1] or tonumber(attempts) ~= tonumber(ARGV[2]) then
+  return false
+end
+local next = (tonumber(attempts) + 1) .. ':p:' .. ARGV[3] .. ':' .. fingerprint
+if legacy then
+  redis.call('HDEL', KEYS[1], 'provider', 'external_id', 'attempts', 'claimed_at', 'finished_at', 'fingerprint',
+    'error', 'response_status', 'response_headers', 'response_body')
+  redis.call('ZREM', KEYS[2], ARGV[4])
+  redis.call('ZREM', KEYS[3], ARGV[4])
+end
+redis.call('HDEL', KEYS[1], 'e')
+redis.call('HSET', KEYS[1], 'status', next)
+return next
 `,
 );
