@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
 import { type DeliveryPlan, type DeliveryTarget, doubledAmountBody } from './delivery-target.js';
@@ -48,6 +49,9 @@ export class WebhookDispatcher {
 
   constructor(settings: WebhookDispatcherSettings) {
     this.settings = settings;
+    // Every delivery in flight and every retry wait listens on this one signal (and stops listening when it ends):
+    // more than 10 at once is normal load, not a leak, so Node's leak warning must not fire for it.
+    setMaxListeners(0, this.closing.signal);
   }
 
   /**
