@@ -6,7 +6,8 @@ import { CLAIM_PATTERN } from './claim-pattern.js';
  * with finished_at < before_ms, at most `limit`, judging each atomically at the moment of deletion: a failed claim's
  * `e`, a held claim's completion `d` (receipt-fields.ts), or, for a receipt of the previous layout,
  * its `status` and `finished_at` (it then also leaves that layout's finished-at sorted sets). Never a `processing`
- * receipt. A hash without a claim (not written by this store: its steps never make one) is left alone.
+ * receipt. A hash without a claim (not written by this store: its steps never make one) is left alone, and so is a
+ * key of another type (`pcall`: its WRONGTYPE error would otherwise fail this page and every later purge).
  * The keys are the first `#KEYS - 3` KEYS; then the receipt key base, the old layout's finished index and its
  * per-provider index base (declared as keys so a client `keyPrefix` and cluster routing apply; all share the
  * store's hash tag). ARGV: before_ms, limit.
@@ -26,8 +27,8 @@ for i = 1, count do
   end
   examined = i
   local key = KEYS[i]
-  local claim = redis.call('HGET', key, 'status')
-  if claim then
+  local claim = redis.pcall('HGET', key, 'status')
+  if type(claim) == 'string' then
     local at
     local _, state = string.match(claim, '${CLAIM_PATTERN}')
     local legacy = state == nil

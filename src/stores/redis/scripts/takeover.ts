@@ -3,7 +3,9 @@ import { CLAIM_PATTERN } from './claim-pattern.js';
 
 /**
  * Compare-and-set on (state, attempts): a failed claim (retry) or a stale held one (takeover) becomes a new held
- * claim with attempts + 1, claimed_at = now_ms and the same fingerprint; the error goes. A completed receipt (a
+ * claim with attempts + 1, claimed_at = now_ms and the same fingerprint; the error goes, and so does a stray
+ * completion `d` next to a failed claim (no step of this store writes one; a hand-edited hash could), so a retry never
+ * shows an old response as its own. A completed receipt (a
  * held claim with `d`) is never touched. docs/design.md §3 "Stale takeover".
  * A receipt of the previous layout (`legacy-receipt.ts`: `status` is a word) is judged by its `status` and
  * `attempts` fields the same way and, when taken, rewritten in this layout: its old fields are deleted and its id
@@ -43,7 +45,7 @@ if legacy then
   redis.call('ZREM', KEYS[2], ARGV[4])
   redis.call('ZREM', KEYS[3], ARGV[4])
 end
-redis.call('HDEL', KEYS[1], 'e')
+redis.call('HDEL', KEYS[1], 'e', 'd')
 redis.call('HSET', KEYS[1], 'status', next)
 return next
 `,
