@@ -167,7 +167,11 @@ export class RedisStore implements Store {
    * the store owns: `close()` quits it. ioredis is loaded on first use (an optional peer dependency). Resolves
    * once Redis answers; every later wait is bounded by `timeoutMs`: there is no offline queue, so while Redis is
    * down each command fails at once (the guard answers `StoreUnavailable`, HTTP 503) instead of waiting through
-   * ever longer reconnect back-offs, and ioredis keeps reconnecting in the background (at most 1 s apart).
+   * ever longer reconnect back-offs, and ioredis keeps reconnecting in the background (at most 1 s apart). A command
+   * in flight when the connection drops fails too and is never sent again (ioredis would resend it after the
+   * reconnect, although it may have run: a resent claim or completion answers for the first one wrongly). A client
+   * given to `new RedisStore` should be made with the same `maxRetriesPerRequest: 0` and
+   * `autoResendUnfulfilledCommands: false`.
    * @throws {InvalidOption} for a bad `prefix` or `timeoutMs`.
    * @throws {DriverMissing} if ioredis is not installed.
    * @throws {Error} if Redis does not answer within `timeoutMs` (nothing is left open).
@@ -182,7 +186,12 @@ export class RedisStore implements Store {
     const client = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
+      // A command in flight when the connection drops may have run on the server with its reply lost: it fails
+      // (StoreUnavailable, "nothing is known to have been recorded") instead of being sent again after the
+      // reconnect, where a second HSETNX or completion would answer for the first (the caller's own claim read as
+      // someone else's `RequestInProgress`, its recorded completion as `ClaimLost`).
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
       connectTimeout: timeoutMs,
       commandTimeout: timeoutMs,
       retryStrategy: (times: number) => Math.min(times * 100, 1_000),

@@ -27,6 +27,8 @@ interface Config {
   waitForInFlightMs: number;
   maxHandlerMs: number;
   failRate: number;
+  /** Whether 1 in 80 bodies is 1.1 MB (heavy replays; off where latency is measured). */
+  bigBodies?: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Config;
@@ -53,7 +55,9 @@ function bodyFor(index: number, attempt: number): Uint8Array {
   if (kind === 0) return new Uint8Array(tag);
   if (kind === 1) return new Uint8Array(Buffer.concat([tag, Buffer.from([0xff, 0x00, 0xfe, 0x3a, 0x0d, 0x0a])]));
   if (kind === 2) return new Uint8Array(Buffer.concat([tag, Buffer.from('ключ:{значение}=*?[]', 'utf8')]));
-  return new Uint8Array(Buffer.concat([tag, Buffer.alloc(Math.random() < 0.05 ? 1_100_000 : 2_000, 0x3a)]));
+  return new Uint8Array(
+    Buffer.concat([tag, Buffer.alloc(config.bigBodies !== false && Math.random() < 0.05 ? 1_100_000 : 2_000, 0x3a)]),
+  );
 }
 
 const report = {

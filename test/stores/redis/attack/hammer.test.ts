@@ -124,6 +124,7 @@ describe('redis attack: 6 processes x 64 concurrent calls on shared hostile keys
       waitForInFlightMs: 5_000,
       maxHandlerMs: 60,
       failRate: 0.2,
+      bigBodies: false,
     };
     const children = Array.from({ length: 6 }, () => spawnChild(config));
     const reports = (await Promise.all(children.map((c) => c.report))).filter((r): r is Report => r !== null);
