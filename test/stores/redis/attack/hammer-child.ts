@@ -29,6 +29,8 @@ interface Config {
   failRate: number;
   /** Whether 1 in 80 bodies is 1.1 MB (heavy replays; off where latency is measured). */
   bigBodies?: boolean;
+  /** When set, one extra loop purges every finished receipt (`olderThan: 0`) this often (ms). */
+  purgeEveryMs?: number;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Config;
@@ -100,7 +102,20 @@ async function loop(): Promise<void> {
   }
 }
 
-await Promise.all(Array.from({ length: config.concurrency }, loop));
+async function purgeLoop(every: number): Promise<void> {
+  while (Date.now() < until) {
+    try {
+      await guard.purge({ olderThan: 0 });
+    } catch (error) {
+      const name = (error as { code?: string }).code ?? String(error);
+      report.errors[`purge:${name}`] = (report.errors[`purge:${name}`] ?? 0) + 1;
+    }
+    await sleep(every);
+  }
+}
+
+const purging = config.purgeEveryMs === undefined ? [] : [purgeLoop(config.purgeEveryMs)];
+await Promise.all([...Array.from({ length: config.concurrency }, loop), ...purging]);
 await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(report)}\n`, () => resolve()));
 await store.close();
 if (config.clusterNodes) (store as unknown as { client: Cluster }).client.disconnect();

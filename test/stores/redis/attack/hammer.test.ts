@@ -156,4 +156,34 @@ describe('redis attack: 6 processes x 64 concurrent calls on shared hostile keys
     expect(reports).toHaveLength(4);
     await checkReports(store, runId, reports, true);
   }, 60_000);
+
+  it('purge of everything finished, racing claims and completions, never deletes a claim in progress', async () => {
+    const runId = randomUUID();
+    const config = {
+      ...base(runId),
+      windowMs: 300,
+      width: 6,
+      durationMs: 5_000,
+      staleAfterMs: 60_000,
+      waitForInFlightMs: 0,
+      maxHandlerMs: 40,
+      failRate: 0.2,
+      bigBodies: false,
+      purgeEveryMs: 5,
+    };
+    const reports = (await Promise.all(Array.from({ length: 4 }, () => spawnChild(config).report))).filter(
+      (r): r is Report => r !== null,
+    );
+    expect(reports).toHaveLength(4);
+    const errors: Record<string, number> = {};
+    for (const r of reports) for (const [name, n] of Object.entries(r.errors)) errors[name] = (errors[name] ?? 0) + n;
+    // With a 60 s lease nothing is taken over: a lost claim could only be a purged processing receipt.
+    expect(errors.CLAIM_LOST ?? 0, JSON.stringify(errors)).toBe(0);
+    const allowed = new Set(['boom', 'REQUEST_IN_PROGRESS']);
+    expect(
+      Object.keys(errors).filter((name) => !allowed.has(name)),
+      JSON.stringify(errors),
+    ).toEqual([]);
+    expect(reports.reduce((n, r) => n + r.runs, 0)).toBeGreaterThan(100);
+  }, 60_000);
 });
