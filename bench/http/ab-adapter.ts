@@ -4,7 +4,10 @@
  * fresh server process on a freshly reset namespace, the same signed unique deliveries over 8 keep-alive connections
  * (undici) after an untimed warm-up. Prints each pair's rates and A ÷ B, then the median of the pair ratios with
  * its min–max. With `--cpu-prof DIR` every server child writes a V8 CPU profile into DIR (see `cpu-self.ts`).
+ * `--a-server FILE` / `--b-server FILE` run a side from another tree's `bench/http/server.ts` (an A/B of two
+ * versions of the same route: e.g. a read-only checkout of main against this tree).
  *   node --import tsx bench/http/ab-adapter.ts memory 7 [--a fastify-adapter] [--b fastify-bare] [--ms 3000]
+ *     [--a-server /path/to/other/bench/http/server.ts]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +29,8 @@ const { values, positionals } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '8' },
     'cpu-prof': { type: 'string' },
+    'a-server': { type: 'string' },
+    'b-server': { type: 'string' },
   },
 });
 const backend = (positionals[0] ?? 'memory') as BenchBackend;
@@ -47,9 +52,9 @@ interface Running {
   stop(): Promise<void>;
 }
 
-async function startServer(route: HttpRouteName, ns: Namespace): Promise<Running> {
+async function startServer(route: HttpRouteName, ns: Namespace, server: string): Promise<Running> {
   const prof = values['cpu-prof'];
-  const child: ChildProcess = fork(SERVER, [JSON.stringify({ route, ns: ns.info })], {
+  const child: ChildProcess = fork(server, [JSON.stringify({ route, ns: ns.info })], {
     execArgv: ['--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -101,9 +106,9 @@ interface SideRun {
 }
 
 /** Warm-up then one timed run of unique deliveries against a fresh server of `route`. */
-async function side(route: HttpRouteName, ns: Namespace, tag: string): Promise<SideRun> {
+async function side(route: HttpRouteName, ns: Namespace, tag: string, file: string): Promise<SideRun> {
   await ns.reset();
-  const server = await startServer(route, ns);
+  const server = await startServer(route, ns, file);
   try {
     const cap = 200_000;
     for (const [prefix, ms] of [
@@ -142,8 +147,8 @@ try {
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   for (let pair = 0; pair < pairs; pair++) {
-    const a = await side(values.a as HttpRouteName, ns, `${pair}a`);
-    const b = await side(values.b as HttpRouteName, ns, `${pair}b`);
+    const a = await side(values.a as HttpRouteName, ns, `${pair}a`, values['a-server'] ?? SERVER);
+    const b = await side(values.b as HttpRouteName, ns, `${pair}b`, values['b-server'] ?? SERVER);
     ratios.push(a.opsPerSec / b.opsPerSec);
     cpuRatios.push(a.serverUs / b.serverUs);
     console.log(
