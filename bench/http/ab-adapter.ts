@@ -40,10 +40,10 @@ const warmup = Number(values.warmup);
 const concurrency = Number(values.concurrency);
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 
-/** CPU time (user + system) the process `pid` has used so far, in µs (from /proc, clock ticks of 10 ms). */
-function cpuOfPid(pid: number): number {
+/** CPU time the process `pid` has used so far, user and system, in µs (from /proc, clock ticks of 10 ms). */
+function cpuOfPid(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
 interface Running {
@@ -103,6 +103,8 @@ interface SideRun {
   readonly opsPerSec: number;
   /** Server CPU per delivery, µs. */
   readonly serverUs: number;
+  /** The kernel's part of it (system time: socket reads and writes, epoll), µs per delivery. */
+  readonly systemUs: number;
 }
 
 /** Warm-up then one timed run of unique deliveries against a fresh server of `route`. */
@@ -131,10 +133,12 @@ async function side(route: HttpRouteName, ns: Namespace, tag: string, file: stri
         prefix,
         ms,
       );
-      const serverUs = (cpuOfPid(server.pid) - cpuBefore) / sample.deliveries;
+      const cpuAfter = cpuOfPid(server.pid);
+      const systemUs = (cpuAfter.system - cpuBefore.system) / sample.deliveries;
+      const serverUs = (cpuAfter.user - cpuBefore.user) / sample.deliveries + systemUs;
       await pool.close();
       if (sample.errors > 0) throw new Error(`${route}: ${sample.errors} errors, first ${sample.firstError}`);
-      if (prefix.startsWith('t')) return { opsPerSec: sample.opsPerSec, serverUs };
+      if (prefix.startsWith('t')) return { opsPerSec: sample.opsPerSec, serverUs, systemUs };
     }
     throw new Error('unreachable');
   } finally {
@@ -152,8 +156,8 @@ try {
     ratios.push(a.opsPerSec / b.opsPerSec);
     cpuRatios.push(a.serverUs / b.serverUs);
     console.log(
-      `pair ${pair + 1}: A ${a.opsPerSec.toFixed(0)}/s ${a.serverUs.toFixed(0)} µs  B ${b.opsPerSec.toFixed(0)}/s ` +
-        `${b.serverUs.toFixed(0)} µs  rate A÷B ${(a.opsPerSec / b.opsPerSec).toFixed(3)}  server CPU A÷B ${(a.serverUs / b.serverUs).toFixed(3)}`,
+      `pair ${pair + 1}: A ${a.opsPerSec.toFixed(0)}/s ${a.serverUs.toFixed(0)} µs (sys ${a.systemUs.toFixed(0)})  ` +
+        `B ${b.opsPerSec.toFixed(0)}/s ${b.serverUs.toFixed(0)} µs (sys ${b.systemUs.toFixed(0)})  rate A÷B ${(a.opsPerSec / b.opsPerSec).toFixed(3)}  server CPU A÷B ${(a.serverUs / b.serverUs).toFixed(3)}`,
     );
   }
   const summary = (list: number[]) => {
