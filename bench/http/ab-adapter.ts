@@ -4,7 +4,10 @@
  * fresh server process on a freshly reset namespace, the same signed unique deliveries over 8 keep-alive connections
  * (undici) after an untimed warm-up. Prints each pair's rates and A ÷ B, then the median of the pair ratios with
  * its min–max. With `--cpu-prof DIR` every server child writes a V8 CPU profile into DIR (see `cpu-self.ts`).
+ * `--a-server FILE` / `--b-server FILE` run a side from another tree's `bench/http/server.ts` (an A/B of two
+ * versions of the same route: e.g. a read-only checkout of main against this tree).
  *   node --import tsx bench/http/ab-adapter.ts memory 7 [--a fastify-adapter] [--b fastify-bare] [--ms 3000]
+ *     [--a-server /path/to/other/bench/http/server.ts]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +29,8 @@ const { values, positionals } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '8' },
     'cpu-prof': { type: 'string' },
+    'a-server': { type: 'string' },
+    'b-server': { type: 'string' },
   },
 });
 const backend = (positionals[0] ?? 'memory') as BenchBackend;
@@ -35,10 +40,10 @@ const warmup = Number(values.warmup);
 const concurrency = Number(values.concurrency);
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 
-/** CPU time (user + system) the process `pid` has used so far, in µs (from /proc, clock ticks of 10 ms). */
-function cpuOfPid(pid: number): number {
+/** CPU time the process `pid` has used so far, user and system, in µs (from /proc, clock ticks of 10 ms). */
+function cpuOfPid(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
 interface Running {
@@ -47,9 +52,9 @@ interface Running {
   stop(): Promise<void>;
 }
 
-async function startServer(route: HttpRouteName, ns: Namespace): Promise<Running> {
+async function startServer(route: HttpRouteName, ns: Namespace, server: string): Promise<Running> {
   const prof = values['cpu-prof'];
-  const child: ChildProcess = fork(SERVER, [JSON.stringify({ route, ns: ns.info })], {
+  const child: ChildProcess = fork(server, [JSON.stringify({ route, ns: ns.info })], {
     execArgv: ['--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -98,12 +103,14 @@ interface SideRun {
   readonly opsPerSec: number;
   /** Server CPU per delivery, µs. */
   readonly serverUs: number;
+  /** The kernel's part of it (system time: socket reads and writes, epoll), µs per delivery. */
+  readonly systemUs: number;
 }
 
 /** Warm-up then one timed run of unique deliveries against a fresh server of `route`. */
-async function side(route: HttpRouteName, ns: Namespace, tag: string): Promise<SideRun> {
+async function side(route: HttpRouteName, ns: Namespace, tag: string, file: string): Promise<SideRun> {
   await ns.reset();
-  const server = await startServer(route, ns);
+  const server = await startServer(route, ns, file);
   try {
     const cap = 200_000;
     for (const [prefix, ms] of [
@@ -126,10 +133,12 @@ async function side(route: HttpRouteName, ns: Namespace, tag: string): Promise<S
         prefix,
         ms,
       );
-      const serverUs = (cpuOfPid(server.pid) - cpuBefore) / sample.deliveries;
+      const cpuAfter = cpuOfPid(server.pid);
+      const systemUs = (cpuAfter.system - cpuBefore.system) / sample.deliveries;
+      const serverUs = (cpuAfter.user - cpuBefore.user) / sample.deliveries + systemUs;
       await pool.close();
       if (sample.errors > 0) throw new Error(`${route}: ${sample.errors} errors, first ${sample.firstError}`);
-      if (prefix.startsWith('t')) return { opsPerSec: sample.opsPerSec, serverUs };
+      if (prefix.startsWith('t')) return { opsPerSec: sample.opsPerSec, serverUs, systemUs };
     }
     throw new Error('unreachable');
   } finally {
@@ -142,13 +151,13 @@ try {
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   for (let pair = 0; pair < pairs; pair++) {
-    const a = await side(values.a as HttpRouteName, ns, `${pair}a`);
-    const b = await side(values.b as HttpRouteName, ns, `${pair}b`);
+    const a = await side(values.a as HttpRouteName, ns, `${pair}a`, values['a-server'] ?? SERVER);
+    const b = await side(values.b as HttpRouteName, ns, `${pair}b`, values['b-server'] ?? SERVER);
     ratios.push(a.opsPerSec / b.opsPerSec);
     cpuRatios.push(a.serverUs / b.serverUs);
     console.log(
-      `pair ${pair + 1}: A ${a.opsPerSec.toFixed(0)}/s ${a.serverUs.toFixed(0)} µs  B ${b.opsPerSec.toFixed(0)}/s ` +
-        `${b.serverUs.toFixed(0)} µs  rate A÷B ${(a.opsPerSec / b.opsPerSec).toFixed(3)}  server CPU A÷B ${(a.serverUs / b.serverUs).toFixed(3)}`,
+      `pair ${pair + 1}: A ${a.opsPerSec.toFixed(0)}/s ${a.serverUs.toFixed(0)} µs (sys ${a.systemUs.toFixed(0)})  ` +
+        `B ${b.opsPerSec.toFixed(0)}/s ${b.serverUs.toFixed(0)} µs (sys ${b.systemUs.toFixed(0)})  rate A÷B ${(a.opsPerSec / b.opsPerSec).toFixed(3)}  server CPU A÷B ${(a.serverUs / b.serverUs).toFixed(3)}`,
     );
   }
   const summary = (list: number[]) => {

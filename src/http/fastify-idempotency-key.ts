@@ -33,28 +33,43 @@ export function fastifyTransaction<Tx>(request: FastifyRequest): Tx {
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
 export function fastifyRawBody(request: FastifyRequest): Buffer {
   const raw = (request as Tracked)[RAW];
-  return raw === undefined ? Buffer.alloc(0) : Buffer.isBuffer(raw) ? raw : Buffer.concat(raw);
+  if (raw === undefined) return Buffer.alloc(0);
+  if (Buffer.isBuffer(raw)) return raw;
+  // One chunk (most bodies): the socket's chunk is already a Buffer of its own, so it is the body as it is.
+  return raw.length === 1 ? raw[0]! : Buffer.concat(raw);
 }
 
+/** The chunks kept so far on a request's payload stream (`keepChunk` appends to it). */
+const CHUNKS = Symbol('payonce.rawChunks');
+type Kept = Readable & { [CHUNKS]?: Buffer[] };
+
 /**
- * Keeps every chunk `payload` delivers to its consumer in `chunks`, without a stream of our own in between: the
- * listener is prepended with the plain EventEmitter method, which (unlike `on('data')`) does not switch the stream to
- * flowing mode, so fastify's parser (or a custom one) still decides when and how it is read, with its own
- * backpressure and `bodyLimit`. A chunk delivered as a string (a consumer called `setEncoding`) is turned back into
- * bytes with the stream's encoding.
+ * The `data` listener of every covered request's payload (one function for all requests, reading its stream as
+ * `this`): keeps each chunk the payload delivers to its consumer, in order. It is prepended with the plain
+ * EventEmitter method, which (unlike `on('data')`) does not switch the stream to flowing mode, so fastify's parser
+ * (or a custom one) still decides when and how it is read, with its own backpressure and `bodyLimit`. A chunk
+ * delivered as a string (a consumer called `setEncoding`) is turned back into bytes with the stream's encoding.
  */
-function keepChunks(payload: NodeJS.ReadableStream, chunks: Buffer[]): void {
-  const source = payload as Readable;
-  source.prependListener('data', function keep(chunk: Buffer | string) {
-    // Flowing with no other 'data' listener: the consumer gave up (e.g. fastify's parser past `bodyLimit`). Stop
-    // keeping and pause, so the rest of an oversized body is neither read nor buffered here.
-    if (source.readableFlowing === true && source.listenerCount('data') === 1) {
-      source.removeListener('data', keep);
-      source.pause();
-      return;
-    }
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, source.readableEncoding ?? 'utf8') : chunk);
-  });
+function keepChunk(this: Kept, chunk: Buffer | string): void {
+  // Flowing with no other 'data' listener: the consumer gave up (e.g. fastify's parser past `bodyLimit`). Stop
+  // keeping and pause, so the rest of an oversized body is neither read nor buffered here.
+  if (this.readableFlowing === true && this.listenerCount('data') === 1) {
+    this.removeListener('data', keepChunk);
+    this.pause();
+    return;
+  }
+  this[CHUNKS]!.push(typeof chunk === 'string' ? Buffer.from(chunk, this.readableEncoding ?? 'utf8') : chunk);
+}
+
+/** Starts keeping the chunks of `payload` (once per stream, however many instances of the plugin see it). */
+function keepChunks(payload: NodeJS.ReadableStream): Buffer[] {
+  const source = payload as Kept;
+  const kept = source[CHUNKS];
+  if (kept !== undefined) return kept;
+  const chunks: Buffer[] = [];
+  source[CHUNKS] = chunks;
+  source.prependListener('data', keepChunk);
+  return chunks;
 }
 
 /** The bytes of a serialised payload that is already in memory (string, bytes, none); undefined for a stream. */
@@ -238,9 +253,7 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
     fastify.addHook('preParsing', (request: Tracked, _reply, payload, done) => {
       if (!core.covers(request.method)) return done(null, payload);
-      const chunks: Buffer[] = [];
-      request[RAW] = chunks;
-      keepChunks(payload, chunks);
+      request[RAW] = keepChunks(payload);
       done(null, payload);
     });
 

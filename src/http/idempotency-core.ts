@@ -79,6 +79,30 @@ class ServerErrorReleased extends Error {
   }
 }
 
+/** The response as the guard stores it: status, the policy's stored headers (lower case), body bytes. */
+type StoredShape = { readonly status: number; readonly headers: Record<string, string>; readonly body: Uint8Array };
+
+/**
+ * One call of the route under a claim: runs `next`, keeps the route's own response (`produced`, sent unchanged
+ * when it executes) and gives the guard what it stores; a 5xx is thrown as `ServerErrorReleased` so the guard
+ * releases the key. A small object per claim round instead of closures made per request.
+ */
+class RouteCall {
+  produced: HttpResponse | undefined = undefined;
+
+  constructor(
+    private readonly next: (tx?: unknown) => Promise<HttpResponse>,
+    private readonly storedOf: (response: HttpResponse) => StoredShape,
+  ) {}
+
+  async run(tx: unknown): Promise<StoredShape> {
+    const produced = await this.next(tx);
+    this.produced = produced;
+    if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
+    return this.storedOf(produced);
+  }
+}
+
 const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Codes of the guard's errors that become a problem response; anything else (a bug, a bad option) is rethrown. */
@@ -154,7 +178,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     clock.now() - receipt.finishedAtMs > policy.expiryMs;
   const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs, provider: policy.namespace });
 
-  const storedOf = (response: HttpResponse) => {
+  const storedOf = (response: HttpResponse): StoredShape => {
     const headers: Record<string, string> = {};
     for (const name in response.headers) {
       const lower = name.toLowerCase();
@@ -171,17 +195,12 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   ): Promise<IdempotencyResult> {
     const runOptions = { fingerprint, waitForInFlightMs: policy.waitForInFlightMs, signal };
     for (let round = 0; ; round++) {
-      let produced: HttpResponse | undefined;
-      const run = async (tx?: unknown) => {
-        produced = await next(tx);
-        if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
-        return storedOf(produced);
-      };
+      const call = new RouteCall(next, storedOf);
       try {
         const outcome = transactional
-          ? await guard.runInNewTransaction(key, (tx) => run(tx), runOptions)
-          : await guard.run(key, () => run(), runOptions);
-        if (!outcome.isReplay) return { kind: 'executed', response: produced!, stored: true };
+          ? await guard.runInNewTransaction(key, (tx) => call.run(tx), runOptions)
+          : await guard.run(key, () => call.run(undefined), runOptions);
+        if (!outcome.isReplay) return { kind: 'executed', response: call.produced!, stored: true };
         if (round === 0 && expired(outcome.receipt)) {
           await purge();
           continue;
@@ -189,8 +208,8 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
         const { status, headers, body } = outcome.response;
         return { kind: 'replayed', response: { status, headers: { ...headers, [REPLAYED_HEADER]: 'true' }, body } };
       } catch (error) {
-        if (error instanceof ServerErrorReleased && produced)
-          return { kind: 'executed', response: produced, stored: false };
+        if (error instanceof ServerErrorReleased && call.produced)
+          return { kind: 'executed', response: call.produced, stored: false };
         if (error instanceof PayloadMismatch && round === 0) {
           const receipt = await guard.find(key);
           if (receipt && expired(receipt)) {
@@ -202,6 +221,11 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
         throw error;
       }
     }
+  }
+
+  /** A method the policy does not cover: the route runs, nothing is stored. */
+  async function notCovered(next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+    return { kind: 'executed', response: await next(), stored: false };
   }
 
   /** A covered request without a key: in the one-commit mode its handler still runs in one transaction. */
@@ -219,41 +243,50 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     return { kind: 'executed', response: produced!, stored: false };
   }
 
+  function decide(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+    const method = exchange.method.toUpperCase();
+    if (!policy.methods.includes(method)) return notCovered(next);
+    const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
+    if (parsed.kind === 'invalid') {
+      const detail = `The Idempotency-Key header is malformed: ${parsed.reason}.`;
+      return Promise.resolve({
+        kind: 'rejected',
+        code: 'IDEMPOTENCY_KEY_INVALID',
+        response: problemResponse('IDEMPOTENCY_KEY_INVALID', detail),
+      });
+    }
+    if (parsed.kind === 'missing') {
+      if (!policy.requireKey({ method, route: exchange.route })) return withoutKey(next);
+      const detail = `${method} ${exchange.route} requires an Idempotency-Key request header.`;
+      return Promise.resolve({
+        kind: 'rejected',
+        code: 'IDEMPOTENCY_KEY_MISSING',
+        response: problemResponse('IDEMPOTENCY_KEY_MISSING', detail),
+      });
+    }
+    if (typeof exchange.principal !== 'string' || exchange.principal.length === 0) {
+      throw new InvalidOption('principal', 'the adapter must resolve a non-empty principal string');
+    }
+    const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
+    // The exchange is handed to the fingerprint as it is when its method is already upper case (every adapter's).
+    const fingerprint = policy.fingerprint(exchange.method === method ? exchange : { ...exchange, method });
+    return claimAndRun(key, fingerprint, exchange.signal, next);
+  }
+
   return Object.freeze({
     policy,
     guard,
     transactional,
     covers: (method: string) => policy.methods.includes(method.toUpperCase()),
     purge,
-    async handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
-      const method = exchange.method.toUpperCase();
-      if (!policy.methods.includes(method)) return { kind: 'executed', response: await next(), stored: false };
-      const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
-      if (parsed.kind === 'invalid') {
-        const detail = `The Idempotency-Key header is malformed: ${parsed.reason}.`;
-        return {
-          kind: 'rejected',
-          code: 'IDEMPOTENCY_KEY_INVALID',
-          response: problemResponse('IDEMPOTENCY_KEY_INVALID', detail),
-        };
+    handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+      // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which
+      // the guard's promise hooks would also pay for); a synchronous throw still becomes a rejection.
+      try {
+        return decide(exchange, next);
+      } catch (error) {
+        return Promise.reject(error);
       }
-      if (parsed.kind === 'missing') {
-        if (!policy.requireKey({ method, route: exchange.route })) return withoutKey(next);
-        const detail = `${method} ${exchange.route} requires an Idempotency-Key request header.`;
-        return {
-          kind: 'rejected',
-          code: 'IDEMPOTENCY_KEY_MISSING',
-          response: problemResponse('IDEMPOTENCY_KEY_MISSING', detail),
-        };
-      }
-      if (typeof exchange.principal !== 'string' || exchange.principal.length === 0) {
-        throw new InvalidOption('principal', 'the adapter must resolve a non-empty principal string');
-      }
-      const key = httpRequestKey(policy.namespace, exchange.principal, method, exchange.route, parsed.key);
-      // The exchange is handed to the fingerprint as it is when its method is already upper case (every adapter's).
-      const fingerprint = policy.fingerprint(exchange.method === method ? exchange : { ...exchange, method });
-      // `return await`: one tick fewer than returning the inner promise from an async function.
-      return await claimAndRun(key, fingerprint, exchange.signal, next);
     },
   });
 }

@@ -14,9 +14,13 @@ function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body
   const parts = [exchange.method, exchange.route, exchange.target, bodyForm];
   const head = `payonce-http-fingerprint/2\n${JSON.stringify(parts)}\n`;
   if (body.byteLength > ONE_SHOT_MAX_BODY_BYTES) return createHash('sha256').update(head).update(body).digest('hex');
-  // A small body: one digest over head + body (the same bytes as two updates) without a Hash object per request.
-  const headBytes = Buffer.from(head);
-  return sha256Hex(Buffer.concat([headBytes, body], headBytes.length + body.byteLength));
+  // A small body: one digest over head + body (the same bytes as two updates) without a Hash object per request,
+  // written into one buffer (no copy of the head of its own).
+  const headLength = Buffer.byteLength(head);
+  const bytes = Buffer.allocUnsafe(headLength + body.byteLength);
+  bytes.write(head, 0, 'utf8');
+  bytes.set(body, headLength);
+  return sha256Hex(bytes);
 }
 
 /**

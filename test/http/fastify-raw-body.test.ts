@@ -55,6 +55,32 @@ describe('fastifyIdempotencyKey with fastify’s own JSON parser (loopback)', ()
   });
 });
 
+describe('fastifyIdempotencyKey registered twice on one route (loopback)', () => {
+  it('keeps each chunk once: the raw body is the bytes sent, in one chunk and in many', async () => {
+    const app = Fastify();
+    apps.push(app);
+    const guard = new IdempotencyGuard(new MemoryStore());
+    await app.register(fastifyIdempotencyKey({ guard, principal: () => 'outer' }));
+    await app.register(fastifyIdempotencyKey({ guard, principal: () => 'inner', namespace: 'http-inner' }));
+    app.post('/pay', async (request) => ({ raw: fastifyRawBody(request).toString('utf8') }));
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const small = '{"a":1}';
+    const large = JSON.stringify({ pad: 'x'.repeat(200_000) }); // arrives in several socket chunks
+    for (const [key, body] of [
+      ['k-small', small],
+      ['k-large', large],
+    ] as const) {
+      const response = await fetch(`${url}/pay`, {
+        method: 'POST',
+        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { raw: string }).raw).toBe(body);
+    }
+  });
+});
+
 describe('fastifyIdempotencyKey when the principal lookup fails (app.inject)', () => {
   it.each([
     ['an Error', () => Promise.reject(new Error('auth backend down'))],
