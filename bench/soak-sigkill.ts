@@ -257,17 +257,35 @@ async function checks(db: pg.Client, sandbox: Sandbox): Promise<{ checks: Check[
   };
 }
 
+/** How long the drain may go without finishing one more job before the soak stops waiting (a stuck worker). */
+const DRAIN_STALL_MS = 60_000;
+/** The longest the drain may take in all, however slowly it progresses. */
+const DRAIN_MAX_MS = 900_000;
+
+/**
+ * Waits until every paid order is fulfilled and the outbox is empty. A loaded machine drains slowly, so the wait
+ * goes on while jobs keep finishing and ends only when none finished for `DRAIN_STALL_MS` (or after
+ * `DRAIN_MAX_MS`): an order left unfulfilled then is a stuck worker, not a slow one.
+ */
 async function waitForQuiet(db: pg.Client, sandbox: Sandbox): Promise<void> {
   await sandbox.controls.idle(60_000);
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
+  const started = Date.now();
+  let lastOpen = Number.POSITIVE_INFINITY;
+  let progressAt = started;
+  while (Date.now() - started < DRAIN_MAX_MS && Date.now() - progressAt < DRAIN_STALL_MS) {
     const open = await db.query<{ n: string }>(
-      `select count(*) as n from payonce_orders o where o.status in ('paid', 'fulfilling')
-          or exists (select 1 from payonce_outbox j where j.status in ('queued', 'running'))`,
+      `select (select count(*) from payonce_orders where status in ('paid', 'fulfilling'))
+            + (select count(*) from payonce_outbox where status in ('queued', 'running')) as n`,
     );
-    if (Number(open.rows[0]?.n ?? 0) === 0) return;
+    const left = Number(open.rows[0]?.n ?? 0);
+    if (left === 0) return;
+    if (left < lastOpen) {
+      lastOpen = left;
+      progressAt = Date.now();
+    }
     await sleep(250);
   }
+  log(`drain stopped with ${lastOpen} orders and jobs open after ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 function markdown(result: {
