@@ -26,6 +26,8 @@ export interface ProbeSnapshot {
   /** Filled by server-child.ts: calls to the payment provider's API and their summed duration, ms. */
   readonly providerCalls?: number;
   readonly providerMs?: number;
+  /** Filled by server-child.ts: CPU time (user + system) the server process used since the reset, ms. */
+  readonly cpuMs?: number;
 }
 
 type Callback = (...args: unknown[]) => void;

@@ -1,11 +1,16 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { StatementCache } from '../stores/sql/compiled-statement.js';
 import { withRetry } from '../stores/sql/retry.js';
 import type { SqlDialect } from '../stores/sql/sql-dialect.js';
 
-/** The two things payments and outbox code need from a SQL store: its Kysely instance and its dialect. */
+/**
+ * The two things payments and outbox code need from a SQL store: its Kysely instance and its dialect; and, on a
+ * store, its compiled statements (`SqlStore.statements`), which the outbox then shares instead of compiling its own.
+ */
 export interface SqlTarget<DB> {
   readonly db: Kysely<DB>;
   readonly dialect: SqlDialect;
+  readonly statements?: StatementCache;
 }
 
 /**

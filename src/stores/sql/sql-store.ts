@@ -93,8 +93,11 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /** What differs on this backend (claim statement, key encoding, transient errors). */
   readonly dialect: SqlDialect;
   private receipts: SqlReceipts;
-  /** The fixed statements compiled once on `db`, shared with every `withTransaction` view. */
-  private readonly statements: StatementCache;
+  /**
+   * The fixed statements compiled once on `db`, shared with every `withTransaction` view and with the payments,
+   * outbox and delivery-journal statements run on this store (`executeStatement`).
+   */
+  readonly statements: StatementCache;
   /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
