@@ -113,6 +113,7 @@ async function answer(message: { type: string; path?: string }): Promise<unknown
         providerCalls: providerTime.calls,
         providerMs: providerTime.ms,
         cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuSystemMs: cpu.system / 1000,
       };
     }
     case 'profile-start':

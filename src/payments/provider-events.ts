@@ -65,17 +65,22 @@ export async function applyProviderEvent<DB>(
   const { key, ...report } = reportOfEvent(event);
   const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
   let alerts: PaymentAlert[] = [];
+  let applied: Omit<EventResult, 'duplicate'> | null = null;
   const outcome = await transaction(ctx.store, (trx) => {
     alerts = [];
+    applied = null;
     return ctx.guard.runInTransaction(trx, receiptKey, async (tx) => {
       const result = await applyEventInTransaction(ctx, tx, event.provider, report, alerts);
+      applied = result;
       return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
     });
   });
-  const stored = JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
-  if (outcome.isReplay) return Object.freeze({ ...stored, duplicate: true, becamePaid: false });
+  const stored = () => JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
+  if (outcome.isReplay) return Object.freeze({ ...stored(), duplicate: true, becamePaid: false });
   for (const alert of alerts) ctx.onAlert(alert);
-  return Object.freeze({ ...stored, duplicate: false });
+  // Applied now: the result itself (plain strings, nulls and a boolean), not its stored JSON read back.
+  const fresh = applied as Omit<EventResult, 'duplicate'> | null;
+  return Object.freeze({ ...(fresh ?? stored()), duplicate: false });
 }
 
 /** Event body of `applyProviderEvent`, inside the receipt's transaction. */
