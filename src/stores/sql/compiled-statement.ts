@@ -1,6 +1,7 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import type { SqlDialect } from './sql-dialect.js';
+import { executeCompiled } from './transaction-connection.js';
 
 /**
  * One fixed statement: built with Kysely's query builder from named parameter slots, compiled ONCE per store and
@@ -123,12 +124,15 @@ export class StatementCache {
   }
 }
 
-/** Executes `definition` with `values` on `db` (a pool or a transaction of the cache's store), through Kysely's executor. */
+/**
+ * Executes `definition` with `values` on `db` (a pool or a transaction of the cache's store); in a transaction
+ * without plugins straight on its connection (`executeCompiled`), else through Kysely's executor.
+ */
 export function executeStatement<N extends string, R, DB>(
   db: Kysely<DB>,
   cache: StatementCache,
   definition: StatementDefinition<N, R, DB>,
   values: Readonly<Record<N, unknown>>,
 ): Promise<QueryResult<R>> {
-  return db.executeQuery(cache.template(definition).bind(values));
+  return executeCompiled(db, cache.template(definition).bind(values));
 }

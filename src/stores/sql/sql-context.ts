@@ -14,9 +14,9 @@ export interface SqlContext {
   /** The store's fixed statements, compiled once on the store's own Kysely instance. */
   readonly statements: StatementCache;
   /**
-   * Runs a fixed statement (SQL text, parameters) straight on the store's own connection, taking its turn with
-   * Kysely's queries and transactions (SQLite stores opened by `SqliteStore.open`); `null` to run every
-   * statement through `db.executeQuery`. Never used inside a caller's transaction.
+   * Runs a fixed statement (SQL text, parameters) straight on the store's own driver, taking its turn with
+   * Kysely's queries and transactions (the connection of `SqliteStore.open`, the pool of `PostgresStore.connect`);
+   * `null` to run every statement through `db.executeQuery`. Never used inside a caller's transaction.
    */
   readonly direct?: ((sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | null;
 }

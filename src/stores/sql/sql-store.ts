@@ -131,8 +131,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
 
   /**
    * Makes the store's own (non-transactional) statements run through `direct` instead of `db.executeQuery`; for a
-   * factory that owns `db`'s single connection and its driver (`SqliteStore.open`). Caller transactions keep
-   * running through Kysely.
+   * factory that owns `db`'s driver and made `db` without plugins (`SqliteStore.open`: its single connection;
+   * `PostgresStore.connect`: its pool). Caller transactions keep running through Kysely.
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
     this.receipts = new SqlReceipts({
