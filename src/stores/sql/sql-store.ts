@@ -24,6 +24,7 @@ import { withRetry } from './retry.js';
 import type { SqlContext } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
+import { withDirectStatements } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
 export interface SqlStoreOptions<DB> {
@@ -197,7 +198,11 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     const transient = (error: unknown): boolean =>
       this.dialect.isTransientError(error) ||
       (error instanceof Error && error.cause !== undefined && this.dialect.isTransientError(error.cause));
-    return withRetry(() => this.db.transaction().execute(work), transient, true);
+    return withRetry(
+      () => this.db.transaction().execute((trx) => withDirectStatements(trx, () => work(trx))),
+      transient,
+      true,
+    );
   }
 
   /**
