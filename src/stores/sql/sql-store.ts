@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, QueryResult, Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
@@ -15,7 +15,7 @@ import type { BatchStatements } from './batch-statements.js';
 import { runClaimBatch } from './batched-claims.js';
 import { batchable, type CompleteRequest, runCompleteBatch } from './batched-completions.js';
 import { Batcher, BatchSlots } from './batcher.js';
-import { StatementCache } from './compiled-statement.js';
+import { StatementCache, type StatementDefinition } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
@@ -102,6 +102,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
+  /** The store's own driver path for its fixed statements (`runStatementsDirectly`); `null`: through Kysely. */
+  private direct: SqlContext['direct'] = null;
 
   /** The batching this store was made with, every field set; `null` when every call sends its own statement. */
   readonly batching: Required<SqlBatching> | null;
@@ -136,6 +138,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * `PostgresStore.connect`: its pool). Caller transactions keep running through Kysely.
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
+    this.direct = direct;
     this.receipts = new SqlReceipts({
       db: this.db as unknown as Kysely<ReceiptsDatabase>,
       dialect: this.dialect,
@@ -143,6 +146,21 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       statements: this.statements,
       direct,
     });
+  }
+
+  /**
+   * Runs ONE fixed statement of any table of this database (compiled once in `statements`) outside any caller's
+   * transaction, as one autocommit statement: on the store's own driver when a factory gave it one
+   * (`SqliteStore.open`, `PostgresStore.connect`), else through `db`. Not retried; driver errors propagate
+   * unchanged. The SQL delivery journal writes its rows with it.
+   */
+  executeFixed<N extends string, R, D>(
+    definition: StatementDefinition<N, R, D>,
+    values: Readonly<Record<N, unknown>>,
+  ): Promise<QueryResult<R>> {
+    const template = this.statements.template(definition);
+    if (this.direct) return this.direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>;
+    return this.db.executeQuery(template.bind(values));
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {

@@ -1,6 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, QueryResult, Selectable } from 'kysely';
 import { type Clock, systemClock } from '../../core/clock.js';
-import { executeStatement, StatementCache, statementsOn } from '../../stores/sql/compiled-statement.js';
+import {
+  executeStatement,
+  StatementCache,
+  type StatementDefinition,
+  statementsOn,
+} from '../../stores/sql/compiled-statement.js';
 import type { ReceiptsDatabase } from '../../stores/sql/receipts-table.js';
 import type { SqlDialect } from '../../stores/sql/sql-dialect.js';
 import type { DeliveriesDatabase, DeliveriesTable } from './deliveries-table.js';
@@ -9,13 +14,18 @@ import type { DeliveryDecision, DeliveryOutcome, DeliveryRecord } from './delive
 import { journalCutoff, lookupOf } from './journal-cutoff.js';
 
 /**
- * The part of `SqliteStore`, `PostgresStore` or `MysqlStore` the journal uses: their Kysely instance and dialect,
- * and their compiled statements (`statements`), which the journal shares when given.
+ * The part of `SqliteStore`, `PostgresStore` or `MysqlStore` the journal uses: their Kysely instance and dialect;
+ * when given, their compiled statements (`statements`), which the journal shares, and `executeFixed`, which writes a
+ * row on the store's own driver.
  */
 export interface KyselyHolder<DB> {
   readonly db: Kysely<DB>;
   readonly dialect: SqlDialect;
   readonly statements?: StatementCache;
+  executeFixed?<N extends string, R, D>(
+    definition: StatementDefinition<N, R, D>,
+    values: Readonly<Record<N, unknown>>,
+  ): Promise<QueryResult<R>>;
 }
 
 const RECORD_COLUMNS = [
@@ -100,6 +110,7 @@ export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
   private readonly db: Kysely<DeliveriesDatabase>;
   private readonly clock: Clock;
   private readonly statements: StatementCache;
+  private readonly holder: KyselyHolder<DB>;
 
   /**
    * @param holder a SQL store (or anything with its Kysely `db` and `dialect`); the journal does not own or close it.
@@ -108,12 +119,15 @@ export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
   constructor(holder: KyselyHolder<DB>, options: { clock?: Clock } = {}) {
     this.db = holder.db as unknown as Kysely<DeliveriesDatabase>;
     this.clock = options.clock ?? systemClock;
+    this.holder = holder;
     this.statements =
       holder.statements ?? new StatementCache(holder.db as unknown as Kysely<ReceiptsDatabase>, holder.dialect);
   }
 
   async record(entry: DeliveryRecord): Promise<void> {
-    await executeStatement(this.db, this.statements, RECORD, { ...entry, durationMs: Math.round(entry.durationMs) });
+    const values = { ...entry, durationMs: Math.round(entry.durationMs) };
+    if (this.holder.executeFixed) await this.holder.executeFixed(RECORD, values);
+    else await executeStatement(this.db, this.statements, RECORD, values);
   }
 
   async forPayment(lookup: PaymentLookup | string): Promise<DeliveryRecord[]> {
