@@ -8,7 +8,7 @@ import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
-import { type PgQueryPool, pgPoolStatement } from './pg-pool-statement.js';
+import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 
 /**
  * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
@@ -118,11 +118,10 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const store = new PostgresStore<DB>({ db, listenConnection: config, batching });
-    // The store owns this pool and its Kysely instance has no plugins: its own statements go to the pool directly.
-    store.runStatementsDirectly(pgPoolStatement(pool as unknown as PgQueryPool));
     store.release = async () => {
       await db.destroy();
     };
+    store.runStatementsDirectly(pgStatementRunner(pool as unknown as PgQueryPool));
     return store;
   }
 }

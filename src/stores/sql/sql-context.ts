@@ -14,9 +14,11 @@ export interface SqlContext {
   /** The store's fixed statements, compiled once on the store's own Kysely instance. */
   readonly statements: StatementCache;
   /**
-   * Runs a fixed statement (SQL text, parameters) straight on the store's own driver, taking its turn with
-   * Kysely's queries and transactions (the connection of `SqliteStore.open`, the pool of `PostgresStore.connect`);
-   * `null` to run every statement through `db.executeQuery`. Never used inside a caller's transaction.
+   * Runs a fixed statement (SQL text, parameters) straight on the store's own connection or pool, returning the
+   * result in Kysely's shape: stores that own their driver (`SqliteStore.open`, taking its turn with Kysely's queries
+   * and transactions; `PostgresStore.connect` and `MysqlStore.connect`, with `pool.query`). `null` to run every
+   * statement through `db.executeQuery` (a store on the application's own Kysely). Never used inside a caller's
+   * transaction, nor by the multi-row batched statements.
    */
   readonly direct?: ((sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | null;
 }

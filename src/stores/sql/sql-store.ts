@@ -133,9 +133,10 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   }
 
   /**
-   * Makes the store's own (non-transactional) statements run through `direct` instead of `db.executeQuery`; for a
-   * factory that owns `db`'s driver and made `db` without plugins (`SqliteStore.open`: its single connection;
-   * `PostgresStore.connect`: its pool). Caller transactions keep running through Kysely.
+   * Makes the store's own (non-transactional) single-row statements run through `direct` instead of
+   * `db.executeQuery`; for a factory that owns `db`'s driver (`SqliteStore.open`: its single connection;
+   * `PostgresStore.connect`, `MysqlStore.connect`: their pool). Caller transactions and the multi-row batched
+   * statements keep running through Kysely.
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
     this.direct = direct;
