@@ -92,7 +92,9 @@ try {
   log(
     `timed: ${sample.operations} deliveries in ${sample.elapsedMs.toFixed(0)} ms = ${sample.opsPerSec.toFixed(0)}/s, ` +
       `p50 ${sample.p50Ms.toFixed(2)} ms, p99 ${sample.p99Ms.toFixed(2)} ms; ` +
-      `${(probe.statements / sample.operations).toFixed(2)} statements/delivery`,
+      `${(probe.statements / sample.operations).toFixed(2)} statements/delivery, ` +
+      `server CPU ${((probe.cpuMs ?? 0) / Math.max(1, sample.operations)).toFixed(3)} ms/delivery ` +
+      `(kernel ${((probe.cpuSystemMs ?? 0) / Math.max(1, sample.operations)).toFixed(3)})`,
   );
   emitSideResult({
     opsPerSec: sample.opsPerSec,
@@ -107,6 +109,7 @@ try {
       statementsPerDelivery: Number((probe.statements / Math.max(1, sample.operations)).toFixed(2)),
       poolCheckoutsPerDelivery: Number((probe.poolCheckouts / Math.max(1, sample.operations)).toFixed(2)),
       ordersPaid: Number(paidCount),
+      serverCpuMsPerDelivery: Number(((probe.cpuMs ?? 0) / Math.max(1, sample.operations)).toFixed(3)),
     },
   });
 } finally {

@@ -26,6 +26,10 @@ export interface ProbeSnapshot {
   /** Filled by server-child.ts: calls to the payment provider's API and their summed duration, ms. */
   readonly providerCalls?: number;
   readonly providerMs?: number;
+  /** Filled by server-child.ts: CPU time (user + system) the server process used since the reset, ms. */
+  readonly cpuMs?: number;
+  /** The kernel's part of `cpuMs` (socket reads and writes, mostly), ms. */
+  readonly cpuSystemMs?: number;
 }
 
 type Callback = (...args: unknown[]) => void;
@@ -38,12 +42,20 @@ let waitMaxMs = 0;
 let timing = false;
 let installed = false;
 
+/** Shapes by SQL text: both sides send the same few texts again and again, so each is shaped once (cheap probe). */
+const shapes = new Map<unknown, string>();
+
 function shape(query: unknown): string {
   const text = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
-  return String(text ?? '?')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 90);
+  let shaped = shapes.get(text);
+  if (shaped === undefined) {
+    shaped = String(text ?? '?')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 90);
+    if (shapes.size < 10_000) shapes.set(text, shaped);
+  }
+  return shaped;
 }
 
 function record(text: string, ms: number): void {

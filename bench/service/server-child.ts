@@ -7,7 +7,7 @@
  *   server-child.ts bare    --database-url URL [--probe-times] [--pool N]
  *
  * IPC: sends `{ type: 'ready', url }`; answers `{ type: 'reset' }` (zero the probe), `{ type: 'stats' }` (the
- * probe's snapshot), `{ type: 'profile-start' }` and `{ type: 'profile-stop', path }` (a V8 CPU profile of just that
+ * probe's snapshot and the server's CPU ms since the reset), `{ type: 'profile-start' }` and `{ type: 'profile-stop', path }` (a V8 CPU profile of just that
  * window, written to `path`, sampled every 200 µs) with `{ type: 'ack', id, value }`; `{ type: 'stop' }` closes
  * everything and exits 0.
  */
@@ -41,6 +41,8 @@ if ((mode !== 'service' && mode !== 'bare') || databaseUrl === undefined) {
 installPgProbe({ times: values['probe-times'] });
 
 const providerTime = { calls: 0, ms: 0 };
+/** The process's CPU time (user + system) at the last `reset`, so `stats` can say how much the window used. */
+let cpuAtReset = process.cpuUsage();
 
 /** The sandbox client `createService` would make from `providerUrl`, its `createPayment` calls timed. */
 function timedProvider(client: SandboxClient): SandboxClient {
@@ -102,9 +104,18 @@ async function answer(message: { type: string; path?: string }): Promise<unknown
       resetPgProbe();
       providerTime.calls = 0;
       providerTime.ms = 0;
+      cpuAtReset = process.cpuUsage();
       return null;
-    case 'stats':
-      return { ...pgProbeSnapshot(), providerCalls: providerTime.calls, providerMs: providerTime.ms };
+    case 'stats': {
+      const cpu = process.cpuUsage(cpuAtReset);
+      return {
+        ...pgProbeSnapshot(),
+        providerCalls: providerTime.calls,
+        providerMs: providerTime.ms,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuSystemMs: cpu.system / 1000,
+      };
+    }
     case 'profile-start':
       await inspector.post('Profiler.enable');
       await inspector.post('Profiler.setSamplingInterval', { interval: 200 });

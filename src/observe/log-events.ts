@@ -12,11 +12,16 @@ import type { GuardEventSource, IntakeEventSource } from './webhook-metrics.js';
  */
 export function logIntake(intake: IntakeEventSource, logger: Logger): () => void {
   const offDelivery = intake.on('delivery', ({ record }) => {
-    const { payload, ...fields } = record;
+    // The level is asked first: a line that is not written costs no copy of the row and no parse of the payload.
     const bad = record.decision === 'rejected' || record.outcome === 'failed';
-    if (bad) logger.warn({ delivery: fields }, 'webhook delivery refused or failed');
-    else logger.info({ delivery: fields }, 'webhook delivery');
-    if (payload !== null) logger.debug({ deliveryId: record.id, payload: JSON.parse(payload) }, 'webhook payload');
+    if (logger.isLevelEnabled(bad ? 'warn' : 'info')) {
+      const { payload: _payload, ...fields } = record;
+      if (bad) logger.warn({ delivery: fields }, 'webhook delivery refused or failed');
+      else logger.info({ delivery: fields }, 'webhook delivery');
+    }
+    if (record.payload !== null && logger.isLevelEnabled('debug')) {
+      logger.debug({ deliveryId: record.id, payload: JSON.parse(record.payload) }, 'webhook payload');
+    }
   });
   const offJournal = intake.on('journal-error', ({ record, error }) => {
     logger.error({ deliveryId: record.id, provider: record.provider, err: error }, 'delivery journal write failed');

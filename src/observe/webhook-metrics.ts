@@ -70,6 +70,8 @@ export class WebhookMetrics {
   private readonly claims = new Map<string, number>();
   private readonly clock: Clock;
   private readonly stuckAfterMs: number;
+  /** True when the stuck gauge counts in memory (`claims`); with `countStuck` the claims are not tracked here. */
+  private readonly tracksClaims: boolean;
 
   constructor(options: WebhookMetricsOptions = {}) {
     const registry = options.registry ?? new Registry();
@@ -81,6 +83,7 @@ export class WebhookMetrics {
     this.registry = registry;
     this.clock = options.clock ?? systemClock;
     this.stuckAfterMs = stuckAfterMs;
+    this.tracksClaims = options.countStuck === undefined;
     const registers = [registry];
     const buckets = options.durationBucketsSeconds ?? DEFAULT_BUCKETS;
     this.deliveries = new Counter({
@@ -147,11 +150,12 @@ export class WebhookMetrics {
    */
   observeGuard(guard: GuardEventSource): () => void {
     const event = (key: RequestKey, name: string) => this.receiptEvents.inc({ provider: key.provider, event: name });
-    const done = (key: RequestKey) => this.claims.delete(slot(key));
+    const tracks = this.tracksClaims;
+    const done = (key: RequestKey) => tracks && this.claims.delete(slot(key));
     const offs = [
       guard.on('receipt:claimed', ({ key, takeover }) => {
         event(key, takeover ? 'takeover' : 'claimed');
-        this.claims.set(slot(key), this.clock.now());
+        if (tracks) this.claims.set(slot(key), this.clock.now());
       }),
       guard.on('receipt:replayed', ({ key }) => event(key, 'replayed')),
       guard.on('receipt:in-progress', ({ key }) => event(key, 'in-progress')),

@@ -12,12 +12,22 @@ export async function insertUnlessDuplicate<DB, TB extends keyof DB>(
   dialect: SqlDialect,
   query: InsertQueryBuilder<DB, TB, InsertResult>,
 ): Promise<boolean> {
-  try {
+  return insertedUnlessDuplicate(async () => {
     const result =
       dialect.claimInsert === 'on-conflict-do-nothing'
         ? await query.onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
         : await query.executeTakeFirst();
-    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    return result.numInsertedOrUpdatedRows;
+  });
+}
+
+/**
+ * {@link insertUnlessDuplicate} for an insert already compiled with the dialect's `ON CONFLICT DO NOTHING` (when it
+ * declares one): `run` sends it and answers the rows it inserted; a duplicate-key error (MySQL) means "exists".
+ */
+export async function insertedUnlessDuplicate(run: () => Promise<bigint | undefined>): Promise<boolean> {
+  try {
+    return ((await run()) ?? 0n) > 0n;
   } catch (error) {
     if (isDuplicateKeyError(error)) return false;
     throw error;

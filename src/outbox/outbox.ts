@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
-import { insertUnlessDuplicate } from './insert-unless-duplicate.js';
+import { executeStatement, StatementCache, statementsOn } from '../stores/sql/compiled-statement.js';
+import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
+import { insertedUnlessDuplicate } from './insert-unless-duplicate.js';
 import { type OutboxJob, toOutboxJob } from './outbox-job.js';
 import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
 import type { SqlTarget } from './sql-transaction.js';
@@ -31,6 +33,44 @@ export interface EnqueueOptions {
   readonly aggregateKey?: string;
 }
 
+const outboxStatement = statementsOn<OutboxDatabase>();
+
+/** The new job, skipped by the unique (topic, dedupe key) where the dialect has `ON CONFLICT DO NOTHING`. */
+export const ENQUEUE = outboxStatement(['id', 'topic', 'dedupeKey', 'payload', 'nowMs'], (db, p, dialect) => {
+  const query = db.insertInto(OUTBOX_TABLE).values({
+    id: p.id,
+    topic: p.topic,
+    dedupe_key: p.dedupeKey,
+    payload: p.payload,
+    status: 'queued',
+    attempts: 0,
+    available_at: p.nowMs,
+    lease_owner: null,
+    lease_expires_at: null,
+    last_error: null,
+    created_at: p.nowMs,
+    finished_at: null,
+  });
+  return dialect.claimInsert === 'on-conflict-do-nothing'
+    ? query.onConflict((conflict) => conflict.doNothing())
+    : query;
+});
+
+const ENQUEUE_ORDER = outboxStatement(['jobId', 'aggregateKey'], (db, p) =>
+  db.insertInto(OUTBOX_ORDER_TABLE).values({ job_id: p.jobId, aggregate_key: p.aggregateKey }),
+);
+
+/** The job a duplicate enqueue met, with the dialect's locking read where it has one. */
+const EXISTING_JOB = outboxStatement(['topic', 'dedupeKey'], (db, p, dialect) => {
+  const lock = dialect.lockingReadClause;
+  return db
+    .selectFrom(OUTBOX_TABLE)
+    .select(['id', 'status'])
+    .where('topic', '=', p.topic)
+    .where('dedupe_key', '=', p.dedupeKey)
+    .$if(lock !== null, (query) => query.modifyEnd(sql.raw(lock!)));
+});
+
 function checkText(name: string, value: string, max: number): void {
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
     throw new InvalidOption(name, `must be a non-empty string of at most ${max} characters`);
@@ -52,11 +92,15 @@ function checkText(name: string, value: string, max: number): void {
 export class Outbox<DB> {
   private readonly target: SqlTarget<DB>;
   private readonly clock: Clock;
+  /** The enqueue statements, compiled once on the target's Kysely instance (the store's own cache on a store). */
+  private readonly statements: StatementCache;
 
   /** `target` is a SQL store (`SqliteStore`, `PostgresStore`, `MysqlStore`) or any `{ db, dialect }`. */
   constructor(target: SqlTarget<DB>, options: { clock?: Clock } = {}) {
     this.target = target;
     this.clock = options.clock ?? systemClock;
+    this.statements =
+      target.statements ?? new StatementCache(target.db as unknown as Kysely<ReceiptsDatabase>, target.dialect);
   }
 
   /**
@@ -86,37 +130,18 @@ export class Outbox<DB> {
     const db = trx as unknown as Kysely<OutboxDatabase>;
     const id = randomUUID();
     const now = this.clock.now();
-    const inserted = await insertUnlessDuplicate(
-      this.target.dialect,
-      db.insertInto(OUTBOX_TABLE).values({
-        id,
-        topic,
-        dedupe_key: dedupeKey,
-        payload: json,
-        status: 'queued',
-        attempts: 0,
-        available_at: now,
-        lease_owner: null,
-        lease_expires_at: null,
-        last_error: null,
-        created_at: now,
-        finished_at: null,
-      }),
+    const values = { id, topic, dedupeKey, payload: json, nowMs: now };
+    const inserted = await insertedUnlessDuplicate(
+      async () => (await executeStatement(db, this.statements, ENQUEUE, values)).numAffectedRows,
     );
     if (inserted) {
       if (aggregateKey !== undefined) {
-        await db.insertInto(OUTBOX_ORDER_TABLE).values({ job_id: id, aggregate_key: aggregateKey }).execute();
+        await executeStatement(db, this.statements, ENQUEUE_ORDER, { jobId: id, aggregateKey });
       }
       return Object.freeze({ kind: 'enqueued', jobId: id });
     }
-    const lock = this.target.dialect.lockingReadClause;
-    const existing = await db
-      .selectFrom(OUTBOX_TABLE)
-      .select(['id', 'status'])
-      .where('topic', '=', topic)
-      .where('dedupe_key', '=', dedupeKey)
-      .$if(lock !== null, (query) => query.modifyEnd(sql.raw(lock!)))
-      .executeTakeFirstOrThrow();
+    const existing = (await executeStatement(db, this.statements, EXISTING_JOB, { topic, dedupeKey })).rows[0];
+    if (existing === undefined) throw new Error(`outbox job ${topic} ${dedupeKey} conflicted, but none exists`);
     return Object.freeze({ kind: 'duplicate', jobId: existing.id, status: existing.status as OutboxJob['status'] });
   }
 

@@ -1,11 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { StatementCache } from '../stores/sql/compiled-statement.js';
 import { withRetry } from '../stores/sql/retry.js';
 import type { SqlDialect } from '../stores/sql/sql-dialect.js';
+import { withDirectStatements } from '../stores/sql/transaction-connection.js';
 
-/** The two things payments and outbox code need from a SQL store: its Kysely instance and its dialect. */
+/**
+ * The two things payments and outbox code need from a SQL store: its Kysely instance and its dialect; and, on a
+ * store, its compiled statements (`SqlStore.statements`), which the outbox then shares instead of compiling its own.
+ */
 export interface SqlTarget<DB> {
   readonly db: Kysely<DB>;
   readonly dialect: SqlDialect;
+  readonly statements?: StatementCache;
 }
 
 /**
@@ -16,7 +22,7 @@ export interface SqlTarget<DB> {
  */
 export function transaction<DB, T>(target: SqlTarget<DB>, fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
   return withRetry(
-    () => target.db.transaction().execute(fn),
+    () => target.db.transaction().execute((trx) => withDirectStatements(trx, () => fn(trx))),
     (error) => isTransient(target.dialect, error),
     true,
     target.dialect.retryBudgetMs,

@@ -6,7 +6,8 @@ import { lockOrder } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
-import { type PaymentsContext, paymentsTrx } from './payments-context.js';
+import type { PaymentsContext } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 
 /** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
 export async function applyLocked<DB>(
@@ -16,11 +17,11 @@ export async function applyLocked<DB>(
   report: PaymentReport,
   nowMs: number,
 ): Promise<AppliedReport> {
-  const db = paymentsTrx(trx);
-  const order = await lockOrder(db, ctx.store.dialect, attempt.orderId);
-  const locked = await lockAttempt(db, ctx.store.dialect, attempt.id);
+  const on = paymentsSql(ctx, trx);
+  const order = await lockOrder(on, attempt.orderId);
+  const locked = await lockAttempt(on, attempt.id);
   if (!order || !locked) throw new Error(`attempt ${attempt.id} or its order vanished`);
-  return applyReport({ trx, outbox: ctx.outbox, nowMs }, order, locked, report);
+  return applyReport({ trx, on, outbox: ctx.outbox, nowMs }, order, locked, report);
 }
 
 /**
@@ -35,19 +36,19 @@ export async function drainInbox<DB>(
   nowMs: number,
   alerts: PaymentAlert[],
 ): Promise<void> {
-  const db = paymentsTrx(trx);
+  const on = paymentsSql(ctx, trx);
   let decided = true;
   while (decided) {
     decided = false;
-    const current = await lockAttempt(db, ctx.store.dialect, attemptId);
+    const current = await lockAttempt(on, attemptId);
     if (!current) return;
-    for (const entry of await parkedFor(db, current)) {
-      const fresh = await lockAttempt(db, ctx.store.dialect, attemptId);
+    for (const entry of await parkedFor(on, current)) {
+      const fresh = await lockAttempt(on, attemptId);
       if (!fresh) return;
       const report = reportOfEntry(entry);
       const applied = await applyLocked(ctx, trx, fresh, report, nowMs);
       if (applied.decision === 'parked') continue;
-      await resolveParked(db, entry.provider, entry.eventId, applied, nowMs);
+      await resolveParked(on, entry.provider, entry.eventId, applied, nowMs);
       if (applied.alert) alerts.push(alertOf(report, applied));
       decided = true;
     }

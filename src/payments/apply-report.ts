@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Outbox } from '../outbox/outbox.js';
 import { type AttemptChange, findActiveAttempt, updateAttempt } from './attempt-rows.js';
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
@@ -8,7 +8,8 @@ import { setOrderStatus } from './order-rows.js';
 import { nextOrderStatus } from './order-status.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
-import { ATTEMPTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
+import { ATTEMPTS_TABLE } from './payments-tables.js';
 
 /** Outbox topic of the fulfilment job enqueued once when an order becomes paid; dedupe key `order:<orderId>`. */
 export const FULFIL_TOPIC = 'order.fulfil';
@@ -26,6 +27,8 @@ export interface AppliedReport extends JournalDecision {
 /** Everything `applyReport` writes through, inside the caller's transaction. */
 export interface ApplyContext<DB> {
   readonly trx: Transaction<DB>;
+  /** `trx` with the store's compiled statements. */
+  readonly on: PaymentsSql;
   readonly outbox: Outbox<DB>;
   readonly nowMs: number;
 }
@@ -85,7 +88,6 @@ export async function applyReport<DB>(
   attempt: PaymentAttempt,
   report: PaymentReport,
 ): Promise<AppliedReport> {
-  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
   const ids = { attemptId: attempt.id, orderId: order.id };
   const mismatch = mismatchOf(attempt, report);
   if (mismatch !== null) {
@@ -117,7 +119,7 @@ export async function applyReport<DB>(
       if (target === 'succeeded') {
         const paid = nextOrderStatus(order.status, 'paid');
         if (paid.kind === 'move') {
-          await setOrderStatus(db, order.id, 'paid', ctx.nowMs, attempt.id);
+          await setOrderStatus(ctx.on, order.id, 'paid', ctx.nowMs, attempt.id);
           await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
             orderId: order.id,
             attemptId: attempt.id,
@@ -130,9 +132,19 @@ export async function applyReport<DB>(
       }
     }
   }
-  if (Object.keys(change).length > 0) await updateAttempt(db, attempt.id, change, ctx.nowMs);
+  if (Object.keys(change).length > 0) await updateAttempt(ctx.on, attempt.id, change, ctx.nowMs);
   return result;
 }
+
+/** Another attempt of the order that succeeded (a double charge), by its id. */
+const OTHER_SUCCEEDED = paymentsStatement(['orderId', 'attemptId'], (db, p) =>
+  db
+    .selectFrom(ATTEMPTS_TABLE)
+    .select('id')
+    .where('order_id', '=', p.orderId)
+    .where('status', '=', 'succeeded')
+    .where('id', '!=', p.attemptId),
+);
 
 /** Start of the journal reason and alert of a success reported on an attempt recorded `failed`/`cancelled`. */
 export const MONEY_ON_CLOSED_ATTEMPT = 'money taken on an attempt recorded';
@@ -149,24 +161,18 @@ async function applyLateSuccess<DB>(
   order: Order,
   attempt: PaymentAttempt,
 ): Promise<AppliedReport> {
-  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
   const ids = { attemptId: attempt.id, orderId: order.id };
   const prefix = `${MONEY_ON_CLOSED_ATTEMPT} ${attempt.status}`;
-  const other = await db
-    .selectFrom(ATTEMPTS_TABLE)
-    .select('id')
-    .where('order_id', '=', order.id)
-    .where('status', '=', 'succeeded')
-    .where('id', '!=', attempt.id)
-    .executeTakeFirst();
+  const other = (await runPaymentsStatement(ctx.on, OTHER_SUCCEEDED, { orderId: order.id, attemptId: attempt.id }))
+    .rows[0];
   const paidBy = order.paidAttemptId ?? other?.id ?? null;
   if (nextOrderStatus(order.status, 'paid').kind === 'move' && other === undefined) {
-    await setOrderStatus(db, order.id, 'paid', ctx.nowMs, attempt.id);
+    await setOrderStatus(ctx.on, order.id, 'paid', ctx.nowMs, attempt.id);
     await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
       orderId: order.id,
       attemptId: attempt.id,
     });
-    const open = await findActiveAttempt(db, order.id);
+    const open = await findActiveAttempt(ctx.on, order.id);
     const reason =
       `${prefix}: applied as a late success, order paid by this attempt; review` +
       (open === null ? '' : `; attempt ${open.id} is still open: cancel it (refund it if it is charged too)`);
@@ -207,8 +213,7 @@ async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: Pay
       alert: false,
     };
   }
-  const db = ctx.trx as unknown as Kysely<PaymentsDatabase>;
-  await setOrderStatus(db, order.id, 'refunded', ctx.nowMs);
+  await setOrderStatus(ctx.on, order.id, 'refunded', ctx.nowMs);
   await ctx.outbox.enqueueOnce(ctx.trx, REFUND_TOPIC, `order:${order.id}`, {
     orderId: order.id,
     attemptId: attempt.id,

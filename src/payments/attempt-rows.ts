@@ -1,37 +1,50 @@
-import type { Kysely } from 'kysely';
-import type { SqlDialect } from '../stores/sql/sql-dialect.js';
 import { ACTIVE_ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
-import { ATTEMPTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
+import { ATTEMPTS_TABLE } from './payments-tables.js';
 import { isStoredId } from './stored-id.js';
+
+const ACTIVE_ATTEMPT = paymentsStatement(['orderId'], (db, p) =>
+  db
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('order_id', '=', p.orderId)
+    .where('status', 'in', [...ACTIVE_ATTEMPT_STATUSES]),
+);
+
+const LOCK_ATTEMPT = paymentsStatement(['id'], (db, p, dialect) =>
+  db
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('id', '=', p.id)
+    .$if(dialect.name !== 'sqlite', (query) => query.forUpdate()),
+);
+
+const ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, p) =>
+  db
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('provider', '=', p.provider)
+    .where('provider_payment_id', '=', p.paymentId),
+);
+
+const ATTEMPT_BY_ID = paymentsStatement(['id'], (db, p) =>
+  db.selectFrom(ATTEMPTS_TABLE).selectAll().where('id', '=', p.id),
+);
 
 /**
  * The order's active attempt (`creating`, `pending`, `requires_action`, `unknown`), or `null`. A plain read:
  * call it after `lockOrder`, which serialises every writer of this order's attempts (on MySQL the transaction's
  * snapshot is taken by this first consistent read, after the lock, so it sees the last committed attempt).
  */
-export async function findActiveAttempt(db: Kysely<PaymentsDatabase>, orderId: string): Promise<PaymentAttempt | null> {
-  const row = await db
-    .selectFrom(ATTEMPTS_TABLE)
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .where('status', 'in', [...ACTIVE_ATTEMPT_STATUSES])
-    .executeTakeFirst();
+export async function findActiveAttempt(on: PaymentsSql, orderId: string): Promise<PaymentAttempt | null> {
+  const row = (await runPaymentsStatement(on, ACTIVE_ATTEMPT, { orderId })).rows[0];
   return row ? toAttempt(row) : null;
 }
 
 /** Reads one attempt by id with a row lock on PostgreSQL/MySQL (call after `lockOrder`); `null` if absent. */
-export async function lockAttempt(
-  db: Kysely<PaymentsDatabase>,
-  dialect: SqlDialect,
-  attemptId: string,
-): Promise<PaymentAttempt | null> {
-  const row = await db
-    .selectFrom(ATTEMPTS_TABLE)
-    .selectAll()
-    .where('id', '=', attemptId)
-    .$if(dialect.name !== 'sqlite', (query) => query.forUpdate())
-    .executeTakeFirst();
+export async function lockAttempt(on: PaymentsSql, attemptId: string): Promise<PaymentAttempt | null> {
+  const row = (await runPaymentsStatement(on, LOCK_ATTEMPT, { id: attemptId })).rows[0];
   return row ? toAttempt(row) : null;
 }
 
@@ -40,22 +53,17 @@ export async function lockAttempt(
  * merchant reference (the attempt id). `null` when neither matches yet (the event goes to the inbox).
  */
 export async function locateAttempt(
-  db: Kysely<PaymentsDatabase>,
+  on: PaymentsSql,
   provider: string,
   paymentId: string | null,
   merchantReference: string | null,
 ): Promise<PaymentAttempt | null> {
   if (paymentId !== null) {
-    const row = await db
-      .selectFrom(ATTEMPTS_TABLE)
-      .selectAll()
-      .where('provider', '=', provider)
-      .where('provider_payment_id', '=', paymentId)
-      .executeTakeFirst();
+    const row = (await runPaymentsStatement(on, ATTEMPT_BY_PAYMENT_ID, { provider, paymentId })).rows[0];
     if (row) return toAttempt(row);
   }
   if (isStoredId(merchantReference)) {
-    const row = await db.selectFrom(ATTEMPTS_TABLE).selectAll().where('id', '=', merchantReference).executeTakeFirst();
+    const row = (await runPaymentsStatement(on, ATTEMPT_BY_ID, { id: merchantReference })).rows[0];
     if (row) return toAttempt(row);
   }
   return null;
@@ -69,22 +77,48 @@ export interface AttemptChange {
   readonly lastError?: string | null;
 }
 
+/** The optional columns of `updateAttempt`, in the order they are set; a change's shape is which of them it has. */
+const CHANGE_COLUMNS = [
+  ['status', 'status'],
+  ['providerPaymentId', 'provider_payment_id'],
+  ['actionUrl', 'action_url'],
+  ['lastError', 'last_error'],
+] as const;
+
+type ChangeKey = (typeof CHANGE_COLUMNS)[number][0];
+
+/** The attempt update of one change shape (bit `i` set = column `i` of `CHANGE_COLUMNS` written). */
+export function updateAttemptStatement(shape: number) {
+  const written = CHANGE_COLUMNS.filter((_, i) => (shape & (1 << i)) !== 0).map(([key]) => key);
+  return paymentsStatement(['id', 'nowMs', ...written], (db, p) => {
+    const set: Record<string, never> = { updated_at: p.nowMs };
+    for (const [key, column] of CHANGE_COLUMNS) if (key in p) set[column] = p[key as ChangeKey & keyof typeof p];
+    return db.updateTable(ATTEMPTS_TABLE).set(set).where('id', '=', p.id);
+  });
+}
+
+/** One compiled update per change shape (16), made on first use. */
+const UPDATE_ATTEMPT = new Map<number, ReturnType<typeof updateAttemptStatement>>();
+
 /** Writes `change` to the attempt; the caller holds the locks and has checked the transition. */
 export async function updateAttempt(
-  db: Kysely<PaymentsDatabase>,
+  on: PaymentsSql,
   attemptId: string,
   change: AttemptChange,
   nowMs: number,
 ): Promise<void> {
-  await db
-    .updateTable(ATTEMPTS_TABLE)
-    .set({
-      updated_at: nowMs,
-      ...(change.status === undefined ? {} : { status: change.status }),
-      ...(change.providerPaymentId === undefined ? {} : { provider_payment_id: change.providerPaymentId }),
-      ...(change.actionUrl === undefined ? {} : { action_url: change.actionUrl }),
-      ...(change.lastError === undefined ? {} : { last_error: change.lastError }),
-    })
-    .where('id', '=', attemptId)
-    .execute();
+  let shape = 0;
+  // only the slots of this shape are read from `values`
+  const values = { id: attemptId, nowMs } as Record<'id' | 'nowMs' | ChangeKey, unknown>;
+  CHANGE_COLUMNS.forEach(([key], i) => {
+    if (change[key] === undefined) return;
+    shape |= 1 << i;
+    values[key] = change[key];
+  });
+  let statement = UPDATE_ATTEMPT.get(shape);
+  if (statement === undefined) {
+    statement = updateAttemptStatement(shape);
+    UPDATE_ATTEMPT.set(shape, statement);
+  }
+  await runPaymentsStatement(on, statement, values);
 }

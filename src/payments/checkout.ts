@@ -13,6 +13,7 @@ import { nextOrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
 import { ATTEMPT_KEY_PREFIX, type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
 import { createRequestOf, emptyFields, errorText, fieldsOf, recordProviderAnswer } from './provider-answer.js';
 import { ProviderDeclined } from './provider-declined.js';
@@ -56,12 +57,12 @@ export async function createOrder<DB>(
 /** Step 1 of the checkout: one short transaction finds the order's active attempt or inserts one `creating`. */
 async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, principal: string): Promise<CheckoutResult> {
   return transaction(ctx.store, async (trx): Promise<CheckoutResult> => {
-    const db = paymentsTrx(trx);
-    const order = await lockOrder(db, ctx.store.dialect, orderId);
+    const on = paymentsSql(ctx, trx);
+    const order = await lockOrder(on, orderId);
     if (!order || order.principal !== principal) throw new OrderNotFound(orderId);
     if (PAID_ORDER_STATUSES.includes(order.status)) return { kind: 'already-paid', order };
     if (order.status === 'cancelled' || order.status === 'refunded') throw new OrderNotPayable(orderId, order.status);
-    const active = await findActiveAttempt(db, orderId);
+    const active = await findActiveAttempt(on, orderId);
     if (active) return { kind: 'attempt', attempt: active, created: false };
     const now = ctx.clock.now();
     const id = randomUUID();
@@ -79,13 +80,13 @@ async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, princi
       created_at: now,
       updated_at: now,
     };
-    if (!(await insertUnlessDuplicate(ctx.store.dialect, db.insertInto(ATTEMPTS_TABLE).values(row)))) {
-      const winner = await findActiveAttempt(db, orderId);
+    if (!(await insertUnlessDuplicate(ctx.store.dialect, on.db.insertInto(ATTEMPTS_TABLE).values(row)))) {
+      const winner = await findActiveAttempt(on, orderId);
       if (!winner) throw new Error(`attempt insert for order ${orderId} conflicted, but no active attempt exists`);
       return { kind: 'attempt', attempt: winner, created: false };
     }
     if (nextOrderStatus(order.status, 'awaiting_payment').kind === 'move') {
-      await setOrderStatus(db, orderId, 'awaiting_payment', now);
+      await setOrderStatus(on, orderId, 'awaiting_payment', now);
     }
     return { kind: 'attempt', attempt: toAttempt(row), created: true };
   });

@@ -4,6 +4,7 @@ import type { JournalEntry, PaymentDecision } from './journal-entry.js';
 import { toJournalEntry } from './journal-entry.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
+import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
 import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 
 /** Longest stored reason, in characters. */
@@ -21,75 +22,141 @@ function bounded(text: string | null): string | null {
   return text === null ? null : Array.from(text).slice(0, MAX_REASON_CHARS).join('');
 }
 
+const JOURNAL_COLUMNS = {
+  provider: 'provider',
+  event_id: 'eventId',
+  event_type: 'eventType',
+  status: 'status',
+  provider_payment_id: 'paymentId',
+  merchant_reference: 'merchantReference',
+  order_ref: 'orderRef',
+  amount_minor: 'amountMinor',
+  currency: 'currency',
+  occurred_at: 'occurredAtMs',
+  received_at: 'receivedAtMs',
+  decision: 'decision',
+  reason: 'reason',
+  attempt_id: 'attemptId',
+  order_id: 'orderId',
+  resolved_at: 'resolvedAtMs',
+} as const;
+
+/** The journal row of one report (`insertJournal`). */
+export const INSERT_JOURNAL = paymentsStatement(Object.values(JOURNAL_COLUMNS), (db, p) =>
+  db.insertInto(PAYMENT_EVENTS_TABLE).values({
+    provider: p.provider,
+    event_id: p.eventId,
+    event_type: p.eventType,
+    status: p.status,
+    provider_payment_id: p.paymentId,
+    merchant_reference: p.merchantReference,
+    order_ref: p.orderRef,
+    amount_minor: p.amountMinor,
+    currency: p.currency,
+    occurred_at: p.occurredAtMs,
+    received_at: p.receivedAtMs,
+    decision: p.decision,
+    reason: p.reason,
+    attempt_id: p.attemptId,
+    order_id: p.orderId,
+    resolved_at: p.resolvedAtMs,
+  }),
+);
+
+const RESOLVE_PARKED = paymentsStatement(
+  ['provider', 'eventId', 'decision', 'reason', 'attemptId', 'orderId', 'nowMs'],
+  (db, p) =>
+    db
+      .updateTable(PAYMENT_EVENTS_TABLE)
+      .set({
+        decision: p.decision,
+        reason: p.reason,
+        attempt_id: p.attemptId,
+        order_id: p.orderId,
+        resolved_at: p.nowMs,
+      })
+      .where('provider', '=', p.provider)
+      .where('event_id', '=', p.eventId)
+      .where('decision', '=', 'parked'),
+);
+
+/** Parked rows of an attempt: its id as merchant reference, or (`paymentId` not null) its provider payment id. */
+function parkedQuery(db: Kysely<PaymentsDatabase>, provider: never, attemptId: never, paymentId: never | null) {
+  return db
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .selectAll()
+    .where('decision', '=', 'parked')
+    .where('provider', '=', provider)
+    .where((eb) =>
+      eb.or([
+        eb('merchant_reference', '=', attemptId),
+        ...(paymentId === null ? [] : [eb('provider_payment_id', '=', paymentId)]),
+      ]),
+    )
+    .orderBy('received_at');
+}
+
+const PARKED_FOR_ATTEMPT = paymentsStatement(['provider', 'attemptId'], (db, p) =>
+  parkedQuery(db, p.provider, p.attemptId, null),
+);
+const PARKED_FOR_PAYMENT = paymentsStatement(['provider', 'attemptId', 'paymentId'], (db, p) =>
+  parkedQuery(db, p.provider, p.attemptId, p.paymentId),
+);
+
 /** Inserts the journal row of `report` with its decision (the primary key is (provider, eventId)). */
 export async function insertJournal(
-  db: Kysely<PaymentsDatabase>,
+  on: PaymentsSql,
   report: PaymentReport,
   decision: JournalDecision,
   nowMs: number,
 ): Promise<void> {
-  await db
-    .insertInto(PAYMENT_EVENTS_TABLE)
-    .values({
-      provider: report.provider,
-      event_id: report.eventId,
-      event_type: report.eventType,
-      status: report.status,
-      provider_payment_id: report.paymentId,
-      merchant_reference: report.merchantReference,
-      order_ref: report.orderRef,
-      amount_minor: report.amountMinor,
-      currency: report.currency,
-      occurred_at: report.occurredAtMs,
-      received_at: nowMs,
-      decision: decision.decision,
-      reason: bounded(decision.reason),
-      attempt_id: decision.attemptId,
-      order_id: decision.orderId,
-      resolved_at: decision.decision === 'parked' ? null : nowMs,
-    })
-    .execute();
+  await runPaymentsStatement(on, INSERT_JOURNAL, {
+    provider: report.provider,
+    eventId: report.eventId,
+    eventType: report.eventType,
+    status: report.status,
+    paymentId: report.paymentId,
+    merchantReference: report.merchantReference,
+    orderRef: report.orderRef,
+    amountMinor: report.amountMinor,
+    currency: report.currency,
+    occurredAtMs: report.occurredAtMs,
+    receivedAtMs: nowMs,
+    decision: decision.decision,
+    reason: bounded(decision.reason),
+    attemptId: decision.attemptId,
+    orderId: decision.orderId,
+    resolvedAtMs: decision.decision === 'parked' ? null : nowMs,
+  });
 }
 
 /** Records the decision taken for a parked row once it was matched. Only a still-parked row is changed. */
 export async function resolveParked(
-  db: Kysely<PaymentsDatabase>,
+  on: PaymentsSql,
   provider: string,
   eventId: string,
   decision: JournalDecision,
   nowMs: number,
 ): Promise<void> {
-  await db
-    .updateTable(PAYMENT_EVENTS_TABLE)
-    .set({
-      decision: decision.decision,
-      reason: bounded(decision.reason),
-      attempt_id: decision.attemptId,
-      order_id: decision.orderId,
-      resolved_at: nowMs,
-    })
-    .where('provider', '=', provider)
-    .where('event_id', '=', eventId)
-    .where('decision', '=', 'parked')
-    .execute();
+  await runPaymentsStatement(on, RESOLVE_PARKED, {
+    provider,
+    eventId,
+    decision: decision.decision,
+    reason: bounded(decision.reason),
+    attemptId: decision.attemptId,
+    orderId: decision.orderId,
+    nowMs,
+  });
 }
 
 /** Parked rows that name `attempt` (by its provider payment id or its id as merchant reference), oldest first. */
-export async function parkedFor(db: Kysely<PaymentsDatabase>, attempt: PaymentAttempt): Promise<JournalEntry[]> {
-  const rows = await db
-    .selectFrom(PAYMENT_EVENTS_TABLE)
-    .selectAll()
-    .where('decision', '=', 'parked')
-    .where('provider', '=', attempt.provider)
-    .where((eb) =>
-      eb.or([
-        eb('merchant_reference', '=', attempt.id),
-        ...(attempt.providerPaymentId === null ? [] : [eb('provider_payment_id', '=', attempt.providerPaymentId)]),
-      ]),
-    )
-    .orderBy('received_at')
-    .execute();
-  return rows.map(toJournalEntry);
+export async function parkedFor(on: PaymentsSql, attempt: PaymentAttempt): Promise<JournalEntry[]> {
+  const { provider, id: attemptId, providerPaymentId: paymentId } = attempt;
+  const result =
+    paymentId === null
+      ? await runPaymentsStatement(on, PARKED_FOR_ATTEMPT, { provider, attemptId })
+      : await runPaymentsStatement(on, PARKED_FOR_PAYMENT, { provider, attemptId, paymentId });
+  return result.rows.map(toJournalEntry);
 }
 
 /**

@@ -5,7 +5,8 @@ import { OrderNotFound } from './order-not-found.js';
 import { lockOrder, setOrderStatus } from './order-rows.js';
 import { nextOrderStatus, type OrderStatus } from './order-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
-import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
+import { type PaymentsContext, paymentsDb } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
 import { isStoredId } from './stored-id.js';
 import type { Transition } from './transition.js';
@@ -18,11 +19,11 @@ export async function advanceOrder<DB>(
   to: OrderStatus,
 ): Promise<Transition<OrderStatus>> {
   if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
-  const db = paymentsTrx(trx);
-  const order = await lockOrder(db, ctx.store.dialect, orderId);
+  const on = paymentsSql(ctx, trx);
+  const order = await lockOrder(on, orderId);
   if (!order) throw new OrderNotFound(orderId);
   const move = nextOrderStatus(order.status, to);
-  if (move.kind === 'move') await setOrderStatus(db, orderId, to, ctx.clock.now());
+  if (move.kind === 'move') await setOrderStatus(on, orderId, to, ctx.clock.now());
   return move;
 }
 

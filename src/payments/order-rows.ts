@@ -1,8 +1,33 @@
-import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../stores/sql/sql-dialect.js';
+import { sql } from 'kysely';
 import { type Order, toOrder } from './order.js';
 import type { OrderStatus } from './order-status.js';
-import { ORDERS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
+import { ORDERS_TABLE } from './payments-tables.js';
+
+/** SQLite only: a no-op UPDATE of the order that takes the database write lock. */
+const TOUCH_ORDER = paymentsStatement(['id'], (db, p) =>
+  db.updateTable(ORDERS_TABLE).set({ updated_at: sql<number>`updated_at` }).where('id', '=', p.id),
+);
+
+/** The order read with `FOR UPDATE` (PostgreSQL, MySQL) or plainly after `TOUCH_ORDER` (SQLite). */
+export const LOCK_ORDER = paymentsStatement(['id'], (db, p, dialect) =>
+  db
+    .selectFrom(ORDERS_TABLE)
+    .selectAll()
+    .where('id', '=', p.id)
+    .$if(dialect.name !== 'sqlite', (query) => query.forUpdate()),
+);
+
+const SET_ORDER_STATUS = paymentsStatement(['id', 'status', 'nowMs'], (db, p) =>
+  db.updateTable(ORDERS_TABLE).set({ status: p.status, updated_at: p.nowMs }).where('id', '=', p.id),
+);
+
+const SET_ORDER_PAID_BY = paymentsStatement(['id', 'status', 'nowMs', 'paidAttemptId'], (db, p) =>
+  db
+    .updateTable(ORDERS_TABLE)
+    .set({ status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId })
+    .where('id', '=', p.id),
+);
 
 /**
  * Locks the order row for the rest of the transaction and reads it (`null` if absent). PostgreSQL/MySQL:
@@ -10,35 +35,23 @@ import { ORDERS_TABLE, type PaymentsDatabase } from './payments-tables.js';
  * also keeps two connections from deadlocking on a read-lock upgrade). Every payments transaction locks the
  * order BEFORE any attempt row, so they cannot deadlock on each other.
  */
-export async function lockOrder(
-  db: Kysely<PaymentsDatabase>,
-  dialect: SqlDialect,
-  orderId: string,
-): Promise<Order | null> {
-  const sqlite = dialect.name === 'sqlite';
-  if (sqlite) {
-    await db.updateTable(ORDERS_TABLE).set({ updated_at: sql<number>`updated_at` }).where('id', '=', orderId).execute();
-  }
-  const row = await db
-    .selectFrom(ORDERS_TABLE)
-    .selectAll()
-    .where('id', '=', orderId)
-    .$if(!sqlite, (query) => query.forUpdate())
-    .executeTakeFirst();
+export async function lockOrder(on: PaymentsSql, orderId: string): Promise<Order | null> {
+  if (on.statements.dialect.name === 'sqlite') await runPaymentsStatement(on, TOUCH_ORDER, { id: orderId });
+  const row = (await runPaymentsStatement(on, LOCK_ORDER, { id: orderId })).rows[0];
   return row ? toOrder(row) : null;
 }
 
 /** Sets the order's status (and `paid_attempt_id` when given); the caller has checked the transition. */
 export async function setOrderStatus(
-  db: Kysely<PaymentsDatabase>,
+  on: PaymentsSql,
   orderId: string,
   status: OrderStatus,
   nowMs: number,
   paidAttemptId?: string,
 ): Promise<void> {
-  await db
-    .updateTable(ORDERS_TABLE)
-    .set({ status, updated_at: nowMs, ...(paidAttemptId === undefined ? {} : { paid_attempt_id: paidAttemptId }) })
-    .where('id', '=', orderId)
-    .execute();
+  if (paidAttemptId === undefined) {
+    await runPaymentsStatement(on, SET_ORDER_STATUS, { id: orderId, status, nowMs });
+  } else {
+    await runPaymentsStatement(on, SET_ORDER_PAID_BY, { id: orderId, status, nowMs, paidAttemptId });
+  }
 }

@@ -6,7 +6,8 @@ import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { CreatePaymentRequest, ProviderPayment } from './payment-provider.js';
 import type { PaymentReport } from './payment-report.js';
-import { type PaymentsContext, paymentsTrx } from './payments-context.js';
+import type { PaymentsContext } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 
 /**
  * What the provider is asked to create for `attempt`: its stored idempotency key, the attempt id as merchant
@@ -57,13 +58,13 @@ export async function recordProviderAnswer<DB>(
   let alerts: PaymentAlert[] = [];
   const updated = await transaction(ctx.store, async (trx) => {
     alerts = [];
-    const db = paymentsTrx(trx);
+    const on = paymentsSql(ctx, trx);
     const now = ctx.clock.now();
     const applied = await applyLocked(ctx, trx, attempt, report, now);
-    await insertJournal(db, report, applied, now);
+    await insertJournal(on, report, applied, now);
     if (applied.alert) alerts.push(alertOf(report, applied));
     await drainInbox(ctx, trx, attempt.id, now, alerts);
-    const row = await lockAttempt(db, ctx.store.dialect, attempt.id);
+    const row = await lockAttempt(on, attempt.id);
     if (!row) throw new Error(`attempt ${attempt.id} vanished`);
     return row;
   });

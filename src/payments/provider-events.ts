@@ -8,7 +8,8 @@ import { InvalidPaymentEvent } from './invalid-payment-event.js';
 import type { PaymentDecision } from './journal-entry.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentReport } from './payment-report.js';
-import { type PaymentsContext, paymentsTrx } from './payments-context.js';
+import type { PaymentsContext } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 import { PAYMENT_EVENT_STATUSES, type ProviderPaymentEvent } from './provider-payment-event.js';
 
 /** The answer of `applyProviderEvent`: the decision; `duplicate` when this event id was already recorded. */
@@ -64,17 +65,22 @@ export async function applyProviderEvent<DB>(
   const { key, ...report } = reportOfEvent(event);
   const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
   let alerts: PaymentAlert[] = [];
+  let applied: Omit<EventResult, 'duplicate'> | null = null;
   const outcome = await transaction(ctx.store, (trx) => {
     alerts = [];
+    applied = null;
     return ctx.guard.runInTransaction(trx, receiptKey, async (tx) => {
       const result = await applyEventInTransaction(ctx, tx, event.provider, report, alerts);
+      applied = result;
       return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
     });
   });
-  const stored = JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
-  if (outcome.isReplay) return Object.freeze({ ...stored, duplicate: true, becamePaid: false });
+  const stored = () => JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
+  if (outcome.isReplay) return Object.freeze({ ...stored(), duplicate: true, becamePaid: false });
   for (const alert of alerts) ctx.onAlert(alert);
-  return Object.freeze({ ...stored, duplicate: false });
+  // Applied now: the result itself (plain strings, nulls and a boolean), not its stored JSON read back.
+  const fresh = applied as Omit<EventResult, 'duplicate'> | null;
+  return Object.freeze({ ...(fresh ?? stored()), duplicate: false });
 }
 
 /** Event body of `applyProviderEvent`, inside the receipt's transaction. */
@@ -85,16 +91,16 @@ async function applyEventInTransaction<DB>(
   report: PaymentReport,
   alerts: PaymentAlert[],
 ): Promise<Omit<EventResult, 'duplicate'>> {
-  const db = paymentsTrx(trx);
+  const on = paymentsSql(ctx, trx);
   const now = ctx.clock.now();
-  const found = await locateAttempt(db, provider, report.paymentId, report.merchantReference);
+  const found = await locateAttempt(on, provider, report.paymentId, report.merchantReference);
   if (!found) {
     const decision = { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null } as const;
-    await insertJournal(db, report, decision, now);
+    await insertJournal(on, report, decision, now);
     return { ...decision, becamePaid: false };
   }
   const applied = await applyLocked(ctx, trx, found, report, now);
-  await insertJournal(db, report, applied, now);
+  await insertJournal(on, report, applied, now);
   if (applied.alert) alerts.push(alertOf(report, applied));
   if (applied.decision === 'applied') await drainInbox(ctx, trx, found.id, now, alerts);
   const { decision, reason, attemptId, orderId, becamePaid } = applied;

@@ -11,7 +11,8 @@ import { alertOf, type PaymentAlert } from './payment-alert.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import type { ProviderPayment } from './payment-provider.js';
 import type { PaymentReport } from './payment-report.js';
-import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
+import { type PaymentsContext, paymentsDb } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
 import { createRequestOf, emptyFields, errorText, fieldsOf, recordProviderAnswer } from './provider-answer.js';
 import { ProviderDeclined } from './provider-declined.js';
@@ -143,7 +144,7 @@ async function matchParked<DB>(ctx: PaymentsContext<DB>, limit: number): Promise
   let matched = 0;
   for (const entry of await parkedMatchable(paymentsDb(ctx), limit)) {
     const attempt = await locateAttempt(
-      paymentsDb(ctx),
+      paymentsSql(ctx),
       entry.provider,
       entry.providerPaymentId,
       entry.merchantReference,
@@ -158,9 +159,9 @@ async function decideParked<DB>(ctx: PaymentsContext<DB>, entry: JournalEntry, a
   let alerts: PaymentAlert[] = [];
   const decided = await transaction(ctx.store, async (trx) => {
     alerts = [];
-    const db = paymentsTrx(trx);
-    await lockOrder(db, ctx.store.dialect, attempt.orderId);
-    const still = await db
+    const on = paymentsSql(ctx, trx);
+    await lockOrder(on, attempt.orderId);
+    const still = await on.db
       .selectFrom(PAYMENT_EVENTS_TABLE)
       .select('decision')
       .where('provider', '=', entry.provider)
@@ -171,7 +172,7 @@ async function decideParked<DB>(ctx: PaymentsContext<DB>, entry: JournalEntry, a
     const report = reportOfEntry(entry);
     const applied = await applyLocked(ctx, trx, attempt, report, now);
     if (applied.decision === 'parked') return false;
-    await resolveParked(db, entry.provider, entry.eventId, applied, now);
+    await resolveParked(on, entry.provider, entry.eventId, applied, now);
     if (applied.alert) alerts.push(alertOf(report, applied));
     if (applied.decision === 'applied') await drainInbox(ctx, trx, attempt.id, now, alerts);
     return true;

@@ -41,8 +41,9 @@ export function fastifyWebhooks(intake: WebhookIntake, options: FastifyWebhooksO
       if (!intake.has(provider)) return reply.callNotFound();
       const body = request.body;
       const rawBody = body instanceof Uint8Array ? body : new Uint8Array(0);
-      // Stops a wait for an in-flight duplicate (the intake's waitForInFlightMs) when the sender disconnects.
-      const signal = clientGoneSignal(reply.raw);
+      // Stops a wait for an in-flight duplicate (the intake's waitForInFlightMs) when the sender disconnects; made
+      // only when the intake may wait (an AbortController per delivery is not free).
+      const signal = intake.waitsForInFlight ? clientGoneSignal(reply.raw) : undefined;
       return send(reply, await intake.receive({ endpoint: provider, rawBody, headers: request.headers, signal }));
     });
   };

@@ -1,4 +1,5 @@
 import type { Store } from '../core/store.js';
+import { mayWait } from '../http/client-gone.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import type { IntakeEventName, IntakeListener } from './intake-events.js';
@@ -25,6 +26,11 @@ export interface WebhookIntake {
   readonly maxBodyBytes: number;
   /** The redactor used for the journal and reports (the logger of `src/observe` may share it). */
   readonly redactor: Redactor;
+  /**
+   * True when a delivery may wait for an in-flight duplicate (`waitForInFlightMs` of the intake, else of the
+   * guard, above 0): only then does an adapter need a signal for a sender that goes away (`IntakeRequest.signal`).
+   */
+  readonly waitsForInFlight: boolean;
   /** True when an endpoint with this name is configured. */
   has(endpoint: string): boolean;
   /**
@@ -70,6 +76,7 @@ export function createWebhookIntake<S extends Store>(options: WebhookIntakeOptio
   return Object.freeze({
     maxBodyBytes: runtime.maxBodyBytes,
     redactor: runtime.redactor,
+    waitsForInFlight: mayWait(runtime.waitForInFlightMs, runtime.guard.options.waitForInFlightMs),
     has: (name: string) => runtime.endpoints.has(name),
     receive: (request: IntakeRequest) => receiveDelivery(runtime, request),
     rejectTooLarge: (name: string, headers: HeadersInput) => rejectTooLarge(runtime, name, headers),

@@ -53,7 +53,12 @@ for (const dialect of sqlDialectsFromEnv()) {
         attemptId: null,
         orderId: null,
       } as const;
-      await insertJournal(store.db as unknown as Kysely<PaymentsDatabase>, report, decision, receivedAtMs);
+      await insertJournal(
+        { db: store.db as unknown as Kysely<PaymentsDatabase>, statements: store.statements },
+        report,
+        decision,
+        receivedAtMs,
+      );
       return id;
     }
 

@@ -420,7 +420,7 @@ for (const dialect of sqlDialectsFromEnv()) {
         const { payments } = setup();
         const { order } = await pendingAttempt(payments);
         const attempt = (await payments.attemptsOf(order.id))[0]!;
-        const db = store.db as unknown as Kysely<PaymentsDatabase>;
+        const db = { db: store.db as unknown as Kysely<PaymentsDatabase>, statements: store.statements };
         const id = eventId('raced');
         await insertJournal(
           db,
@@ -552,7 +552,7 @@ for (const dialect of sqlDialectsFromEnv()) {
         const attempt = (await payments.attemptsOf(order.id))[0]!;
         const refund = eventAbout(attempt, { status: 'refunded', eventType: 'charge.refunded' });
         expect(await payments.applyProviderEvent(refund)).toMatchObject({ decision: 'parked' });
-        const db = store.db as unknown as Kysely<PaymentsDatabase>;
+        const db = { db: store.db as unknown as Kysely<PaymentsDatabase>, statements: store.statements };
         const id = eventId('late-success');
         await insertJournal(
           db,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
-import { runtimeOptions } from '../../src/cli/commands/serve.js';
+import { intIn, runtimeOptions } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { resolveServiceConfig } from '../../src/service/service-config.js';
 
@@ -28,6 +28,19 @@ describe('payonce serve / worker flags', () => {
       '--idempotency-stale-after-ms: "soon" is not an integer of milliseconds >= 1',
     ],
     [['worker', '--webhook-tolerance-sec', '5m', '--provider-url', 'http://127.0.0.1:9'], '--webhook-tolerance-sec'],
+    [
+      ['serve', '--database-pool-size', '0', '--provider-url', 'http://127.0.0.1:9'],
+      '--database-pool-size: "0" is not an integer 1…1000',
+    ],
+    [
+      ['serve', '--database-pool-size', '1001', '--provider-url', 'http://127.0.0.1:9'],
+      '--database-pool-size: "1001" is not an integer 1…1000',
+    ],
+    [
+      ['serve', '--database-pool-size', '2.5', '--provider-url', 'http://127.0.0.1:9'],
+      '--database-pool-size: "2.5" is not an integer 1…1000',
+    ],
+    [['worker', '--database-pool-size', 'ten', '--provider-url', 'http://127.0.0.1:9'], '--database-pool-size'],
   ])('payonce %j exits 2 and says why', async (args, message) => {
     const io = capture();
     const previous = process.env.PAYONCE_PROVIDER_URL;
@@ -46,6 +59,7 @@ describe('payonce serve / worker flags', () => {
     const help = io.lines.join('\n');
     for (const flag of [
       '--database-url',
+      '--database-pool-size',
       '--redis-url',
       '--port',
       '--host',
@@ -81,6 +95,13 @@ describe('payonce serve / worker flags', () => {
       else process.env.PAYONCE_WEBHOOK_TOLERANCE_SEC = previous;
     }
     expect(io.lines.join('\n')).toContain('--webhook-tolerance-sec: "-3" is not an integer of seconds >= 1');
+  });
+
+  it('passes --database-pool-size through to the service configuration (10 when not given)', () => {
+    expect(intIn('--database-pool-size', 1, 1_000)(' 32 ')).toBe(32);
+    const base = { databaseUrl: 'postgres://127.0.0.1/x', providerUrl: 'http://127.0.0.1:9' };
+    expect(resolveServiceConfig(runtimeOptions({ ...base, databasePoolSize: 32 }, {})).databasePoolSize).toBe(32);
+    expect(resolveServiceConfig(runtimeOptions(base, {})).databasePoolSize).toBe(10);
   });
 
   it('passes the receipt purge flags through to the service configuration', () => {

@@ -49,7 +49,7 @@ async function journalOn(backendName: (typeof WEBHOOK_BACKENDS)[number]): Promis
   if (backendName === 'memory')
     return { journal: new MemoryDeliveryJournal({ clock }), clock, cleanup: async () => {} };
   const backend: TestBackend = await (await backendFactories[backendName]())();
-  const store = (await backend.open()) as unknown as { db: Kysely<unknown> };
+  const store = (await backend.open()) as unknown as ConstructorParameters<typeof SqlDeliveryJournal>[0];
   return { journal: new SqlDeliveryJournal(store, { clock }), clock, cleanup: () => backend.cleanup() };
 }
 

@@ -11,6 +11,8 @@ import { loadCommand } from '../missing-package.js';
 export interface RuntimeFlags {
   /** The flag as given; `runtimeOptions` falls back to `PAYONCE_DATABASE_URL`, `DATABASE_URL`, `./payonce.sqlite`. */
   databaseUrl?: string;
+  /** Connections of the PostgreSQL / MySQL pool (1–1000); `undefined` = the service's default of 10. */
+  databasePoolSize?: number;
   redisUrl?: string;
   storeTimeoutMs?: number;
   providerUrl?: string;
@@ -53,6 +55,17 @@ function seconds(flag: string): (value: string) => number {
   };
 }
 
+/** A commander argument parser for an integer in `min`…`max`. @throws {CliUsageError} anything else, naming `flag`. */
+export function intIn(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new CliUsageError(`${flag}: "${value}" is not an integer ${min}…${max}`);
+    }
+    return n;
+  };
+}
+
 /** A commander argument parser for a TCP port 0–65535. @throws {CliUsageError} anything else. */
 export function portOf(value: string): number {
   const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
@@ -67,6 +80,11 @@ export function addRuntimeOptions(command: Command): Command {
       databaseUrlOption(
         'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start; default ./payonce.sqlite)',
       ),
+    )
+    .option(
+      '--database-pool-size <n>',
+      'connections of the PostgreSQL / MySQL pool, 1…1000 (default 10; SQLite has one)',
+      intIn('--database-pool-size', 1, 1_000),
     )
     .addOption(
       new Option(
@@ -209,6 +227,7 @@ export function runtimeOptions(
   }
   return {
     databaseUrl,
+    databasePoolSize: flags.databasePoolSize,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
     storeTimeoutMs: flags.storeTimeoutMs,
     providerUrl,

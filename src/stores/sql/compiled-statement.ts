@@ -1,32 +1,44 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import type { SqlDialect } from './sql-dialect.js';
+import { executeCompiled } from './transaction-connection.js';
 
 /**
- * One of the store's fixed statements: built with Kysely's query builder from named parameter slots, compiled
- * ONCE per store and then executed as `CompiledQuery.raw(sql, parameters)` with fresh values. Building and
- * compiling a Kysely query on every call was most of payonce's own CPU per delivery on SQLite
- * (bench/profiles/README.md); the SQL text sent is byte for byte what the builder produces.
+ * One fixed statement: built with Kysely's query builder from named parameter slots, compiled ONCE per store and
+ * then executed as `CompiledQuery.raw(sql, parameters)` with fresh values. Building and compiling a Kysely query on
+ * every call was most of payonce's own CPU per delivery on SQLite (bench/profiles/README.md) and in the reference
+ * service's webhook intake (bench/notes/service.md); the SQL text sent is byte for byte what the builder produces.
+ * `DB` is the Kysely database type the statement is built on (the receipts tables unless said otherwise).
  */
-export interface StatementDefinition<N extends string, R> {
+export interface StatementDefinition<N extends string, R, DB = ReceiptsDatabase> {
   readonly names: readonly N[];
-  readonly build: (
-    db: Kysely<ReceiptsDatabase>,
-    slots: Readonly<Record<N, never>>,
-    dialect: SqlDialect,
-  ) => Compilable<R>;
+  readonly build: (db: Kysely<DB>, slots: Readonly<Record<N, never>>, dialect: SqlDialect) => Compilable<R>;
 }
 
 /**
- * Declares a fixed statement whose parameters named `names` are filled in on every run. `build` receives
- * stand-ins for them (typed `never` so they fit any column) and the store's dialect; every other value it uses is
- * bound as a constant.
+ * Declares a fixed statement of the receipts tables whose parameters named `names` are filled in on every run.
+ * `build` receives stand-ins for them (typed `never` so they fit any column) and the store's dialect; every other
+ * value it uses is bound as a constant. For other tables see {@link statementsOn}.
  */
 export function defineStatement<const N extends string, R>(
   names: readonly N[],
   build: (db: Kysely<ReceiptsDatabase>, slots: Readonly<Record<N, never>>, dialect: SqlDialect) => Compilable<R>,
 ): StatementDefinition<N, R> {
   return Object.freeze({ names: Object.freeze([...names]), build });
+}
+
+/**
+ * `defineStatement` for the tables of `DB` (payments, outbox, delivery journal): `statementsOn<PaymentsDatabase>()`
+ * returns a `define(names, build)` whose `build` gets a `Kysely<DB>`. Its statements run on a store's own cache
+ * like the receipts' (`SqlStore.statements`).
+ */
+export function statementsOn<DB>() {
+  return function define<const N extends string, R>(
+    names: readonly N[],
+    build: (db: Kysely<DB>, slots: Readonly<Record<N, never>>, dialect: SqlDialect) => Compilable<R>,
+  ): StatementDefinition<N, R, DB> {
+    return Object.freeze({ names: Object.freeze([...names]), build });
+  };
 }
 
 /** A parameter of a compiled template: a slot filled in per run, or a constant of the statement. */
@@ -44,10 +56,10 @@ export class StatementTemplate<N extends string, R> {
    * in the compiled parameters are found by identity, whatever order the dialect's compiler emits them in.
    * @throws {Error} if a slot does not appear among the compiled parameters (a plugin rewrote it).
    */
-  static compile<N extends string, R>(
-    db: Kysely<ReceiptsDatabase>,
+  static compile<N extends string, R, DB>(
+    db: Kysely<DB>,
     dialect: SqlDialect,
-    definition: StatementDefinition<N, R>,
+    definition: StatementDefinition<N, R, DB>,
   ): StatementTemplate<N, R> {
     const sentinels = new Map<unknown, N>();
     const slots = {} as Record<N, never>;
@@ -89,33 +101,38 @@ export class StatementTemplate<N extends string, R> {
 
 /**
  * The compiled templates of one store, compiled lazily on the store's own Kysely instance (so its dialect and
- * query plugins shape the SQL once) and shared by the store and every transaction view of it.
+ * query plugins shape the SQL once) and shared by the store, every transaction view of it, and the payments,
+ * outbox and journal statements run on that store. Whatever tables a definition is built on, it is compiled on
+ * this one instance: a transaction of it compiles exactly the same SQL.
  */
 export class StatementCache {
-  private readonly templates = new Map<StatementDefinition<string, unknown>, StatementTemplate<string, unknown>>();
+  private readonly templates = new Map<object, StatementTemplate<string, unknown>>();
 
+  /** `db`: the store's Kysely instance (typed with the receipts tables; any tables of its database compile on it). */
   constructor(
     private readonly db: Kysely<ReceiptsDatabase>,
-    private readonly dialect: SqlDialect,
+    readonly dialect: SqlDialect,
   ) {}
 
-  template<N extends string, R>(definition: StatementDefinition<N, R>): StatementTemplate<N, R> {
-    const key = definition as unknown as StatementDefinition<string, unknown>;
-    let template = this.templates.get(key);
+  template<N extends string, R, DB>(definition: StatementDefinition<N, R, DB>): StatementTemplate<N, R> {
+    let template = this.templates.get(definition);
     if (template === undefined) {
-      template = StatementTemplate.compile(this.db, this.dialect, key);
-      this.templates.set(key, template);
+      template = StatementTemplate.compile(this.db as unknown as Kysely<DB>, this.dialect, definition);
+      this.templates.set(definition, template as StatementTemplate<string, unknown>);
     }
     return template as unknown as StatementTemplate<N, R>;
   }
 }
 
-/** Executes `definition` with `values` on `db` (a pool or a transaction), through Kysely's executor. */
-export function executeStatement<N extends string, R>(
-  db: Kysely<ReceiptsDatabase>,
+/**
+ * Executes `definition` with `values` on `db` (a pool or a transaction of the cache's store); in a transaction
+ * without plugins straight on its connection (`executeCompiled`), else through Kysely's executor.
+ */
+export function executeStatement<N extends string, R, DB>(
+  db: Kysely<DB>,
   cache: StatementCache,
-  definition: StatementDefinition<N, R>,
+  definition: StatementDefinition<N, R, DB>,
   values: Readonly<Record<N, unknown>>,
 ): Promise<QueryResult<R>> {
-  return db.executeQuery(cache.template(definition).bind(values));
+  return executeCompiled(db, cache.template(definition).bind(values));
 }

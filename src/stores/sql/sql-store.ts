@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, QueryResult, Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
@@ -15,7 +15,7 @@ import type { BatchStatements } from './batch-statements.js';
 import { runClaimBatch } from './batched-claims.js';
 import { batchable, type CompleteRequest, runCompleteBatch } from './batched-completions.js';
 import { Batcher, BatchSlots } from './batcher.js';
-import { StatementCache } from './compiled-statement.js';
+import { StatementCache, type StatementDefinition } from './compiled-statement.js';
 import { type MigrationReport, migrate } from './migrate.js';
 import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
@@ -24,6 +24,7 @@ import { withRetry } from './retry.js';
 import type { SqlContext } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
+import { withDirectStatements } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
 export interface SqlStoreOptions<DB> {
@@ -93,11 +94,16 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /** What differs on this backend (claim statement, key encoding, transient errors). */
   readonly dialect: SqlDialect;
   private receipts: SqlReceipts;
-  /** The fixed statements compiled once on `db`, shared with every `withTransaction` view. */
-  private readonly statements: StatementCache;
+  /**
+   * The fixed statements compiled once on `db`, shared with every `withTransaction` view and with the payments,
+   * outbox and delivery-journal statements run on this store (`executeStatement`).
+   */
+  readonly statements: StatementCache;
   /** Releases what a static factory created (pool, file handle); `null` when the caller owns `db`. */
   protected release: (() => Promise<void>) | null = null;
   private closing: Promise<void> | null = null;
+  /** The store's own driver path for its fixed statements (`runStatementsDirectly`); `null`: through Kysely. */
+  private direct: SqlContext['direct'] = null;
 
   /** The batching this store was made with, every field set; `null` when every call sends its own statement. */
   readonly batching: Required<SqlBatching> | null;
@@ -143,6 +149,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * statements keep running through Kysely.
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
+    this.direct = direct;
     this.receipts = new SqlReceipts({
       db: this.db as unknown as Kysely<ReceiptsDatabase>,
       dialect: this.dialect,
@@ -150,6 +157,21 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       statements: this.statements,
       direct,
     });
+  }
+
+  /**
+   * Runs ONE fixed statement of any table of this database (compiled once in `statements`) outside any caller's
+   * transaction, as one autocommit statement: on the store's own driver when a factory gave it one
+   * (`SqliteStore.open`, `PostgresStore.connect`), else through `db`. Not retried; driver errors propagate
+   * unchanged. The SQL delivery journal writes its rows with it.
+   */
+  executeFixed<N extends string, R, D>(
+    definition: StatementDefinition<N, R, D>,
+    values: Readonly<Record<N, unknown>>,
+  ): Promise<QueryResult<R>> {
+    const template = this.statements.template(definition);
+    if (this.direct) return this.direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>;
+    return this.db.executeQuery(template.bind(values));
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
@@ -205,7 +227,11 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     const transient = (error: unknown): boolean =>
       this.dialect.isTransientError(error) ||
       (error instanceof Error && error.cause !== undefined && this.dialect.isTransientError(error.cause));
-    return withRetry(() => this.db.transaction().execute(work), transient, true);
+    return withRetry(
+      () => this.db.transaction().execute((trx) => withDirectStatements(trx, () => work(trx))),
+      transient,
+      true,
+    );
   }
 
   /**

@@ -199,7 +199,21 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   const patterns = paths.map(compile);
   const scrubValues = options.scrubValues ?? true;
 
-  const matches = (trail: Trail | null): boolean => trail !== null && patterns.some((p) => endsWith(trail, p));
+  // A key can only end a pattern whose last segment is that key or `*`: the patterns are indexed by it, so each key
+  // of a payload is compared with a handful of patterns instead of all of them (the same answers).
+  const byLast = new Map<string, Pattern[]>();
+  const anyLast: Pattern[] = [];
+  for (const pattern of patterns) {
+    const last = pattern.segments[pattern.segments.length - 1]!;
+    if (last === '*') anyLast.push(pattern);
+    else byLast.set(last, [...(byLast.get(last) ?? []), pattern]);
+  }
+  const matches = (trail: Trail | null): boolean => {
+    if (trail === null) return false;
+    const named = byLast.get(trail.key);
+    if (named?.some((p) => endsWith(trail, p))) return true;
+    return anyLast.length > 0 && anyLast.some((p) => endsWith(trail, p));
+  };
 
   /** A copy of `root` built with an explicit stack: no recursion, whatever the nesting (attacker input). */
   function redactValue(root: unknown): unknown {

@@ -1,14 +1,75 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, QueryResult, Selectable } from 'kysely';
 import { type Clock, systemClock } from '../../core/clock.js';
+import {
+  executeStatement,
+  StatementCache,
+  type StatementDefinition,
+  statementsOn,
+} from '../../stores/sql/compiled-statement.js';
+import type { ReceiptsDatabase } from '../../stores/sql/receipts-table.js';
+import type { SqlDialect } from '../../stores/sql/sql-dialect.js';
 import type { DeliveriesDatabase, DeliveriesTable } from './deliveries-table.js';
 import type { DeliveryJournal, PaymentLookup } from './delivery-journal.js';
 import type { DeliveryDecision, DeliveryOutcome, DeliveryRecord } from './delivery-record.js';
 import { journalCutoff, lookupOf } from './journal-cutoff.js';
 
-/** The part of `SqliteStore`, `PostgresStore` or `MysqlStore` the journal uses: their Kysely instance. */
+/**
+ * The part of `SqliteStore`, `PostgresStore` or `MysqlStore` the journal uses: their Kysely instance and dialect;
+ * when given, their compiled statements (`statements`), which the journal shares, and `executeFixed`, which writes a
+ * row on the store's own driver.
+ */
 export interface KyselyHolder<DB> {
   readonly db: Kysely<DB>;
+  readonly dialect: SqlDialect;
+  readonly statements?: StatementCache;
+  executeFixed?<N extends string, R, D>(
+    definition: StatementDefinition<N, R, D>,
+    values: Readonly<Record<N, unknown>>,
+  ): Promise<QueryResult<R>>;
 }
+
+const RECORD_COLUMNS = [
+  'id',
+  'receivedAtMs',
+  'provider',
+  'eventKey',
+  'eventType',
+  'signature',
+  'decision',
+  'outcome',
+  'responseStatus',
+  'error',
+  'durationMs',
+  'objectId',
+  'paymentId',
+  'merchantReference',
+  'amountMinor',
+  'currency',
+  'payload',
+] as const;
+
+/** The journal row of one delivery (`record`), compiled once per store. */
+export const RECORD = statementsOn<DeliveriesDatabase>()(RECORD_COLUMNS, (db, p) =>
+  db.insertInto('payonce_webhook_deliveries').values({
+    id: p.id,
+    received_at: p.receivedAtMs,
+    provider: p.provider,
+    event_key: p.eventKey,
+    event_type: p.eventType,
+    signature: p.signature,
+    decision: p.decision,
+    outcome: p.outcome,
+    response_status: p.responseStatus,
+    error: p.error,
+    duration_ms: p.durationMs,
+    object_id: p.objectId,
+    payment_id: p.paymentId,
+    merchant_reference: p.merchantReference,
+    amount_minor: p.amountMinor,
+    currency: p.currency,
+    payload: p.payload,
+  }),
+);
 
 function int(value: number | string | bigint): number {
   const n = Number(value);
@@ -48,39 +109,25 @@ function recordOf(row: Selectable<DeliveriesTable>): DeliveryRecord {
 export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
   private readonly db: Kysely<DeliveriesDatabase>;
   private readonly clock: Clock;
+  private readonly statements: StatementCache;
+  private readonly holder: KyselyHolder<DB>;
 
   /**
-   * @param holder a SQL store (or anything with its Kysely `db`); the journal does not own or close it.
+   * @param holder a SQL store (or anything with its Kysely `db` and `dialect`); the journal does not own or close it.
    * @param options.clock source of "now" for age-based purges. @default systemClock
    */
   constructor(holder: KyselyHolder<DB>, options: { clock?: Clock } = {}) {
     this.db = holder.db as unknown as Kysely<DeliveriesDatabase>;
     this.clock = options.clock ?? systemClock;
+    this.holder = holder;
+    this.statements =
+      holder.statements ?? new StatementCache(holder.db as unknown as Kysely<ReceiptsDatabase>, holder.dialect);
   }
 
   async record(entry: DeliveryRecord): Promise<void> {
-    await this.db
-      .insertInto('payonce_webhook_deliveries')
-      .values({
-        id: entry.id,
-        received_at: entry.receivedAtMs,
-        provider: entry.provider,
-        event_key: entry.eventKey,
-        event_type: entry.eventType,
-        signature: entry.signature,
-        decision: entry.decision,
-        outcome: entry.outcome,
-        response_status: entry.responseStatus,
-        error: entry.error,
-        duration_ms: Math.round(entry.durationMs),
-        object_id: entry.objectId,
-        payment_id: entry.paymentId,
-        merchant_reference: entry.merchantReference,
-        amount_minor: entry.amountMinor,
-        currency: entry.currency,
-        payload: entry.payload,
-      })
-      .execute();
+    const values = { ...entry, durationMs: Math.round(entry.durationMs) };
+    if (this.holder.executeFixed) await this.holder.executeFixed(RECORD, values);
+    else await executeStatement(this.db, this.statements, RECORD, values);
   }
 
   async forPayment(lookup: PaymentLookup | string): Promise<DeliveryRecord[]> {

@@ -79,9 +79,10 @@ for (const dialect of SQL_DIALECTS) {
     let ns: SqlNamespace;
     let plugin: CountingPlugin;
     let store: SqlStore<ReceiptsDatabase>;
+    let owner: SqlStore<ReceiptsDatabase>;
     beforeAll(async () => {
       ns = await sqlNamespaces[dialect]();
-      const owner = await ns.open();
+      owner = await ns.open();
       await owner.migrate();
       plugin = new CountingPlugin();
       store = storeOn[dialect](owner.db.withPlugin(plugin));
@@ -99,6 +100,22 @@ for (const dialect of SQL_DIALECTS) {
       }
       expect(plugin.compiled).toBe(2);
       expect(plugin.results).toBe(60);
+    });
+
+    it('executeFixed answers as Kysely does: affected rows of a write, rows of a read', async () => {
+      const key = new RequestKey(`fixed-${randomUUID().slice(0, 8)}`, 'evt-1');
+      const count = defineStatement(['provider'], (kdb, p) =>
+        kdb.updateTable(RECEIPTS_TABLE).set({ status: 'completed' }).where('provider', '=', p.provider),
+      );
+      const read = defineStatement(['provider'], (kdb, p) =>
+        kdb.selectFrom(RECEIPTS_TABLE).select(['status', 'attempts']).where('provider', '=', p.provider),
+      );
+      const direct = storeOn[dialect](owner.db);
+      const provider = direct.dialect.binaryKeys ? Buffer.from(key.provider) : key.provider;
+      expect((await store.insertClaim({ key, nowMs: T0, fingerprint: null })).inserted).toBe(true);
+      expect((await owner.executeFixed(count, { provider })).numAffectedRows).toBe(1n);
+      expect((await owner.executeFixed(read, { provider })).rows).toEqual([{ status: 'completed', attempts: 1 }]);
+      expect((await direct.executeFixed(read, { provider })).rows).toEqual([{ status: 'completed', attempts: 1 }]);
     });
 
     it('reuses the store’s compiled statements inside a caller’s transaction, with affected rows counted', async () => {
