@@ -2,6 +2,7 @@ import { Kysely, MysqlDialect, type MysqlPool } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { importDriver } from '../driver-missing.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
+import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -63,10 +64,22 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     resolveBatching(batching); // an invalid option throws before any pool exists
     const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
-    const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool }) });
+    // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
+    // it through one idempotent `end`.
+    const endPool = endOnce(
+      () => new Promise<void>((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve()))),
+    );
+    const facade: MysqlPool = {
+      getConnection: (callback) => pool.getConnection(callback),
+      end: (callback) => {
+        endPool().then(() => callback(null), callback);
+      },
+    };
+    const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: facade }) });
     const store = new MysqlStore<DB>({ db, batching });
     store.release = async () => {
       await db.destroy();
+      await endPool();
     };
     store.runStatementsDirectly(mysqlStatementRunner(pool as unknown as MysqlQueryPool));
     return store;

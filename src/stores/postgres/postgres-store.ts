@@ -4,6 +4,7 @@ import type { RequestKey } from '../../core/request-key.js';
 import type { ReceiptWatch } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
+import { endOnce } from '../sql/end-once.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
@@ -116,10 +117,16 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     pool.on('connect', (client) => {
       client.on('error', () => {});
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
+    // it through one idempotent `end`.
+    const endPool = endOnce(() => pool.end());
+    const db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: endPool } }),
+    });
     const store = new PostgresStore<DB>({ db, listenConnection: config, batching });
     store.release = async () => {
       await db.destroy();
+      await endPool();
     };
     store.runStatementsDirectly(pgStatementRunner(pool as unknown as PgQueryPool));
     return store;
