@@ -86,8 +86,9 @@ function integerReply(reply: unknown): number | null {
  * every script stays on one slot (and all of one store's receipts live on one shard). Response bodies are sent and
  * read as raw bytes and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
- * Commands of concurrent calls made in one tick of the event loop leave in one socket write (`TickPipeline`; the
- * `pipelining` option), each with its own reply: Redis runs the commands of one connection in the order sent.
+ * With the `pipelining` option, commands of concurrent calls made in one tick of the event loop leave in one socket
+ * write (`TickPipeline`), each with its own reply: Redis runs the commands of one connection in the order sent. It is
+ * off by default (docs/design.md §3 "Redis: pipelining, off by default").
  *
  * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets

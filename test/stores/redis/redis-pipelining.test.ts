@@ -57,7 +57,7 @@ describe('RedisStore pipelining', () => {
 
   it('sends the claims of 8 concurrent calls in one socket write, each with its own answer', async () => {
     const client = await connected();
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     const counted = countWrites(client);
     const keys = Array.from({ length: 8 }, (_, i) => key(`c${i}`));
     const first = await Promise.all(keys.map((k) => store.insertClaim({ key: k, nowMs: T0, fingerprint: null })));
@@ -74,9 +74,12 @@ describe('RedisStore pipelining', () => {
     );
   });
 
-  it('writes each command on its own with pipelining: false', async () => {
+  it.each([
+    ['pipelining: false', false],
+    ['by default', undefined],
+  ])('writes each command on its own %s', async (_label, pipelining) => {
     const client = await connected();
-    const store = new RedisStore({ client, prefix, pipelining: false });
+    const store = new RedisStore({ client, prefix, ...(pipelining === undefined ? {} : { pipelining }) });
     const counted = countWrites(client);
     await Promise.all(
       Array.from({ length: 4 }, (_, i) => store.insertClaim({ key: key(`u${i}`), nowMs: T0, fingerprint: null })),
@@ -86,7 +89,7 @@ describe('RedisStore pipelining', () => {
 
   it('groups whole deliveries: 8 concurrent guard.run calls cost about one write per step, not one per call', async () => {
     const client = await connected();
-    const guard = new IdempotencyGuard(new RedisStore({ client, prefix }), { clock: new ManualClock(T0) });
+    const guard = new IdempotencyGuard(new RedisStore({ client, prefix, pipelining: true }), { clock: new ManualClock(T0) });
     const counted = countWrites(client);
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) => guard.run(key(`g${i}`), () => ({ body: `answer ${i}` }))),
@@ -100,7 +103,7 @@ describe('RedisStore pipelining', () => {
 
   it('keeps fencing when a stale and a current completion of one key share a write', async () => {
     const client = await connected();
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     const k = key('fence');
     await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
     const taken = await store.takeover({ key: k, expectedStatus: 'processing', expectedAttempts: 1, nowMs: T0 + 1 });
@@ -122,7 +125,7 @@ describe('RedisStore pipelining', () => {
 
   it('lets exactly one of 20 same-tick claims of one key insert, the rest see it in flight', async () => {
     const client = await connected();
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     const k = key('race');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => store.insertClaim({ key: k, nowMs: T0 + i, fingerprint: null })),
@@ -133,7 +136,7 @@ describe('RedisStore pipelining', () => {
 
   it('reloads the scripts after SCRIPT FLUSH (a restart or failover) when the NOSCRIPT replies come in one batch', async () => {
     const client = await connected();
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     const guard = new IdempotencyGuard(store, { clock: new ManualClock(T0) });
     await client.script('FLUSH');
     const keys = Array.from({ length: 6 }, (_, i) => key(`flush${i}`));
@@ -150,7 +153,7 @@ describe('RedisStore pipelining', () => {
     const { Redis } = await import('ioredis');
     const client = new Redis(redisTestUrl(), { lazyConnect: true, enableOfflineQueue: false });
     clients.push(client);
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     await expect(store.insertClaim({ key: key('offline'), nowMs: T0, fingerprint: null })).rejects.toThrow(
       /enableOfflineQueue/,
     );
@@ -220,7 +223,7 @@ describe('RedisStore pipelining on a busy connection', () => {
   });
 
   it('answers 8 concurrent callers × 100 deliveries exactly once each, with the owner’s own commands interleaved', async () => {
-    const store = new RedisStore({ client, prefix });
+    const store = new RedisStore({ client, prefix, pipelining: true });
     const guard = new IdempotencyGuard(store);
     let runs = 0;
     let next = 0;
