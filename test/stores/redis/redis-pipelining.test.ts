@@ -89,7 +89,9 @@ describe('RedisStore pipelining', () => {
 
   it('groups whole deliveries: 8 concurrent guard.run calls cost about one write per step, not one per call', async () => {
     const client = await connected();
-    const guard = new IdempotencyGuard(new RedisStore({ client, prefix, pipelining: true }), { clock: new ManualClock(T0) });
+    const guard = new IdempotencyGuard(new RedisStore({ client, prefix, pipelining: true }), {
+      clock: new ManualClock(T0),
+    });
     const counted = countWrites(client);
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) => guard.run(key(`g${i}`), () => ({ body: `answer ${i}` }))),
