@@ -20,7 +20,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .configureOutput({
       writeOut: (text) => io.out(text.replace(/\n$/, '')),
       writeErr: (text) => io.err(text.replace(/\n$/, '')),
-    });
+      // commander's own usage errors (unknown command or option, missing argument) read like payonce's others.
+      outputError: (text, write) => write(`payonce: ${text.replace(/^error: /, '')}`),
+    })
+    .showHelpAfterError('(payonce --help lists the commands; payonce <command> --help their options)');
   for (const register of ALL_COMMANDS) register(program, io);
   return program;
 }
