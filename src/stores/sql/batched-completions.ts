@@ -25,14 +25,14 @@ export const MAX_BATCHED_RESPONSE_BYTES = 16 * 1024;
  */
 export const MAX_BATCH_STATEMENT_RESPONSE_BYTES = 1024 * 1024;
 
-/** Bytes of `request`'s response as a completion row carries them (body plus headers JSON, UTF-16 length bound). */
-function responseBytes(request: CompleteRequest): number {
-  return request.response.body.byteLength + JSON.stringify(request.response.headers).length * 3;
+/** Bytes of a response as a completion row carries it: the body plus its headers JSON (UTF-16 length × 3 bound). */
+function rowBytes(body: Uint8Array, headersJson: string): number {
+  return body.byteLength + headersJson.length * 3;
 }
 
 /** True when `request` may share a multi-row completion (its response is small). */
 export function batchable(request: CompleteRequest): boolean {
-  return responseBytes(request) < MAX_BATCHED_RESPONSE_BYTES;
+  return rowBytes(request.response.body, JSON.stringify(request.response.headers)) < MAX_BATCHED_RESPONSE_BYTES;
 }
 
 /** A queued completion with its row, built once per batch (the headers are serialised once). */
@@ -47,7 +47,7 @@ function byStatementSize(prepared: readonly PreparedCompletion[]): PreparedCompl
   let chunk: PreparedCompletion[] = [];
   let bytes = 0;
   for (const item of prepared) {
-    const size = item.row.body.byteLength + item.row.headersJson.length * 3;
+    const size = rowBytes(item.row.body, item.row.headersJson);
     if (chunk.length > 0 && bytes + size > MAX_BATCH_STATEMENT_RESPONSE_BYTES) {
       chunks.push(chunk);
       chunk = [];
