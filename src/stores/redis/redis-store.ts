@@ -71,15 +71,15 @@ function integerReply(reply: unknown): number | null {
 }
 
 /**
- * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. The steps every
- * delivery takes run without Lua: the claim is one `HSETNX` of the claim field, so it creates the receipt only if
- * absent; a completion is an `HSETNX` of its own field plus an `HMGET` that tells whether the claim still held
- * (fencing, see `complete`). The rare steps are one Lua script each, so each is atomic: takeover is a compare-and-set
- * on (state, attempts), fail is fenced by attempt, and purge walks the receipts with `SCAN` and deletes by script.
+ * Receipts in Redis (ioredis), shared by every process that uses the same server and prefix. The claim runs
+ * without Lua: one `HSETNX` of the claim field, so it creates the receipt only if absent. Every other step is one
+ * Lua script, so each is atomic: the completion writes its field only while the claim is held at its attempt
+ * (fencing, scripts/complete.ts), takeover is a compare-and-set on (state, attempts), fail is fenced by attempt, and
+ * purge walks the receipts with `SCAN` and deletes each page by script.
  *
  * Layout (see `redisKeys`, receipt-fields.ts): a hash `<prefix>{receipts}:r:<n>:<provider>:<externalId>` per receipt
- * whose `status` field holds the claim (attempts, state, claimed_at, a token unique to the claim, fingerprint), whose
- * `d:<token>` field holds the completion of that claim (finished_at, response status, headers JSON, body bytes),
+ * whose `status` field holds the claim (attempts, state, claimed_at, fingerprint), whose `d` field holds the
+ * completion of the claim (finished_at, response status, headers JSON, body bytes),
  * `e` the error of a failed claim, `w` the flag of a waiting duplicate. Receipts of the previous layout (one field
  * per column, finished-at sorted sets) are read, replayed, retried (moved to this layout) and purged; complete and
  * fail of a claim made in that layout answer false. All keys share the hash tag `{receipts}`, so with Redis Cluster
