@@ -48,6 +48,12 @@ export async function lockAttempt(on: PaymentsSql, attemptId: string): Promise<P
   return row ? toAttempt(row) : null;
 }
 
+/** Reads one attempt by id without a lock; `null` if absent. */
+export async function findAttempt(on: PaymentsSql, attemptId: string): Promise<PaymentAttempt | null> {
+  const row = (await runPaymentsStatement(on, ATTEMPT_BY_ID, { id: attemptId })).rows[0];
+  return row ? toAttempt(row) : null;
+}
+
 /**
  * Finds the attempt an event is about, without locking: by (provider, provider payment id) first, else by the
  * merchant reference (the attempt id). `null` when neither matches yet (the event goes to the inbox).
@@ -62,11 +68,7 @@ export async function locateAttempt(
     const row = (await runPaymentsStatement(on, ATTEMPT_BY_PAYMENT_ID, { provider, paymentId })).rows[0];
     if (row) return toAttempt(row);
   }
-  if (isStoredId(merchantReference)) {
-    const row = (await runPaymentsStatement(on, ATTEMPT_BY_ID, { id: merchantReference })).rows[0];
-    if (row) return toAttempt(row);
-  }
-  return null;
+  return isStoredId(merchantReference) ? findAttempt(on, merchantReference) : null;
 }
 
 /** What `updateAttempt` may change. */

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
 import { transaction } from '../outbox/sql-transaction.js';
-import { findActiveAttempt } from './attempt-rows.js';
+import { findActiveAttempt, findAttempt } from './attempt-rows.js';
 import { checkMoney, type Money } from './money.js';
 import { type Order, toOrder } from './order.js';
 import { OrderNotFound } from './order-not-found.js';
@@ -20,12 +20,13 @@ import { ProviderDeclined } from './provider-declined.js';
 import { isStoredId } from './stored-id.js';
 
 /**
- * The answer of `openCheckout`: the order is already paid (nothing created), or THE active attempt — the one
+ * The answer of `openCheckout`: the order is already paid (nothing created; `paidAttempt` is the attempt that
+ * paid it, read in the same transaction, `null` only for an order paid without one), or THE active attempt — the one
  * this call created (`created: true`, after the provider answered) or the one another call created (`created:
  * false`, as stored now; it may still be `creating`).
  */
 export type CheckoutResult =
-  | { readonly kind: 'already-paid'; readonly order: Order }
+  | { readonly kind: 'already-paid'; readonly order: Order; readonly paidAttempt: PaymentAttempt | null }
   | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean };
 
 /** See `Payments.createOrder`; with `trx` the row is written in the caller's open transaction. */
@@ -60,7 +61,10 @@ async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, princi
     const on = paymentsSql(ctx, trx);
     const order = await lockOrder(on, orderId);
     if (!order || order.principal !== principal) throw new OrderNotFound(orderId);
-    if (PAID_ORDER_STATUSES.includes(order.status)) return { kind: 'already-paid', order };
+    if (PAID_ORDER_STATUSES.includes(order.status)) {
+      const paidAttempt = order.paidAttemptId === null ? null : await findAttempt(on, order.paidAttemptId);
+      return { kind: 'already-paid', order, paidAttempt };
+    }
     if (order.status === 'cancelled' || order.status === 'refunded') throw new OrderNotPayable(orderId, order.status);
     const active = await findActiveAttempt(on, orderId);
     if (active) return { kind: 'attempt', attempt: active, created: false };

@@ -82,7 +82,7 @@ export class Payments<DB> {
 
   /**
    * Opens (or returns) the payment of an order, as docs/design.md §6 and seed 002 describe:
-   * 1. one short transaction locks the order: paid → `already-paid`; an active attempt → that attempt
+   * 1. one short transaction locks the order: paid → `already-paid` with the attempt that paid it; an active attempt → that attempt
    *    (`created: false`, no provider call); else inserts an attempt `creating` with key
    *    `payment-attempt:<attemptId>` (the partial unique index makes a second active attempt impossible);
    * 2. outside any transaction, only the creating call asks the provider, with that key and the attempt id as

@@ -236,7 +236,8 @@ function registerCheckout(
     const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
     if (result.kind === 'already-paid') {
       runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
-      return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt: null });
+      const attempt = result.paidAttempt && attemptJson(result.paidAttempt);
+      return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt });
     }
     const outcome = result.created ? 'created' : 'existing';
     runtime.metrics.checkouts.inc({ outcome });

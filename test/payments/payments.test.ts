@@ -180,7 +180,10 @@ for (const dialect of sqlDialectsFromEnv()) {
         const paid = await payments.openCheckout(order.id, 'alice');
         expect(paid.kind).toBe('already-paid');
         if (paid.kind === 'already-paid')
-          expect(paid.order).toMatchObject({ status: 'paid', paidAttemptId: attempt.id });
+          expect(paid).toMatchObject({
+            order: { status: 'paid', paidAttemptId: attempt.id },
+            paidAttempt: { id: attempt.id, status: 'succeeded' },
+          });
         expect(provider.createCalls).toHaveLength(1);
         expect(await fulfilJobs(order)).toBe(1);
       });

@@ -65,12 +65,14 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
     expect(h.sandbox.controls.charges(attemptId)).toBe(1);
   });
 
-  it('a second checkout of a paid order answers already-paid and creates nothing', async () => {
-    const { orderId } = await orderAndCheckout(url);
+  it('a second checkout of a paid order answers already-paid, names the attempt that paid it, and creates nothing', async () => {
+    const { orderId, checkout } = await orderAndCheckout(url);
+    const attemptId = checkout.body.attempt?.id;
+    expect(attemptId).toEqual(expect.any(String));
     await untilFulfilled(url, orderId);
     const again = await call(url, 'POST', `/orders/${orderId}/checkout`, { key: `again-${orderId}` });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ outcome: 'already-paid', attempt: null });
+    expect(again.body).toMatchObject({ outcome: 'already-paid', attempt: { id: attemptId, status: 'succeeded' } });
     const view = await call<ViewBody>(url, 'GET', `/orders/${orderId}`);
     expect(view.body.attempts).toHaveLength(1);
     expect(view.body.fulfilments).toHaveLength(1);
