@@ -38,13 +38,25 @@ export function runStatement<N extends string, R>(
   definition: StatementDefinition<N, R>,
   values: Readonly<Record<N, unknown>>,
 ): Promise<QueryResult<R>> {
-  const direct = ctx.inTransaction ? null : ctx.direct;
-  if (direct) {
-    const template = ctx.statements.template(definition);
-    return statement(ctx, () => direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>);
-  }
   if (ctx.inTransaction) return executeStatement(ctx.db, ctx.statements, definition, values);
-  return statement(ctx, () => executeStatement(ctx.db, ctx.statements, definition, values));
+  return statement(ctx, () => sendFixed(ctx.db, ctx.statements, ctx.direct ?? null, definition, values));
+}
+
+/**
+ * Sends ONE fixed statement (compiled once in `statements`) as is, not retried: on `direct` (a store's own driver,
+ * `SqlContext.direct`) when given, else through `db` (Kysely's executor, or the open transaction's connection).
+ * Driver errors propagate unchanged.
+ */
+export function sendFixed<N extends string, R, DB>(
+  db: Kysely<DB>,
+  statements: StatementCache,
+  direct: SqlContext['direct'],
+  definition: StatementDefinition<N, R, DB>,
+  values: Readonly<Record<N, unknown>>,
+): Promise<QueryResult<R>> {
+  if (!direct) return executeStatement(db, statements, definition, values);
+  const template = statements.template(definition);
+  return direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>;
 }
 
 /** A key part as bound to the key columns: UTF-8 bytes for binary (VARBINARY) columns, else the string. */

@@ -21,7 +21,7 @@ import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import { withRetry } from './retry.js';
-import type { SqlContext } from './sql-context.js';
+import { type SqlContext, sendFixed } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
 import { withDirectStatements } from './transaction-connection.js';
@@ -169,9 +169,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     definition: StatementDefinition<N, R, D>,
     values: Readonly<Record<N, unknown>>,
   ): Promise<QueryResult<R>> {
-    const template = this.statements.template(definition);
-    if (this.direct) return this.direct(template.sql, template.parametersOf(values)) as Promise<QueryResult<R>>;
-    return this.db.executeQuery(template.bind(values));
+    return sendFixed(this.db as unknown as Kysely<D>, this.statements, this.direct, definition, values);
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
