@@ -4,7 +4,7 @@
  * a minute and a half,
  * - `pgbench` of PostgresStore's captured claim + fenced completion at 1, 8 and 64 clients, and the 64-row batched
  *   (unnest) form at 1 and 8 clients (`pgbench-limits.ts`),
- * - `redis-benchmark` of the bare HSETNX/HSET and RedisStore's captured EVALSHA claim and completion, unpipelined and
+ * - `redis-benchmark` of the bare HSETNX/HSET and RedisStore's captured HSETNX claim and EVALSHA completion, unpipelined and
  *   with `-P 16` (`redis-limits.ts`),
  * - `mysqlslap` of MysqlStore's captured claim + completion at 1, 8 and 64 clients (`mysql-limits.ts`),
  * each on a temporary schema, database or key prefix it removes, and returns a markdown section (a table and what
@@ -68,14 +68,14 @@ function meaning(pg: readonly LimitRow[], redis: readonly LimitRow[], my: readon
     );
   }
   const hsetnx = redis.find((r) => r.what.includes('HSETNX (bare'));
-  const claim = redis.find((r) => r.what.includes('claim script') && !r.what.includes('-P'));
+  const claim = redis.find((r) => r.what.includes('payonce claim') && !r.what.includes('-P'));
   const complete = redis.find((r) => r.what.includes('completion script'));
   if (hsetnx && claim && complete) {
     const perDelivery = 1 / (1 / claim.perSec + 1 / complete.perSec);
     parts.push(
-      `On Redis a bare HSETNX runs at ${num(hsetnx.perSec)} ops/s from ${hsetnx.clients} clients, payonce's claim script ` +
-        `at ${num(claim.perSec)} and its completion script at ${num(complete.perSec)}: one round trip each, so ` +
-        `about ${num(perDelivery)} deliveries/s is payonce's unpipelined Redis ceiling with these scripts; pipelining ` +
+      `On Redis a bare HSETNX runs at ${num(hsetnx.perSec)} ops/s from ${hsetnx.clients} clients, payonce's claim (an ` +
+        `HSETNX of the packed claim) at ${num(claim.perSec)} and its completion script at ${num(complete.perSec)}: one ` +
+        `round trip each, so about ${num(perDelivery)} deliveries/s is payonce's unpipelined Redis ceiling; pipelining ` +
         '(-P) shows how much of that is round trips rather than Redis itself.',
     );
   }

@@ -1,13 +1,14 @@
 /**
  * Redis's physical limit for payonce's commands on this machine: `redis-benchmark` sends the bare minimum's HSETNX
- * (claim) and HSET (completion fields), and the exact EVALSHA claim and completion commands `RedisStore` sent for one
- * captured delivery (`capture.ts`), with the key part replaced by `__rand_int__` (a fresh 12-digit number per
- * command out of 10^12, so claims are unique), without and with 16-command pipelining (`-P 16`).
+ * (claim) and HSET (completion fields), and the exact commands `RedisStore` sent for one captured delivery
+ * (`capture.ts`): its claim (`HSETNX <receipt> status <packed claim>`) and its completion (`EVALSHA` of the small fenced
+ * script), with the key part replaced by `__rand_int__` (a fresh 12-digit number per command out of 10^12, so claims
+ * are unique), without and with 16-command pipelining (`-P 16`). docs/design.md §3 "Redis: the receipt hash".
  *
- * The completion script only does its full work (HMGET, HSET, two ZADDs, PUBLISH) on a receipt that is still
- * `processing`, and redis-benchmark cannot hand a claim's key to a later completion. So its row runs on a key space
- * claimed beforehand (R keys, pipelined EVALSHA claims) with R random draws: the first completion of a key is
- * recorded, a repeat is fenced out (HMGET only); the row says how many were recorded (ZCARD of the finished index).
+ * The completion script only records a response on a receipt that is still claimed by the same attempt, and
+ * redis-benchmark cannot hand a claim's key to a later completion. So its row runs on a key space claimed beforehand
+ * (R keys, pipelined claims) with R random draws: the first completion of a key is recorded, a repeat is fenced out
+ * (one HSETNX that changes nothing); the row says how many were recorded (receipts with more than the claim's field).
  * Everything is written under a unique prefix, deleted afterwards.
  */
 import { randomBytes } from 'node:crypto';
@@ -78,9 +79,12 @@ export async function redisLimits(
     });
   try {
     const captured = await captureRedis(BENCH_URLS.redis, prefix);
-    const scripts = captured.filter((c) => c.name === 'EVALSHA');
-    if (scripts.length !== 2) throw new Error(`RedisStore sent ${scripts.length} EVALSHA for a delivery (expected 2)`);
-    const [claim, complete] = scripts as [CapturedCommand, CapturedCommand];
+    const claim = captured.find((c) => c.name === 'HSETNX');
+    const complete = captured.find((c) => c.name === 'EVALSHA');
+    if (!claim || !complete || captured.length !== 2) {
+      const names = captured.map((c) => c.name).join(', ');
+      throw new Error(`RedisStore sent ${names || 'nothing'} for a delivery (expected HSETNX, EVALSHA)`);
+    }
     const bareKey = `${prefix}bare:${RAND}`;
     const hsetnx = ['HSETNX', bareKey, 'status', 'processing'];
     const body = '{"received":true}';
@@ -92,24 +96,26 @@ export async function redisLimits(
     push('redis-benchmark: HSETNX (bare claim)', await bench('HSETNX', hsetnx, { n }));
     push(`redis-benchmark: HSETNX, -P ${p}`, await bench('HSETNX', hsetnx, { n: n * 10, pipeline: p }));
     push('redis-benchmark: HSET of the response (bare completion)', await bench('HSET', hset, { n }));
-    const claimArgs = ['EVALSHA', ...withKey(claim, RAND)];
-    push('redis-benchmark: EVALSHA payonce claim script', await bench('EVALSHA claim', claimArgs, { n }));
+    const claimArgs = ['HSETNX', ...withKey(claim, RAND)];
+    push('redis-benchmark: payonce claim (HSETNX of the packed claim)', await bench('claim', claimArgs, { n }));
     push(
-      `redis-benchmark: EVALSHA payonce claim script, -P ${p}`,
-      await bench('EVALSHA claim', claimArgs, { n: n * 10, pipeline: p }),
+      `redis-benchmark: payonce claim (HSETNX of the packed claim), -P ${p}`,
+      await bench('claim', claimArgs, { n: n * 10, pipeline: p }),
     );
     // The completion on claimed receipts: claim R keys as redis-benchmark names them (12 digits), then R draws.
     const keyspace = n;
-    const pipeline = client.pipeline();
+    const keyOf = (i: number) => String(i).padStart(12, '0');
+    const claiming = client.pipeline();
     for (let i = 0; i < keyspace; i++) {
-      const [sha, numberOfKeys, ...rest] = withKey(claim, String(i).padStart(12, '0'));
-      pipeline.evalsha(sha!, Number(numberOfKeys), ...rest);
+      claiming.call('HSETNX', ...withKey(claim, keyOf(i)));
     }
-    await pipeline.exec();
-    const finishedKey = String(complete.args[3]);
+    await claiming.exec();
     const completeArgs = ['EVALSHA', ...withKey(complete, RAND)];
     const r = await bench('EVALSHA complete', completeArgs, { n: keyspace, keyspace });
-    const recorded = await client.zcard(finishedKey);
+    const counting = client.pipeline();
+    for (let i = 0; i < keyspace; i++) counting.hlen(withKey(claim, keyOf(i))[0]!);
+    const lengths = (await counting.exec()) ?? [];
+    const recorded = lengths.filter(([, length]) => Number(length) > 1).length;
     push(
       'redis-benchmark: EVALSHA payonce completion script (on claimed receipts)',
       r,
