@@ -8,6 +8,7 @@
  *   npm run bench -- --list                    # the target ids
  *   BENCH_QUICK=1 npm run bench                # smoke run (tiny sides, 1 pair) into bench/out/
  *
+ * Every payonce module runs from dist/, the compiled package (`npm run bench` builds it first; `lib/side-node-args.ts`).
  * BENCH_OUT=<dir> writes elsewhere; BENCH_VERBOSE=1 echoes every side's stderr; BENCH_PAIRS=N overrides the pairs of
  * targets that do not fix their own.
  */
@@ -27,6 +28,7 @@ import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
 import { updateReadme } from './lib/readme-section.js';
 import { renderResults } from './lib/results-markdown.js';
 import { runSide } from './lib/run-side.js';
+import { staleCompiledFiles, usesCompiledPayonce } from './lib/side-node-args.js';
 import { loadTargets, type TargetFileHooks } from './lib/target-files.js';
 import { collectVersions } from './lib/versions.js';
 
@@ -52,6 +54,14 @@ async function main(): Promise<void> {
   for (const problem of loaded.problems) log(`! ${problem}`);
   if (args.list) {
     for (const t of loaded.targets) process.stdout.write(`${t.id.padEnd(44)} ${t.title}\n`);
+    return;
+  }
+  const stale = usesCompiledPayonce() ? staleCompiledFiles() : [];
+  if (stale.length > 0) {
+    log(
+      `dist/ is older than ${stale.length} source files (first: ${stale[0]}): run \`npm run build\` (npm run bench does)`,
+    );
+    process.exitCode = 2;
     return;
   }
   const targets = selectTargets(loaded.targets, args.only);

@@ -17,6 +17,7 @@ import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { measureUnique } from '../lib/measure.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../lib/namespaces.js';
+import { payonceNodeArgs } from '../lib/side-node-args.js';
 import { payloadOf } from '../lib/subject.js';
 import { type HttpRouteName, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
 
@@ -55,7 +56,7 @@ interface Running {
 async function startServer(route: HttpRouteName, ns: Namespace, server: string): Promise<Running> {
   const prof = values['cpu-prof'];
   const child: ChildProcess = fork(server, [JSON.stringify({ route, ns: ns.info })], {
-    execArgv: ['--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
+    execArgv: [...payonceNodeArgs(), ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

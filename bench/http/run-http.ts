@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import type { Deliver } from '../lib/measure.js';
 import type { NamespaceInfo } from '../lib/namespaces.js';
+import { payonceNodeArgs } from '../lib/side-node-args.js';
 import { payloadOf } from '../lib/subject.js';
 import { type HttpRouteName, type ParentMessage, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
 
@@ -25,7 +26,7 @@ export interface Server {
 /** Starts the server child of `route` on namespace `ns`; resolves once it listens on a loopback port. */
 export async function startServer(route: HttpRouteName, ns: NamespaceInfo): Promise<Server> {
   const child: ChildProcess = fork(SERVER, [JSON.stringify({ route, ns })], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: payonceNodeArgs(),
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,6 +1,6 @@
 /**
- * Runs one side of a pair (`bench/lib/side-protocol.ts`) in a fresh process: `node --expose-gc --import tsx
- * <script> <args…>` from the repository root, the namespace as JSON in `BENCH_NS`, and reads the `SideResult` from
+ * Runs one side of a pair (`bench/lib/side-protocol.ts`) in a fresh process: `node --expose-gc --import tsx --import
+ * ./bench/lib/compiled-payonce.mjs <script> <args…>` (`side-node-args.ts`) from the repository root, the namespace as JSON in `BENCH_NS`, and reads the `SideResult` from
  * the last line of its stdout. The process gets a process group of its own, so a side that hangs is killed with
  * whatever it started (an HTTP side's server).
  */
@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { NamespaceInfo } from './namespaces.js';
 import type { SideRun } from './pair-verdict.js';
+import { payonceNodeArgs } from './side-node-args.js';
 import type { SideResult, SideSpec } from './side-protocol.js';
 
 /** The repository root: every side's working directory. */
@@ -59,7 +60,7 @@ export function runSide(side: SideSpec, options: RunSideOptions): Promise<SideRu
   delete env.BENCH_NS;
   if (options.ns !== null) env.BENCH_NS = JSON.stringify(options.ns);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', side.script, ...side.args], {
+    const child = spawn(process.execPath, ['--expose-gc', ...payonceNodeArgs(), side.script, ...side.args], {
       cwd: REPO_ROOT,
       env,
       detached: true,

@@ -3,6 +3,7 @@
  * reading its `pg` statement probe, stopping it. Its CPU profile covers a chosen window (inspector).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { payonceNodeArgs } from '../lib/side-node-args.js';
 import type { ProbeSnapshot } from './pg-probe.js';
 
 /** A running server child. */
@@ -31,7 +32,7 @@ const SCRIPT = new URL('./server-child.ts', import.meta.url);
 
 /** Forks the server child and resolves once it listens. @throws when it exits or fails to start within 60 s. */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = payonceNodeArgs();
   const child: ChildProcess = fork(SCRIPT, [...options.args], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
