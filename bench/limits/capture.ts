@@ -59,6 +59,13 @@ export async function capturePostgres(config: { connectionString: string; option
   return captured;
 }
 
+/** What `mysql2` hands `Connection.query` for a pool's query: the command, its SQL text and (somewhere) its values. */
+interface QueryCommand {
+  readonly sql?: string;
+  readonly values?: unknown;
+  readonly options?: { readonly values?: unknown };
+}
+
 /** The receipts statements `MysqlStore` sends for one delivery (mysql2 interpolates values into the text). */
 export async function captureMysql(url: string) {
   const { default: mysql } = await import('mysql2');
@@ -70,9 +77,13 @@ export async function captureMysql(url: string) {
   for (const method of ['query', 'execute'] as const) {
     proto[method] = function (this: unknown, ...args: unknown[]) {
       const [text, values] = args;
-      const sql = typeof text === 'string' ? text : (text as { sql?: string } | null)?.sql;
+      // A string with its values (a connection's own query), or a query command made by the pool (`pool.query`, as
+      // MysqlStore.connect sends its statements) that carries its values itself.
+      const command = typeof text === 'string' ? null : (text as QueryCommand | null);
+      const sql = command === null ? text : command.sql;
+      const bound = command === null ? values : (command.values ?? command.options?.values);
       if (typeof sql === 'string' && sql.includes('payonce_receipts')) {
-        captured.push({ text: sql, values: Array.isArray(values) ? [...values] : [] });
+        captured.push({ text: sql, values: Array.isArray(bound) ? [...bound] : [] });
       }
       return originals[method].apply(this, args);
     };
