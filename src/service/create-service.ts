@@ -233,12 +233,14 @@ function registerCheckout(
       runtime.metrics.checkouts.inc({ outcome: 'error' });
       throw error;
     }
-    const order = (await ctx.payments.findOrder(orderId)) ?? (result.kind === 'already-paid' ? result.order : null);
     if (result.kind === 'already-paid') {
+      // The order and its paying attempt as read together under the order lock: a refund that commits after that
+      // transaction must not turn this answer into "already-paid" with a `refunded` order (stored and replayed).
       runtime.metrics.checkouts.inc({ outcome: 'already-paid' });
       const attempt = result.paidAttempt && attemptJson(result.paidAttempt);
-      return reply.code(200).send({ outcome: 'already-paid', order: order && orderJson(order), attempt });
+      return reply.code(200).send({ outcome: 'already-paid', order: orderJson(result.order), attempt });
     }
+    const order = await ctx.payments.findOrder(orderId);
     const outcome = result.created ? 'created' : 'existing';
     runtime.metrics.checkouts.inc({ outcome });
     return reply
