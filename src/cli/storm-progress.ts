@@ -15,11 +15,19 @@ export function progressLine(event: StormProgress): string {
   return `${verdict}  ${result.id}. ${result.name} (${result.durationMs} ms)${why}  [${event.index} of ${event.total} finished]`;
 }
 
-/** The line before the progress lines: how many scenarios, how many at a time, and why the lines are out of order. */
-export function stormPlanLine(total: number, concurrency: number): string {
+/**
+ * The line before the progress lines: how many scenarios, how many at a time, which of the selected ones (`only`;
+ * all when absent) kill a service process and so run alone at the end, and why the lines are out of order.
+ */
+export function stormPlanLine(total: number, concurrency: number, only?: readonly number[]): string {
+  const killing = KILLING_SCENARIO_IDS.filter((id) => only === undefined || only.includes(id));
+  const alone =
+    killing.length === 0
+      ? ''
+      : ` (scenario ${killing.join(' and scenario ')}, which kill${killing.length === 1 ? 's' : ''} a service ` +
+        `process, run${killing.length === 1 ? 's' : ''} alone at the end)`;
   return (
-    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time (scenario ${KILLING_SCENARIO_IDS.join(' and scenario ')}, ` +
-    'which kill a service process, run alone at the end): lines come in the order they finish; the table below is in ' +
-    'scenario order'
+    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time${alone}: lines come in the order they ` +
+    'finish; the table below is in scenario order'
   );
 }

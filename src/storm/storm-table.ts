@@ -3,6 +3,9 @@ import type { StormReport } from './storm-report.js';
 
 const NAME_WIDTH = 52;
 
+/** `1 duplicate`, `11 duplicates`. */
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 function label(result: ScenarioResult): string {
   const text = `${String(result.id).padStart(2)} ${result.name}`;
   return text.length > NAME_WIDTH ? `${text.slice(0, NAME_WIDTH - 1)}…` : text;
@@ -56,7 +59,10 @@ export function stormSummary(report: StormReport): string {
   const skip = skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join(', ')})` : '';
   return (
     `${head}${skip}, ${total((r) => r.counts.deliveriesSent)} deliveries ` +
-    `(${total((r) => r.counts.duplicates)} duplicates), ${total((r) => r.counts.charges)} charges, ` +
+    `(${plural(
+      total((r) => r.counts.duplicates),
+      'duplicate',
+    )}), ${total((r) => r.counts.charges)} charges, ` +
     `${total((r) => r.counts.paidTransitions)} paid transitions, ${total((r) => r.counts.fulfilments)} fulfilments, ` +
     `${(report.durationMs / 1000).toFixed(1)} s`
   );

@@ -23,6 +23,12 @@ describe('storm progress lines', () => {
     expect(plan).toContain('18 scenarios, 4 at a time');
     expect(plan).toContain('scenario 12');
     expect(plan).toMatch(/in the order they finish; the table below is in scenario order/);
+    expect(stormPlanLine(2, 4, [8, 12])).toContain(
+      '(scenario 12, which kills a service process, runs alone at the end)',
+    );
+    expect(stormPlanLine(2, 4, [8, 9])).toBe(
+      'running 2 scenarios, 2 at a time: lines come in the order they finish; the table below is in scenario order',
+    );
   });
 });
 

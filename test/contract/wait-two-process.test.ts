@@ -45,32 +45,37 @@ function startA(backend: string, target: string, externalId: string) {
 }
 
 const selected = new Set(backendsFromEnv());
-for (const backend of (['postgres', 'mysql', 'redis'] as const).filter((name) => selected.has(name))) {
-  describe(`${backend}: a duplicate in another process waits for the in-flight result`, () => {
-    let namespace: { target: string; drop(): Promise<void> };
-    let store: ClosableStore;
-    beforeAll(async () => {
-      namespace = await createSharedNamespace(backend);
-      store = await openWaitStore(backend, namespace.target);
-    });
-    afterAll(async () => {
-      await store?.close();
-      await namespace?.drop();
-    });
+// Every backend's suite is declared and the unselected ones are skipped, so a PAYONCE_BACKENDS without any of these
+// three still leaves vitest a suite in this file (a file without one fails the run).
+for (const backend of ['postgres', 'mysql', 'redis'] as const) {
+  describe.skipIf(!selected.has(backend))(
+    `${backend}: a duplicate in another process waits for the in-flight result`,
+    () => {
+      let namespace: { target: string; drop(): Promise<void> };
+      let store: ClosableStore;
+      beforeAll(async () => {
+        namespace = await createSharedNamespace(backend);
+        store = await openWaitStore(backend, namespace.target);
+      });
+      afterAll(async () => {
+        await store?.close();
+        await namespace?.drop();
+      });
 
-    it(`replays A's stored response to B (waitForInFlightMs 2000) soon after A completes; 100 ms is too short`, async () => {
-      // Every trial must hold the behaviour (replay, handler run once, 100 ms too short); the latency bound must hold
-      // in at least one of three trials. One trial inside the bound shows the wake is the store's notification (the
-      // watch's safety re-read comes only after 1 s); further trials only absorb scheduling noise of a loaded
-      // 2-core machine, where two test files run at once.
-      const latencies: number[] = [];
-      for (let trial = 0; trial < 3; trial++) {
-        latencies.push(await waitTrial(backend, namespace.target, store));
-        if (latencies.at(-1)! <= BOUND_MS[backend]!) break;
-      }
-      expect(Math.min(...latencies)).toBeLessThanOrEqual(BOUND_MS[backend]!);
-    });
-  });
+      it(`replays A's stored response to B (waitForInFlightMs 2000) soon after A completes; 100 ms is too short`, async () => {
+        // Every trial must hold the behaviour (replay, handler run once, 100 ms too short); the latency bound must hold
+        // in at least one of three trials. One trial inside the bound shows the wake is the store's notification (the
+        // watch's safety re-read comes only after 1 s); further trials only absorb scheduling noise of a loaded
+        // 2-core machine, where two test files run at once.
+        const latencies: number[] = [];
+        for (let trial = 0; trial < 3; trial++) {
+          latencies.push(await waitTrial(backend, namespace.target, store));
+          if (latencies.at(-1)! <= BOUND_MS[backend]!) break;
+        }
+        expect(Math.min(...latencies)).toBeLessThanOrEqual(BOUND_MS[backend]!);
+      });
+    },
+  );
 }
 
 /** One trial: A holds the claim in another process; B's 100 ms wait is refused, its 2 s wait replays A's answer. */

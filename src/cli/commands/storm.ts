@@ -66,7 +66,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
       timeoutMs: intOption(options.timeoutMs, '--timeout-ms'),
       concurrency,
       onProgress: (event) => {
-        if (event.kind === 'started' && event.index === 1) io.out(stormPlanLine(event.total, concurrency));
+        if (event.kind === 'started' && event.index === 1) io.out(stormPlanLine(event.total, concurrency, only));
         io.out(progressLine(event));
       },
     });

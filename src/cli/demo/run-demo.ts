@@ -180,7 +180,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
         timeoutMs: options.scenarioTimeoutMs,
         onProgress: (event) => {
           if (event.kind === 'started' && event.index === 1)
-            io.out(stormPlanLine(event.total, DEFAULT_STORM_CONCURRENCY));
+            io.out(stormPlanLine(event.total, DEFAULT_STORM_CONCURRENCY, options.only));
           if (event.kind === 'finished') io.out(progressLine(event));
         },
       }).catch((error: unknown) => {
