@@ -1,10 +1,8 @@
+import { counted } from './counted.js';
 import type { ScenarioResult } from './scenario.js';
 import type { StormReport } from './storm-report.js';
 
 const NAME_WIDTH = 52;
-
-/** `1 duplicate`, `11 duplicates`. */
-const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 function label(result: ScenarioResult): string {
   const text = `${String(result.id).padStart(2)} ${result.name}`;
@@ -59,7 +57,7 @@ export function stormSummary(report: StormReport): string {
   const skip = skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join(', ')})` : '';
   return (
     `${head}${skip}, ${total((r) => r.counts.deliveriesSent)} deliveries ` +
-    `(${plural(
+    `(${counted(
       total((r) => r.counts.duplicates),
       'duplicate',
     )}), ${total((r) => r.counts.charges)} charges, ` +

@@ -3,13 +3,14 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { InvalidOption } from '../../core/errors.js';
+import { counted } from '../../storm/counted.js';
 import type { Capture } from '../../storm/replay/capture.js';
 import { InvalidCaptureFile } from '../../storm/replay/invalid-capture-file.js';
 import { readCaptureFile } from '../../storm/replay/read-capture-file.js';
 import { ReplayFailed } from '../../storm/replay/replay-failed.js';
 import { replayTarget, resolveReplayOptions } from '../../storm/replay/replay-options.js';
 import type { ReplayReport } from '../../storm/replay/replay-report.js';
-import { counted, replayTable } from '../../storm/replay/replay-table.js';
+import { replayTable } from '../../storm/replay/replay-table.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 

@@ -1,11 +1,7 @@
+import { counted } from '../counted.js';
 import type { ReplayReport } from './replay-report.js';
 
 const MAX_ID_CHARS = 44;
-
-/** `1 capture`, `2 captures`, `1 copy`, `3 copies`: a count and its noun in the right number. */
-export function counted(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : plural}`;
-}
 
 function cell(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
