@@ -59,11 +59,10 @@ export async function capturePostgres(config: { connectionString: string; option
   return captured;
 }
 
-/** What `mysql2` hands `Connection.query` for a pool's query: the command, its SQL text and (somewhere) its values. */
+/** What `mysql2` hands `Connection.query` for a pool's query: the query command, with its SQL text and values. */
 interface QueryCommand {
   readonly sql?: string;
   readonly values?: unknown;
-  readonly options?: { readonly values?: unknown };
 }
 
 /** The receipts statements `MysqlStore` sends for one delivery (mysql2 interpolates values into the text). */
@@ -81,7 +80,7 @@ export async function captureMysql(url: string) {
       // MysqlStore.connect sends its statements) that carries its values itself.
       const command = typeof text === 'string' ? null : (text as QueryCommand | null);
       const sql = command === null ? text : command.sql;
-      const bound = command === null ? values : (command.values ?? command.options?.values);
+      const bound = command === null ? values : command.values;
       if (typeof sql === 'string' && sql.includes('payonce_receipts')) {
         captured.push({ text: sql, values: Array.isArray(bound) ? [...bound] : [] });
       }

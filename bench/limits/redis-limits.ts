@@ -104,16 +104,14 @@ export async function redisLimits(
     );
     // The completion on claimed receipts: claim R keys as redis-benchmark names them (12 digits), then R draws.
     const keyspace = n;
-    const keyOf = (i: number) => String(i).padStart(12, '0');
+    const claims = Array.from({ length: keyspace }, (_, i) => withKey(claim, String(i).padStart(12, '0')));
     const claiming = client.pipeline();
-    for (let i = 0; i < keyspace; i++) {
-      claiming.call('HSETNX', ...withKey(claim, keyOf(i)));
-    }
+    for (const args of claims) claiming.call('HSETNX', ...args);
     await claiming.exec();
     const completeArgs = ['EVALSHA', ...withKey(complete, RAND)];
     const r = await bench('EVALSHA complete', completeArgs, { n: keyspace, keyspace });
     const counting = client.pipeline();
-    for (let i = 0; i < keyspace; i++) counting.hlen(withKey(claim, keyOf(i))[0]!);
+    for (const [receipt] of claims) counting.hlen(receipt!);
     const lengths = (await counting.exec()) ?? [];
     const recorded = lengths.filter(([, length]) => Number(length) > 1).length;
     push(
