@@ -32,6 +32,9 @@ import { staleCompiledFiles, usesCompiledPayonce } from './lib/side-node-args.js
 import { loadTargets, type TargetFileHooks } from './lib/target-files.js';
 import { collectVersions } from './lib/versions.js';
 
+// Every side runs as a production deployment would (both sides of a pair inherit it): payonce's nested-claim
+// check, a development check on Node.js < 24, is then off (GuardOptions.detectNestedClaims).
+process.env.NODE_ENV ??= 'production';
 const QUICK = process.env.BENCH_QUICK === '1';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const loadAverage = () => os.loadavg()[0] ?? 0;

@@ -42,6 +42,17 @@ export interface GuardOptions {
    * every `max(1 000, waitPollMaxMs)` ms in case a notification was lost. @default 100
    */
   waitPollMaxMs?: number;
+  /**
+   * Whether a claim of the key that the running handler chain already holds throws `NestedClaim` (a misuse that
+   * would otherwise answer 409, or on PostgreSQL and MySQL wait on its own uncommitted row until a lock timeout).
+   * The check follows the handler's async context with `AsyncLocalStorage`; on Node.js before 24 that turns on
+   * promise hooks for the whole process, measured at 8–11 % of an HTTP server's CPU (bench/notes/http-adapter.md).
+   * It is therefore a development check by default there, like React's: on outside production, off when
+   * `NODE_ENV` is `production`. On Node.js 24 and later (async context frames) it is always on by default.
+   * Set `true` to keep it in production, `false` to drop it everywhere.
+   * @default `true` on Node.js ≥ 24 or when `process.env.NODE_ENV !== 'production'`, else `false`
+   */
+  detectNestedClaims?: boolean;
 }
 
 /** `GuardOptions` after defaults and validation. */
@@ -54,6 +65,7 @@ export interface ResolvedGuardOptions {
   readonly maxResponseBytes: number;
   readonly waitForInFlightMs: number;
   readonly waitPollMaxMs: number;
+  readonly detectNestedClaims: boolean;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -77,8 +89,25 @@ function atMost(value: number, limit: number, name: string): number {
 }
 
 /**
+ * The default of `GuardOptions.detectNestedClaims` for this process: on where `AsyncLocalStorage` is cheap
+ * (Node.js ≥ 24, async context frames) or outside production; off for `NODE_ENV=production` on older Node.js.
+ */
+export function defaultNestedClaimDetection(
+  nodeVersion: string = process.versions.node,
+  nodeEnv: string | undefined = process.env.NODE_ENV,
+): boolean {
+  return Number.parseInt(nodeVersion, 10) >= 24 || nodeEnv !== 'production';
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new InvalidOption(name, `must be true or false, got ${typeof value}`);
+  return value;
+}
+
+/**
  * Applies defaults and checks every option once.
- * @throws {InvalidOption} for a lease (`staleAfterMs`) or bound that is 0, negative, fractional or not finite.
+ * @throws {InvalidOption} for a lease (`staleAfterMs`) or bound that is 0, negative, fractional or not finite,
+ *   or a `detectNestedClaims` that is not a boolean.
  */
 export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOptions {
   const clock = options.clock ?? systemClock;
@@ -92,5 +121,6 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     maxResponseBytes: positiveInt(options.maxResponseBytes ?? 6_291_456, 'maxResponseBytes'),
     waitForInFlightMs: waitBudget(options.waitForInFlightMs ?? 0, 'waitForInFlightMs'),
     waitPollMaxMs: positiveInt(options.waitPollMaxMs ?? 100, 'waitPollMaxMs'),
+    detectNestedClaims: flag(options.detectNestedClaims ?? defaultNestedClaimDetection(), 'detectNestedClaims'),
   });
 }

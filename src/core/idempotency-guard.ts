@@ -191,7 +191,8 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {ReceiptCorrupted} a fingerprint is given but the stored receipt's is NULL or empty (HTTP 500).
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
-   * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed.
+   * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed
+   *   (checked when `detectNestedClaims` is on: by default outside production, or on Node.js ≥ 24).
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
    * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
    *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
@@ -210,7 +211,8 @@ export class IdempotencyGuard<S extends Store = Store> {
    * A handler that throws leaves no `failed` row (the caller's rollback removes the claim); the error is
    * rethrown. Concurrent transactions with one key serialise on the unique index: one business write commits.
    * @throws {TransactionsUnsupported} the store cannot join a transaction (memory, Redis).
-   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key).
+   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key), when
+   *   `detectNestedClaims` is on.
    * @throws the same errors as `run`.
    */
   async runInTransaction<T extends TransactionOf<S>>(
@@ -236,7 +238,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * later ones replay the first one's committed response. After a transient error (deadlock, SQLITE_BUSY) the
    * whole transaction runs again, so `handler` must only write through `tx` (no network calls).
    * @throws {TransactionsUnsupported} the store cannot open a transaction (memory, Redis).
-   * @throws {NestedClaim} `key` is held by the running handler.
+   * @throws {NestedClaim} `key` is held by the running handler, when `detectNestedClaims` is on.
    * @throws {StoreUnavailable} opening or committing the transaction failed (the commit's outcome is unknown:
    *   deliver again; the receipt decides).
    * @throws the same errors as `runInTransaction`, and whatever `handler` throws (after the rollback).
@@ -374,6 +376,7 @@ export class IdempotencyGuard<S extends Store = Store> {
 
   /** `key`, unless the running handler chain already holds it on this store. @throws {NestedClaim} */
   private notHeld(key: RequestKey): RequestKey {
+    if (!this.options.detectNestedClaims) return key;
     let held = heldClaims.getStore();
     if (held === undefined) return key;
     const slot = slotOf(key);
@@ -381,6 +384,11 @@ export class IdempotencyGuard<S extends Store = Store> {
       if (held.active && held.store === this.store && held.slot === slot) throw new NestedClaim(key);
     }
     return key;
+  }
+
+  /** The entry `key` adds to the running chain's held claims (`detectNestedClaims`). */
+  private heldClaim(key: RequestKey): HeldClaim {
+    return { store: this.store, slot: slotOf(key), parent: heldClaims.getStore(), active: true };
   }
 
   private transactionalView(tx: TransactionOf<S>): Store {
@@ -525,15 +533,15 @@ export class IdempotencyGuard<S extends Store = Store> {
     const { key, attempts: attempt } = decision.receipt;
     const started = this.now();
     let result: Awaited<HandlerResult>;
-    const held: HeldClaim = { store: this.store, slot: slotOf(key), parent: heldClaims.getStore(), active: true };
+    const held = this.options.detectNestedClaims ? this.heldClaim(key) : undefined;
     try {
-      result = await heldClaims.run(held, invoke);
+      result = await (held === undefined ? invoke() : heldClaims.run(held, invoke));
     } catch (error) {
-      held.active = false;
+      if (held !== undefined) held.active = false;
       await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
-    held.active = false;
+    if (held !== undefined) held.active = false;
     let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);

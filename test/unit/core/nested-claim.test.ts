@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NestedClaim, RequestInProgress } from '../../../src/core/errors.js';
+import { InvalidOption, NestedClaim, RequestInProgress } from '../../../src/core/errors.js';
+import { defaultNestedClaimDetection } from '../../../src/core/guard-options.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
@@ -103,6 +107,54 @@ describe('a nested claim of the held key', () => {
       expect(
         journal.all().map((row) => row.error?.startsWith('NestedClaim') || row.error?.includes('NESTED_CLAIM')),
       ).toEqual([true, true]);
+    });
+  });
+
+  describe('detectNestedClaims (a development check on Node.js < 24: promise hooks cost every promise)', () => {
+    const child = fileURLToPath(new URL('./support/promise-hooks-child.ts', import.meta.url));
+    const runChild = async (nodeEnv: string) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], {
+        env: { ...process.env, NODE_ENV: nodeEnv },
+      });
+      return JSON.parse(stdout) as { before: boolean; after: boolean; detect: boolean };
+    };
+
+    it('defaults on outside production and on Node.js ≥ 24, off for NODE_ENV=production before 24', () => {
+      expect(defaultNestedClaimDetection('20.20.2', 'production')).toBe(false);
+      expect(defaultNestedClaimDetection('22.11.0', 'production')).toBe(false);
+      expect(defaultNestedClaimDetection('24.0.0', 'production')).toBe(true);
+      expect(defaultNestedClaimDetection('20.20.2', 'test')).toBe(true);
+      expect(defaultNestedClaimDetection('20.20.2', undefined)).toBe(true);
+      expect(new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: true }).options.detectNestedClaims).toBe(
+        true,
+      );
+      expect(() => new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: 'yes' as never })).toThrow(
+        InvalidOption,
+      );
+    });
+
+    it.runIf(Number.parseInt(process.versions.node, 10) < 24)(
+      'leaves promise hooks off in a production process that ran a claim, and turns them on in a test process',
+      async () => {
+        expect(await runChild('production')).toEqual({ before: false, after: false, detect: false });
+        expect(await runChild('test')).toEqual({ before: false, after: true, detect: true });
+      },
+    );
+
+    it('switched off, a nested claim is answered as held elsewhere (RequestInProgress), and nothing is claimed twice', async () => {
+      const guard = new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: false });
+      const key = new RequestKey('stripe', 'evt_nested_off');
+      let runs = 0;
+      let inner: unknown;
+      const outcome = await guard.run(key, async () => {
+        runs++;
+        inner = await guard.run(key, async () => ({ body: 'inner' })).catch((error: unknown) => error);
+        return { body: 'outer' };
+      });
+      expect(inner).toBeInstanceOf(RequestInProgress);
+      expect(outcome.isReplay).toBe(false);
+      expect(runs).toBe(1);
+      expect((await guard.find(key))?.status).toBe('completed');
     });
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * Child of nested-claim.test.ts: runs one `guard.run` in a process with the NODE_ENV it was given, then prints
+ * whether promise hooks are on (two awaits in a row get different async ids only when they are) and the guard's
+ * resolved `detectNestedClaims`, as one JSON line.
+ */
+import { executionAsyncId } from 'node:async_hooks';
+import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../src/core/request-key.js';
+import { MemoryStore } from '../../../../src/stores/memory/memory-store.js';
+
+async function promiseHooksOn(): Promise<boolean> {
+  await null;
+  const first = executionAsyncId();
+  await null;
+  return executionAsyncId() !== first;
+}
+
+const before = await promiseHooksOn();
+const guard = new IdempotencyGuard(new MemoryStore());
+await guard.run(new RequestKey('stripe', 'evt_hooks_1'), async () => ({ body: 'ok' }));
+process.stdout.write(
+  `${JSON.stringify({ before, after: await promiseHooksOn(), detect: guard.options.detectNestedClaims })}\n`,
+);
