@@ -20,7 +20,12 @@ export {
 } from './core/errors.js';
 export { fingerprint, type PayloadBytes } from './core/fingerprint.js';
 export type { GuardEventName, GuardEvents, GuardListener } from './core/guard-events.js';
-export { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './core/guard-options.js';
+export {
+  type GuardOptions,
+  type NestedClaimDetection,
+  type ResolvedGuardOptions,
+  resolveGuardOptions,
+} from './core/guard-options.js';
 export {
   type ClaimContext,
   type Handler,

@@ -43,14 +43,19 @@ export interface GuardOptions {
    */
   waitPollMaxMs?: number;
   /**
-   * Whether a claim of the key that the running handler chain already holds throws `NestedClaim` (a misuse that
-   * would otherwise answer 409, or on PostgreSQL and MySQL wait on its own uncommitted row until a lock timeout).
-   * The check follows the handler's async context with `AsyncLocalStorage`; on Node.js before 24 that turns on
-   * promise hooks for the whole process, measured at 8–11 % of an HTTP server's CPU (bench/notes/http-adapter.md).
-   * It is therefore a development check by default there, like React's: on outside production, off when
-   * `NODE_ENV` is `production`. On Node.js 24 and later (async context frames) it is always on by default.
-   * Set `true` to keep it in production, `false` to drop it everywhere.
-   * @default `true` on Node.js ≥ 24 or when `process.env.NODE_ENV !== 'production'`, else `false`
+   * Whether a claim of the key that the running handler chain already holds throws `NestedClaim` (a misuse). The
+   * check follows the handler's async context with `AsyncLocalStorage`; on Node.js before 24 that turns on promise
+   * hooks for the whole process, measured at 8–11 % of an HTTP server's CPU (bench/notes/http-adapter.md).
+   * - `true`: checked around every handler.
+   * - unset (the default): checked around every handler outside production and on Node.js ≥ 24. With
+   *   `NODE_ENV=production` on older Node.js it is still checked wherever a nested claim would wait or hang: around
+   *   every handler of `runInTransaction` / `runInNewTransaction` (a nested claim there waits on the outer
+   *   transaction's row: for ever on PostgreSQL and SQLite), and around every handler of a guard with a
+   *   `waitForInFlightMs` above 0. Only around a plain `run` of a guard that never waits is the check skipped; a
+   *   nested claim there is answered `RequestInProgress` at once, which is why the default skips it.
+   * - `false`: never checked (only when you measured the cost; a nested claim in a transaction then hangs).
+   * `NODE_ENV` and the Node.js version are read when the guard is constructed.
+   * @default unset (see above)
    */
   detectNestedClaims?: boolean;
 }
@@ -65,8 +70,12 @@ export interface ResolvedGuardOptions {
   readonly maxResponseBytes: number;
   readonly waitForInFlightMs: number;
   readonly waitPollMaxMs: number;
-  readonly detectNestedClaims: boolean;
+  /** Where `NestedClaim` is checked: `everywhere`, `waiting-or-transactional` handlers only, or `off`. */
+  readonly nestedClaimDetection: NestedClaimDetection;
 }
+
+/** Where a guard checks for `NestedClaim`; see `GuardOptions.detectNestedClaims`. */
+export type NestedClaimDetection = 'everywhere' | 'waiting-or-transactional' | 'off';
 
 function positiveInt(value: number, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || !Number.isInteger(value) || value <= 0) {
@@ -89,19 +98,23 @@ function atMost(value: number, limit: number, name: string): number {
 }
 
 /**
- * The default of `GuardOptions.detectNestedClaims` for this process: on where `AsyncLocalStorage` is cheap
- * (Node.js ≥ 24, async context frames) or outside production; off for `NODE_ENV=production` on older Node.js.
+ * Whether an unset `GuardOptions.detectNestedClaims` checks around every handler: where `AsyncLocalStorage` is
+ * cheap (Node.js ≥ 24, async context frames) or outside production (`nodeEnv` other than exactly `production`,
+ * unset included). Otherwise only waiting or transactional handlers are checked.
+ * @example everywhereByDefault(process.versions.node, process.env.NODE_ENV)
  */
-export function defaultNestedClaimDetection(
-  nodeVersion: string = process.versions.node,
-  nodeEnv: string | undefined = process.env.NODE_ENV,
-): boolean {
+export function everywhereByDefault(nodeVersion: string, nodeEnv: string | undefined): boolean {
   return Number.parseInt(nodeVersion, 10) >= 24 || nodeEnv !== 'production';
 }
 
-function flag(value: unknown, name: string): boolean {
-  if (typeof value !== 'boolean') throw new InvalidOption(name, `must be true or false, got ${typeof value}`);
-  return value;
+function detection(value: unknown): NestedClaimDetection {
+  if (value === undefined || value === null) {
+    return everywhereByDefault(process.versions.node, process.env.NODE_ENV) ? 'everywhere' : 'waiting-or-transactional';
+  }
+  if (typeof value !== 'boolean') {
+    throw new InvalidOption('detectNestedClaims', `must be true or false, got ${typeof value}`);
+  }
+  return value ? 'everywhere' : 'off';
 }
 
 /**
@@ -121,6 +134,6 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     maxResponseBytes: positiveInt(options.maxResponseBytes ?? 6_291_456, 'maxResponseBytes'),
     waitForInFlightMs: waitBudget(options.waitForInFlightMs ?? 0, 'waitForInFlightMs'),
     waitPollMaxMs: positiveInt(options.waitPollMaxMs ?? 100, 'waitPollMaxMs'),
-    detectNestedClaims: flag(options.detectNestedClaims ?? defaultNestedClaimDetection(), 'detectNestedClaims'),
+    nestedClaimDetection: detection(options.detectNestedClaims),
   });
 }

@@ -192,7 +192,8 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
    * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed
-   *   (checked when `detectNestedClaims` is on: by default outside production, or on Node.js ≥ 24).
+   *   (where `GuardOptions.detectNestedClaims` checks: by default always, except around a plain `run` of a guard
+   *   that never waits in production on Node.js < 24).
    * @throws whatever `handler` throws, after the receipt is marked `failed` with the bounded error text.
    * @throws {InvalidOption} the handler returned a response that cannot be stored (`toStoredResponse`); the
    *   receipt is marked `failed` as for a throw, so the next delivery runs the handler again.
@@ -211,8 +212,8 @@ export class IdempotencyGuard<S extends Store = Store> {
    * A handler that throws leaves no `failed` row (the caller's rollback removes the claim); the error is
    * rethrown. Concurrent transactions with one key serialise on the unique index: one business write commits.
    * @throws {TransactionsUnsupported} the store cannot join a transaction (memory, Redis).
-   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key), when
-   *   `detectNestedClaims` is on.
+   * @throws {NestedClaim} `key` is held by the running handler (e.g. the intake's own event key); see
+   *   `GuardOptions.detectNestedClaims` for where it is checked.
    * @throws the same errors as `run`.
    */
   async runInTransaction<T extends TransactionOf<S>>(
@@ -238,7 +239,7 @@ export class IdempotencyGuard<S extends Store = Store> {
    * later ones replay the first one's committed response. After a transient error (deadlock, SQLITE_BUSY) the
    * whole transaction runs again, so `handler` must only write through `tx` (no network calls).
    * @throws {TransactionsUnsupported} the store cannot open a transaction (memory, Redis).
-   * @throws {NestedClaim} `key` is held by the running handler, when `detectNestedClaims` is on.
+   * @throws {NestedClaim} `key` is held by the running handler (see `GuardOptions.detectNestedClaims`).
    * @throws {StoreUnavailable} opening or committing the transaction failed (the commit's outcome is unknown:
    *   deliver again; the receipt decides).
    * @throws the same errors as `runInTransaction`, and whatever `handler` throws (after the rollback).
@@ -376,7 +377,7 @@ export class IdempotencyGuard<S extends Store = Store> {
 
   /** `key`, unless the running handler chain already holds it on this store. @throws {NestedClaim} */
   private notHeld(key: RequestKey): RequestKey {
-    if (!this.options.detectNestedClaims) return key;
+    if (this.options.nestedClaimDetection === 'off') return key;
     let held = heldClaims.getStore();
     if (held === undefined) return key;
     const slot = slotOf(key);
@@ -386,7 +387,14 @@ export class IdempotencyGuard<S extends Store = Store> {
     return key;
   }
 
-  /** The entry `key` adds to the running chain's held claims (`detectNestedClaims`). */
+  /** Whether the handler of a claim runs with its key in the held claims (`GuardOptions.detectNestedClaims`). */
+  private tracksHeld(transactional: boolean): boolean {
+    const mode = this.options.nestedClaimDetection;
+    if (mode !== 'waiting-or-transactional') return mode === 'everywhere';
+    return transactional || this.options.waitForInFlightMs > 0;
+  }
+
+  /** The entry `key` adds to the running chain's held claims. */
   private heldClaim(key: RequestKey): HeldClaim {
     return { store: this.store, slot: slotOf(key), parent: heldClaims.getStore(), active: true };
   }
@@ -533,7 +541,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const { key, attempts: attempt } = decision.receipt;
     const started = this.now();
     let result: Awaited<HandlerResult>;
-    const held = this.options.detectNestedClaims ? this.heldClaim(key) : undefined;
+    const held = this.tracksHeld(transactional) ? this.heldClaim(key) : undefined;
     try {
       result = await (held === undefined ? invoke() : heldClaims.run(held, invoke));
     } catch (error) {

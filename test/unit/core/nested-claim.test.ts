@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption, NestedClaim, RequestInProgress } from '../../../src/core/errors.js';
-import { defaultNestedClaimDetection } from '../../../src/core/guard-options.js';
+import { everywhereByDefault } from '../../../src/core/guard-options.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../../src/core/request-key.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
@@ -110,36 +110,117 @@ describe('a nested claim of the held key', () => {
     });
   });
 
-  describe('detectNestedClaims (a development check on Node.js < 24: promise hooks cost every promise)', () => {
+  describe('detectNestedClaims: where the check runs (promise hooks cost every promise on Node.js < 24)', () => {
     const child = fileURLToPath(new URL('./support/promise-hooks-child.ts', import.meta.url));
-    const runChild = async (nodeEnv: string) => {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], {
-        env: { ...process.env, NODE_ENV: nodeEnv },
-      });
-      return JSON.parse(stdout) as { before: boolean; after: boolean; detect: boolean };
-    };
-
-    it('defaults on outside production and on Node.js ≥ 24, off for NODE_ENV=production before 24', () => {
-      expect(defaultNestedClaimDetection('20.20.2', 'production')).toBe(false);
-      expect(defaultNestedClaimDetection('22.11.0', 'production')).toBe(false);
-      expect(defaultNestedClaimDetection('24.0.0', 'production')).toBe(true);
-      expect(defaultNestedClaimDetection('20.20.2', 'test')).toBe(true);
-      expect(defaultNestedClaimDetection('20.20.2', undefined)).toBe(true);
-      expect(new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: true }).options.detectNestedClaims).toBe(
-        true,
+    const runChild = async (nodeEnv: string, waitForInFlightMs: number) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', child, String(waitForInFlightMs)],
+        {
+          env: { ...process.env, NODE_ENV: nodeEnv },
+        },
       );
+      return JSON.parse(stdout) as { before: boolean; after: boolean; detection: string };
+    };
+    /** A guard constructed as in a production process of this Node.js (the default is read at construction). */
+    const productionGuard = <S extends MemoryStore | SqliteStore>(store: S, waitForInFlightMs = 0) => {
+      const saved = process.env.NODE_ENV;
+      process.env.NODE_ENV = 'production';
+      try {
+        return new IdempotencyGuard(store, { waitForInFlightMs });
+      } finally {
+        process.env.NODE_ENV = saved;
+      }
+    };
+    const before24 = Number.parseInt(process.versions.node, 10) < 24;
+
+    it('checks around every handler outside production and on Node.js ≥ 24; true / false override; bad values throw', () => {
+      expect(everywhereByDefault('20.20.2', 'production')).toBe(false);
+      expect(everywhereByDefault('22.11.0', 'production')).toBe(false);
+      expect(everywhereByDefault('24.0.0', 'production')).toBe(true);
+      expect(everywhereByDefault('20.20.2', 'test')).toBe(true);
+      expect(everywhereByDefault('20.20.2', 'Production')).toBe(true);
+      expect(everywhereByDefault('20.20.2', undefined)).toBe(true);
+      const mode = (detectNestedClaims?: boolean) =>
+        new IdempotencyGuard(new MemoryStore(), { detectNestedClaims }).options.nestedClaimDetection;
+      expect([mode(true), mode(false), mode(undefined)]).toEqual(['everywhere', 'off', 'everywhere']);
       expect(() => new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: 'yes' as never })).toThrow(
         InvalidOption,
       );
+      expect(productionGuard(new MemoryStore()).options.nestedClaimDetection).toBe(
+        before24 ? 'waiting-or-transactional' : 'everywhere',
+      );
     });
 
-    it.runIf(Number.parseInt(process.versions.node, 10) < 24)(
-      'leaves promise hooks off in a production process that ran a claim, and turns them on in a test process',
+    it.runIf(before24)(
+      'production: a plain run of a guard that never waits leaves promise hooks off; a waiting guard turns them on',
       async () => {
-        expect(await runChild('production')).toEqual({ before: false, after: false, detect: false });
-        expect(await runChild('test')).toEqual({ before: false, after: true, detect: true });
+        expect(await runChild('production', 0)).toEqual({
+          before: false,
+          after: false,
+          detection: 'waiting-or-transactional',
+        });
+        expect(await runChild('production', 50)).toEqual({
+          before: false,
+          after: true,
+          detection: 'waiting-or-transactional',
+        });
+        expect(await runChild('test', 0)).toEqual({ before: false, after: true, detection: 'everywhere' });
       },
     );
+
+    it.runIf(before24)(
+      'production: a nested plain run is answered RequestInProgress at once; with waits it is NestedClaim',
+      async () => {
+        for (const [wait, expected] of [
+          [0, RequestInProgress],
+          [5_000, NestedClaim], // unchecked, the inner call would wait on its own outer claim (or take it over)
+        ] as const) {
+          const guard = productionGuard(new MemoryStore(), wait);
+          const key = new RequestKey('stripe', `evt_nested_prod_${wait}`);
+          let inner: unknown;
+          let runs = 0;
+          const started = performance.now();
+          await guard.run(key, async () => {
+            runs++;
+            inner = await guard.run(key, async () => ({ body: 'inner' })).catch((error: unknown) => error);
+            return { body: 'outer' };
+          });
+          expect(inner).toBeInstanceOf(expected);
+          expect(performance.now() - started).toBeLessThan(1_000);
+          expect(runs).toBe(1);
+        }
+      },
+    );
+
+    describe.runIf(before24)('production, in transactions on SQLite (unchecked, these would hang for ever)', () => {
+      let ns: { path: string; drop(): Promise<void> };
+      let store: SqliteStore;
+      beforeAll(async () => {
+        ns = await createSqliteNamespace();
+        store = await SqliteStore.open(ns.path);
+        await store.migrate();
+      });
+      afterAll(async () => {
+        await store.close();
+        await ns.drop();
+      });
+
+      it('raises NestedClaim from runInNewTransaction inside runInNewTransaction, and from run inside it', async () => {
+        const guard = productionGuard(store);
+        expect(guard.options.nestedClaimDetection).toBe('waiting-or-transactional');
+        for (const nested of ['newTx', 'run'] as const) {
+          const key = new RequestKey('stripe', `evt_nested_prod_tx_${nested}`);
+          const attempt = guard.runInNewTransaction(key, async () => {
+            if (nested === 'newTx') await guard.runInNewTransaction(key, async () => ({}));
+            else await guard.run(key, async () => ({}));
+            return {};
+          });
+          await expect(attempt).rejects.toBeInstanceOf(NestedClaim);
+          expect(await guard.find(key)).toBeNull(); // rolled back with the outer transaction
+        }
+      });
+    });
 
     it('switched off, a nested claim is answered as held elsewhere (RequestInProgress), and nothing is claimed twice', async () => {
       const guard = new IdempotencyGuard(new MemoryStore(), { detectNestedClaims: false });

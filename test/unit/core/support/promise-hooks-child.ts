@@ -1,7 +1,7 @@
 /**
- * Child of nested-claim.test.ts: runs one `guard.run` in a process with the NODE_ENV it was given, then prints
- * whether promise hooks are on (two awaits in a row get different async ids only when they are) and the guard's
- * resolved `detectNestedClaims`, as one JSON line.
+ * Child of nested-claim.test.ts: runs one `guard.run` (guard-level `waitForInFlightMs` = argv[2] ms) in a process
+ * with the NODE_ENV it was given, then prints whether promise hooks are on (two awaits in a row get different async
+ * ids only when they are) and the guard's resolved `nestedClaimDetection`, as one JSON line.
  */
 import { executionAsyncId } from 'node:async_hooks';
 import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
@@ -16,8 +16,8 @@ async function promiseHooksOn(): Promise<boolean> {
 }
 
 const before = await promiseHooksOn();
-const guard = new IdempotencyGuard(new MemoryStore());
+const guard = new IdempotencyGuard(new MemoryStore(), { waitForInFlightMs: Number(process.argv[2] ?? '0') });
 await guard.run(new RequestKey('stripe', 'evt_hooks_1'), async () => ({ body: 'ok' }));
 process.stdout.write(
-  `${JSON.stringify({ before, after: await promiseHooksOn(), detect: guard.options.detectNestedClaims })}\n`,
+  `${JSON.stringify({ before, after: await promiseHooksOn(), detection: guard.options.nestedClaimDetection })}\n`,
 );
