@@ -15,6 +15,9 @@ import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
 import { createMysqlNamespace, type MysqlNamespace } from '../../contract/backends/mysql.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../../contract/backends/postgres.js';
 
+/** The PostgreSQL pools of this file, told apart from other files' by `killWaiting`. */
+const APPLICATION_NAME = `payonce-batching-test-${process.pid}`;
+
 /** One SQL statement the store sent, as Kysely logged it. */
 interface Sent {
   readonly sql: string;
@@ -84,7 +87,7 @@ function postgresHarness(): Harness {
     },
     async open(batching) {
       const sent: Sent[] = [];
-      const pool = new pg.Pool({ ...ns.config, max: 10 });
+      const pool = new pg.Pool({ ...ns.config, max: 10, application_name: APPLICATION_NAME });
       pool.on('error', () => {});
       pool.on('connect', (c) => c.on('error', () => {}));
       const db = new Kysely<ReceiptsDatabase>({ dialect: new PostgresDialect({ pool }), log: logInto(sent) });
@@ -117,8 +120,10 @@ function postgresHarness(): Harness {
           async (c) =>
             (
               await c.query(
-                `select pid from pg_stat_activity where wait_event_type = 'Lock' and position($1 in query) > 0`,
-                [fragment],
+                // Only this file's pools (other test files run at the same time on the same server).
+                `select pid from pg_stat_activity where wait_event_type = 'Lock' and position($1 in query) > 0
+                   and application_name = $2`,
+                [fragment, APPLICATION_NAME],
               )
             ).rows,
         )) as { pid: number }[];
@@ -198,8 +203,9 @@ function mysqlHarness(): Harness {
     async killWaiting(fragment) {
       for (let i = 0; i < 200; i++) {
         const rows = (await this.admin(
+          // Only this namespace's connections (other test files run at the same time on the same server).
           `select id from information_schema.processlist where info like ? and state like '%update%'
-             and id <> connection_id()`,
+             and id <> connection_id() and db = database()`,
           [`%${fragment}%`],
         )) as { id: number }[];
         if (rows.length > 0) {
