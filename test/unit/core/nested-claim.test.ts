@@ -18,6 +18,27 @@ import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from '../../webho
 // Issue 13 item 2: a claim of the key the running handler already holds is a misuse, reported as NestedClaim
 // (naming the mistake) before any store call — not a 409 "held by another worker", and not a wait on itself.
 
+/** A migrated SQLite store for the enclosing describe block: opened before its tests, closed and removed after. */
+function migratedSqliteStore(): { readonly store: SqliteStore } {
+  let ns: { path: string; drop(): Promise<void> } | undefined;
+  let opened: SqliteStore | undefined;
+  beforeAll(async () => {
+    ns = await createSqliteNamespace();
+    opened = await SqliteStore.open(ns.path);
+    await opened.migrate();
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await ns?.drop();
+  });
+  return {
+    get store(): SqliteStore {
+      if (opened === undefined) throw new Error('the SQLite store is opened in beforeAll');
+      return opened;
+    },
+  };
+}
+
 describe('a nested claim of the held key', () => {
   it('raises NestedClaim from run inside run (memory), and the outer receipt is failed, not completed', async () => {
     const guard = new IdempotencyGuard(new MemoryStore());
@@ -51,23 +72,15 @@ describe('a nested claim of the held key', () => {
   });
 
   describe('on SQLite, in transactions (the intake handler reusing the event key)', () => {
-    let ns: { path: string; drop(): Promise<void> };
-    let store: SqliteStore;
-    beforeAll(async () => {
-      ns = await createSqliteNamespace();
-      store = await SqliteStore.open(ns.path);
-      await store.migrate();
-    });
-    afterAll(async () => {
-      await store.close();
-      await ns.drop();
-    });
+    const sqlite = migratedSqliteStore();
 
     it('raises NestedClaim from runInTransaction inside run, and from runInTransaction inside runInNewTransaction', async () => {
-      const guard = new IdempotencyGuard(store);
+      const guard = new IdempotencyGuard(sqlite.store);
       const key = new RequestKey('stripe', 'evt_nested_sql');
       const viaRun = guard.run(key, async () => {
-        await store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({ body: 'inner' })));
+        await sqlite.store.db
+          .transaction()
+          .execute((tx) => guard.runInTransaction(tx, key, async () => ({ body: 'inner' })));
       });
       await expect(viaRun).rejects.toBeInstanceOf(NestedClaim);
       const key2 = new RequestKey('stripe', 'evt_nested_sql_2');
@@ -81,7 +94,7 @@ describe('a nested claim of the held key', () => {
     });
 
     it("answers the intake handler that reuses the event's own key inside runInTransaction 500 NESTED_CLAIM, not 409", async () => {
-      const guard = new IdempotencyGuard(store);
+      const guard = new IdempotencyGuard(sqlite.store);
       const journal = new MemoryDeliveryJournal();
       const intake = createWebhookIntake({
         guard,
@@ -93,7 +106,7 @@ describe('a nested claim of the held key', () => {
             handler: async (event) => {
               if (event.key === null) return;
               const key = event.key;
-              await store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({})));
+              await sqlite.store.db.transaction().execute((tx) => guard.runInTransaction(tx, key, async () => ({})));
             },
           },
         },
@@ -194,20 +207,10 @@ describe('a nested claim of the held key', () => {
     );
 
     describe.runIf(before24)('production, in transactions on SQLite (unchecked, these would hang for ever)', () => {
-      let ns: { path: string; drop(): Promise<void> };
-      let store: SqliteStore;
-      beforeAll(async () => {
-        ns = await createSqliteNamespace();
-        store = await SqliteStore.open(ns.path);
-        await store.migrate();
-      });
-      afterAll(async () => {
-        await store.close();
-        await ns.drop();
-      });
+      const sqlite = migratedSqliteStore();
 
       it('raises NestedClaim from runInNewTransaction inside runInNewTransaction, and from run inside it', async () => {
-        const guard = productionGuard(store);
+        const guard = productionGuard(sqlite.store);
         expect(guard.options.nestedClaimDetection).toBe('waiting-or-transactional');
         for (const nested of ['newTx', 'run'] as const) {
           const key = new RequestKey('stripe', `evt_nested_prod_tx_${nested}`);
