@@ -142,7 +142,9 @@ describe('a nested claim of the held key', () => {
       try {
         return new IdempotencyGuard(store, { waitForInFlightMs });
       } finally {
-        process.env.NODE_ENV = saved;
+        // Assigning undefined to process.env would store the string 'undefined'.
+        if (saved === undefined) delete process.env.NODE_ENV;
+        else process.env.NODE_ENV = saved;
       }
     };
     const before24 = Number.parseInt(process.versions.node, 10) < 24;
