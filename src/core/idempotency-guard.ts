@@ -85,6 +85,9 @@ interface InFlightWait {
   readonly signal: AbortSignal | undefined;
 }
 
+/** The wait of a call that never waits (no budget, no signal): one shared object instead of one per call. */
+const NO_WAIT: InFlightWait = Object.freeze({ untilMs: 0, signal: undefined });
+
 /**
  * The claims held by the handler call chain that is running (one entry per enclosing `run`/`runInTransaction`),
  * to tell "this very chain already holds the key" (a misuse, {@link NestedClaim}) from "another worker holds it".
@@ -418,6 +421,7 @@ export class IdempotencyGuard<S extends Store = Store> {
       options.waitForInFlightMs === undefined
         ? this.options.waitForInFlightMs
         : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs');
+    if (budgetMs <= 0 && options.signal === undefined) return NO_WAIT;
     return { untilMs: budgetMs > 0 ? performance.now() + budgetMs : 0, signal: options.signal };
   }
 
@@ -574,10 +578,15 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (this.events.has('receipt:completed')) {
       this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
     }
+    // Written out field by field (not a spread of the claim): one object shape for every completed receipt.
+    const claimed = decision.receipt;
     const receipt: Receipt = Object.freeze({
-      ...decision.receipt,
+      key: claimed.key,
       status: 'completed',
+      attempts: claimed.attempts,
+      claimedAtMs: claimed.claimedAtMs,
       finishedAtMs: nowMs,
+      fingerprint: claimed.fingerprint,
       response,
       error: null,
     });

@@ -47,9 +47,13 @@ export function toStoredResponse(init: unknown, maxBodyBytes = Number.POSITIVE_I
     throw new InvalidOption('response.status', `must be an integer 100-599, got ${String(status)}`);
   }
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers ?? {})) {
-    if (typeof value !== 'string') throw new InvalidOption(`response.headers.${name}`, 'must be a string');
-    headers[name] = value;
+  const given = response.headers;
+  if (given !== undefined && given !== null) {
+    for (const name of Object.keys(given)) {
+      const value = given[name];
+      if (typeof value !== 'string') throw new InvalidOption(`response.headers.${name}`, 'must be a string');
+      headers[name] = value;
+    }
   }
   const body = bodyBytes(response.body);
   if (body.byteLength > maxBodyBytes) {

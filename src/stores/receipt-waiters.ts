@@ -16,6 +16,11 @@ export class ReceiptWaiters {
     return total;
   }
 
+  /** True while any receipt has a waiter: a store may skip building ids to wake when nobody waits. */
+  get watching(): boolean {
+    return this.waiting.size > 0;
+  }
+
   /** A watch on `id`, woken by `wake(id)` or `wakeAll()`. */
   watch(id: string): ReceiptWatch {
     let resolveChanged!: () => void;

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { PayloadMismatch, ReceiptCorrupted } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Receipt } from '../../src/core/receipt.js';
 import type { RequestKey } from '../../src/core/request-key.js';
 import type { Store } from '../../src/core/store.js';
 import type { SqlStore } from '../../src/stores/sql/sql-store.js';
@@ -13,9 +12,10 @@ import { uniqueKey } from './helpers.js';
 /** What an operator (or a bad migration) does to a receipt outside payonce: its fingerprint set to NULL or ''. */
 async function setStoredFingerprint(name: BackendName, store: Store, key: RequestKey, value: null | ''): Promise<void> {
   if (name === 'memory') {
-    const map = (store as unknown as { receipts: Map<string, Receipt> }).receipts;
-    const slot = `${key.provider}\u0000${key.externalId}`;
-    map.set(slot, Object.freeze({ ...map.get(slot)!, fingerprint: value }));
+    // MemoryStore keeps one mutable entry per receipt, by provider then external id.
+    const providers = (store as unknown as { providers: Map<string, Map<string, { fingerprint: string | null }>> })
+      .providers;
+    providers.get(key.provider)!.get(key.externalId)!.fingerprint = value;
     return;
   }
   if (name === 'redis') {

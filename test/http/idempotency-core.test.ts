@@ -203,8 +203,9 @@ describe('createIdempotencyCore: a corrupted stored receipt (issue 11 item 4)', 
     const store = new MemoryStore();
     const { core, next, runs } = setup({}, store);
     expect((await core.handle(exchange('k'), () => next())).kind).toBe('executed');
-    const receipts = (store as unknown as { receipts: Map<string, { fingerprint: string | null }> }).receipts;
-    for (const [slot, receipt] of receipts) receipts.set(slot, { ...receipt, fingerprint: null });
+    const providers = (store as unknown as { providers: Map<string, Map<string, { fingerprint: string | null }>> })
+      .providers;
+    for (const receipts of providers.values()) for (const entry of receipts.values()) entry.fingerprint = null;
     const other = await core.handle(exchange('k', { body: encode('{"amount":2}') }), () => next());
     expect(other.kind).toBe('rejected');
     if (other.kind !== 'rejected') return;

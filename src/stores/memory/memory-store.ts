@@ -1,4 +1,4 @@
-import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
+import { firstClaimReceipt, type Receipt, type ReceiptStatus, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type {
   FinishRequest,
@@ -10,67 +10,94 @@ import type {
 } from '../../core/store.js';
 import { ReceiptWaiters } from '../receipt-waiters.js';
 
-/** The Map key of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
+/** The waiters' id of a receipt: provider NUL externalId, unambiguous because a `RequestKey` part never contains NUL. */
 const slot = (key: RequestKey): string => `${key.provider}\u0000${key.externalId}`;
 
-/** The receipt with a fresh copy of its body, so a caller that mutates a replayed body cannot change the store. */
-function copyOut(receipt: Receipt): Receipt {
-  if (!receipt.response) return receipt;
+/**
+ * What the store keeps of one receipt: one mutable object of one shape, changed in place by every step, so a
+ * finished receipt costs this object and its response, not a frozen copy per state. Callers only ever see
+ * frozen `Receipt` snapshots of it (`snapshot`).
+ */
+class Entry {
+  constructor(
+    readonly key: RequestKey,
+    public status: ReceiptStatus,
+    public attempts: number,
+    public claimedAtMs: number,
+    public finishedAtMs: number | null,
+    public fingerprint: string | null,
+    public response: StoredResponse | null,
+    public error: string | null,
+  ) {}
+}
+
+/** A frozen snapshot of `entry`, with a fresh copy of its body, so a caller that mutates a replayed body cannot change the store. */
+function snapshot(entry: Entry): Receipt {
+  const stored = entry.response;
+  const response =
+    stored === null
+      ? null
+      : Object.freeze({ status: stored.status, headers: stored.headers, body: new Uint8Array(stored.body) });
   return Object.freeze({
-    ...receipt,
-    response: Object.freeze({ ...receipt.response, body: new Uint8Array(receipt.response.body) }),
+    key: entry.key,
+    status: entry.status,
+    attempts: entry.attempts,
+    claimedAtMs: entry.claimedAtMs,
+    finishedAtMs: entry.finishedAtMs,
+    fingerprint: entry.fingerprint,
+    response,
+    error: entry.error,
   });
 }
 
 /**
- * Receipts in a `Map` of this process. Every step is atomic because it runs synchronously between awaits.
+ * Receipts in `Map`s of this process, by provider then external id (no composite key string is built or kept
+ * per receipt). Every step is atomic because it runs synchronously between awaits.
  * For tests and single-process workers only: two processes never see each other's receipts.
  */
 export class MemoryStore implements Store {
   readonly name = 'memory';
   readonly supportsTransactions = false;
-  private readonly receipts = new Map<string, Receipt>();
+  private readonly providers = new Map<string, Map<string, Entry>>();
   private readonly waiters = new ReceiptWaiters();
 
   async insertClaim({ key, nowMs, fingerprint }: InsertClaimRequest): Promise<InsertClaimResult> {
-    const id = slot(key);
-    const existing = this.receipts.get(id);
-    if (existing) return { inserted: false, receipt: copyOut(existing) };
-    const receipt = firstClaimReceipt(key, nowMs, fingerprint);
-    this.receipts.set(id, receipt);
-    return { inserted: true, receipt };
+    let receipts = this.providers.get(key.provider);
+    if (receipts === undefined) {
+      receipts = new Map();
+      this.providers.set(key.provider, receipts);
+    }
+    const existing = receipts.get(key.externalId);
+    if (existing !== undefined) return { inserted: false, receipt: snapshot(existing) };
+    receipts.set(key.externalId, new Entry(key, 'processing', 1, nowMs, null, fingerprint, null, null));
+    return { inserted: true, receipt: firstClaimReceipt(key, nowMs, fingerprint) };
   }
 
   async takeover({ key, expectedStatus, expectedAttempts, nowMs }: TakeoverRequest): Promise<Receipt | null> {
-    const id = slot(key);
-    const current = this.receipts.get(id);
-    if (!current || current.status !== expectedStatus || current.attempts !== expectedAttempts) return null;
-    const next: Receipt = Object.freeze({
-      ...current,
-      status: 'processing',
-      attempts: current.attempts + 1,
-      claimedAtMs: nowMs,
-      finishedAtMs: null,
-      error: null,
-    });
-    this.receipts.set(id, next);
-    return next;
+    const entry = this.entryOf(key);
+    if (entry === undefined || entry.status !== expectedStatus || entry.attempts !== expectedAttempts) return null;
+    entry.status = 'processing';
+    entry.attempts += 1;
+    entry.claimedAtMs = nowMs;
+    entry.finishedAtMs = null;
+    entry.error = null;
+    return snapshot(entry);
   }
 
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
-    const { response } = request;
+    const { status, headers, body } = request.response;
     // Copy the body so later mutation of the caller's buffer cannot change what is replayed.
-    const stored: StoredResponse = Object.freeze({ ...response, body: new Uint8Array(response.body) });
-    return this.finish(request, { status: 'completed', response: stored, error: null });
+    const stored: StoredResponse = Object.freeze({ status, headers, body: new Uint8Array(body) });
+    return this.finish(request, 'completed', stored, null);
   }
 
   async fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
-    return this.finish(request, { status: 'failed', response: null, error: request.error });
+    return this.finish(request, 'failed', null, request.error);
   }
 
   async find(key: RequestKey): Promise<Receipt | null> {
-    const receipt = this.receipts.get(slot(key));
-    return receipt ? copyOut(receipt) : null;
+    const entry = this.entryOf(key);
+    return entry === undefined ? null : snapshot(entry);
   }
 
   /**
@@ -84,26 +111,36 @@ export class MemoryStore implements Store {
   /** @see `Store.purgeBatch`: with `provider`, only receipts whose provider equals it are deleted. */
   async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
     let deleted = 0;
-    for (const [id, receipt] of this.receipts) {
-      if (deleted >= limit) break;
-      if (provider !== undefined && receipt.key.provider !== provider) continue;
-      if (receipt.status !== 'processing' && receipt.finishedAtMs !== null && receipt.finishedAtMs < beforeMs) {
-        this.receipts.delete(id);
-        deleted++;
+    for (const [name, receipts] of this.providers) {
+      if (provider !== undefined && name !== provider) continue;
+      for (const [externalId, entry] of receipts) {
+        if (deleted >= limit) return deleted;
+        if (entry.status !== 'processing' && entry.finishedAtMs !== null && entry.finishedAtMs < beforeMs) {
+          receipts.delete(externalId);
+          deleted++;
+        }
       }
     }
     return deleted;
   }
 
+  private entryOf(key: RequestKey): Entry | undefined {
+    return this.providers.get(key.provider)?.get(key.externalId);
+  }
+
   private finish(
     { key, attempt, nowMs }: FinishRequest,
-    change: Pick<Receipt, 'status' | 'response' | 'error'>,
+    status: 'completed' | 'failed',
+    response: StoredResponse | null,
+    error: string | null,
   ): boolean {
-    const id = slot(key);
-    const current = this.receipts.get(id);
-    if (current?.status !== 'processing' || current.attempts !== attempt) return false;
-    this.receipts.set(id, Object.freeze({ ...current, ...change, finishedAtMs: nowMs }));
-    this.waiters.wake(id);
+    const entry = this.entryOf(key);
+    if (entry?.status !== 'processing' || entry.attempts !== attempt) return false;
+    entry.status = status;
+    entry.response = response;
+    entry.error = error;
+    entry.finishedAtMs = nowMs;
+    if (this.waiters.watching) this.waiters.wake(slot(key));
     return true;
   }
 }
