@@ -19,14 +19,23 @@ const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 /** A running server child. */
 export interface Server {
   readonly origin: string;
+  /** The server child's process id (for its CPU in /proc, or a profiler). */
+  readonly pid: number;
   ask(message: ParentMessage): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** Starts the server child of `route` on namespace `ns`; resolves once it listens on a loopback port. */
-export async function startServer(route: HttpRouteName, ns: NamespaceInfo): Promise<Server> {
+/**
+ * Starts the server child of `route` on namespace `ns`; resolves once it listens on a loopback port. `nodeArgs` are
+ * added to the child's node options (e.g. `--perf-basic-prof` for a `perf` profile).
+ */
+export async function startServer(
+  route: HttpRouteName,
+  ns: NamespaceInfo,
+  nodeArgs: readonly string[] = [],
+): Promise<Server> {
   const child: ChildProcess = fork(SERVER, [JSON.stringify({ route, ns })], {
-    execArgv: payonceNodeArgs(),
+    execArgv: [...payonceNodeArgs(), ...nodeArgs],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -46,6 +55,7 @@ export async function startServer(route: HttpRouteName, ns: NamespaceInfo): Prom
   }
   return {
     origin: `http://127.0.0.1:${first.port}`,
+    pid: child.pid!,
     async ask(message) {
       const reply = next();
       child.send(message);
