@@ -3,7 +3,7 @@
  * bench/targets/service.ts):
  *
  *   node --expose-gc --import tsx bench/service/intake-side.ts service|bare [--connections 8]
- *     [--warmup-ms 1000] [--timed-ms 3000] [--profile FILE]
+ *     [--warmup-ms 5000] [--timed-ms 3000] [--profile FILE]
  *   (BENCH_NS = a PostgreSQL namespace; BENCH_QUICK=1 = smoke; --profile: the server's CPU profile of the timed part)
  *
  * Seeds payable orders with a pending attempt each (untimed), starts the server in a fresh child process on that
@@ -34,7 +34,10 @@ const mode = positionals[0];
 if (mode !== 'service' && mode !== 'bare') throw new Error('usage: intake-side.ts service|bare [--connections N]');
 const quick = quickRun();
 const connections = Number(values.connections);
-const warmupMs = Number(values['warmup-ms'] ?? (quick ? 300 : 1_000));
+// 5 s of warm-up (about 2 000 deliveries here): with 1 s (~300 deliveries) part of the service's larger code was still
+// in V8's baseline tier during the timed part (perf: BaselineOutOfLinePrologue/LeaveFrame), which priced a server's
+// JIT warm-up rather than its steady state (bench/notes/service.md, Session 8).
+const warmupMs = Number(values['warmup-ms'] ?? (quick ? 300 : 5_000));
 const timedMs = Number(values['timed-ms'] ?? (quick ? 700 : 3_000));
 /** Orders seeded: more than this machine delivers in warm-up + timed part (≈ 1.5 k/s at 8 connections). */
 const orders = quick ? 2_000 : 15_000;
