@@ -17,7 +17,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { measureUnique } from '../lib/measure.js';
+import { measureUnique, spread } from '../lib/measure.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../lib/namespaces.js';
 import type { HttpRouteName } from './http-routes.js';
 import { client, type Server, sign, startServer } from './run-http.js';
@@ -177,10 +177,9 @@ try {
     }
   }
   for (const route of routes) {
-    const mine = runs.filter((run) => run.route === route).map((run) => run.totalUs);
-    const sorted = [...mine].sort((x, y) => x - y);
+    const { median, min, max } = spread(runs.filter((run) => run.route === route).map((run) => run.totalUs));
     console.log(
-      `${backend}/${route}: server CPU per request, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs (${sorted[0]!.toFixed(1)}–${sorted.at(-1)!.toFixed(1)})`,
+      `${backend}/${route}: server CPU per request, median ${median.toFixed(1)} µs (${min.toFixed(1)}–${max.toFixed(1)})`,
     );
   }
   if (values.perf) printPerf(runs);
