@@ -10,13 +10,13 @@
  *     [--a-server /path/to/other/bench/http/server.ts]
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { measureUnique } from '../lib/measure.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../lib/namespaces.js';
+import { cpuOfStatFile } from '../lib/proc-cpu.js';
 import { payonceNodeArgs } from '../lib/side-node-args.js';
 import { payloadOf } from '../lib/subject.js';
 import { type HttpRouteName, type ServerMessage, WEBHOOK_SECRET } from './http-routes.js';
@@ -42,10 +42,7 @@ const concurrency = Number(values.concurrency);
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 
 /** CPU time the process `pid` has used so far, user and system, in µs (from /proc, clock ticks of 10 ms). */
-function cpuOfPid(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
-}
+const cpuOfPid = (pid: number): { user: number; system: number } => cpuOfStatFile(`/proc/${pid}/stat`);
 
 interface Running {
   readonly origin: string;

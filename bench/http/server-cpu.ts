@@ -14,11 +14,12 @@
  *     [--warmup-ms 2000] [--ms 5000] [--perf /tmp/perf-out]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureUnique, spread } from '../lib/measure.js';
 import { type BenchBackend, createNamespace, type Namespace } from '../lib/namespaces.js';
+import { cpuOfStatFile } from '../lib/proc-cpu.js';
 import type { HttpRouteName } from './http-routes.js';
 import { client, type Server, sign, startServer } from './run-http.js';
 
@@ -34,17 +35,10 @@ const { values, positionals: routes } = parseArgs({
 });
 if (routes.length === 0) throw new Error('usage: server-cpu.ts ROUTE [ROUTE…] [--backend B] [--rounds N] [--perf DIR]');
 const CONNECTIONS = 8;
-/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICK_US = 10_000;
-
 /** CPU used so far by each thread of `pid`, in µs: user and system. */
 function threadTimes(pid: number): Map<string, { user: number; system: number }> {
   const times = new Map<string, { user: number; system: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    times.set(tid, { user: Number(fields[11]) * TICK_US, system: Number(fields[12]) * TICK_US });
-  }
+  for (const tid of readdirSync(`/proc/${pid}/task`)) times.set(tid, cpuOfStatFile(`/proc/${pid}/task/${tid}/stat`));
   return times;
 }
 
