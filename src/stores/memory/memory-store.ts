@@ -114,12 +114,15 @@ export class MemoryStore implements Store {
     for (const [name, receipts] of this.providers) {
       if (provider !== undefined && name !== provider) continue;
       for (const [externalId, entry] of receipts) {
-        if (deleted >= limit) return deleted;
+        if (deleted >= limit) break;
         if (entry.status !== 'processing' && entry.finishedAtMs !== null && entry.finishedAtMs < beforeMs) {
           receipts.delete(externalId);
           deleted++;
         }
       }
+      // A provider with no receipts left keeps no map (provider names may be unbounded, e.g. one per tenant).
+      if (receipts.size === 0) this.providers.delete(name);
+      if (deleted >= limit) break;
     }
     return deleted;
   }
