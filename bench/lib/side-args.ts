@@ -79,6 +79,9 @@ export function parseSubjectSideArgs(argv: readonly string[], quick: boolean): S
   };
 }
 
+/** The HTTP sides' warm-up before a timed `unique` workload, in seconds. */
+export const UNIQUE_HTTP_WARMUP_SECONDS = 5;
+
 /** What `bench/http/http-side.ts` was asked to run. */
 export interface HttpSideArgs {
   readonly route: string;
@@ -120,7 +123,10 @@ export function parseHttpSideArgs(argv: readonly string[], quick: boolean): Http
     concurrency: Math.floor(get('concurrency', 8)),
     keys: Math.floor(get('keys', workload === 'unique' ? 100_000 : 2_000)),
     seconds: get('seconds', quick ? 0.4 : workload === 'unique' ? 2 : 1.5),
-    warmupSeconds: get('warmup-seconds', quick ? 0.2 : 1),
+    // 5 s for a rate: the server's code must reach V8's optimising tier before the timed part. After 1 s (about
+    // 10 000 requests) the adapter's larger path was still partly unoptimised: 0.52–0.59× of the bare route in four
+    // alternations, against 0.71–0.75× after 5 s (bench/notes/http-adapter.md, Session 9). A storm times exactly-once.
+    warmupSeconds: get('warmup-seconds', quick ? 0.2 : workload === 'unique' ? UNIQUE_HTTP_WARMUP_SECONDS : 1),
     copies: Math.floor(get('copies', 10)),
   };
 }

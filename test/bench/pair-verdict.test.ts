@@ -139,9 +139,30 @@ describe('side output and side arguments', () => {
     expect(() => parseSubjectSideArgs(['--subject', 'x', '--pool', '3'], false)).toThrow('unknown flag --pool');
     expect(() => parseHttpSideArgs(['--route', 'fastify-bare'], false)).toThrow('--backend');
   });
+
+  it('warms an HTTP side up for 5 s before a timed rate, 1 s before a storm, 0.2 s under BENCH_QUICK', () => {
+    const http = (workload: string, quick: boolean) =>
+      parseHttpSideArgs(['--route', 'fastify-bare', '--backend', 'memory', '--workload', workload], quick);
+    expect(http('unique', false).warmupSeconds).toBe(5);
+    expect(http('storm', false).warmupSeconds).toBe(1);
+    expect(http('unique', true).warmupSeconds).toBe(0.2);
+  });
 });
 
 describe('the core targets', () => {
+  it('warm both sides of every Redis unique row up alike (5 s), the SQL rows for the default 1 s', () => {
+    const warmupOf = (side: { readonly args: readonly string[] }) => {
+      const at = side.args.indexOf('--warmup-seconds');
+      return at < 0 ? null : side.args[at + 1];
+    };
+    for (const id of ['redis-vs-bare', 'redis-vs-node-idempotency']) {
+      const target = coreTargets.find((t) => t.id === id)!;
+      expect([warmupOf(target.a), warmupOf(target.b)]).toEqual(['5', '5']);
+    }
+    const guard = coreTargets.find((t) => t.id === 'postgres-guard')!;
+    expect([warmupOf(guard.a), warmupOf(guard.b)]).toEqual([null, null]);
+  });
+
   it('are well formed, with unique ids, and every in-process side names a subject that loads', async () => {
     expect(targetProblems('core.ts', coreTargets)).toEqual([]);
     expect(new Set(coreTargets.map((t) => t.id)).size).toBe(coreTargets.length);
