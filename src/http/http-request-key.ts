@@ -1,5 +1,6 @@
 import { RequestKey } from '../core/request-key.js';
 import { sha256Hex } from '../core/sha256-hex.js';
+import { stringArrayJson } from './string-array-json.js';
 
 /**
  * Maps one client's idempotency key onto a store `RequestKey`: provider = `namespace` (default `http`),
@@ -19,6 +20,6 @@ export function httpRequestKey(
   route: string,
   idempotencyKey: string,
 ): RequestKey {
-  const encoded = JSON.stringify(['payonce-http-key/1', principal, method, route, idempotencyKey]);
+  const encoded = stringArrayJson(['payonce-http-key/1', principal, method, route, idempotencyKey]);
   return new RequestKey(namespace, sha256Hex(encoded));
 }

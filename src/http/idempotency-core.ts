@@ -177,6 +177,8 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     receipt.finishedAtMs !== null &&
     clock.now() - receipt.finishedAtMs > policy.expiryMs;
   const purge = (): Promise<number> => guard.purge({ olderThan: policy.expiryMs, provider: policy.namespace });
+  // Adapters hand the method over upper case ('POST'), so a covered one is found as it is, with no case mapping.
+  const upperMethod = (method: string): string => (policy.methods.includes(method) ? method : method.toUpperCase());
 
   const storedOf = (response: HttpResponse): StoredShape => {
     const headers: Record<string, string> = {};
@@ -244,7 +246,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   }
 
   function decide(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
-    const method = exchange.method.toUpperCase();
+    const method = upperMethod(exchange.method);
     if (!policy.methods.includes(method)) return notCovered(next);
     const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
     if (parsed.kind === 'invalid') {
@@ -277,7 +279,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     policy,
     guard,
     transactional,
-    covers: (method: string) => policy.methods.includes(method.toUpperCase()),
+    covers: (method: string) => policy.methods.includes(upperMethod(method)),
     purge,
     handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
       // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sha256Hex } from '../core/sha256-hex.js';
 import { canonicalJson } from './canonical-json.js';
 import type { HttpExchange } from './http-exchange.js';
+import { plainStringArrayJson } from './string-array-json.js';
 
 /** Computes the fingerprint of a request: a string (SHA-256 hex here) compared on every reuse of a key. */
 export type RequestFingerprint = (exchange: HttpExchange) => string;
@@ -12,13 +13,14 @@ const ONE_SHOT_MAX_BODY_BYTES = 16_384;
 function digest(exchange: HttpExchange, bodyForm: 'raw' | 'canonical-json', body: Uint8Array): string {
   // One line of JSON (never a raw newline) before the body: method, route, target and body cannot run into each other.
   const parts = [exchange.method, exchange.route, exchange.target, bodyForm];
-  const head = `payonce-http-fingerprint/2\n${JSON.stringify(parts)}\n`;
+  const plain = plainStringArrayJson(parts); // pure ASCII when not null: one byte per character
+  const head = `payonce-http-fingerprint/2\n${plain ?? JSON.stringify(parts)}\n`;
   if (body.byteLength > ONE_SHOT_MAX_BODY_BYTES) return createHash('sha256').update(head).update(body).digest('hex');
   // A small body: one digest over head + body (the same bytes as two updates) without a Hash object per request,
   // written into one buffer (no copy of the head of its own).
-  const headLength = Buffer.byteLength(head);
+  const headLength = plain === null ? Buffer.byteLength(head) : head.length;
   const bytes = Buffer.allocUnsafe(headLength + body.byteLength);
-  bytes.write(head, 0, 'utf8');
+  bytes.write(head, 0, headLength, plain === null ? 'utf8' : 'latin1');
   bytes.set(body, headLength);
   return sha256Hex(bytes);
 }
