@@ -53,7 +53,8 @@ export class GuardEmitter {
 
   /** True when `name` has at least one listener (so a caller can skip building an event nobody receives). */
   has(name: GuardEventName): boolean {
-    return (this.listeners.get(name)?.size ?? 0) > 0;
+    // A guard nobody ever subscribed to (most) answers without a lookup on every delivery.
+    return this.listeners.size > 0 && (this.listeners.get(name)?.size ?? 0) > 0;
   }
 
   emit<E extends GuardEventName>(name: E, event: GuardEvents[E]): void {

@@ -206,7 +206,8 @@ export class IdempotencyGuard<S extends Store = Store> {
     checkHandler(handler);
     const decision = await this.claim(this.store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
-    return this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
+    // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
+    return await this.execute(this.store, decision, () => handler(this.contextOf(decision)), false);
   }
 
   /**
@@ -230,7 +231,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const store = this.transactionalView(tx);
     const decision = await this.claim(store, checked, this.fingerprintOf(options), this.waitOf(options));
     if (decision.kind === 'replay') return this.replay(decision.receipt);
-    return this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
+    return await this.execute(store, decision, () => handler(tx, this.contextOf(decision)), true);
   }
 
   /**

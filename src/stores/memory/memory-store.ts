@@ -86,8 +86,9 @@ export class MemoryStore implements Store {
 
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
     const { status, headers, body } = request.response;
-    // Copy the body so later mutation of the caller's buffer cannot change what is replayed.
-    const stored: StoredResponse = Object.freeze({ status, headers, body: new Uint8Array(body) });
+    // Copy the body so later mutation of the caller's buffer cannot change what is replayed. Kept unfrozen: this
+    // object never leaves the store (`snapshot` hands out frozen copies).
+    const stored: StoredResponse = { status, headers, body: new Uint8Array(body) };
     return this.finish(request, 'completed', stored, null);
   }
 
