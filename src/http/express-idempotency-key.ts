@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { bufferOf } from '../core/buffer-of.js';
 import { InvalidOption, PayonceError } from '../core/errors.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
@@ -150,7 +151,7 @@ function capture(res: Response) {
       res.statusCode = status;
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       res.setHeader('content-length', body.byteLength);
-      res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+      res.end(bufferOf(body));
     },
   };
 }

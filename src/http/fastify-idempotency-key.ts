@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import { bufferOf } from '../core/buffer-of.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
@@ -109,7 +110,7 @@ function storedHeadersOf(reply: FastifyReply, names: readonly string[]): Record<
 function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, clear: boolean): Buffer {
   if (clear) for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
   reply.code(status).headers(headers);
-  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return bufferOf(body);
 }
 
 type PreHandlerDone = (error?: Error) => void;

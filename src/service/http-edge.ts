@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import { bufferOf } from '../core/buffer-of.js';
 import { PayonceError } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { isServiceRouteCode, type ServiceRouteCode, serviceProblem } from './service-problems.js';
@@ -15,7 +16,7 @@ export const SERVICE_BODY_LIMIT_BYTES = 65_536;
 /** Sends a neutral `HttpResponse` through a fastify reply (status, headers, exact body bytes). */
 export function sendResponse(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
-  return reply.send(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
+  return reply.send(bufferOf(response.body));
 }
 
 /** The generic 500 problem: nothing about the cause reaches the client (it is logged instead). */

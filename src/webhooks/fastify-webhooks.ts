@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { bufferOf } from '../core/buffer-of.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { WebhookIntake } from './intake.js';
@@ -11,7 +12,7 @@ export interface FastifyWebhooksOptions {
 
 function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
-  return reply.send(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
+  return reply.send(bufferOf(response.body));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { bufferOf } from '../core/buffer-of.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 
 /** Why reading a webhook body stopped: it grew past the limit, or the connection ended before the body did. */
@@ -44,7 +45,7 @@ export async function readLimited(stream: ReadableStream<Uint8Array> | null, lim
   return { kind: 'body', bytes };
 }
 
-/** The body of a neutral response as a `Buffer` view (no copy), for Node response objects. */
+/** The body of a neutral response as a `Buffer` (see `bufferOf`), for Node response objects. */
 export function bodyBuffer(response: HttpResponse): Buffer {
-  return Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+  return bufferOf(response.body);
 }

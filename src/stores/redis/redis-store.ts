@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { bufferOf } from '../../core/buffer-of.js';
 import { InvalidOption } from '../../core/errors.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
@@ -56,7 +57,7 @@ const msText = (ms: number): string => String(ms);
  * Anything else goes as the raw bytes, so every body is stored byte for byte.
  */
 const bodyArg = (body: Uint8Array): string | Buffer => {
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = bufferOf(body);
   return isAscii(bytes) ? bytes.toString('latin1') : bytes;
 };
 

@@ -1,4 +1,5 @@
 import type { Kysely, QueryResult } from 'kysely';
+import { bufferOf } from '../../core/buffer-of.js';
 import type { RequestKey } from '../../core/request-key.js';
 import { executeStatement, type StatementCache, type StatementDefinition } from './compiled-statement.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
@@ -72,7 +73,7 @@ export function keyValues(
   return { provider: keyPart(ctx, key.provider), externalId: keyPart(ctx, key.externalId) };
 }
 
-/** Bytes as the drivers bind them (a `Buffer` view; no copy). */
+/** Bytes as the drivers bind them (a `Buffer` with the same bytes, see `bufferOf`). */
 export function bindBytes(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bufferOf(bytes);
 }
