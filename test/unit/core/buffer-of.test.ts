@@ -26,5 +26,8 @@ describe('bufferOf', () => {
     const smallBuffer = Buffer.from(pattern(17)); // a Buffer is always off the V8 heap: shared, not copied
     bufferOf(smallBuffer)[0] = 99;
     expect(smallBuffer[0]).toBe(99);
+    const offsetView = new Uint8Array(pattern(40).buffer, 3, 17); // a view at an offset is off the heap: shared
+    bufferOf(offsetView)[0] = 98;
+    expect(offsetView[0]).toBe(98);
   });
 });
