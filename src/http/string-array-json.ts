@@ -16,8 +16,9 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 export function plainStringArrayJson(parts: readonly string[]): string | null {
   let json = '[';
   for (let index = 0; index < parts.length; index++) {
-    const part = parts[index]!;
-    if (!PLAIN.test(part)) return null;
+    const part: unknown = parts[index];
+    // Not a string (a caller without a type checker): JSON.stringify decides, as it always did (`null`, numbers).
+    if (typeof part !== 'string' || !PLAIN.test(part)) return null;
     json += index === 0 ? `"${part}"` : `,"${part}"`;
   }
   return `${json}]`;

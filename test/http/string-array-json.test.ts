@@ -67,6 +67,10 @@ describe('stringArrayJson', () => {
       }
     }
     expect(stringArrayJson([])).toBe('[]');
+    // A JavaScript caller's non-strings keep JSON.stringify's encoding (the stored formats never change).
+    const loose = ['POST', undefined, 5, null, true] as unknown as string[];
+    expect(plainStringArrayJson(loose)).toBeNull();
+    expect(stringArrayJson(loose)).toBe(JSON.stringify(loose));
   });
 
   it('takes the direct join only for printable ASCII without quote or backslash', () => {
