@@ -80,7 +80,7 @@ export function parseSubjectSideArgs(argv: readonly string[], quick: boolean): S
 }
 
 /** The HTTP sides' warm-up before a timed `unique` workload, in seconds. */
-export const UNIQUE_HTTP_WARMUP_SECONDS = 5;
+const UNIQUE_HTTP_WARMUP_SECONDS = 5;
 
 /** What `bench/http/http-side.ts` was asked to run. */
 export interface HttpSideArgs {

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
-import { bufferOf } from '../core/buffer-of.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { WebhookIntake } from './intake.js';
+import { bodyBuffer } from './webhook-body.js';
 
 /** Options of {@link fastifyWebhooks}. */
 export interface FastifyWebhooksOptions {
@@ -12,7 +12,7 @@ export interface FastifyWebhooksOptions {
 
 function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
-  return reply.send(bufferOf(response.body));
+  return reply.send(bodyBuffer(response));
 }
 
 /**

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
+import { bufferOf } from '../../core/buffer-of.js';
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
-import { bindBytes, keyValues, runStatement, type SqlContext } from './sql-context.js';
+import { keyValues, runStatement, type SqlContext } from './sql-context.js';
 
 /** The compare-and-set UPDATE to `completed`, fenced by status `processing` and the attempt (fixed values as SQL literals). */
 const COMPLETE_RECEIPT = defineStatement(
@@ -41,7 +42,7 @@ export async function completeReceipt(
     nowMs,
     responseStatus: response.status,
     responseHeaders: JSON.stringify(response.headers),
-    responseBody: bindBytes(response.body),
+    responseBody: bufferOf(response.body),
   });
   return (result.numAffectedRows ?? 0n) > 0n;
 }

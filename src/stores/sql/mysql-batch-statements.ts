@@ -1,10 +1,11 @@
 import { CompiledQuery } from 'kysely';
+import { bufferOf } from '../../core/buffer-of.js';
 import type { Receipt } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import { type BatchStatements, type ClaimRow, type CompleteRow, keyId } from './batch-statements.js';
 import { isDuplicateKeyError } from './driver-error.js';
 import { type ReceiptRow, toInt, toReceipt } from './receipt-row.js';
-import { bindBytes, type SqlContext } from './sql-context.js';
+import type { SqlContext } from './sql-context.js';
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 const placeholders = (count: number, group: string): string => Array.from({ length: count }, () => group).join(', ');
@@ -94,7 +95,7 @@ export const mysqlBatchStatements: BatchStatements = Object.freeze({
       row.nowMs,
       row.status,
       row.headersJson,
-      bindBytes(row.body),
+      bufferOf(row.body),
     ]);
     const result = await ctx.db.executeQuery(CompiledQuery.raw(mysqlCompleteReceiptsSql(rows.length), parameters));
     if (Number(result.numAffectedRows ?? 0n) === rows.length) return new Set(rows.map((row) => keyId(row.key)));

@@ -1,9 +1,10 @@
 import { CompiledQuery } from 'kysely';
+import { bufferOf } from '../../core/buffer-of.js';
 import type { Receipt } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import { type BatchStatements, type ClaimRow, type CompleteRow, keyId } from './batch-statements.js';
 import { type ReceiptRow, toReceipt } from './receipt-row.js';
-import { bindBytes, type SqlContext } from './sql-context.js';
+import type { SqlContext } from './sql-context.js';
 
 /**
  * The claim of many keys: the rows come from parallel arrays (`unnest`), so the SQL text is the same whatever the
@@ -87,7 +88,7 @@ export const postgresBatchStatements: BatchStatements = Object.freeze({
       rows.map((row) => row.nowMs),
       rows.map((row) => row.status),
       rows.map((row) => row.headersJson),
-      rows.map((row) => bindBytes(row.body)),
+      rows.map((row) => bufferOf(row.body)),
     ];
     const result = await ctx.db.executeQuery(CompiledQuery.raw(PG_COMPLETE_RECEIPTS, parameters));
     return idsOf(result.rows as KeyRow[]);

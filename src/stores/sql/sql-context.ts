@@ -1,5 +1,4 @@
 import type { Kysely, QueryResult } from 'kysely';
-import { bufferOf } from '../../core/buffer-of.js';
 import type { RequestKey } from '../../core/request-key.js';
 import { executeStatement, type StatementCache, type StatementDefinition } from './compiled-statement.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
@@ -71,9 +70,4 @@ export function keyValues(
   key: RequestKey,
 ): { provider: string | Uint8Array; externalId: string | Uint8Array } {
   return { provider: keyPart(ctx, key.provider), externalId: keyPart(ctx, key.externalId) };
-}
-
-/** Bytes as the drivers bind them (a `Buffer` with the same bytes, see `bufferOf`). */
-export function bindBytes(bytes: Uint8Array): Buffer {
-  return bufferOf(bytes);
 }
