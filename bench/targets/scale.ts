@@ -8,14 +8,22 @@
  * (`bench/scale/seeded-namespace.ts`), not on the harness's `BENCH_NS`. A harness should call `prepare(log)` once
  * before the first pair of these targets (seeds both backends, untimed; a side seeds on its own when it finds the
  * namespace missing, so `--only` works without it, but that side then takes a minute longer) and `cleanup(log)`
- * once after the last (drops the seeded namespaces), in a `finally`. `prepare()` tags this run's namespaces through
+ * once after the last (drops the seeded namespaces, gives MariaDB's buffer pool its size back), in a `finally`.
+ * On MariaDB `prepare()` also grows the InnoDB buffer pool to hold the seeded table (`innodb-pool.ts` says why). `prepare()` tags this run's namespaces through
  * the environment variable `PAYONCE_SCALE_RUN`, which the side processes must inherit (spawn them with
  * `process.env`), so a concurrent bench run's `cleanup()` never drops them.
  */
 
 import { randomBytes } from 'node:crypto';
 import type { PairTarget, SideSpec } from '../lib/side-protocol.js';
-import { dropSeeded, ensureSeeded, SCALE_RUN_ENV, type ScaleBackend } from '../scale/seeded-namespace.js';
+import { growInnodbPool, type PoolChange } from '../scale/innodb-pool.js';
+import {
+  dropSeeded,
+  ensureSeeded,
+  measureTable,
+  SCALE_RUN_ENV,
+  type ScaleBackend,
+} from '../scale/seeded-namespace.js';
 import { QUICK_STORED_MAX } from '../scale/side-sizes.js';
 
 /** Finished receipts stored on the A side. */
@@ -39,7 +47,7 @@ function target(backend: ScaleBackend, batched: boolean): PairTarget {
   return {
     id: `${backend}${batched ? '-batched' : ''}-1m-receipts`,
     group: 'Scale with stored data (issue 17)',
-    title: `${NAMES[backend]}${batched ? ' batched' : ''} guard.run with 1 M finished receipts stored ÷ empty table, 8 concurrent unique deliveries`,
+    title: `${NAMES[backend]}${batched ? ' batched' : ''} guard.run with 1 M finished receipts stored ÷ empty table, 8 concurrent unique deliveries${backend === 'mysql' ? ' (InnoDB buffer pool sized to hold the table)' : ''}`,
     a: side(backend, STORED_RECEIPTS, batched),
     b: side(backend, 0, batched),
     min: 0.9,
@@ -47,6 +55,9 @@ function target(backend: ScaleBackend, batched: boolean): PairTarget {
 }
 
 export const targets: readonly PairTarget[] = Object.freeze([target('postgres', false), target('mysql', false)]);
+
+/** The buffer pool growth `prepare()` made for the MariaDB target, given back by `cleanup()`. */
+let poolChange: PoolChange | null = null;
 
 /** The backends `ids` (target ids; all when omitted) need seeded. */
 function backendsOf(ids?: readonly string[]): ScaleBackend[] {
@@ -56,13 +67,19 @@ function backendsOf(ids?: readonly string[]): ScaleBackend[] {
 
 /**
  * Seeds the 1M namespace of every backend the chosen targets use (all when `ids` is omitted), unless it is already
- * there; untimed. Call once before the first pair. In a smoke run (`BENCH_QUICK=1`) the sides seed their own small
+ * there, and grows MariaDB's InnoDB buffer pool to hold that table (`innodb-pool.ts`); untimed. Call once before
+ * the first pair. In a smoke run (`BENCH_QUICK=1`) the sides seed their own small
  * namespace, so this does nothing.
  */
 export async function prepare(log: (line: string) => void, ids?: readonly string[]): Promise<void> {
   process.env[SCALE_RUN_ENV] ??= randomBytes(4).toString('hex');
   if (process.env.BENCH_QUICK === '1') return;
-  for (const backend of backendsOf(ids)) await ensureSeeded(backend, STORED_RECEIPTS, log);
+  for (const backend of backendsOf(ids)) {
+    const seeded = await ensureSeeded(backend, STORED_RECEIPTS, log);
+    if (backend === 'mysql' && poolChange === null) {
+      poolChange = await growInnodbPool((await measureTable('mysql', seeded.name)).bytes, log);
+    }
+  }
 }
 
 /**
@@ -70,6 +87,8 @@ export async function prepare(log: (line: string) => void, ids?: readonly string
  * when `prepare()` was not called). Call once after the last pair.
  */
 export async function cleanup(log: (line: string) => void): Promise<void> {
+  await poolChange?.restore();
+  poolChange = null;
   for (const backend of ['postgres', 'mysql'] as const) {
     for (const stored of [STORED_RECEIPTS, QUICK_STORED_MAX]) {
       try {
