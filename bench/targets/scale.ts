@@ -17,13 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PairTarget, SideSpec } from '../lib/side-protocol.js';
 import { growInnodbPool, type PoolChange } from '../scale/innodb-pool.js';
-import {
-  dropSeeded,
-  ensureSeeded,
-  measureTable,
-  SCALE_RUN_ENV,
-  type ScaleBackend,
-} from '../scale/seeded-namespace.js';
+import { dropSeeded, ensureSeeded, measureTable, SCALE_RUN_ENV, type ScaleBackend } from '../scale/seeded-namespace.js';
 import { QUICK_STORED_MAX } from '../scale/side-sizes.js';
 
 /** Finished receipts stored on the A side. */
