@@ -18,6 +18,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseBenchArgs, selectTargets } from './lib/bench-args.js';
 import { type BenchResults, targetResult } from './lib/bench-results.js';
+import { TargetFileSetUp } from './lib/file-set-up.js';
 import { withKeptSections } from './lib/kept-sections.js';
 import { type LimitsSection, physicalLimitsSection } from './lib/limits-section.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
@@ -29,7 +30,7 @@ import { updateReadme } from './lib/readme-section.js';
 import { renderResults } from './lib/results-markdown.js';
 import { runSide } from './lib/run-side.js';
 import { staleCompiledFiles, usesCompiledPayonce } from './lib/side-node-args.js';
-import { loadTargets, type TargetFileHooks } from './lib/target-files.js';
+import { loadTargets } from './lib/target-files.js';
 import { collectVersions } from './lib/versions.js';
 
 // Every side runs as a production deployment would (both sides of a pair inherit it): payonce's nested-claim
@@ -88,30 +89,15 @@ async function main(): Promise<void> {
     return ns;
   };
   const echo = process.env.BENCH_VERBOSE === '1' ? log : undefined;
-  const prepared = new Set<TargetFileHooks>();
-  const setupProblems: string[] = [];
-  // A target file's prepare(log, ids) runs once, right before the first of its selected targets.
-  const prepareFileOf = async (id: string) => {
-    const hooks = loaded.hooks.find((h) => h.ids.includes(id));
-    if (!hooks || prepared.has(hooks)) return;
-    prepared.add(hooks);
-    if (!hooks.prepare) return;
-    log(`${hooks.file}: prepare`);
-    await hooks
-      .prepare(
-        log,
-        hooks.ids.filter((known) => targets.some((t) => t.id === known)),
-      )
-      .catch((error: unknown) => {
-        const message = `${hooks.file} prepare failed: ${error instanceof Error ? error.message : String(error)}`;
-        log(`! ${message}`);
-        setupProblems.push(message);
-      });
-  };
+  const setUp = new TargetFileSetUp(
+    loaded.hooks,
+    targets.map((t) => t.id),
+    log,
+  );
   try {
     const results = [];
     for (const [i, target] of targets.entries()) {
-      await prepareFileOf(target.id);
+      await setUp.before(target.id);
       const elapsed = (Date.now() - started) / 1_000;
       const eta = i === 0 ? '' : `, about ${Math.round(((elapsed / i) * (targets.length - i)) / 60)} min left`;
       log(`[${i + 1}/${targets.length}] ${Math.round(elapsed)} s in${eta}, load average ${loadAverage().toFixed(2)}`);
@@ -122,6 +108,7 @@ async function main(): Promise<void> {
         defaultPairs,
       });
       results.push(targetResult(run));
+      await setUp.after(target.id);
     }
     let postgresCosts: PostgresCosts | null = null;
     if (targets.some((t) => t.id === 'postgres-tx')) {
@@ -147,7 +134,7 @@ async function main(): Promise<void> {
           : 'warm-up 1 s; timed 2 s (unique keys) or 1.5 s (storms); HTTP the same',
       },
       targetFiles: loaded.files,
-      problems: [...loaded.problems, ...setupProblems],
+      problems: [...loaded.problems, ...setUp.problems],
       targets: results,
       limits,
       postgresCosts,
@@ -178,9 +165,7 @@ async function main(): Promise<void> {
       `wrote ${resultsPath} and results.json in ${((Date.now() - started) / 1_000).toFixed(0)} s; load average ${loadStart.toFixed(2)} → ${loadAverage().toFixed(2)}`,
     );
   } finally {
-    for (const hooks of prepared) {
-      await hooks.cleanup?.(log).catch((error: unknown) => log(`! ${hooks.file} cleanup failed: ${String(error)}`));
-    }
+    await setUp.finish();
     for (const ns of namespaces.values()) {
       await ns.then((n) => n.drop()).catch((error: unknown) => log(`drop failed: ${String(error)}`));
     }
