@@ -12,7 +12,8 @@
  * MariaDB resizes the pool online (`SET GLOBAL innodb_buffer_pool_size`, 10.2+) in chunks of
  * `innodb_buffer_pool_chunk_size`; the resize runs in the background, so this waits until
  * `Innodb_buffer_pool_resize_status` says it is done. The pool only grows here; it is given back to the size found
- * only when nobody changed it meanwhile.
+ * only when nobody changed it meanwhile. A run killed before its cleanup leaves the pool grown: harmless (it is
+ * memory the server may use, no setting a test depends on), and the next run then finds it large enough.
  */
 import mysql from 'mysql2/promise';
 import { BENCH_URLS } from '../lib/namespaces.js';
