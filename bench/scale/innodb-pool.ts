@@ -20,7 +20,7 @@ import { BENCH_URLS } from '../lib/namespaces.js';
 
 /** Head room over the table's measured size (data + indexes): its pages, the undo log, the adaptive hash index. */
 const HEADROOM = 1.5;
-/** How long the online resize may take before the bench goes on without it (it logs that). */
+/** How long the online resize may take before the bench goes on; the log line then shows the size it reached. */
 const RESIZE_WAIT_MS = 60_000;
 
 /** What `growInnodbPool` did: the pool's size before and after, and how to give the old size back. */

@@ -35,10 +35,10 @@ const SUBJECT_LABELS: Record<string, string> = {
 };
 
 /**
- * A side running subject `subject` (`<backend>/<row>`, `bench/subjects/`) under `workload` with `concurrency` callers. `warmupSeconds` overrides the side's 1 s warm-up:
- * the CPU-bound Redis rows warm up for 5 s, so both subjects' code is optimised before the timed part (after 1 s
- * payonce's longer path was still partly in V8's lower tiers; bench/notes/redis.md, Session 9); the SQL rows wait on
- * commits and keep 1 s.
+ * A side running subject `subject` (`<backend>/<row>`, `bench/subjects/`) under `workload` with `concurrency`
+ * callers. `warmupSeconds` overrides the side's 1 s warm-up: the CPU-bound Redis rows warm up for 5 s, so both
+ * subjects' code is optimised before the timed part (after 1 s payonce's longer path was still partly in V8's lower
+ * tiers; bench/notes/redis.md, Session 9); the SQL rows wait on commits and keep 1 s.
  */
 function subjectSide(
   subject: string,

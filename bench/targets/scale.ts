@@ -9,9 +9,9 @@
  * before the first pair of these targets (seeds both backends, untimed; a side seeds on its own when it finds the
  * namespace missing, so `--only` works without it, but that side then takes a minute longer) and `cleanup(log)`
  * once after the last (drops the seeded namespaces, gives MariaDB's buffer pool its size back), in a `finally`.
- * On MariaDB `prepare()` also grows the InnoDB buffer pool to hold the seeded table (`innodb-pool.ts` says why). `prepare()` tags this run's namespaces through
- * the environment variable `PAYONCE_SCALE_RUN`, which the side processes must inherit (spawn them with
- * `process.env`), so a concurrent bench run's `cleanup()` never drops them.
+ * On MariaDB `prepare()` also grows the InnoDB buffer pool to hold the seeded table (`innodb-pool.ts` says why).
+ * `prepare()` tags this run's namespaces through the environment variable `PAYONCE_SCALE_RUN`, which the side
+ * processes must inherit (spawn them with `process.env`), so a concurrent bench run's `cleanup()` never drops them.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -62,8 +62,7 @@ function backendsOf(ids?: readonly string[]): ScaleBackend[] {
 /**
  * Seeds the 1M namespace of every backend the chosen targets use (all when `ids` is omitted), unless it is already
  * there, and grows MariaDB's InnoDB buffer pool to hold that table (`innodb-pool.ts`); untimed. Call once before
- * the first pair. In a smoke run (`BENCH_QUICK=1`) the sides seed their own small
- * namespace, so this does nothing.
+ * the first pair. In a smoke run (`BENCH_QUICK=1`) the sides seed their own small namespace, so this does nothing.
  */
 export async function prepare(log: (line: string) => void, ids?: readonly string[]): Promise<void> {
   process.env[SCALE_RUN_ENV] ??= randomBytes(4).toString('hex');
