@@ -31,11 +31,15 @@ export class TargetFileSetUp {
     if (!hooks.prepare) return;
     this.log(`${hooks.file}: prepare`);
     const ids = hooks.ids.filter((known) => this.selected.includes(known));
-    await hooks.prepare(this.log, ids).catch((error: unknown) => {
-      const message = `${hooks.file} prepare failed: ${error instanceof Error ? error.message : String(error)}`;
-      this.log(`! ${message}`);
-      this.problems.push(message);
-    });
+    const prepare = hooks.prepare;
+    // Through a promise chain, so a hook that throws before its first await (or returns nothing) is caught too.
+    await Promise.resolve()
+      .then(() => prepare(this.log, ids))
+      .catch((error: unknown) => {
+        const message = `${hooks.file} prepare failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.log(`! ${message}`);
+        this.problems.push(message);
+      });
   }
 
   /** Call after running target `id`: cleans its file up if no later selected target belongs to it. */
@@ -61,8 +65,9 @@ export class TargetFileSetUp {
     this.#cleaned.add(hooks);
     if (!hooks.cleanup) return;
     this.log(`${hooks.file}: cleanup`);
-    await hooks
-      .cleanup(this.log)
+    const cleanup = hooks.cleanup;
+    await Promise.resolve()
+      .then(() => cleanup(this.log))
       .catch((error: unknown) => this.log(`! ${hooks.file} cleanup failed: ${String(error)}`));
   }
 }

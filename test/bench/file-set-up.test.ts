@@ -57,6 +57,25 @@ describe('TargetFileSetUp', () => {
     expect(lines).toContain('! scale prepare failed: no server');
   });
 
+  it('catches hooks that throw before they return a promise', async () => {
+    const lines: string[] = [];
+    const throwing: TargetFileHooks = {
+      file: 'sync',
+      ids: ['s1'],
+      prepare: () => {
+        throw new Error('at once');
+      },
+      cleanup: () => {
+        throw new Error('also at once');
+      },
+    };
+    const setUp = new TargetFileSetUp([throwing], ['s1'], (line) => lines.push(line));
+    await setUp.before('s1');
+    await setUp.after('s1');
+    expect(setUp.problems).toEqual(['sync prepare failed: at once']);
+    expect(lines).toContain('! sync cleanup failed: Error: also at once');
+  });
+
   it('never cleans up a file that was not prepared', async () => {
     const { events, file } = recorder();
     const setUp = new TargetFileSetUp([file('scale', ['s1'])], ['s1'], () => {});

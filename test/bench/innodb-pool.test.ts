@@ -44,4 +44,28 @@ describe('growInnodbPool', () => {
     }
     expect(await poolBytes()).toBe(before);
   }, 120_000);
+
+  it('makes a second grow wait until the first has given the old size back, so neither shrinks it under the other', async () => {
+    const before = await poolBytes();
+    const table = Math.ceil((before + 64 * 1_048_576) / 1.5);
+    const first = await growInnodbPool(table, () => {});
+    let second: Awaited<ReturnType<typeof growInnodbPool>> | undefined;
+    const waiting = growInnodbPool(table, () => {}).then((change) => {
+      second = change;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(second).toBeUndefined(); // still waiting for the lock
+      expect(await poolBytes()).toBe(first.afterBytes);
+      await first.restore();
+      await waiting;
+      expect(second!.beforeBytes).toBe(before); // it saw the size the first run gave back
+      expect(await poolBytes()).toBe(second!.afterBytes);
+    } finally {
+      await first.restore();
+      await waiting;
+      await second?.restore();
+    }
+    expect(await poolBytes()).toBe(before);
+  }, 120_000);
 });
