@@ -8,6 +8,12 @@
  */
 
 export { DriverMissing } from '../driver-missing.js';
+export {
+  ADAPTIVE_PIPELINING_DEFAULTS,
+  AdaptivePipelining,
+  type AdaptivePipeliningSettings,
+  type PipeliningProbe,
+} from './adaptive-pipelining.js';
 export { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 export type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';

@@ -1,4 +1,5 @@
 import { InvalidOption } from '../../core/errors.js';
+import { AdaptivePipelining } from './adaptive-pipelining.js';
 import type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 
 /** Options of `new RedisStore(…)`. */
@@ -34,9 +35,13 @@ export interface RedisStoreOptions {
    * because corked writes make client and server take turns). Turn it on where the client's CPU is the limit
    * (many concurrent calls on a busy host): it saves system calls (at 64 concurrent calls ≈ 15 µs of client CPU per
    * delivery on against 23 µs off). Needs the client's socket (`client.stream`, or `client.nodes('master')` on a
-   * Cluster); otherwise it has no effect. @default false (bench/notes/redis.md)
+   * Cluster); otherwise it has no effect. `'auto'`: the store measures both ways on its own commands and corks only
+   * while corking answers them faster (`AdaptivePipelining`: a probe of a fraction of a second under load every
+   * 30 s; choose it when the host is not known in advance). An `AdaptivePipelining` of your own does the same with
+   * its own windows and period (one per store: it holds that store's measurements). @default false
+   * (bench/notes/redis.md)
    */
-  pipelining?: boolean;
+  pipelining?: boolean | 'auto' | AdaptivePipelining;
 }
 
 /** `RedisStoreOptions` after defaults and validation. */
@@ -46,7 +51,7 @@ export interface ResolvedRedisStoreOptions {
   readonly notify: 'publish' | 'spublish' | 'off';
   /** `null` when nothing can subscribe (no `duplicate()` and no `subscriber`) or `notify` is `off`. */
   readonly subscriber: (() => RedisSubscriberLike) | null;
-  readonly pipelining: boolean;
+  readonly pipelining: boolean | AdaptivePipelining;
 }
 
 const NOTIFY_MODES = ['publish', 'spublish', 'off'] as const;
@@ -67,7 +72,7 @@ function subscriberOf(client: RedisLike, given: (() => RedisSubscriberLike) | un
  * Applies defaults and checks the options once.
  * @throws {InvalidOption} if `client` has no `callBuffer` method, or `prefix` is not a string or contains a
  * brace (which would change the Redis Cluster hash tag and split the store's keys across slots), `notify` is not
- * `publish`/`spublish`/`off`, `subscriber` is not a function, or `pipelining` is not a boolean.
+ * `publish`/`spublish`/`off`, `subscriber` is not a function, or `pipelining` is not true, false, `'auto'` or an `AdaptivePipelining`.
  */
 export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
   const client = options?.client;
@@ -84,8 +89,12 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
     throw new InvalidOption('notify', `must be publish, spublish or off, got ${String(notify)}`);
   const subscriber = notify === 'off' ? null : subscriberOf(client, options.subscriber);
   const pipelining = options.pipelining ?? false;
-  if (typeof pipelining !== 'boolean') {
-    throw new InvalidOption('pipelining', `must be true or false, got ${typeof pipelining}`);
+  if (typeof pipelining !== 'boolean' && pipelining !== 'auto' && !(pipelining instanceof AdaptivePipelining)) {
+    throw new InvalidOption(
+      'pipelining',
+      `must be true, false, 'auto' or an AdaptivePipelining, got ${String(pipelining)}`,
+    );
   }
-  return Object.freeze({ client, prefix, notify, subscriber, pipelining });
+  const chosen = pipelining === 'auto' ? new AdaptivePipelining() : pipelining;
+  return Object.freeze({ client, prefix, notify, subscriber, pipelining: chosen });
 }

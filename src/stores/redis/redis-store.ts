@@ -12,6 +12,7 @@ import type {
   TakeoverRequest,
 } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
+import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { commands } from './redis-commands.js';
@@ -110,7 +111,7 @@ export class RedisStore implements Store {
   /** The announce command and channel of a finish a duplicate waits for (`['', '']` when `notify` is `off`). */
   private readonly announce: readonly [string, string];
   private readonly listener: RedisFinishListener | null;
-  /** Groups the commands of one tick into one socket write; `null` when `pipelining` is off. */
+  /** Groups the commands of one tick into one socket write (always, or as measured); `null` when `pipelining` is off. */
   private readonly pipeline: TickPipeline | null;
   private readonly purge: RedisPurge;
   /**
@@ -137,11 +138,11 @@ export class RedisStore implements Store {
         ? null
         : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, resolved.notify === 'spublish');
     const client = this.client;
-    this.pipeline = resolved.pipelining ? new TickPipeline(() => socketsOf(client)) : null;
-    this.purge = new RedisPurge(client, this.keys, (run) => {
-      this.pipeline?.hold();
-      return run();
-    });
+    this.pipeline =
+      resolved.pipelining === false
+        ? null
+        : new TickPipeline(() => socketsOf(client), resolved.pipelining === true ? null : resolved.pipelining);
+    this.purge = new RedisPurge(client, this.keys, (run) => this.issue(run));
     const listener = this.listener;
     if (listener) this.watchReceipt = (key) => this.#watch(listener, key);
   }
@@ -266,9 +267,8 @@ export class RedisStore implements Store {
     const hash = this.keys.receiptBase + id;
     // A receipt purged between our HSETNX and HGETALL is gone: claim again (a bounded number of times).
     for (let round = 0; round < 3; round++) {
-      this.pipeline?.hold();
       const written = integerReply(
-        await commands.hsetnx(this.client, hash, CLAIM_FIELD, packClaim(1, nowMs, fingerprint)),
+        await this.issue(() => commands.hsetnx(this.client, hash, CLAIM_FIELD, packClaim(1, nowMs, fingerprint))),
       );
       if (written === 1) {
         return { inserted: true, receipt: firstClaimReceipt(key, nowMs, fingerprint) };
@@ -332,8 +332,7 @@ export class RedisStore implements Store {
 
   /** The stored receipt or `null` (one `HGETALL`); the body is a fresh `Uint8Array` copy. */
   async find(key: RequestKey): Promise<Receipt | null> {
-    this.pipeline?.hold();
-    return receiptOfReply(key, await commands.hgetall(this.client, this.receiptKey(key)));
+    return receiptOfReply(key, await this.issue(() => commands.hgetall(this.client, this.receiptKey(key))));
   }
 
   /**
@@ -348,10 +347,22 @@ export class RedisStore implements Store {
     return this.purge.batch(beforeMs, batch, provider);
   }
 
+  /**
+   * With `pipelining: 'auto'`: the last probe's pair ratios (mean latency corked ÷ not corked) and the choice it
+   * made; `null` before the first probe has ended or with any other setting. For logs and benchmarks.
+   */
+  get pipeliningProbe(): PipeliningProbe | null {
+    return this.pipeline?.chooser?.lastProbe ?? null;
+  }
+
   /** Runs `script` on the store's connection, in this tick's pipeline when pipelining is on. */
   private send(script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    this.pipeline?.hold();
-    return script.run(this.client, keys, args);
+    return this.issue(() => script.run(this.client, keys, args));
+  }
+
+  /** Sends one command (`send` calls the client) through the pipeline when pipelining is on, else at once. */
+  private issue<T>(send: () => Promise<T>): Promise<T> {
+    return this.pipeline === null ? send() : this.pipeline.issue(send);
   }
 
   private receiptKey(key: RequestKey): string {

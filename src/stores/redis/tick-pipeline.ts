@@ -1,3 +1,5 @@
+import type { AdaptivePipelining } from './adaptive-pipelining.js';
+
 /**
  * The part of a connection's socket that `TickPipeline` holds back: Node's `Writable#cork()` / `uncork()`
  * (`net.Socket`, `tls.TLSSocket`).
@@ -34,8 +36,26 @@ export class TickPipeline {
     if (held !== null) for (const stream of held) stream.uncork();
   };
 
-  /** @param streams the sockets the store's next command may be written to (re-read at each tick). */
-  constructor(private readonly streams: () => readonly CorkableStream[]) {}
+  /**
+   * @param streams the sockets the store's next command may be written to (re-read at each tick).
+   * @param chooser with `pipelining: 'auto'`, decides per command whether to cork (`AdaptivePipelining`); without
+   * one every command is corked.
+   */
+  constructor(
+    private readonly streams: () => readonly CorkableStream[],
+    readonly chooser: AdaptivePipelining | null = null,
+  ) {}
+
+  /**
+   * Sends one command through the pipeline: `send` writes it (the client's call), corked for the rest of the tick
+   * unless the chooser says otherwise (the chooser counts it).
+   */
+  issue<T>(send: () => Promise<T>): Promise<T> {
+    const chooser = this.chooser;
+    if (chooser !== null) chooser.sent();
+    if (chooser === null || chooser.corking) this.hold();
+    return send();
+  }
 
   /** True while this tick's commands are being held back (for tests). */
   get holding(): boolean {

@@ -6,6 +6,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
+import { AdaptivePipelining } from '../../../src/stores/redis/adaptive-pipelining.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
 import { completeScript } from '../../../src/stores/redis/scripts/complete.js';
 import { type CorkableStream, socketsOf, TickPipeline } from '../../../src/stores/redis/tick-pipeline.js';
@@ -243,5 +244,43 @@ describe('RedisStore pipelining on a busy connection', () => {
     );
     expect(runs).toBe(400);
     expect(await client.get(`${prefix}side:799`)).toBe('799');
+  });
+
+  it('with an adaptive pipeline, answers every delivery exactly once while it probes both ways, again and again', async () => {
+    // Small windows and a short period, so these deliveries cross several probes whose windows switch between
+    // corked and not mid-traffic (the defaults need some 65 000 commands for one probe).
+    const chooser = new AdaptivePipelining({ warmup: 100, window: 200, pairs: 3, settledMs: 20 });
+    const store = new RedisStore({ client, prefix: `${prefix}auto:`, pipelining: chooser });
+    const guard = new IdempotencyGuard(store);
+    const keys = 3_000;
+    const handled = new Set<string>();
+    let duplicatesRun = 0;
+    let corkedStarts = 0;
+    let plainStarts = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        // Each key twice: the copy is delivered 8 keys later, while the first may still be in flight.
+        for (let i = next++; i < 2 * keys; i = next++) {
+          const id = `evt_${i % 2 === 0 ? i / 2 : (i - 1) / 2 - 4}`;
+          if (chooser.corking) corkedStarts++;
+          else plainStarts++;
+          const outcome = await guard.run(
+            new RequestKey('auto', id),
+            () => {
+              if (handled.has(id)) duplicatesRun++;
+              handled.add(id);
+              return { body: `paid ${id}` };
+            },
+            { waitForInFlightMs: 2_000 },
+          );
+          expect(new TextDecoder().decode(outcome.response.body)).toBe(`paid ${id}`);
+        }
+      }),
+    );
+    expect(duplicatesRun).toBe(0);
+    expect(store.pipeliningProbe?.ratios.length).toBeGreaterThan(0);
+    expect(corkedStarts).toBeGreaterThan(0);
+    expect(plainStarts).toBeGreaterThan(0);
   });
 });

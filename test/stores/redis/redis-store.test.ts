@@ -6,6 +6,7 @@ import { InvalidOption, RequestInProgress } from '../../../src/core/errors.js';
 import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
 import type { StoredResponse } from '../../../src/core/receipt.js';
 import { RequestKey } from '../../../src/core/request-key.js';
+import { AdaptivePipelining } from '../../../src/stores/redis/adaptive-pipelining.js';
 import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
 import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
 import { RedisStore } from '../../../src/stores/redis/redis-store.js';
@@ -345,6 +346,18 @@ describe('RedisStore', () => {
       expect(() => new RedisStore({ client, prefix: 'a}' })).toThrow(InvalidOption);
       expect(() => new RedisStore({ client: {} as RedisLike })).toThrow(InvalidOption);
       expect(new RedisStore({ client }).prefix).toBe('payonce:');
+    });
+
+    it("takes pipelining true, false, 'auto' or an AdaptivePipelining, and nothing else", () => {
+      const client = { callBuffer: async () => null } satisfies RedisLike;
+      for (const pipelining of [true, false, 'auto', new AdaptivePipelining()] as const) {
+        expect(new RedisStore({ client, pipelining }).pipeliningProbe).toBeNull();
+      }
+      for (const pipelining of ['on', 1, {}]) {
+        expect(() => new RedisStore({ client, pipelining: pipelining as never })).toThrow(
+          /invalid option pipelining: must be true, false, 'auto' or an AdaptivePipelining/,
+        );
+      }
     });
 
     it('accepts an ioredis Cluster as its client', () => {

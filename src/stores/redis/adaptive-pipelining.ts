@@ -1,0 +1,189 @@
+import { InvalidOption } from '../../core/errors.js';
+
+/** Tuning of `AdaptivePipelining` (all counts are commands of one store, durations in ms). */
+export interface AdaptivePipeliningSettings {
+  /** Commands sent uncorked and unmeasured before the first probe (the connection opening, the JIT warming up). */
+  readonly warmup: number;
+  /** Commands per probe window; only the second half of a window is measured (the first lets the callers settle). */
+  readonly window: number;
+  /** Probe pairs: each is one window corked and one not, in alternating order. */
+  readonly pairs: number;
+  /** How long a choice holds before the next probe, in ms. */
+  readonly settledMs: number;
+  /** Corking is chosen only when it raises the median pair's rate by at least this fraction (0.05 = 5 %). */
+  readonly minGain: number;
+}
+
+/**
+ * Defaults: after 5 000 commands, a probe of 12 windows of 5 000 commands (about a second at 8 concurrent
+ * deliveries on a 2-core machine) every 30 s.
+ */
+export const ADAPTIVE_PIPELINING_DEFAULTS: AdaptivePipeliningSettings = Object.freeze({
+  warmup: 5_000,
+  window: 5_000,
+  pairs: 6,
+  settledMs: 30_000,
+  minGain: 0.05,
+});
+
+/** What the last probe measured: per pair, the rate of commands corked ÷ not corked; the choice it made. */
+export interface PipeliningProbe {
+  readonly ratios: readonly number[];
+  readonly corking: boolean;
+}
+
+/**
+ * Chooses, from measurements of the store's own commands, whether `TickPipeline` corks: `pipelining: 'auto'`.
+ *
+ * Whether grouping a tick's commands into one socket write pays depends on the machine, not on payonce: where a
+ * system call is cheap and the client has a core to itself, writing each command at once lets the client and Redis
+ * work at the same time (bench/notes/redis.md, Session 9: 8 concurrent `guard.run` calls ran twice as fast
+ * uncorked); where system calls are dear (a virtual machine with expensive context switches, a busy host) one write
+ * per tick is the faster (Session 12: 25 000–34 000 deliveries/s corked against 14 000–26 000 uncorked on the same
+ * machine an hour apart). The same host moves between the two.
+ *
+ * So the store measures both, the way the bench measures a ratio: after `warmup` commands sent uncorked (a process
+ * that has just started is slower at first, which would count against whichever way went first), a probe runs
+ * windows of `window` commands,
+ * alternately corked and not (in pairs, the order flipping from pair to pair), takes the rate at which the store
+ * sent commands in the second half of each window (the first half lets the callers leave the previous way's
+ * rhythm), and computes each pair's ratio corked ÷ not corked. When the median ratio shows corking at least
+ * `minGain` faster, the store corks until the next probe `settledMs` later; otherwise it writes each command at once.
+ * With callers that wait for their answers (a worker pool, concurrent deliveries) the rate of sending is the
+ * throughput; with a load that comes at its own pace (requests arriving slower than the store can serve them) both
+ * ways send at that pace, the ratio is 1 and the store stays uncorked, which answers each command soonest.
+ * (The time from send to reply would mislead: corked commands wait for the rest of their tick, so each takes longer
+ * even where more of them complete per second.) Nothing here changes what a command does: Redis answers the
+ * commands of one connection in order, corked or not.
+ */
+export class AdaptivePipelining {
+  #corking = false;
+  #probing = false;
+  #settledUntil = Number.NEGATIVE_INFINITY;
+  /** Commands still to send before the first probe. */
+  #warmupLeft: number;
+  /** Index of the current probe window (0 … 2 × pairs − 1). */
+  #windowIndex = 0;
+  /** Commands begun in the current window. */
+  #begun = 0;
+  /** When the measured second half of the current window began. */
+  #measureFrom = 0;
+  /** Commands per ms sent in the measured half of each window of the current probe. */
+  #rates: number[] = [];
+  #last: PipeliningProbe | null = null;
+
+  private readonly settings: AdaptivePipeliningSettings;
+
+  /**
+   * @param settings any of `ADAPTIVE_PIPELINING_DEFAULTS` to change.
+   * @param now a clock in ms (`performance.now` by default; tests pass their own).
+   * @throws {InvalidOption} when `warmup` is not an integer ≥ 0, `window` not an integer ≥ 2, `pairs` not an
+   * integer ≥ 1, `settledMs` not a number ≥ 0 or `minGain` not a number ≥ 0.
+   */
+  constructor(
+    settings: Partial<AdaptivePipeliningSettings> = {},
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.settings = checkedSettings({ ...ADAPTIVE_PIPELINING_DEFAULTS, ...settings });
+    this.#warmupLeft = this.settings.warmup;
+  }
+
+  /** True when the store's commands are to be corked now. */
+  get corking(): boolean {
+    return this.#corking;
+  }
+
+  /** The last finished probe, or `null` before the first one ends. */
+  get lastProbe(): PipeliningProbe | null {
+    return this.#last;
+  }
+
+  /** Call as each command is sent, before asking `corking` how to send it. */
+  sent(): void {
+    if (!this.#probing) {
+      if (this.#warmupLeft > 0) {
+        this.#warmupLeft--;
+        return;
+      }
+      if (this.now() < this.#settledUntil) return;
+      this.#startProbe();
+    } else if (this.#begun === this.settings.window) {
+      // This command is the first after the window: it ends the window (and the probe after its last window).
+      this.#closeWindow();
+      if (!this.#probing) return;
+    }
+    this.#begun++;
+    if (this.#begun === this.#half) this.#measureFrom = this.now();
+  }
+
+  /** The command of a window whose sending starts the measured half. */
+  get #half(): number {
+    return Math.ceil(this.settings.window / 2);
+  }
+
+  #startProbe(): void {
+    this.#probing = true;
+    this.#rates = [];
+    this.#windowIndex = 0;
+    this.#openWindow();
+  }
+
+  /** Corked in the second window of even pairs and the first of odd ones. */
+  #modeOf(index: number): boolean {
+    const pair = Math.floor(index / 2);
+    return index % 2 === (pair % 2 === 0 ? 1 : 0);
+  }
+
+  #openWindow(): void {
+    this.#corking = this.#modeOf(this.#windowIndex);
+    this.#begun = 0;
+    this.#measureFrom = 0;
+  }
+
+  /** Ends the current window: its rate is the commands sent per ms from the `#half`-th to the first after it. */
+  #closeWindow(): void {
+    const elapsed = this.now() - this.#measureFrom;
+    this.#rates.push(elapsed > 0 ? (this.settings.window + 1 - this.#half) / elapsed : Number.NaN);
+    this.#windowIndex++;
+    if (this.#windowIndex < 2 * this.settings.pairs) {
+      this.#openWindow();
+      return;
+    }
+    this.#decide();
+  }
+
+  #decide(): void {
+    const ratios: number[] = [];
+    for (let pair = 0; pair < this.settings.pairs; pair++) {
+      const first = this.#rates[2 * pair]!;
+      const second = this.#rates[2 * pair + 1]!;
+      const [corked, plain] = this.#modeOf(2 * pair) ? [first, second] : [second, first];
+      const ratio = corked / plain;
+      if (Number.isFinite(ratio) && ratio > 0) ratios.push(ratio);
+    }
+    const median = medianOf(ratios);
+    this.#corking = median !== null && median >= 1 + this.settings.minGain;
+    this.#last = Object.freeze({ ratios: Object.freeze(ratios), corking: this.#corking });
+    this.#probing = false;
+    this.#settledUntil = this.now() + this.settings.settledMs;
+  }
+}
+
+function checkedSettings(settings: AdaptivePipeliningSettings): AdaptivePipeliningSettings {
+  const { warmup, window, pairs, settledMs, minGain } = settings;
+  const integerAtLeast = (value: number, min: number) => Number.isInteger(value) && value >= min;
+  if (!integerAtLeast(warmup, 0)) throw new InvalidOption('pipelining.warmup', `must be an integer ≥ 0, got ${warmup}`);
+  if (!integerAtLeast(window, 2)) throw new InvalidOption('pipelining.window', `must be an integer ≥ 2, got ${window}`);
+  if (!integerAtLeast(pairs, 1)) throw new InvalidOption('pipelining.pairs', `must be an integer ≥ 1, got ${pairs}`);
+  if (!(settledMs >= 0)) throw new InvalidOption('pipelining.settledMs', `must be ≥ 0 ms, got ${settledMs}`);
+  if (!(minGain >= 0)) throw new InvalidOption('pipelining.minGain', `must be ≥ 0, got ${minGain}`);
+  return Object.freeze({ warmup, window, pairs, settledMs, minGain });
+}
+
+/** The median of `values`, or `null` when there are none. */
+function medianOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

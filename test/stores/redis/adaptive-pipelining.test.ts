@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidOption } from '../../../src/core/errors.js';
+import {
+  ADAPTIVE_PIPELINING_DEFAULTS,
+  AdaptivePipelining,
+  type AdaptivePipeliningSettings,
+} from '../../../src/stores/redis/adaptive-pipelining.js';
+import { type CorkableStream, TickPipeline } from '../../../src/stores/redis/tick-pipeline.js';
+
+const SMALL: AdaptivePipeliningSettings = { warmup: 10, window: 20, pairs: 3, settledMs: 1_000, minGain: 0.05 };
+
+/**
+ * Drives a chooser with a simulated load: every command sent advances the clock by `corkedMs` or `plainMs`,
+ * whichever way the chooser is corking when the command goes out (a closed loop: the faster way sends more
+ * commands per ms). Returns the corking state seen by each command.
+ */
+function drive(
+  chooser: AdaptivePipelining,
+  clock: { now: number },
+  commands: number,
+  costMs: { corked: number; plain: number },
+): boolean[] {
+  const seen: boolean[] = [];
+  for (let i = 0; i < commands; i++) {
+    chooser.sent();
+    seen.push(chooser.corking);
+    clock.now += chooser.corking ? costMs.corked : costMs.plain;
+  }
+  return seen;
+}
+
+function chooser(settings = SMALL) {
+  const clock = { now: 0 };
+  return { clock, chooser: new AdaptivePipelining(settings, () => clock.now) };
+}
+
+/** Commands of one whole probe after the warm-up; the probe decides as the next command is sent. */
+const PROBE = 2 * SMALL.pairs * SMALL.window;
+const DECIDED = SMALL.warmup + PROBE + 1;
+
+describe('AdaptivePipelining', () => {
+  it('sends uncorked through the warm-up, then probes both ways in pairs whose order flips', () => {
+    const { clock, chooser: c } = chooser();
+    const seen = drive(c, clock, SMALL.warmup + PROBE, { corked: 1, plain: 1 });
+    expect(seen.slice(0, SMALL.warmup).every((corking) => !corking)).toBe(true);
+    const windows = Array.from({ length: 2 * SMALL.pairs }, (_, w) =>
+      seen.slice(SMALL.warmup + w * SMALL.window, SMALL.warmup + (w + 1) * SMALL.window),
+    );
+    // Each window is one way throughout; pair 0 goes plain then corked, pair 1 corked then plain, and so on.
+    expect(windows.map((w) => new Set(w).size)).toEqual(Array(2 * SMALL.pairs).fill(1));
+    expect(windows.map((w) => w[0])).toEqual([false, true, true, false, false, true]);
+  });
+
+  it('corks when corked windows send faster, and says what it measured', () => {
+    const { clock, chooser: c } = chooser();
+    drive(c, clock, DECIDED, { corked: 1, plain: 1.5 });
+    expect(c.corking).toBe(true);
+    expect(c.lastProbe?.corking).toBe(true);
+    expect(c.lastProbe?.ratios).toHaveLength(SMALL.pairs);
+    for (const ratio of c.lastProbe?.ratios ?? []) expect(ratio).toBeCloseTo(1.5, 5);
+    // Settled: every command is corked until the next probe.
+    expect(drive(c, clock, 200, { corked: 1, plain: 1.5 }).every((corking) => corking)).toBe(true);
+  });
+
+  it('stays uncorked when corking is slower, and when it gains less than minGain', () => {
+    for (const corked of [2, 0.97]) {
+      const { clock, chooser: c } = chooser();
+      drive(c, clock, DECIDED, { corked, plain: 1 });
+      expect(c.corking).toBe(false);
+      expect(c.lastProbe?.corking).toBe(false);
+      expect(drive(c, clock, 50, { corked, plain: 1 }).some((corking) => corking)).toBe(false);
+    }
+  });
+
+  it('decides by the median pair, so one disturbed pair does not flip the choice', () => {
+    const { clock, chooser: c } = chooser();
+    drive(c, clock, SMALL.warmup, { corked: 1, plain: 1 });
+    // Pair 0 (plain window first) has its plain window slowed down by something else on the host, so corked looks
+    // faster there; the other two pairs show corking 2× slower.
+    drive(c, clock, SMALL.window, { corked: 1, plain: 4 });
+    drive(c, clock, PROBE - SMALL.window + 1, { corked: 2, plain: 1 });
+    // Pair 0: corked 0.5 command/ms ÷ plain 0.25 = 2; pairs 1 and 2: 0.5 ÷ 1.
+    expect(c.lastProbe?.ratios.map((r) => Math.round(r * 100) / 100)).toEqual([2, 0.5, 0.5]);
+    expect(c.corking).toBe(false);
+  });
+
+  it('probes again once settledMs has passed, and follows a host that changed', () => {
+    const { clock, chooser: c } = chooser();
+    drive(c, clock, DECIDED, { corked: 1, plain: 2 });
+    expect(c.corking).toBe(true);
+    // The choice holds for settledMs (1 000 ms here: about 1 000 commands at 1 ms)…
+    expect(drive(c, clock, 998, { corked: 1, plain: 2 }).every((corking) => corking)).toBe(true);
+    // …then a new probe finds corking slower now.
+    const seen = drive(c, clock, PROBE + 10, { corked: 3, plain: 1 });
+    expect(seen.some((corking) => !corking)).toBe(true);
+    expect(c.corking).toBe(false);
+    expect(c.lastProbe?.corking).toBe(false);
+  });
+
+  it('rejects settings it cannot work with', () => {
+    for (const bad of [
+      { warmup: -1 },
+      { window: 1 },
+      { window: 2.5 },
+      { pairs: 0 },
+      { settledMs: Number.NaN },
+      { minGain: -0.1 },
+    ]) {
+      expect(() => new AdaptivePipelining(bad)).toThrow(InvalidOption);
+    }
+    expect(() => new AdaptivePipelining({ window: 2, pairs: 1, warmup: 0, settledMs: 0, minGain: 0 })).not.toThrow();
+  });
+
+  it('has defaults that probe about a second of load every 30 s', () => {
+    expect(ADAPTIVE_PIPELINING_DEFAULTS).toEqual({
+      warmup: 5_000,
+      window: 5_000,
+      pairs: 6,
+      settledMs: 30_000,
+      minGain: 0.05,
+    });
+  });
+});
+
+describe('TickPipeline with a chooser', () => {
+  it('corks a command only while its chooser is corking, and counts every command', async () => {
+    const log: string[] = [];
+    const socket: CorkableStream = { cork: () => log.push('cork'), uncork: () => log.push('uncork') };
+    const clock = { now: 0 };
+    const c = new AdaptivePipelining({ ...SMALL, warmup: 2 }, () => clock.now);
+    const pipeline = new TickPipeline(() => [socket], c);
+    const answers = await Promise.all([pipeline.issue(async () => 'a'), pipeline.issue(async () => 'b')]);
+    expect(answers).toEqual(['a', 'b']);
+    expect(log).toEqual([]); // the warm-up goes out uncorked
+    // The probe's first window is plain, its second corked: skip to it.
+    for (let i = 0; i < SMALL.window; i++) {
+      clock.now += 1;
+      await pipeline.issue(async () => i);
+    }
+    expect(log).toEqual([]);
+    expect(await pipeline.issue(async () => 'corked')).toBe('corked');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['cork', 'uncork']);
+  });
+});
