@@ -17,11 +17,14 @@
  * Both sides open the store exactly as `payonceSubject(backend, { batched })` does (`openStore`: static factory, a
  * pool of 10, `batching` when `--batched`), and deliver the same kind of keys: `realistic-keys.ts`'s provider mix
  * and external-id shapes, random within the key space (so a claim lands among the stored receipts, not after
- * them), with the payload and handler response of the in-process rows. On PostgreSQL each side runs a CHECKPOINT
- * right before its timed run and another before it exits (`settle`), so neither side's timed run pays for writing
- * out the other side's dirty pages. The result's notes carry the rows stored at
- * the start, the table's size on disk, the rows completed by the timed run (must equal the deliveries), and the
- * seeding time when this side seeded.
+ * them), with the payload and handler response of the in-process rows. On PostgreSQL the warm-up goes on until the
+ * full-page writes that follow a checkpoint have settled (`wal-settle.ts`: otherwise the 1M side would time the
+ * page images of ~10 000 primary-key leaves, the first seconds of a checkpoint cycle, and the empty side almost
+ * none), and each side runs a CHECKPOINT before it exits (`settle`), so neither side pays for writing out the
+ * other side's dirty pages. The result's notes carry the rows stored at the start, the table's size on disk, the
+ * rows completed by the timed run (must equal the deliveries), the seeding time when this side seeded, and on
+ * PostgreSQL the settling warm-up (deliveries, seconds, settled or not) and the timed run's WAL bytes, page images
+ * per delivery and checkpoints.
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -39,6 +42,7 @@ import { openStore } from '../subjects/payonce.js';
 import { realisticKey } from './realistic-keys.js';
 import { measureTable, type ScaleBackend, withSeeded } from './seeded-namespace.js';
 import { FULL_SIZES, QUICK_SIZES, QUICK_STORED_MAX, type SideSizes } from './side-sizes.js';
+import { type SettleReport, type WalSpan, walPoint, walSpan, warmUntilSteady } from './wal-settle.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -73,9 +77,9 @@ async function truncate(info: NamespaceInfo): Promise<void> {
 }
 
 /**
- * PostgreSQL: a CHECKPOINT, so the dirty pages one side made (its deliveries, the 1M side's DELETE and VACUUM) are
- * written out by that side, not during the next side's timed run, and both timed runs start right after a
- * checkpoint (the same full-page-write regime). MariaDB has no such statement; nothing is done there.
+ * PostgreSQL: a CHECKPOINT before the side exits, so the dirty pages one side made (its deliveries, the 1M side's
+ * DELETE and VACUUM) are written out by that side, not during the next side's run. MariaDB has no such statement;
+ * nothing is done there.
  */
 async function settle(info: NamespaceInfo): Promise<void> {
   if (info.backend !== 'postgres') return;
@@ -137,9 +141,15 @@ interface Timed {
   readonly storedAtStart: number;
   readonly tableBytes: number;
   readonly completedRows: number;
+  /** PostgreSQL: the settling warm-up and the timed run's WAL (`wal-settle.ts`). */
+  readonly wal: { readonly settle: SettleReport; readonly run: WalSpan } | null;
 }
 
-/** Warm-up, `reset`, then the timed run on `info`; `reset` puts the table back to its starting rows (untimed). */
+/**
+ * Warm-up (on PostgreSQL until the full-page writes have settled), `reset`, then the timed run on `info`; `reset`
+ * puts the table back to its starting rows (untimed). No CHECKPOINT between the warm-up and the timed run: the
+ * reset's DELETE and VACUUM change pages the warm-up already changed, so they add no page images.
+ */
 async function timedRun(
   backend: ScaleBackend,
   info: NamespaceInfo,
@@ -151,14 +161,20 @@ async function timedRun(
   try {
     const deliver = deliverer(new IdempotencyGuard(opened.store), counter);
     await measureUnique(deliver, options.sizes.warmupKeys, options.concurrency, 'w-', WARMUP_MAX_MS);
+    const settled =
+      backend === 'postgres'
+        ? await warmUntilSteady(deliver, info, options.concurrency, options.sizes.settleMaxMs)
+        : null;
     await reset();
     const table = await measureTable(backend, namespaceName(info));
-    await settle(info);
     collectGarbage();
+    const before = backend === 'postgres' ? await walPoint(info) : null;
     const startedMs = Date.now() - 1;
     const sample = await measureUnique(deliver, options.sizes.keys, options.concurrency, 'a-', options.sizes.maxMs);
+    const after = before ? await walPoint(info) : null;
     const completedRows = await completedSince(backend, info, startedMs);
-    return { sample, storedAtStart: table.rows, tableBytes: table.bytes, completedRows };
+    const wal = settled && before && after ? { settle: settled, run: walSpan(before, after, sample.deliveries) } : null;
+    return { sample, storedAtStart: table.rows, tableBytes: table.bytes, completedRows, wal };
   } finally {
     await opened.close();
   }
@@ -216,6 +232,16 @@ async function main(): Promise<void> {
       completedRows: timed.completedRows,
       ...(seedSeconds > 0 ? { seedSeconds: Math.round(seedSeconds * 10) / 10 } : {}),
       batched: options.batched ? 'yes' : 'no',
+      ...(timed.wal
+        ? {
+            settleDeliveries: timed.wal.settle.deliveries,
+            settleSeconds: timed.wal.settle.seconds,
+            settled: timed.wal.settle.steady ? 'yes' : 'no',
+            walBytesPerDelivery: timed.wal.run.walBytesPerDelivery,
+            fullPageImagesPerDelivery: timed.wal.run.fullPageImagesPerDelivery,
+            checkpointsDuringRun: timed.wal.run.checkpoints,
+          }
+        : {}),
     },
   };
   log(
