@@ -10,9 +10,11 @@
  *   again, so the timed run starts on an empty table.
  * - `--stored N`: the long-lived namespace `payonce_scale_<N>` of `seeded-namespace.ts` (same server as `BENCH_NS`),
  *   seeded once per bench run with N realistic finished receipts (by `prepare()` of `bench/targets/scale.ts`, or by
- *   the first side that finds it missing — untimed either way). The side holds its lock, deletes what its warm-up
- *   wrote, runs, and deletes what the timed run wrote (try/finally), so every run starts at exactly N rows and the
- *   harness's `BENCH_NS` is left untouched. `cleanup()` of the targets file drops the namespace at the end.
+ *   the first side that finds it missing — untimed either way). The side holds its lock, runs, and deletes every
+ *   row it wrote (try/finally), so every side starts from exactly N rows and the harness's `BENCH_NS` is left
+ *   untouched. On MariaDB it also deletes its warm-up's rows before the timed run (which starts at N rows); on
+ *   PostgreSQL the timed run starts at N plus the warm-up's rows (`timedRun` says why; `storedAtStart` tells).
+ *   `cleanup()` of the targets file drops the namespace at the end.
  *
  * Both sides open the store exactly as `payonceSubject(backend, { batched })` does (`openStore`: static factory, a
  * pool of 10, `batching` when `--batched`), and deliver the same kind of keys: `realistic-keys.ts`'s provider mix
@@ -146,15 +148,18 @@ interface Timed {
 }
 
 /**
- * Warm-up (on PostgreSQL until the full-page writes have settled), `reset`, then the timed run on `info`; `reset`
- * puts the table back to its starting rows (untimed). No CHECKPOINT between the warm-up and the timed run: the
- * reset's DELETE and VACUUM change pages the warm-up already changed, so they add no page images.
+ * Warm-up (on PostgreSQL until the full-page writes have settled), `reset` when given, then the timed run on `info`;
+ * `reset` puts the table back to its starting rows (untimed). The stored side on PostgreSQL passes none: deleting
+ * and vacuuming the warm-up's rows changed pages anew and brought page images back into the timed run (3.1–3.3 KB
+ * of WAL and 0.18–0.20 images per delivery after windows of ≤ 2 KB; bench/notes/limits.md, Session 12), so its
+ * timed run starts with the seeded receipts plus the warm-up's, which `storedAtStart` reports. No CHECKPOINT
+ * between the warm-up and the timed run.
  */
 async function timedRun(
   backend: ScaleBackend,
   info: NamespaceInfo,
   options: { batched: boolean; concurrency: number; sizes: SideSizes },
-  reset: () => Promise<unknown>,
+  reset: (() => Promise<unknown>) | null,
 ): Promise<Timed> {
   const counter: HandlerCounter = { runs: 0 };
   const opened = await openStore(info, { batched: options.batched });
@@ -165,7 +170,7 @@ async function timedRun(
       backend === 'postgres'
         ? await warmUntilSteady(deliver, info, options.concurrency, options.sizes.settleMaxMs)
         : null;
-    await reset();
+    if (reset) await reset();
     const table = await measureTable(backend, namespaceName(info));
     collectGarbage();
     const before = backend === 'postgres' ? await walPoint(info) : null;
@@ -207,7 +212,7 @@ async function main(): Promise<void> {
       ? await timedRun(backend, ns, options, () => truncate(ns))
       : await withSeeded(backend, stored, log, (seeded, resetToSeed) => {
           seedSeconds = seeded.seedSeconds;
-          return timedRun(backend, seeded.info, options, resetToSeed);
+          return timedRun(backend, seeded.info, options, backend === 'postgres' ? null : resetToSeed);
         });
   await settle(ns);
   const { sample } = timed;
