@@ -89,8 +89,9 @@ function integerReply(reply: unknown): number | null {
  * read as raw bytes and replay byte for byte, whatever their encoding or size; key parts compare byte for byte.
  *
  * With the `pipelining` option, commands of concurrent calls made in one tick of the event loop leave in one socket
- * write (`TickPipeline`), each with its own reply: Redis runs the commands of one connection in the order sent. It is
- * off by default (docs/design.md §3 "Redis: pipelining, off by default").
+ * write (`TickPipeline`), each with its own reply: Redis runs the commands of one connection in the order sent;
+ * with `'auto'` only while that measures faster (`AdaptivePipelining`). It is off by default (docs/design.md §3
+ * "Redis: pipelining, off by default or measured").
  *
  * Redis cannot join a SQL transaction: `supportsTransactions` is false and `runInTransaction` throws
  * `TransactionsUnsupported`. Durability is the server's: without AOF/RDB persistence a Redis restart forgets
