@@ -9,7 +9,8 @@
  * before the first pair of these targets (seeds both backends, untimed; a side seeds on its own when it finds the
  * namespace missing, so `--only` works without it, but that side then takes a minute longer) and `cleanup(log)`
  * once after the last (drops the seeded namespaces, gives MariaDB's buffer pool its size back), in a `finally`.
- * On MariaDB `prepare()` also grows the InnoDB buffer pool to hold the seeded table (`innodb-pool.ts` says why).
+ * On MariaDB `prepare()` also grows the InnoDB buffer pool to hold the seeded table (`innodb-pool.ts` says why) and
+ * reads the table into it (`innodb-preload.ts`).
  * `prepare()` tags this run's namespaces through the environment variable `PAYONCE_SCALE_RUN`, which the side
  * processes must inherit (spawn them with `process.env`), so a concurrent bench run's `cleanup()` never drops them.
  */
@@ -17,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PairTarget, SideSpec } from '../lib/side-protocol.js';
 import { growInnodbPool, type PoolChange } from '../scale/innodb-pool.js';
+import { preloadInnodbTable } from '../scale/innodb-preload.js';
 import { dropSeeded, ensureSeeded, measureTable, SCALE_RUN_ENV, type ScaleBackend } from '../scale/seeded-namespace.js';
 import { QUICK_STORED_MAX } from '../scale/side-sizes.js';
 
@@ -61,7 +63,8 @@ function backendsOf(ids?: readonly string[]): ScaleBackend[] {
 
 /**
  * Seeds the 1M namespace of every backend the chosen targets use (all when `ids` is omitted), unless it is already
- * there, and grows MariaDB's InnoDB buffer pool to hold that table (`innodb-pool.ts`); untimed. Call once before
+ * there, grows MariaDB's InnoDB buffer pool to hold that table (`innodb-pool.ts`) and reads the table into it
+ * (`innodb-preload.ts`); untimed. Call once before
  * the first pair. In a smoke run (`BENCH_QUICK=1`) the sides seed their own small namespace, so this does nothing.
  */
 export async function prepare(log: (line: string) => void, ids?: readonly string[]): Promise<void> {
@@ -71,6 +74,7 @@ export async function prepare(log: (line: string) => void, ids?: readonly string
     const seeded = await ensureSeeded(backend, STORED_RECEIPTS, log);
     if (backend === 'mysql' && poolChange === null) {
       poolChange = await growInnodbPool((await measureTable('mysql', seeded.name)).bytes, log);
+      await preloadInnodbTable(seeded.name, log);
     }
   }
 }
