@@ -143,7 +143,10 @@ export class RedisStore implements Store {
       resolved.pipelining === false
         ? null
         : new TickPipeline(() => socketsOf(client), resolved.pipelining === true ? null : resolved.pipelining);
-    this.purge = new RedisPurge(client, this.keys, (run) => this.issue(run));
+    this.purge = new RedisPurge(client, this.keys, (run) => {
+      this.pipeline?.hold();
+      return run();
+    });
     const listener = this.listener;
     if (listener) this.watchReceipt = (key) => this.#watch(listener, key);
   }
@@ -268,8 +271,9 @@ export class RedisStore implements Store {
     const hash = this.keys.receiptBase + id;
     // A receipt purged between our HSETNX and HGETALL is gone: claim again (a bounded number of times).
     for (let round = 0; round < 3; round++) {
+      this.pipeline?.hold();
       const written = integerReply(
-        await this.issue(() => commands.hsetnx(this.client, hash, CLAIM_FIELD, packClaim(1, nowMs, fingerprint))),
+        await commands.hsetnx(this.client, hash, CLAIM_FIELD, packClaim(1, nowMs, fingerprint)),
       );
       if (written === 1) {
         return { inserted: true, receipt: firstClaimReceipt(key, nowMs, fingerprint) };
@@ -333,7 +337,8 @@ export class RedisStore implements Store {
 
   /** The stored receipt or `null` (one `HGETALL`); the body is a fresh `Uint8Array` copy. */
   async find(key: RequestKey): Promise<Receipt | null> {
-    return receiptOfReply(key, await this.issue(() => commands.hgetall(this.client, this.receiptKey(key))));
+    this.pipeline?.hold();
+    return receiptOfReply(key, await commands.hgetall(this.client, this.receiptKey(key)));
   }
 
   /**
@@ -349,8 +354,9 @@ export class RedisStore implements Store {
   }
 
   /**
-   * With `pipelining: 'auto'`: the last probe's pair ratios (mean latency corked ÷ not corked) and the choice it
-   * made; `null` before the first probe has ended or with any other setting. For logs and benchmarks.
+   * With `pipelining: 'auto'` (or an `AdaptivePipelining`): the last probe's pair ratios (rate of sending corked ÷
+   * not corked) and the choice it made; `null` before the first probe has ended or with any other setting. For logs
+   * and benchmarks.
    */
   get pipeliningProbe(): PipeliningProbe | null {
     return this.pipeline?.chooser?.lastProbe ?? null;
@@ -358,12 +364,8 @@ export class RedisStore implements Store {
 
   /** Runs `script` on the store's connection, in this tick's pipeline when pipelining is on. */
   private send(script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.issue(() => script.run(this.client, keys, args));
-  }
-
-  /** Sends one command (`send` calls the client) through the pipeline when pipelining is on, else at once. */
-  private issue<T>(send: () => Promise<T>): Promise<T> {
-    return this.pipeline === null ? send() : this.pipeline.issue(send);
+    this.pipeline?.hold();
+    return script.run(this.client, keys, args);
   }
 
   private receiptKey(key: RequestKey): string {

@@ -38,32 +38,29 @@ export class TickPipeline {
 
   /**
    * @param streams the sockets the store's next command may be written to (re-read at each tick).
-   * @param chooser with `pipelining: 'auto'`, decides per command whether to cork (`AdaptivePipelining`); without
-   * one every command is corked.
+   * @param chooser decides per command whether to cork (`AdaptivePipelining`, `pipelining: 'auto'` or one of the
+   * caller's); without one every command is corked.
    */
   constructor(
     private readonly streams: () => readonly CorkableStream[],
     readonly chooser: AdaptivePipelining | null = null,
   ) {}
 
-  /**
-   * Sends one command through the pipeline: `send` writes it (the client's call), corked for the rest of the tick
-   * unless the chooser says otherwise (the chooser counts it).
-   */
-  issue<T>(send: () => Promise<T>): Promise<T> {
-    const chooser = this.chooser;
-    if (chooser !== null) chooser.sent();
-    if (chooser === null || chooser.corking) this.hold();
-    return send();
-  }
-
   /** True while this tick's commands are being held back (for tests). */
   get holding(): boolean {
     return this.#held !== null;
   }
 
-  /** Call right before sending a command: the first call of a tick corks the sockets until the tick ends. */
+  /**
+   * Call right before sending each command: the first call of a tick corks the sockets until the tick ends. With a
+   * chooser, the call counts the command and corks only while the chooser says so.
+   */
   hold(): void {
+    const chooser = this.chooser;
+    if (chooser !== null) {
+      chooser.sent();
+      if (!chooser.corking) return;
+    }
     if (this.#held !== null) return;
     const streams = this.streams();
     if (streams.length === 0) return;
