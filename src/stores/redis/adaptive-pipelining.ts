@@ -77,15 +77,24 @@ export class AdaptivePipelining {
   /**
    * @param settings any of `ADAPTIVE_PIPELINING_DEFAULTS` to change.
    * @param now a clock in ms (`performance.now` by default; tests pass their own).
-   * @throws {InvalidOption} when `warmup` is not an integer ≥ 0, `window` not an integer ≥ 2, `pairs` not an
-   * integer ≥ 1, `settledMs` not a number ≥ 0 or `minGain` not a number ≥ 0.
+   * @throws {InvalidOption} when `settings` is not an object, or a setting is not a plain number in its range:
+   * `warmup` an integer 0–10 000 000, `window` an integer 2–10 000 000, `pairs` an integer 1–1 000, `settledMs`
+   * 0–86 400 000 ms, `minGain` 0–100 (strings, bigints, `null`, NaN and ±Infinity are refused).
    */
   constructor(
     settings: Partial<AdaptivePipeliningSettings> = {},
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.settings = checkedSettings({ ...ADAPTIVE_PIPELINING_DEFAULTS, ...settings });
+    this.settings = checkedSettings(settings);
     this.#warmupLeft = this.settings.warmup;
+  }
+
+  /**
+   * True for an object this class's constructor made (a brand check: an object merely created with its prototype has
+   * none of its state and would fail on the store's first command).
+   */
+  static isInstance(value: unknown): value is AdaptivePipelining {
+    return typeof value === 'object' && value !== null && #corking in value;
   }
 
   /** True when the store's commands are to be corked now. */
@@ -169,14 +178,44 @@ export class AdaptivePipelining {
   }
 }
 
-function checkedSettings(settings: AdaptivePipeliningSettings): AdaptivePipeliningSettings {
-  const { warmup, window, pairs, settledMs, minGain } = settings;
-  const integerAtLeast = (value: number, min: number) => Number.isInteger(value) && value >= min;
-  if (!integerAtLeast(warmup, 0)) throw new InvalidOption('pipelining.warmup', `must be an integer ≥ 0, got ${warmup}`);
-  if (!integerAtLeast(window, 2)) throw new InvalidOption('pipelining.window', `must be an integer ≥ 2, got ${window}`);
-  if (!integerAtLeast(pairs, 1)) throw new InvalidOption('pipelining.pairs', `must be an integer ≥ 1, got ${pairs}`);
-  if (!(settledMs >= 0)) throw new InvalidOption('pipelining.settledMs', `must be ≥ 0 ms, got ${settledMs}`);
-  if (!(minGain >= 0)) throw new InvalidOption('pipelining.minGain', `must be ≥ 0, got ${minGain}`);
+/** Largest `warmup` and `window`, in commands: beyond it a probe would never end on a real connection. */
+const MAX_COMMANDS = 10_000_000;
+/** Largest `pairs`: every pair keeps two rates until the probe ends. */
+const MAX_PAIRS = 1_000;
+/** Largest `settledMs`: one day. */
+const MAX_SETTLED_MS = 86_400_000;
+/** Largest `minGain`: corking 100 times faster. */
+const MAX_GAIN = 100;
+
+/** A plain number (not a string, bigint, boolean or `null`) within `min`…`max`, and an integer when asked. */
+function numberWithin(value: unknown, min: number, max: number, integer: boolean): value is number {
+  return (
+    typeof value === 'number' &&
+    value >= min &&
+    value <= max &&
+    (integer ? Number.isInteger(value) : Number.isFinite(value))
+  );
+}
+
+/**
+ * Defaults applied to `given`, each setting checked: only plain numbers within bounds pass, so a string or bigint
+ * never reaches the arithmetic of a probe (where `1 + '0.05'` or `now() + 10n` would misbehave or throw on a
+ * command much later). @throws {InvalidOption}
+ */
+function checkedSettings(given: unknown): AdaptivePipeliningSettings {
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new InvalidOption('pipelining', `settings must be an object, got ${given === null ? 'null' : typeof given}`);
+  }
+  const { warmup, window, pairs, settledMs, minGain } = { ...ADAPTIVE_PIPELINING_DEFAULTS, ...given };
+  const bad = (name: string, rule: string, value: unknown) =>
+    new InvalidOption(`pipelining.${name}`, `must be ${rule}, got ${typeof value === 'number' ? value : typeof value}`);
+  if (!numberWithin(warmup, 0, MAX_COMMANDS, true)) throw bad('warmup', `an integer 0–${MAX_COMMANDS}`, warmup);
+  if (!numberWithin(window, 2, MAX_COMMANDS, true)) throw bad('window', `an integer 2–${MAX_COMMANDS}`, window);
+  if (!numberWithin(pairs, 1, MAX_PAIRS, true)) throw bad('pairs', `an integer 1–${MAX_PAIRS}`, pairs);
+  if (!numberWithin(settledMs, 0, MAX_SETTLED_MS, false)) {
+    throw bad('settledMs', `a number of ms 0–${MAX_SETTLED_MS}`, settledMs);
+  }
+  if (!numberWithin(minGain, 0, MAX_GAIN, false)) throw bad('minGain', `a number 0–${MAX_GAIN}`, minGain);
   return Object.freeze({ warmup, window, pairs, settledMs, minGain });
 }
 

@@ -72,7 +72,8 @@ function subscriberOf(client: RedisLike, given: (() => RedisSubscriberLike) | un
  * Applies defaults and checks the options once.
  * @throws {InvalidOption} if `client` has no `callBuffer` method, or `prefix` is not a string or contains a
  * brace (which would change the Redis Cluster hash tag and split the store's keys across slots), `notify` is not
- * `publish`/`spublish`/`off`, `subscriber` is not a function, or `pipelining` is not true, false, `'auto'` or an `AdaptivePipelining`.
+ * `publish`/`spublish`/`off`, `subscriber` is not a function, or `pipelining` is not true, false, `'auto'` or an
+ * `AdaptivePipelining` made by its constructor (`undefined` and `null` mean the default, off).
  */
 export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
   const client = options?.client;
@@ -89,7 +90,7 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
     throw new InvalidOption('notify', `must be publish, spublish or off, got ${String(notify)}`);
   const subscriber = notify === 'off' ? null : subscriberOf(client, options.subscriber);
   const pipelining = options.pipelining ?? false;
-  if (typeof pipelining !== 'boolean' && pipelining !== 'auto' && !(pipelining instanceof AdaptivePipelining)) {
+  if (typeof pipelining !== 'boolean' && pipelining !== 'auto' && !AdaptivePipelining.isInstance(pipelining)) {
     throw new InvalidOption(
       'pipelining',
       `must be true, false, 'auto' or an AdaptivePipelining, got ${String(pipelining)}`,

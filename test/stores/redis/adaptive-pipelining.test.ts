@@ -105,8 +105,30 @@ describe('AdaptivePipelining', () => {
       { pairs: 0 },
       { settledMs: Number.NaN },
       { minGain: -0.1 },
+      // Not plain numbers: each would pass a `>= 0` test and break a probe's arithmetic much later (`1 + '0.05'`
+      // is '10.05'; `now() + 10n` throws on a command).
+      { minGain: '0.05' },
+      { minGain: 10n },
+      { settledMs: '30000' },
+      { settledMs: 10n },
+      { settledMs: null },
+      { minGain: true },
+      { minGain: [] },
+      { settledMs: Number.POSITIVE_INFINITY },
+      { minGain: Number.POSITIVE_INFINITY },
+      { warmup: '10' },
+      // Beyond any probe that could end.
+      { window: 1e300 },
+      { warmup: 1e300 },
+      { pairs: 1e9 },
     ]) {
-      expect(() => new AdaptivePipelining(bad)).toThrow(InvalidOption);
+      expect(
+        () => new AdaptivePipelining(bad as never),
+        JSON.stringify(bad, (_k, v) => String(v)),
+      ).toThrow(InvalidOption);
+    }
+    for (const notAnObject of ['x', 5, null, []]) {
+      expect(() => new AdaptivePipelining(notAnObject as never)).toThrow(/settings must be an object/);
     }
     expect(() => new AdaptivePipelining({ window: 2, pairs: 1, warmup: 0, settledMs: 0, minGain: 0 })).not.toThrow();
   });

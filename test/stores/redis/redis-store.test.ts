@@ -353,7 +353,9 @@ describe('RedisStore', () => {
       for (const pipelining of [true, false, 'auto', new AdaptivePipelining()] as const) {
         expect(new RedisStore({ client, pipelining }).pipeliningProbe).toBeNull();
       }
-      for (const pipelining of ['on', 1, {}]) {
+      // An object with the class's prototype but none of its state would fail on the first command: refused now.
+      const lookalike = Object.create(AdaptivePipelining.prototype) as AdaptivePipelining;
+      for (const pipelining of ['on', 1, {}, 'AUTO', lookalike]) {
         expect(() => new RedisStore({ client, pipelining: pipelining as never })).toThrow(
           /invalid option pipelining: must be true, false, 'auto' or an AdaptivePipelining/,
         );
