@@ -54,7 +54,9 @@ export interface PipeliningProbe {
  * ways send at that pace, the ratio is 1 and the store stays uncorked, which answers each command soonest.
  * (The time from send to reply would mislead: corked commands wait for the rest of their tick, so each takes longer
  * even where more of them complete per second.) Nothing here changes what a command does: Redis answers the
- * commands of one connection in order, corked or not.
+ * commands of one connection in order, corked or not. A probe that spans an outage or a stall of Redis
+ * measures it too (failed commands are counted as sent) and may hold the slower way until the next probe: it costs
+ * speed for at most `settledMs`, never a wrong reply.
  */
 export class AdaptivePipelining {
   #corking = false;
