@@ -1,18 +1,24 @@
 import { KILLING_SCENARIO_IDS } from '../storm/all-scenarios.js';
 import type { StormProgress } from '../storm/storm-report.js';
 
+/** A scenario number as the progress lines print it: two places and a dot. */
+const numbered = (id: number): string => `${String(id).padStart(2)}.`;
+
 /**
  * One progress line of a storm run (`payonce storm`, `payonce demo`): the verdict (`pass`, `skip`, `FAIL`) or
  * `start`, the scenario's number and name, and last the running count of what it counts, e.g.
  * `pass  8. same webhook twice (765 ms)  [7 of 18 finished]`. Scenarios run several at a time, so lines come in
- * the order they finish, not by number; the count never stands where a scenario number would.
+ * the order they finish, not by number; the count never stands where a scenario number would. Numbers are padded
+ * to two places, so the names line up (`pass  8.`, `pass 10.`).
  */
 export function progressLine(event: StormProgress): string {
-  if (event.kind === 'started') return `start ${event.id}. ${event.name}  [${event.index} of ${event.total} started]`;
+  if (event.kind === 'started') {
+    return `start ${numbered(event.id)} ${event.name}  [${event.index} of ${event.total} started]`;
+  }
   const { result } = event;
   const verdict = result.verdict === 'fail' ? 'FAIL' : result.verdict;
   const why = result.reasons.length > 0 ? `: ${result.reasons.join('; ')}` : '';
-  return `${verdict}  ${result.id}. ${result.name} (${result.durationMs} ms)${why}  [${event.index} of ${event.total} finished]`;
+  return `${verdict} ${numbered(result.id)} ${result.name} (${result.durationMs} ms)${why}  [${event.index} of ${event.total} finished]`;
 }
 
 /**

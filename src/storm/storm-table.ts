@@ -55,13 +55,27 @@ export function stormSummary(report: StormReport): string {
       ? `PASS: ${passed}/${results.length} scenarios`
       : `FAIL: ${failed.length} of ${results.length} scenarios failed (${failed.join(', ')})`;
   const skip = skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join(', ')})` : '';
-  return (
-    `${head}${skip}, ${total((r) => r.counts.deliveriesSent)} deliveries ` +
-    `(${counted(
-      total((r) => r.counts.duplicates),
-      'duplicate',
-    )}), ${total((r) => r.counts.charges)} charges, ` +
-    `${total((r) => r.counts.paidTransitions)} paid transitions, ${total((r) => r.counts.fulfilments)} fulfilments, ` +
-    `${(report.durationMs / 1000).toFixed(1)} s`
+  const deliveries = counted(
+    total((r) => r.counts.deliveriesSent),
+    'delivery',
+    'deliveries',
   );
+  const duplicates = counted(
+    total((r) => r.counts.duplicates),
+    'duplicate',
+  );
+  const charges = counted(
+    total((r) => r.counts.charges),
+    'charge',
+  );
+  const paid = counted(
+    total((r) => r.counts.paidTransitions),
+    'paid transition',
+  );
+  const fulfilments = counted(
+    total((r) => r.counts.fulfilments),
+    'fulfilment',
+  );
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  return `${head}${skip}, ${deliveries} (${duplicates}), ${charges}, ${paid}, ${fulfilments}, ${seconds} s`;
 }

@@ -16,6 +16,12 @@ describe('storm progress lines', () => {
     expect(line).not.toMatch(/^\[\d+\/\d+\]/);
     const started = progressLine({ kind: 'started', id: 12, name: 'crash after', index: 18, total: 18 });
     expect(started).toBe('start 12. crash after  [18 of 18 started]');
+    // One-digit numbers are padded, so the names of scenarios 8 and 10 start in the same column.
+    const ten = progressLine({ kind: 'finished', result: result(10, 'x'), index: 8, total: 18 });
+    expect(ten.indexOf('x')).toBe(line.indexOf('same'));
+    expect(progressLine({ kind: 'started', id: 8, name: 'y', index: 1, total: 2 })).toBe(
+      'start  8. y  [1 of 2 started]',
+    );
   });
 
   it('are announced by a line that says why they come in finishing order', () => {

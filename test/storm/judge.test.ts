@@ -212,5 +212,11 @@ describe('formatStormTable and stormSummary', () => {
     expect(stormSummary(report([result(8, 'fail'), result(16, 'fail'), result(1, 'pass')]))).toMatch(
       /^FAIL: 2 of 3 scenarios failed \(8, 16\), 33 deliveries \(30 duplicates\), 3 charges, 3 paid transitions, 5 fulfilments, 12\.3 s$/,
     );
+    // One scenario (`payonce demo --only 8`): every count of one is singular.
+    const one = result(8, 'pass');
+    const single = { ...one, counts: { ...one.counts, deliveriesSent: 1, duplicates: 1, fulfilments: 1 } };
+    expect(stormSummary(report([single]))).toBe(
+      'PASS: 1/1 scenarios, 1 delivery (1 duplicate), 1 charge, 1 paid transition, 1 fulfilment, 12.3 s',
+    );
   });
 });
