@@ -12,6 +12,7 @@ import type {
   TakeoverRequest,
 } from '../../core/store.js';
 import { importDriver } from '../driver-missing.js';
+import { headersJson } from '../headers-json.js';
 import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
@@ -52,12 +53,19 @@ function endpointOf(url: string): string {
 /** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
 const msText = (ms: number): string => String(ms);
 
+/** Bodies up to this many bytes that are pure ASCII become text straight from their bytes (no Buffer of their own). */
+const SHORT_BODY_BYTES = 256;
+
 /**
  * The body as a command argument. Pure ASCII (most JSON answers) goes as text: its UTF-8 encoding is the same bytes,
  * and a command of text arguments is encoded as one string instead of a list of pieces copied into a new Buffer.
- * Anything else goes as the raw bytes, so every body is stored byte for byte.
+ * A short body is read into a flat string directly from its bytes. Anything else goes as the raw bytes, so every
+ * body is stored byte for byte.
  */
 const bodyArg = (body: Uint8Array): string | Buffer => {
+  if (body.byteLength <= SHORT_BODY_BYTES && isAscii(body)) {
+    return String.fromCharCode.apply(null, body as unknown as number[]);
+  }
   const bytes = bufferOf(body);
   return isAscii(bytes) ? bytes.toString('latin1') : bytes;
 };
@@ -319,8 +327,9 @@ export class RedisStore implements Store {
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
     const { key, attempt, nowMs, response } = request;
     const id = receiptIdOf(key);
-    const value = packCompletion(nowMs, response.status, JSON.stringify(response.headers), bodyArg(response.body));
-    const reply = await this.send(completeScript, [this.keys.receiptBase + id], [attempt, value, ...this.announce, id]);
+    const value = packCompletion(nowMs, response.status, headersJson(response.headers), bodyArg(response.body));
+    const [command, channel] = this.announce;
+    const reply = await this.send(completeScript, [this.keys.receiptBase + id], [attempt, value, command, channel, id]);
     return integerReply(reply) === 1;
   }
 

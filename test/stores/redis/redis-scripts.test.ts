@@ -61,6 +61,22 @@ describe('RedisStore scripts', () => {
     expect(commands).toEqual(['EVALSHA', 'EVAL', 'EVALSHA']);
   });
 
+  it('rejects (never throws) for a wrong number of keys or a client that throws instead of rejecting', async () => {
+    const script = new RedisScript(1, 'return 1');
+    const wrongCount = script.run(client, [], []);
+    await expect(wrongCount).rejects.toThrow(/script expects 1 keys, got 0/);
+    const throwing: RedisLike = {
+      callBuffer: () => {
+        throw new Error('socket gone');
+      },
+    };
+    let sent: Promise<unknown> | undefined;
+    expect(() => {
+      sent = script.run(throwing, [`${prefix}k`], []);
+    }).not.toThrow();
+    await expect(sent).rejects.toThrow('socket gone');
+  });
+
   it('keeps a store working across SCRIPT FLUSH', async () => {
     const { client: spy, commands } = recording(client);
     const store = new RedisStore({ client: spy, prefix });

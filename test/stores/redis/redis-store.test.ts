@@ -96,7 +96,11 @@ describe('RedisStore', () => {
     it('stores an ASCII body (sent as text) and a body with one byte above 0x7f (sent as bytes) exactly', async () => {
       const ascii = Uint8Array.from(Buffer.from('{"received":true,"ctl":"\u0000\t\x7f"}', 'latin1'));
       const high = Uint8Array.of(0x7b, 0x80, 0x7d);
-      for (const body of [ascii, high]) {
+      // Up to 256 bytes an ASCII body is read into text straight from its bytes; longer ones through a Buffer.
+      const at256 = Uint8Array.from(Buffer.from(`${'x'.repeat(255)}\x7f`, 'latin1'));
+      const over256 = Uint8Array.from(Buffer.from('y'.repeat(257), 'latin1'));
+      const highAt256 = Uint8Array.from([...'z'.repeat(255)].map((c) => c.charCodeAt(0)).concat(0xc3));
+      for (const body of [ascii, high, at256, over256, highAt256]) {
         const k = key('ascii');
         await store.insertClaim({ key: k, nowMs: T0, fingerprint: null });
         // A view into a larger buffer: only its own bytes are sent.
