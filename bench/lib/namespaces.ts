@@ -9,13 +9,10 @@ import pg from 'pg';
 import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { BENCH_URLS } from './bench-urls.js';
 
-/** Where the bench's servers are; overridable like the test suite's. */
-export const BENCH_URLS = Object.freeze({
-  postgres: process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-  mysql: process.env.PAYONCE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
-  redis: process.env.PAYONCE_REDIS_URL ?? 'redis://127.0.0.1:6379',
-});
+/** Where the bench's servers are; overridable like the test suite's (bench-urls.ts). */
+export { BENCH_URLS };
 
 /** The backends a bench row can run on. `sqlite` is synchronous=FULL, `sqlite-normal` synchronous=NORMAL. */
 export type BenchBackend = 'memory' | 'sqlite' | 'sqlite-normal' | 'postgres' | 'mysql' | 'redis';

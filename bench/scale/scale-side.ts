@@ -30,8 +30,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import type { RowDataPacket } from 'mysql2/promise';
 import { RequestInProgress } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
@@ -42,6 +41,7 @@ import { emitSideResult, quickRun, type SideResult, sideNamespace } from '../lib
 import { HANDLER_RESPONSE, type HandlerCounter, payloadOf } from '../lib/subject.js';
 import { openStore } from '../subjects/payonce.js';
 import { realisticKey } from './realistic-keys.js';
+import { mysqlConnection, pgClient } from './drivers.js';
 import { measureTable, type ScaleBackend, withSeeded } from './seeded-namespace.js';
 import { FULL_SIZES, QUICK_SIZES, QUICK_STORED_MAX, type SideSizes } from './side-sizes.js';
 import { type SettleReport, type WalSpan, walPoint, walSpan, warmUntilSteady } from './wal-settle.js';
@@ -61,7 +61,7 @@ function namespaceName(info: NamespaceInfo): string {
 /** Empties the harness's namespace (the `--stored 0` side, after its warm-up). */
 async function truncate(info: NamespaceInfo): Promise<void> {
   if (info.backend === 'postgres') {
-    const client = new pg.Client(info.postgres!);
+    const client = await pgClient(info.postgres!);
     await client.connect();
     try {
       await client.query('truncate payonce_receipts');
@@ -70,7 +70,7 @@ async function truncate(info: NamespaceInfo): Promise<void> {
     }
     return;
   }
-  const connection = await mysql.createConnection({ uri: info.mysqlUrl! });
+  const connection = await mysqlConnection(info.mysqlUrl!);
   try {
     await connection.query('truncate table payonce_receipts');
   } finally {
@@ -85,7 +85,7 @@ async function truncate(info: NamespaceInfo): Promise<void> {
  */
 async function settle(info: NamespaceInfo): Promise<void> {
   if (info.backend !== 'postgres') return;
-  const client = new pg.Client(info.postgres!);
+  const client = await pgClient(info.postgres!);
   await client.connect();
   try {
     await client.query('checkpoint');
@@ -98,7 +98,7 @@ async function settle(info: NamespaceInfo): Promise<void> {
 async function completedSince(backend: ScaleBackend, info: NamespaceInfo, sinceMs: number): Promise<number> {
   const text = `select count(*) as n from payonce_receipts where status = 'completed' and claimed_at > `;
   if (backend === 'postgres') {
-    const client = new pg.Client(info.postgres!);
+    const client = await pgClient(info.postgres!);
     await client.connect();
     try {
       const { rows } = await client.query<{ n: string }>(`${text}$1`, [sinceMs]);
@@ -107,9 +107,9 @@ async function completedSince(backend: ScaleBackend, info: NamespaceInfo, sinceM
       await client.end();
     }
   }
-  const connection = await mysql.createConnection({ uri: info.mysqlUrl! });
+  const connection = await mysqlConnection(info.mysqlUrl!);
   try {
-    const [rows] = await connection.query<mysql.RowDataPacket[]>(`${text}?`, [sinceMs]);
+    const [rows] = await connection.query<RowDataPacket[]>(`${text}?`, [sinceMs]);
     return Number(rows[0]!.n);
   } finally {
     await connection.end();

@@ -15,11 +15,11 @@
  * recorded in the table `payonce_scale_seed` (spec, rows, seeded_until); a namespace of another spec or size, or
  * a seeding that was interrupted (no record), is dropped and seeded again.
  */
-import mysql from 'mysql2/promise';
-import pg from 'pg';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { BENCH_URLS, type NamespaceInfo } from '../lib/namespaces.js';
+import type { Connection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import type { Client } from 'pg';
+import { BENCH_URLS } from '../lib/bench-urls.js';
+import type { NamespaceInfo } from '../lib/namespaces.js';
+import { mysqlConnection, pgClient } from './drivers.js';
 import { mysqlSeed, POSTGRES_SEED, SEED_SPEC } from './seed-statements.js';
 
 /** The backends the scale bench seeds. */
@@ -77,8 +77,8 @@ interface SeedBackend {
   measure(name: string): Promise<{ rows: number; bytes: number }>;
 }
 
-async function withPg<T>(fn: (client: pg.Client) => Promise<T>, schema?: string): Promise<T> {
-  const client = new pg.Client({
+async function withPg<T>(fn: (client: Client) => Promise<T>, schema?: string): Promise<T> {
+  const client = await pgClient({
     connectionString: BENCH_URLS.postgres,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
@@ -96,7 +96,7 @@ const postgresBackend: SeedBackend = {
     postgres: { connectionString: BENCH_URLS.postgres, options: `-c search_path=${name}` },
   }),
   async lock(name) {
-    const client = new pg.Client({ connectionString: BENCH_URLS.postgres });
+    const client = await pgClient({ connectionString: BENCH_URLS.postgres });
     await client.connect();
     await client.query('select pg_advisory_lock(hashtext($1))', [name]);
     return { release: () => client.end() };
@@ -118,6 +118,7 @@ const postgresBackend: SeedBackend = {
   async seed(name, receipts, seededUntil, log) {
     await withPg((client) => client.query(`create schema ${name}`));
     const info = postgresBackend.info(name);
+    const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
     const store = await PostgresStore.connect(info.postgres!);
     try {
       await store.migrate();
@@ -188,8 +189,8 @@ function mysqlUrlOf(database?: string): string {
   return url.toString();
 }
 
-async function withMysql<T>(fn: (connection: mysql.Connection) => Promise<T>, database?: string): Promise<T> {
-  const connection = await mysql.createConnection({ uri: mysqlUrlOf(database) });
+async function withMysql<T>(fn: (connection: Connection) => Promise<T>, database?: string): Promise<T> {
+  const connection = await mysqlConnection(mysqlUrlOf(database));
   try {
     return await fn(connection);
   } finally {
@@ -198,8 +199,8 @@ async function withMysql<T>(fn: (connection: mysql.Connection) => Promise<T>, da
 }
 
 /** The receipts table's secondary (non-unique) indexes: name and column list, in index-name order. */
-async function secondaryIndexes(connection: mysql.Connection, database: string) {
-  const [rows] = await connection.query<mysql.RowDataPacket[]>(
+async function secondaryIndexes(connection: Connection, database: string) {
+  const [rows] = await connection.query<RowDataPacket[]>(
     `select index_name as name, group_concat(column_name order by seq_in_index) as columns
 from information_schema.statistics
 where table_schema = ? and table_name = 'payonce_receipts' and index_name <> 'PRIMARY'
@@ -212,8 +213,8 @@ group by index_name order by index_name`,
 const mysqlBackend: SeedBackend = {
   info: (name) => ({ backend: 'mysql', mysqlUrl: mysqlUrlOf(name) }),
   async lock(name) {
-    const connection = await mysql.createConnection({ uri: mysqlUrlOf() });
-    const [rows] = await connection.query<mysql.RowDataPacket[]>('select get_lock(?, 3600) as held', [name]);
+    const connection = await mysqlConnection(mysqlUrlOf());
+    const [rows] = await connection.query<RowDataPacket[]>('select get_lock(?, 3600) as held', [name]);
     if (Number(rows[0]?.held) !== 1) {
       await connection.end();
       throw new Error(`could not lock the seeded namespace ${name} within an hour`);
@@ -222,12 +223,12 @@ const mysqlBackend: SeedBackend = {
   },
   record: (name) =>
     withMysql(async (connection) => {
-      const [exists] = await connection.query<mysql.RowDataPacket[]>(
+      const [exists] = await connection.query<RowDataPacket[]>(
         `select 1 from information_schema.tables where table_schema = ? and table_name = 'payonce_scale_seed'`,
         [name],
       );
       if (exists.length === 0) return null;
-      const [rows] = await connection.query<mysql.RowDataPacket[]>(
+      const [rows] = await connection.query<RowDataPacket[]>(
         `select spec, receipts, seeded_until from ${name}.payonce_scale_seed`,
       );
       const row = rows[0];
@@ -238,6 +239,7 @@ const mysqlBackend: SeedBackend = {
   drop: (name) => withMysql((connection) => connection.query(`drop database if exists ${name}`).then(() => {})),
   async seed(name, receipts, seededUntil, log) {
     await withMysql((connection) => connection.query(`create database ${name}`));
+    const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
     const store = await MysqlStore.connect(mysqlUrlOf(name));
     try {
       await store.migrate();
@@ -270,7 +272,7 @@ const mysqlBackend: SeedBackend = {
   },
   deleteLater: (name, seededUntil) =>
     withMysql(async (connection) => {
-      const [result] = await connection.query<mysql.ResultSetHeader>(
+      const [result] = await connection.query<ResultSetHeader>(
         `delete from payonce_receipts where status in ('processing', 'completed', 'failed') and claimed_at > ?`,
         [seededUntil],
       );
@@ -278,8 +280,8 @@ const mysqlBackend: SeedBackend = {
     }, name),
   measure: (name) =>
     withMysql(async (connection) => {
-      const [count] = await connection.query<mysql.RowDataPacket[]>('select count(*) as n from payonce_receipts');
-      const [size] = await connection.query<mysql.RowDataPacket[]>(
+      const [count] = await connection.query<RowDataPacket[]>('select count(*) as n from payonce_receipts');
+      const [size] = await connection.query<RowDataPacket[]>(
         `select data_length + index_length as bytes from information_schema.tables
 where table_schema = ? and table_name = 'payonce_receipts'`,
         [name],

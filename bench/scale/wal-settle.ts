@@ -15,10 +15,10 @@
  * level of a delivery that writes (almost) no page image, and the side reports the WAL bytes, page images and
  * checkpoints of its timed run, so a reader sees which regime the run measured.
  */
-import pg from 'pg';
 import type { Deliver } from '../lib/measure.js';
 import { measureUnique } from '../lib/measure.js';
 import type { NamespaceInfo } from '../lib/namespaces.js';
+import { pgClient } from './drivers.js';
 
 /** A point in the server's WAL: position (bytes), full-page images and checkpoints so far (cluster-wide). */
 export interface WalPoint {
@@ -57,7 +57,7 @@ export const SETTLE_WINDOW = 2_000;
 
 /** The server's current WAL point (`pg_current_wal_lsn`, `pg_stat_wal.wal_fpi`, `pg_stat_bgwriter` checkpoints). */
 export async function walPoint(info: NamespaceInfo): Promise<WalPoint> {
-  const client = new pg.Client(info.postgres!);
+  const client = await pgClient(info.postgres!);
   await client.connect();
   try {
     const { rows } = await client.query<{ lsn: string; fpi: string; checkpoints: string }>(
