@@ -55,27 +55,13 @@ export function stormSummary(report: StormReport): string {
       ? `PASS: ${passed}/${results.length} scenarios`
       : `FAIL: ${failed.length} of ${results.length} scenarios failed (${failed.join(', ')})`;
   const skip = skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join(', ')})` : '';
-  const deliveries = counted(
-    total((r) => r.counts.deliveriesSent),
-    'delivery',
-    'deliveries',
-  );
-  const duplicates = counted(
-    total((r) => r.counts.duplicates),
-    'duplicate',
-  );
-  const charges = counted(
-    total((r) => r.counts.charges),
-    'charge',
-  );
-  const paid = counted(
-    total((r) => r.counts.paidTransitions),
-    'paid transition',
-  );
-  const fulfilments = counted(
-    total((r) => r.counts.fulfilments),
-    'fulfilment',
-  );
+  const sum = (pick: (r: ScenarioResult) => number, singular: string, plural?: string) =>
+    counted(total(pick), singular, plural);
+  const deliveries = sum((r) => r.counts.deliveriesSent, 'delivery', 'deliveries');
+  const duplicates = sum((r) => r.counts.duplicates, 'duplicate');
+  const charges = sum((r) => r.counts.charges, 'charge');
+  const paid = sum((r) => r.counts.paidTransitions, 'paid transition');
+  const fulfilments = sum((r) => r.counts.fulfilments, 'fulfilment');
   const seconds = (report.durationMs / 1000).toFixed(1);
   return `${head}${skip}, ${deliveries} (${duplicates}), ${charges}, ${paid}, ${fulfilments}, ${seconds} s`;
 }
