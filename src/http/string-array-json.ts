@@ -1,5 +1,4 @@
-/** Printable ASCII except `"` and `\`: the characters `JSON.stringify` writes unchanged, each one UTF-8 byte. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+import { isPlainJsonText } from '../core/plain-json-text.js';
 
 /**
  * `JSON.stringify(parts)` character for character when every part is plain: printable ASCII (0x20–0x7e) other than
@@ -18,7 +17,7 @@ export function plainStringArrayJson(parts: readonly string[]): string | null {
   for (let index = 0; index < parts.length; index++) {
     const part: unknown = parts[index];
     // Not a string (a caller without a type checker): JSON.stringify decides, as it always did (`null`, numbers).
-    if (typeof part !== 'string' || !PLAIN.test(part)) return null;
+    if (typeof part !== 'string' || !isPlainJsonText(part)) return null;
     json += index === 0 ? `"${part}"` : `,"${part}"`;
   }
   return `${json}]`;

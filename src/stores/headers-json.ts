@@ -1,5 +1,4 @@
-/** Printable ASCII except `"` and `\`: the characters `JSON.stringify` writes between quotes unchanged. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+import { isPlainJsonText } from '../core/plain-json-text.js';
 
 /**
  * `JSON.stringify(headers)` of a stored response's headers, character for character. When every name and value is
@@ -17,7 +16,7 @@ export function headersJson(headers: Readonly<Record<string, string>>): string {
   for (let index = 0; index < names.length; index++) {
     const name = names[index]!;
     const value: unknown = headers[name];
-    if (typeof value !== 'string' || !PLAIN.test(name) || !PLAIN.test(value)) return JSON.stringify(headers);
+    if (typeof value !== 'string' || !isPlainJsonText(name) || !isPlainJsonText(value)) return JSON.stringify(headers);
     json += index === 0 ? `"${name}":"${value}"` : `,"${name}":"${value}"`;
   }
   return `${json}}`;
