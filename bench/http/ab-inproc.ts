@@ -10,6 +10,7 @@
  * process of its own to see it.
  *   node --import tsx bench/http/ab-inproc.ts ROUNDS REQUESTS SIDE [SIDE…]
  *   node --import tsx bench/http/ab-inproc.ts 8 20000 bare guard:. /work/main .
+ * ROUNDS 0 runs each side's first, untimed round only and prints nothing (for `instructions.ts`).
  */
 import net from 'node:net';
 import { resolve } from 'node:path';
@@ -114,6 +115,8 @@ for (let r = 0; r < Number(roundsText); r++) {
     `round ${r}: ${sides.map((side, s) => `${side.split('/').pop()} ${costs[s]!.at(-1)!.toFixed(1)}`).join('  ')} µs`,
   );
 }
+// ROUNDS 0 runs only the untimed first round of each side (`instructions.ts` counts it under valgrind).
+if (Number(roundsText) === 0) process.exit(0);
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 for (let s = 0; s < sides.length; s++) {
   const ratios = costs[s]!.map((c, r) => c / costs[0]![r]!);

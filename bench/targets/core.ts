@@ -1,7 +1,8 @@
 /**
  * The targets `npm run bench` builds from the in-process subjects (`bench/subjects/`) and the HTTP rows
  * (`bench/http/`): issue #17's batched concurrency sweep and duplicate storms, the Redis ratios and the fastify
- * adapter, plus issue 6's ratios that are still worth tracking. Every target is a pair of sides run alternately in
+ * adapter (with an A/A row of the bare route against itself: the noise floor of a pair ratio), plus issue 6's ratios
+ * that are still worth tracking. Every target is a pair of sides run alternately in
  * fresh processes (`bench/lib/pairs.ts`); sides warm up for 1 s (the CPU-bound HTTP and Redis unique rows 5 s) and time
  * 2 s (storms 1.5 s) unless BENCH_QUICK=1.
  * To keep a full run (with the service and scale targets and the physical limits) within 25 minutes, issue 6 rows
@@ -156,6 +157,17 @@ export const targets: readonly PairTarget[] = [
       pairs: HTTP_PAIRS,
     }),
   ),
+  {
+    // The noise floor of the HTTP rows: the same side on both ends of every pair, so its median should be 1 and its
+    // min–max is what the machine alone moves a pair ratio by (0.77–1.43 over 10 pairs on 2026-12-05).
+    id: 'http-noise-floor-memory',
+    group: HTTP,
+    title: 'noise floor: bare fastify route ÷ the same route, memory (A/A: the spread is the machine, not the code)',
+    a: httpSide('fastify-bare', 'memory'),
+    b: httpSide('fastify-bare', 'memory'),
+    min: null,
+    pairs: HTTP_PAIRS,
+  },
   {
     id: 'http-fastify-adapter-redis-storm',
     group: HTTP,

@@ -182,4 +182,13 @@ describe('the core targets', () => {
     expect(min('http-fastify-adapter-memory')).toBe(0.8);
     expect(min('http-fastify-adapter-redis')).toBe(0.8);
   });
+
+  it('hold an A/A noise-floor row: the same HTTP side on both ends, no goal, as many pairs as the HTTP goals', () => {
+    const noise = coreTargets.find((t) => t.id === 'http-noise-floor-memory')!;
+    const adapter = coreTargets.find((t) => t.id === 'http-fastify-adapter-memory')!;
+    expect(noise.a).toEqual(noise.b);
+    expect(noise.a).toEqual(adapter.b);
+    expect(noise.min).toBeNull();
+    expect(noise.pairs).toBe(adapter.pairs);
+  });
 });
