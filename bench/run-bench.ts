@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every target of `bench/targets/*.ts` measured pair by pair (issue #17 item 6; see
  * `lib/pairs.ts`), on the machine's PostgreSQL, MariaDB, Redis and SQLite files, in one run. A full run writes
- * `bench/RESULTS.md`, `bench/results.json` and the README's Performance numbers.
+ * `bench/RESULTS.md`, `bench/results.json` and the README's Performance numbers. A full run first waits (at most 3 min) for
+ * the 1-minute load average to fall below 1.5, so what ran before it does not land on its first rows (`lib/quiet-start.ts`).
  *
  *   npm run bench                              # full run (every target, physical limits, notes)
  *   npm run bench -- --only redis-vs-bare,postgres-batched-*   # just those targets, into bench/out/
@@ -26,6 +27,7 @@ import { CAUSES, METHOD } from './lib/notes.js';
 import { readNotes } from './lib/notes-dir.js';
 import { runTarget } from './lib/pairs.js';
 import { measurePostgresCosts, type PostgresCosts } from './lib/pg-costs.js';
+import { waitForQuietStart } from './lib/quiet-start.js';
 import { updateReadme } from './lib/readme-section.js';
 import { renderResults } from './lib/results-markdown.js';
 import { runSide } from './lib/run-side.js';
@@ -72,6 +74,10 @@ async function main(): Promise<void> {
   const full = args.only === null && !QUICK;
   const outDir = process.env.BENCH_OUT ?? join(import.meta.dirname, full ? '.' : 'out');
   const defaultPairs = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 5));
+  if (full) {
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    await waitForQuietStart({ load: loadAverage, sleep, log, below: 1.5, maxMs: 180_000, pollMs: 5_000 });
+  }
   const started = Date.now();
   const loadStart = loadAverage();
   log(
