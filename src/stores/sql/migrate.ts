@@ -3,6 +3,7 @@ import { dialectNamed } from './dialects.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 import type { SqlMigration } from './migrations/sql-migration.js';
 import { withRetry } from './retry.js';
+import { withSchemaScopedIntrospection } from './schema-scoped-introspection.js';
 import type { SqlDialectName } from './sql-dialect.js';
 
 /** How long a migration waits for another process's migration lock (SQLite `begin immediate`), ms. */
@@ -60,12 +61,15 @@ export async function migrate<DB>(db: Kysely<DB>, dialect: SqlDialectName): Prom
   const kysely = db as unknown as Kysely<unknown>;
   const migrations = Object.fromEntries(ALL_MIGRATIONS.map((m) => [m.name, kyselyMigration(m, target.name)]));
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const schema = await target.migrationTableSchema(kysely);
   const migrator = new Migrator({
-    db: kysely,
+    // On PostgreSQL the migrator looks for its tables in our schema only (another schema dropped meanwhile cannot
+    // fail the run: withSchemaScopedIntrospection).
+    db: schema === undefined ? kysely : withSchemaScopedIntrospection(kysely, schema),
     provider,
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
-    migrationTableSchema: await target.migrationTableSchema(kysely),
+    migrationTableSchema: schema,
   });
   const begin = target.migrationTransaction;
   const outcome =
