@@ -184,7 +184,8 @@ export class Outbox<DB> {
    * reset (so a dead letter gets `maxAttempts` fresh runs) and its last error kept. One conditional UPDATE, so a
    * job is never requeued while it is queued or running. A re-run job must not repeat its effect: handlers guard
    * effects with the effect ledger (`runEffectOnce`), which answers `already-applied`.
-   * @returns `requeued` with the job as stored now; `not-finished` with the job when it is `queued`/`running`;
+   * @returns `requeued` with the job as the re-drive left it (`queued`, 0 runs; a worker may have claimed it since);
+   *   `not-finished` with the job when it is `queued`/`running`;
    *   `not-found` when no job has this id.
    * @see docs/design.md §7 "Effect ledger"; docs/service.md `POST /admin/jobs/:id/rerun`.
    */
@@ -197,12 +198,13 @@ export class Outbox<DB> {
   > {
     const existing = await this.findById(jobId);
     if (!existing) return Object.freeze({ kind: 'not-found' });
+    const availableAtMs = this.clock.now();
     const result = await (this.target.db as unknown as Kysely<OutboxDatabase>)
       .updateTable(OUTBOX_TABLE)
       .set({
         status: 'queued',
         attempts: 0,
-        available_at: this.clock.now(),
+        available_at: availableAtMs,
         lease_owner: null,
         lease_expires_at: null,
         finished_at: null,
@@ -210,8 +212,21 @@ export class Outbox<DB> {
       .where('id', '=', jobId)
       .where('status', 'in', ['done', 'dead'])
       .executeTakeFirst();
-    const job = (await this.findById(jobId)) ?? existing;
-    return Object.freeze(result.numUpdatedRows > 0n ? { kind: 'requeued', job } : { kind: 'not-finished', job });
+    if (result.numUpdatedRows === 0n) {
+      return Object.freeze({ kind: 'not-finished', job: (await this.findById(jobId)) ?? existing });
+    }
+    // The job as the UPDATE left it, not as read again: a worker may already have claimed (or even finished) it,
+    // and the caller must be told what the re-drive did (queued, no runs yet), not a later state.
+    const job: OutboxJob = Object.freeze({
+      ...existing,
+      status: 'queued',
+      attempts: 0,
+      availableAtMs,
+      leaseOwner: null,
+      leaseExpiresAtMs: null,
+      finishedAtMs: null,
+    });
+    return Object.freeze({ kind: 'requeued', job });
   }
 
   /** Jobs in the dead letter (`dead`: failed `maxAttempts` times), oldest first, with their last error. */

@@ -202,6 +202,39 @@ for (const dialect of sqlDialectsFromEnv()) {
       expect(direct).toEqual({ kind: 'already-applied', effectKey: 'rerun:rerun-1' });
     });
 
+    it('requeue answers the job as the re-drive left it, even when a worker takes it before anyone reads it again', async () => {
+      const topic = freshTopic('requeue');
+      await enqueue(store, outbox, topic, ['requeue-1']);
+      let runs = 0;
+      const worker = new OutboxWorker(store, { [topic]: async () => void runs++ });
+      expect(await worker.drain()).toBe(1);
+      const job = await outbox.find(topic, 'requeue-1');
+      expect(job?.status).toBe('done');
+      // Every read after the first lets the worker claim and finish the job first: what a busy replica does between
+      // the re-drive's UPDATE and a re-read (the demo's scenario 14 on 3 replicas waited for a re-run it never saw).
+      class RacedOutbox extends Outbox<unknown> {
+        reads = 0;
+        override async findById(jobId: string) {
+          if (this.reads++ > 0) await worker.runOnce();
+          return super.findById(jobId);
+        }
+      }
+      const raced = new RacedOutbox(store);
+      const answer = await raced.requeue(job?.id ?? '');
+      expect(answer.kind).toBe('requeued');
+      expect(answer.kind === 'requeued' && answer.job).toMatchObject({
+        id: job?.id,
+        status: 'queued',
+        attempts: 0,
+        leaseOwner: null,
+        finishedAtMs: null,
+      });
+      await worker.drain();
+      expect(runs).toBe(2);
+      expect(await outbox.findById(job?.id ?? '')).toMatchObject({ status: 'done', attempts: 1 });
+      expect((await outbox.requeue('no-such-job')).kind).toBe('not-found');
+    });
+
     it('a worker whose lease expired and was taken over cannot finish the job (fencing)', async () => {
       const topic = freshTopic('fenced');
       const clock = new ManualClock(Date.now() + 60_000);

@@ -80,7 +80,9 @@ export const jobRerun: Scenario = {
     if (!ctx.expect(answer.status === 202, `POST /admin/jobs/:id/rerun answered ${answer.status}: ${answer.text}`)) {
       return ctx.conclude();
     }
-    const seenQueued = requeued?.status === 'queued';
+    // The answer comes after the re-drive, so a job it shows queued or running is the re-run (a service that reads
+    // the job again after its UPDATE may already see a worker holding it); otherwise its run count must grow.
+    const seenQueued = requeued?.status === 'queued' || requeued?.status === 'running';
     const rerun = await ctx.waitFor('the re-run job to finish', async () => {
       const view = await ctx.view(orderId);
       const now = view.jobs.find((j) => j.id === job.id);
