@@ -33,6 +33,12 @@ export interface TargetRun {
 const rate = (run: SideRun): string =>
   sideProblem(run) === null ? `${run.result!.opsPerSec.toFixed(0)}/s` : `FAILED (${sideProblem(run)!.slice(0, 160)})`;
 
+/** `  A corked` when side `name` reported the pipelining its store chose (Redis, `pipelining: 'auto'`), else ''. */
+const pipeliningOf = (name: string, run: SideRun): string => {
+  const chosen = run.result?.notes?.pipelining;
+  return chosen === undefined ? '' : `  ${name} ${chosen}`;
+};
+
 /** Empties the side's namespace, then runs it; a failed reset fails the side. */
 async function runOneSide(side: SideSpec, harness: PairHarness): Promise<SideRun> {
   let ns: Namespace | null = null;
@@ -66,7 +72,8 @@ export async function runTarget(target: PairTarget, harness: PairHarness): Promi
         ? ''
         : `  handler runs ${a.result.handlerRuns}/${a.result.expectedHandlerRuns}`;
     harness.log(
-      `  pair ${i + 1}/${count}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}`,
+      `  pair ${i + 1}/${count}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}` +
+        `${pipeliningOf('A', a)}${pipeliningOf('B', b)}`,
     );
     const failed = (p: PairRun) => sideProblem(p.a) !== null || sideProblem(p.b) !== null;
     if (i >= 1 && i < count - 1 && failed(pairs[i]!) && failed(pairs[i - 1]!)) {

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
         replayed: sample.results.replayed,
         inProgress: sample.results['in-progress'],
         elapsedMs: Math.round(sample.elapsedMs),
+        ...deliverer.notes?.(),
       },
     });
   } finally {

@@ -23,6 +23,11 @@ export interface Deliverer {
   /** Delivers event `id` once: claim, run the handler at most once, store its response. */
   deliver(id: string): Promise<DeliveryResult>;
   close(): Promise<void>;
+  /**
+   * What the subject says about itself after the timed run, added to the side's `notes`: e.g. the Redis store's
+   * `pipelining` choice and the probe that made it.
+   */
+  notes?(): Readonly<Record<string, number | string>>;
 }
 
 /** Who wrote the idempotency logic of a row. */

@@ -2,6 +2,7 @@ import { RequestInProgress } from '../../src/core/errors.js';
 import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import type { Store } from '../../src/core/store.js';
+import type { PipeliningProbe } from '../../src/stores/redis/adaptive-pipelining.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
 import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
 import {
@@ -19,6 +20,8 @@ export { payloadOf };
 export interface OpenedStore {
   readonly store: Store;
   close(): Promise<void>;
+  /** What the store chose on its own while it ran (`pipelining` on Redis). */
+  notes?(): Readonly<Record<string, string>>;
 }
 
 /**
@@ -60,9 +63,22 @@ export async function openStore(ns: NamespaceInfo, options: { batched?: boolean 
         close: async () => {
           await client.quit();
         },
+        notes: () => pipeliningNotes(store.pipeliningProbe),
       };
     }
   }
+}
+
+/**
+ * The Redis store's choice for the side's timed run: `pipelining` "corked" or "uncorked (disputed)", and the last
+ * probe's pair ratios corked ÷ uncorked (the warm-up holds the first probe; a choice holds 30 s).
+ */
+function pipeliningNotes(probe: PipeliningProbe | null): Record<string, string> {
+  if (probe === null) return { pipelining: 'not probed yet' };
+  return {
+    pipelining: `${probe.corking ? 'corked' : 'uncorked'}${probe.disputed ? ' (disputed)' : ''}`,
+    probeRatios: probe.ratios.map((ratio) => ratio.toFixed(2)).join(' '),
+  };
 }
 
 /** Runs one delivery through `guard.run`, mapping the outcome to a `DeliveryResult`. */
@@ -101,7 +117,11 @@ export function payonceSubject(backend: BenchBackend, options: { batched?: boole
     async open(ns, counter): Promise<Deliverer> {
       const opened = await openStore(ns, { batched });
       const guard = new IdempotencyGuard(opened.store);
-      return { deliver: (id) => guardedDelivery(guard, id, counter), close: () => opened.close() };
+      return {
+        deliver: (id) => guardedDelivery(guard, id, counter),
+        close: () => opened.close(),
+        ...(opened.notes ? { notes: opened.notes } : {}),
+      };
     },
   };
 }

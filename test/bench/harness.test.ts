@@ -75,6 +75,28 @@ describe('pair-by-pair harness (memory + sqlite, tiny sides)', () => {
     expect(run.verdict.met).toBe(true);
   }, 120_000);
 
+  it("prints the pipelining a Redis side's store chose next to its pair (and keeps it in the side's notes)", async () => {
+    const target: PairTarget = {
+      id: 'redis-guard',
+      group: 'test',
+      title: 'redis guard ÷ bare',
+      a: subjectSide('redis/payonce', 'redis'),
+      b: subjectSide('redis/bare', 'redis'),
+      min: null,
+    };
+    const from = lines.length;
+    const run = await runTarget(target, harness);
+    for (const pair of run.pairs) {
+      expect(pair.a.result?.notes?.pipelining).toMatch(/^(corked|uncorked)( \(disputed\))?$|^not probed yet$/);
+      expect(pair.b.result?.notes?.pipelining).toBeUndefined();
+    }
+    const pairLines = lines.slice(from).filter((line) => line.startsWith('  pair '));
+    expect(pairLines).toHaveLength(2);
+    for (const [i, line] of pairLines.entries()) {
+      expect(line.endsWith(`  A ${run.pairs[i]?.a.result?.notes?.pipelining}`)).toBe(true);
+    }
+  }, 120_000);
+
   it('checks handler runs == keys in every storm pair, on a namespace emptied before each side', async () => {
     const target: PairTarget = {
       id: 'sqlite-storm',

@@ -8,6 +8,11 @@ export interface AdaptivePipeliningSettings {
   readonly window: number;
   /** Probe pairs: each is one window corked and one not, in alternating order. */
   readonly pairs: number;
+  /**
+   * When a probe's pairs disagree (fewer than three in four of them on the side of the median), how many times it
+   * may run `pairs` more pairs before it decides on the median of all of them.
+   */
+  readonly extensions: number;
   /** How long a choice holds before the next probe, in ms. */
   readonly settledMs: number;
   /** Corking is chosen only when it raises the median pair's rate by at least this fraction (0.05 = 5 %). */
@@ -16,20 +21,29 @@ export interface AdaptivePipeliningSettings {
 
 /**
  * Defaults: after 5 000 commands, a probe of 12 windows of 5 000 commands (about a second at 8 concurrent
- * deliveries on a 2-core machine) every 30 s.
+ * deliveries on a 2-core machine) every 30 s; up to 36 windows when its pairs disagree.
  */
 export const ADAPTIVE_PIPELINING_DEFAULTS: AdaptivePipeliningSettings = Object.freeze({
   warmup: 5_000,
   window: 5_000,
   pairs: 6,
+  extensions: 2,
   settledMs: 30_000,
   minGain: 0.05,
 });
+
+/**
+ * Share of a probe's pairs that must lie on the side of the median (corking `minGain` faster, or not) for the probe
+ * to decide without more pairs: 3 in 4 (5 of 6 pairs, 9 of 12).
+ */
+export const PIPELINING_AGREEMENT = 0.75;
 
 /** What the last probe measured: per pair, the rate of commands corked ÷ not corked; the choice it made. */
 export interface PipeliningProbe {
   readonly ratios: readonly number[];
   readonly corking: boolean;
+  /** True when the pairs still disagreed after every extension, so the median decided on its own. */
+  readonly disputed: boolean;
 }
 
 /**
@@ -49,6 +63,10 @@ export interface PipeliningProbe {
  * sent commands in the second half of each window (the first half lets the callers leave the previous way's
  * rhythm), and computes each pair's ratio corked ÷ not corked. When the median ratio shows corking at least
  * `minGain` faster, the store corks until the next probe `settledMs` later; otherwise it writes each command at once.
+ * A host whose speed moves within a second spreads the pair ratios widely (0.5–2.4 around a median gain of 1.2 on
+ * the bench machine, bench/notes/redis.md, Session 14), and a median of 6 such pairs can land on the wrong side of
+ * the line: so when fewer than `PIPELINING_AGREEMENT` of the pairs agree with their median, the probe runs `pairs`
+ * more pairs (at most `extensions` times) and decides on the median of all of them.
  * With callers that wait for their answers (a worker pool, concurrent deliveries) the rate of sending is the
  * throughput; with a load that comes at its own pace (requests arriving slower than the store can serve them) both
  * ways send at that pace, the ratio is 1 and the store stays uncorked, which answers each command soonest.
@@ -64,7 +82,7 @@ export class AdaptivePipelining {
   #settledUntil = Number.NEGATIVE_INFINITY;
   /** Commands still to send before the first probe. */
   #warmupLeft: number;
-  /** Index of the current probe window (0 … 2 × pairs − 1). */
+  /** Index of the current probe window (0 … 2 × the probe's pairs − 1). */
   #windowIndex = 0;
   /** Commands begun in the current window. */
   #begun = 0;
@@ -72,6 +90,8 @@ export class AdaptivePipelining {
   #measureFrom = 0;
   /** Commands per ms sent in the measured half of each window of the current probe. */
   #rates: number[] = [];
+  /** Pairs the current probe runs before it next weighs them (grows by `pairs` with each extension). */
+  #probePairs = 0;
   #last: PipeliningProbe | null = null;
 
   private readonly settings: AdaptivePipeliningSettings;
@@ -80,8 +100,8 @@ export class AdaptivePipelining {
    * @param settings any of `ADAPTIVE_PIPELINING_DEFAULTS` to change.
    * @param now a clock in ms (`performance.now` by default; tests pass their own).
    * @throws {InvalidOption} when `settings` is not an object, or a setting is not a plain number in its range:
-   * `warmup` an integer 0–10 000 000, `window` an integer 2–10 000 000, `pairs` an integer 1–1 000, `settledMs`
-   * 0–86 400 000 ms, `minGain` 0–100 (strings, bigints, `null`, NaN and ±Infinity are refused).
+   * `warmup` an integer 0–10 000 000, `window` an integer 2–10 000 000, `pairs` an integer 1–1 000, `extensions` an
+   * integer 0–10, `settledMs` 0–86 400 000 ms, `minGain` 0–100 (strings, bigints, `null`, NaN and ±Infinity are refused).
    */
   constructor(
     settings: Partial<AdaptivePipeliningSettings> = {},
@@ -135,6 +155,7 @@ export class AdaptivePipelining {
   #startProbe(): void {
     this.#probing = true;
     this.#rates = [];
+    this.#probePairs = this.settings.pairs;
     this.#windowIndex = 0;
     this.#openWindow();
   }
@@ -156,27 +177,44 @@ export class AdaptivePipelining {
     const elapsed = this.now() - this.#measureFrom;
     this.#rates.push(elapsed > 0 ? (this.settings.window + 1 - this.#half) / elapsed : Number.NaN);
     this.#windowIndex++;
-    if (this.#windowIndex < 2 * this.settings.pairs) {
+    if (this.#windowIndex < 2 * this.#probePairs) {
       this.#openWindow();
       return;
     }
-    this.#decide();
+    this.#weigh();
   }
 
-  #decide(): void {
+  /** After the probe's pairs so far: decides, or runs `pairs` more pairs when they disagree and it still may. */
+  #weigh(): void {
+    const ratios = this.#pairRatios();
+    const median = medianOf(ratios);
+    const line = 1 + this.settings.minGain;
+    const corking = median !== null && median >= line;
+    const agreeing = ratios.filter((ratio) => ratio >= line === corking).length;
+    const agreed = agreeing >= PIPELINING_AGREEMENT * ratios.length;
+    const maxPairs = this.settings.pairs * (1 + this.settings.extensions);
+    if (!agreed && this.#probePairs < maxPairs) {
+      this.#probePairs += this.settings.pairs;
+      this.#openWindow();
+      return;
+    }
+    this.#corking = corking;
+    this.#last = Object.freeze({ ratios: Object.freeze(ratios), corking, disputed: !agreed });
+    this.#probing = false;
+    this.#settledUntil = this.now() + this.settings.settledMs;
+  }
+
+  /** Each finished pair's rate corked ÷ not corked (a pair whose window measured no time is left out). */
+  #pairRatios(): number[] {
     const ratios: number[] = [];
-    for (let pair = 0; pair < this.settings.pairs; pair++) {
+    for (let pair = 0; pair < this.#probePairs; pair++) {
       const first = this.#rates[2 * pair]!;
       const second = this.#rates[2 * pair + 1]!;
       const [corked, plain] = this.#modeOf(2 * pair) ? [first, second] : [second, first];
       const ratio = corked / plain;
       if (Number.isFinite(ratio) && ratio > 0) ratios.push(ratio);
     }
-    const median = medianOf(ratios);
-    this.#corking = median !== null && median >= 1 + this.settings.minGain;
-    this.#last = Object.freeze({ ratios: Object.freeze(ratios), corking: this.#corking });
-    this.#probing = false;
-    this.#settledUntil = this.now() + this.settings.settledMs;
+    return ratios;
   }
 }
 
@@ -184,6 +222,8 @@ export class AdaptivePipelining {
 const MAX_COMMANDS = 10_000_000;
 /** Largest `pairs`: every pair keeps two rates until the probe ends. */
 const MAX_PAIRS = 1_000;
+/** Largest `extensions`: a probe of at most 11 × `pairs` pairs. */
+const MAX_EXTENSIONS = 10;
 /** Largest `settledMs`: one day. */
 const MAX_SETTLED_MS = 86_400_000;
 /** Largest `minGain`: corking 100 times faster. */
@@ -208,17 +248,20 @@ function checkedSettings(given: unknown): AdaptivePipeliningSettings {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new InvalidOption('pipelining', `settings must be an object, got ${given === null ? 'null' : typeof given}`);
   }
-  const { warmup, window, pairs, settledMs, minGain } = { ...ADAPTIVE_PIPELINING_DEFAULTS, ...given };
+  const { warmup, window, pairs, extensions, settledMs, minGain } = { ...ADAPTIVE_PIPELINING_DEFAULTS, ...given };
   const bad = (name: string, rule: string, value: unknown) =>
     new InvalidOption(`pipelining.${name}`, `must be ${rule}, got ${typeof value === 'number' ? value : typeof value}`);
   if (!numberWithin(warmup, 0, MAX_COMMANDS, true)) throw bad('warmup', `an integer 0–${MAX_COMMANDS}`, warmup);
   if (!numberWithin(window, 2, MAX_COMMANDS, true)) throw bad('window', `an integer 2–${MAX_COMMANDS}`, window);
   if (!numberWithin(pairs, 1, MAX_PAIRS, true)) throw bad('pairs', `an integer 1–${MAX_PAIRS}`, pairs);
+  if (!numberWithin(extensions, 0, MAX_EXTENSIONS, true)) {
+    throw bad('extensions', `an integer 0–${MAX_EXTENSIONS}`, extensions);
+  }
   if (!numberWithin(settledMs, 0, MAX_SETTLED_MS, false)) {
     throw bad('settledMs', `a number of ms 0–${MAX_SETTLED_MS}`, settledMs);
   }
   if (!numberWithin(minGain, 0, MAX_GAIN, false)) throw bad('minGain', `a number 0–${MAX_GAIN}`, minGain);
-  return Object.freeze({ warmup, window, pairs, settledMs, minGain });
+  return Object.freeze({ warmup, window, pairs, extensions, settledMs, minGain });
 }
 
 /** The median of `values`, or `null` when there are none. */

@@ -12,6 +12,7 @@ export {
   ADAPTIVE_PIPELINING_DEFAULTS,
   AdaptivePipelining,
   type AdaptivePipeliningSettings,
+  PIPELINING_AGREEMENT,
   type PipeliningProbe,
 } from './adaptive-pipelining.js';
 export { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';

@@ -364,7 +364,7 @@ export class RedisStore implements Store {
 
   /**
    * With `pipelining: 'auto'` (or an `AdaptivePipelining`): the last probe's pair ratios (rate of sending corked ÷
-   * not corked) and the choice it made; `null` before the first probe has ended or with any other setting. For logs
+   * not corked), the choice it made and whether its pairs still disagreed when it made it; `null` before the first probe has ended or with any other setting. For logs
    * and benchmarks.
    */
   get pipeliningProbe(): PipeliningProbe | null {

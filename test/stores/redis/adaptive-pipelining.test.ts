@@ -4,10 +4,18 @@ import {
   ADAPTIVE_PIPELINING_DEFAULTS,
   AdaptivePipelining,
   type AdaptivePipeliningSettings,
+  PIPELINING_AGREEMENT,
 } from '../../../src/stores/redis/adaptive-pipelining.js';
 import { type CorkableStream, TickPipeline } from '../../../src/stores/redis/tick-pipeline.js';
 
-const SMALL: AdaptivePipeliningSettings = { warmup: 10, window: 20, pairs: 3, settledMs: 1_000, minGain: 0.05 };
+const SMALL: AdaptivePipeliningSettings = {
+  warmup: 10,
+  window: 20,
+  pairs: 3,
+  extensions: 0,
+  settledMs: 1_000,
+  minGain: 0.05,
+};
 
 /**
  * Drives a chooser with a simulated load: every command sent advances the clock by `corkedMs` or `plainMs`,
@@ -82,6 +90,65 @@ describe('AdaptivePipelining', () => {
     // Pair 0: corked 0.5 command/ms ÷ plain 0.25 = 2; pairs 1 and 2: 0.5 ÷ 1.
     expect(c.lastProbe?.ratios.map((r) => Math.round(r * 100) / 100)).toEqual([2, 0.5, 0.5]);
     expect(c.corking).toBe(false);
+    // 2 of 3 pairs agree with the median: below 3 in 4, and no extension allowed here.
+    expect(c.lastProbe?.disputed).toBe(true);
+  });
+
+  /** Per window of a probe, the cost per command of each way; `null` = the normal costs `base`. */
+  function driveWindows(
+    c: AdaptivePipelining,
+    clock: { now: number },
+    window: number,
+    costs: readonly ({ corked: number; plain: number } | null)[],
+    base: { corked: number; plain: number },
+  ): void {
+    for (const cost of costs) drive(c, clock, window, cost ?? base);
+  }
+
+  it('runs more pairs when its pairs disagree, and decides on the median of all of them', () => {
+    const settings = { ...SMALL, extensions: 2 };
+    const clock = { now: 0 };
+    const c = new AdaptivePipelining(settings, () => clock.now);
+    // Corking is 1.25× faster, but two of the first three pairs are disturbed against it (the host slowed their
+    // corked window down): alone, their median would choose uncorked writes.
+    const base = { corked: 1, plain: 1.25 };
+    const slowCorked = { corked: 4, plain: 1.25 };
+    drive(c, clock, SMALL.warmup, base);
+    // Pair 0 is plain then corked, pair 1 corked then plain, pair 2 plain then corked.
+    driveWindows(c, clock, SMALL.window, [null, slowCorked, slowCorked, null, null, null], base);
+    expect(c.lastProbe).toBeNull();
+    // Three more pairs, undisturbed: 4 of 6 pairs now show corking faster, still below 3 in 4…
+    driveWindows(c, clock, SMALL.window, Array(6).fill(null), base);
+    expect(c.lastProbe).toBeNull();
+    // …and after the last extension 7 of 9 do (0.78): the probe decides, on the median of the 9 pairs.
+    driveWindows(c, clock, SMALL.window, Array(6).fill(null), base);
+    drive(c, clock, 1, base);
+    expect(c.lastProbe?.ratios).toHaveLength(9);
+    expect(c.lastProbe?.disputed).toBe(false);
+    expect(c.lastProbe?.corking).toBe(true);
+    expect(c.corking).toBe(true);
+  });
+
+  it('decides after its first pairs when they agree, and never runs more than pairs × (1 + extensions) pairs', () => {
+    const settings = { ...SMALL, extensions: 2 };
+    const agreeingClock = { now: 0 };
+    const agreeing = new AdaptivePipelining(settings, () => agreeingClock.now);
+    drive(agreeing, agreeingClock, DECIDED, { corked: 2, plain: 1 });
+    expect(agreeing.lastProbe).toMatchObject({ corking: false, disputed: false });
+    expect(agreeing.lastProbe?.ratios).toHaveLength(SMALL.pairs);
+
+    // A host that alternates which way it slows down, window by window: every probe's pairs disagree.
+    const clock = { now: 0 };
+    const c = new AdaptivePipelining(settings, () => clock.now);
+    drive(c, clock, SMALL.warmup, { corked: 1, plain: 1 });
+    const windows = 2 * SMALL.pairs * 3;
+    for (let w = 0; w < windows; w++) {
+      const slowFirst = Math.floor(w / 2) % 3 === 0;
+      drive(c, clock, SMALL.window, slowFirst ? { corked: 3, plain: 3 } : { corked: 1, plain: 1.5 });
+    }
+    drive(c, clock, 1, { corked: 1, plain: 1 });
+    expect(c.lastProbe?.ratios).toHaveLength(3 * SMALL.pairs);
+    expect(c.lastProbe?.disputed).toBe(true);
   });
 
   it('probes again once settledMs has passed, and follows a host that changed', () => {
@@ -121,6 +188,10 @@ describe('AdaptivePipelining', () => {
       { window: 1e300 },
       { warmup: 1e300 },
       { pairs: 1e9 },
+      { extensions: -1 },
+      { extensions: 1.5 },
+      { extensions: 11 },
+      { extensions: '2' },
     ]) {
       expect(
         () => new AdaptivePipelining(bad as never),
@@ -130,17 +201,21 @@ describe('AdaptivePipelining', () => {
     for (const notAnObject of ['x', 5, null, []]) {
       expect(() => new AdaptivePipelining(notAnObject as never)).toThrow(/settings must be an object/);
     }
-    expect(() => new AdaptivePipelining({ window: 2, pairs: 1, warmup: 0, settledMs: 0, minGain: 0 })).not.toThrow();
+    expect(
+      () => new AdaptivePipelining({ window: 2, pairs: 1, extensions: 0, warmup: 0, settledMs: 0, minGain: 0 }),
+    ).not.toThrow();
   });
 
-  it('has defaults that probe about a second of load every 30 s', () => {
+  it('has defaults that probe about a second of load every 30 s, three when the pairs disagree', () => {
     expect(ADAPTIVE_PIPELINING_DEFAULTS).toEqual({
       warmup: 5_000,
       window: 5_000,
       pairs: 6,
+      extensions: 2,
       settledMs: 30_000,
       minGain: 0.05,
     });
+    expect(PIPELINING_AGREEMENT).toBe(0.75);
   });
 });
 
