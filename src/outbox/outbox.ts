@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
+import { isStoredId } from '../core/stored-id.js';
 import { executeStatement, StatementCache, statementsOn } from '../stores/sql/compiled-statement.js';
 import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
 import { insertedUnlessDuplicate } from './insert-unless-duplicate.js';
@@ -12,6 +13,11 @@ import type { SqlTarget } from './sql-transaction.js';
 /** Longest topic and dedupe key, in characters (the columns hold 100 and 200). */
 const MAX_TOPIC_CHARS = 100;
 const MAX_DEDUPE_CHARS = 200;
+/**
+ * Conditional UPDATEs one `requeue` tries: another try follows only when the job, found finished, was claimed and
+ * finished again (or re-driven by someone else) between the read and the UPDATE.
+ */
+const REQUEUE_TRIES = 3;
 
 /**
  * The explicit answer of `enqueueOnce`: this call created the job, or a job with this topic and dedupe key already
@@ -156,9 +162,9 @@ export class Outbox<DB> {
     return row ? toOutboxJob(row) : null;
   }
 
-  /** The job with this id, or `null`. */
+  /** The job with this id, or `null` (also for an id that no stored job can have: see `isStoredId`). */
   async findById(jobId: string): Promise<OutboxJob | null> {
-    if (typeof jobId !== 'string' || jobId.length === 0 || jobId.length > 64) return null;
+    if (!isStoredId(jobId)) return null;
     const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
       .selectFrom(OUTBOX_TABLE)
       .selectAll()
@@ -185,7 +191,8 @@ export class Outbox<DB> {
    * job is never requeued while it is queued or running. A re-run job must not repeat its effect: handlers guard
    * effects with the effect ledger (`runEffectOnce`), which answers `already-applied`.
    * @returns `requeued` with the job as the re-drive left it (`queued`, 0 runs; a worker may have claimed it since);
-   *   `not-finished` with the job when it is `queued`/`running`;
+   *   `not-finished` with the job when it is `queued`/`running` (or, after 3 tries each lost to a worker finishing
+   *   the job again in between, as last read);
    *   `not-found` when no job has this id.
    * @see docs/design.md §7 "Effect ledger"; docs/service.md `POST /admin/jobs/:id/rerun`.
    */
@@ -196,8 +203,26 @@ export class Outbox<DB> {
     | { readonly kind: 'not-finished'; readonly job: OutboxJob }
     | { readonly kind: 'not-found' }
   > {
-    const existing = await this.findById(jobId);
-    if (!existing) return Object.freeze({ kind: 'not-found' });
+    let job = await this.findById(jobId);
+    // A worker can finish the job between a refused UPDATE and the read after it: the job is then re-drivable again,
+    // so the UPDATE is retried rather than answering "not finished" about a finished job (bounded: each retry
+    // needs a worker to run the whole job in that gap).
+    for (let tries = 0; job !== null && tries < REQUEUE_TRIES; tries++) {
+      if (job.status === 'queued' || job.status === 'running') return Object.freeze({ kind: 'not-finished', job });
+      const requeued = await this.requeueIfFinished(job);
+      if (requeued !== null) return Object.freeze({ kind: 'requeued', job: requeued });
+      job = await this.findById(jobId);
+    }
+    if (job === null) return Object.freeze({ kind: 'not-found' });
+    return Object.freeze({ kind: 'not-finished', job });
+  }
+
+  /**
+   * The conditional UPDATE of `requeue`: `done`/`dead` → `queued`. Returns the job as it left it (not read again: a
+   * worker may claim it at once, and the caller must be told what the re-drive did), or `null` when the job was no
+   * longer finished.
+   */
+  private async requeueIfFinished(existing: OutboxJob): Promise<OutboxJob | null> {
     const availableAtMs = this.clock.now();
     const result = await (this.target.db as unknown as Kysely<OutboxDatabase>)
       .updateTable(OUTBOX_TABLE)
@@ -209,15 +234,11 @@ export class Outbox<DB> {
         lease_expires_at: null,
         finished_at: null,
       })
-      .where('id', '=', jobId)
+      .where('id', '=', existing.id)
       .where('status', 'in', ['done', 'dead'])
       .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) {
-      return Object.freeze({ kind: 'not-finished', job: (await this.findById(jobId)) ?? existing });
-    }
-    // The job as the UPDATE left it, not as read again: a worker may already have claimed (or even finished) it,
-    // and the caller must be told what the re-drive did (queued, no runs yet), not a later state.
-    const job: OutboxJob = Object.freeze({
+    if (result.numUpdatedRows === 0n) return null;
+    return Object.freeze({
       ...existing,
       status: 'queued',
       attempts: 0,
@@ -226,7 +247,6 @@ export class Outbox<DB> {
       leaseExpiresAtMs: null,
       finishedAtMs: null,
     });
-    return Object.freeze({ kind: 'requeued', job });
   }
 
   /** Jobs in the dead letter (`dead`: failed `maxAttempts` times), oldest first, with their last error. */

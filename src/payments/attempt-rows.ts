@@ -1,8 +1,8 @@
+import { isStoredId } from '../core/stored-id.js';
 import { ACTIVE_ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
 import { ATTEMPTS_TABLE } from './payments-tables.js';
-import { isStoredId } from './stored-id.js';
 
 const ACTIVE_ATTEMPT = paymentsStatement(['orderId'], (db, p) =>
   db

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
+import { isStoredId } from '../core/stored-id.js';
 import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { findActiveAttempt, findAttempt } from './attempt-rows.js';
@@ -17,7 +18,6 @@ import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
 import { createRequestOf, emptyFields, errorText, fieldsOf, recordProviderAnswer } from './provider-answer.js';
 import { ProviderDeclined } from './provider-declined.js';
-import { isStoredId } from './stored-id.js';
 
 /**
  * The answer of `openCheckout`: the order is already paid (nothing created; `paidAttempt` is the attempt that

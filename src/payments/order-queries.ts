@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { isStoredId } from '../core/stored-id.js';
 import { type JournalEntry, toJournalEntry } from './journal-entry.js';
 import { type Order, toOrder } from './order.js';
 import { OrderNotFound } from './order-not-found.js';
@@ -8,7 +9,6 @@ import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import { type PaymentsContext, paymentsDb } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
-import { isStoredId } from './stored-id.js';
 import type { Transition } from './transition.js';
 
 /** See `Payments.advanceOrder`. */

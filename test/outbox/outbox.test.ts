@@ -235,6 +235,46 @@ for (const dialect of sqlDialectsFromEnv()) {
       expect((await outbox.requeue('no-such-job')).kind).toBe('not-found');
     });
 
+    it('requeue retries when the job it found finished was re-driven and finished again before its UPDATE', async () => {
+      const topic = freshTopic('requeue-retry');
+      await enqueue(store, outbox, topic, ['retry-1']);
+      let runs = 0;
+      const worker = new OutboxWorker(store, { [topic]: async () => void runs++ });
+      await worker.drain();
+      const jobId = (await outbox.find(topic, 'retry-1'))?.id ?? '';
+      // The first read sees the job done, then another operator's re-drive lands before our UPDATE (refused: the job
+      // is queued); a worker finishes the re-run before our second read, which sees it done again.
+      class RacedOutbox extends Outbox<unknown> {
+        reads = 0;
+        override async findById(id: string) {
+          const read = this.reads++;
+          if (read === 1) await worker.runOnce();
+          const job = await super.findById(id);
+          if (read === 0) expect((await outbox.requeue(id)).kind).toBe('requeued');
+          return job;
+        }
+      }
+      const raced = new RacedOutbox(store);
+      const answer = await raced.requeue(jobId);
+      expect(raced.reads).toBe(2);
+      expect(answer.kind === 'requeued' && answer.job).toMatchObject({ id: jobId, status: 'queued', attempts: 0 });
+      await worker.drain();
+      expect(runs).toBe(3);
+      expect(await outbox.findById(jobId)).toMatchObject({ status: 'done', attempts: 1 });
+      // A job found queued or running is not re-driven, and is reported as it was found.
+      await outbox.requeue(jobId);
+      expect(await outbox.requeue(jobId)).toMatchObject({ kind: 'not-finished', job: { status: 'queued' } });
+      await worker.drain();
+    });
+
+    it('ids no stored job can have are not found, without a query the database would refuse', async () => {
+      // NUL is refused by PostgreSQL's text; non-ASCII cannot be compared with MariaDB's ascii_bin id column.
+      for (const id of ['a\u0000b', 'é', '\u{1F600}', 'x'.repeat(65), '', 'tab\there']) {
+        expect(await outbox.findById(id)).toBeNull();
+        expect((await outbox.requeue(id)).kind).toBe('not-found');
+      }
+    });
+
     it('a worker whose lease expired and was taken over cannot finish the job (fencing)', async () => {
       const topic = freshTopic('fenced');
       const clock = new ManualClock(Date.now() + 60_000);

@@ -95,20 +95,29 @@ export class AdaptivePipelining {
   #last: PipeliningProbe | null = null;
 
   private readonly settings: AdaptivePipeliningSettings;
+  private readonly clock: () => number;
 
   /**
    * @param settings any of `ADAPTIVE_PIPELINING_DEFAULTS` to change.
-   * @param now a clock in ms (`performance.now` by default; tests pass their own).
-   * @throws {InvalidOption} when `settings` is not an object, or a setting is not a plain number in its range:
+   * @param now a clock in ms (`performance.now` by default; tests pass their own). A reading that is not a number
+   *   (or NaN) spoils only the windows it falls in: they are left out of the median, never a thrown error.
+   * @throws {InvalidOption} when `now` is not a function; when `settings` is not an object, or a setting (other
+   * than `undefined`, which means its default) is not a plain number in its range:
    * `warmup` an integer 0–10 000 000, `window` an integer 2–10 000 000, `pairs` an integer 1–1 000, `extensions` an
    * integer 0–10, `settledMs` 0–86 400 000 ms, `minGain` 0–100 (strings, bigints, `null`, NaN and ±Infinity are refused).
    */
-  constructor(
-    settings: Partial<AdaptivePipeliningSettings> = {},
-    private readonly now: () => number = () => performance.now(),
-  ) {
+  constructor(settings: Partial<AdaptivePipeliningSettings> = {}, now: () => number = () => performance.now()) {
     this.settings = checkedSettings(settings);
+    if (typeof now !== 'function')
+      throw new InvalidOption('pipelining', `the clock must be a function, got ${typeof now}`);
+    this.clock = now;
     this.#warmupLeft = this.settings.warmup;
+  }
+
+  /** The clock's reading in ms; anything but a number (a bigint clock from untyped code) reads as NaN. */
+  private now(): number {
+    const reading: unknown = this.clock();
+    return typeof reading === 'number' ? reading : Number.NaN;
   }
 
   /**
@@ -191,7 +200,8 @@ export class AdaptivePipelining {
     const line = 1 + this.settings.minGain;
     const corking = median !== null && median >= line;
     const agreeing = ratios.filter((ratio) => ratio >= line === corking).length;
-    const agreed = agreeing >= PIPELINING_AGREEMENT * ratios.length;
+    // No measured pair at all (a clock standing still) is not agreement either.
+    const agreed = ratios.length > 0 && agreeing >= PIPELINING_AGREEMENT * ratios.length;
     const maxPairs = this.settings.pairs * (1 + this.settings.extensions);
     if (!agreed && this.#probePairs < maxPairs) {
       this.#probePairs += this.settings.pairs;
@@ -248,7 +258,8 @@ function checkedSettings(given: unknown): AdaptivePipeliningSettings {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new InvalidOption('pipelining', `settings must be an object, got ${given === null ? 'null' : typeof given}`);
   }
-  const { warmup, window, pairs, extensions, settledMs, minGain } = { ...ADAPTIVE_PIPELINING_DEFAULTS, ...given };
+  const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+  const { warmup, window, pairs, extensions, settledMs, minGain } = { ...ADAPTIVE_PIPELINING_DEFAULTS, ...defined };
   const bad = (name: string, rule: string, value: unknown) =>
     new InvalidOption(`pipelining.${name}`, `must be ${rule}, got ${typeof value === 'number' ? value : typeof value}`);
   if (!numberWithin(warmup, 0, MAX_COMMANDS, true)) throw bad('warmup', `an integer 0–${MAX_COMMANDS}`, warmup);

@@ -198,12 +198,32 @@ describe('AdaptivePipelining', () => {
         JSON.stringify(bad, (_k, v) => String(v)),
       ).toThrow(InvalidOption);
     }
+    for (const notAClock of [5, 'now', null, {}]) {
+      expect(() => new AdaptivePipelining({}, notAClock as never)).toThrow(/the clock must be a function/);
+    }
+    // `undefined` is the default (as TypeScript's optional properties allow writing it).
+    expect(() => new AdaptivePipelining({ window: undefined, minGain: undefined } as never)).not.toThrow();
     for (const notAnObject of ['x', 5, null, []]) {
       expect(() => new AdaptivePipelining(notAnObject as never)).toThrow(/settings must be an object/);
     }
     expect(
       () => new AdaptivePipelining({ window: 2, pairs: 1, extensions: 0, warmup: 0, settledMs: 0, minGain: 0 }),
     ).not.toThrow();
+  });
+
+  it('a clock that reads no number (a bigint clock from untyped code) or stands still never throws from sent()', () => {
+    let tick = 0n;
+    const bigintClock = new AdaptivePipelining({ ...SMALL, extensions: 1 }, (() => tick++) as never);
+    const still = new AdaptivePipelining({ ...SMALL, extensions: 1 }, () => 42);
+    for (let i = 0; i < 5 * DECIDED; i++) {
+      bigintClock.sent();
+      still.sent();
+    }
+    for (const c of [bigintClock, still]) {
+      // Nothing measured: no pair ratio, uncorked, and not called an agreement (the probe ran its extension).
+      expect(c.lastProbe).toEqual({ ratios: [], corking: false, disputed: true });
+      expect(c.corking).toBe(false);
+    }
   });
 
   it('has defaults that probe about a second of load every 30 s, three when the pairs disagree', () => {
