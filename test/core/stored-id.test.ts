@@ -10,7 +10,8 @@ describe('isStoredId', () => {
   });
 
   it('refuses what cannot name a stored row: empty, over 64, non-ASCII, control characters, edge spaces', () => {
-    for (const id of ['', 'x'.repeat(65), 'é', '\u{1F600}', 'a\u0000b', 'tab\there', 'a\nb', ' a', 'a ', ' ', 'a\x7f']) {
+    const refused = ['', 'x'.repeat(65), 'é', '\u{1F600}', 'a\u0000b', 'tab\there', 'a\nb', ' a', 'a ', ' ', 'a\x7f'];
+    for (const id of refused) {
       expect(isStoredId(id), JSON.stringify(id)).toBe(false);
     }
     for (const notText of [undefined, null, 42, ['a'], { id: 'a' }]) expect(isStoredId(notText)).toBe(false);
