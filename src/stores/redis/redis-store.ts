@@ -321,7 +321,7 @@ export class RedisStore implements Store {
 
   /**
    * Stores `response` (body as raw bytes) if the claim at `attempt` still holds; false, changing nothing, if it was
-   * lost. One small script (HGET, HSETNX, HEXISTS; an announcement only when a duplicate waits).
+   * lost. One small script (HMGET, HSETNX; an announcement only when a duplicate waits).
    * @see `Store.complete`; scripts/complete.ts.
    */
   async complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean> {
