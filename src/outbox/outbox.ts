@@ -18,6 +18,9 @@ const MAX_DEDUPE_CHARS = 200;
  * finished again (or re-driven by someone else) between the read and the UPDATE.
  */
 const REQUEUE_TRIES = 3;
+/** The statuses a job can be re-driven from. */
+type FinishedStatus = 'done' | 'dead';
+const FINISHED: readonly FinishedStatus[] = ['done', 'dead'];
 
 /**
  * The explicit answer of `enqueueOnce`: this call created the job, or a job with this topic and dedupe key already
@@ -209,7 +212,7 @@ export class Outbox<DB> {
     // needs a worker to run the whole job in that gap).
     for (let tries = 0; job !== null && tries < REQUEUE_TRIES; tries++) {
       if (job.status === 'queued' || job.status === 'running') return Object.freeze({ kind: 'not-finished', job });
-      const requeued = await this.requeueIfFinished(job);
+      const requeued = await this.requeueIfStill(job, FINISHED);
       if (requeued !== null) return Object.freeze({ kind: 'requeued', job: requeued });
       job = await this.findById(jobId);
     }
@@ -218,11 +221,12 @@ export class Outbox<DB> {
   }
 
   /**
-   * The conditional UPDATE of `requeue`: `done`/`dead` → `queued`. Returns the job as it left it (not read again: a
-   * worker may claim it at once, and the caller must be told what the re-drive did), or `null` when the job was no
-   * longer finished.
+   * The conditional UPDATE of every re-drive (`requeue`; the admin console's rerun of a dead letter): `existing` goes
+   * back to `queued`, available now, 0 runs, no lease, its last error kept — only while its status is still one of
+   * `statuses`. Returns the job as the UPDATE left it (not read again: a worker may claim it at once, and the caller
+   * must be told what the re-drive did), or `null` when its status had changed.
    */
-  private async requeueIfFinished(existing: OutboxJob): Promise<OutboxJob | null> {
+  async requeueIfStill(existing: OutboxJob, statuses: readonly FinishedStatus[]): Promise<OutboxJob | null> {
     const availableAtMs = this.clock.now();
     const result = await (this.target.db as unknown as Kysely<OutboxDatabase>)
       .updateTable(OUTBOX_TABLE)
@@ -235,7 +239,7 @@ export class Outbox<DB> {
         finished_at: null,
       })
       .where('id', '=', existing.id)
-      .where('status', 'in', ['done', 'dead'])
+      .where('status', 'in', statuses)
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) return null;
     return Object.freeze({

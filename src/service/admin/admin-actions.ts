@@ -215,20 +215,8 @@ export class AdminActions {
       if (!job) throw new ServiceError('JOB_NOT_FOUND', `job ${jobId} not found`);
       const orderId = job.dedupeKey.startsWith('order:') ? job.dedupeKey.slice('order:'.length) : null;
       if (job.status !== 'dead') throw new ServiceError('JOB_NOT_DEAD', `job ${jobId} is ${job.status}, not dead`);
-      const updated = await this.reads.db
-        .updateTable('payonce_outbox')
-        .set({
-          status: 'queued',
-          attempts: 0,
-          available_at: this.ctx.clock.now(),
-          lease_owner: null,
-          lease_expires_at: null,
-          finished_at: null,
-        })
-        .where('id', '=', jobId)
-        .where('status', '=', 'dead')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) throw new ServiceError('JOB_NOT_DEAD', `job ${jobId} was rerun meanwhile`);
+      const requeued = await this.ctx.outbox.requeueIfStill(job, ['dead']);
+      if (requeued === null) throw new ServiceError('JOB_NOT_DEAD', `job ${jobId} was rerun meanwhile`);
       return { result: { job: { id: job.id, topic: job.topic, status: 'queued', lastError: job.lastError } }, orderId };
     });
   }
