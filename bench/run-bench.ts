@@ -73,7 +73,8 @@ async function main(): Promise<void> {
   const targets = selectTargets(loaded.targets, args.only);
   const full = args.only === null && !QUICK;
   const outDir = process.env.BENCH_OUT ?? join(import.meta.dirname, full ? '.' : 'out');
-  const defaultPairs = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 5));
+  // Even: each side runs first in half of a target's pairs (lib/pairs.ts `firstOf`).
+  const defaultPairs = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 6));
   if (full) {
     const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     await waitForQuietStart({ load: loadAverage, sleep, log, below: 1.5, maxMs: 180_000, pollMs: 5_000 });

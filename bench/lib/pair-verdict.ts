@@ -17,10 +17,15 @@ export interface SideRun {
   readonly wallMs: number;
 }
 
-/** One pair: side A then side B, each in a fresh process. */
+/** One pair: sides A and B, each in a fresh process, one right after the other. */
 export interface PairRun {
   readonly a: SideRun;
   readonly b: SideRun;
+  /**
+   * Which side ran first: the order flips from pair to pair (`pairs.ts`). Absent in results written before the
+   * order flipped, where A always ran first.
+   */
+  readonly first?: 'a' | 'b';
 }
 
 /** The verdict on one target. */

@@ -1,6 +1,9 @@
 /**
- * The pair-by-pair harness (issue #17 item 6): for one `PairTarget` it runs side A then side B, each in a fresh
- * process, `pairs` times (A B A B …), emptying a side's namespace right before every run of that side. There is no
+ * The pair-by-pair harness (issue #17 item 6): for one `PairTarget` it runs sides A and B, each in a fresh process,
+ * `pairs` times, emptying a side's namespace right before every run of that side. The side that runs first flips
+ * from pair to pair (A B, B A, A B, …: `firstOf`), so neither side is always the one measured earlier while the
+ * machine drifts. With A always first, the A/A row (`http-noise-floor-memory`, the same side twice) read 0.90×,
+ * all 7 pairs below 1, in one full run and 1.08× in another (bench/notes/host.md, Session 16). There is no
  * separate warm-up pair: every side warms up inside its own process before its timed part (a fresh process has a
  * cold JIT, so a warm-up pair would not warm the next one). After two failed pairs in a row the target stops, so a
  * broken side cannot hold the run for long; every failure is kept in the result.
@@ -39,6 +42,26 @@ const pipeliningOf = (name: string, run: SideRun): string => {
   return chosen === undefined ? '' : `  ${name} ${chosen}`;
 };
 
+/**
+ * The side that runs first in pair `index` (0-based): A in even pairs, B in odd ones. With an even number of pairs
+ * each order runs equally often, so a drift of the machine during a target (or a cost of running first) moves half
+ * the pair ratios down and half up by the same factor, and the median (the mean of the two middle ratios) keeps
+ * the ratio of the sides.
+ */
+export function firstOf(index: number): 'a' | 'b' {
+  return index % 2 === 0 ? 'a' : 'b';
+}
+
+/** Runs both sides of one pair in the order `first`. */
+async function runPair(target: PairTarget, first: 'a' | 'b', harness: PairHarness): Promise<PairRun> {
+  if (first === 'a') {
+    const a = await runOneSide(target.a, harness);
+    return { a, b: await runOneSide(target.b, harness), first };
+  }
+  const b = await runOneSide(target.b, harness);
+  return { a: await runOneSide(target.a, harness), b, first };
+}
+
 /** Empties the side's namespace, then runs it; a failed reset fails the side. */
 async function runOneSide(side: SideSpec, harness: PairHarness): Promise<SideRun> {
   let ns: Namespace | null = null;
@@ -62,9 +85,8 @@ export async function runTarget(target: PairTarget, harness: PairHarness): Promi
   let stoppedEarly: string | null = null;
   harness.log(`${target.id}: ${target.title} (${count} pairs)`);
   for (let i = 0; i < count; i++) {
-    const a = await runOneSide(target.a, harness);
-    const b = await runOneSide(target.b, harness);
-    const pair = { a, b };
+    const pair = await runPair(target, firstOf(i), harness);
+    const { a, b } = pair;
     pairs.push(pair);
     const ratio = judgeTarget(target, [pair]).pairRatios[0];
     const runs =
@@ -72,7 +94,7 @@ export async function runTarget(target: PairTarget, harness: PairHarness): Promi
         ? ''
         : `  handler runs ${a.result.handlerRuns}/${a.result.expectedHandlerRuns}`;
     harness.log(
-      `  pair ${i + 1}/${count}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}` +
+      `  pair ${i + 1}/${count} ${pair.first === 'a' ? 'A,B' : 'B,A'}  A ${rate(a)}  B ${rate(b)}  A÷B ${ratio == null ? 'n/a' : ratio.toFixed(3)}${runs}` +
         `${pipeliningOf('A', a)}${pipeliningOf('B', b)}`,
     );
     const failed = (p: PairRun) => sideProblem(p.a) !== null || sideProblem(p.b) !== null;

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { BenchResults } from './bench-results.js';
-import { metText, ratioText } from './results-markdown.js';
+import { metText, pairOrderText, ratioText } from './results-markdown.js';
 
 /** The README's Performance numbers live between these markers; a full `npm run bench` rewrites what is between. */
 export const README_START = '<!-- bench:ratios:start (written by npm run bench from bench/results.json) -->';
@@ -17,7 +17,8 @@ export function renderReadmeSection(results: BenchResults): string {
     README_START,
     `Run of ${results.generatedAt.slice(0, 10)} (${Math.round(results.durationSec)} s, load average ` +
       `${results.loadAverage.start.toFixed(1)} at start, ${results.loadAverage.end.toFixed(1)} at end). Each ratio is the ` +
-      'median of per-pair ratios A ÷ B (each pair: A then B, each in a fresh process), with their min–max.',
+      `median of per-pair ratios A ÷ B (each pair: ${pairOrderText(results)}, each side in a fresh process), with ` +
+      'their min–max.',
     '',
     '| target | A ÷ B median (min–max) | goal met |',
     '|---|---:|---|',

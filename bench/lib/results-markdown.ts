@@ -157,6 +157,15 @@ export interface RenderInput {
   readonly causes: Readonly<Record<string, string>>;
 }
 
+/**
+ * How the pairs of `results` were ordered, in words: the side that ran first flipped from pair to pair (runs since
+ * Session 16, where pairs record `first`), or A always ran first (earlier results.json files).
+ */
+export function pairOrderText(results: BenchResults): string {
+  const flipped = results.targets.some((t) => t.pairs.some((pair) => pair.first === 'b'));
+  return flipped ? 'A and B one after the other, the side that runs first flipping from pair to pair' : 'A then B';
+}
+
 /** The whole RESULTS.md (without the kept sections other scripts own; see `kept-sections.ts`). */
 export function renderResults(results: BenchResults, input: RenderInput): string {
   const out: string[] = ['# payonce benchmark results', ''];
@@ -167,8 +176,8 @@ export function renderResults(results: BenchResults, input: RenderInput): string
     '',
     `Load average (1 min) at start ${results.loadAverage.start.toFixed(2)}, at end ${results.loadAverage.end.toFixed(2)} ` +
       '(2 cores: above ~2 other work competed with the bench). Each ratio is side A ÷ side B measured pair by pair: ' +
-      'A then B, each in a fresh process, alternately; the ratio is the median of the per-pair ratios, with their ' +
-      'min–max; a target is met only when every pair ran cleanly and the median clears it.',
+      `${pairOrderText(results)}, each side in a fresh process; the ratio is the median of the per-pair ratios, with ` +
+      'their min–max; a target is met only when every pair ran cleanly and the median clears it.',
     '',
   );
   out.push('## Targets', '', ...targetTable(results.targets), '');

@@ -5,7 +5,7 @@
  * that are still worth tracking. Every target is a pair of sides run alternately in
  * fresh processes (`bench/lib/pairs.ts`); sides warm up for 1 s (the CPU-bound HTTP and Redis unique rows 5 s) and time
  * 2 s (storms 1.5 s) unless BENCH_QUICK=1.
- * To keep a full run (with the service and scale targets and the physical limits) within 25 minutes, issue 6 rows
+ * To keep a full run (with the service and scale targets and the physical limits) near 30 minutes, issue 6 rows
  * that nothing in issue 17 changes are left out: the SQLite guard rows, MemoryStore ÷ @node-idempotency and
  * express-idempotency over HTTP (pure in-process CPU, measured by `bench/ab-guard.ts` / `bench/ab-http.ts`).
  */
@@ -62,10 +62,11 @@ function subjectSide(
 const REDIS_WARMUP_SECONDS = 5;
 
 /**
- * Pairs of the HTTP rate rows: 7 instead of 5. Their pair ratios spread widest (0.75–0.89 in one run of the memory
- * row: a client, a server and a store share the 2 cores), so the median needs more pairs to settle.
+ * Pairs of the HTTP rate rows: 8 instead of 6. Their pair ratios spread widest (0.75–0.89 in one run of the memory
+ * row: a client, a server and a store share the 2 cores), so the median needs more pairs to settle. Even, so that
+ * each side runs first in half of them (`bench/lib/pairs.ts`).
  */
-const HTTP_PAIRS = 7;
+const HTTP_PAIRS = 8;
 
 /** A side running HTTP route `route` on `backend` (8 keep-alive connections, or a storm of 8 keys × 10 copies). */
 function httpSide(route: HttpRouteName, backend: BenchBackend, workload: 'unique' | 'storm' = 'unique'): SideSpec {

@@ -2,7 +2,7 @@
  * The scale targets of issue #17 item 5: payonce's cost per delivery with 1 000 000 finished receipts already stored
  * against an empty table, on PostgreSQL and MariaDB ("At 1 M stored receipts ≥ 0.9× of the empty-table rate").
  * A = the 1M side, B = the empty side (`bench/scale/scale-side.ts`), unique keys, 8 concurrent callers. The side
- * also takes `--batched` (issue #17 item 1); those pairs are left out of the full run to keep it near 25 minutes.
+ * also takes `--batched` (issue #17 item 1); those pairs are left out of the full run to keep it near 30 minutes.
  *
  * Set-up the PairTarget contract has no place for: the 1M side works on a long-lived seeded namespace
  * (`bench/scale/seeded-namespace.ts`), not on the harness's `BENCH_NS`. A harness should call `prepare(log)` once
