@@ -297,6 +297,35 @@ describe('RedisStore', () => {
       expect((await other.insertClaim({ key: empty, nowMs: T0 + 1, fingerprint: 'x' })).receipt.fingerprint).toBe('');
     });
 
+    it('fences a completion by the exact attempt across digit counts (9 → 10 → 11), and refuses a claim it cannot read', async () => {
+      const keys = redisKeys(store.prefix);
+      const k = key('attempt-digits');
+      await store.insertClaim({ key: k, nowMs: T0, fingerprint: 'fp' });
+      for (let attempts = 1; attempts < 11; attempts++) {
+        const taken = await store.takeover({
+          key: k,
+          expectedStatus: 'processing',
+          expectedAttempts: attempts,
+          nowMs: T0,
+        });
+        expect(taken?.attempts).toBe(attempts + 1);
+      }
+      const body = response(Uint8Array.of(7));
+      for (const stale of [1, 10, 110, 12]) {
+        expect(await store.complete({ key: k, attempt: stale, nowMs: T0 + 1, response: body })).toBe(false);
+      }
+      expect(await store.complete({ key: k, attempt: 11, nowMs: T0 + 1, response: body })).toBe(true);
+      expect(await store.find(k)).toMatchObject({ status: 'completed', attempts: 11, fingerprint: 'fp' });
+
+      // Hand-edited claims: attempts with a leading zero, no claimed_at digits. Neither is completed.
+      for (const claim of [`01:p:${T0}:-`, '1:p::-', '1:p']) {
+        const odd = key('attempt-odd');
+        await admin.hset(keys.receiptBase + receiptIdOf(odd), 'status', claim);
+        expect(await store.complete({ key: odd, attempt: 1, nowMs: T0 + 1, response: body })).toBe(false);
+        expect(await admin.hexists(keys.receiptBase + receiptIdOf(odd), 'd')).toBe(0);
+      }
+    });
+
     it('returns null for an unknown key and takes over nothing', async () => {
       const k = key('unknown');
       expect(await store.find(k)).toBeNull();

@@ -1,5 +1,5 @@
 import { RedisScript } from '../redis-script.js';
-import { CLAIM_PATTERN } from './claim-pattern.js';
+import { CLAIM_HEAD_PATTERN } from './claim-pattern.js';
 
 /**
  * Fenced completion: only if the receipt's claim is held (`p`) at the handler's attempt and not completed yet,
@@ -14,7 +14,11 @@ import { CLAIM_PATTERN } from './claim-pattern.js';
  *
  * The hot path: one HMGET of the claim and the waiter flag, one HSETNX of one field (issue #17: the old script also
  * set five fields and two purge indexes; until Session 15 it read the flag with a `HEXISTS` of its own: the script
- * ran in 4.7–4.9 µs of Redis's time after, 4.9 µs before, bench/notes/redis.md).
+ * ran in 4.7–4.9 µs of Redis's time after, 4.9 µs before, bench/notes/redis.md). The claim is matched by its head
+ * only (`CLAIM_HEAD_PATTERN`, no string made of the fingerprint) and the attempt compared as text: ARGV[1] is the
+ * decimal the store parsed from this field (`String` of it), and every claim this store writes spells attempts in
+ * plain decimal (`packClaim`, the takeover script), so text equality is number equality; a hand-edited `01` would
+ * only refuse the completion (claim lost), never accept a wrong one.
  */
 export const completeScript = new RedisScript(
   1,
@@ -24,8 +28,8 @@ local claim = read[1]
 if not claim then
   return 0
 end
-local attempts, state = string.match(claim, '${CLAIM_PATTERN}')
-if state ~= 'p' or tonumber(attempts) ~= tonumber(ARGV[1]) then
+local attempts, state = string.match(claim, '${CLAIM_HEAD_PATTERN}')
+if state ~= 'p' or attempts ~= ARGV[1] then
   return 0
 end
 if redis.call('HSETNX', KEYS[1], 'd', ARGV[2]) == 0 then
