@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SideRun } from '../../bench/lib/pair-verdict.js';
 import type { BenchResults } from '../../bench/lib/bench-results.js';
+import type { SideRun } from '../../bench/lib/pair-verdict.js';
 import { firstOf, type PairHarness, runTarget } from '../../bench/lib/pairs.js';
 import { pairOrderText } from '../../bench/lib/results-markdown.js';
 import type { PairTarget, SideSpec } from '../../bench/lib/side-protocol.js';
