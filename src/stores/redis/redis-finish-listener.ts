@@ -13,11 +13,23 @@ export class RedisFinishListener {
   private subscriber: Promise<RedisSubscriberLike> | null = null;
   private closed = false;
 
+  /** The channel's name in the messages the subscriber hears (see the constructor). */
+  private readonly heard: string;
+
+  /**
+   * @param channel the store's finished-events channel, as the store names it.
+   * @param sharded `SSUBSCRIBE` instead of `SUBSCRIBE`.
+   * @param clientPrefix the client's `keyPrefix`: ioredis puts it before a sharded channel (`SSUBSCRIBE` names its
+   *   channel like a key), not before a plain one, so sharded messages arrive on `clientPrefix + channel`.
+   */
   constructor(
     private readonly newSubscriber: () => RedisSubscriberLike,
     private readonly channel: string,
     private readonly sharded: boolean,
-  ) {}
+    clientPrefix = '',
+  ) {
+    this.heard = sharded ? clientPrefix + channel : channel;
+  }
 
   /** A watch on receipt `id` (`<n>:<provider>:<externalId>`), returned once the subscription is active. */
   async watch(id: string): Promise<ReceiptWatch> {
@@ -52,7 +64,7 @@ export class RedisFinishListener {
     subscriber.on('close', lost);
     subscriber.on('reconnecting', lost);
     subscriber.on(this.sharded ? 'smessage' : 'message', (channel, message) => {
-      if (channel === this.channel) this.waiters.wake(message);
+      if (channel === this.heard) this.waiters.wake(message);
     });
     try {
       // A lazy connection without an offline queue (RedisStore.connect's client, duplicated) refuses commands

@@ -141,11 +141,16 @@ export class RedisStore implements Store {
     this.prefix = resolved.prefix;
     this.keys = redisKeys(this.prefix);
     const command = resolved.notify === 'off' ? '' : resolved.notify.toUpperCase();
-    this.announce = [command, command === '' ? '' : this.keys.finishedChannel];
+    const sharded = resolved.notify === 'spublish';
+    // The script publishes to the name the subscriber hears: ioredis puts a client `keyPrefix` before a sharded
+    // channel (as before a key) but not before a plain one, and a script's SPUBLISH gets no prefix from the client.
+    const clientPrefix = this.client.options?.keyPrefix ?? '';
+    const heard = sharded ? clientPrefix + this.keys.finishedChannel : this.keys.finishedChannel;
+    this.announce = [command, command === '' ? '' : heard];
     this.listener =
       resolved.subscriber === null
         ? null
-        : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, resolved.notify === 'spublish');
+        : new RedisFinishListener(resolved.subscriber, this.keys.finishedChannel, sharded, clientPrefix);
     const client = this.client;
     this.pipeline =
       resolved.pipelining === false

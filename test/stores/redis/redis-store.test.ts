@@ -448,6 +448,35 @@ describe('RedisStore', () => {
         await client.quit();
       }
     });
+
+    it.each(['publish', 'spublish'] as const)(
+      'announces a finish to a waiting duplicate through a client keyPrefix (notify %s)',
+      async (notify) => {
+        // ioredis prefixes a sharded channel (SSUBSCRIBE) like a key but not a plain one; the script's SPUBLISH gets
+        // no prefix from the client, so it must publish the name the subscriber hears.
+        const clientPrefix = `payonce-kp-notify-${randomUUID()}:`;
+        const client = new Redis(redisTestUrl(), { keyPrefix: clientPrefix });
+        const s = new RedisStore({ client, prefix: 'inner:', notify });
+        try {
+          const k = key('kp-notify');
+          await s.insertClaim({ key: k, nowMs: T0, fingerprint: null });
+          const watch = await s.watchReceipt!(k);
+          await s.complete({ key: k, attempt: 1, nowMs: T0 + 1, response: response(Uint8Array.of(9)) });
+          // Without the announcement `changed` never settles (a waiter would only find the finish by polling).
+          let timer: NodeJS.Timeout | undefined;
+          const silent = new Promise<string>((resolve) => {
+            timer = setTimeout(() => resolve('not announced within 5 s'), 5_000);
+          });
+          expect(await Promise.race([watch.changed.then(() => 'announced'), silent])).toBe('announced');
+          clearTimeout(timer);
+          watch.close();
+        } finally {
+          await s.close();
+          await deleteKeysWithPrefix(admin, clientPrefix);
+          await client.quit();
+        }
+      },
+    );
   });
 });
 
