@@ -1,7 +1,8 @@
 /**
  * The contract between `npm run bench`'s pair-by-pair harness and a "side" (issue #17 item 6): one subject of a
- * ratio, run in a fresh process of its own. The harness runs the two sides of a target alternately (A B A B …),
- * each pair in fresh processes, and reports the median of the per-pair ratios A ÷ B with their min–max.
+ * ratio, run in a fresh process of its own. The harness runs the two sides of a target pair after pair (A B, B A,
+ * A B, …: the side that runs first flips), each side in a fresh process, and reports the median of the per-pair
+ * ratios A ÷ B with their min–max.
  *
  * A side is a script run from the repository root as `node --expose-gc --import tsx <script> <args…>`:
  * - when its `backend` is set, the harness hands it a freshly reset namespace of that backend as JSON in the
