@@ -3,6 +3,15 @@ import { ReceiptWaiters } from '../receipt-waiters.js';
 import type { RedisSubscriberLike } from './redis-like.js';
 
 /**
+ * The name a finish is announced on and heard on, for a store whose channel is `channel`: ioredis puts a client's
+ * `keyPrefix` before a sharded channel (`SSUBSCRIBE` names its channel like a key) but not before a plain one, and a
+ * script's `SPUBLISH` gets no prefix from the client, so sharded announcements go to `clientPrefix + channel`.
+ */
+export function heardChannel(channel: string, sharded: boolean, clientPrefix: string): string {
+  return sharded ? clientPrefix + channel : channel;
+}
+
+/**
  * One subscriber connection per store on the store's finished-events channel, opened on the first wait and
  * shared by every waiter of the process. `SUBSCRIBE` on one server; `SSUBSCRIBE` (sharded pub/sub) on a Redis
  * Cluster, where the channel's hash tag puts it on the shard that holds the store's receipts. A dropped or
@@ -13,14 +22,13 @@ export class RedisFinishListener {
   private subscriber: Promise<RedisSubscriberLike> | null = null;
   private closed = false;
 
-  /** The channel's name in the messages the subscriber hears (see the constructor). */
+  /** The channel's name in the messages the subscriber hears (`heardChannel`). */
   private readonly heard: string;
 
   /**
-   * @param channel the store's finished-events channel, as the store names it.
+   * @param channel the store's finished-events channel, as the store names it (what is subscribed to).
    * @param sharded `SSUBSCRIBE` instead of `SUBSCRIBE`.
-   * @param clientPrefix the client's `keyPrefix`: ioredis puts it before a sharded channel (`SSUBSCRIBE` names its
-   *   channel like a key), not before a plain one, so sharded messages arrive on `clientPrefix + channel`.
+   * @param clientPrefix the client's `keyPrefix` (see `heardChannel`).
    */
   constructor(
     private readonly newSubscriber: () => RedisSubscriberLike,
@@ -28,7 +36,7 @@ export class RedisFinishListener {
     private readonly sharded: boolean,
     clientPrefix = '',
   ) {
-    this.heard = sharded ? clientPrefix + channel : channel;
+    this.heard = heardChannel(channel, sharded, clientPrefix);
   }
 
   /** A watch on receipt `id` (`<n>:<provider>:<externalId>`), returned once the subscription is active. */

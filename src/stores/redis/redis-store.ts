@@ -17,7 +17,7 @@ import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { commands } from './redis-commands.js';
-import { RedisFinishListener } from './redis-finish-listener.js';
+import { heardChannel, RedisFinishListener } from './redis-finish-listener.js';
 import { legacyFinishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
 import { RedisPurge } from './redis-purge.js';
@@ -142,10 +142,9 @@ export class RedisStore implements Store {
     this.keys = redisKeys(this.prefix);
     const command = resolved.notify === 'off' ? '' : resolved.notify.toUpperCase();
     const sharded = resolved.notify === 'spublish';
-    // The script publishes to the name the subscriber hears: ioredis puts a client `keyPrefix` before a sharded
-    // channel (as before a key) but not before a plain one, and a script's SPUBLISH gets no prefix from the client.
     const clientPrefix = this.client.options?.keyPrefix ?? '';
-    const heard = sharded ? clientPrefix + this.keys.finishedChannel : this.keys.finishedChannel;
+    // The script publishes to the name the subscriber hears.
+    const heard = heardChannel(this.keys.finishedChannel, sharded, clientPrefix);
     this.announce = [command, command === '' ? '' : heard];
     this.listener =
       resolved.subscriber === null
@@ -369,8 +368,8 @@ export class RedisStore implements Store {
 
   /**
    * With `pipelining: 'auto'` (or an `AdaptivePipelining`): the last probe's pair ratios (rate of sending corked ÷
-   * not corked), the choice it made and whether its pairs still disagreed when it made it; `null` before the first probe has ended or with any other setting. For logs
-   * and benchmarks.
+   * not corked), the choice it made and whether its pairs still disagreed when it made it; `null` before the first
+   * probe has ended or with any other setting. For logs and benchmarks.
    */
   get pipeliningProbe(): PipeliningProbe | null {
     return this.pipeline?.chooser?.lastProbe ?? null;
