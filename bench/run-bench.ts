@@ -2,7 +2,8 @@
  * `npm run bench`: every target of `bench/targets/*.ts` measured pair by pair (issue #17 item 6; see
  * `lib/pairs.ts`), on the machine's PostgreSQL, MariaDB, Redis and SQLite files, in one run. A full run writes
  * `bench/RESULTS.md`, `bench/results.json` and the README's Performance numbers. A full run first waits (at most 3 min) for
- * the 1-minute load average to fall below 1.5, so what ran before it does not land on its first rows (`lib/quiet-start.ts`).
+ * the 1-minute load average to fall below 1.5, so what ran before it does not land on its first rows (`lib/quiet-start.ts`),
+ * and every target (but in a smoke run) waits until the host's CPUs are idle again (`lib/idle-host.ts`).
  *
  *   npm run bench                              # full run (every target, physical limits, notes)
  *   npm run bench -- --only redis-vs-bare,postgres-batched-*   # just those targets, into bench/out/
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { parseBenchArgs, selectTargets } from './lib/bench-args.js';
 import { type BenchResults, targetResult } from './lib/bench-results.js';
 import { TargetFileSetUp } from './lib/file-set-up.js';
+import { hostCpuTicks, waitForIdleHost } from './lib/idle-host.js';
 import { withKeptSections } from './lib/kept-sections.js';
 import { type LimitsSection, physicalLimitsSection } from './lib/limits-section.js';
 import { type BenchBackend, createNamespace, type Namespace } from './lib/namespaces.js';
@@ -75,8 +77,8 @@ async function main(): Promise<void> {
   const outDir = process.env.BENCH_OUT ?? join(import.meta.dirname, full ? '.' : 'out');
   // Even: each side runs first in half of a target's pairs (lib/pairs.ts `firstOf`).
   const defaultPairs = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 6));
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   if (full) {
-    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     await waitForQuietStart({ load: loadAverage, sleep, log, below: 1.5, maxMs: 180_000, pollMs: 5_000 });
   }
   const started = Date.now();
@@ -105,6 +107,9 @@ async function main(): Promise<void> {
     const results = [];
     for (const [i, target] of targets.entries()) {
       await setUp.before(target.id);
+      // What the previous target (or this one's set-up) left running must not land on this target's first pairs.
+      if (!QUICK)
+        await waitForIdleHost({ ticks: hostCpuTicks, sleep, log, minIdle: 0.9, windowMs: 1_000, maxMs: 30_000 });
       const elapsed = (Date.now() - started) / 1_000;
       const eta = i === 0 ? '' : `, about ${Math.round(((elapsed / i) * (targets.length - i)) / 60)} min left`;
       log(`[${i + 1}/${targets.length}] ${Math.round(elapsed)} s in${eta}, load average ${loadAverage().toFixed(2)}`);
