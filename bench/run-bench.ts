@@ -143,7 +143,7 @@ async function main(): Promise<void> {
         defaultPairs,
         sides: QUICK
           ? 'quick: warm-up 0.2 s, timed 0.4 s'
-          : 'warm-up 1 s; timed 2 s (unique keys) or 1.5 s (storms); HTTP the same',
+          : 'warm-up 1 s unless a side says (`--warmup-seconds` in its args: the Redis unique rows 5 s, the batched sweep 4 s; HTTP sides 5 s); timed 2 s (unique keys) or 1.5 s (storms); HTTP the same',
       },
       targetFiles: loaded.files,
       problems: [...loaded.problems, ...setUp.problems],

@@ -6,7 +6,9 @@
  * in a run that reached it at load average 4.1 (bench/notes/host.md, Session 17). Unlike `quiet-start.ts`, which
  * reads the lagging 1-minute load average once before a run, this looks at the CPU time the host actually spent in
  * the last second (`/proc/stat`), so a settled host costs one second a target. Never fails: a host that stays busy
- * is measured as it is after `maxMs`, and the log says so.
+ * is measured as it is after `maxMs` (plus the first one-second look), and the log says so. It sees CPU work only:
+ * time a CPU spent waiting for the disk (iowait) counts as idle, so leftover disk work (a checkpoint's or the buffer
+ * pool's flushing) is not waited for.
  */
 import { readFileSync } from 'node:fs';
 
@@ -37,7 +39,7 @@ export interface IdleHost {
   readonly minIdle: number;
   /** Length of one look, in ms. */
   readonly windowMs: number;
-  /** Longest wait, in ms. */
+  /** Longest wait after the first window, in ms. */
   readonly maxMs: number;
 }
 

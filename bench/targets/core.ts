@@ -4,7 +4,7 @@
  * adapter (with an A/A row of the bare route against itself: the noise floor of a pair ratio), plus issue 6's ratios
  * that are still worth tracking. Every target is a pair of sides run alternately in
  * fresh processes (`bench/lib/pairs.ts`); sides warm up for 1 s (the CPU-bound HTTP and Redis unique rows 5 s, the
- * one-caller rows 4 s) and time 2 s (storms 1.5 s) unless BENCH_QUICK=1.
+ * batched sweep 4 s) and time 2 s (storms 1.5 s) unless BENCH_QUICK=1.
  * To keep a full run (with the service and scale targets and the physical limits) near 30 minutes, issue 6 rows
  * that nothing in issue 17 changes are left out: the SQLite guard rows, MemoryStore ÷ @node-idempotency and
  * express-idempotency over HTTP (pure in-process CPU, measured by `bench/ab-guard.ts` / `bench/ab-http.ts`).
@@ -39,8 +39,8 @@ const SUBJECT_LABELS: Record<string, string> = {
  * A side running subject `subject` (`<backend>/<row>`, `bench/subjects/`) under `workload` with `concurrency`
  * callers. `warmupSeconds` overrides the side's 1 s warm-up: the CPU-bound Redis rows warm up for 5 s, so both
  * subjects' code is optimised before the timed part (after 1 s payonce's longer path was still partly in V8's lower
- * tiers; bench/notes/redis.md, Session 9); the SQL rows wait on commits and keep 1 s, but for the one-caller rows
- * (`ONE_CALLER_WARMUP_SECONDS`).
+ * tiers; bench/notes/redis.md, Session 9); the SQL rows wait on commits and keep 1 s, but for the batched sweep
+ * (`SWEEP_WARMUP_SECONDS`).
  */
 function subjectSide(
   subject: string,
@@ -87,12 +87,14 @@ const GUARD = 'Guard ÷ bare minimum (issue 6)';
 const TX = 'runInTransaction (issue 6)';
 
 /**
- * Warm-up of the one-caller rows, in seconds. One caller delivers only 600–1 000 times a second on this host, so after
- * the default 1 s both sides' code is still in V8's lower tiers and the timed part falls in the ramp: a side's rate
- * climbed for its first 2.5–3 s, payonce's (with more code to optimise) for longer than bare's (bench/notes/batched.md,
- * Session 17). The rows at 8 callers and more pass that many deliveries within their 1 s.
+ * Warm-up of the batched sweep's unique rows (1, 8, 64, 256 callers), in seconds, both sides alike. A side's rate
+ * climbs for its first 2.5–3 s (V8 tiering up a path that has run only a few hundred times, fresh connections;
+ * bench/notes/batched.md, Session 17) and the default 1 s timed the one-caller rows inside that ramp, payonce's
+ * longer path longer. The bare PostgreSQL side is commit-bound at about 1 000 deliveries a second at every
+ * concurrency, so in the rows at 8 callers and more it too was still in its ramp after 1 s, against a batched side
+ * that had run many times more deliveries: 4 s for every row of the sweep.
  */
-const ONE_CALLER_WARMUP_SECONDS = 4;
+const SWEEP_WARMUP_SECONDS = 4;
 
 /** Issue 17: batched guard ÷ bare minimum at 1, 8, 64 and 256 concurrent unique deliveries, and a storm. */
 function batchedSweep(backend: 'postgres' | 'mysql', at64: number): PairTarget[] {
@@ -102,8 +104,8 @@ function batchedSweep(backend: 'postgres' | 'mysql', at64: number): PairTarget[]
       id: `${backend}-batched-c${c}`,
       group: BATCHED,
       title: `${BACKEND_NAMES[backend]} batched guard ÷ bare minimum, ${c} concurrent unique deliveries`,
-      a: subjectSide(`${backend}/payonce-batched`, 'unique', c, c === 1 ? ONE_CALLER_WARMUP_SECONDS : undefined),
-      b: subjectSide(`${backend}/bare`, 'unique', c, c === 1 ? ONE_CALLER_WARMUP_SECONDS : undefined),
+      a: subjectSide(`${backend}/payonce-batched`, 'unique', c, SWEEP_WARMUP_SECONDS),
+      b: subjectSide(`${backend}/bare`, 'unique', c, SWEEP_WARMUP_SECONDS),
       min: mins[c] ?? null,
     }),
   );

@@ -31,6 +31,11 @@ describe('cpuTicksOf', () => {
     expect(cpuTicksOf(stat)).toEqual({ total: 980, idle: 820 });
   });
 
+  it('counts steal as busy and does not count guest time twice (it is already inside user and nice)', () => {
+    const stat = 'cpu  100 5 50 800 20 3 2 7 40 4\n';
+    expect(cpuTicksOf(stat)).toEqual({ total: 987, idle: 820 });
+  });
+
   it('refuses text without a cpu line', () => {
     expect(() => cpuTicksOf('intr 1 2 3\n')).toThrow(/no "cpu" line/);
   });
@@ -49,6 +54,18 @@ describe('waitForIdleHost', () => {
     expect(await waitForIdleHost(h.options)).toBe(3_000);
     expect(h.windows()).toBe(4);
     expect(h.lines).toEqual(['  host CPU idle 35 % → 95 % after 3 s (settled; waited for ≥ 90 %)']);
+  });
+
+  it('takes a window in which no tick passed for an idle one', async () => {
+    const h = host([0.97]);
+    const frozen = { ...h.options, ticks: () => ({ total: 5, idle: 1 }) };
+    expect(await waitForIdleHost(frozen)).toBe(0);
+  });
+
+  it('needs the idle share to reach minIdle, not only to come near it', async () => {
+    const h = host([0.89, 0.9]);
+    expect(await waitForIdleHost(h.options)).toBe(1_000);
+    expect(h.lines[0]).toMatch(/idle 89 % → 90 % after 1 s \(settled/);
   });
 
   it('gives up after maxMs on a host that stays busy, and goes on', async () => {

@@ -192,3 +192,25 @@ describe('the core targets', () => {
     expect(noise.pairs).toBe(adapter.pairs);
   });
 });
+
+describe('the two sides of every target warm up alike', () => {
+  const warmupOf = (args: readonly string[]): string | undefined => {
+    const at = args.indexOf('--warmup-seconds');
+    return at === -1 ? undefined : args[at + 1];
+  };
+
+  it('gives side A and side B the same --warmup-seconds in every core target', () => {
+    for (const target of coreTargets) {
+      expect({ id: target.id, warmup: warmupOf(target.a.args) }).toEqual({
+        id: target.id,
+        warmup: warmupOf(target.b.args),
+      });
+    }
+  });
+
+  it('warms up every row of the batched sweep for 4 s (their timed part would fall in the JIT ramp after 1 s)', () => {
+    const sweep = coreTargets.filter((t) => /^(postgres|mysql)-batched-c\d+$/.test(t.id));
+    expect(sweep.map((t) => t.id)).toHaveLength(8);
+    for (const target of sweep) expect(warmupOf(target.a.args)).toBe('4');
+  });
+});
