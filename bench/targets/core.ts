@@ -5,7 +5,7 @@
  * that are still worth tracking. Every target is a pair of sides run alternately in
  * fresh processes (`bench/lib/pairs.ts`); sides warm up for 1 s (the CPU-bound HTTP and Redis unique rows 5 s, the
  * batched sweep 4 s) and time 2 s (storms 1.5 s) unless BENCH_QUICK=1.
- * To keep a full run (with the service and scale targets and the physical limits) near 30 minutes, issue 6 rows
+ * To keep a full run (with the service and scale targets and the physical limits) near 40 minutes, issue 6 rows
  * that nothing in issue 17 changes are left out: the SQLite guard rows, MemoryStore ÷ @node-idempotency and
  * express-idempotency over HTTP (pure in-process CPU, measured by `bench/ab-guard.ts` / `bench/ab-http.ts`).
  */
