@@ -67,6 +67,20 @@ export function paymentObjectProblem(event: ProviderEvent): string | null {
 }
 
 /**
+ * The cumulative refunded amount a `charge.refunded` payload reports: its Charge's `amount_refunded` (integer
+ * minor units, sent by Stripe and the sandbox with every `charge.refunded`, partial refunds included), `null` when
+ * the object has none (then the refund counts as the whole amount).
+ * @throws {InvalidPaymentEvent} `amount_refunded` is present but not a non-negative safe integer.
+ * @see https://docs.stripe.com/api/charges/object#charge_object-amount_refunded
+ */
+export function refundedMinorOf(payload: unknown): number | null {
+  const value = paymentObjectOf(payload)?.amount_refunded;
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new InvalidPaymentEvent('amount_refunded must be a non-negative integer of minor units');
+}
+
+/**
  * The event id under which a payment event received on endpoint `endpoint` (the intake profile's provider
  * name) is recorded for payment provider `provider`: the provider's own event id on the endpoint named after the
  * provider (`stripe`: `evt_…` unchanged), else `<endpoint>:<event id>` (`standard-webhooks:msg_…`), so two
@@ -87,8 +101,11 @@ export function paymentEventIdOf(endpoint: string, provider: string, eventId: st
  * re-keyed `(provider, event id)`, the event id qualified by the endpoint that received it
  * ({@link paymentEventIdOf}: `evt_X` on `stripe`, `standard-webhooks:evt_X` on `standard-webhooks`), so an id
  * one endpoint used never answers another endpoint's event as a duplicate. The money fields,
- * payment id and merchant reference are the profile's; the order id comes from `metadata.order_id`.
- * @throws {InvalidPaymentEvent} the event's object is not of the kind its type names ({@link PAYMENT_EVENT_OBJECTS}).
+ * payment id and merchant reference are the profile's; the order id comes from `metadata.order_id`; a
+ * `charge.refunded` carries the Charge's cumulative `amount_refunded` as `refundedMinor` ({@link refundedMinorOf}),
+ * so a partial refund leaves the order paid.
+ * @throws {InvalidPaymentEvent} the event's object is not of the kind its type names ({@link PAYMENT_EVENT_OBJECTS}),
+ *   or its `amount_refunded` is mistyped.
  * @see docs/design.md §5–6; `ProviderPaymentEvent`.
  * @example paymentEventOf(stripeProfile().extract({ rawBody }), 'stripe')?.status // 'succeeded'
  */
@@ -108,5 +125,6 @@ export function paymentEventOf(event: ProviderEvent, provider: string): Provider
     merchantReference: event.merchantReference,
     occurredAtMs: event.occurredAtMs,
     orderId: orderIdOf(event.payload),
+    refundedMinor: status === 'refunded' ? refundedMinorOf(event.payload) : null,
   });
 }
