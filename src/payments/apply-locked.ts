@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { type AppliedReport, applyReport } from './apply-report.js';
 import { lockAttempt } from './attempt-rows.js';
-import { parkedFor, reportOfEntry, resolveParked } from './event-journal.js';
+import { parkedFor, parkedReport, resolveParked } from './event-journal.js';
 import { lockOrder } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
@@ -45,7 +45,7 @@ export async function drainInbox<DB>(
     for (const entry of await parkedFor(on, current)) {
       const fresh = await lockAttempt(on, attemptId);
       if (!fresh) return;
-      const report = reportOfEntry(entry);
+      const report = await parkedReport(on, entry);
       const applied = await applyLocked(ctx, trx, fresh, report, nowMs);
       if (applied.decision === 'parked') continue;
       await resolveParked(on, entry.provider, entry.eventId, applied, nowMs);

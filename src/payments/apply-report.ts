@@ -10,6 +10,7 @@ import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
 import { ATTEMPTS_TABLE } from './payments-tables.js';
+import { refundedOfAttempt } from './refund-amounts.js';
 
 /** Outbox topic of the fulfilment job enqueued once when an order becomes paid; dedupe key `order:<orderId>`. */
 export const FULFIL_TOPIC = 'order.fulfil';
@@ -66,7 +67,9 @@ export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): stri
  * payment id, merchant reference, order, amount, currency) is `rejected` with no state change; otherwise the
  * allowed attempt transition is made; the first move to `succeeded` marks the order `paid` and enqueues its
  * fulfilment once (`FULFIL_TOPIC`, `order:<id>`) in the same transaction; `refunded` on a succeeded attempt moves
- * the order to `refunded` and enqueues `REFUND_TOPIC` once; `refunded` on a still active attempt (`creating`,
+ * the order to `refunded` and enqueues `REFUND_TOPIC` once when it refunds the whole amount (`refundedMinor` null
+ * or at least the attempt's amount; above it the report is also alerted, {@link REFUNDED_PAST_CAPTURED}), while a
+ * partial refund (`refundedMinor` below the amount) is journaled and leaves the order as it is (issue #34 item 1); `refunded` on a still active attempt (`creating`,
  * `pending`, `requires_action`, `unknown`: the refund overtook its success) is `parked` with
  * {@link REFUND_WAITS_FOR_SUCCESS} and nothing changed, so the caller keeps it in the inbox until the success is
  * applied. Anything else (same status, a late "pending" after "succeeded") is `unchanged`. Writes no journal row;
@@ -97,7 +100,7 @@ export async function applyReport<DB>(
   if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
   let result: AppliedReport;
   if (report.status === 'refunded') {
-    result = await applyRefund(ctx, order, attempt);
+    result = await applyRefund(ctx, order, attempt, report.refundedMinor ?? null);
   } else if (report.status === 'succeeded' && (attempt.status === 'failed' || attempt.status === 'cancelled')) {
     change.status = 'succeeded';
     result = await applyLateSuccess(ctx, order, attempt);
@@ -189,7 +192,17 @@ async function applyLateSuccess<DB>(
 export const REFUND_WAITS_FOR_SUCCESS =
   'refund arrived before its payment succeeded: parked until the success is applied';
 
-async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: PaymentAttempt): Promise<AppliedReport> {
+/**
+ * A `refunded` report on `attempt`; `refundedMinor` is the cumulative refunded amount it reports (`null`: the
+ * whole amount). Below the attempt's amount: {@link applyPartialRefund}. At or above it: the order is refunded
+ * once; above it also alerted (refunds past the captured amount).
+ */
+async function applyRefund<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  attempt: PaymentAttempt,
+  refundedMinor: number | null,
+): Promise<AppliedReport> {
   const ids = { attemptId: attempt.id, orderId: order.id };
   if (isActiveAttempt(attempt.status)) {
     // Out of order: the success it refunds is still to come. Never drop it: it waits in the inbox.
@@ -203,20 +216,50 @@ async function applyRefund<DB>(ctx: ApplyContext<DB>, order: Order, attempt: Pay
     const reason = `refund of a payment that did not pay the order (attempt ${order.paidAttemptId} did): order stays ${order.status}`;
     return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: false };
   }
+  if (refundedMinor !== null && refundedMinor < attempt.amountMinor) {
+    return applyPartialRefund(ctx, order, attempt, refundedMinor);
+  }
+  const over =
+    refundedMinor !== null && refundedMinor > attempt.amountMinor
+      ? `${REFUNDED_PAST_CAPTURED}: ${refundedMinor} refunded of ${attempt.amountMinor} captured; review`
+      : null;
   const move = nextOrderStatus(order.status, 'refunded');
   if (move.kind !== 'move') {
-    return {
-      ...ids,
-      decision: 'unchanged',
-      reason: `order is already ${order.status}`,
-      becamePaid: false,
-      alert: false,
-    };
+    const reason = over ?? `order is already ${order.status}`;
+    return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: over !== null };
   }
   await setOrderStatus(ctx.on, order.id, 'refunded', ctx.nowMs);
   await ctx.outbox.enqueueOnce(ctx.trx, REFUND_TOPIC, `order:${order.id}`, {
     orderId: order.id,
     attemptId: attempt.id,
   });
-  return { ...ids, decision: 'applied', reason: null, becamePaid: false, alert: false };
+  return { ...ids, decision: 'applied', reason: over, becamePaid: false, alert: over !== null };
+}
+
+/** Start of the journal reason of a partial refund (the order keeps its status). */
+export const PARTIAL_REFUND = 'partial refund';
+/** Start of the journal reason and alert of refunds reported past the attempt's captured amount. */
+export const REFUNDED_PAST_CAPTURED = 'refunds exceed the captured amount';
+
+/**
+ * A refund of part of a succeeded attempt that paid the order (`refundedMinor`, cumulative, below its amount):
+ * the order keeps its status (`paid`, `fulfilling`, `completed`: it is still fulfilled), nothing is enqueued, and
+ * the journal says how much is refunded (`applied`, reason {@link PARTIAL_REFUND}…). An amount not above the one
+ * already recorded for the attempt (a late or repeated event: amounts are cumulative) is `unchanged`.
+ */
+async function applyPartialRefund<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  attempt: PaymentAttempt,
+  refundedMinor: number,
+): Promise<AppliedReport> {
+  const ids = { attemptId: attempt.id, orderId: order.id };
+  const recorded = await refundedOfAttempt(ctx.on, attempt.id);
+  const of = `${refundedMinor} of ${attempt.amountMinor} ${attempt.currency} minor units refunded`;
+  if (refundedMinor <= recorded) {
+    const reason = `${PARTIAL_REFUND} already recorded (${recorded} refunded); ${of}`;
+    return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: false };
+  }
+  const reason = `${PARTIAL_REFUND}: ${of}; order stays ${order.status}`;
+  return { ...ids, decision: 'applied', reason, becamePaid: false, alert: false };
 }

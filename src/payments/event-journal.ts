@@ -6,6 +6,7 @@ import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
 import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
+import { recordRefundedAmount, reportedRefundOf } from './refund-amounts.js';
 
 /** Longest stored reason, in characters. */
 const MAX_REASON_CHARS = 1_000;
@@ -103,7 +104,10 @@ const PARKED_FOR_PAYMENT = paymentsStatement(['provider', 'attemptId', 'paymentI
   parkedQuery(db, p.provider, p.attemptId, p.paymentId),
 );
 
-/** Inserts the journal row of `report` with its decision (the primary key is (provider, eventId)). */
+/**
+ * Inserts the journal row of `report` with its decision (the primary key is (provider, eventId)), and the
+ * refunded amount of a `refunded` report that carries one (`payonce_payment_refunds`, same key).
+ */
 export async function insertJournal(
   on: PaymentsSql,
   report: PaymentReport,
@@ -128,6 +132,7 @@ export async function insertJournal(
     orderId: decision.orderId,
     resolvedAtMs: decision.decision === 'parked' ? null : nowMs,
   });
+  await recordRefundedAmount(on, report);
 }
 
 /** Records the decision taken for a parked row once it was matched. Only a still-parked row is changed. */
@@ -198,7 +203,13 @@ export async function parkedMatchable(db: Kysely<PaymentsDatabase>, limit: numbe
   return rows.map(toJournalEntry);
 }
 
-/** A `PaymentReport` rebuilt from a parked journal row. */
+/** A `PaymentReport` rebuilt from a parked journal row, with the refunded amount a `refunded` event recorded. */
+export async function parkedReport(on: PaymentsSql, entry: JournalEntry): Promise<PaymentReport> {
+  const refundedMinor = entry.status === 'refunded' ? await reportedRefundOf(on, entry.provider, entry.eventId) : null;
+  return Object.freeze({ ...reportOfEntry(entry), refundedMinor });
+}
+
+/** A `PaymentReport` rebuilt from a parked journal row (without its refunded amount: see {@link parkedReport}). */
 export function reportOfEntry(entry: JournalEntry): PaymentReport {
   return Object.freeze({
     provider: entry.provider,

@@ -3,7 +3,13 @@
  * attempt per order, provider events, reconciliation, and the `PaymentProvider` port. SQL stores only
  * (migrations `0002-payments`, `0003-outbox`). @see docs/design.md §6.
  */
-export { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT, REFUND_TOPIC } from './apply-report.js';
+export {
+  FULFIL_TOPIC,
+  MONEY_ON_CLOSED_ATTEMPT,
+  PARTIAL_REFUND,
+  REFUND_TOPIC,
+  REFUNDED_PAST_CAPTURED,
+} from './apply-report.js';
 export {
   ACTIVE_ATTEMPT_STATUSES,
   ATTEMPT_STATUSES,
@@ -49,6 +55,8 @@ export {
   ATTEMPTS_TABLE,
   ORDERS_TABLE,
   PAYMENT_EVENTS_TABLE,
+  PAYMENT_REFUNDS_TABLE,
+  type PaymentRefundsTable,
   type PaymentsDatabase,
 } from './payments-tables.js';
 export { ProviderDeclined } from './provider-declined.js';

@@ -21,4 +21,9 @@ export interface PaymentReport {
   readonly actionUrl: string | null;
   /** Error text for `unknown` / declined `failed`, stored as the attempt's `last_error`. */
   readonly error: string | null;
+  /**
+   * For `refunded`: the payment's CUMULATIVE refunded amount, integer minor units (Stripe's charge
+   * `amount_refunded`); below the attempt's amount the refund is partial. `null` or absent: the whole amount.
+   */
+  readonly refundedMinor?: number | null;
 }

@@ -52,6 +52,16 @@ export interface PaymentEventsTable {
   resolved_at: NullableIntColumn;
 }
 
+/**
+ * One row of `payonce_payment_refunds` (migration `0010-payment-refunds`): the cumulative refunded amount, integer
+ * minor units, that the `refunded` event journaled as `(provider, event_id)` reported.
+ */
+export interface PaymentRefundsTable {
+  provider: string;
+  event_id: string;
+  refunded_minor: IntColumn;
+}
+
 /** Name of the orders table (migration `0002-payments`). */
 export const ORDERS_TABLE = 'payonce_orders';
 /** Name of the payment attempts table (migration `0002-payments`). */
@@ -59,9 +69,13 @@ export const ATTEMPTS_TABLE = 'payonce_payment_attempts';
 /** Name of the payment event journal (and inbox) table (migration `0002-payments`). */
 export const PAYMENT_EVENTS_TABLE = 'payonce_payment_events';
 
+/** Name of the refunded amounts of `refunded` events (migration `0010-payment-refunds`). */
+export const PAYMENT_REFUNDS_TABLE = 'payonce_payment_refunds';
+
 /** The Kysely database type of the payments tables; add it to your own database type to query them. */
 export interface PaymentsDatabase {
   payonce_orders: OrdersTable;
   payonce_payment_attempts: PaymentAttemptsTable;
   payonce_payment_events: PaymentEventsTable;
+  payonce_payment_refunds: PaymentRefundsTable;
 }

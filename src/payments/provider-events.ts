@@ -32,13 +32,21 @@ export interface EventResult {
  */
 export const PAYMENTS_RECEIPT_PREFIX = 'payments:';
 
-/** The report of a verified provider event. @throws {InvalidPaymentEvent} no key, unknown status, nothing to match. */
+/**
+ * The report of a verified provider event.
+ * @throws {InvalidPaymentEvent} no key, unknown status, nothing to match, a `refundedMinor` that is not a
+ *   non-negative safe integer.
+ */
 function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly key: RequestKey } {
   const key = event.key;
   if (key === null) throw new InvalidPaymentEvent('no receipt key (read-only query): answer it from current state');
   if (!PAYMENT_EVENT_STATUSES.includes(event.status)) throw new InvalidPaymentEvent(`unknown status ${event.status}`);
   if (event.paymentId === null && event.merchantReference === null) {
     throw new InvalidPaymentEvent('neither a payment id nor a merchant reference: cannot be matched to an attempt');
+  }
+  const refundedMinor = event.refundedMinor ?? null;
+  if (refundedMinor !== null && !(Number.isSafeInteger(refundedMinor) && refundedMinor >= 0)) {
+    throw new InvalidPaymentEvent('refundedMinor must be a non-negative integer of minor units');
   }
   return {
     key,
@@ -54,6 +62,7 @@ function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly 
     occurredAtMs: event.occurredAtMs,
     actionUrl: null,
     error: null,
+    refundedMinor: event.status === 'refunded' ? refundedMinor : null,
   };
 }
 

@@ -1,7 +1,10 @@
 import type { RequestKey } from '../core/request-key.js';
 import type { ProviderPaymentStatus } from './payment-provider.js';
 
-/** The payment status an event reports: a provider payment status, or `refunded` (a full refund of a success). */
+/**
+ * The payment status an event reports: a provider payment status, or `refunded` (a refund of a success: full, or
+ * partial when `refundedMinor` is below the attempt's amount).
+ */
 export type PaymentEventStatus = ProviderPaymentStatus | 'refunded';
 
 /** Every `PaymentEventStatus`. */
@@ -39,4 +42,12 @@ export interface ProviderPaymentEvent {
   readonly occurredAtMs: number | null;
   /** The order id if the provider echoes it (metadata); checked against the attempt's order. */
   readonly orderId?: string | null;
+  /**
+   * For `refunded`: the payment's CUMULATIVE refunded amount so far, integer minor units (Stripe's charge
+   * `amount_refunded`, which Stripe sends with every `charge.refunded`, partial refunds included). Below the
+   * attempt's amount the refund is partial: journaled, the order stays paid (and is fulfilled); at the amount the
+   * order is refunded; above it the order is refunded and an alert raised. `null` or absent: the whole amount
+   * (a provider whose refund event always means a full refund).
+   */
+  readonly refundedMinor?: number | null;
 }

@@ -4,7 +4,7 @@ import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
 import { locateAttempt } from './attempt-rows.js';
 import type { AttemptStatus } from './attempt-status.js';
-import { parkedMatchable, reportOfEntry, resolveParked } from './event-journal.js';
+import { parkedMatchable, parkedReport, resolveParked } from './event-journal.js';
 import type { JournalEntry } from './journal-entry.js';
 import { lockOrder } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
@@ -169,7 +169,7 @@ async function decideParked<DB>(ctx: PaymentsContext<DB>, entry: JournalEntry, a
       .executeTakeFirst();
     if (still?.decision !== 'parked') return false;
     const now = ctx.clock.now();
-    const report = reportOfEntry(entry);
+    const report = await parkedReport(on, entry);
     const applied = await applyLocked(ctx, trx, attempt, report, now);
     if (applied.decision === 'parked') return false;
     await resolveParked(on, entry.provider, entry.eventId, applied, now);

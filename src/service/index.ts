@@ -20,7 +20,13 @@ export {
   orderJson,
   orderView,
 } from './order-view.js';
-export { orderIdOf, PAYMENT_EVENT_TYPES, paymentEventOf } from './payment-event-of.js';
+export {
+  orderIdOf,
+  PAYMENT_EVENT_OBJECTS,
+  PAYMENT_EVENT_TYPES,
+  paymentEventIdOf,
+  paymentEventOf,
+} from './payment-event-of.js';
 export { type PendingReconcileReport, PendingReconciler } from './pending-reconciliation.js';
 export { ReconcileLoop, type ReconcileLoopOptions } from './reconcile-loop.js';
 export {

@@ -1,6 +1,7 @@
 import { ClaimLost, PayloadMismatch, ReceiptCorrupted, RequestInProgress, StoreUnavailable } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { hasProblem, renderProblem } from '../problem/problem-details.js';
+import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
 import { WEBHOOK_PROBLEMS, type WebhookEdgeCode } from './webhook-problems.js';
 
@@ -103,7 +104,11 @@ export function problemOf(problem: IntakeProblem): HttpResponse {
   return renderProblem(code, WEBHOOK_PROBLEMS[code], problem.detail, retryAfterHeader(problem.retryAfterMs));
 }
 
-/** The problem for an error thrown by the claim, the handler or the store. */
+/**
+ * The problem for an error thrown by the claim, the handler or the store: a `MalformedWebhookPayload` thrown by
+ * the handler (a typed accessor such as `stripeObject` refusing the payload) is `malformed_payload` (400), any
+ * other handler error `handler_failed` (500).
+ */
 export function problemOfFailure(error: unknown): IntakeProblem {
   if (error instanceof RequestInProgress) {
     return intakeProblem('in_progress', error.code, 'this event is being processed by another worker', {
@@ -121,6 +126,10 @@ export function problemOfFailure(error: unknown): IntakeProblem {
   }
   if (error instanceof ReceiptCorrupted) {
     return intakeProblem('integration_error', error.code, 'the stored receipt of this event is corrupted');
+  }
+  if (error instanceof MalformedWebhookPayload) {
+    // A handler's typed read of the payload (`stripeObject`) failed: the payload, not the handler, is at fault.
+    return intakeProblem('malformed_payload', error.code, error.message, { field: error.path.split(' ')[0] });
   }
   return intakeProblem('handler_failed', 'WEBHOOK_HANDLER_FAILED', 'the webhook handler failed; redeliver later');
 }

@@ -95,7 +95,9 @@ function failedTrace(trace: Trace, problem: IntakeProblem, error: unknown, handl
   if (problem.kind === 'in_progress') {
     return { ...trace, decision: 'in-progress', outcome: 'deferred', error: `${problem.code}: ${problem.detail}` };
   }
-  if (handlerRan) return { ...trace, decision: 'new', outcome: 'failed', error: errorText(error) };
+  if (handlerRan && problem.kind !== 'malformed_payload') {
+    return { ...trace, decision: 'new', outcome: 'failed', error: errorText(error) };
+  }
   return refusedTrace(trace, problem, errorText(error));
 }
 

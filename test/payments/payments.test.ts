@@ -513,6 +513,39 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect(alerts).toEqual([]);
       });
 
+      it('a partial refund parked before its success keeps its amount: the order is paid, then refunded only by the rest', async () => {
+        const { payments, alerts } = setup();
+        const { order } = await pendingAttempt(payments);
+        const fresh = (await payments.attemptsOf(order.id))[0]!;
+        const part = Math.floor(fresh.amountMinor / 4);
+        const partial = eventAbout(fresh, {
+          status: 'refunded',
+          eventType: 'charge.refunded',
+          id: eventId('partial'),
+          refundedMinor: part,
+        });
+        expect(await payments.applyProviderEvent(partial)).toMatchObject({ decision: 'parked' });
+        expect(await payments.applyProviderEvent(eventAbout(fresh))).toMatchObject({ becamePaid: true });
+        expect((await payments.findOrder(order.id))?.status).toBe('paid');
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toBeNull();
+        const row = (await payments.journalOf(order.id)).find((e) => e.eventId === partial.key!.externalId);
+        expect(row).toMatchObject({ decision: 'applied', attemptId: fresh.id });
+        expect(row?.reason).toMatch(new RegExp(`^partial refund: ${part} of ${fresh.amountMinor}`));
+
+        const older = eventAbout(fresh, { status: 'refunded', eventType: 'charge.refunded', refundedMinor: part - 1 });
+        expect(await payments.applyProviderEvent(older)).toMatchObject({ decision: 'unchanged' });
+        const rest = eventAbout(fresh, {
+          status: 'refunded',
+          eventType: 'charge.refunded',
+          refundedMinor: fresh.amountMinor,
+        });
+        expect(await payments.applyProviderEvent(rest)).toMatchObject({ decision: 'applied' });
+        expect((await payments.findOrder(order.id))?.status).toBe('refunded');
+        expect(await fulfilJobs(order)).toBe(1);
+        expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
+        expect(alerts).toEqual([]);
+      });
+
       it('a refund and its success both parked before the checkout answer (refund first): the answer applies both', async () => {
         const inner = new InMemoryPaymentProvider();
         let payments: Payments<unknown>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../src/core/errors.js';
+import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
 import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
 import { orderIdOf, paymentEventOf } from '../../src/service/payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from '../../src/service/sandbox-standard-webhooks-profile.js';
@@ -71,14 +72,27 @@ describe('paymentEventOf', () => {
       ['payment_intent.requires_action', 'requires_action'],
     ];
     for (const [type, status] of cases) {
-      const event = sandboxStandardWebhooksProfile().extract(swDelivery(type, intent));
+      const object = type.startsWith('charge.')
+        ? { ...intent, id: 'ch_1', object: 'charge', payment_intent: 'pi_123' }
+        : intent;
+      const event = sandboxStandardWebhooksProfile().extract(swDelivery(type, object));
       const mapped = paymentEventOf(event, 'stripe');
       expect(mapped?.status, type).toBe(status);
       expect(mapped?.provider).toBe('stripe');
       expect(mapped?.key?.provider).toBe('stripe');
-      expect(mapped?.key?.externalId).toBe('msg_test_1');
+      expect(mapped?.key?.externalId).toBe('standard-webhooks:msg_test_1');
       expect(mapped?.orderId).toBe('order-1');
     }
+  });
+
+  it('refuses a payment event whose object is not of the kind its type names (a refund is not a PaymentIntent)', () => {
+    const refund = { ...intent, id: 're_1', object: 'refund', payment_intent: 'pi_123' };
+    for (const type of ['payment_intent.succeeded', 'charge.succeeded', 'charge.refunded']) {
+      const event = sandboxStandardWebhooksProfile().extract(swDelivery(type, refund));
+      expect(() => paymentEventOf(event, 'stripe'), type).toThrow(InvalidPaymentEvent);
+    }
+    const intentAsCharge = sandboxStandardWebhooksProfile().extract(swDelivery('charge.succeeded', intent));
+    expect(() => paymentEventOf(intentAsCharge, 'stripe')).toThrow(/must be a charge object/);
   });
 
   it('returns null for a type the service does not act on, or an inherited property name', () => {

@@ -131,7 +131,8 @@ describe('reference service with Standard Webhooks signing', () => {
     expect(view.deliveries[0]?.provider).toBe('standard-webhooks');
     const webhookEntries = view.journal.filter((e) => /^(payment_intent|charge)\./.test(e.eventType));
     expect(webhookEntries.length).toBeGreaterThanOrEqual(2);
-    expect(webhookEntries.every((e) => e.eventId.startsWith('msg_'))).toBe(true);
+    // Keyed by the endpoint that received them (issue #34 item 3): never in the Stripe endpoint's id space.
+    expect(webhookEntries.every((e) => e.eventId.startsWith('standard-webhooks:msg_'))).toBe(true);
     const { orderId } = await orderAndCheckout(h.service.url, 1, 'JPY');
     const yen = await untilFulfilled(h.service.url, orderId);
     expect(yen.order).toMatchObject({ amountMinor: 1, currency: 'JPY', status: 'completed' });

@@ -39,6 +39,10 @@ for (const dialect of DIALECTS) {
       ['payment id of 201 characters', { paymentId: `pi_${'x'.repeat(198)}` }],
       ['merchant reference of 201 characters', { merchantReference: 'm'.repeat(201) }],
       ['event type of 161 characters', { type: `payment_intent.${'s'.repeat(146)}` }],
+      ['NUL character in the payment id', { paymentId: 'pi_nul\u0000id' }],
+      ['NUL character in the event type', { type: 'payment_intent.succeeded\u0000' }],
+      ['NUL character in the merchant reference', { merchantReference: 'ref\u0000x' }],
+      ['lone surrogate in the payment id', { paymentId: 'pi_\ud800x' }],
     ] as const) {
       it(`a signed payment_intent.succeeded with a ${label}: 400 MALFORMED_WEBHOOK_PAYLOAD, no receipt, journaled`, async () => {
         const { checkout } = await orderAndCheckout(h.service.url);
@@ -65,6 +69,32 @@ for (const dialect of DIALECTS) {
         expect(await refusedRows()).toBe(before + 1);
       });
     }
+
+    it('a signed payment_intent.succeeded with non-ASCII payment id and event id: applied once, journaled as sent', async () => {
+      const { orderId, checkout } = await orderAndCheckout(h.service.url);
+      const eventId = `evt_é😀_${randomUUID().replaceAll('-', '')}`;
+      const paymentId = `pi_ü€😀_${randomUUID().slice(0, 8)}`;
+      const body = stripeIntentEvent({
+        eventId,
+        type: 'payment_intent.succeeded',
+        paymentId,
+        merchantReference: checkout.body.attempt?.id ?? 'attempt-x',
+        amountMinor: 1999,
+        currency: 'EUR',
+      });
+      const headers = signedHeaders(h.sandbox.controls.signing(), eventId, body, Math.floor(Date.now() / 1000));
+      const answer = await deliver(h.service.url, 'stripe', body, headers);
+      expect(answer.status, answer.text).toBe(200);
+      const view = await call<{ journal: { eventId: string; paymentId?: string }[] }>(
+        h.service.url,
+        'GET',
+        `/orders/${orderId}`,
+      );
+      expect(view.body.journal.map((e) => e.eventId)).toContain(eventId);
+      const rows = await sql<{ payment_id: string }>`select payment_id from payonce_webhook_deliveries
+        where payment_id = ${paymentId}`.execute(h.service.context.store.db);
+      expect(rows.rows).toHaveLength(1);
+    });
 
     it('20 parallel 2 MiB nested bodies, signed and unsigned: each refused 400/401, /healthz keeps answering 200', async () => {
       const depth = 1_040_000;

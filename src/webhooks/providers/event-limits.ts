@@ -23,11 +23,20 @@ function charCount(text: string, limit: number): number {
   return count;
 }
 
+/** What is wrong with a stored text field's characters, or `null`: NUL, or a lone UTF-16 surrogate. */
+function characterProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain a NUL character';
+  return text.isWellFormed() ? null : 'must be well-formed Unicode (no lone surrogate)';
+}
+
 /**
- * Refuses an extracted event with a field longer than {@link EVENT_FIELD_LIMITS}, BEFORE any receipt, journal
- * or business row is written, so every dialect answers the same 400 (SQLite would store it, PostgreSQL and
- * MariaDB would fail mid-delivery) and the journal row of the refusal can always be written.
- * @throws {MalformedWebhookPayload} naming the field (`eventType`, `paymentId`, …) and its limit, never its value.
+ * Refuses an extracted event with a field longer than {@link EVENT_FIELD_LIMITS}, or with a NUL character or a
+ * lone UTF-16 surrogate (`"\u0000"`, `"\ud800"` in the JSON) in one of those fields, BEFORE any receipt,
+ * journal or business row is written, so every dialect answers the same 400 (SQLite would store it, PostgreSQL
+ * refuses NUL in text and MariaDB would fail mid-delivery) and the journal row of the refusal can always be
+ * written. Any other Unicode (accents, emoji) is stored as sent (the MySQL tables are `utf8mb4`).
+ * @throws {MalformedWebhookPayload} naming the field (`eventType`, `paymentId`, …) and its limit or the
+ *   character rule, never its value.
  */
 export function checkEventLimits(event: ProviderEvent): void {
   const fields = {
@@ -39,8 +48,11 @@ export function checkEventLimits(event: ProviderEvent): void {
   };
   for (const [field, limit] of Object.entries(EVENT_FIELD_LIMITS)) {
     const value = fields[field as keyof typeof fields];
-    if (typeof value === 'string' && charCount(value, limit) > limit) {
+    if (typeof value !== 'string') continue;
+    if (charCount(value, limit) > limit) {
       throw new MalformedWebhookPayload(event.provider, field, `is longer than ${limit} characters`);
     }
+    const problem = characterProblem(value);
+    if (problem !== null) throw new MalformedWebhookPayload(event.provider, field, problem);
   }
 }

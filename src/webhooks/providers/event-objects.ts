@@ -70,8 +70,10 @@ export interface StripeInvoice extends StripeObjectBase {
   readonly object: 'invoice';
   readonly customer: StripeRef<StripeCustomer> | null;
   readonly currency: string;
-  readonly amount_due: number;
-  readonly amount_paid: number;
+  /** Absent on some invoice payloads (a thin or older-version event): read it as possibly `undefined`. */
+  readonly amount_due?: number;
+  /** Absent on some invoice payloads (a thin or older-version event): read it as possibly `undefined`. */
+  readonly amount_paid?: number;
   readonly amount_remaining?: number;
   readonly total?: number;
   readonly status?: string | null;
@@ -130,8 +132,10 @@ const SHAPES = {
     optional: { status: 'string', reason: 'string', charge: 'ref', payment_intent: 'ref' },
   },
   invoice: {
-    required: { currency: 'string', amount_due: 'integer', amount_paid: 'integer' },
+    required: { currency: 'string' },
     optional: {
+      amount_due: 'integer',
+      amount_paid: 'integer',
       customer: 'ref',
       amount_remaining: 'integer',
       total: 'integer',
@@ -214,8 +218,13 @@ export function stripeEventObject(event: ProviderEvent): JsonObject {
  * null: amounts safe integers of minor units, metadata string → string); other fields pass through unchecked
  * and untyped (`object.some_field: unknown`). Which object an event type carries is Stripe's: `invoice.paid` →
  * `invoice`, `charge.refunded` → `charge`, `checkout.session.completed` → `checkout.session`, … .
- * @throws {MalformedWebhookPayload} the object is of `type` but a declared field has the wrong type or is
- *   missing (HTTP 400 when thrown inside an intake handler: the profile's general rule).
+ * Required are only the fields Stripe always sends on that object (`id`; a PaymentIntent's or Charge's `amount`,
+ * `currency`, `status`; a Refund's `amount`, `currency`; an Invoice's `currency`); every other declared field is
+ * optional, as an invoice's `amount_due` / `amount_paid` may be absent (issue #34 item 22).
+ * @throws {MalformedWebhookPayload} the object is of `type` but a declared field has the wrong type or a required
+ *   one is missing: thrown inside an intake handler it is answered 400 `MALFORMED_WEBHOOK_PAYLOAD`, journaled
+ *   `rejected`, and the receipt is not completed (the redelivery is answered 400 again), as any payload a
+ *   profile cannot read.
  * @see https://docs.stripe.com/api/events/object (`data.object`); https://docs.stripe.com/api/invoices/object;
  *   https://docs.stripe.com/api/checkout/sessions/object; https://docs.stripe.com/api/payment_intents/object.
  */

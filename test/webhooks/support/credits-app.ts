@@ -67,7 +67,7 @@ export function creditsIntake(
               event_id: event.eventId ?? '',
               invoice_id: invoice.id,
               customer: stripeIdOf(invoice.customer),
-              amount_minor: invoice.amount_paid,
+              amount_minor: invoice.amount_paid ?? 0,
             })
             .execute();
           await afterWrite(event.eventId ?? '');

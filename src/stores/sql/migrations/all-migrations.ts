@@ -7,6 +7,7 @@ import { serviceFulfilments0006 } from './0006-service-fulfilments.js';
 import { adminActions0007 } from './0007-admin-actions.js';
 import { outboxOrder0008 } from './0008-outbox-order.js';
 import { receiptsFinishNotify0009 } from './0009-receipts-finish-notify.js';
+import { paymentRefunds0010 } from './0010-payment-refunds.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -20,4 +21,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   adminActions0007,
   outboxOrder0008,
   receiptsFinishNotify0009,
+  paymentRefunds0010,
 ]);
