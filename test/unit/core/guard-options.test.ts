@@ -5,7 +5,9 @@ import { resolveGuardOptions } from '../../../src/core/guard-options.js';
 describe('resolveGuardOptions', () => {
   it('applies documented defaults', () => {
     const options = resolveGuardOptions();
-    expect(options.staleAfterMs).toBe(300_000);
+    expect(options.leaseMs).toBe(30_000);
+    expect(options.heartbeatMs).toBe(10_000);
+    expect(options.staleAfterMs).toBe(30_000);
     expect(options.maxErrorChars).toBe(2_000);
     expect(options.maxRetryAfterMs).toBe(5_000);
     expect(options.purgeBatchSize).toBe(500);
