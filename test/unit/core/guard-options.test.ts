@@ -21,6 +21,29 @@ describe('resolveGuardOptions', () => {
     },
   );
 
+  it('takes the lease as leaseMs or its former name staleAfterMs, and a heartbeat of 0 (off) or below the lease', () => {
+    expect(resolveGuardOptions({ leaseMs: 9_000 })).toMatchObject({ leaseMs: 9_000, heartbeatMs: 3_000 });
+    expect(resolveGuardOptions({ staleAfterMs: 9_000 })).toMatchObject({ leaseMs: 9_000, staleAfterMs: 9_000 });
+    expect(resolveGuardOptions({ leaseMs: 9_000, staleAfterMs: 9_000 }).leaseMs).toBe(9_000);
+    expect(resolveGuardOptions({ leaseMs: 9_000, heartbeatMs: 0 }).heartbeatMs).toBe(0);
+    expect(resolveGuardOptions({ leaseMs: 9_000, heartbeatMs: 8_999 }).heartbeatMs).toBe(8_999);
+    const refused = (options: Parameters<typeof resolveGuardOptions>[0]) => {
+      try {
+        resolveGuardOptions(options);
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidOption);
+        return (error as InvalidOption).option;
+      }
+      return 'accepted';
+    };
+    expect(refused({ leaseMs: 9_000, staleAfterMs: 8_000 })).toBe('leaseMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: 9_000 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: -1 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: 1.5 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 0 })).toBe('leaseMs');
+    expect(refused({ leaseMs: Number.POSITIVE_INFINITY })).toBe('leaseMs');
+  });
+
   it('waits for in-flight claims only when asked: waitForInFlightMs defaults to 0, 0 or more whole ms', async () => {
     expect(resolveGuardOptions().waitForInFlightMs).toBe(0);
     expect(resolveGuardOptions().waitPollMaxMs).toBe(100);
