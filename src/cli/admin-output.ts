@@ -30,13 +30,12 @@ export function limitOption(): Option {
 /** The stale-limit flags (the service's values, so "stuck" means the same here as in the service). */
 export function staleOptions(): Option[] {
   return [
-    new Option('--receipt-stale-after-ms <ms>', "the service's webhook receipt stale limit (default 300000)").argParser(
+    new Option('--receipt-stale-after-ms <ms>', "the service's webhook receipt lease (default 30000)").argParser(
       millis('--receipt-stale-after-ms', 1),
     ),
-    new Option(
-      '--idempotency-stale-after-ms <ms>',
-      "the service's Idempotency-Key stale limit (default 60000)",
-    ).argParser(millis('--idempotency-stale-after-ms', 1)),
+    new Option('--idempotency-stale-after-ms <ms>', "the service's Idempotency-Key lease (default 60000)").argParser(
+      millis('--idempotency-stale-after-ms', 1),
+    ),
   ];
 }
 

@@ -13,9 +13,17 @@ export interface GuardEvents {
   'receipt:in-progress': { key: RequestKey; retryAfterMs: number };
   'receipt:completed': { key: RequestKey; attempt: number; durationMs: number };
   'receipt:failed': { key: RequestKey; attempt: number; durationMs: number; error: string };
-  /** The handler finished but its claim had been taken over; its result was not recorded. */
+  /**
+   * The handler finished but its claim had been taken over (or its heartbeat was refused: taken over or purged);
+   * its result was not recorded.
+   */
   'receipt:claim-lost': { key: RequestKey; attempt: number };
   'receipt:payload-mismatch': { key: RequestKey };
+  /**
+   * A heartbeat of a running claim could not be made (the store failed); the next beat tries again, and the claim
+   * may be taken over if none succeeds within the lease. `error` is the store's message.
+   */
+  'receipt:heartbeat-failed': { key: RequestKey; attempt: number; error: string };
   /** A stored receipt has no (or an empty) fingerprint while the caller supplies one: `ReceiptCorrupted` is thrown. */
   'receipt:corrupted': { key: RequestKey; problem: 'fingerprint-missing' | 'fingerprint-empty' };
   /**

@@ -5,9 +5,27 @@ import { InvalidOption } from './errors.js';
 /** Options of `IdempotencyGuard`. */
 export interface GuardOptions {
   /**
-   * Age of a `processing` claim, in milliseconds, after which another delivery may take it over (the first
-   * worker is presumed dead). Set it above the slowest real run, not the average. Must be a positive finite
-   * integer. @default 300_000 (5 min; seed 004)
+   * Length of a claim's lease, in milliseconds: a `processing` claim whose last heartbeat (`Receipt.claimedAtMs`)
+   * is this old is presumed dead and another delivery may take it over (fencing by attempt number, docs/design.md §3
+   * "Leases and heartbeats"). While a handler runs, the guard renews the lease every `heartbeatMs`, so the lease
+   * bounds how long a crashed worker holds its key, not how long a handler may run. Every guard sharing a store
+   * should use the same lease. Must be a positive finite integer. @default 30_000 (30 s: three missed heartbeats)
+   */
+  leaseMs?: number;
+  /**
+   * Interval, in milliseconds, at which a running handler's claim is renewed (`Store.renewClaim`, the claim's
+   * `claimedAtMs` set to now, fenced by the attempt number). A renewal refused by the store (the claim was taken
+   * over or purged) makes the claim lost: the handler's result is then not recorded (`ClaimLost`). A renewal the
+   * store could not make (store down) is tried again at the next beat. 0 turns heartbeats off (the lease then runs
+   * from the claim or takeover: set `leaseMs` above the slowest run). Claims made inside a transaction
+   * (`runInTransaction`, `runInNewTransaction`) are never renewed: they are not visible to others until the commit,
+   * and a crash rolls them back. Must be an integer, 0 or more, below `leaseMs`.
+   * @default floor(leaseMs / 3)
+   */
+  heartbeatMs?: number;
+  /**
+   * Former name of `leaseMs`, still accepted: the lease length in milliseconds. Giving both with different values
+   * is an `InvalidOption`. @deprecated use `leaseMs`.
    */
   staleAfterMs?: number;
   /** Stored handler error text is cut to this many characters. @default 2_000 */
@@ -62,6 +80,11 @@ export interface GuardOptions {
 
 /** `GuardOptions` after defaults and validation. */
 export interface ResolvedGuardOptions {
+  /** Lease of a claim, ms (`GuardOptions.leaseMs`). */
+  readonly leaseMs: number;
+  /** Heartbeat interval of a running claim, ms; 0 = no heartbeat (`GuardOptions.heartbeatMs`). */
+  readonly heartbeatMs: number;
+  /** The same value as `leaseMs`, under its former name (read by the admin console and older callers). */
   readonly staleAfterMs: number;
   readonly maxErrorChars: number;
   readonly maxRetryAfterMs: number;
@@ -117,16 +140,44 @@ function detection(value: unknown): NestedClaimDetection {
   return value ? 'everywhere' : 'off';
 }
 
+/** Default lease of a claim, ms: three missed heartbeats of 10 s. */
+const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * The lease and heartbeat of `options`: `leaseMs` (or its former name `staleAfterMs`), default 30 000 ms, and
+ * `heartbeatMs`, default a third of the lease, 0 (off) or below the lease.
+ * @throws {InvalidOption} for a lease that is not a positive finite integer, `leaseMs` and `staleAfterMs` that
+ *   differ, or a heartbeat that is negative, fractional, not finite or not below the lease.
+ */
+function leaseOf(options: GuardOptions): { leaseMs: number; heartbeatMs: number } {
+  const { leaseMs, staleAfterMs } = options;
+  if (leaseMs !== undefined && staleAfterMs !== undefined && leaseMs !== staleAfterMs) {
+    throw new InvalidOption('leaseMs', `and staleAfterMs (its former name) differ: ${leaseMs} and ${staleAfterMs}`);
+  }
+  const lease =
+    leaseMs !== undefined
+      ? positiveInt(leaseMs, 'leaseMs')
+      : positiveInt(staleAfterMs ?? DEFAULT_LEASE_MS, staleAfterMs === undefined ? 'leaseMs' : 'staleAfterMs');
+  const heartbeatMs = waitBudget(options.heartbeatMs ?? Math.floor(lease / 3), 'heartbeatMs');
+  if (heartbeatMs >= lease) {
+    throw new InvalidOption('heartbeatMs', `must be below leaseMs (${lease}), got ${heartbeatMs}`);
+  }
+  return { leaseMs: lease, heartbeatMs };
+}
+
 /**
  * Applies defaults and checks every option once.
- * @throws {InvalidOption} for a lease (`staleAfterMs`) or bound that is 0, negative, fractional or not finite,
- *   or a `detectNestedClaims` that is not a boolean.
+ * @throws {InvalidOption} for a lease (`leaseMs`, `staleAfterMs`), heartbeat or bound that is out of range,
+ *   fractional or not finite, or a `detectNestedClaims` that is not a boolean.
  */
 export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOptions {
   const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new InvalidOption('clock', 'must have a now() method');
+  const { leaseMs, heartbeatMs } = leaseOf(options);
   return Object.freeze({
-    staleAfterMs: positiveInt(options.staleAfterMs ?? 300_000, 'staleAfterMs'),
+    leaseMs,
+    heartbeatMs,
+    staleAfterMs: leaseMs,
     maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
     maxRetryAfterMs: positiveInt(options.maxRetryAfterMs ?? 5_000, 'maxRetryAfterMs'),
     clock,

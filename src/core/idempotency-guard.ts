@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { ClaimHeartbeat } from './claim-heartbeat.js';
 import {
   ClaimLost,
   InvalidOption,
@@ -157,8 +158,9 @@ function storeError(operation: string, error: unknown): unknown {
 /**
  * Runs a handler at most once to completion per `RequestKey`, however many deliveries arrive, sequentially
  * or in parallel, across processes that share the store. A completed key replays the stored response byte
- * for byte; a failed one runs again on the next delivery; a claim older than `staleAfterMs` is taken over by
- * compare-and-set on its attempt count, and the slow original can then neither complete nor fail it.
+ * for byte; a failed one runs again on the next delivery. A claim is a lease renewed by a heartbeat while its
+ * handler runs (`leaseMs`, `heartbeatMs`): a claim whose heartbeat stopped for `leaseMs` (its worker died) is taken
+ * over by compare-and-set on its attempt count, and the old owner, should it resume, can neither complete nor fail it.
  *
  * @see docs/design.md §3; seed 004 (receipt lifecycle, stale takeover).
  * @example
@@ -189,10 +191,12 @@ export class IdempotencyGuard<S extends Store = Store> {
    * @throws {InvalidRequestKey} for an invalid key, before any store call.
    * @throws {InvalidOption} `handler` not a function, `options` not an object, a `payload` that is neither bytes
    *   nor a string, a malformed `fingerprint` — before any store call.
-   * @throws {RequestInProgress} a claim younger than `staleAfterMs` is held elsewhere (HTTP 409).
+   * @throws {RequestInProgress} a claim whose lease has not expired is held elsewhere (HTTP 409); `retryAfterMs`
+   *   is the lease's remaining time, at most `maxRetryAfterMs`.
    * @throws {PayloadMismatch} the key was first claimed with a different payload fingerprint (HTTP 422).
    * @throws {ReceiptCorrupted} a fingerprint is given but the stored receipt's is NULL or empty (HTTP 500).
-   * @throws {ClaimLost} the handler finished after its claim was taken over; its result was not stored.
+   * @throws {ClaimLost} the handler finished after its claim was taken over (its lease expired: no heartbeat for
+   *   `leaseMs`) or a heartbeat was refused; its result was not stored.
    * @throws {StoreUnavailable} the store failed; the driver error is the `cause`.
    * @throws {NestedClaim} `key` is the key the running handler (this call chain) already holds; nothing is claimed
    *   (where `GuardOptions.detectNestedClaims` checks: by default always, except around a plain `run` of a guard
@@ -310,8 +314,10 @@ export class IdempotencyGuard<S extends Store = Store> {
   }
 
   /**
-   * Deletes finished (`completed` or `failed`) receipts that finished before the cut-off, in batches of
-   * `purgeBatchSize`, and returns how many were deleted. `processing` receipts are never deleted. With
+   * Deletes finished (`completed` or `failed`) receipts that finished before the cut-off, and abandoned claims
+   * (`processing` whose last heartbeat is before the cut-off and whose lease has expired: their worker died and the
+   * key never came back), in batches of `purgeBatchSize`, and returns how many were deleted. A claim whose lease
+   * still runs is never deleted (a live one renews it every `heartbeatMs`). With
    * `provider`, only that provider's receipts are deleted: pass it whenever the store is shared, or one
    * retention (say the HTTP layer's 24 h) deletes receipts a provider still redelivers (Stripe: up to 3 days).
    * Keep retention longer than the provider's redelivery schedule, or a late redelivery looks new.
@@ -325,10 +331,12 @@ export class IdempotencyGuard<S extends Store = Store> {
     const beforeMs = this.cutoffOf(options.olderThan);
     // Validates the provider exactly as a RequestKey does (non-empty, ≤ 160 characters, no NUL).
     const provider = options.provider === undefined ? undefined : new RequestKey(options.provider, '-').provider;
+    // An abandoned claim goes only once its lease has expired too: a live claim renews `claimedAtMs` every beat.
+    const abandonedBeforeMs = Math.min(beforeMs, this.now() - this.options.leaseMs);
     let total = 0;
     for (;;) {
       const deleted = await storeCall('purge', () =>
-        this.store.purgeBatch(beforeMs, this.options.purgeBatchSize, provider),
+        this.store.purgeBatch(beforeMs, this.options.purgeBatchSize, provider, abandonedBeforeMs),
       );
       total += deleted;
       if (deleted < this.options.purgeBatchSize) return total;
@@ -479,9 +487,9 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (existing.status === 'completed') return { kind: 'replay', receipt: existing };
       if (existing.status === 'processing') {
-        const ageMs = nowMs - existing.claimedAtMs;
-        if (ageMs < this.options.staleAfterMs) {
-          const leaseLeftMs = this.options.staleAfterMs - ageMs;
+        // The lease runs from the claim's last heartbeat (`claimedAtMs`); Retry-After says what is left of it.
+        const leaseLeftMs = existing.claimedAtMs + this.options.leaseMs - nowMs;
+        if (leaseLeftMs > 0) {
           if (!(await this.awaitInFlight(key, existing, leaseLeftMs, wait))) throw this.inProgress(key, leaseLeftMs);
           // The claim finished, moved or went stale while we waited: claim again (a wait is not a lost round).
           round--;
@@ -547,14 +555,21 @@ export class IdempotencyGuard<S extends Store = Store> {
     const started = this.now();
     let result: Awaited<HandlerResult>;
     const held = this.tracksHeld(transactional) ? this.heldClaim(key) : undefined;
+    const heartbeat = transactional ? undefined : this.heartbeatOf(store, key, attempt);
     try {
       result = await (held === undefined ? invoke() : heldClaims.run(held, invoke));
     } catch (error) {
       if (held !== undefined) held.active = false;
-      await this.recordFailure(store, key, attempt, started, error, !transactional);
+      heartbeat?.stop();
+      if (heartbeat?.lost) this.claimLost(key, attempt, false);
+      else await this.recordFailure(store, key, attempt, started, error, !transactional);
       throw error;
     }
     if (held !== undefined) held.active = false;
+    if (heartbeat !== undefined) {
+      heartbeat.stop();
+      if (heartbeat.lost) this.claimLost(key, attempt, true);
+    }
     let response: StoredResponse;
     try {
       response = toStoredResponse(result, this.options.maxResponseBytes);
@@ -572,10 +587,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     } catch (error) {
       throw storeError('complete', error);
     }
-    if (!completed) {
-      this.events.emit('receipt:claim-lost', { key, attempt });
-      throw new ClaimLost(key, attempt);
-    }
+    if (!completed) this.claimLost(key, attempt, true);
     if (this.events.has('receipt:completed')) {
       this.events.emit('receipt:completed', { key, attempt, durationMs: nowMs - started });
     }
@@ -592,6 +604,36 @@ export class IdempotencyGuard<S extends Store = Store> {
       error: null,
     });
     return Object.freeze({ response, isReplay: false, attempts: attempt, receipt });
+  }
+
+  /**
+   * The heartbeat of a claim outside a transaction (`GuardOptions.heartbeatMs`), or `undefined` when heartbeats are
+   * off or the store cannot renew a claim.
+   */
+  private heartbeatOf(store: Store, key: RequestKey, attempt: number): ClaimHeartbeat | undefined {
+    const everyMs = this.options.heartbeatMs;
+    if (everyMs === 0 || typeof store.renewClaim !== 'function') return undefined;
+    return new ClaimHeartbeat({
+      store: store as Store & Required<Pick<Store, 'renewClaim'>>,
+      key,
+      attempt,
+      everyMs,
+      now: () => this.now(),
+      onError: (error) => {
+        if (this.events.has('receipt:heartbeat-failed')) {
+          this.events.emit('receipt:heartbeat-failed', { key, attempt, error: errorText(error, 500) });
+        }
+      },
+    });
+  }
+
+  /**
+   * Reports a claim lost (taken over, or its renewal refused) and, with `raise`, throws `ClaimLost`: the handler's
+   * result is not recorded, the new owner's outcome stands. @throws {ClaimLost} when `raise`.
+   */
+  private claimLost(key: RequestKey, attempt: number, raise: boolean): void {
+    this.events.emit('receipt:claim-lost', { key, attempt });
+    if (raise) throw new ClaimLost(key, attempt);
   }
 
   /** Marks the claim `failed` with the bounded error text (not inside a caller's transaction: it rolls back). */

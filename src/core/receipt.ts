@@ -23,7 +23,10 @@ export interface Receipt {
   readonly status: ReceiptStatus;
   /** Number of claims so far (1 after the first); also the fencing token of the current claim. */
   readonly attempts: number;
-  /** When the current claim was taken; stale after `claimedAtMs + staleAfterMs`. */
+  /**
+   * When the current claim was taken or last renewed by its owner's heartbeat (`Store.renewClaim`): its lease
+   * ends at `claimedAtMs + leaseMs`, after which the claim may be taken over.
+   */
   readonly claimedAtMs: number;
   /** When the receipt became `completed` or `failed`; `null` while `processing`. */
   readonly finishedAtMs: number | null;

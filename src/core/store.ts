@@ -35,6 +35,15 @@ export interface FinishRequest {
 }
 
 /**
+ * The cut-offs of one `Store.purgeBatch`, Unix epoch ms: finished receipts go when `finishedAtMs < beforeMs`,
+ * abandoned claims when their last heartbeat `claimedAtMs < abandonedBeforeMs`. For store implementations.
+ */
+export interface PurgeCutoffs {
+  readonly beforeMs: number;
+  readonly abandonedBeforeMs: number;
+}
+
+/**
  * The storage seam of payonce. The guard (core) decides; a store only makes each step atomic and knows
  * nothing of payments or HTTP. Every implementation passes the one contract suite in `test/contract/`.
  *
@@ -66,6 +75,15 @@ export interface Store {
    */
   complete(request: FinishRequest & { readonly response: StoredResponse }): Promise<boolean>;
 
+  /**
+   * The heartbeat of a running claim: sets `claimedAtMs = nowMs` (Unix epoch ms) if the receipt is still
+   * `processing` at `attempt` (the same fencing as `complete`), so its lease runs again from now. Returns false,
+   * changing nothing, if the claim was lost (taken over, finished, purged). Optional for a store written outside
+   * payonce: the guard then renews nothing and a claim's lease runs from its claim. Every payonce store has it.
+   * @see docs/design.md §3 "Leases and heartbeats".
+   */
+  renewClaim?(request: FinishRequest): Promise<boolean>;
+
   /** Marks the receipt `failed` with `error` if it is still `processing` at `attempt`; false if fenced. */
   fail(request: FinishRequest & { readonly error: string }): Promise<boolean>;
 
@@ -73,13 +91,16 @@ export interface Store {
   find(key: RequestKey): Promise<Receipt | null>;
 
   /**
-   * Deletes at most `limit` finished (`completed` or `failed`) receipts whose `finishedAtMs` (Unix epoch ms) is
-   * before `beforeMs`; never a `processing` one. With `provider`, only receipts whose `key.provider` equals it
-   * byte for byte are deleted, so one provider's retention never removes another's receipts in a shared store;
-   * without it, every provider's. Returns how many were deleted (fewer than `limit` means nothing is left).
+   * Deletes at most `limit` receipts that are finished (`completed` or `failed`) with `finishedAtMs` (Unix epoch ms)
+   * before `beforeMs`, or abandoned: `processing` with `claimedAtMs` (the last heartbeat) before `abandonedBeforeMs`
+   * (default `beforeMs`) — a claim whose owner died and whose key never came back. The guard passes the earlier of
+   * the cut-off and `now - leaseMs`, so a claim whose lease still runs is never deleted. With `provider`, only
+   * receipts whose `key.provider` equals it byte for byte are deleted, so one provider's retention never removes
+   * another's receipts in a shared store; without it, every provider's. Returns how many were deleted (fewer than
+   * `limit` means nothing is left).
    * @see docs/design.md §3 "Purge"; the scoped form keeps webhook receipts alive through the HTTP layer's 24 h purge.
    */
-  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number>;
+  purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number>;
 
   /**
    * Optional capability: subscribes to the finish of `key`'s receipt, so a duplicate that waits for an in-flight

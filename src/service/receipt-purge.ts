@@ -10,9 +10,9 @@ export const IDEMPOTENCY_KEY_EXPIRY_MS = 86_400_000;
 
 /** What one purge run deleted, per kind of receipt. */
 export interface ReceiptPurgeReport {
-  /** Finished `Idempotency-Key` receipts older than 24 h. */
+  /** Finished `Idempotency-Key` receipts older than 24 h, and abandoned claims whose last heartbeat is. */
   readonly idempotencyKeys: number;
-  /** Finished webhook intake receipts older than the webhook retention. */
+  /** Finished webhook intake receipts older than the webhook retention, and abandoned claims whose last heartbeat is. */
   readonly webhookReceipts: number;
 }
 
@@ -31,9 +31,10 @@ export interface ReceiptPurgeOptions {
  * finished (`completed`/`failed`) `Idempotency-Key` receipts older than 24 h (provider `http` only) from the HTTP
  * guard, and finished webhook receipts of the service's endpoints (providers of the Stripe and Standard Webhooks
  * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis). Each purge is scoped to its
- * providers, so the payments layer's own receipts are never touched. `processing` receipts are never deleted (the
- * store contract, docs/design.md §3): one abandoned by a crash stays until its key comes back, when the stale takeover
- * answers it. One run at a time; `stop()` waits for the running one.
+ * providers, so the payments layer's own receipts are never touched. Abandoned claims go with the same retentions: a
+ * `processing` receipt whose last heartbeat is older than the cut-off and whose lease expired (its worker died and the
+ * key never came back; docs/design.md §3 "Purge"); a live claim renews its heartbeat and is never deleted. One run at
+ * a time; `stop()` waits for the running one.
  * @example const loop = new ReceiptPurgeLoop(httpGuard, intakeGuard, { everyMs: 3_600_000, webhookRetentionMs: 7 * 86_400_000 });
  */
 export class ReceiptPurgeLoop {

@@ -60,7 +60,11 @@ export interface ServiceSettings {
   reconcilePendingAfterMs?: number;
   /** The simulated warehouse call inside each fulfilment, outside any transaction. @default 0 */
   fulfilDelayMs?: number;
-  /** Age of a webhook receipt in `processing` before another worker may take it over. @default 300_000 */
+  /**
+   * Lease of a webhook receipt's claim, ms (the intake guard's `leaseMs`): renewed every third of it while the handler
+   * runs, so a claim whose replica died is taken over once its heartbeat has stopped this long (docs/design.md §3
+   * "Leases and heartbeats"). @default 30_000
+   */
   receiptStaleAfterMs?: number;
   /**
    * Webhook signature tolerance in SECONDS: a delivery whose signed timestamp is further than this from the
@@ -69,9 +73,10 @@ export interface ServiceSettings {
    */
   webhookToleranceSec?: number;
   /**
-   * Age of an `Idempotency-Key` claim still `in progress` (the process serving it died, e.g. killed mid-checkout)
-   * after which a customer's retry with the same key takes it over and is answered, instead of 409. Must exceed
-   * `providerTimeoutMs`, so a checkout still waiting for the provider is never taken over. @default 60_000
+   * Lease of an `Idempotency-Key` claim, ms (the HTTP guard's `leaseMs`): renewed every third of it while the checkout
+   * runs, so once the process serving it died (e.g. killed mid-checkout) and its heartbeat stopped this long, a
+   * customer's retry with the same key takes it over and is answered, instead of 409. Must exceed
+   * `providerTimeoutMs`. @default 60_000
    */
   idempotencyStaleAfterMs?: number;
   /**
@@ -222,7 +227,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     reconcileAfterMs: int(settings.reconcileAfterMs, 'reconcileAfterMs', 0, 60_000),
     reconcilePendingAfterMs: int(settings.reconcilePendingAfterMs, 'reconcilePendingAfterMs', 1, 300_000),
     fulfilDelayMs: int(settings.fulfilDelayMs, 'fulfilDelayMs', 0, 0),
-    receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 300_000),
+    receiptStaleAfterMs: int(settings.receiptStaleAfterMs, 'receiptStaleAfterMs', 1, 30_000),
     webhookToleranceSec: int(settings.webhookToleranceSec, 'webhookToleranceSec', 1, 300),
     idempotencyStaleAfterMs,
     waitForInFlightMs: atMost(int(settings.waitForInFlightMs, 'waitForInFlightMs', 0, 0), 30_000, 'waitForInFlightMs'),

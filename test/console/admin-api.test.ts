@@ -245,7 +245,7 @@ describe('admin API: reads and actions', () => {
       body: { provider: 'stripe', externalId: fresh, expectedAttempts: 1 },
     });
     expect(notStale.status).toBe(409);
-    expect(notStale.body.detail).toMatch(/stale after 300000 ms/);
+    expect(notStale.body.detail).toMatch(/stale after 30000 ms/);
 
     const journal = await admin<{ items: { action: string; actor: string; outcome: string; target: string }[] }>(
       base,

@@ -1,6 +1,6 @@
 /**
  * Child process of the crash test: claims one key and hangs inside the handler until it is killed.
- * argv: <backend> <target> <externalId> <staleAfterMs>
+ * argv: <backend> <target> <externalId> <leaseMs> [heartbeatMs]
  *   sqlite   target = database file path
  *   postgres target = PostgreSQL schema name (on 127.0.0.1:5432, database test)
  *   redis    target = key prefix
@@ -9,9 +9,12 @@ import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import { openCrashStore } from './crash-stores.js';
 
-const [backend, target, externalId, staleAfterMs] = process.argv.slice(2);
+const [backend, target, externalId, leaseMs, heartbeatMs] = process.argv.slice(2);
 const store = await openCrashStore(backend ?? '', target ?? '');
-const guard = new IdempotencyGuard(store, { staleAfterMs: Number(staleAfterMs) });
+const guard = new IdempotencyGuard(store, {
+  leaseMs: Number(leaseMs),
+  ...(heartbeatMs === undefined ? {} : { heartbeatMs: Number(heartbeatMs) }),
+});
 await guard.run(new RequestKey('crash-test', externalId ?? ''), async () => {
   process.stdout.write('in-handler\n');
   await new Promise(() => {

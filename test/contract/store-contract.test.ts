@@ -13,7 +13,7 @@ import type { Store } from '../../src/core/store.js';
 import type { TestBackend } from './backend.js';
 import { backendFactories, backendsFromEnv, batchedBackendsSelected, redisClusterSelected } from './backends/index.js';
 import { redisClusterBackend } from './backends/redis-cluster.js';
-import { countingStore, deferred, uniqueKey } from './helpers.js';
+import { countingStore, deferred, observedStore, uniqueKey } from './helpers.js';
 
 const STALE_MS = 60_000;
 const utf8 = new TextEncoder();
@@ -195,6 +195,144 @@ for (const [backendName, openBackend] of contractBackends) {
       expect(Buffer.from(receipt?.response?.body ?? []).toString()).toBe('winner');
     });
 
+    it('renews a held claim (renewClaim moves claimedAtMs) and refuses a renewal of a lost or finished claim', async () => {
+      const renew = store.renewClaim?.bind(store);
+      expect(renew).toBeTypeOf('function');
+      if (renew === undefined) return;
+      const clock = new ManualClock();
+      const key = uniqueKey('renew');
+      const t0 = clock.now();
+      expect(await renew({ key, attempt: 1, nowMs: t0 })).toBe(false); // no receipt yet
+      await store.insertClaim({ key, nowMs: t0, fingerprint: null });
+      expect(await renew({ key, attempt: 1, nowMs: t0 + 1_000 })).toBe(true);
+      expect((await store.find(key))?.claimedAtMs).toBe(t0 + 1_000);
+      expect(await renew({ key, attempt: 2, nowMs: t0 + 2_000 })).toBe(false); // not its attempt
+      expect((await store.find(key))?.claimedAtMs).toBe(t0 + 1_000);
+      // Taken over: the fenced owner's heartbeat fails, the new owner's succeeds.
+      const taken = await store.takeover({ key, expectedStatus: 'processing', expectedAttempts: 1, nowMs: t0 + 3_000 });
+      expect(taken?.attempts).toBe(2);
+      expect(await renew({ key, attempt: 1, nowMs: t0 + 4_000 })).toBe(false);
+      expect(await renew({ key, attempt: 2, nowMs: t0 + 4_000 })).toBe(true);
+      const response = { status: 200, headers: {}, body: utf8.encode('done') };
+      expect(await store.complete({ key, attempt: 2, nowMs: t0 + 5_000, response })).toBe(true);
+      expect(await renew({ key, attempt: 2, nowMs: t0 + 6_000 })).toBe(false); // completed
+      const done = await store.find(key);
+      expect(done?.status).toBe('completed');
+      expect(done?.claimedAtMs).toBe(t0 + 4_000);
+      const failedKey = uniqueKey('renew-failed');
+      await store.insertClaim({ key: failedKey, nowMs: t0, fingerprint: null });
+      expect(await store.fail({ key: failedKey, attempt: 1, nowMs: t0, error: 'boom' })).toBe(true);
+      expect(await renew({ key: failedKey, attempt: 1, nowMs: t0 + 1_000 })).toBe(false);
+      expect((await store.find(failedKey))?.status).toBe('failed');
+    });
+
+    it('keeps a running handler’s claim past the lease with heartbeats; Retry-After is the lease left', async () => {
+      const observed = observedStore(store);
+      const clock = new ManualClock();
+      const owner = new IdempotencyGuard(observed.store, { clock, leaseMs: STALE_MS, heartbeatMs: 20 });
+      const rescuer = new IdempotencyGuard(await backend.open(), {
+        clock,
+        leaseMs: STALE_MS,
+        heartbeatMs: 0,
+        maxRetryAfterMs: STALE_MS,
+      });
+      const key = uniqueKey('heartbeat');
+      const release = deferred<void>();
+      const entered = deferred<void>();
+      const running = owner.run(key, async () => {
+        entered.resolve();
+        await release.promise;
+        return { body: 'owner finished' };
+      });
+      await entered.promise;
+      // Twice past the lease counted from the claim, with a heartbeat in between: still the owner's.
+      clock.advance(STALE_MS - 1_000);
+      expect(await observed.nextRenewal()).toBe(true);
+      const renewedAt = clock.now();
+      expect((await store.find(key))?.claimedAtMs).toBeGreaterThanOrEqual(renewedAt);
+      clock.advance(STALE_MS - 2_000);
+      const leaseLeftMs = async () => ((await store.find(key))?.claimedAtMs ?? 0) + STALE_MS - clock.now();
+      const leftBefore = await leaseLeftMs();
+      const busy = await rescuer.run(key, async () => ({ body: 'must not run' })).catch((e: unknown) => e);
+      const leftAfter = await leaseLeftMs(); // a heartbeat may land in between: Retry-After lies within
+      expect(busy).toBeInstanceOf(RequestInProgress);
+      expect((busy as RequestInProgress).retryAfterMs).toBeGreaterThanOrEqual(leftBefore);
+      expect((busy as RequestInProgress).retryAfterMs).toBeLessThanOrEqual(leftAfter);
+      release.resolve();
+      const outcome = await running;
+      expect(outcome.isReplay).toBe(false);
+      expect(outcome.attempts).toBe(1);
+      expect((await rescuer.find(key))?.status).toBe('completed');
+    });
+
+    it('treats a claim whose renewal is refused (taken over while paused) as lost and never completes it', async () => {
+      const observed = observedStore(store);
+      const clock = new ManualClock();
+      const events: number[] = [];
+      const owner = new IdempotencyGuard(observed.store, { clock, leaseMs: STALE_MS, heartbeatMs: 50 });
+      owner.on('receipt:claim-lost', ({ attempt }) => events.push(attempt));
+      const rescuer = new IdempotencyGuard(await backend.open(), { clock, leaseMs: STALE_MS, heartbeatMs: 0 });
+      const key = uniqueKey('paused');
+      const release = deferred<void>();
+      const entered = deferred<void>();
+      const paused = owner.run(key, async () => {
+        entered.resolve();
+        await release.promise;
+        return { body: 'late owner' };
+      });
+      await entered.promise;
+      // The owner pauses (its heartbeats stop): the lease expires per the store's clock and the claim is taken over.
+      observed.pauseRenewals();
+      clock.advance(STALE_MS);
+      const hold = deferred<void>();
+      const rescuerEntered = deferred<void>();
+      const rescue = rescuer.run(key, async (context) => {
+        expect(context.takeover).toBe(true);
+        rescuerEntered.resolve();
+        await hold.promise;
+        return { body: 'rescuer' };
+      });
+      await rescuerEntered.promise;
+      // The resumed owner's next heartbeat is refused: its claim is lost.
+      const refused = observed.nextRenewal();
+      observed.resumeRenewals();
+      // A heartbeat already past the pause may land first (and be refused or not); the next ones are refused.
+      let renewed = await refused;
+      while (renewed) renewed = await observed.nextRenewal();
+      release.resolve();
+      await expect(paused).rejects.toBeInstanceOf(ClaimLost);
+      expect(observed.completes).toBe(0);
+      expect(events).toEqual([1]);
+      hold.resolve();
+      expect((await rescue).attempts).toBe(2);
+      const receipt = await store.find(key);
+      expect(receipt?.status).toBe('completed');
+      expect(Buffer.from(receipt?.response?.body ?? []).toString()).toBe('rescuer');
+    });
+
+    it('purges an abandoned claim once its heartbeat is older than the cut-off and its lease has expired', async () => {
+      const clock = new ManualClock(); // after the unscoped purge tests' cut-offs: nothing left here is theirs
+      const guard = new IdempotencyGuard(store, { clock, leaseMs: STALE_MS, purgeBatchSize: 2 });
+      const provider = `abandoned-${uniqueKey('a').externalId}`;
+      const keyAt = (i: number) => new RequestKey(provider, `evt_${i}`);
+      // Claims whose owners died (no heartbeat ever again), and one whose owner still renews it.
+      for (let i = 0; i < 3; i++) await store.insertClaim({ key: keyAt(i), nowMs: clock.now(), fingerprint: null });
+      await store.insertClaim({ key: keyAt(3), nowMs: clock.now(), fingerprint: null });
+      clock.advance(1_000);
+      // Older than the cut-off but within the lease: not abandoned yet.
+      expect(await guard.purge({ olderThan: 500, provider })).toBe(0);
+      clock.advance(STALE_MS);
+      expect(await store.renewClaim?.({ key: keyAt(3), attempt: 1, nowMs: clock.now() - 100 })).toBe(true);
+      expect(await guard.purge({ olderThan: 100_000, provider })).toBe(0); // heartbeats younger than the cut-off
+      expect(await guard.purge({ olderThan: 500, provider })).toBe(3);
+      for (let i = 0; i < 3; i++) expect(await guard.find(keyAt(i))).toBeNull();
+      expect((await guard.find(keyAt(3)))?.status).toBe('processing');
+      // The purged keys are usable again: a new claim runs the handler.
+      const again = await guard.run(keyAt(0), async () => ({ body: 'new claim' }));
+      expect(again.isReplay).toBe(false);
+      expect(again.attempts).toBe(1);
+    });
+
     it('never changes a completed receipt again', async () => {
       const clock = new ManualClock();
       const guard = guardOn(store, clock);
@@ -341,7 +479,7 @@ for (const [backendName, openBackend] of contractBackends) {
         expect(await statuses(provider)).toEqual(['completed', 'completed', 'failed', 'processing', 'completed']);
       }
       expect(await guard.purge({ olderThan: 500, provider: target })).toBe(0);
-      expect(await store.purgeBatch(clock.now() - 500, 10, others[2]!)).toBe(3);
+      expect(await store.purgeBatch(clock.now() - 500, 10, others[2]!, clock.now() - STALE_MS)).toBe(3);
       expect(await statuses(others[2]!)).toEqual([null, null, null, 'processing', 'completed']);
       // Unscoped, the rest goes, whatever purged before (each index stays consistent with the other).
       expect(await guard.purge({ olderThan: new Date(clock.now() - 500) })).toBe(6);

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RequestKey } from '../../src/core/request-key.js';
 import { httpRequestKey } from '../../src/http/http-request-key.js';
 import { resolveServiceConfig } from '../../src/service/service-config.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
@@ -42,6 +44,32 @@ describe('reference service: periodic receipt purge', () => {
 
     offsetMs = 7 * DAY_MS + 60_000;
     await until(async () => (await receipts('stripe')) === 0, 5_000, 'webhook receipts to be purged');
+  });
+
+  it('reclaims abandoned claims (processing, owner gone) past the same retentions, and keeps a live one', async () => {
+    const { httpGuard, intakeGuard } = h.service.context;
+    const now = () => Date.now() + offsetMs;
+    const abandonedKey = new RequestKey('http', `abandoned-${randomUUID()}`);
+    const abandonedEvent = new RequestKey('stripe', `evt_abandoned_${randomUUID()}`);
+    const liveEvent = new RequestKey('stripe', `evt_live_${randomUUID()}`);
+    // Claims whose owners died before finishing (a checkout the customer gave up, a delivery never retried).
+    await httpGuard.store.insertClaim({ key: abandonedKey, nowMs: now(), fingerprint: null });
+    await intakeGuard.store.insertClaim({ key: abandonedEvent, nowMs: now(), fingerprint: null });
+    await intakeGuard.store.insertClaim({ key: liveEvent, nowMs: now(), fingerprint: null });
+
+    offsetMs += DAY_MS + 60_000;
+    await until(async () => (await httpGuard.find(abandonedKey)) === null, 5_000, 'the abandoned key to be purged');
+    expect((await intakeGuard.find(abandonedEvent))?.status).toBe('processing'); // the webhook retention is longer
+
+    offsetMs += 7 * DAY_MS;
+    // The live claim's owner still renews it (its heartbeat): it stays while the abandoned one goes.
+    expect(await intakeGuard.store.renewClaim?.({ key: liveEvent, attempt: 1, nowMs: now() })).toBe(true);
+    await until(
+      async () => (await intakeGuard.find(abandonedEvent)) === null,
+      5_000,
+      'the abandoned event to be purged',
+    );
+    expect((await intakeGuard.find(liveEvent))?.status).toBe('processing');
   });
 
   it('defaults: one run an hour, webhook receipts kept 7 days; both must be positive integers', () => {

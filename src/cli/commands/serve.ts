@@ -139,7 +139,7 @@ export function addRuntimeOptions(command: Command): Command {
     )
     .option(
       '--receipt-stale-after-ms <ms>',
-      'age of a webhook receipt in processing (its worker died) before a redelivery takes it over (default 300000)',
+      'lease of a webhook receipt claim, renewed while its handler runs: a redelivery takes over a claim whose heartbeat stopped this long (its worker died) (default 30000)',
       millis('--receipt-stale-after-ms', 1),
     )
     .option(

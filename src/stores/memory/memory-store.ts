@@ -50,6 +50,12 @@ function snapshot(entry: Entry): Receipt {
   });
 }
 
+/** A receipt finished before `beforeMs`, or a `processing` one whose last heartbeat is before `abandonedBeforeMs`. */
+function purgeable(entry: Entry, beforeMs: number, abandonedBeforeMs: number): boolean {
+  if (entry.status === 'processing') return entry.claimedAtMs < abandonedBeforeMs;
+  return entry.finishedAtMs !== null && entry.finishedAtMs < beforeMs;
+}
+
 /**
  * Receipts in `Map`s of this process, by provider then external id (no composite key string is built or kept
  * per receipt). Every step is atomic because it runs synchronously between awaits.
@@ -96,6 +102,14 @@ export class MemoryStore implements Store {
     return this.finish(request, 'failed', null, request.error);
   }
 
+  /** The heartbeat: `claimedAtMs = nowMs` while the claim is held at `attempt`. @see `Store.renewClaim` */
+  async renewClaim({ key, attempt, nowMs }: FinishRequest): Promise<boolean> {
+    const entry = this.entryOf(key);
+    if (entry?.status !== 'processing' || entry.attempts !== attempt) return false;
+    entry.claimedAtMs = nowMs;
+    return true;
+  }
+
   async find(key: RequestKey): Promise<Receipt | null> {
     const entry = this.entryOf(key);
     return entry === undefined ? null : snapshot(entry);
@@ -109,14 +123,17 @@ export class MemoryStore implements Store {
     return this.waiters.watch(slot(key));
   }
 
-  /** @see `Store.purgeBatch`: with `provider`, only receipts whose provider equals it are deleted. */
-  async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
+  /**
+   * @see `Store.purgeBatch`: finished receipts before `beforeMs` and abandoned claims (last heartbeat before
+   * `abandonedBeforeMs`); with `provider`, only receipts whose provider equals it are deleted.
+   */
+  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
     let deleted = 0;
     for (const [name, receipts] of this.providers) {
       if (provider !== undefined && name !== provider) continue;
       for (const [externalId, entry] of receipts) {
         if (deleted >= limit) break;
-        if (entry.status !== 'processing' && entry.finishedAtMs !== null && entry.finishedAtMs < beforeMs) {
+        if (purgeable(entry, beforeMs, abandonedBeforeMs)) {
           receipts.delete(externalId);
           deleted++;
         }

@@ -1,3 +1,4 @@
+import type { PurgeCutoffs } from '../../core/store.js';
 import { commands } from './redis-commands.js';
 import { type RedisKeys, receiptPattern } from './redis-keys.js';
 import type { RedisLike, RedisNodeLike } from './redis-like.js';
@@ -20,7 +21,7 @@ interface PurgeWalk {
 
 /**
  * `RedisStore.purgeBatch`: walks the store's receipt hashes with `SCAN MATCH` (every server of a Cluster; one of
- * them holds the store's hash-tag slot) and deletes the finished ones before the cut-off with purge-batch.ts, one
+ * them holds the store's hash-tag slot) and deletes the finished ones before the cut-off and the abandoned claims with purge-batch.ts, one
  * script per page of keys, which judges each receipt atomically when it deletes it. No index is kept, so completions
  * pay nothing for purge; a purge costs a walk over the server's whole key table (every key of the database, not
  * only the expired receipts) — docs/design.md §3 "Purge".
@@ -40,9 +41,13 @@ export class RedisPurge {
     private readonly send: (run: () => Promise<unknown>) => Promise<unknown>,
   ) {}
 
-  /** Deletes at most `limit` (≥ 1) finished receipts with finished_at < `beforeMs` (of `provider`, if given). */
-  async batch(beforeMs: number, limit: number, provider: string | undefined): Promise<number> {
-    const id = `${provider === undefined ? '*' : `=${provider}`}\u0000${beforeMs}`;
+  /**
+   * Deletes at most `limit` (≥ 1) receipts finished before `cutoffs.beforeMs` or abandoned (held, last heartbeat
+   * before `cutoffs.abandonedBeforeMs`), of `provider` if given.
+   */
+  async batch(cutoffs: PurgeCutoffs, limit: number, provider: string | undefined): Promise<number> {
+    const { beforeMs } = cutoffs;
+    const id = `${provider === undefined ? '*' : `=${provider}`}\u0000${beforeMs}\u0000${cutoffs.abandonedBeforeMs}`;
     const now = Date.now();
     const found = this.#walks.get(id);
     this.#walks.delete(id);
@@ -69,7 +74,7 @@ export class RedisPurge {
         walk.pending = names.map((name) => name.slice(clientPrefix.length));
         continue;
       }
-      const [gone, examined] = await this.deleteFinished(walk.pending, beforeMs, limit - deleted);
+      const [gone, examined] = await this.deleteFinished(walk.pending, cutoffs, limit - deleted);
       deleted += gone;
       walk.pending = walk.pending.slice(examined);
     }
@@ -78,9 +83,13 @@ export class RedisPurge {
     return deleted;
   }
 
-  private async deleteFinished(names: readonly string[], beforeMs: number, limit: number): Promise<[number, number]> {
+  private async deleteFinished(
+    names: readonly string[],
+    cutoffs: PurgeCutoffs,
+    limit: number,
+  ): Promise<[number, number]> {
     const keys = [...names, this.keys.receiptBase, this.keys.legacyFinished, this.keys.legacyFinishedByProviderBase];
-    const args: ScriptArg[] = [String(beforeMs), limit];
+    const args: ScriptArg[] = [String(cutoffs.beforeMs), limit, String(cutoffs.abandonedBeforeMs)];
     const reply = await this.send(() => purgeBatchScript.run(this.client, keys, args));
     const [deleted, examined] = Array.isArray(reply) ? reply.map(Number) : [];
     if (!Number.isSafeInteger(deleted) || !Number.isSafeInteger(examined) || (examined ?? 0) < 1) {

@@ -26,6 +26,7 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-
 import { completeScript } from './scripts/complete.js';
 import { failScript } from './scripts/fail.js';
 import { flagWaiterScript } from './scripts/flag-waiter.js';
+import { renewScript } from './scripts/renew.js';
 import { takeoverScript } from './scripts/takeover.js';
 import { socketsOf, TickPipeline } from './tick-pipeline.js';
 
@@ -337,6 +338,15 @@ export class RedisStore implements Store {
     return integerReply(reply) === 1;
   }
 
+  /**
+   * The heartbeat: sets the claim's claimed_at to `nowMs` if the claim at `attempt` is still held and not completed;
+   * false if it was lost. One small script. @see `Store.renewClaim`; scripts/renew.ts.
+   */
+  async renewClaim({ key, attempt, nowMs }: FinishRequest): Promise<boolean> {
+    const reply = await this.send(renewScript, [this.receiptKey(key)], [attempt, msText(nowMs)]);
+    return integerReply(reply) === 1;
+  }
+
   /** Marks the receipt `failed` with `error` if the claim at `attempt` still holds; false if fenced. @see scripts/fail.ts */
   async fail({ key, attempt, nowMs, error }: FinishRequest & { readonly error: string }): Promise<boolean> {
     const id = receiptIdOf(key);
@@ -356,14 +366,14 @@ export class RedisStore implements Store {
 
   /**
    * Deletes at most `limit` (floored; below 1 deletes nothing) finished receipts with `finishedAtMs <
-   * beforeMs`, never a `processing` one; with `provider`, only that provider's receipts are looked at. In no
+   * beforeMs` and abandoned claims (held, not completed, last heartbeat before `abandonedBeforeMs`); with `provider`, only that provider's receipts are looked at. In no
    * particular order: the receipts are found by `SCAN`, and consecutive batches with the same arguments continue
    * one walk (`RedisPurge`). @see `Store.purgeBatch`; scripts/purge-batch.ts.
    */
-  async purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
+  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
-    return this.purge.batch(beforeMs, batch, provider);
+    return this.purge.batch({ beforeMs, abandonedBeforeMs }, batch, provider);
   }
 
   /**

@@ -6,6 +6,7 @@ import { failReceipt } from './fail-receipt.js';
 import { findReceipt } from './find-receipt.js';
 import { insertClaim } from './insert-claim.js';
 import { purgeBatch } from './purge-batch.js';
+import { renewClaim } from './renew-claim.js';
 import type { SqlContext } from './sql-context.js';
 import { takeover } from './takeover.js';
 
@@ -36,6 +37,10 @@ export class SqlReceipts implements Store {
     return completeReceipt(this.ctx, request);
   }
 
+  renewClaim(request: FinishRequest): Promise<boolean> {
+    return renewClaim(this.ctx, request);
+  }
+
   fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
     return failReceipt(this.ctx, request);
   }
@@ -44,7 +49,7 @@ export class SqlReceipts implements Store {
     return findReceipt(this.ctx, key);
   }
 
-  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
-    return purgeBatch(this.ctx, beforeMs, limit, provider);
+  purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
+    return purgeBatch(this.ctx, { beforeMs, abandonedBeforeMs }, limit, provider);
   }
 }

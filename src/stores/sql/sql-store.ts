@@ -184,6 +184,11 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     return this.completions && batchable(request) ? this.completions.submit(request) : this.receipts.complete(request);
   }
 
+  /** The heartbeat of a running claim (one fenced UPDATE of `claimed_at`, never batched). @see `Store.renewClaim` */
+  renewClaim(request: FinishRequest): Promise<boolean> {
+    return this.receipts.renewClaim(request);
+  }
+
   fail(request: FinishRequest & { readonly error: string }): Promise<boolean> {
     return this.receipts.fail(request);
   }
@@ -192,8 +197,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     return this.receipts.find(key);
   }
 
-  purgeBatch(beforeMs: number, limit: number, provider?: string): Promise<number> {
-    return this.receipts.purgeBatch(beforeMs, limit, provider);
+  purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
+    return this.receipts.purgeBatch(beforeMs, limit, provider, abandonedBeforeMs);
   }
 
   /**

@@ -5,7 +5,9 @@ import { resolveGuardOptions } from '../../../src/core/guard-options.js';
 describe('resolveGuardOptions', () => {
   it('applies documented defaults', () => {
     const options = resolveGuardOptions();
-    expect(options.staleAfterMs).toBe(300_000);
+    expect(options.leaseMs).toBe(30_000);
+    expect(options.heartbeatMs).toBe(10_000);
+    expect(options.staleAfterMs).toBe(30_000);
     expect(options.maxErrorChars).toBe(2_000);
     expect(options.maxRetryAfterMs).toBe(5_000);
     expect(options.purgeBatchSize).toBe(500);
@@ -18,6 +20,29 @@ describe('resolveGuardOptions', () => {
       expect(() => resolveGuardOptions({ staleAfterMs })).toThrow(InvalidOption);
     },
   );
+
+  it('takes the lease as leaseMs or its former name staleAfterMs, and a heartbeat of 0 (off) or below the lease', () => {
+    expect(resolveGuardOptions({ leaseMs: 9_000 })).toMatchObject({ leaseMs: 9_000, heartbeatMs: 3_000 });
+    expect(resolveGuardOptions({ staleAfterMs: 9_000 })).toMatchObject({ leaseMs: 9_000, staleAfterMs: 9_000 });
+    expect(resolveGuardOptions({ leaseMs: 9_000, staleAfterMs: 9_000 }).leaseMs).toBe(9_000);
+    expect(resolveGuardOptions({ leaseMs: 9_000, heartbeatMs: 0 }).heartbeatMs).toBe(0);
+    expect(resolveGuardOptions({ leaseMs: 9_000, heartbeatMs: 8_999 }).heartbeatMs).toBe(8_999);
+    const refused = (options: Parameters<typeof resolveGuardOptions>[0]) => {
+      try {
+        resolveGuardOptions(options);
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidOption);
+        return (error as InvalidOption).option;
+      }
+      return 'accepted';
+    };
+    expect(refused({ leaseMs: 9_000, staleAfterMs: 8_000 })).toBe('leaseMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: 9_000 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: -1 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 9_000, heartbeatMs: 1.5 })).toBe('heartbeatMs');
+    expect(refused({ leaseMs: 0 })).toBe('leaseMs');
+    expect(refused({ leaseMs: Number.POSITIVE_INFINITY })).toBe('leaseMs');
+  });
 
   it('waits for in-flight claims only when asked: waitForInFlightMs defaults to 0, 0 or more whole ms', async () => {
     expect(resolveGuardOptions().waitForInFlightMs).toBe(0);
