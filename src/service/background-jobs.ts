@@ -24,7 +24,8 @@ export interface BackgroundJobs {
 
 /**
  * Starts the in-process background work of the reference service (docs/design.md §6–7): an `OutboxWorker` on the
- * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
+ * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; `workerConcurrency` jobs at
+ * once, poll `workerPollMs`, lease
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
  * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`, and a
  * {@link ReceiptPurgeLoop} every `receiptPurgeEveryMs` (24 h `Idempotency-Key` expiry, `webhookReceiptRetentionMs`
@@ -49,6 +50,7 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
     workerId: `serve-${process.pid}-${randomUUID().slice(0, 8)}`,
     clock: ctx.clock,
     leaseMs: config.leaseMs,
+    concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollMs,
     backoffBaseMs: config.retryBaseMs,
     onError: (error) => logger.error({ err: error }, 'outbox worker error'),
