@@ -111,3 +111,33 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
     },
   });
 }
+
+/** Background jobs that start once the database is ready (`ServiceRuntime.readiness`). */
+export interface DeferredBackgroundJobs {
+  /** The running jobs, or `null` while the database has not answered yet (or after `stop()` came first). */
+  readonly current: BackgroundJobs | null;
+  /** Stops the jobs if they started, and keeps them from starting later; resolves when stopped. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts {@link startBackgroundJobs} as soon as `runtime.readiness` says the database answered and was migrated
+ * (at once when it already has), so `serve` and `worker` can start while the database is down (issue 34 item 19).
+ */
+export function startBackgroundJobsWhenReady(runtime: ServiceRuntime): DeferredBackgroundJobs {
+  let current: BackgroundJobs | null = runtime.readiness.ready ? startBackgroundJobs(runtime) : null;
+  let stopped = false;
+  void runtime.readiness.whenReady.then(() => {
+    if (current !== null) return;
+    if (!stopped) current = startBackgroundJobs(runtime);
+  });
+  return {
+    get current() {
+      return current;
+    },
+    async stop() {
+      stopped = true;
+      await current?.stop();
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { startBackgroundJobs } from '../../service/background-jobs.js';
+import { startBackgroundJobsWhenReady } from '../../service/background-jobs.js';
 import type { ServiceOptions } from '../../service/service-options.js';
 import { openServiceRuntime } from '../../service/service-runtime.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
@@ -26,8 +26,9 @@ export function workerOptions(flags: WorkerFlags, env: NodeJS.ProcessEnv): Servi
  * `DATABASE_URL`; migrated on start), for a service run with `--no-worker` or to add workers; it runs
  * `--concurrency` jobs at once (else `PAYONCE_WORKER_CONCURRENCY`, else 4). Prints `payonce worker running on
  * <database>` and stays up until SIGTERM or SIGINT, then stops after the current jobs and closes the database.
- * Exit 2 for a bad flag or a missing `--provider-url` (reconciliation asks the provider), 1 when the database
- * cannot be opened.
+ * A database that is down at start is waited for (retried with back-off, logged); the jobs start once it answered
+ * and was migrated. Exit 2 for a bad flag or a missing `--provider-url` (reconciliation asks the provider), 1 when
+ * a SQLite file cannot be opened.
  * @see `startBackgroundJobs`; docs/service.md "Configuration".
  */
 export function registerWorker(program: Command, io: CliIo): void {
@@ -45,7 +46,8 @@ export function registerWorker(program: Command, io: CliIo): void {
       const signal = untilSignal();
       // No intake runs here: webhook receipts (SQL or Redis) are never touched, so no Redis connection is opened.
       const runtime = await openServiceRuntime({ ...options, redisUrl: null });
-      const jobs = startBackgroundJobs(runtime);
+      // The jobs start once the database answers (retried with back-off while it is down).
+      const jobs = startBackgroundJobsWhenReady(runtime);
       io.out(`payonce worker running on ${describeTarget(parseDatabaseUrl(options.databaseUrl))}`);
       const received = await signal;
       io.out(`payonce worker: ${received}, stopping`);
