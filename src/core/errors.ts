@@ -106,11 +106,20 @@ export class ClaimLost extends PayonceError {
 }
 
 /**
+ * How long a client is told to wait before retrying after a 503 `STORE_UNAVAILABLE`, in milliseconds (sent as
+ * `Retry-After: 1`, whole seconds per RFC 9110 §10.2.3): a store that is down is usually back, or failed over,
+ * within seconds, and the retry is safe (nothing was recorded). @see issue 34 item 17.
+ */
+export const STORE_RETRY_AFTER_MS = 1_000;
+
+/**
  * The store could not be reached or answered with an unexpected error. The original driver error is in
- * `cause`. Nothing is known to have been recorded. HTTP: 503.
+ * `cause`. Nothing is known to have been recorded. HTTP: 503 with `Retry-After` ({@link STORE_RETRY_AFTER_MS}).
  */
 export class StoreUnavailable extends PayonceError {
   readonly code = 'STORE_UNAVAILABLE';
+  /** Suggested wait before a retry, in milliseconds (`Retry-After` of the 503 answer). */
+  readonly retryAfterMs = STORE_RETRY_AFTER_MS;
   constructor(operation: string, cause: unknown) {
     super(`store failed during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }

@@ -1,4 +1,4 @@
-import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress } from '../core/errors.js';
+import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress, StoreUnavailable } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
@@ -138,7 +138,7 @@ function detailOf(code: GuardRejection): string {
 
 function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult {
   const headers: Record<string, string> = {};
-  if (error instanceof RequestInProgress)
+  if (error instanceof RequestInProgress || error instanceof StoreUnavailable)
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   return { kind: 'rejected', code, response: problemResponse(code, detailOf(code), headers) };
 }

@@ -15,6 +15,13 @@ export interface OutboxWorkerOptions {
   backoffMaxMs?: number;
   /** Sleep of `start()` when no job is claimable. @default 1_000 */
   pollIntervalMs?: number;
+  /**
+   * How many jobs this worker runs at once (`start()` and `drain()` run this many lanes, each claiming and running
+   * one job at a time with its own lease; the effect ledger keeps each job's effects once). A job waiting on a slow
+   * call (a warehouse, a provider) then no longer holds up the queue. Positive integer; with a pooled store keep it
+   * within the pool size. @default 4 (issue 34 item 20)
+   */
+  concurrency?: number;
   /** Stored error text is cut to this many characters. @default 2_000 */
   maxErrorChars?: number;
   /** Time source (epoch ms UTC). @default systemClock */
@@ -24,6 +31,9 @@ export interface OutboxWorkerOptions {
   /** Called by the `start()` loop when claiming or finishing a job fails (database down); the loop sleeps and goes on. */
   onError?: (error: unknown) => void;
 }
+
+/** Jobs one worker runs at once unless `concurrency` says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
 
 /** `OutboxWorkerOptions` with every default applied and checked. */
 export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOptions, 'clock' | 'random' | 'onError'>>>;
@@ -51,6 +61,7 @@ export function resolveOutboxWorkerOptions(
     backoffBaseMs: positiveInt(options.backoffBaseMs ?? 1_000, 'backoffBaseMs'),
     backoffMaxMs: positiveInt(options.backoffMaxMs ?? 300_000, 'backoffMaxMs'),
     pollIntervalMs: positiveInt(options.pollIntervalMs ?? 1_000, 'pollIntervalMs'),
+    concurrency: positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency'),
     maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
   });
 }

@@ -51,7 +51,7 @@ function errorText(error: unknown, maxChars: number): string {
 }
 
 /**
- * Runs outbox jobs (docs/design.md §7): claims one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
+ * Runs outbox jobs (docs/design.md §7), `concurrency` at once (default 4), each lane claiming one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
  * PostgreSQL and MySQL, one UPDATE on SQLite), runs the topic's handler, then marks it `done`, or on failure
  * re-queues it after an exponential backoff with jitter, or after `maxAttempts` runs moves it to the dead letter
  * with its last error. A worker that dies mid-job leaves the lease to expire; another worker then claims the
@@ -74,7 +74,7 @@ export class OutboxWorker<DB> {
   private readonly onError: (error: unknown) => void;
   private loop: Promise<void> | null = null;
   private stopping = false;
-  private wake: (() => void) | null = null;
+  private readonly wakers = new Set<() => void>();
 
   /** @throws {InvalidOption} for a bad option (see `OutboxWorkerOptions`). */
   constructor(target: SqlTarget<DB>, handlers: Record<string, JobHandler<DB>>, options: OutboxWorkerOptions = {}) {
@@ -118,46 +118,61 @@ export class OutboxWorker<DB> {
     return this.finish(job, 'done', null, 0);
   }
 
-  /** Runs jobs until none is claimable now; returns how many runs were made. For tests and batch use. */
+  /**
+   * Runs jobs until none is claimable now, `concurrency` at a time (each lane stops when it finds none); returns
+   * how many runs were made. For tests and batch use.
+   */
   async drain(): Promise<number> {
-    let runs = 0;
-    while ((await this.runOnce()) !== null) runs++;
-    return runs;
+    const lane = async (): Promise<number> => {
+      let runs = 0;
+      while ((await this.runOnce()) !== null) runs++;
+      return runs;
+    };
+    const counts = await Promise.all(Array.from({ length: this.options.concurrency }, lane));
+    return counts.reduce((sum, runs) => sum + runs, 0);
   }
 
   /**
-   * Starts a polling loop: `runOnce` again and again, sleeping `pollIntervalMs` whenever no job is claimable or a
-   * database error (reported to `onError`) occurred. Idempotent.
+   * Starts `concurrency` polling lanes: each runs `runOnce` again and again, sleeping `pollIntervalMs` whenever no
+   * job is claimable or a database error (reported to `onError`) occurred. Idempotent.
    */
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    this.loop = (async () => {
-      while (!this.stopping) {
-        const result = await this.runOnce().catch((error: unknown) => {
-          this.onError(error);
-          return null;
-        });
-        if (result === null && !this.stopping) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.options.pollIntervalMs);
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          this.wake = null;
-        }
-      }
-    })();
+    const lanes = Array.from({ length: this.options.concurrency }, () => this.lane());
+    this.loop = Promise.all(lanes).then(() => {});
   }
 
-  /** Stops the loop after the current job; resolves when it has stopped. */
+  /** Stops every lane after its current job; resolves when all have stopped. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
     await this.loop;
     this.loop = null;
+  }
+
+  /** One lane of `start()`: claims and runs one job at a time until `stop()`. */
+  private async lane(): Promise<void> {
+    while (!this.stopping) {
+      const result = await this.runOnce().catch((error: unknown) => {
+        this.onError(error);
+        return null;
+      });
+      if (result === null && !this.stopping) await this.idle();
+    }
+  }
+
+  /** Sleeps `pollIntervalMs`, or less when `stop()` wakes the lane. */
+  private idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.pollIntervalMs);
+      this.wakers.add(wake);
+    });
   }
 
   private async finish(

@@ -24,7 +24,8 @@ export interface BackgroundJobs {
 
 /**
  * Starts the in-process background work of the reference service (docs/design.md §6–7): an `OutboxWorker` on the
- * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; poll `workerPollMs`, lease
+ * service's store running the fulfilment and refund handlers (`fulfilmentHandlers`; `workerConcurrency` jobs at
+ * once, poll `workerPollMs`, lease
  * `leaseMs`, first retry `retryBaseMs`), and a {@link ReconcileLoop} every `reconcileEveryMs` for attempts older
  * than `reconcileAfterMs`, which also re-checks attempts `pending` for `reconcilePendingAfterMs`, and a
  * {@link ReceiptPurgeLoop} every `receiptPurgeEveryMs` (24 h `Idempotency-Key` expiry, `webhookReceiptRetentionMs`
@@ -49,6 +50,7 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
     workerId: `serve-${process.pid}-${randomUUID().slice(0, 8)}`,
     clock: ctx.clock,
     leaseMs: config.leaseMs,
+    concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollMs,
     backoffBaseMs: config.retryBaseMs,
     onError: (error) => logger.error({ err: error }, 'outbox worker error'),
@@ -108,4 +110,34 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
       await publisher?.close();
     },
   });
+}
+
+/** Background jobs that start once the database is ready (`ServiceRuntime.readiness`). */
+export interface DeferredBackgroundJobs {
+  /** The running jobs, or `null` while the database has not answered yet (or after `stop()` came first). */
+  readonly current: BackgroundJobs | null;
+  /** Stops the jobs if they started, and keeps them from starting later; resolves when stopped. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts {@link startBackgroundJobs} as soon as `runtime.readiness` says the database answered and was migrated
+ * (at once when it already has), so `serve` and `worker` can start while the database is down (issue 34 item 19).
+ */
+export function startBackgroundJobsWhenReady(runtime: ServiceRuntime): DeferredBackgroundJobs {
+  let current: BackgroundJobs | null = runtime.readiness.ready ? startBackgroundJobs(runtime) : null;
+  let stopped = false;
+  void runtime.readiness.whenReady.then(() => {
+    if (current !== null) return;
+    if (!stopped) current = startBackgroundJobs(runtime);
+  });
+  return {
+    get current() {
+      return current;
+    },
+    async stop() {
+      stopped = true;
+      await current?.stop();
+    },
+  };
 }

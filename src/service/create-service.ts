@@ -16,14 +16,15 @@ import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
-import { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
+import { type BackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
+import { databaseReachable } from './database-reachable.js';
 import {
   edgeServerOptions,
+  failureAnswer,
   installProblemHandlers,
-  internalError,
-  problemOf,
   SERVICE_BODY_LIMIT_BYTES,
   sendResponse,
+  storeUnavailableProblem,
 } from './http-edge.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
@@ -46,7 +47,10 @@ export interface PaymentService {
   /** The parts it is built from (store, payments, outbox, clock, config, …), as the overrides see them. */
   readonly context: ServiceContext;
   readonly metrics: ServiceMetrics;
-  /** The in-process outbox worker and reconciliation loop, or `null` with `worker: false`. */
+  /**
+   * The in-process outbox worker and reconciliation loop: `null` with `worker: false`, and until the database has
+   * answered and been migrated (a service started while its database is down).
+   */
   readonly background: BackgroundJobs | null;
   /**
    * Graceful stop: stops accepting requests and waits for those in flight, stops the worker and the
@@ -59,6 +63,8 @@ export interface PaymentService {
 export const CUSTOMER_HEADER = 'x-customer-id';
 
 const CHECKOUT_ROUTE = '/orders/:id/checkout';
+/** Paths answered while the database is not ready yet: the probes. */
+const ALWAYS_OPEN: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
 /**
  * Runs every store check at once, each bounded by `timeoutMs`: `ok`, or `unavailable` when it failed or did not
  * answer in time.
@@ -260,11 +266,9 @@ async function registerOrders(
     options.overrides?.checkout ?? ((c: ServiceContext, id: string, who: string) => c.payments.openCheckout(id, who));
   await app.register(async (scope) => {
     lenientJson(scope);
-    scope.setErrorHandler((error, request, reply) => {
-      const problem = problemOf(error);
-      if (problem) return sendResponse(reply, problem);
-      ctx.logger.error({ err: error, url: request.url }, 'request failed');
-      return sendResponse(reply, internalError());
+    scope.setErrorHandler(async (error, request, reply) => {
+      const where = { url: request.url, what: 'request failed' };
+      return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
     });
     scope.addHook('onRequest', async (request) => {
       customerOf(request);
@@ -330,11 +334,9 @@ async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.
 async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
   await app.register(async (scope) => {
     lenientJson(scope);
-    scope.setErrorHandler((error, request, reply) => {
-      const problem = problemOf(error);
-      if (problem) return sendResponse(reply, problem);
-      ctx.logger.error({ err: error, url: request.url }, 'admin request failed');
-      return sendResponse(reply, internalError());
+    scope.setErrorHandler(async (error, request, reply) => {
+      const where = { url: request.url, what: 'admin request failed' };
+      return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
     });
     scope.post<{ Params: { id: string } }>('/admin/jobs/:id/rerun', async (request, reply) => {
       const token = ctx.config.adminToken;
@@ -367,7 +369,10 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * `GET /orders/:id` (`OrderView`), `POST /webhooks/stripe` and `POST /webhooks/standard-webhooks` (the webhook
  * intake with its SQL journal; each only with its secret), `GET /healthz`, `GET /metrics`, and
  * `POST /admin/jobs/:id/rerun` (only with `adminToken`). Unless `worker: false` it also runs the outbox worker
- * (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start.
+ * (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start; when it is down
+ * then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503 `STORE_UNAVAILABLE`
+ * with `Retry-After` (`/healthz`: 503 `starting`) until it answers, then migrates it and starts the worker. Any
+ * later database failure is answered 503 + `Retry-After` too, never a bare 500 (issue 34 items 17, 19).
  *
  * A verified webhook event is mapped to a payment event (`paymentEventOf`) and applied by
  * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,
@@ -379,7 +384,7 @@ async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
  * refused 400 with no receipt (`acknowledgingProfile`). A refund that arrives while its attempt is still active
  * (before the success it refunds) is parked by `Payments` (answered 200 `parked`) and applied with the success.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
- * @throws the driver's or fastify's error when the database, Redis or the port cannot be opened (everything
+ * @throws the driver's or fastify's error when a SQLite file, Redis or the port cannot be opened (everything
  *   opened is closed again).
  * @see docs/service.md; docs/design.md §2, §5–7.
  * @example
@@ -392,8 +397,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
   const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
-  installProblemHandlers(app, ctx.logger);
-  let background: BackgroundJobs | null = null;
+  installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
+  // Until the database has answered and been migrated, every route but the probes answers 503 + Retry-After.
+  app.addHook('onRequest', async (request, reply) => {
+    if (runtime.readiness.ready || ALWAYS_OPEN.has(request.url.split('?')[0] ?? '')) return;
+    return sendResponse(reply, storeUnavailableProblem());
+  });
+  let background: ReturnType<typeof startBackgroundJobsWhenReady> | null = null;
   try {
     const endpoints = webhookEndpoints(ctx, options);
     if (Object.keys(endpoints).length > 0) {
@@ -414,9 +424,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     }
     app.get('/healthz', async (_request, reply) => {
       const stores = await checkStores(runtime.storeChecks, ctx.config.storeTimeoutMs);
-      const healthy = Object.values(stores).every((state) => state === 'ok');
+      const ready = runtime.readiness.ready;
+      const healthy = ready && Object.values(stores).every((state) => state === 'ok');
+      if (!healthy) reply.header('retry-after', storeUnavailableProblem().headers['retry-after']);
       const health = {
-        status: healthy ? 'ok' : 'unavailable',
+        status: healthy ? 'ok' : ready ? 'unavailable' : 'starting',
         pid: process.pid,
         startedAtMs,
         database: ctx.store.name,
@@ -429,7 +441,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       reply.header('content-type', runtime.metrics.contentType).send(await runtime.metrics.metrics()),
     );
     const url = await app.listen({ host: ctx.config.host, port: ctx.config.port });
-    if (ctx.config.worker) background = startBackgroundJobs(runtime);
+    if (ctx.config.worker) background = startBackgroundJobsWhenReady(runtime);
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
@@ -440,7 +452,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       return closing;
     };
     ctx.logger.info({ url, database: ctx.store.name, receipts: runtime.receipts }, 'payonce service listening');
-    return Object.freeze({ app, url, context: ctx, metrics: runtime.metrics, background, close });
+    const jobs = background;
+    return Object.freeze({
+      app,
+      url,
+      context: ctx,
+      metrics: runtime.metrics,
+      get background(): BackgroundJobs | null {
+        return jobs?.current ?? null;
+      },
+      close,
+    });
   } catch (error) {
     await app.close().catch(() => {});
     await runtime.close();

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { bufferOf } from '../core/buffer-of.js';
-import { PayonceError } from '../core/errors.js';
+import { PayonceError, STORE_RETRY_AFTER_MS, StoreUnavailable } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { isServiceRouteCode, type ServiceRouteCode, serviceProblem } from './service-problems.js';
 
@@ -25,6 +25,18 @@ export function internalError(): HttpResponse {
   return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new TextEncoder().encode(body) };
 }
 
+/**
+ * 503 `STORE_UNAVAILABLE` problem+json with `Retry-After` (`STORE_RETRY_AFTER_MS` in whole seconds): the answer of
+ * every service route while the database is unreachable or not yet migrated at start (issue 34 items 17, 19). The
+ * detail is fixed: the driver's message never reaches the client.
+ */
+export function storeUnavailableProblem(): HttpResponse {
+  const retryAfter = String(Math.max(1, Math.ceil(STORE_RETRY_AFTER_MS / 1000)));
+  return serviceProblem('STORE_UNAVAILABLE', 'The database is unreachable; retry after the Retry-After delay.', {
+    'retry-after': retryAfter,
+  });
+}
+
 /** Detail per edge code: fixed sentences, never the request's path, headers or body. */
 const EDGE_DETAIL: Partial<Record<ServiceRouteCode, string>> = {
   ROUTE_NOT_FOUND: 'No route of this service has this method and path.',
@@ -41,12 +53,14 @@ function edgeProblem(code: ServiceRouteCode): HttpResponse {
 
 /**
  * The problem+json answer for an error thrown by a route, a hook or a body parser, or `null` for a server error
- * (the caller logs it and answers a generic 500). A `PayonceError` keeps its code and message; fastify's own 4xx
+ * (the caller logs it and answers a generic 500). A `StoreUnavailable` is 503 with `Retry-After`
+ * (`storeUnavailableProblem`); any other `PayonceError` keeps its code and message; fastify's own 4xx
  * errors are mapped by status: 413 → `REQUEST_BODY_TOO_LARGE`, 404 → `ROUTE_NOT_FOUND`, any other →
  * `INVALID_REQUEST_BODY` (an unparsable body or a content type other than JSON), with a fixed detail (fastify's
  * messages can quote the request).
  */
 export function problemOf(error: unknown): HttpResponse | null {
+  if (error instanceof StoreUnavailable) return storeUnavailableProblem();
   if (error instanceof PayonceError && isServiceRouteCode(error.code)) return serviceProblem(error.code, error.message);
   const status = (error as Partial<FastifyError> | null)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
@@ -112,18 +126,42 @@ export function edgeServerOptions(
 }
 
 /**
- * Installs the root not-found handler (404 `ROUTE_NOT_FOUND` problem+json for every unknown method and path,
- * e.g. `POST /webhooks/paypal`, and for `reply.callNotFound()`) and the root error handler (`problemOf`, else a
- * logged generic 500) on the service's fastify app. Scopes with their own error handler keep it.
+ * The answer of a service route for an error it threw: its problem+json (`problemOf`, a `StoreUnavailable` as 503
+ * `STORE_UNAVAILABLE` with `Retry-After`); for any other error (a driver error of a read outside the guards, e.g.
+ * `GET /orders/:id`) the database is probed: unreachable → 503 `STORE_UNAVAILABLE` with `Retry-After` (logged as a
+ * warning), else the generic 500 (the error logged). @see issue 34 item 17; docs/service.md "Known limits".
  */
-export function installProblemHandlers(app: FastifyInstance, logger: Logger): void {
+export async function failureAnswer(
+  error: unknown,
+  reachable: () => Promise<boolean>,
+  logger: Logger,
+  where: { readonly url: string; readonly what: string },
+): Promise<HttpResponse> {
+  const problem = problemOf(error);
+  if (problem) return problem;
+  if (!(await reachable())) {
+    logger.warn({ err: error, url: where.url }, `${where.what}: the database is unreachable`);
+    return storeUnavailableProblem();
+  }
+  logger.error({ err: error, url: where.url }, where.what);
+  return internalError();
+}
+
+/**
+ * Installs the root not-found handler (404 `ROUTE_NOT_FOUND` problem+json for every unknown method and path,
+ * e.g. `POST /webhooks/paypal`, and for `reply.callNotFound()`) and the root error handler (`failureAnswer` with
+ * `reachable`, by default a database that always answers) on the service's fastify app. Scopes with their own
+ * error handler keep it.
+ */
+export function installProblemHandlers(
+  app: FastifyInstance,
+  logger: Logger,
+  reachable: () => Promise<boolean> = async () => true,
+): void {
   app.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) =>
     sendResponse(reply, edgeProblem('ROUTE_NOT_FOUND')),
   );
-  app.setErrorHandler((error, request, reply) => {
-    const problem = problemOf(error);
-    if (problem) return sendResponse(reply, problem);
-    logger.error({ err: error, url: request.url }, 'request failed');
-    return sendResponse(reply, internalError());
-  });
+  app.setErrorHandler(async (error, request, reply) =>
+    sendResponse(reply, await failureAnswer(error, reachable, logger, { url: request.url, what: 'request failed' })),
+  );
 }

@@ -45,6 +45,11 @@ export interface ServiceSettings {
   worker?: boolean;
   /** Sleep of the outbox worker when no job is claimable. @default 1_000 */
   workerPollMs?: number;
+  /**
+   * Outbox jobs the worker runs at once (`OutboxWorkerOptions.concurrency`; `payonce worker --concurrency`), 1–1000;
+   * keep it within `databasePoolSize`. @default 4
+   */
+  workerConcurrency?: number;
   /** Lease of a claimed outbox job; keep it above `fulfilDelayMs` plus the effect's own time. @default 30_000 */
   leaseMs?: number;
   /** First retry delay of a failed job (doubles per failure, jittered). @default 1_000 */
@@ -124,6 +129,7 @@ export interface ServiceConfig {
   readonly adminToken: string | null;
   readonly worker: boolean;
   readonly workerPollMs: number;
+  readonly workerConcurrency: number;
   readonly leaseMs: number;
   readonly retryBaseMs: number;
   readonly reconcileEveryMs: number;
@@ -221,6 +227,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     adminToken: optionalText(settings.adminToken, 'adminToken'),
     worker: settings.worker ?? true,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),
+    workerConcurrency: atMost(int(settings.workerConcurrency, 'workerConcurrency', 1, 4), 1_000, 'workerConcurrency'),
     leaseMs: int(settings.leaseMs, 'leaseMs', 1, 30_000),
     retryBaseMs: int(settings.retryBaseMs, 'retryBaseMs', 1, 1_000),
     reconcileEveryMs: int(settings.reconcileEveryMs, 'reconcileEveryMs', 1, 10_000),

@@ -18,6 +18,7 @@ import type { ServiceContext } from './service-context.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
+import { StoreReadiness } from './store-readiness.js';
 
 /** The parts of the service shared by `payonce serve` and `payonce worker`, before any HTTP route or job loop. */
 export interface ServiceRuntime {
@@ -33,18 +34,24 @@ export interface ServiceRuntime {
    * each resolving when its store answers; `/healthz` runs them all, each bounded by `storeTimeoutMs`.
    */
   readonly storeChecks: Readonly<Record<string, () => Promise<unknown>>>;
+  /**
+   * Whether the database has answered and been migrated: the runtime opens without waiting for it and migrates as
+   * soon as it answers (retrying with back-off); routes answer 503 and background jobs wait until then.
+   */
+  readonly readiness: StoreReadiness;
   /** Closes what the runtime opened: the Redis connection, the provider client it created, the store it opened. */
   close(): Promise<void>;
 }
 
 /**
- * Opens the runtime of the reference service: resolves the settings, opens and migrates the SQL store
- * (`databaseUrl` with a pool of `databasePoolSize`, or the given `store`), builds `Payments` (alerts logged and counted), the SQL delivery
+ * Opens the runtime of the reference service: resolves the settings, opens the SQL store (`databaseUrl` with a
+ * pool of `databasePoolSize`, or the given `store`) and starts migrating it in the background, retried with
+ * back-off while the database is down (`readiness`; issue 34 item 19), builds `Payments` (alerts logged and counted), the SQL delivery
  * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
  * `Idempotency-Key` guard (SQL) and the metrics.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`.
- * @throws the driver's error when the database or Redis cannot be reached or a migration fails (anything
- *   opened so far is closed first).
+ * @throws the driver's error when the SQLite file or Redis cannot be opened (anything opened so far is closed
+ *   first); a PostgreSQL or MySQL server that is down is waited for instead (`readiness`).
  */
 export async function openServiceRuntime(options: ServiceOptions = {}): Promise<ServiceRuntime> {
   const config = resolveServiceConfig(options);
@@ -64,7 +71,6 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       store = await openServiceStore(config.databaseUrl, config.databasePoolSize);
       closers.push(() => store.close());
     }
-    await store.migrate();
     let provider: PaymentProvider;
     if (options.provider) {
       provider = options.provider;
@@ -146,7 +152,10 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       const redis = redisStore;
       storeChecks.receipts = () => redis.ping();
     }
-    return Object.freeze({ context, metrics, receipts, storeChecks: Object.freeze(storeChecks), close });
+    const readiness = new StoreReadiness(() => store.migrate(), logger);
+    closers.push(() => readiness.close());
+    await readiness.start();
+    return Object.freeze({ context, metrics, receipts, storeChecks: Object.freeze(storeChecks), readiness, close });
   } catch (error) {
     await close();
     throw error;

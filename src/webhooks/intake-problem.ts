@@ -1,4 +1,11 @@
-import { ClaimLost, PayloadMismatch, ReceiptCorrupted, RequestInProgress, StoreUnavailable } from '../core/errors.js';
+import {
+  ClaimLost,
+  PayloadMismatch,
+  ReceiptCorrupted,
+  RequestInProgress,
+  STORE_RETRY_AFTER_MS,
+  StoreUnavailable,
+} from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { hasProblem, renderProblem } from '../problem/problem-details.js';
 import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
@@ -34,7 +41,7 @@ export interface IntakeProblem {
   readonly status: number;
   /** Human-readable reason; never contains secrets, signatures or body content. */
   readonly detail: string;
-  /** For `in_progress`: suggested wait in milliseconds (`Retry-After` is its ceiling in seconds). */
+  /** For `in_progress` and `store_unavailable`: suggested wait in milliseconds (`Retry-After` is its ceiling in seconds). */
   readonly retryAfterMs: number | null;
   /** For `malformed_payload`: the dotted path of the unreadable field (`method`, `amount`, `body`). */
   readonly field: string | null;
@@ -67,7 +74,10 @@ export function signatureProblem(verify: VerifyRejected): IntakeProblem {
   };
 }
 
-/** A problem of `kind` with `code`; the status comes from `WEBHOOK_PROBLEMS` (500 for an unknown code). */
+/**
+ * A problem of `kind` with `code`; the status comes from `WEBHOOK_PROBLEMS` (500 for an unknown code). A
+ * `STORE_UNAVAILABLE` problem (503) carries `Retry-After` (`STORE_RETRY_AFTER_MS`) unless `extra` gives one.
+ */
 export function intakeProblem(
   kind: IntakeProblemKind,
   code: string,
@@ -79,7 +89,7 @@ export function intakeProblem(
     code,
     status: statusOf(code),
     detail,
-    retryAfterMs: extra.retryAfterMs ?? null,
+    retryAfterMs: extra.retryAfterMs ?? (code === 'STORE_UNAVAILABLE' ? STORE_RETRY_AFTER_MS : null),
     field: extra.field ?? null,
     verify: null,
   };

@@ -107,6 +107,8 @@ describe('createIdempotencyCore', () => {
     const { core, next, runs } = setup({}, broken);
     const result = await core.handle(exchange('k'), () => next());
     expect(result).toMatchObject({ kind: 'rejected', code: 'STORE_UNAVAILABLE', response: { status: 503 } });
+    // A 503 tells the client when to retry (issue 34 item 17).
+    expect(result.kind === 'rejected' && result.response.headers['retry-after']).toBe('1');
     expect(runs()).toBe(0);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { intIn, runtimeOptions } from '../../src/cli/commands/serve.js';
+import { workerOptions } from '../../src/cli/commands/worker.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { resolveServiceConfig } from '../../src/service/service-config.js';
 
@@ -41,6 +42,10 @@ describe('payonce serve / worker flags', () => {
       '--database-pool-size: "2.5" is not an integer 1…1000',
     ],
     [['worker', '--database-pool-size', 'ten', '--provider-url', 'http://127.0.0.1:9'], '--database-pool-size'],
+    [
+      ['worker', '--concurrency', '0', '--provider-url', 'http://127.0.0.1:9'],
+      '--concurrency: "0" is not an integer 1…1000',
+    ],
   ])('payonce %j exits 2 and says why', async (args, message) => {
     const io = capture();
     const previous = process.env.PAYONCE_PROVIDER_URL;
@@ -82,6 +87,7 @@ describe('payonce serve / worker flags', () => {
     const workerIo = capture();
     expect(await runCli(['worker', '--help'], workerIo)).toBe(0);
     expect(workerIo.lines.join('\n')).not.toContain('--no-worker');
+    expect(workerIo.lines.join('\n')).toContain('--concurrency');
   });
 
   it('reads PAYONCE_WEBHOOK_TOLERANCE_SEC and refuses a bad value with exit 2', async () => {
@@ -102,6 +108,12 @@ describe('payonce serve / worker flags', () => {
     const base = { databaseUrl: 'postgres://127.0.0.1/x', providerUrl: 'http://127.0.0.1:9' };
     expect(resolveServiceConfig(runtimeOptions({ ...base, databasePoolSize: 32 }, {})).databasePoolSize).toBe(32);
     expect(resolveServiceConfig(runtimeOptions(base, {})).databasePoolSize).toBe(10);
+  });
+
+  it('passes payonce worker --concurrency through to the service configuration (4 when not given)', () => {
+    const base = { databaseUrl: 'payonce.sqlite', providerUrl: 'http://127.0.0.1:9' };
+    expect(resolveServiceConfig(workerOptions({ ...base, concurrency: 16 }, {})).workerConcurrency).toBe(16);
+    expect(resolveServiceConfig(workerOptions(base, {})).workerConcurrency).toBe(4);
   });
 
   it('passes the receipt purge flags through to the service configuration', () => {

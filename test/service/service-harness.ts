@@ -173,7 +173,7 @@ export async function untilFulfilled(baseUrl: string, orderId: string, customer 
 /** Posts `body` to a webhook endpoint of the service with `headers`; returns status and text. */
 export async function deliver(baseUrl: string, endpoint: string, body: string, headers: Record<string, string>) {
   const response = await fetch(`${baseUrl}/webhooks/${endpoint}`, { method: 'POST', headers, body });
-  return { status: response.status, text: await response.text() };
+  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after') };
 }
 
 /** A Stripe event envelope about a PaymentIntent, as the sandbox sends it (amount in minor units). */

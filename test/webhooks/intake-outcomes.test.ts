@@ -246,6 +246,7 @@ describe('webhook intake without a server', () => {
     const response = await intake.receive({ endpoint: 'stripe', rawBody: body, headers: stripeHeaders(body, nowSec) });
     expect(response.status).toBe(503);
     expect(JSON.parse(new TextDecoder().decode(response.body))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(response.headers['retry-after']).toBe('1');
     expect(failures).toHaveLength(1);
     expect(String(failures[0])).toContain('journal database is down');
     journalDown = false;

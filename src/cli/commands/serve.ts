@@ -278,7 +278,9 @@ interface ServeFlags extends RuntimeFlags {
  * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
  * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
  * reconciliation, database) and exits 0. A bad flag or missing provider URL exits 2 with the reason; a
- * database, Redis or port that cannot be opened exits 1 with the driver's message.
+ * SQLite file, Redis or port that cannot be opened exits 1 with the driver's message. A PostgreSQL or MySQL
+ * server that is down at start is waited for: the service listens, answers 503 + `Retry-After` and reports
+ * `starting` on `/healthz` until the database answers, then migrates it and starts the worker.
  * @see `createService`.
  */
 export function registerServe(program: Command, io: CliIo): void {

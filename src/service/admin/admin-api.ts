@@ -2,7 +2,8 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyIdempotencyKey } from '../../http/fastify-idempotency-key.js';
-import { internalError, problemOf, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
+import { databaseReachable } from '../database-reachable.js';
+import { failureAnswer, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { serviceProblem } from '../service-problems.js';
@@ -98,8 +99,11 @@ function json(reply: FastifyReply, status: number, value: unknown): FastifyReply
     .send(JSON.stringify(value));
 }
 
-/** The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429 with Retry-After. */
-function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+/**
+ * The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429 with Retry-After;
+ * a database that does not answer → 503 `STORE_UNAVAILABLE` with Retry-After (`failureAnswer`).
+ */
+async function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const validation = (error as Partial<FastifyError> | null)?.validation;
   if (validation) {
     const where = (error as FastifyError).validationContext ?? 'request';
@@ -113,10 +117,8 @@ function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyReques
       serviceProblem(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
     );
   }
-  const problem = problemOf(error);
-  if (problem) return sendResponse(reply, problem);
-  ctx.logger.error({ err: error, url: request.routeOptions.url }, 'admin request failed');
-  return sendResponse(reply, internalError());
+  const where = { url: request.routeOptions.url ?? request.url, what: 'admin request failed' };
+  return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
 }
 
 /** JSON bodies: empty → `{}`, unparsable → `INVALID_REQUEST_BODY`. */

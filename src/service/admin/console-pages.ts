@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { internalError, problemOf, sendResponse } from '../http-edge.js';
+import { databaseReachable } from '../database-reachable.js';
+import { failureAnswer, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { authenticate } from './admin-api.js';
@@ -69,11 +70,9 @@ export async function registerConsolePages(
         maxAge: 3_600_000,
       });
     }
-    scope.setErrorHandler((error, request, reply) => {
-      const problem = problemOf(error);
-      if (problem) return sendResponse(reply, problem);
-      ctx.logger.error({ err: error, url: request.routeOptions.url }, 'console request failed');
-      return sendResponse(reply, internalError());
+    scope.setErrorHandler(async (error, request, reply) => {
+      const where = { url: request.routeOptions.url ?? request.url, what: 'console request failed' };
+      return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
     });
     const show = (request: FastifyRequest, reply: FastifyReply) => {
       if (appPage === null || loginPage === null) {

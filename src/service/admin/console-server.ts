@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { InvalidOption } from '../../core/errors.js';
 import type { PaymentProvider } from '../../payments/payment-provider.js';
 import { webhookEndpoints } from '../create-service.js';
+import { databaseReachable } from '../database-reachable.js';
 import { edgeServerOptions, installProblemHandlers, SERVICE_BODY_LIMIT_BYTES } from '../http-edge.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
@@ -44,7 +45,7 @@ export async function startConsoleServer(options: ServiceOptions): Promise<Conso
   });
   const ctx = runtime.context;
   const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
-  installProblemHandlers(app, ctx.logger);
+  installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
   try {
     await registerAdminConsole(app, ctx, {
       adminToken: options.adminToken,

@@ -1,4 +1,5 @@
 import {
+  CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type QueryCompiler,
@@ -7,6 +8,15 @@ import {
   SqliteDialect,
   SqliteDriver,
 } from 'kysely';
+import { BusyWaitingConnection } from './busy-waiting-connection.js';
+
+/** How the connection of an `ExclusiveConnectionDriver` waits for another connection's write lock. */
+export interface LockWait {
+  /** How long a statement keeps retrying SQLITE_BUSY, in milliseconds (`SqliteOpenOptions.busyTimeoutMs`). */
+  readonly lockWaitMs: number;
+  /** Whether the connection has a transaction open (better-sqlite3 `database.inTransaction`). */
+  readonly inTransaction: () => boolean;
+}
 
 /** Runs one fixed statement (SQL text and its parameters) on the connection; the result is shaped as Kysely's. */
 export type ExclusiveStatementRunner = (sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
@@ -19,7 +29,10 @@ export type ExclusiveStatementRunner = (sql: string, parameters: readonly unknow
  * the connection and otherwise wait for their turn in the same queue. So a transaction (`runInTransaction`,
  * `db.transaction()`, a migration) that holds the connection never sees another caller's statement inside it, as
  * with Kysely's driver; what is saved is Kysely's per-statement promise layers on the store's hot path (CPU per
- * delivery measured in bench/profiles/README.md).
+ * delivery measured in bench/profiles/README.md). Kysely's statements on the connection wait for another
+ * connection's write lock without blocking the event loop (`BusyWaitingConnection`), and every transaction starts
+ * with `BEGIN IMMEDIATE`: it takes the write lock (waiting for it) before its first statement, so no statement
+ * inside it can fail with SQLITE_BUSY, which SQLite does not allow to retry there (issue 34 item 5).
  */
 export class ExclusiveConnectionDriver implements Driver {
   readonly #inner: SqliteDriver;
@@ -29,17 +42,20 @@ export class ExclusiveConnectionDriver implements Driver {
   #held = false;
   readonly #waiters: (() => void)[] = [];
   #destroyed = false;
+  readonly #lockWait: LockWait;
 
-  constructor(database: SqliteDatabase) {
+  constructor(database: SqliteDatabase, lockWait: LockWait) {
     this.#database = database;
     this.#inner = new SqliteDriver({ database });
+    this.#lockWait = lockWait;
   }
 
   /** Opens the inner driver and keeps its one connection for good (its own mutex is then never contended). */
   init(): Promise<void> {
     this.#initializing ??= (async () => {
       await this.#inner.init();
-      this.#connection = await this.#inner.acquireConnection();
+      const { lockWaitMs, inTransaction } = this.#lockWait;
+      this.#connection = new BusyWaitingConnection(await this.#inner.acquireConnection(), lockWaitMs, inTransaction);
     })();
     return this.#initializing;
   }
@@ -59,8 +75,9 @@ export class ExclusiveConnectionDriver implements Driver {
     this.#handOff();
   }
 
-  beginTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.beginTransaction(connection);
+  /** `BEGIN IMMEDIATE` (Kysely's driver sends a deferred `BEGIN`), retried while another connection writes. */
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -18,6 +18,8 @@ export interface SqliteOpenOptions {
    * better-sqlite3's own busy wait is synchronous, so it is kept to 20 ms (`PRAGMA busy_timeout`) and the store
    * retries asynchronously with back-off until `busyTimeoutMs` has passed; a second store on the same file in
    * the same process (whose lock cannot be released while this one busy-waits) no longer stalls the process.
+   * The application's own statements through `store.db` wait the same way (outside a transaction, `BEGIN
+   * IMMEDIATE` — every `store.db.transaction()` starts with it — and `COMMIT`; issue 34 item 5).
    * Positive integer. @default 5_000
    */
   busyTimeoutMs?: number;
@@ -100,7 +102,10 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       throw error;
     }
     const cached = statementCache(database);
-    const driver = new ExclusiveConnectionDriver(cached);
+    const driver = new ExclusiveConnectionDriver(cached, {
+      lockWaitMs: busyTimeoutMs,
+      inTransaction: () => database.inTransaction,
+    });
     const db = new Kysely<DB>({ dialect: new ExclusiveConnectionDialect(driver, cached) });
     const store = new SqliteStore<DB>({ db, lockWaitMs: busyTimeoutMs });
     store.runStatementsDirectly(driver.runStatement);
