@@ -349,7 +349,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const runtime = await openServiceRuntime(options);
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
-  const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: SERVICE_BODY_LIMIT_BYTES,
+    ...edgeServerOptions(ctx.logger),
+    ...(ctx.config.trustProxy ? { trustProxy: [...ctx.config.trustProxy] } : {}),
+  });
   installProblemHandlers(app, ctx.logger);
   let background: BackgroundJobs | null = null;
   try {

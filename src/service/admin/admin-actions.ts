@@ -7,7 +7,7 @@ import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { type AdminActor, journalAction } from './admin-audit.js';
 import { type DeliveryFilter, type DeliveryRow, deliveriesInRange } from './admin-lists.js';
-import { type AdminReads, num, staleAfterFor } from './admin-reads.js';
+import { type AdminReads, staleAfterFor } from './admin-reads.js';
 import type { DeliveryReplayer, ReplayItem } from './delivery-replay.js';
 import type { TokenBucket } from './token-bucket.js';
 
@@ -364,10 +364,4 @@ export class AdminActions {
       .executeTakeFirst();
     return attempt ? attempt.order_id : null;
   }
-}
-
-/** The wait before a rate-limited replay may be tried again, in whole seconds, from an `ADMIN_RATE_LIMITED`. */
-export function retryAfterSeconds(error: ServiceError): number {
-  const match = /in (\d+) s/.exec(error.message);
-  return match ? num(match[1]) : 1;
 }

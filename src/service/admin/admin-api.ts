@@ -2,11 +2,11 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyIdempotencyKey } from '../../http/fastify-idempotency-key.js';
-import { internalError, problemOf, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
+import { internalError, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { serviceProblem } from '../service-problems.js';
-import { type AdminActions, retryAfterSeconds } from './admin-actions.js';
+import type { AdminActions } from './admin-actions.js';
 import type { AdminActor } from './admin-audit.js';
 import { type AdminSession, type AdminSessions, CSRF_HEADER, operatorName, SESSION_COOKIE } from './admin-auth.js';
 import {
@@ -26,6 +26,7 @@ import {
   type ReceiptQuery,
 } from './admin-lists.js';
 import { readOverview } from './admin-overview.js';
+import { adminProblemOf } from './admin-problem.js';
 import type { AdminReads } from './admin-reads.js';
 import {
   actionResultSchema,
@@ -65,13 +66,14 @@ function actorOf(request: FastifyRequest): AdminActor {
 /**
  * Authenticates one admin request: `Authorization: Bearer <token>` (compared in constant time; the operator is
  * `X-Operator` or `operator`), else the console's session cookie, whose POSTs must carry the session's
- * `X-CSRF-Token`. @throws {ServiceError} `ADMIN_TOKEN_INVALID` (401), `ADMIN_CSRF_INVALID` (403).
+ * `X-CSRF-Token`. Wrong bearer tokens are throttled per client address (`request.ip`).
+ * @throws {ServiceError} `ADMIN_TOKEN_INVALID` (401), `ADMIN_CSRF_INVALID` (403), `ADMIN_AUTH_THROTTLED` (429).
  */
 export function authenticate(sessions: AdminSessions, request: FastifyRequest): AdminActor {
   const header = request.headers.authorization;
   if (header !== undefined) {
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!sessions.checkToken(given))
+    if (!sessions.checkTokenFrom(request.ip, given))
       throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
     const operator = request.headers['x-operator'];
     return { name: operatorName(Array.isArray(operator) ? undefined : operator), via: 'token' };
@@ -98,7 +100,7 @@ function json(reply: FastifyReply, status: number, value: unknown): FastifyReply
     .send(JSON.stringify(value));
 }
 
-/** The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429 with Retry-After. */
+/** The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429s with Retry-After. */
 function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const validation = (error as Partial<FastifyError> | null)?.validation;
   if (validation) {
@@ -107,13 +109,7 @@ function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyReques
     const detail = `${where}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`;
     return sendResponse(reply, serviceProblem('ADMIN_QUERY_INVALID', detail));
   }
-  if (error instanceof ServiceError && error.code === 'ADMIN_RATE_LIMITED') {
-    return sendResponse(
-      reply,
-      serviceProblem(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
-    );
-  }
-  const problem = problemOf(error);
+  const problem = adminProblemOf(error);
   if (problem) return sendResponse(reply, problem);
   ctx.logger.error({ err: error, url: request.routeOptions.url }, 'admin request failed');
   return sendResponse(reply, internalError());

@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { internalError, problemOf, sendResponse } from '../http-edge.js';
+import { internalError, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { authenticate } from './admin-api.js';
 import { type AdminSessions, operatorName, SESSION_COOKIE } from './admin-auth.js';
+import { adminProblemOf } from './admin-problem.js';
 
 /**
  * Where `npm run build` puts the console (`dist/console`: `index.html`, `login.html`, `assets/`), found from this
@@ -70,7 +71,7 @@ export async function registerConsolePages(
       });
     }
     scope.setErrorHandler((error, request, reply) => {
-      const problem = problemOf(error);
+      const problem = adminProblemOf(error);
       if (problem) return sendResponse(reply, problem);
       ctx.logger.error({ err: error, url: request.routeOptions.url }, 'console request failed');
       return sendResponse(reply, internalError());
@@ -93,7 +94,7 @@ export async function registerConsolePages(
     scope.post<{ Body: { token?: unknown; operator?: unknown } }>('/console/login', async (request, reply) => {
       const body = request.body;
       const token = body && typeof body === 'object' && typeof body.token === 'string' ? body.token : '';
-      if (!sessions.checkToken(token)) {
+      if (!sessions.checkTokenFrom(request.ip, token)) {
         ctx.logger.warn({ ip: request.ip }, 'console login refused');
         throw new ServiceError('ADMIN_TOKEN_INVALID', 'wrong admin token');
       }
