@@ -372,13 +372,13 @@ describe('admin API: replay rate limit and logs', () => {
       ).body.items.length;
       const one = await admin<{ result: { considered: number } }>(url, 'POST', '/admin/api/deliveries/replay', {
         token: TOKEN,
-        body: { filter, limit: 1 },
+        body: { filter, limit: 1, dryRun: false },
       });
       expect(one.status).toBe(200);
       expect(one.body.result.considered).toBe(1);
       const limited = await admin<{ code: string }>(url, 'POST', '/admin/api/deliveries/replay', {
         token: TOKEN,
-        body: { filter, limit: 1 },
+        body: { filter, limit: 1, dryRun: false },
       });
       expect(limited.status).toBe(429);
       expect(limited.body.code).toBe('ADMIN_RATE_LIMITED');

@@ -41,6 +41,7 @@ import {
   timelineSchema,
 } from './admin-schemas.js';
 import { orderTimeline } from './admin-timeline.js';
+import { type StrictSchema, strictInputViolation } from './strict-input.js';
 
 /** The parts the admin API serves from. */
 export interface AdminParts {
@@ -89,6 +90,19 @@ export function authenticate(sessions: AdminSessions, request: FastifyRequest): 
   }
   sessionsOf.set(request, session);
   return { name: session.operator, via: 'session' };
+}
+
+/**
+ * Refuses what fastify's Ajv would silently repair: an unknown query parameter or body field (it would be dropped,
+ * so a misspelled filter selects everything) and a body value of another JSON type (`null` would become `false`,
+ * turning `dryRun: null` into a real run). @throws {ServiceError} `ADMIN_QUERY_INVALID` (400), before any read or write.
+ */
+function refuseHiddenInput(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema as { querystring?: StrictSchema; body?: StrictSchema } | undefined;
+  const violation =
+    (schema?.querystring ? strictInputViolation(schema.querystring, request.query, 'querystring', false) : null) ??
+    (schema?.body && request.body !== undefined ? strictInputViolation(schema.body, request.body, 'body', true) : null);
+  if (violation !== null) throw new ServiceError('ADMIN_QUERY_INVALID', violation);
 }
 
 /** A JSON answer sent as a string (fastify sends strings as they are: the schemas only document the answers). */
@@ -203,6 +217,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     scope.addHook('onRequest', async (request) => {
       actors.set(request, authenticate(sessions, request));
     });
+    scope.addHook('preValidation', async (request) => refuseHiddenInput(request));
     await scope.register(
       fastifyIdempotencyKey({
         guard: ctx.httpGuard,
@@ -349,23 +364,32 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     );
     scope.post<P & { Body: { dryRun?: boolean } }>(
       `${p}/deliveries/:id/replay`,
-      post('Replay one delivery through the intake (or a dry run)', bodySchemas.replayOne, [404, 409, 429], true),
+      post(
+        'Replay one delivery through the intake; a dry run unless the body says dryRun: false',
+        bodySchemas.replayOne,
+        [404, 409, 429],
+        true,
+      ),
       async (request, reply) =>
         json(
           reply,
           200,
-          await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun === true),
+          await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun !== false),
         ),
     );
     scope.post<{ Body: { dryRun?: boolean; limit?: number; filter?: DeliveryFilter } }>(
       `${p}/deliveries/replay`,
-      post('Replay the deliveries a filter selects (rate-limited; or a dry run)', bodySchemas.replayRange, [409, 429]),
+      post(
+        'Replay the deliveries a filter selects (rate-limited); a dry run unless the body says dryRun: false',
+        bodySchemas.replayRange,
+        [409, 429],
+      ),
       async (request, reply) => {
         const body = request.body ?? {};
         return json(
           reply,
           200,
-          await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun === true),
+          await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun !== false),
         );
       },
     );

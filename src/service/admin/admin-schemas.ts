@@ -212,6 +212,13 @@ export const actionResultSchema = {
   properties: { actionId: { type: 'string' }, dryRun: { type: 'boolean' }, result: { type: 'object' } },
 } as const;
 
+/** A replay's `dryRun`: a dry run unless `false` is sent (absent means dry run; `null` or a string is 400). */
+const dryRun = {
+  type: 'boolean',
+  default: true,
+  description: 'true (the default when absent): only say what the replay would do; false: replay',
+} as const;
+
 /** Bodies of the actions. */
 export const bodySchemas = {
   release: {
@@ -237,13 +244,13 @@ export const bodySchemas = {
   replayOne: {
     type: 'object',
     additionalProperties: false,
-    properties: { dryRun: { type: 'boolean', default: false } },
+    properties: { dryRun },
   },
   replayRange: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      dryRun: { type: 'boolean', default: false },
+      dryRun,
       limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
       filter: {
         type: 'object',
