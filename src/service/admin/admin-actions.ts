@@ -9,6 +9,7 @@ import { type AdminActor, journalAction } from './admin-audit.js';
 import { type DeliveryFilter, type DeliveryRow, deliveriesInRange } from './admin-lists.js';
 import { type AdminReads, staleAfterFor } from './admin-reads.js';
 import type { DeliveryReplayer, ReplayItem } from './delivery-replay.js';
+import { markJournaled } from './failed-action.js';
 import type { TokenBucket } from './token-bucket.js';
 
 /** The answer of an action: what it did (or, in a dry run, would do) and the id of its journal row. */
@@ -91,6 +92,7 @@ export class AdminActions {
           detail,
         });
         this.ctx.logger.info({ actor: actor.name, action, target, refused: error.code }, 'operator action refused');
+        markJournaled(error);
       }
       throw error;
     }

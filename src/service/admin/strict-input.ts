@@ -23,6 +23,9 @@ function typeMatches(type: string | undefined, value: unknown): boolean {
   }
 }
 
+/** How an integer or a boolean query value is written (Ajv would also take `1e400` as an integer, Infinity). */
+const QUERY_TEXT: Readonly<Record<string, RegExp>> = { integer: /^\d{1,16}$/, boolean: /^(true|false)$/ };
+
 /**
  * The first way `value` breaks `schema` that fastify's Ajv would hide — an unknown key of a closed object (Ajv's
  * `removeAdditional` drops it) or, with `types`, a value of another JSON type (Ajv's `coerceTypes` turns `null`
@@ -37,6 +40,8 @@ export function strictInputViolation(
 ): string | null {
   if (value === null && schema.nullable === true) return null;
   if (types && !typeMatches(schema.type, value)) return `${where} must be ${schema.type}`;
+  const written = QUERY_TEXT[schema.type ?? ''];
+  if (!types && written && typeof value === 'string' && !written.test(value)) return `${where} must be ${schema.type}`;
   if (schema.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const properties = schema.properties ?? {};
   for (const [key, item] of Object.entries(value)) {
@@ -46,6 +51,24 @@ export function strictInputViolation(
       continue;
     }
     const violation = strictInputViolation(property, item, `${where}/${key}`, types);
+    if (violation !== null) return violation;
+  }
+  return null;
+}
+
+/** Visible ASCII and space: every id, key, filter and cursor of the admin API (ids and keys are ASCII everywhere). */
+const ADMIN_TEXT = /^[\x20-\x7e]*$/;
+
+/**
+ * The first string in `value` (deeply: object values and array items) outside visible ASCII and space — a NUL
+ * PostgreSQL cannot store, a character MariaDB's ASCII columns cannot compare — as `where/path message`, or `null`.
+ */
+export function nonAsciiViolation(value: unknown, where: string): string | null {
+  if (typeof value === 'string') return ADMIN_TEXT.test(value) ? null : `${where} must be printable ASCII`;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (!ADMIN_TEXT.test(key)) return `${where} has a key that is not printable ASCII`;
+    const violation = nonAsciiViolation(item, `${where}/${key.slice(0, 40)}`);
     if (violation !== null) return violation;
   }
   return null;
