@@ -197,7 +197,7 @@ export class Outbox<DB> {
    *   `not-finished` with the job when it is `queued`/`running` (or, after 3 tries each lost to a worker finishing
    *   the job again in between, as last read);
    *   `not-found` when no job has this id.
-   * @see docs/design.md §7 "Effect ledger"; docs/service.md `POST /admin/jobs/:id/rerun`.
+   * @see docs/design.md §7 "Effect ledger"; docs/console.md `POST /admin/api/jobs/:id/rerun`.
    */
   async requeue(
     jobId: string,

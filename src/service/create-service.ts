@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
@@ -149,12 +148,6 @@ function lenientJson(scope: FastifyInstance): void {
 function rejectionOf(result: unknown): string | null {
   if (!isObject(result) || result.decision !== 'rejected') return null;
   return typeof result.reason === 'string' ? result.reason : 'rejected';
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -330,49 +323,16 @@ async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.
   }
 }
 
-/** `POST /admin/jobs/:id/rerun` behind the bearer token; every admin route is a 404 without a configured token. */
-async function registerAdmin(app: FastifyInstance, ctx: ServiceContext) {
-  await app.register(async (scope) => {
-    lenientJson(scope);
-    scope.setErrorHandler(async (error, request, reply) => {
-      const where = { url: request.url, what: 'admin request failed' };
-      return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
-    });
-    scope.post<{ Params: { id: string } }>('/admin/jobs/:id/rerun', async (request, reply) => {
-      const token = ctx.config.adminToken;
-      if (token === null) return reply.callNotFound();
-      const header = request.headers.authorization ?? '';
-      const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-      if (!sameToken(given, token)) throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
-      const result = await ctx.outbox.requeue(request.params.id);
-      if (result.kind === 'not-found') throw new ServiceError('JOB_NOT_FOUND', `job ${request.params.id} not found`);
-      const job = {
-        id: result.job.id,
-        topic: result.job.topic,
-        dedupeKey: result.job.dedupeKey,
-        status: result.job.status,
-        attempts: result.job.attempts,
-        lastError: result.job.lastError,
-      };
-      if (result.kind === 'not-finished') {
-        throw new ServiceError('JOB_NOT_FINISHED', `job ${job.id} is ${job.status}; it will run without a re-drive`);
-      }
-      ctx.logger.info({ job }, 'outbox job re-driven');
-      return reply.code(202).send({ job });
-    });
-  });
-}
-
 /**
  * Starts the reference payment service of docs/service.md on fastify 5 and returns once it listens:
  * `POST /orders`, `POST /orders/:id/checkout` (`Idempotency-Key` required, scoped by `X-Customer-Id`),
  * `GET /orders/:id` (`OrderView`), `POST /webhooks/stripe` and `POST /webhooks/standard-webhooks` (the webhook
- * intake with its SQL journal; each only with its secret), `GET /healthz`, `GET /metrics`, and
- * `POST /admin/jobs/:id/rerun` (only with `adminToken`). Unless `worker: false` it also runs the outbox worker
- * (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start; when it is down
- * then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503 `STORE_UNAVAILABLE`
- * with `Retry-After` (`/healthz`: 503 `starting`) until it answers, then migrates it and starts the worker. Any
- * later database failure is answered 503 + `Retry-After` too, never a bare 500 (issue 34 items 17, 19).
+ * intake with its SQL journal; each only with its secret), `GET /healthz`, `GET /metrics`, and the operator
+ * console (`/admin/api/*`, `/console`; only with `adminToken`, docs/console.md). Unless `worker: false` it also runs
+ * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
+ * when it is down then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503
+ * `STORE_UNAVAILABLE` with `Retry-After` (`/healthz`: 503 `starting`) until it answers, then migrates it and starts
+ * the worker. Any later database failure is answered 503 + `Retry-After` too, never a bare 500.
  *
  * A verified webhook event is mapped to a payment event (`paymentEventOf`) and applied by
  * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,
@@ -396,7 +356,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const runtime = await openServiceRuntime(options);
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
-  const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: SERVICE_BODY_LIMIT_BYTES,
+    ...edgeServerOptions(ctx.logger),
+    ...(ctx.config.trustProxy ? { trustProxy: [...ctx.config.trustProxy] } : {}),
+  });
   installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
   // Until the database has answered and been migrated, every route but the probes answers 503 + Retry-After.
   app.addHook('onRequest', async (request, reply) => {
@@ -413,7 +378,6 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       await app.register(fastifyWebhooks(intake));
     }
     await registerOrders(app, ctx, runtime, options);
-    await registerAdmin(app, ctx);
     if (ctx.config.adminToken !== null) {
       const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
       await registerAdminConsole(app, ctx, {

@@ -1,4 +1,6 @@
 import { InvalidOption } from '../core/errors.js';
+import { checkAdminTokenStrength } from './admin-token-strength.js';
+import { trustedProxiesOf } from './trusted-proxies.js';
 
 /**
  * Settings of the reference service, as `payonce serve` reads them from flags and the environment
@@ -31,6 +33,13 @@ export interface ServiceSettings {
   host?: string;
   /** Listening port; 0 picks a free one (read `PaymentService.url`). @default 3000 */
   port?: number;
+  /**
+   * The reverse proxies (TLS terminators, load balancers) in front of the service: addresses, CIDR ranges or
+   * `loopback`/`linklocal`/`uniquelocal`, comma-separated or listed. A request from one of them is taken at its
+   * `X-Forwarded-Proto` (the console cookie is `Secure` when it says `https`) and `X-Forwarded-For` (the client
+   * address the admin token throttle counts). `trustedProxiesOf`. @default null (none trusted)
+   */
+  trustProxy?: string | readonly string[] | null;
   /** Base URL of the Stripe-shaped provider API (the sandbox). Required unless `provider` is given. */
   providerUrl?: string | null;
   /** A provider create call with no answer by then makes the attempt `unknown`. @default 5_000 */
@@ -39,7 +48,11 @@ export interface ServiceSettings {
   stripeWebhookSecrets?: string | readonly string[] | null;
   /** Secret(s) of `POST /webhooks/standard-webhooks` (`whsec_` + base64); without them it answers 404. */
   standardWebhooksSecrets?: string | readonly string[] | null;
-  /** Enables `/admin/*` for `Authorization: Bearer <token>`; without it admin routes answer 404. @default null */
+  /**
+   * Enables the operator console (`/admin/api/*`, `/console`) for `Authorization: Bearer <token>` and console logins;
+   * without it admin routes answer 404. At least 32 visible ASCII characters, not predictable
+   * (`checkAdminTokenStrength`). @default null
+   */
   adminToken?: string | null;
   /** Run the outbox worker and the reconciliation job in this process. @default true */
   worker?: boolean;
@@ -122,6 +135,8 @@ export interface ServiceConfig {
   readonly storeTimeoutMs: number;
   readonly host: string;
   readonly port: number;
+  /** Trusted proxies (fastify `trustProxy`), `null` for none. */
+  readonly trustProxy: readonly string[] | null;
   readonly providerUrl: string | null;
   readonly providerTimeoutMs: number;
   readonly stripeWebhookSecrets: readonly string[];
@@ -172,13 +187,19 @@ function optionalText(value: string | null | undefined, name: string): string | 
   return value;
 }
 
+function adminTokenOf(value: string | null | undefined): string | null {
+  const token = optionalText(value, 'adminToken');
+  if (token !== null) checkAdminTokenStrength(token);
+  return token;
+}
+
 /**
  * Applies the defaults of docs/service.md and checks every setting once.
  * @throws {InvalidOption} a duration or port that is not a non-negative integer (port 0–65535, poll, lease,
  *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), a
  *   `databasePoolSize` outside 1–1000, an
  *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
- *   `databaseUrl`, a `redisPrefix` with `{`/`}`.
+ *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`).
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
   const port = int(settings.port, 'port', 0, 3000);
@@ -220,11 +241,12 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     storeTimeoutMs: int(settings.storeTimeoutMs, 'storeTimeoutMs', 1, 2_000),
     host,
     port,
+    trustProxy: trustedProxiesOf(settings.trustProxy),
     providerUrl,
     providerTimeoutMs,
     stripeWebhookSecrets: secrets(settings.stripeWebhookSecrets),
     standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
-    adminToken: optionalText(settings.adminToken, 'adminToken'),
+    adminToken: adminTokenOf(settings.adminToken),
     worker: settings.worker ?? true,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),
     workerConcurrency: atMost(int(settings.workerConcurrency, 'workerConcurrency', 1, 4), 1_000, 'workerConcurrency'),

@@ -3,10 +3,10 @@ import { PayonceError } from '../core/errors.js';
 /**
  * Stable codes of the errors the reference service answers itself (not raised by a library layer);
  * `SERVICE_PROBLEMS` gives their HTTP answers: `CUSTOMER_ID_MISSING` 401, `CUSTOMER_ID_INVALID` 400,
- * `INVALID_REQUEST_BODY` 400, `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, `JOB_NOT_FINISHED` 409, and the
+ * `INVALID_REQUEST_BODY` 400, `ADMIN_TOKEN_INVALID` 401, `JOB_NOT_FOUND` 404, and the
  * edge's own answers: `ROUTE_NOT_FOUND` 404, `MALFORMED_REQUEST` 400, `REQUEST_BODY_TOO_LARGE` 413,
  * `UNSUPPORTED_MEDIA_TYPE` 415, `REQUEST_TIMEOUT` 408, `REQUEST_HEADERS_TOO_LARGE` 431; and the operator console's
- * (`/admin/api`, docs/console.md): `ADMIN_CSRF_INVALID` 403, `ADMIN_QUERY_INVALID` 400, `ADMIN_RATE_LIMITED` 429, `ADMIN_ACTION_UNAVAILABLE` 409, `RECEIPT_NOT_FOUND` 404, `CLAIM_NOT_STALE` 409, `RECEIPT_NOT_RETRYABLE` 409, `JOB_NOT_DEAD` 409, `ATTEMPT_NOT_FOUND` 404, `DELIVERY_NOT_FOUND` 404, `DELIVERY_NOT_REPLAYABLE` 409.
+ * (`/admin/api`, docs/console.md): `ADMIN_CSRF_INVALID` 403, `ADMIN_QUERY_INVALID` 400, `ADMIN_RATE_LIMITED` 429, `ADMIN_AUTH_THROTTLED` 429, `ADMIN_ACTION_UNAVAILABLE` 409, `RECEIPT_NOT_FOUND` 404, `CLAIM_NOT_STALE` 409, `RECEIPT_NOT_RETRYABLE` 409, `JOB_NOT_DEAD` 409, `ATTEMPT_NOT_FOUND` 404, `DELIVERY_NOT_FOUND` 404, `DELIVERY_NOT_REPLAYABLE` 409.
  * @see docs/service.md "HTTP contract"; docs/errors.md.
  */
 export type ServiceErrorCode =
@@ -21,10 +21,10 @@ export type ServiceErrorCode =
   | 'INVALID_REQUEST_BODY'
   | 'ADMIN_TOKEN_INVALID'
   | 'JOB_NOT_FOUND'
-  | 'JOB_NOT_FINISHED'
   | 'ADMIN_CSRF_INVALID'
   | 'ADMIN_QUERY_INVALID'
   | 'ADMIN_RATE_LIMITED'
+  | 'ADMIN_AUTH_THROTTLED'
   | 'ADMIN_ACTION_UNAVAILABLE'
   | 'RECEIPT_NOT_FOUND'
   | 'CLAIM_NOT_STALE'
@@ -36,7 +36,7 @@ export type ServiceErrorCode =
 
 /**
  * An error of the reference service's HTTP edge (`src/service`): a request without `X-Customer-Id`, a body that
- * is not the documented JSON, a wrong admin token, an unknown or still running outbox job. Answered as RFC 9457
+ * is not the documented JSON, a wrong admin token, a refused operator action. Answered as RFC 9457
  * problem+json with the status of `SERVICE_PROBLEMS[code]`.
  * @example throw new ServiceError('CUSTOMER_ID_MISSING', 'send X-Customer-Id');
  */

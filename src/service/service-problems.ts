@@ -7,11 +7,11 @@ import type { ServiceErrorCode } from './service-error.js';
 /**
  * The reference service's own problem table: `CUSTOMER_ID_MISSING`, `ADMIN_TOKEN_INVALID` → 401;
  * `INVALID_REQUEST_BODY`, `CUSTOMER_ID_INVALID`, `MALFORMED_REQUEST` → 400; `JOB_NOT_FOUND`, `ROUTE_NOT_FOUND` →
- * 404; `JOB_NOT_FINISHED` → 409; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE`
+ * 404; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE`
  * → 415; `REQUEST_HEADERS_TOO_LARGE` → 431; the operator console's (`src/service/admin`, docs/console.md):
  * `ADMIN_QUERY_INVALID` → 400; `ADMIN_CSRF_INVALID` → 403; `RECEIPT_NOT_FOUND`, `ATTEMPT_NOT_FOUND`,
  * `DELIVERY_NOT_FOUND` → 404; `CLAIM_NOT_STALE`, `RECEIPT_NOT_RETRYABLE`, `JOB_NOT_DEAD`, `DELIVERY_NOT_REPLAYABLE`,
- * `ADMIN_ACTION_UNAVAILABLE` → 409; `ADMIN_RATE_LIMITED` → 429.
+ * `ADMIN_ACTION_UNAVAILABLE` → 409; `ADMIN_RATE_LIMITED`, `ADMIN_AUTH_THROTTLED` → 429.
  * @see RFC 9110 §15.5, RFC 6585 §5; docs/service.md "HTTP contract"; docs/errors.md.
  */
 export const SERVICE_PROBLEMS = Object.freeze({
@@ -26,10 +26,10 @@ export const SERVICE_PROBLEMS = Object.freeze({
   INVALID_REQUEST_BODY: { status: 400, title: 'Invalid request body' },
   ADMIN_TOKEN_INVALID: { status: 401, title: 'Admin token missing or wrong' },
   JOB_NOT_FOUND: { status: 404, title: 'Outbox job not found' },
-  JOB_NOT_FINISHED: { status: 409, title: 'Outbox job is not finished' },
   ADMIN_CSRF_INVALID: { status: 403, title: 'CSRF token missing or wrong' },
   ADMIN_QUERY_INVALID: { status: 400, title: 'Admin query parameter invalid' },
   ADMIN_RATE_LIMITED: { status: 429, title: 'Admin action rate limit reached' },
+  ADMIN_AUTH_THROTTLED: { status: 429, title: 'Too many wrong admin tokens' },
   ADMIN_ACTION_UNAVAILABLE: { status: 409, title: 'Admin action unavailable here' },
   RECEIPT_NOT_FOUND: { status: 404, title: 'Receipt not found' },
   CLAIM_NOT_STALE: { status: 409, title: 'Claim is not stale' },

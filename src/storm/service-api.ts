@@ -106,12 +106,15 @@ export class ServiceApi {
     return this.http.send({ method: 'GET', url: `${this.next()}/healthz` });
   }
 
-  /** `POST /admin/jobs/:id/rerun` with `Authorization: Bearer <adminToken>`. */
-  rerunJob(adminToken: string, jobId: string): Promise<HttpAnswer> {
+  /**
+   * The console's `POST /admin/api/jobs/:id/rerun` with `Authorization: Bearer <adminToken>` and the
+   * `Idempotency-Key` `key` (docs/console.md): reruns a dead-lettered job, refuses any other 409 `JOB_NOT_DEAD`.
+   */
+  rerunJob(adminToken: string, jobId: string, key: string): Promise<HttpAnswer> {
     return this.http.send({
       method: 'POST',
-      url: `${this.next()}/admin/jobs/${encodeURIComponent(jobId)}/rerun`,
-      headers: { authorization: `Bearer ${adminToken}` },
+      url: `${this.next()}/admin/api/jobs/${encodeURIComponent(jobId)}/rerun`,
+      headers: { authorization: `Bearer ${adminToken}`, 'idempotency-key': key, 'x-operator': 'payonce-storm' },
       body: {},
     });
   }

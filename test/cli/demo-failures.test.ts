@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -105,10 +106,13 @@ describe('payonce demo: a service that does not come back', () => {
   }, 60_000);
 });
 
+/** The console token the demo is started with (random: a fixed placeholder would be refused as predictable). */
+const DEMO_TOKEN = randomBytes(32).toString('hex');
+
 describe('payonce demo --serve', () => {
   it('keeps the service and the sandbox running for a real order until Ctrl-C, then stops both', async () => {
     const child = spawn(process.execPath, [payonceBin(), 'demo', '--serve', '--only', 'none'], {
-      env: { ...process.env, DATABASE_URL: '', PAYONCE_ADMIN_TOKEN: 'demo-test-admin-token' },
+      env: { ...process.env, DATABASE_URL: '', PAYONCE_ADMIN_TOKEN: DEMO_TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -149,14 +153,12 @@ describe('payonce demo --serve', () => {
       }
       expect(view.order.status).toBe('completed');
       expect(view.fulfilments).toHaveLength(1);
-      // PAYONCE_ADMIN_TOKEN chose the admin token: a re-run of the done fulfilment job is accepted, nothing doubles.
+      // PAYONCE_ADMIN_TOKEN chose the console's token: the dead-job list answers with it; the old rerun route is gone.
+      const auth = { authorization: `Bearer ${DEMO_TOKEN}` };
+      expect((await fetch(`${url}/admin/api/jobs?status=dead`, { headers: auth })).status).toBe(200);
       const job = view.jobs.find((j) => j.status === 'done')!;
-      const rerun = await fetch(`${url}/admin/jobs/${job.id}/rerun`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer demo-test-admin-token' },
-      });
-      expect(rerun.status).toBe(202);
-      expect(stdout).not.toContain('demo-test-admin-token');
+      expect((await fetch(`${url}/admin/jobs/${job.id}/rerun`, { method: 'POST', headers: auth })).status).toBe(404);
+      expect(stdout).not.toContain(DEMO_TOKEN);
       expect(stdout).toContain('authorization: Bearer $PAYONCE_ADMIN_TOKEN');
       const ledger = await fetch(`${sandbox[1]}/_sandbox/charges?order_id=${orderId}`);
       expect(((await ledger.json()) as { charges: number }).charges).toBe(1);

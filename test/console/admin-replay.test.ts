@@ -137,7 +137,7 @@ describe('admin API: retry, replay one, reconcile', () => {
       `/admin/api/deliveries/${valid?.id}/replay`,
       {
         token: TOKEN,
-        body: {},
+        body: { dryRun: false },
       },
     );
     expect(run.body.result.result).toMatchObject({ status: 200, decision: 'duplicate' });
@@ -207,5 +207,93 @@ describe('admin API: retry, replay one, reconcile', () => {
     });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('ATTEMPT_NOT_FOUND');
+  });
+});
+
+describe('replay input: a dry run unless dryRun: false is sent; unknown keys and non-booleans are 400', () => {
+  /** How many deliveries are journaled (a real replay adds one). */
+  async function journaled(): Promise<number> {
+    const page = await admin<{ items: unknown[] }>(h.service.url, 'GET', '/admin/api/deliveries?limit=200', {
+      token: TOKEN,
+    });
+    return page.body.items.length;
+  }
+
+  it('refuses misspelled, null or string dry-run flags and unknown filters before anything is sent', async () => {
+    const { attempt } = await pendingOrder();
+    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+    const body = stripeIntentEvent({
+      eventId,
+      type: 'payment_intent.succeeded',
+      paymentId: attempt.providerPaymentId,
+      merchantReference: attempt.id,
+      amountMinor: 2500,
+      currency: 'EUR',
+    });
+    expect((await deliver(h.service.url, 'stripe', body, signed(eventId, body))).status).toBe(200);
+    const rows = await admin<{ items: { id: string; eventKey: string }[] }>(
+      h.service.url,
+      'GET',
+      `/admin/api/deliveries?eventKey=${eventId}`,
+      { token: TOKEN },
+    );
+    const id = rows.body.items[0]?.id ?? '';
+    expect(id).not.toBe('');
+    const before = await journaled();
+    const one = `/admin/api/deliveries/${id}/replay`;
+    const range = '/admin/api/deliveries/replay';
+    for (const [path, input] of [
+      [one, { dry_run: true }],
+      [one, { DryRun: true }],
+      [one, { dryRun: null }],
+      [one, { dryRun: 'true' }],
+      [one, { dryRun: 0 }],
+      [range, { dryRun: null }],
+      [range, { filter: { eventkey: eventId } }],
+      [range, { filter: { eventKey: eventId }, dry_run: true }],
+      [range, { filter: { eventKey: eventId }, limit: '1' }],
+    ] as const) {
+      const refused = await admin<{ code: string }>(h.service.url, 'POST', path, { token: TOKEN, body: input });
+      expect(refused.status, `${path} ${JSON.stringify(input)}`).toBe(400);
+      expect(refused.body.code).toBe('ADMIN_QUERY_INVALID');
+    }
+    const misspelled = await admin<{ code: string }>(
+      h.service.url,
+      'GET',
+      `/admin/api/deliveries?eventkey=${eventId}`,
+      {
+        token: TOKEN,
+      },
+    );
+    expect(misspelled.status).toBe(400);
+    expect(misspelled.body.code).toBe('ADMIN_QUERY_INVALID');
+    expect(await journaled()).toBe(before);
+
+    for (const input of [{}, { dryRun: true }]) {
+      const dry = await admin<{ dryRun: boolean }>(h.service.url, 'POST', one, { token: TOKEN, body: input });
+      expect(dry.status).toBe(200);
+      expect(dry.body.dryRun).toBe(true);
+    }
+    const bare = await fetch(`${h.service.url}${one}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
+      body: '',
+    });
+    expect(bare.status).toBe(200);
+    expect(((await bare.json()) as { dryRun: boolean }).dryRun).toBe(true);
+    const rangeDry = await admin<{ dryRun: boolean; result: { considered: number } }>(h.service.url, 'POST', range, {
+      token: TOKEN,
+      body: { filter: { eventKey: eventId } },
+    });
+    expect(rangeDry.body).toMatchObject({ dryRun: true, result: { considered: 1 } });
+    expect(await journaled()).toBe(before);
+
+    const run = await admin<{ dryRun: boolean }>(h.service.url, 'POST', one, { token: TOKEN, body: { dryRun: false } });
+    expect(run.body.dryRun).toBe(false);
+    expect(await journaled()).toBe(before + 1);
   });
 });

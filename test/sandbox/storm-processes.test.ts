@@ -28,7 +28,7 @@ const SERVE_ARGS = [
 // the shared webhook secret, exactly as docs/sandbox.md tells a user to run them.
 describe('payonce storm against payonce serve + payonce sandbox as separate processes', () => {
   const secret = newSigningSecret('stripe');
-  const adminToken = randomBytes(18).toString('base64url');
+  const adminToken = randomBytes(32).toString('base64url');
   let sandbox: SandboxProcess;
   let service: SupervisedService;
   let ns: { path: string; drop(): Promise<void> };

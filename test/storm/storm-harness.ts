@@ -39,7 +39,7 @@ export async function startStormWorld(
   const sandbox = await createSandbox({ timeScale: 0.001, signing: { scheme } });
   const secret = sandbox.controls.signing().secret;
   const ns = await createSqliteNamespace();
-  const adminToken = randomBytes(12).toString('hex');
+  const adminToken = randomBytes(24).toString('hex');
   let service: PaymentService;
   try {
     service = await createService({

@@ -3,7 +3,7 @@ import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { loadCommand } from '../missing-package.js';
-import { portOf, untilSignal } from './serve.js';
+import { portOf, trustProxyOption, untilSignal } from './serve.js';
 
 interface ConsoleFlags {
   databaseUrl: string;
@@ -11,6 +11,7 @@ interface ConsoleFlags {
   host: string;
   providerUrl?: string;
   logLevel: string;
+  trustProxy?: string;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -32,6 +33,7 @@ export function registerConsole(program: Command, io: CliIo): void {
     .addOption(databaseUrlOptionForConsole())
     .addOption(new Option('--port <port>', 'listening port (0 picks one)').env('PORT').default(3100).argParser(portOf))
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
+    .addOption(trustProxyOption())
     .addOption(
       new Option('--provider-url <url>', 'provider API base URL (enables "reconcile now")').env('PAYONCE_PROVIDER_URL'),
     )
@@ -60,6 +62,7 @@ export function registerConsole(program: Command, io: CliIo): void {
         stripeWebhookSecrets: nonEmpty(process.env.STRIPE_WEBHOOK_SECRET) ?? null,
         standardWebhooksSecrets: nonEmpty(process.env.STANDARD_WEBHOOKS_SECRET) ?? null,
         logLevel: flags.logLevel,
+        trustProxy: nonEmpty(flags.trustProxy) ?? null,
       });
       io.out(`payonce console listening on ${server.url}/console/`);
       io.out(`database ${describeTarget(target)}`);

@@ -271,6 +271,18 @@ interface ServeFlags extends RuntimeFlags {
   port: number;
   host: string;
   worker: boolean;
+  trustProxy?: string;
+}
+
+/**
+ * `--trust-proxy <list>` (env `PAYONCE_TRUST_PROXY`) of `payonce serve` and `payonce console`: the proxies whose
+ * `X-Forwarded-*` headers count (docs/console.md "Behind a TLS proxy"). Checked by the service (`trustProxy`).
+ */
+export function trustProxyOption(): Option {
+  return new Option(
+    '--trust-proxy <list>',
+    'addresses / CIDR ranges / loopback,linklocal,uniquelocal of the TLS proxy in front: their X-Forwarded-Proto and -For count (default: none)',
+  ).env('PAYONCE_TRUST_PROXY');
 }
 
 /**
@@ -298,12 +310,19 @@ export function registerServe(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
+    .addOption(trustProxyOption())
     .action(async (flags: ServeFlags) => {
       const options = runtimeOptions(flags, process.env);
       const signal = untilSignal();
       // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
       const { createService } = await loadCommand('serve', () => import('../../service/create-service.js'));
-      const service = await createService({ ...options, port: flags.port, host: flags.host, worker: flags.worker });
+      const service = await createService({
+        ...options,
+        port: flags.port,
+        host: flags.host,
+        worker: flags.worker,
+        trustProxy: nonEmpty(flags.trustProxy) ?? null,
+      });
       io.out(`payonce service listening on ${service.url}`);
       io.out(
         `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${

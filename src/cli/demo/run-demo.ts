@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { newSigningSecret } from '../../sandbox/webhook-signer.js';
+import { checkAdminTokenStrength } from '../../service/admin-token-strength.js';
 import { describeTarget, parseDatabaseUrl } from '../../stores/database-url.js';
 import { DEFAULT_STORM_CONCURRENCY, runStorm } from '../../storm/run-storm.js';
 import type { StormReport } from '../../storm/storm-report.js';
@@ -35,7 +36,10 @@ export interface DemoOptions {
   readonly reportPath?: string;
   /** Port of the service on 127.0.0.1. @default a free port */
   readonly port?: number;
-  /** Token of the service's `/admin/*` routes. @default random (never printed) */
+  /**
+   * Token of the service's operator console (`PAYONCE_ADMIN_TOKEN`), checked by `checkAdminTokenStrength`.
+   * @default 32 random bytes, base64url (never printed)
+   */
   readonly adminToken?: string;
   /** Sandbox time compression (retry schedule, settle delay). @default 0.001 (the 5 s retry after 5 ms) */
   readonly timeScale?: number;
@@ -90,6 +94,7 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
  * @throws {CliUsageError} `only` is empty (`--only none`) without `serve`: nothing would run (exit 2).
  * @throws {InvalidDatabaseUrl} a malformed or unsupported `databaseUrl` (exit 2), before anything starts.
+ * @throws {InvalidOption} a short or predictable `adminToken`, before anything starts.
  * @throws {CliUsageError} a bad `replicas`, or more than one replica on SQLite (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
@@ -101,11 +106,12 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     throw new CliUsageError('--only none runs no scenario: add --serve to just start the sandbox and the service');
   }
   if (options.databaseUrl !== undefined) parseDatabaseUrl(options.databaseUrl);
+  if (options.adminToken !== undefined) checkAdminTokenStrength(options.adminToken);
   const replicaCount = replicasOf(options);
   const tempDir = options.databaseUrl === undefined ? await mkdtemp(join(tmpdir(), 'payonce-demo-')) : null;
   const databaseUrl = options.databaseUrl ?? join(tempDir!, 'payonce-demo.sqlite');
   const database = describeTarget(parseDatabaseUrl(databaseUrl));
-  const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
+  const adminToken = options.adminToken ?? randomBytes(32).toString('base64url');
   let sandbox: Sandbox | null = null;
   const supervisors: ServiceSupervisor[] = [];
   let forwarder: RoundRobinForwarder | null = null;

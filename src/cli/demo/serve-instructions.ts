@@ -31,8 +31,8 @@ export function serveInstructions(input: ServeInstructionsInput): string[] {
     `  curl -s '${p}/_sandbox/charges?order_id=ORDER_ID'`,
     `  curl -s ${s}/metrics`,
     input.adminTokenFromEnv
-      ? `  curl -s -X POST ${s}/admin/jobs/JOB_ID/rerun -H "authorization: Bearer $PAYONCE_ADMIN_TOKEN"`
-      : '  (admin routes: set PAYONCE_ADMIN_TOKEN before payonce demo to choose their token)',
+      ? `  curl -s ${s}/admin/api/jobs?status=dead -H "authorization: Bearer $PAYONCE_ADMIN_TOKEN"  (console: ${s}/console/)`
+      : '  (operator console: set PAYONCE_ADMIN_TOKEN, 32+ characters, before payonce demo to choose its token)',
     '',
     'Ctrl-C stops both.',
   ];

@@ -7,8 +7,9 @@ import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { type AdminActor, journalAction } from './admin-audit.js';
 import { type DeliveryFilter, type DeliveryRow, deliveriesInRange } from './admin-lists.js';
-import { type AdminReads, num, staleAfterFor } from './admin-reads.js';
+import { type AdminReads, staleAfterFor } from './admin-reads.js';
 import type { DeliveryReplayer, ReplayItem } from './delivery-replay.js';
+import { markJournaled } from './failed-action.js';
 import type { TokenBucket } from './token-bucket.js';
 
 /** The answer of an action: what it did (or, in a dry run, would do) and the id of its journal row. */
@@ -91,6 +92,7 @@ export class AdminActions {
           detail,
         });
         this.ctx.logger.info({ actor: actor.name, action, target, refused: error.code }, 'operator action refused');
+        markJournaled(error);
       }
       throw error;
     }
@@ -364,10 +366,4 @@ export class AdminActions {
       .executeTakeFirst();
     return attempt ? attempt.order_id : null;
   }
-}
-
-/** The wait before a rate-limited replay may be tried again, in whole seconds, from an `ADMIN_RATE_LIMITED`. */
-export function retryAfterSeconds(error: ServiceError): number {
-  const match = /in (\d+) s/.exec(error.message);
-  return match ? num(match[1]) : 1;
 }

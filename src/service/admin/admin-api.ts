@@ -1,14 +1,15 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PayonceError } from '../../core/errors.js';
 import { fastifyIdempotencyKey } from '../../http/fastify-idempotency-key.js';
 import { databaseReachable } from '../database-reachable.js';
 import { failureAnswer, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { serviceProblem } from '../service-problems.js';
-import { type AdminActions, retryAfterSeconds } from './admin-actions.js';
-import type { AdminActor } from './admin-audit.js';
+import type { AdminActions } from './admin-actions.js';
+import { type AdminActor, journalAction } from './admin-audit.js';
 import { type AdminSession, type AdminSessions, CSRF_HEADER, operatorName, SESSION_COOKIE } from './admin-auth.js';
 import {
   type ActionQuery,
@@ -27,6 +28,7 @@ import {
   type ReceiptQuery,
 } from './admin-lists.js';
 import { readOverview } from './admin-overview.js';
+import { adminProblemOf } from './admin-problem.js';
 import type { AdminReads } from './admin-reads.js';
 import {
   actionResultSchema,
@@ -41,6 +43,8 @@ import {
   timelineSchema,
 } from './admin-schemas.js';
 import { orderTimeline } from './admin-timeline.js';
+import { failedActionRecord, isJournaled } from './failed-action.js';
+import { nonAsciiViolation, type StrictSchema, strictInputViolation } from './strict-input.js';
 
 /** The parts the admin API serves from. */
 export interface AdminParts {
@@ -66,13 +70,14 @@ function actorOf(request: FastifyRequest): AdminActor {
 /**
  * Authenticates one admin request: `Authorization: Bearer <token>` (compared in constant time; the operator is
  * `X-Operator` or `operator`), else the console's session cookie, whose POSTs must carry the session's
- * `X-CSRF-Token`. @throws {ServiceError} `ADMIN_TOKEN_INVALID` (401), `ADMIN_CSRF_INVALID` (403).
+ * `X-CSRF-Token`. Wrong bearer tokens are throttled per client address (`request.ip`).
+ * @throws {ServiceError} `ADMIN_TOKEN_INVALID` (401), `ADMIN_CSRF_INVALID` (403), `ADMIN_AUTH_THROTTLED` (429).
  */
 export function authenticate(sessions: AdminSessions, request: FastifyRequest): AdminActor {
   const header = request.headers.authorization;
   if (header !== undefined) {
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!sessions.checkToken(given))
+    if (!sessions.checkTokenFrom(request.ip, given))
       throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
     const operator = request.headers['x-operator'];
     return { name: operatorName(Array.isArray(operator) ? undefined : operator), via: 'token' };
@@ -90,6 +95,23 @@ export function authenticate(sessions: AdminSessions, request: FastifyRequest): 
   return { name: session.operator, via: 'session' };
 }
 
+/**
+ * Refuses, before any read or write, text the databases cannot take (a NUL on PostgreSQL, non-ASCII on MariaDB's
+ * ASCII columns: every admin id, key and filter is printable ASCII) and what fastify's Ajv would silently repair: an unknown query parameter or body field (it would be dropped,
+ * so a misspelled filter selects everything) and a body value of another JSON type (`null` would become `false`,
+ * turning `dryRun: null` into a real run). @throws {ServiceError} `ADMIN_QUERY_INVALID` (400), before any read or write.
+ */
+function refuseHiddenInput(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema as { querystring?: StrictSchema; body?: StrictSchema } | undefined;
+  const violation =
+    nonAsciiViolation(request.params, 'params') ??
+    nonAsciiViolation(request.query, 'querystring') ??
+    nonAsciiViolation(request.body, 'body') ??
+    (schema?.querystring ? strictInputViolation(schema.querystring, request.query, 'querystring', false) : null) ??
+    (schema?.body && request.body !== undefined ? strictInputViolation(schema.body, request.body, 'body', true) : null);
+  if (violation !== null) throw new ServiceError('ADMIN_QUERY_INVALID', violation);
+}
+
 /** A JSON answer sent as a string (fastify sends strings as they are: the schemas only document the answers). */
 function json(reply: FastifyReply, status: number, value: unknown): FastifyReply {
   return reply
@@ -100,25 +122,60 @@ function json(reply: FastifyReply, status: number, value: unknown): FastifyReply
 }
 
 /**
- * The admin scope's error answer: problem+json; Ajv validation → `ADMIN_QUERY_INVALID`; 429 with Retry-After;
- * a database that does not answer → 503 `STORE_UNAVAILABLE` with Retry-After (`failureAnswer`).
+ * The problem answer of an admin scope error: Ajv validation → `ADMIN_QUERY_INVALID`; 429s with Retry-After; a
+ * database that does not answer → 503 `STORE_UNAVAILABLE` with Retry-After (`failureAnswer`); else the generic 500.
  */
-async function sendProblem(ctx: ServiceContext, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+async function problemFor(ctx: ServiceContext, error: unknown, request: FastifyRequest) {
   const validation = (error as Partial<FastifyError> | null)?.validation;
   if (validation) {
     const where = (error as FastifyError).validationContext ?? 'request';
     const first = validation[0];
     const detail = `${where}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`;
-    return sendResponse(reply, serviceProblem('ADMIN_QUERY_INVALID', detail));
+    return serviceProblem('ADMIN_QUERY_INVALID', detail);
   }
-  if (error instanceof ServiceError && error.code === 'ADMIN_RATE_LIMITED') {
-    return sendResponse(
-      reply,
-      serviceProblem(error.code, error.message, { 'retry-after': String(retryAfterSeconds(error)) }),
-    );
-  }
+  const problem = adminProblemOf(error);
+  if (problem) return problem;
   const where = { url: request.routeOptions.url ?? request.url, what: 'admin request failed' };
-  return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
+  return failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where);
+}
+
+/** Requests whose failure is journaled (by the action itself or by {@link journalFailure}). */
+const failureJournaled = new WeakSet<FastifyRequest>();
+
+/** Journals a failed action (bad input, no key, an unexpected error) that its own code did not journal. */
+async function journalFailure(
+  parts: AdminParts,
+  request: FastifyRequest,
+  failure: { error: unknown; status: number; code: string },
+) {
+  const actor = actors.get(request);
+  if (!actor || failureJournaled.has(request)) return;
+  failureJournaled.add(request);
+  if (isJournaled(failure.error)) return;
+  const { error, status, code } = failure;
+  const message = error instanceof Error ? error.message : String(error);
+  const record = failedActionRecord(request, actor, { code, message }, status);
+  if (!record) return;
+  try {
+    await journalAction(parts.reads.db, parts.reads.redactor, parts.ctx.clock.now(), record);
+  } catch (failure) {
+    parts.ctx.logger.error({ err: failure, action: record.action }, 'failed admin action could not be journaled');
+  }
+}
+
+/** The admin scope's error answer (problem+json), after journaling a failed action. */
+async function sendProblem(parts: AdminParts, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const problem = await problemFor(parts.ctx, error, request);
+  const code =
+    error instanceof PayonceError
+      ? error.code
+      : (error as Partial<FastifyError> | null)?.validation
+        ? 'ADMIN_QUERY_INVALID'
+        : problem.status >= 500
+          ? 'INTERNAL_ERROR'
+          : 'INVALID_REQUEST_BODY';
+  await journalFailure(parts, request, { error, status: problem.status, code });
+  return sendResponse(reply, problem);
 }
 
 /** JSON bodies: empty → `{}`, unparsable → `INVALID_REQUEST_BODY`. */
@@ -205,9 +262,18 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       },
     });
     jsonBodies(scope);
-    scope.setErrorHandler((error, request, reply) => sendProblem(ctx, error, request, reply));
+    scope.setErrorHandler((error, request, reply) => sendProblem(parts, error, request, reply));
     scope.addHook('onRequest', async (request) => {
       actors.set(request, authenticate(sessions, request));
+    });
+    scope.addHook('preValidation', async (request) => refuseHiddenInput(request));
+    // A refusal answered without an error (the Idempotency-Key adapter's 400/409/422) is journaled here.
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode < 400) return payload;
+      const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      const code = /"code":"([A-Z_]{1,60})"/.exec(text)?.[1] ?? `HTTP_${reply.statusCode}`;
+      await journalFailure(parts, request, { error: new Error(code), status: reply.statusCode, code });
+      return payload;
     });
     await scope.register(
       fastifyIdempotencyKey({
@@ -355,23 +421,32 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
     );
     scope.post<P & { Body: { dryRun?: boolean } }>(
       `${p}/deliveries/:id/replay`,
-      post('Replay one delivery through the intake (or a dry run)', bodySchemas.replayOne, [404, 409, 429], true),
+      post(
+        'Replay one delivery through the intake; a dry run unless the body says dryRun: false',
+        bodySchemas.replayOne,
+        [404, 409, 429],
+        true,
+      ),
       async (request, reply) =>
         json(
           reply,
           200,
-          await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun === true),
+          await actions.replayDelivery(actorOf(request), request.params.id, request.body?.dryRun !== false),
         ),
     );
     scope.post<{ Body: { dryRun?: boolean; limit?: number; filter?: DeliveryFilter } }>(
       `${p}/deliveries/replay`,
-      post('Replay the deliveries a filter selects (rate-limited; or a dry run)', bodySchemas.replayRange, [409, 429]),
+      post(
+        'Replay the deliveries a filter selects (rate-limited); a dry run unless the body says dryRun: false',
+        bodySchemas.replayRange,
+        [409, 429],
+      ),
       async (request, reply) => {
         const body = request.body ?? {};
         return json(
           reply,
           200,
-          await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun === true),
+          await actions.replayRange(actorOf(request), body.filter ?? {}, body.limit ?? 50, body.dryRun !== false),
         );
       },
     );

@@ -20,7 +20,8 @@ export interface AdminActionRecord {
   readonly target: string;
   readonly orderId: string | null;
   readonly dryRun: boolean;
-  readonly outcome: 'done' | 'refused' | 'dry-run';
+  /** `failed`: an unexpected error (5xx) stopped it; `refused`: a typed 4xx refusal. */
+  readonly outcome: 'done' | 'refused' | 'dry-run' | 'failed';
   readonly detail: unknown;
 }
 

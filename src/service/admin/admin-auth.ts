@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { AuthThrottle } from './auth-throttle.js';
 
 /** Name of the console's session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'payonce_console';
@@ -28,7 +29,8 @@ export function operatorName(value: unknown): string {
  * The admin token check and the console's sessions (in memory: a restart logs everyone out). The token is
  * compared in constant time whatever its length: both sides are first reduced to an HMAC-SHA256 under a random
  * per-process key, then compared with `timingSafeEqual`, so neither the length nor any prefix of the token leaks
- * through timing. Session ids and CSRF tokens are 32 random bytes (base64url).
+ * through timing. Session ids and CSRF tokens are 32 random bytes (base64url). Wrong tokens are throttled per
+ * client ({@link AuthThrottle}: `checkTokenFrom`).
  * @see OWASP Session Management and CSRF Prevention cheat sheets (synchronizer token, SameSite=Strict).
  */
 export class AdminSessions {
@@ -37,21 +39,38 @@ export class AdminSessions {
   private readonly clock: Clock;
   private readonly ttlMs: number;
   private readonly sessions = new Map<string, AdminSession>();
+  private readonly throttle: AuthThrottle;
 
-  /** @param ttlMs session lifetime in ms. @default 28_800_000 (8 h) */
-  constructor(token: string, clock: Clock, ttlMs = 28_800_000) {
+  /**
+   * @param ttlMs session lifetime in ms. @default 28_800_000 (8 h)
+   * @param throttle the failed-check limiter. @default `new AuthThrottle(clock)` (10 failures, then 10 a minute)
+   */
+  constructor(token: string, clock: Clock, ttlMs = 28_800_000, throttle = new AuthThrottle(clock)) {
     this.expected = this.digest(token);
     this.clock = clock;
     this.ttlMs = ttlMs;
+    this.throttle = throttle;
   }
 
   private digest(value: string): Buffer {
     return createHmac('sha256', this.key).update(value, 'utf8').digest();
   }
 
-  /** True when `given` is the admin token (constant time). */
+  /** True when `given` is the admin token (constant time). Not throttled: requests use `checkTokenFrom`. */
   checkToken(given: string): boolean {
     return timingSafeEqual(this.digest(given), this.expected);
+  }
+
+  /**
+   * True when `given` is the admin token, sent by `client` (its address); a wrong one counts against the client.
+   * @throws {ServiceError} `ADMIN_AUTH_THROTTLED` (429) while the client has used up its failed checks (the token
+   *   is then not checked at all).
+   */
+  checkTokenFrom(client: string, given: string): boolean {
+    this.throttle.check(client);
+    const ok = this.checkToken(given);
+    if (!ok) this.throttle.fail(client);
+    return ok;
   }
 
   /** Opens a session for `operator`. */

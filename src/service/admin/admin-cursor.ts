@@ -24,7 +24,7 @@ export function decodeCursor(cursor: string, ids: number): CursorValues {
     Array.isArray(parsed) &&
     parsed.length === ids + 1 &&
     Number.isSafeInteger(parsed[0]) &&
-    parsed.slice(1).every((part) => typeof part === 'string' && part.length <= 400);
+    parsed.slice(1).every((part) => typeof part === 'string' && part.length <= 400 && /^[\x20-\x7e]*$/.test(part));
   if (!valid) throw new ServiceError('ADMIN_QUERY_INVALID', 'cursor is not one this API issued');
   return parsed as unknown as CursorValues;
 }

@@ -5,7 +5,12 @@
 
 const page = { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'rows per page (1–200)' } as const;
 const cursor = { type: 'string', maxLength: 2000, description: 'opaque nextCursor of the previous page' } as const;
-const epochMs = { type: 'integer', minimum: 0, description: 'epoch ms UTC' } as const;
+const epochMs = {
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'epoch ms UTC (0 to 2^53 - 1)',
+} as const;
 const nullableText = { type: 'string', nullable: true } as const;
 
 /** A problem+json answer (RFC 9457) with the stable `code`. */
@@ -200,7 +205,7 @@ export const itemSchemas = {
       target: { type: 'string' },
       orderId: nullableText,
       dryRun: { type: 'boolean' },
-      outcome: { type: 'string', enum: ['done', 'refused', 'dry-run'] },
+      outcome: { type: 'string', enum: ['done', 'refused', 'dry-run', 'failed'] },
       detail: {},
     },
   },
@@ -212,6 +217,13 @@ export const actionResultSchema = {
   properties: { actionId: { type: 'string' }, dryRun: { type: 'boolean' }, result: { type: 'object' } },
 } as const;
 
+/** A replay's `dryRun`: a dry run unless `false` is sent (absent means dry run; `null` or a string is 400). */
+const dryRun = {
+  type: 'boolean',
+  default: true,
+  description: 'true (the default when absent): only say what the replay would do; false: replay',
+} as const;
+
 /** Bodies of the actions. */
 export const bodySchemas = {
   release: {
@@ -221,7 +233,12 @@ export const bodySchemas = {
     properties: {
       provider: { type: 'string', minLength: 1, maxLength: 160 },
       externalId: { type: 'string', minLength: 1, maxLength: 160 },
-      expectedAttempts: { type: 'integer', minimum: 1, description: 'the attempt number the operator saw' },
+      expectedAttempts: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'the attempt number the operator saw',
+      },
     },
   },
   retry: {
@@ -237,13 +254,13 @@ export const bodySchemas = {
   replayOne: {
     type: 'object',
     additionalProperties: false,
-    properties: { dryRun: { type: 'boolean', default: false } },
+    properties: { dryRun },
   },
   replayRange: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      dryRun: { type: 'boolean', default: false },
+      dryRun,
       limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
       filter: {
         type: 'object',

@@ -10,6 +10,7 @@ import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { authenticate } from './admin-api.js';
 import { type AdminSessions, operatorName, SESSION_COOKIE } from './admin-auth.js';
+import { adminProblemOf } from './admin-problem.js';
 
 /**
  * Where `npm run build` puts the console (`dist/console`: `index.html`, `login.html`, `assets/`), found from this
@@ -71,6 +72,8 @@ export async function registerConsolePages(
       });
     }
     scope.setErrorHandler(async (error, request, reply) => {
+      const problem = adminProblemOf(error);
+      if (problem) return sendResponse(reply, problem);
       const where = { url: request.routeOptions.url ?? request.url, what: 'console request failed' };
       return sendResponse(reply, await failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where));
     });
@@ -92,7 +95,7 @@ export async function registerConsolePages(
     scope.post<{ Body: { token?: unknown; operator?: unknown } }>('/console/login', async (request, reply) => {
       const body = request.body;
       const token = body && typeof body === 'object' && typeof body.token === 'string' ? body.token : '';
-      if (!sessions.checkToken(token)) {
+      if (!sessions.checkTokenFrom(request.ip, token)) {
         ctx.logger.warn({ ip: request.ip }, 'console login refused');
         throw new ServiceError('ADMIN_TOKEN_INVALID', 'wrong admin token');
       }

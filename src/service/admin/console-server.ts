@@ -44,7 +44,12 @@ export async function startConsoleServer(options: ServiceOptions): Promise<Conso
     ...(providerAvailable ? {} : { provider: NO_PROVIDER }),
   });
   const ctx = runtime.context;
-  const app = Fastify({ logger: false, bodyLimit: SERVICE_BODY_LIMIT_BYTES, ...edgeServerOptions(ctx.logger) });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: SERVICE_BODY_LIMIT_BYTES,
+    ...edgeServerOptions(ctx.logger),
+    ...(ctx.config.trustProxy ? { trustProxy: [...ctx.config.trustProxy] } : {}),
+  });
   installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
   try {
     await registerAdminConsole(app, ctx, {

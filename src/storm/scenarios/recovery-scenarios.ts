@@ -1,4 +1,3 @@
-import type { ViewJob } from '../order-view.js';
 import type { Scenario } from '../scenario.js';
 import { attemptFieldOf, attemptIdOf, outcomeOf } from '../service-api.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
@@ -59,8 +58,9 @@ export const jobRerun: Scenario = {
   name: 'job re-run does not re-fulfil',
   defends: 'repeated business effect',
   criterion:
-    'after the order is fulfilled, its finished fulfilment job is put back to queued (POST /admin/jobs/:id/rerun ' +
-    'answers 202) and runs again to done; the order still has exactly one fulfilment',
+    'after the order is fulfilled, an operator reruns its finished fulfilment job through the console ' +
+    '(POST /admin/api/jobs/:id/rerun with an Idempotency-Key): it is refused 409 JOB_NOT_DEAD (only a dead letter ' +
+    'is rerun), the job stays done and the order still has exactly one fulfilment',
   async run(ctx) {
     const token = ctx.adminToken;
     if (token === null) {
@@ -72,30 +72,20 @@ export const jobRerun: Scenario = {
     if (!ctx.expect(job !== undefined, 'the paid order has no order.fulfil job') || job === undefined) {
       return ctx.conclude();
     }
-    const answer = await ctx.service.rerunJob(token, job.id);
-    const requeued = (answer.json as { job?: Partial<ViewJob> } | null)?.job;
-    ctx.note(
-      `rerun of job ${job.id} (${job.status}, ${job.attempts} attempt(s)): ${answer.status} ${requeued?.status}`,
+    const answer = await ctx.service.rerunJob(token, job.id, ctx.key('rerun'));
+    const code = (answer.json as { code?: unknown } | null)?.code;
+    ctx.note(`rerun of job ${job.id} (${job.status}, ${job.attempts} attempt(s)): ${answer.status} ${String(code)}`);
+    ctx.expect(
+      answer.status === 409 && code === 'JOB_NOT_DEAD',
+      `POST /admin/api/jobs/:id/rerun of a done job answered ${answer.status}: ${answer.text}`,
     );
-    if (!ctx.expect(answer.status === 202, `POST /admin/jobs/:id/rerun answered ${answer.status}: ${answer.text}`)) {
-      return ctx.conclude();
-    }
-    // The answer comes after the re-drive, so a job it shows queued or running is the re-run (a service that reads
-    // the job again after its UPDATE may already see a worker holding it); otherwise its run count must grow.
-    const seenQueued = requeued?.status === 'queued' || requeued?.status === 'running';
-    const rerun = await ctx.waitFor('the re-run job to finish', async () => {
-      const view = await ctx.view(orderId);
-      const now = view.jobs.find((j) => j.id === job.id);
-      const ran = seenQueued || (now !== undefined && now.attempts > job.attempts);
-      return now !== undefined && ran && (now.status === 'done' || now.status === 'dead') ? view : null;
-    });
-    if (rerun !== null) {
-      const now = rerun.jobs.find((j) => j.id === job.id);
-      ctx.note(
-        `after the re-run: job ${now?.status} (${now?.attempts} attempt(s)), ${rerun.fulfilments.length} fulfilment(s)`,
-      );
-      ctx.expect(now?.status === 'done', `the re-run job ended ${now?.status}, expected done`);
-    }
+    const after = await ctx.view(orderId);
+    const now = after.jobs.find((j) => j.id === job.id);
+    ctx.note(
+      `after the rerun: job ${now?.status} (${now?.attempts} attempt(s)), ${after.fulfilments.length} fulfilment(s)`,
+    );
+    ctx.expect(now?.status === 'done', `the job is ${now?.status} after a refused rerun, expected done`);
+    ctx.expect(after.fulfilments.length === 1, `${after.fulfilments.length} fulfilments, expected 1`);
     return ctx.conclude();
   },
 };
