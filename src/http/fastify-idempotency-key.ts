@@ -1,6 +1,14 @@
 import { Readable } from 'node:stream';
-import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  errorCodes,
+  type FastifyError,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import { bufferOf } from '../core/buffer-of.js';
+import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
@@ -211,11 +219,31 @@ class InFlight {
 }
 
 /**
+ * Makes `route` answer a covered request whose body is over fastify's `bodyLimit` (`FST_ERR_CTP_BODY_TOO_LARGE`,
+ * raised by the body parser before any hook of the plugin could claim) with the adapters' 413 problem+json, as the
+ * express and hono adapters do, instead of the application's error handler. Any other error goes to the route's
+ * own `errorHandler`, else (rethrown) to the scope's.
+ */
+function answerTooLarge(route: RouteOptions, covers: (method: string) => boolean): void {
+  const own = route.errorHandler;
+  route.errorHandler = function idempotencyKeyErrors(error: FastifyError, request, reply) {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && covers(request.method)) {
+      const { status, headers, body } = bodyTooLarge(request.routeOptions.bodyLimit); // the route's, else the server's
+      return reply.code(status).headers(headers).send(bufferOf(body));
+    }
+    if (own) return own.call(this, error, request, reply);
+    throw error;
+  };
+}
+
+/**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
  * (it is not encapsulated). `preParsing` keeps the raw body chunks as the parser reads them (handlers get them
  * with `fastifyRawBody(request)`, while fastify's own parsers still parse the body); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
- * a handler reach fastify's error handler and become a 5xx reply, which releases the key. With `transaction: true`
+ * a handler reach fastify's error handler and become a 5xx reply, which releases the key. A covered request whose
+ * body is over fastify's `bodyLimit` is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` by the plugin (a
+ * route-level error handler it adds to every route registered after it), before any claim. With `transaction: true`
  * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
  * @throws {InvalidOption} at construction for a bad policy.
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
@@ -252,6 +280,8 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
 
   // Callback-style hooks: no promise per hook and request (fastify awaits a hook's promise when it returns one).
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
+    fastify.addHook('onRoute', (route) => answerTooLarge(route, core.covers));
+
     fastify.addHook('preParsing', (request: Tracked, _reply, payload, done) => {
       if (!core.covers(request.method)) return done(null, payload);
       request[RAW] = keepChunks(payload);
