@@ -1,6 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bufferOf } from '../core/buffer-of.js';
 import { InvalidOption, PayonceError } from '../core/errors.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
@@ -30,13 +32,18 @@ const transactions = new TransactionSlot<Request>('expressTransaction');
 /**
  * The one-commit transaction a route handler runs in (middleware built with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt; business rows
- * written through it commit with the stored response, once. `Tx` is the store's transaction type.
+ * written through it commit with the stored response, once. Typed from the guard the middleware was built with
+ * (`expressTransaction(req, guard)`: `Transaction<DB>` of a `SqliteStore<DB>`/`PostgresStore<DB>`/`MysqlStore<DB>` guard),
+ * or from a type argument (`expressTransaction<Transaction<DB>>(req)`; without either it is `unknown`). The guard is
+ * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   response was already sent).
  * @example const tx = expressTransaction<Transaction<AppDb>>(req);
  */
-export function expressTransaction<Tx>(req: Request): Tx {
-  return transactions.get<Tx>(req);
+export function expressTransaction<S extends Store>(req: Request, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
+export function expressTransaction<Tx>(req: Request): Tx;
+export function expressTransaction(req: Request, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(req);
 }
 
 /**

@@ -8,6 +8,8 @@ import {
   type RouteOptions,
 } from 'fastify';
 import { bufferOf } from '../core/buffer-of.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
@@ -29,14 +31,21 @@ const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction');
 /**
  * The one-commit transaction a route handler runs in (plugin registered with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt. Write the business
- * rows through it; they commit with the stored response, once. `Tx` is the store's transaction type
- * (`Transaction<DB>` of `SqliteStore<DB>` / `PostgresStore<DB>` / `MysqlStore<DB>`).
+ * rows through it; they commit with the stored response, once. Typed from the guard the plugin was built with
+ * (`fastifyTransaction(request, guard)`: `Transaction<DB>` of a `SqliteStore<DB>` / `PostgresStore<DB>` /
+ * `MysqlStore<DB>` guard), or from a type argument (`fastifyTransaction<Transaction<DB>>(request)`; without either
+ * it is `unknown`). The guard is only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   reply was already sent).
  * @example const tx = fastifyTransaction<Transaction<AppDb>>(request); await tx.insertInto('orders').values(row).execute();
  */
-export function fastifyTransaction<Tx>(request: FastifyRequest): Tx {
-  return transactions.get<Tx>(request);
+export function fastifyTransaction<S extends Store>(
+  request: FastifyRequest,
+  guard: IdempotencyGuard<S>,
+): HandlerTransactionOf<S>;
+export function fastifyTransaction<Tx>(request: FastifyRequest): Tx;
+export function fastifyTransaction(request: FastifyRequest, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(request);
 }
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */

@@ -1,5 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
 import { bodyTooLarge } from './body-too-large.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
@@ -48,13 +50,18 @@ const transactions = new TransactionSlot<Context>('honoTransaction');
 /**
  * The one-commit transaction a handler runs in (middleware built with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt; business rows
- * written through it commit with the stored response, once. `Tx` is the store's transaction type.
+ * written through it commit with the stored response, once. Typed from the guard the middleware was built with
+ * (`honoTransaction(c, guard)`: `Transaction<DB>` of a `SqliteStore<DB>`/`PostgresStore<DB>`/`MysqlStore<DB>` guard),
+ * or from a type argument (`honoTransaction<Transaction<DB>>(c)`; without either it is `unknown`). The guard is
+ * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   handler already returned).
  * @example const tx = honoTransaction<Transaction<AppDb>>(c);
  */
-export function honoTransaction<Tx>(c: Context): Tx {
-  return transactions.get<Tx>(c);
+export function honoTransaction<S extends Store>(c: Context, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
+export function honoTransaction<Tx>(c: Context): Tx;
+export function honoTransaction(c: Context, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(c);
 }
 
 /** Makes `response` the answer of `c` in place of anything a handler set (a replay, a problem). */
