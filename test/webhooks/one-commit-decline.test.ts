@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
 import { RequestKey } from '../../src/core/request-key.js';
 import type { SqlStore } from '../../src/stores/sql/sql-store.js';
-import { createWebhookIntake, type WebhookIntake } from '../../src/webhooks/intake.js';
+import type { WebhookIntake } from '../../src/webhooks/intake.js';
 import { WebhookDecline } from '../../src/webhooks/intake-decline.js';
-import { stripeObject } from '../../src/webhooks/providers/event-objects.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
-import { type CreditsDatabase, createCreditsTable, creditsOf } from './support/credits-app.js';
-import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
+import { createCreditsTable, creditsIntake, creditsOf } from './support/credits-app.js';
+import { invoicePaidBody, signedStripeHeaders } from './support/stripe-deliveries.js';
 
 // Issue #34 item 30: docs/webhooks.md now says what a `WebhookDecline` thrown AFTER the handler wrote does to those
 // writes in the one-commit mode. The decline is an answer, not a failure: the handler's writes commit with the
@@ -18,33 +14,19 @@ import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from './support/s
 for (const dialect of sqlDialectsFromEnv()) {
   describe(`${dialect}: a WebhookDecline thrown after writes in a one-commit endpoint`, () => {
     let backend: SqlBackend;
-    let store: SqlStore<CreditsDatabase>;
+    let store: SqlStore<unknown>;
+    let guard: ReturnType<typeof creditsIntake>['guard'];
     let intake: WebhookIntake;
     let runs = 0;
     beforeAll(async () => {
       backend = await createSqlBackend(dialect);
-      store = (await backend.open()) as SqlStore<CreditsDatabase>;
-      await createCreditsTable(store as SqlStore<unknown>);
-      intake = createWebhookIntake({
-        guard: new IdempotencyGuard(store),
-        endpoints: {
-          stripe: {
-            transaction: true,
-            profile: stripeProfile(),
-            scheme: stripeScheme({ secrets: [STRIPE_SECRET] }),
-            handler: async (event, { tx }) => {
-              runs += 1;
-              const invoice = stripeObject(event, 'invoice');
-              if (invoice === null) return { ignored: true };
-              await tx
-                .insertInto('credits')
-                .values({ event_id: event.eventId ?? '', invoice_id: invoice.id, customer: null, amount_minor: 1 })
-                .execute();
-              throw new WebhookDecline('amount_mismatch', 'the invoice amount does not match the order');
-            },
-          },
-        },
-      });
+      store = await backend.open();
+      await createCreditsTable(store);
+      // The suite's credits app: its handler inserts a credit through context.tx, then this hook declines.
+      ({ intake, guard } = creditsIntake(store, () => {
+        runs += 1;
+        throw new WebhookDecline('amount_mismatch', 'the invoice amount does not match the order');
+      }));
     }, 60_000);
     afterAll(async () => {
       await backend?.drop();
@@ -60,14 +42,14 @@ for (const dialect of sqlDialectsFromEnv()) {
       const text = Buffer.from(first.body).toString('utf8');
       expect(first.status).toBe(200);
       expect(JSON.parse(text)).toMatchObject({ received: true, declined: { code: 'amount_mismatch' } });
-      expect(await creditsOf(store as SqlStore<unknown>, invoiceId)).toBe(1); // the write before the decline committed
-      const receipt = await new IdempotencyGuard(store).find(new RequestKey('stripe', eventId));
+      expect(await creditsOf(store, invoiceId)).toBe(1); // the write before the decline committed
+      const receipt = await guard.find(new RequestKey('stripe', eventId));
       expect(receipt?.status).toBe('completed');
 
       const again = await deliver();
       expect([again.status, Buffer.from(again.body).toString('utf8')]).toEqual([200, text]);
       expect(runs).toBe(1);
-      expect(await creditsOf(store as SqlStore<unknown>, invoiceId)).toBe(1);
+      expect(await creditsOf(store, invoiceId)).toBe(1);
     });
   });
 }
