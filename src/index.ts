@@ -41,6 +41,7 @@ export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.j
 export { type ResponseInit, toStoredResponse } from './core/response.js';
 export type {
   FinishRequest,
+  HandlerTransactionOf,
   InsertClaimRequest,
   InsertClaimResult,
   ReceiptWatch,

@@ -142,3 +142,15 @@ export interface TransactionalStore<Tx> extends Store {
 
 /** The transaction type a store accepts in `runInTransaction`, or `never` for stores without transactions. */
 export type TransactionOf<S extends Store> = S extends TransactionalStore<infer Tx> ? Tx : never;
+
+/**
+ * The transaction type a one-commit handler gets from a guard whose store type is `S`: `TransactionOf<S>` for a
+ * known store type (`Transaction<DB>` of a SQL store, `never` for memory and Redis, which refuse the mode), and
+ * `unknown` for the plain `Store` interface (a guard declared as `IdempotencyGuard`: any store, so any transaction;
+ * told apart by its `supportsTransactions: boolean`, where every store class declares `true` or `false`). With
+ * `unknown` the handler states its type (e.g. `context: TransactionalWebhookContext<Transaction<DB>>`) instead of
+ * getting a `never` that fails only where `tx` is used.
+ */
+export type HandlerTransactionOf<S extends Store> = boolean extends S['supportsTransactions']
+  ? unknown
+  : TransactionOf<S>;

@@ -1,9 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bufferOf } from '../core/buffer-of.js';
 import { InvalidOption, PayonceError } from '../core/errors.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
+import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
+import { declaresTooLarge } from './limited-body.js';
 import { problemResponse } from './problem-response.js';
 import { isProblemCode } from './problem-status.js';
 import { TransactionSlot } from './transaction-slot.js';
@@ -12,7 +16,10 @@ import { TransactionSlot } from './transaction-slot.js';
 export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. `req.user.accountId`); a non-empty string. */
   principal: (req: Request) => string | Promise<string>;
-  /** Largest body the middleware buffers itself, in bytes; more → 413. @default 1_048_576 (1 MiB) */
+  /**
+   * Largest body the middleware buffers itself, in bytes; a larger declared or actual body is answered 413
+   * problem+json `REQUEST_BODY_TOO_LARGE` by the middleware (before any claim). @default 1_048_576 (1 MiB)
+   */
   maxBodyBytes?: number;
 };
 
@@ -25,13 +32,18 @@ const transactions = new TransactionSlot<Request>('expressTransaction');
 /**
  * The one-commit transaction a route handler runs in (middleware built with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt; business rows
- * written through it commit with the stored response, once. `Tx` is the store's transaction type.
+ * written through it commit with the stored response, once. Typed from the guard the middleware was built with
+ * (`expressTransaction(req, guard)`: `Transaction<DB>` of a `SqliteStore<DB>`/`PostgresStore<DB>`/`MysqlStore<DB>` guard),
+ * or from a type argument (`expressTransaction<Transaction<DB>>(req)`; without either it is `unknown`). The guard is
+ * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   response was already sent).
  * @example const tx = expressTransaction<Transaction<AppDb>>(req);
  */
-export function expressTransaction<Tx>(req: Request): Tx {
-  return transactions.get<Tx>(req);
+export function expressTransaction<S extends Store>(req: Request, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
+export function expressTransaction<Tx>(req: Request): Tx;
+export function expressTransaction(req: Request, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(req);
 }
 
 /**
@@ -42,22 +54,36 @@ export function expressRawBody(req: Request): Buffer {
   return rawBodies.get(req) ?? Buffer.alloc(0);
 }
 
-async function readBody(req: RequestWithRawBody, limit: number): Promise<Buffer> {
+/**
+ * Why a request whose body an earlier parser (typically a global `express.json()`) turned into an object is
+ * refused: the fingerprint needs the exact bytes, so the message names the fix.
+ */
+const BODY_PARSED =
+  'a body parser (e.g. a global express.json()) turned the body into an object and dropped its bytes, which the ' +
+  'Idempotency-Key fingerprint needs: keep them with express.json({ verify: (req, _res, buf) => { req.rawBody = buf } }), ' +
+  'or mount this middleware (or express.raw()) before the parser';
+
+/** The body bytes (`null`: over `limit`, nothing more is buffered). */
+async function readBody(req: RequestWithRawBody, limit: number): Promise<Buffer | null> {
   if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
   if (Buffer.isBuffer(req.body)) return req.body; // express.raw() ran first
   if (req.body !== undefined) {
-    throw new InvalidOption('body', 'a body parser consumed the body; mount express.raw() or the middleware first');
+    throw new InvalidOption('body', BODY_PARSED);
+  }
+  if (declaresTooLarge(req.get('content-length'), limit)) {
+    req.resume(); // read and dropped, so the 413 can be sent on this connection
+    return null;
   }
   return readStream(req, limit);
 }
 
 /**
  * Reads the whole request with plain 'data'/'end' listeners (an async iterator per request costs a generator and a
- * promise per chunk). Past `limit` bytes it stops reading and fails with a 413 error (the error handler answers it);
+ * promise per chunk). Past `limit` bytes it stops buffering and resolves `null` (the middleware answers 413);
  * a request that closes before its end fails with `ERR_STREAM_PREMATURE_CLOSE`.
  */
-function readStream(req: Request, limit: number): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
+function readStream(req: Request, limit: number): Promise<Buffer | null> {
+  return new Promise<Buffer | null>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = () => {
@@ -70,7 +96,8 @@ function readStream(req: Request, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         cleanup();
-        reject(Object.assign(new Error('request body too large'), { status: 413, expose: true }));
+        req.resume(); // the rest is read and dropped, so the 413 can be sent on this connection
+        resolve(null);
         return;
       }
       chunks.push(chunk);
@@ -156,12 +183,18 @@ function capture(res: Response) {
   };
 }
 
+/** Sends a response the middleware answers itself (a problem, before the route ran). */
+function sendResponse(res: Response, { status, headers, body }: HttpResponse): void {
+  res.status(status).set(headers).end(bufferOf(body));
+}
+
 /**
  * Express 5 route middleware for the `Idempotency-Key` header. Mount it per route, before the handler
  * (`app.post('/v1/payments', idempotency, handler)`), so `req.route` names the route pattern. It buffers the
  * body (unless `express.raw()` already did, or a parser kept `req.rawBody`) for the fingerprint and for the handler
  * (`expressRawBody(req)`), buffers the
- * handler's response, lets the core store it, then sends it; replays and problems are sent instead. With
+ * handler's response, lets the core store it, then sends it; replays and problems are sent instead. A body over
+ * `maxBodyBytes` (declared or read) is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` here, before any claim. With
  * `transaction: true` the handler runs inside the one-commit transaction (`expressTransaction(req)`).
  * @throws {InvalidOption} at construction for a bad policy. Per request, the same misconfigurations (mounted
  *   without a route, after a body parser that did not keep the raw bytes, a `principal` that resolves to no
@@ -180,6 +213,7 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
     try {
       if (!req.route) throw new InvalidOption('route', 'mount expressIdempotencyKey on a route, not with app.use');
       const body = await readBody(req, maxBodyBytes);
+      if (body === null) return sendResponse(res, bodyTooLarge(maxBodyBytes));
       rawBodies.set(req, body);
       const exchange = {
         method: req.method,
@@ -205,8 +239,7 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
       // payonce's own errors (a principal that resolves to nothing, the middleware mounted wrongly) are answered
       // as problem+json like every other answer here; the application's errors go to its error handler.
       if (error instanceof PayonceError && isProblemCode(error.code)) {
-        const { status, headers, body } = problemResponse(error.code, error.message);
-        res.status(status).set(headers).end(Buffer.from(body));
+        sendResponse(res, problemResponse(error.code, error.message));
         return;
       }
       next(error);

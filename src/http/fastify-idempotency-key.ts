@@ -1,6 +1,16 @@
 import { Readable } from 'node:stream';
-import { errorCodes, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  errorCodes,
+  type FastifyError,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import { bufferOf } from '../core/buffer-of.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
+import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
@@ -21,14 +31,21 @@ const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction');
 /**
  * The one-commit transaction a route handler runs in (plugin registered with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt. Write the business
- * rows through it; they commit with the stored response, once. `Tx` is the store's transaction type
- * (`Transaction<DB>` of `SqliteStore<DB>` / `PostgresStore<DB>` / `MysqlStore<DB>`).
+ * rows through it; they commit with the stored response, once. Typed from the guard the plugin was built with
+ * (`fastifyTransaction(request, guard)`: `Transaction<DB>` of a `SqliteStore<DB>` / `PostgresStore<DB>` /
+ * `MysqlStore<DB>` guard), or from a type argument (`fastifyTransaction<Transaction<DB>>(request)`; without either
+ * it is `unknown`). The guard is only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   reply was already sent).
  * @example const tx = fastifyTransaction<Transaction<AppDb>>(request); await tx.insertInto('orders').values(row).execute();
  */
-export function fastifyTransaction<Tx>(request: FastifyRequest): Tx {
-  return transactions.get<Tx>(request);
+export function fastifyTransaction<S extends Store>(
+  request: FastifyRequest,
+  guard: IdempotencyGuard<S>,
+): HandlerTransactionOf<S>;
+export function fastifyTransaction<Tx>(request: FastifyRequest): Tx;
+export function fastifyTransaction(request: FastifyRequest, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(request);
 }
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
@@ -211,11 +228,31 @@ class InFlight {
 }
 
 /**
+ * Makes `route` answer a covered request whose body is over fastify's `bodyLimit` (`FST_ERR_CTP_BODY_TOO_LARGE`,
+ * raised by the body parser before any hook of the plugin could claim) with the adapters' 413 problem+json, as the
+ * express and hono adapters do, instead of the application's error handler. Any other error goes to the route's
+ * own `errorHandler`, else (rethrown) to the scope's.
+ */
+function answerTooLarge(route: RouteOptions, covers: (method: string) => boolean): void {
+  const own = route.errorHandler;
+  route.errorHandler = function idempotencyKeyErrors(error: FastifyError, request, reply) {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && covers(request.method)) {
+      const { status, headers, body } = bodyTooLarge(request.routeOptions.bodyLimit); // the route's, else the server's
+      return reply.code(status).headers(headers).send(bufferOf(body));
+    }
+    if (own) return own.call(this, error, request, reply);
+    throw error;
+  };
+}
+
+/**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
  * (it is not encapsulated). `preParsing` keeps the raw body chunks as the parser reads them (handlers get them
  * with `fastifyRawBody(request)`, while fastify's own parsers still parse the body); `preHandler` claims the key or replies with a replay or a problem;
  * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
- * a handler reach fastify's error handler and become a 5xx reply, which releases the key. With `transaction: true`
+ * a handler reach fastify's error handler and become a 5xx reply, which releases the key. A covered request whose
+ * body is over fastify's `bodyLimit` is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` by the plugin (a
+ * route-level error handler it adds to every route registered after it), before any claim. With `transaction: true`
  * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
  * @throws {InvalidOption} at construction for a bad policy.
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
@@ -252,6 +289,8 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
 
   // Callback-style hooks: no promise per hook and request (fastify awaits a hook's promise when it returns one).
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
+    fastify.addHook('onRoute', (route) => answerTooLarge(route, core.covers));
+
     fastify.addHook('preParsing', (request: Tracked, _reply, payload, done) => {
       if (!core.covers(request.method)) return done(null, payload);
       request[RAW] = keepChunks(payload);

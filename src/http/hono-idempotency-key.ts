@@ -1,14 +1,41 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
+import { bodyTooLarge } from './body-too-large.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
+import { type BodyReadResult, declaresTooLarge, readLimited } from './limited-body.js';
 import { TransactionSlot } from './transaction-slot.js';
 
-/** Options of `honoIdempotencyKey`: the core's options plus how the principal is found. */
+/** Options of `honoIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
 export type HonoIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. `c.get('accountId')`); a non-empty string. */
   principal: (c: Context) => string | Promise<string>;
+  /**
+   * Largest body the middleware reads, in bytes; a larger declared or actual body is answered 413 problem+json
+   * `REQUEST_BODY_TOO_LARGE` by the middleware (before any claim). @default 1_048_576 (1 MiB)
+   */
+  maxBodyBytes?: number;
 };
+
+/**
+ * The body of a covered request, read at most `limit` bytes far. The request is rebuilt on the bytes read, so the
+ * handler can still call `c.req.json()`; a body an earlier middleware already read through `c.req` is taken from
+ * Hono's cache.
+ */
+async function readBody(c: Context, limit: number): Promise<BodyReadResult> {
+  if (declaresTooLarge(c.req.header('content-length'), limit)) return { kind: 'too-large' };
+  if (c.req.raw.bodyUsed) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    return bytes.byteLength > limit ? { kind: 'too-large' } : { kind: 'body', bytes };
+  }
+  if (c.req.raw.body === null) return { kind: 'body', bytes: new Uint8Array(0) };
+  const read = await readLimited(c.req.raw.body, limit);
+  // As Hono's own bodyLimit middleware does: the request the handler reads is rebuilt on the bytes read here.
+  if (read.kind === 'body') c.req.raw = new Request(c.req.raw, { body: read.bytes });
+  return read;
+}
 
 async function responseOf(res: Response): Promise<HttpResponse> {
   const headers: Record<string, string> = {};
@@ -23,13 +50,24 @@ const transactions = new TransactionSlot<Context>('honoTransaction');
 /**
  * The one-commit transaction a handler runs in (middleware built with `transaction: true`): the Kysely
  * `Transaction` of the guard's store that also holds the request's `Idempotency-Key` receipt; business rows
- * written through it commit with the stored response, once. `Tx` is the store's transaction type.
+ * written through it commit with the stored response, once. Typed from the guard the middleware was built with
+ * (`honoTransaction(c, guard)`: `Transaction<DB>` of a `SqliteStore<DB>`/`PostgresStore<DB>`/`MysqlStore<DB>` guard),
+ * or from a type argument (`honoTransaction<Transaction<DB>>(c)`; without either it is `unknown`). The guard is
+ * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
  *   handler already returned).
  * @example const tx = honoTransaction<Transaction<AppDb>>(c);
  */
-export function honoTransaction<Tx>(c: Context): Tx {
-  return transactions.get<Tx>(c);
+export function honoTransaction<S extends Store>(c: Context, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
+export function honoTransaction<Tx>(c: Context): Tx;
+export function honoTransaction(c: Context, _guard?: IdempotencyGuard): unknown {
+  return transactions.get(c);
+}
+
+/** Makes `response` the answer of `c` in place of anything a handler set (a replay, a problem). */
+function answer(c: Context, { status, headers, body }: HttpResponse): void {
+  c.res = undefined;
+  c.res = new Response(new Uint8Array(body), { status, headers });
 }
 
 /** The origin-form target (path and query, as sent) of a request URL. */
@@ -40,7 +78,8 @@ function targetOf(url: string): string {
 
 /**
  * Hono 4 middleware for the `Idempotency-Key` header, per route or with `app.use` (the route is the last matched
- * pattern, `routePath(c, -1)`). It reads the body with `c.req.arrayBuffer()`, which Hono caches, so the handler
+ * pattern, `routePath(c, -1)`). It reads the body itself, up to `maxBodyBytes` (a larger one is answered 413
+ * problem+json `REQUEST_BODY_TOO_LARGE`, before any claim), and rebuilds the request on those bytes, so the handler
  * can still call `c.req.json()`; handler errors become `app.onError`'s response (5xx → key released). With
  * `transaction: true` the handler runs inside the one-commit transaction (`honoTransaction(c)`).
  * @throws {InvalidOption} at construction for a bad policy.
@@ -48,10 +87,13 @@ function targetOf(url: string): string {
  * @example app.post('/v1/payments', honoIdempotencyKey({ guard, principal: (c) => c.get('accountId') }), pay);
  */
 export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareHandler {
-  const { principal } = options;
+  const { principal, maxBodyBytes = 1_048_576 } = options;
   const core = coreOf(options);
   return async function idempotencyKey(c, next) {
     if (!core.covers(c.req.method)) return next();
+    const read = await readBody(c, maxBodyBytes);
+    if (read.kind === 'too-large') return answer(c, bodyTooLarge(maxBodyBytes));
+    if (read.kind === 'aborted') return answer(c, { status: 400, headers: {}, body: new Uint8Array(0) }); // client gone
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => {
       headers[name] = value;
@@ -62,7 +104,7 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
       target: targetOf(c.req.url),
       principal: await principal(c),
       headers,
-      body: new Uint8Array(await c.req.arrayBuffer()),
+      body: read.bytes,
       // Aborted by @hono/node-server (and other runtimes) when the client disconnects.
       signal: c.req.raw.signal,
     };
@@ -75,9 +117,6 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
       }
       return responseOf(c.res);
     });
-    if (result.kind === 'executed') return;
-    const { status, headers: out, body } = result.response;
-    c.res = undefined;
-    c.res = new Response(new Uint8Array(body), { status, headers: out });
+    if (result.kind !== 'executed') answer(c, result.response);
   };
 }

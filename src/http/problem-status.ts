@@ -3,9 +3,10 @@ import { hasProblem, type ProblemCatalogue, statusesOf, titlesOf } from '../prob
 
 /**
  * Codes of the errors that only exist at the HTTP edge (no core error class): a required `Idempotency-Key`
- * header is absent, or its value is malformed. Stable across versions, like `PayonceErrorCode`.
+ * header is absent, or its value is malformed, or the body is over the adapter's limit. Stable across versions,
+ * like `PayonceErrorCode`.
  */
-export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID';
+export type HttpErrorCode = 'IDEMPOTENCY_KEY_MISSING' | 'IDEMPOTENCY_KEY_INVALID' | 'REQUEST_BODY_TOO_LARGE';
 
 /**
  * Every code an `Idempotency-Key` adapter (express, fastify, hono, `createIdempotencyCore`) answers: the core's
@@ -21,6 +22,8 @@ export type ProblemCode = PayonceErrorCode | HttpErrorCode;
  * - `INVALID_REQUEST_KEY`, `IDEMPOTENCY_KEY_MISSING`, `IDEMPOTENCY_KEY_INVALID` → 400 (draft §2.7: missing key).
  * - `REQUEST_IN_PROGRESS` → 409 with `Retry-After` (draft §2.7: concurrent request); `CLAIM_LOST` → 409.
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
+ * - `REQUEST_BODY_TOO_LARGE` → 413 (RFC 9110 §15.5.14 Content Too Large): the body is over the adapter's limit;
+ *   answered before any claim, so the key stays free.
  * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION`, `TRANSACTIONS_UNSUPPORTED` and `NESTED_CLAIM` → 500 (server
  *   misconfiguration: a store without transactions in a one-commit mode, a nested claim of the held key);
  *   `RECEIPT_CORRUPTED` → 500 (a stored receipt altered outside payonce).
@@ -34,6 +37,7 @@ export const HTTP_PROBLEMS = Object.freeze({
   REQUEST_IN_PROGRESS: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   CLAIM_LOST: { status: 409, title: 'The request lost its claim on the Idempotency-Key' },
   PAYLOAD_MISMATCH: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  REQUEST_BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
   STORE_UNAVAILABLE: { status: 503, title: 'Idempotency store unavailable' },
   TRANSACTIONS_UNSUPPORTED: { status: 500, title: 'Server misconfiguration' },
   RECEIPT_CORRUPTED: { status: 500, title: 'Stored receipt is corrupted' },

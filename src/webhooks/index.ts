@@ -100,6 +100,7 @@ export type {
 export { type StandardWebhooksSchemeOptions, standardWebhooksScheme } from './verify/standard-webhooks-scheme.js';
 export { type StripeSchemeOptions, stripeScheme } from './verify/stripe-scheme.js';
 export { WebhookError, type WebhookErrorCode } from './verify/webhook-error.js';
+export { webhookEndpoint } from './webhook-endpoint.js';
 export {
   WEBHOOK_PROBLEMS,
   type WebhookEdgeCode,

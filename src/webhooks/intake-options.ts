@@ -1,5 +1,5 @@
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
-import type { Store, TransactionOf } from '../core/store.js';
+import type { HandlerTransactionOf, Store } from '../core/store.js';
 import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import type { RedactionOptions, Redactor } from './journal/redact.js';
@@ -89,7 +89,12 @@ export interface WebhookEndpoint extends WebhookEndpointBase {
  */
 export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
   readonly transaction: true;
-  readonly handler: TransactionalWebhookHandler<Tx>;
+  /**
+   * The business step, run with the open transaction (`context.tx`). Declared as a method so that a handler
+   * which states its transaction type (`context: TransactionalWebhookContext<Transaction<DB>>`) fits an intake
+   * whose guard's store type is the plain `Store` (`tx: unknown`); see `TransactionOf`.
+   */
+  handler(event: ProviderEvent, context: TransactionalWebhookContext<Tx>): unknown;
 }
 
 /** Options of {@link createWebhookIntake}. */
@@ -100,7 +105,7 @@ export interface WebhookIntakeOptions<S extends Store = Store> {
    */
   readonly guard: IdempotencyGuard<S>;
   /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
-  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<TransactionOf<S>>>>;
+  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<HandlerTransactionOf<S>>>>;
   /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
   readonly journal?: DeliveryJournal;
   /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */

@@ -69,13 +69,25 @@ describe('expressIdempotencyKey body sources (loopback)', () => {
     expect(await (await send(url, '{ "amount": 1 }')).text()).toBe('{ "amount": 1 }');
   });
 
-  it('refuses (500) to fingerprint a body a parser consumed without keeping its bytes', async () => {
+  // Issue #34 item 25: a global express.json() made every idempotent route answer 500 INVALID_OPTION at the
+  // first request, with a message that did not say how to keep the bytes.
+  it('refuses (500 INVALID_OPTION) a body a global express.json() consumed, naming the verify fix that works', async () => {
     const app = express();
-    app.post('/pay', express.json(), middleware(), echo);
-    const url = await listen(app);
-    const reply = await send(url, '{"amount":1}');
+    app.use(express.json());
+    app.post('/pay', middleware(), echo);
+    const reply = await send(await listen(app), '{"amount":1}');
     expect(reply.status).toBe(500);
-    expect(await reply.text()).toContain('a body parser consumed the body'); // express shows the stack outside production
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    const problem = (await reply.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('INVALID_OPTION');
+    expect(problem.detail).toContain('express.json({ verify: (req, _res, buf) => { req.rawBody = buf } })');
+
+    const fixed = express();
+    fixed.use(express.json({ verify: (req, _res, buf) => Object.assign(req, { rawBody: buf }) })); // the fix, typed
+    fixed.post('/pay', middleware(), echo);
+    const url = await listen(fixed);
+    expect(await (await send(url, '{ "amount": 1 }')).text()).toBe('{ "amount": 1 }');
+    expect((await send(url, '{ "amount": 2 }')).status).toBe(422); // the exact bytes are fingerprinted
   });
 
   it('refuses (500) to run when mounted without a route', async () => {

@@ -43,6 +43,17 @@ describe('the npm package', () => {
     expect(missing).toEqual([]);
   });
 
+  it('ships every file the exports map points at (types, import, and the require condition\'s "ESM only" file)', () => {
+    const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, string>>;
+    };
+    const targets = Object.values(exports).flatMap((entry) =>
+      typeof entry === 'string' ? [entry] : Object.values(entry),
+    );
+    expect(targets).toContain('./cjs/esm-only.cjs');
+    expect(targets.map((target) => normalize(target)).filter((target) => !files.has(target))).toEqual([]);
+  });
+
   it('ships no tests, benchmarks or local state', () => {
     expect([...files].filter((file) => /^(test|bench|examples|node_modules)\//.test(file))).toEqual([]);
     expect(existsSync(join(root, 'dist/index.js'))).toBe(true);
