@@ -13,10 +13,11 @@ import { completeScript } from '../../../src/stores/redis/scripts/complete.js';
 import { failScript } from '../../../src/stores/redis/scripts/fail.js';
 import { flagWaiterScript } from '../../../src/stores/redis/scripts/flag-waiter.js';
 import { purgeBatchScript } from '../../../src/stores/redis/scripts/purge-batch.js';
+import { renewScript } from '../../../src/stores/redis/scripts/renew.js';
 import { takeoverScript } from '../../../src/stores/redis/scripts/takeover.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../../contract/backends/redis.js';
 
-const ALL_SCRIPTS = [takeoverScript, completeScript, failScript, flagWaiterScript, purgeBatchScript];
+const ALL_SCRIPTS = [takeoverScript, completeScript, failScript, flagWaiterScript, purgeBatchScript, renewScript];
 
 /** A client that records the command name of every call before passing it on. */
 function recording(inner: Redis): { client: RedisLike; commands: string[] } {

@@ -1,5 +1,5 @@
 import { RedisScript } from '../redis-script.js';
-import { CLAIM_PATTERN } from './claim-pattern.js';
+import { HELD_CLAIM_LUA } from './held-claim.js';
 
 /**
  * Fenced failure: only if the receipt's claim is held (`p`) at the handler's attempt and not completed, marks the
@@ -10,16 +10,7 @@ import { CLAIM_PATTERN } from './claim-pattern.js';
  */
 export const failScript = new RedisScript(
   1,
-  `
-local claim = redis.call('HGET', KEYS[1], 'status')
-if not claim then
-  return 0
-end
-local attempts, state, claimed, fingerprint = string.match(claim, '${CLAIM_PATTERN}')
-if state ~= 'p' or tonumber(attempts) ~= tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'd') == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'status', attempts .. ':f:' .. claimed .. ':' .. fingerprint, 'e', ARGV[2] .. ':' .. ARGV[3])
+  `${HELD_CLAIM_LUA}redis.call('HSET', KEYS[1], 'status', attempts .. ':f:' .. claimed .. ':' .. fingerprint, 'e', ARGV[2] .. ':' .. ARGV[3])
 if ARGV[4] ~= '' and redis.call('HEXISTS', KEYS[1], 'w') == 1 then
   redis.pcall(ARGV[4], ARGV[5], ARGV[6])
 end

@@ -1,5 +1,5 @@
 import { RedisScript } from '../redis-script.js';
-import { CLAIM_PATTERN } from './claim-pattern.js';
+import { HELD_CLAIM_LUA } from './held-claim.js';
 
 /**
  * The heartbeat of a running claim: only if the receipt's claim is held (`p`) at the owner's attempt and not
@@ -11,16 +11,7 @@ import { CLAIM_PATTERN } from './claim-pattern.js';
  */
 export const renewScript = new RedisScript(
   1,
-  `
-local claim = redis.call('HGET', KEYS[1], 'status')
-if not claim then
-  return 0
-end
-local attempts, state, _, fingerprint = string.match(claim, '${CLAIM_PATTERN}')
-if state ~= 'p' or tonumber(attempts) ~= tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'd') == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'status', attempts .. ':p:' .. ARGV[2] .. ':' .. fingerprint)
+  `${HELD_CLAIM_LUA}redis.call('HSET', KEYS[1], 'status', attempts .. ':p:' .. ARGV[2] .. ':' .. fingerprint)
 return 1
 `,
 );
