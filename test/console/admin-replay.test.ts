@@ -47,6 +47,20 @@ async function pendingOrder() {
   return { orderId, attempt: checkout.body.attempt };
 }
 
+/** A fresh `payment_intent.succeeded` event (id and JSON body) for the attempt of {@link pendingOrder}. */
+function succeededEvent(attempt: { id: string; providerPaymentId: string }) {
+  const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const body = stripeIntentEvent({
+    eventId,
+    type: 'payment_intent.succeeded',
+    paymentId: attempt.providerPaymentId,
+    merchantReference: attempt.id,
+    amountMinor: 2500,
+    currency: 'EUR',
+  });
+  return { eventId, body };
+}
+
 function signed(eventId: string, body: string) {
   const secret = h.sandbox.controls.signing().secret;
   return signedHeaders({ scheme: 'stripe', secret }, eventId, body, Math.floor(Date.now() / 1000));
@@ -55,15 +69,7 @@ function signed(eventId: string, body: string) {
 describe('admin API: retry, replay one, reconcile', () => {
   it('retries a failed webhook receipt through the intake once; a second retry is refused', async () => {
     const { orderId, attempt } = await pendingOrder();
-    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
-    const body = stripeIntentEvent({
-      eventId,
-      type: 'payment_intent.succeeded',
-      paymentId: attempt.providerPaymentId,
-      merchantReference: attempt.id,
-      amountMinor: 2500,
-      currency: 'EUR',
-    });
+    const { eventId, body } = succeededEvent(attempt);
     failNext = true;
     const first = await deliver(h.service.url, 'stripe', body, signed(eventId, body));
     expect(first.status).toBe(500);
@@ -221,15 +227,7 @@ describe('replay input: a dry run unless dryRun: false is sent; unknown keys and
 
   it('refuses misspelled, null or string dry-run flags and unknown filters before anything is sent', async () => {
     const { attempt } = await pendingOrder();
-    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
-    const body = stripeIntentEvent({
-      eventId,
-      type: 'payment_intent.succeeded',
-      paymentId: attempt.providerPaymentId,
-      merchantReference: attempt.id,
-      amountMinor: 2500,
-      currency: 'EUR',
-    });
+    const { eventId, body } = succeededEvent(attempt);
     expect((await deliver(h.service.url, 'stripe', body, signed(eventId, body))).status).toBe(200);
     const rows = await admin<{ items: { id: string; eventKey: string }[] }>(
       h.service.url,
