@@ -1,6 +1,6 @@
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { PeriodicTask } from '../core/periodic-task.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
-import { PeriodicTask } from './periodic-task.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
 
 /** `Idempotency-Key` receipts of the service live under this provider (the HTTP layer's default namespace). */

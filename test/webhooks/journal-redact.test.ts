@@ -52,7 +52,8 @@ describe('redaction', () => {
     const long = `${'x'.repeat(2_000_000)}@${'y'.repeat(100_000)}`;
     expect(redactor.scrubText(long)).toBe(long);
     expect(redactor.scrubText('a@'.repeat(200_000))).toBe('a@'.repeat(200_000));
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // A backtracking blow-up on these inputs takes minutes; 10 s only rules that out, whatever the host load.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
 
