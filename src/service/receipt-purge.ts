@@ -1,5 +1,6 @@
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { PeriodicTask } from '../core/periodic-task.js';
+import type { DeliveryJournal } from '../webhooks/journal/delivery-journal.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
 
@@ -14,6 +15,8 @@ export interface ReceiptPurgeReport {
   readonly idempotencyKeys: number;
   /** Finished webhook intake receipts older than the webhook retention. */
   readonly webhookReceipts: number;
+  /** Webhook delivery journal rows older than the journal retention. */
+  readonly journalRows: number;
 }
 
 /** Options of {@link ReceiptPurgeLoop}; durations in ms. */
@@ -22,6 +25,8 @@ export interface ReceiptPurgeOptions {
   readonly everyMs: number;
   /** Age past which a finished webhook receipt is deleted; keep it above the providers' redelivery window. */
   readonly webhookRetentionMs: number;
+  /** The delivery journal and the age past which its rows are deleted; none: the journal is not purged. */
+  readonly journal?: { readonly journal: DeliveryJournal; readonly retentionMs: number };
   readonly onRun?: (report: ReceiptPurgeReport) => void;
   readonly onError?: (error: unknown) => void;
 }
@@ -30,7 +35,8 @@ export interface ReceiptPurgeOptions {
  * The service's periodic receipt purge (docs/design.md §3 "Purge", §4 "expired keys are purged"): every `everyMs` it deletes
  * finished (`completed`/`failed`) `Idempotency-Key` receipts older than 24 h (provider `http` only) from the HTTP
  * guard, and finished webhook receipts of the service's endpoints (providers of the Stripe and Standard Webhooks
- * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis). Each purge is scoped to its
+ * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis), and, with `journal`, delivery
+ * journal rows older than its `retentionMs`. Each purge is scoped to its
  * providers, so the payments layer's own receipts are never touched. `processing` receipts are never deleted (the
  * store contract, docs/design.md §3): one abandoned by a crash stays until its key comes back, when the stale takeover
  * answers it. One run at a time; `stop()` waits for the running one.
@@ -63,7 +69,9 @@ export class ReceiptPurgeLoop {
     for (const provider of this.webhookProviders) {
       webhookReceipts += await this.intakeGuard.purge({ olderThan: this.options.webhookRetentionMs, provider });
     }
-    return { idempotencyKeys, webhookReceipts };
+    const { journal } = this.options;
+    const journalRows = journal ? await journal.journal.purge({ olderThan: journal.retentionMs }) : 0;
+    return { idempotencyKeys, webhookReceipts, journalRows };
   }
 
   /** Starts the timer (the first run after `everyMs`). Idempotent. */
