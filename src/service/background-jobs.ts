@@ -76,8 +76,11 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
   const purger = new ReceiptPurgeLoop(ctx.httpGuard, ctx.intakeGuard, {
     everyMs: config.receiptPurgeEveryMs,
     webhookRetentionMs: config.webhookReceiptRetentionMs,
+    journal: { journal: ctx.journal, retentionMs: config.journalRetentionMs },
     onRun: (report) => {
-      if (report.idempotencyKeys > 0 || report.webhookReceipts > 0) logger.info({ report }, 'receipts purged');
+      if (report.idempotencyKeys > 0 || report.webhookReceipts > 0 || report.journalRows > 0) {
+        logger.info({ report }, 'receipts and journal rows purged');
+      }
     },
     onError: (error) => logger.error({ err: error }, 'receipt purge failed'),
   });

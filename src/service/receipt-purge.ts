@@ -1,6 +1,7 @@
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { PeriodicTask } from '../core/periodic-task.js';
+import type { DeliveryJournal } from '../webhooks/journal/delivery-journal.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
-import { PeriodicTask } from './periodic-task.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
 
 /** `Idempotency-Key` receipts of the service live under this provider (the HTTP layer's default namespace). */
@@ -14,6 +15,8 @@ export interface ReceiptPurgeReport {
   readonly idempotencyKeys: number;
   /** Finished webhook intake receipts older than the webhook retention, and abandoned claims whose last heartbeat is. */
   readonly webhookReceipts: number;
+  /** Webhook delivery journal rows older than the journal retention. */
+  readonly journalRows: number;
 }
 
 /** Options of {@link ReceiptPurgeLoop}; durations in ms. */
@@ -22,6 +25,8 @@ export interface ReceiptPurgeOptions {
   readonly everyMs: number;
   /** Age past which a finished webhook receipt is deleted; keep it above the providers' redelivery window. */
   readonly webhookRetentionMs: number;
+  /** The delivery journal and the age past which its rows are deleted; none: the journal is not purged. */
+  readonly journal?: { readonly journal: DeliveryJournal; readonly retentionMs: number };
   readonly onRun?: (report: ReceiptPurgeReport) => void;
   readonly onError?: (error: unknown) => void;
 }
@@ -30,11 +35,12 @@ export interface ReceiptPurgeOptions {
  * The service's periodic receipt purge (docs/design.md §3 "Purge", §4 "expired keys are purged"): every `everyMs` it deletes
  * finished (`completed`/`failed`) `Idempotency-Key` receipts older than 24 h (provider `http` only) from the HTTP
  * guard, and finished webhook receipts of the service's endpoints (providers of the Stripe and Standard Webhooks
- * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis). Each purge is scoped to its
- * providers, so the payments layer's own receipts are never touched. Abandoned claims go with the same retentions: a
- * `processing` receipt whose last heartbeat is older than the cut-off and whose lease expired (its worker died and the
- * key never came back; docs/design.md §3 "Purge"); a live claim renews its heartbeat and is never deleted. One run at
- * a time; `stop()` waits for the running one.
+ * profiles) older than `webhookRetentionMs` from the intake guard (SQL or Redis), and, with `journal`, delivery
+ * journal rows older than its `retentionMs`. Each purge is scoped to its providers, so the payments layer's own
+ * receipts are never touched. Abandoned claims go with the same retentions: a `processing` receipt whose last
+ * heartbeat is older than the cut-off and whose lease expired (its worker died and the key never came back;
+ * docs/design.md §3 "Purge"); a live claim renews its heartbeat and is never deleted. One run at a time; `stop()`
+ * waits for the running one.
  * @example const loop = new ReceiptPurgeLoop(httpGuard, intakeGuard, { everyMs: 3_600_000, webhookRetentionMs: 7 * 86_400_000 });
  */
 export class ReceiptPurgeLoop {
@@ -64,7 +70,9 @@ export class ReceiptPurgeLoop {
     for (const provider of this.webhookProviders) {
       webhookReceipts += await this.intakeGuard.purge({ olderThan: this.options.webhookRetentionMs, provider });
     }
-    return { idempotencyKeys, webhookReceipts };
+    const { journal } = this.options;
+    const journalRows = journal ? await journal.journal.purge({ olderThan: journal.retentionMs }) : 0;
+    return { idempotencyKeys, webhookReceipts, journalRows };
   }
 
   /** Starts the timer (the first run after `everyMs`). Idempotent. */

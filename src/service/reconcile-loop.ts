@@ -1,6 +1,6 @@
+import { PeriodicTask } from '../core/periodic-task.js';
 import type { Payments, ReconcileReport } from '../payments/payments.js';
 import type { PendingReconcileReport } from './pending-reconciliation.js';
-import { PeriodicTask } from './periodic-task.js';
 
 /** Options of {@link ReconcileLoop}. Durations in milliseconds. */
 export interface ReconcileLoopOptions {

@@ -115,6 +115,11 @@ export interface ServiceSettings {
    */
   webhookReceiptRetentionMs?: number;
   /**
+   * Age after which a webhook delivery journal row is purged by the same background run (issue #34 item 7: the
+   * journal no longer grows without bound). @default 2_592_000_000 (30 days)
+   */
+  journalRetentionMs?: number;
+  /**
    * `nats://…` or `amqp://…`: the outbox worker also writes `order.paid` / `order.fulfilled` events and an
    * `OutboxRelay` in the worker's process publishes them there (docs/relay.md). @default null (no events)
    */
@@ -157,6 +162,7 @@ export interface ServiceConfig {
   readonly waitForInFlightMs: number;
   readonly receiptPurgeEveryMs: number;
   readonly webhookReceiptRetentionMs: number;
+  readonly journalRetentionMs: number;
   readonly brokerUrl: string | null;
   readonly brokerSubjectPrefix: string;
 }
@@ -262,6 +268,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     waitForInFlightMs: atMost(int(settings.waitForInFlightMs, 'waitForInFlightMs', 0, 0), 30_000, 'waitForInFlightMs'),
     receiptPurgeEveryMs: int(settings.receiptPurgeEveryMs, 'receiptPurgeEveryMs', 1, 3_600_000),
     webhookReceiptRetentionMs: int(settings.webhookReceiptRetentionMs, 'webhookReceiptRetentionMs', 1, 604_800_000),
+    journalRetentionMs: int(settings.journalRetentionMs, 'journalRetentionMs', 1, 2_592_000_000),
     brokerUrl: optionalText(settings.brokerUrl, 'brokerUrl'),
     brokerSubjectPrefix: optionalText(settings.brokerSubjectPrefix, 'brokerSubjectPrefix') ?? 'payonce',
   });

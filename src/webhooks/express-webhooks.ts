@@ -46,9 +46,10 @@ export function expressWebhooks(intake: WebhookIntake, options: ExpressWebhooksO
     try {
       const provider = String(req.params.provider);
       if (!intake.has(provider)) return next();
+      const client = req.ip; // read before the body: a refused stream's socket no longer knows its peer
       if (declaresTooLarge(req.get('content-length'), intake.maxBodyBytes)) {
         req.resume();
-        return send(res, await intake.rejectTooLarge(provider, req.headers));
+        return send(res, await intake.rejectTooLarge(provider, req.headers, client));
       }
       const consumed = consumedBody(req);
       if (consumed === null) {
@@ -57,6 +58,7 @@ export function expressWebhooks(intake: WebhookIntake, options: ExpressWebhooksO
           endpoint: provider,
           rawBody: null as unknown as Uint8Array,
           headers: req.headers,
+          client,
         });
         return send(res, response);
       }
@@ -64,10 +66,10 @@ export function expressWebhooks(intake: WebhookIntake, options: ExpressWebhooksO
       if (rawBody === undefined) {
         const read = await readLimited(Readable.toWeb(req) as ReadableStream<Uint8Array>, intake.maxBodyBytes);
         if (read.kind === 'aborted') return; // the sender is gone: nothing to answer
-        if (read.kind === 'too-large') return send(res, await intake.rejectTooLarge(provider, req.headers));
+        if (read.kind === 'too-large') return send(res, await intake.rejectTooLarge(provider, req.headers, client));
         rawBody = read.bytes;
       }
-      send(res, await intake.receive({ endpoint: provider, rawBody, headers: req.headers }));
+      send(res, await intake.receive({ endpoint: provider, rawBody, headers: req.headers, client }));
     } catch (error) {
       next(error);
     }

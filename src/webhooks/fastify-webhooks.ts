@@ -33,7 +33,7 @@ export function fastifyWebhooks(intake: WebhookIntake, options: FastifyWebhooksO
     fastify.setErrorHandler((error: FastifyError, request, reply) => {
       const provider = (request.params as { provider?: string } | undefined)?.provider;
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && provider !== undefined && intake.has(provider)) {
-        return intake.rejectTooLarge(provider, request.headers).then((response) => send(reply, response));
+        return intake.rejectTooLarge(provider, request.headers, request.ip).then((response) => send(reply, response));
       }
       return reply.send(error);
     });
@@ -45,7 +45,8 @@ export function fastifyWebhooks(intake: WebhookIntake, options: FastifyWebhooksO
       // Stops a wait for an in-flight duplicate (the intake's waitForInFlightMs) when the sender disconnects; made
       // only when the intake may wait (an AbortController per delivery is not free).
       const signal = intake.waitsForInFlight ? clientGoneSignal(reply.raw) : undefined;
-      return send(reply, await intake.receive({ endpoint: provider, rawBody, headers: request.headers, signal }));
+      const delivery = { endpoint: provider, rawBody, headers: request.headers, signal, client: request.ip };
+      return send(reply, await intake.receive(delivery));
     });
   };
 }

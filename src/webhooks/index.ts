@@ -6,6 +6,14 @@
  */
 export { type FastifyWebhooksOptions, fastifyWebhooks } from './fastify-webhooks.js';
 export {
+  type Housekeeping,
+  type HousekeepingOptions,
+  type HousekeepingReport,
+  type ReceiptRetention,
+  runHousekeeping,
+  startHousekeeping,
+} from './housekeeping.js';
+export {
   createWebhookIntake,
   type TransactionalWebhookContext,
   type TransactionalWebhookEndpoint,
@@ -77,6 +85,7 @@ export {
 } from './providers/standard-webhooks-profile.js';
 export { type StripeProfileOptions, stripeProfile } from './providers/stripe-profile.js';
 export { type YookassaProfileOptions, yookassaProfile } from './providers/yookassa-profile.js';
+export type { RefusalLimitOptions } from './refusal-limiter.js';
 export { type BasicAuthSchemeOptions, basicAuthScheme } from './verify/basic-auth-scheme.js';
 export { type ClickSchemeOptions, clickScheme } from './verify/click-scheme.js';
 export { type CustomSchemeOptions, customScheme } from './verify/custom-scheme.js';

@@ -12,6 +12,11 @@ export interface IntakeRequest {
   readonly endpoint: string;
   readonly rawBody: Uint8Array;
   readonly headers: HeadersInput;
+  /**
+   * Who sent it (the adapters pass the peer address: express `req.ip`, fastify `request.ip`), for the per-client
+   * `refusalLimit`. @default '' (every caller that does not say shares one bucket)
+   */
+  readonly client?: string;
   /** Aborted when the sender disconnects: a delivery waiting for an in-flight duplicate stops waiting. Optional. */
   readonly signal?: AbortSignal;
 }

@@ -76,7 +76,7 @@ export function clickAcknowledgement(): Acknowledgement {
     }),
     deliver: (stored) => stored,
     problem: (problem, request: IntakeRequest) => {
-      const retry = ['too_large', 'in_progress', 'handler_failed', 'claim_lost', 'store_unavailable'];
+      const retry = ['too_large', 'rate_limited', 'in_progress', 'handler_failed', 'claim_lost', 'store_unavailable'];
       if (retry.includes(problem.kind) || problem.status >= 500) return problemOf(problem);
       const code = codeOf(problem);
       const note = code === CLICK_ERRORS.signCheckFailed ? 'SIGN CHECK FAILED!' : problem.detail;

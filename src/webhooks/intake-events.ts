@@ -15,6 +15,11 @@ export interface IntakeEvents {
   delivery: { record: DeliveryRecord; event: ProviderEvent | null; verify: VerifyResult | null };
   /** Writing the journal row failed; the response was still sent. `error` is the store's error. */
   'journal-error': { record: DeliveryRecord; error: unknown };
+  /**
+   * An unauthenticated delivery of a client past its `refusalLimit` was answered 429 `WEBHOOK_REFUSALS_LIMITED`
+   * and NOT journaled (count these to see a flood): the endpoint, its provider, the client and the refusal's code.
+   */
+  'refusal-limited': { endpoint: string; provider: string; client: string; code: string };
 }
 
 /** The name of an intake event. */

@@ -4,6 +4,7 @@ import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import type { RedactionOptions, Redactor } from './journal/redact.js';
 import type { ProviderEvent, ProviderProfile } from './providers/provider-event.js';
+import type { RefusalLimitOptions } from './refusal-limiter.js';
 import type { HeadersInput } from './verify/headers.js';
 import type { SignatureScheme } from './verify/signature-scheme.js';
 
@@ -115,6 +116,14 @@ export interface WebhookIntakeOptions<S extends Store = Store> {
    * or business action. Set the framework's own limit to the same value. @default 2_097_152 (2 MiB)
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Per-client limit on refused unauthenticated deliveries (bad, missing or stale signature, body too large),
+   * which anyone can send: past `burst` (then `perMinute`), a client's refusals are answered 429
+   * `WEBHOOK_REFUSALS_LIMITED` with `Retry-After` and are not journaled (intake event `refusal-limited`).
+   * Authentic deliveries are never limited. The client is `IntakeRequest.client`. `false` turns it off.
+   * @default { burst: 100, perMinute: 60, maxClients: 10_000 }
+   */
+  readonly refusalLimit?: RefusalLimitOptions | false;
   /** Journaled error text is cut to this many characters. @default 1_000 */
   readonly maxErrorChars?: number;
   /** Journaled payload JSON is cut to this many characters (marked `…[TRUNCATED]`). @default 65_536 */

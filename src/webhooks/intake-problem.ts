@@ -17,13 +17,14 @@ import { WEBHOOK_PROBLEMS, type WebhookEdgeCode } from './webhook-problems.js';
  * `too_large` (body over `maxBodyBytes`), `signature_malformed` (a signature header or signed field that cannot
  * be parsed), `signature_invalid` (missing, wrong or stale signature), `malformed_payload` (authentic body a
  * profile cannot read), `payload_mismatch` (same key, different body), `in_progress` (claim held elsewhere),
- * `handler_failed`, `claim_lost`, `store_unavailable`, `integration_error` (the intake was wired wrongly: not
+ * `rate_limited` (an unauthenticated delivery of a client past its `refusalLimit`), `handler_failed`, `claim_lost`, `store_unavailable`, `integration_error` (the intake was wired wrongly: not
  * bytes, bad verify input).
  */
 export type IntakeProblemKind =
   | 'too_large'
   | 'signature_malformed'
   | 'signature_invalid'
+  | 'rate_limited'
   | 'malformed_payload'
   | 'payload_mismatch'
   | 'in_progress'
@@ -41,7 +42,10 @@ export interface IntakeProblem {
   readonly status: number;
   /** Human-readable reason; never contains secrets, signatures or body content. */
   readonly detail: string;
-  /** For `in_progress` and `store_unavailable`: suggested wait in milliseconds (`Retry-After` is its ceiling in seconds). */
+  /**
+   * For `in_progress`, `store_unavailable` and `rate_limited`: suggested wait in milliseconds (`Retry-After` is its
+   * ceiling in seconds).
+   */
   readonly retryAfterMs: number | null;
   /** For `malformed_payload`: the dotted path of the unreadable field (`method`, `amount`, `body`). */
   readonly field: string | null;

@@ -26,8 +26,30 @@ function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promi
 }
 
 function refuse(delivery: Delivery, trace: Trace, problem: IntakeProblem): Promise<HttpResponse> {
+  const limited = trace.signature === 'valid' ? null : limitedRefusal(delivery.runtime, delivery, problem);
+  if (limited) return Promise.resolve(limited);
   const response = delivery.resolved.ack.problem(problem, delivery.request);
   return answer(delivery, refusedTrace(trace, problem, problem.detail), response);
+}
+
+/**
+ * For an unauthenticated refusal: the 429 `WEBHOOK_REFUSALS_LIMITED` answer (with `Retry-After`, no journal row,
+ * reported as `refusal-limited`) when its client is past `refusalLimit`, else `null` (refuse and journal it).
+ */
+function limitedRefusal(
+  runtime: IntakeRuntime,
+  arrival: { resolved: Delivery['resolved']; request: IntakeRequest },
+  refusal: IntakeProblem,
+): HttpResponse | null {
+  const client = arrival.request.client ?? '';
+  const waitMs = runtime.refusalLimiter?.take(client) ?? 0;
+  if (waitMs === 0) return null;
+  const endpoint = arrival.request.endpoint;
+  const provider = arrival.resolved.endpoint.profile.provider;
+  runtime.emitter.emit('refusal-limited', { endpoint, provider, client, code: refusal.code });
+  const detail = 'too many refused deliveries from this client; retry later';
+  const problem = intakeProblem('rate_limited', 'WEBHOOK_REFUSALS_LIMITED', detail, { retryAfterMs: waitMs });
+  return arrival.resolved.ack.problem(problem, arrival.request);
 }
 
 function tooLarge(runtime: IntakeRuntime, bytes: number | null): IntakeProblem {
@@ -45,7 +67,7 @@ function checkBody(delivery: Delivery): IntakeProblem | null {
   return rawBody.byteLength > delivery.runtime.maxBodyBytes ? tooLarge(delivery.runtime, rawBody.byteLength) : null;
 }
 
-/** Step 2: the signature over the exact bytes; records the verdict in `trace`. */
+/** Step 2: the signature over the exact bytes; records the verdict in `trace` (and no payload when refused). */
 async function verifySignature(delivery: Delivery, trace: Trace): Promise<IntakeProblem | null> {
   const { rawBody, headers } = delivery.request;
   try {
@@ -55,8 +77,8 @@ async function verifySignature(delivery: Delivery, trace: Trace): Promise<Intake
     return intakeProblem('integration_error', code, errorText(error));
   }
   if (!trace.verify.ok) {
+    // Not authentic: journaled without its body (anyone can send one; issue #34 item 7).
     trace.signature = trace.verify.reason;
-    trace.payload = looseParse(rawBody, headers, delivery.runtime.maxJsonDepth);
     return signatureProblem(trace.verify);
   }
   trace.signature = 'valid';
@@ -168,13 +190,23 @@ export async function receiveDelivery(runtime: IntakeRuntime, request: IntakeReq
   return handleEvent(delivery, { ...trace, event, payload: event.payload }, event);
 }
 
-/** `WebhookIntake.rejectTooLarge`: the 413 answer and journal row. @throws {InvalidOption} unknown endpoint. */
-export function rejectTooLarge(runtime: IntakeRuntime, name: string, headers: HeadersInput): Promise<HttpResponse> {
+/**
+ * `WebhookIntake.rejectTooLarge`: the 413 answer and journal row (or 429 past the client's `refusalLimit`).
+ * @throws {InvalidOption} unknown endpoint.
+ */
+export async function rejectTooLarge(
+  runtime: IntakeRuntime,
+  name: string,
+  headers: HeadersInput,
+  client?: string,
+): Promise<HttpResponse> {
   const started = performance.now();
   const resolved = resolveEndpoint(runtime, name);
   const declared = Number(headerValue(headers, 'content-length'));
   const problem = tooLarge(runtime, Number.isSafeInteger(declared) ? declared : null);
-  const request: IntakeRequest = { endpoint: name, rawBody: new Uint8Array(0), headers };
+  const request: IntakeRequest = { endpoint: name, rawBody: new Uint8Array(0), headers, client };
+  const limited = limitedRefusal(runtime, { resolved, request }, problem);
+  if (limited) return limited;
   const arrival: DeliveryArrival = { resolved, receivedAtMs: runtime.clock.now(), started };
   const trace = freshTrace(`${problem.code}: ${problem.detail}`);
   return recordDelivery(runtime, arrival, trace, resolved.ack.problem(problem, request), request);

@@ -28,6 +28,14 @@ function payloadText(runtime: IntakeRuntime, payload: unknown): string | null {
   return text.length <= runtime.maxPayloadChars ? text : `${text.slice(0, runtime.maxPayloadChars)}…[TRUNCATED]`;
 }
 
+/**
+ * An extracted identifier as journaled: readable, but with any card number, e-mail address, phone number or
+ * secret inside it redacted (the same `scrubText` the logs use), so `/admin/api/deliveries` never serves one.
+ */
+function idText(runtime: IntakeRuntime, id: string | null | undefined): string | null {
+  return id === null || id === undefined ? null : runtime.redactor.scrubText(id);
+}
+
 /** The redacted journal row of a delivery answered with `response`. */
 function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace, response: HttpResponse) {
   const { event } = trace;
@@ -35,7 +43,7 @@ function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace
     id: deliveryId(),
     receivedAtMs: arrival.receivedAtMs,
     provider: arrival.resolved.endpoint.profile.provider,
-    eventKey: event?.key?.externalId ?? null,
+    eventKey: idText(runtime, event?.key?.externalId),
     eventType: event?.eventType ?? null,
     signature: trace.signature,
     decision: trace.decision,
@@ -43,9 +51,9 @@ function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace
     responseStatus: response.status,
     error: trace.error === null ? null : bounded(runtime, trace.error),
     durationMs: Math.max(0, Math.round(performance.now() - arrival.started)),
-    objectId: event?.objectId ?? null,
-    paymentId: event?.paymentId ?? null,
-    merchantReference: event?.merchantReference ?? null,
+    objectId: idText(runtime, event?.objectId),
+    paymentId: idText(runtime, event?.paymentId),
+    merchantReference: idText(runtime, event?.merchantReference),
     amountMinor: event?.amountMinor ?? null,
     currency: event?.currency ?? null,
     payload: payloadText(runtime, trace.payload),

@@ -10,6 +10,7 @@ import { paymeAcknowledgement } from './intake-payme.js';
 import { withRejectionStatus } from './intake-rejection-status.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import { createRedactor, type Redactor } from './journal/redact.js';
+import { RefusalLimiter } from './refusal-limiter.js';
 
 /** An endpoint with its defaults applied. */
 export interface ResolvedEndpoint {
@@ -31,6 +32,8 @@ export interface IntakeRuntime {
   /** `undefined` = the guard's own `waitForInFlightMs`. */
   readonly waitForInFlightMs: number | undefined;
   readonly redactor: Redactor;
+  /** Per-client buckets of refused unauthenticated deliveries; `null` when `refusalLimit: false`. */
+  readonly refusalLimiter: RefusalLimiter | null;
   readonly emitter: IntakeEmitter;
   readonly endpoints: ReadonlyMap<string, ResolvedEndpoint>;
 }
@@ -72,7 +75,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
- * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`.
+ * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`/
+ * `refusalLimit`.
  * @throws {TransactionsUnsupported} an
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
@@ -96,6 +100,10 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
     waitForInFlightMs:
       options.waitForInFlightMs === undefined ? undefined : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs'),
     redactor,
+    refusalLimiter:
+      options.refusalLimit === false
+        ? null
+        : new RefusalLimiter(options.refusalLimit ?? {}, options.guard.options.clock),
     emitter: new IntakeEmitter(),
     endpoints: resolveEndpoints(options),
   });

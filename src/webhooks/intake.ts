@@ -41,10 +41,11 @@ export interface WebhookIntake {
   receive(request: IntakeRequest): Promise<HttpResponse>;
   /**
    * The 413 answer (and journal row) for a delivery whose body the framework refused for size before the intake
-   * saw it. @throws {InvalidOption} unknown endpoint.
+   * saw it; `client` as in `IntakeRequest.client` (429 past its `refusalLimit`). @throws {InvalidOption} unknown
+   * endpoint.
    */
-  rejectTooLarge(endpoint: string, headers: HeadersInput): Promise<HttpResponse>;
-  /** Subscribes to intake events (`delivery`, `journal-error`); returns an unsubscribe function. */
+  rejectTooLarge(endpoint: string, headers: HeadersInput, client?: string): Promise<HttpResponse>;
+  /** Subscribes to intake events (`delivery`, `journal-error`, `refusal-limited`); returns an unsubscribe function. */
   on<E extends IntakeEventName>(name: E, listener: IntakeListener<E>): () => void;
 }
 
@@ -79,7 +80,8 @@ export function createWebhookIntake<S extends Store>(options: WebhookIntakeOptio
     waitsForInFlight: mayWait(runtime.waitForInFlightMs, runtime.guard.options.waitForInFlightMs),
     has: (name: string) => runtime.endpoints.has(name),
     receive: (request: IntakeRequest) => receiveDelivery(runtime, request),
-    rejectTooLarge: (name: string, headers: HeadersInput) => rejectTooLarge(runtime, name, headers),
+    rejectTooLarge: (name: string, headers: HeadersInput, client?: string) =>
+      rejectTooLarge(runtime, name, headers, client),
     on: <E extends IntakeEventName>(name: E, listener: IntakeListener<E>) => runtime.emitter.on(name, listener),
   });
 }

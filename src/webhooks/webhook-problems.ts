@@ -12,6 +12,7 @@ export type WebhookEdgeCode =
   | 'WEBHOOK_BODY_TOO_LARGE'
   | 'WEBHOOK_SIGNATURE_MALFORMED'
   | 'WEBHOOK_SIGNATURE_INVALID'
+  | 'WEBHOOK_REFUSALS_LIMITED'
   | 'WEBHOOK_HANDLER_FAILED';
 
 /** The core's codes a delivery can be refused with (its receipt claim): duplicates, races and an unreachable store. */
@@ -29,7 +30,8 @@ export type WebhookProblemCode = WebhookEdgeCode | WebhookErrorCode | WebhookRec
  * The webhook intake's problem table: status and title of every code it answers, in the words of a provider's
  * delivery (a webhook has no `Idempotency-Key`: its receipt key is the provider's event id).
  * - `WEBHOOK_BODY_TOO_LARGE` → 413; `WEBHOOK_SIGNATURE_MALFORMED`, `MALFORMED_WEBHOOK_PAYLOAD` → 400;
- *   `WEBHOOK_SIGNATURE_INVALID` → 401; `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers);
+ *   `WEBHOOK_SIGNATURE_INVALID` → 401; `WEBHOOK_REFUSALS_LIMITED` → 429 with `Retry-After` (a client past its
+ *   `refusalLimit` of unauthenticated deliveries, RFC 6585 §4); `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers);
  *   `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
  * - receipt claim: `REQUEST_IN_PROGRESS` → 409 with `Retry-After`; `CLAIM_LOST` → 409; `PAYLOAD_MISMATCH` → 422;
  *   `STORE_UNAVAILABLE` → 503 (the provider retries each); `RECEIPT_CORRUPTED` → 500 (the event's stored receipt
@@ -40,6 +42,7 @@ export const WEBHOOK_PROBLEMS = Object.freeze({
   WEBHOOK_BODY_TOO_LARGE: { status: 413, title: 'Webhook body too large' },
   WEBHOOK_SIGNATURE_MALFORMED: { status: 400, title: 'Webhook signature is malformed' },
   WEBHOOK_SIGNATURE_INVALID: { status: 401, title: 'Webhook signature is invalid' },
+  WEBHOOK_REFUSALS_LIMITED: { status: 429, title: 'Too many refused webhook deliveries' },
   WEBHOOK_HANDLER_FAILED: { status: 500, title: 'Webhook handler failed' },
   MALFORMED_WEBHOOK_PAYLOAD: { status: 400, title: 'Malformed webhook payload' },
   RAW_BODY_REQUIRED: { status: 500, title: 'Server misconfiguration' },

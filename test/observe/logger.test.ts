@@ -130,25 +130,25 @@ for (const backend of WEBHOOK_BACKENDS) {
   });
 }
 
-describe('log lines and payment alerts keep identifiers readable (issue 11 item 12)', () => {
-  it('an alert about evt_/msg_ ids keeps them; a card number in it is redacted', () => {
+describe('log lines and payment alerts keep identifiers readable (issue 11 item 12, issue 34 item 12)', () => {
+  it('an alert about evt_/msg_ ids keeps them; a card number in it, even inside an id, is redacted', () => {
     const lines: string[] = [];
     const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) } });
     logger.warn(
       {
         alert: {
           code: 'amount_mismatch',
-          eventId: 'evt_4242424242424242',
+          eventId: 'evt_1NG8Du2eZvKYlo2CUI3W8mBy',
           messageId: 'msg_x_4242424242424242',
           note: `customer typed ${PII.card} into the reference`,
         },
       },
-      'payment alert for evt_4242424242424242',
+      'payment alert for evt_1NG8Du2eZvKYlo2CUI3W8mBy (ref ord4242424242424242)',
     );
     const line = JSON.parse(lines[0]!) as { msg: string; alert: Record<string, string> };
-    expect(line.msg).toBe('payment alert for evt_4242424242424242');
-    expect(line.alert.eventId).toBe('evt_4242424242424242');
-    expect(line.alert.messageId).toBe('msg_x_4242424242424242');
+    expect(line.msg).toBe('payment alert for evt_1NG8Du2eZvKYlo2CUI3W8mBy (ref ord[REDACTED])');
+    expect(line.alert.eventId).toBe('evt_1NG8Du2eZvKYlo2CUI3W8mBy');
+    expect(line.alert.messageId).toBe('msg_x_[REDACTED]');
     expect(line.alert.note).toBe('customer typed [REDACTED] into the reference');
   });
 });

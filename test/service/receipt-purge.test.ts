@@ -5,6 +5,7 @@ import { RequestKey } from '../../src/core/request-key.js';
 import { httpRequestKey } from '../../src/http/http-request-key.js';
 import { resolveServiceConfig } from '../../src/service/service-config.js';
 import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import type { DeliveriesDatabase } from '../../src/webhooks/journal/deliveries-table.js';
 import { type Harness, orderAndCheckout, startHarness, until, untilFulfilled } from './service-harness.js';
 
 const DAY_MS = 86_400_000;
@@ -44,6 +45,10 @@ describe('reference service: periodic receipt purge', () => {
 
     offsetMs = 7 * DAY_MS + 60_000;
     await until(async () => (await receipts('stripe')) === 0, 5_000, 'webhook receipts to be purged');
+    expect(await journalRows()).toBeGreaterThan(0); // the journal keeps its 30-day retention
+
+    offsetMs = 30 * DAY_MS + 60_000; // issue 34 item 7: the journal is purged too
+    await until(async () => (await journalRows()) === 0, 5_000, 'journal rows to be purged');
   });
 
   it('reclaims abandoned claims (processing, owner gone) past the same retentions, and keeps a live one', async () => {
@@ -72,11 +77,18 @@ describe('reference service: periodic receipt purge', () => {
     expect((await intakeGuard.find(liveEvent))?.status).toBe('processing');
   });
 
+  async function journalRows(): Promise<number> {
+    const db = h.service.context.store.db as unknown as Kysely<DeliveriesDatabase>;
+    return (await db.selectFrom('payonce_webhook_deliveries').select('id').execute()).length;
+  }
+
   it('defaults: one run an hour, webhook receipts kept 7 days; both must be positive integers', () => {
     expect(resolveServiceConfig({})).toMatchObject({
       receiptPurgeEveryMs: 3_600_000,
       webhookReceiptRetentionMs: 7 * DAY_MS,
+      journalRetentionMs: 30 * DAY_MS,
     });
+    expect(() => resolveServiceConfig({ journalRetentionMs: 0 })).toThrow(/journalRetentionMs/);
     expect(() => resolveServiceConfig({ receiptPurgeEveryMs: 0 })).toThrow(/receiptPurgeEveryMs/);
     expect(() => resolveServiceConfig({ webhookReceiptRetentionMs: 1.5 })).toThrow(/webhookReceiptRetentionMs/);
   });

@@ -76,7 +76,7 @@ describe('transaction types of the one-commit modes', () => {
             if (invoice === null) return;
             await tx
               .insertInto('credits')
-              .values({ invoice_id: invoice.id, amount_minor: invoice.amount_paid })
+              .values({ invoice_id: invoice.id, amount_minor: invoice.amount_paid ?? 0 })
               .execute();
           },
         },

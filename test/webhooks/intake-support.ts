@@ -179,7 +179,14 @@ export async function startIntakeWorld(backendName: BackendName, options: WorldO
       },
     };
   }
-  const intake = createWebhookIntake({ guard, journal, endpoints, maxBodyBytes: options.maxBodyBytes });
+  // These worlds send many refusals from one address on purpose; the refusal limit has its own test.
+  const intake = createWebhookIntake({
+    guard,
+    journal,
+    endpoints,
+    maxBodyBytes: options.maxBodyBytes,
+    refusalLimit: false,
+  });
   const app = Fastify();
   await app.register(fastifyWebhooks(intake));
   options.extendApp?.(app);

@@ -5,6 +5,7 @@ import { registerDemo } from './demo.js';
 import { registerInspect } from './inspect.js';
 import { registerJobs } from './jobs.js';
 import { registerMigrate } from './migrate.js';
+import { registerPurge } from './purge.js';
 import { registerReceipts } from './receipts.js';
 import { registerRelay } from './relay.js';
 import { registerRelayStorm } from './relay-storm.js';
@@ -28,6 +29,7 @@ export const ALL_COMMANDS: readonly RegisterCommand[] = Object.freeze([
   registerConsole,
   registerInspect,
   registerReceipts,
+  registerPurge,
   registerJobs,
   registerSandbox,
   registerRelay,

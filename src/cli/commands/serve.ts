@@ -30,6 +30,7 @@ export interface RuntimeFlags {
   waitForInFlightMs?: number;
   receiptPurgeEveryMs?: number;
   webhookReceiptRetentionMs?: number;
+  journalRetentionMs?: number;
   logLevel?: string;
   broker?: string;
   subjectPrefix?: string;
@@ -162,6 +163,11 @@ export function addRuntimeOptions(command: Command): Command {
       'how long finished webhook receipts are kept to recognise redeliveries (default 604800000, 7 days)',
       millis('--webhook-receipt-retention-ms', 1),
     )
+    .option(
+      '--journal-retention-ms <ms>',
+      'how long webhook delivery journal rows are kept (default 2592000000, 30 days)',
+      millis('--journal-retention-ms', 1),
+    )
     .addOption(
       new Option(
         '--webhook-tolerance-sec <s>',
@@ -245,6 +251,7 @@ export function runtimeOptions(
     waitForInFlightMs: flags.waitForInFlightMs,
     receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
     webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
+    journalRetentionMs: flags.journalRetentionMs,
     logLevel: flags.logLevel,
     brokerUrl,
     brokerSubjectPrefix: flags.subjectPrefix,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IdempotencyGuard } from '../../core/idempotency-guard.js';
 import { RequestKey } from '../../core/request-key.js';
+import type { TokenBucket } from '../../core/token-bucket.js';
 import { toAttempt } from '../../payments/payment-attempt.js';
 import type { ProviderPayment } from '../../payments/payment-provider.js';
 import type { ServiceContext } from '../service-context.js';
@@ -10,7 +11,6 @@ import { type DeliveryFilter, type DeliveryRow, deliveriesInRange } from './admi
 import { type AdminReads, staleAfterFor } from './admin-reads.js';
 import type { DeliveryReplayer, ReplayItem } from './delivery-replay.js';
 import { markJournaled } from './failed-action.js';
-import type { TokenBucket } from './token-bucket.js';
 
 /** The answer of an action: what it did (or, in a dry run, would do) and the id of its journal row. */
 export interface ActionResult<T> {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { TokenBucket } from '../../core/token-bucket.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from '../../webhooks/intake.js';
 import { createRedactor } from '../../webhooks/journal/redact.js';
 import type { ServiceContext } from '../service-context.js';
@@ -10,7 +11,6 @@ import type { AdminReads } from './admin-reads.js';
 import type { AdminDatabase } from './admin-tables.js';
 import { registerConsolePages } from './console-pages.js';
 import { DeliveryReplayer, type ReplayTarget } from './delivery-replay.js';
-import { TokenBucket } from './token-bucket.js';
 
 /** How the console replays deliveries: an intake over the service's endpoints, and a target per receipt provider. */
 export interface ReplayParts {

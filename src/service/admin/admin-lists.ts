@@ -140,13 +140,17 @@ function selectDeliveries(reads: AdminReads, filter: DeliveryFilter, limit: numb
   return filteredDeliveries(reads, filter).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** A delivery row as the console shows it. */
+/**
+ * A delivery row as the console shows it. Identifiers are scrubbed again (the intake scrubs them before storage
+ * since issue #34; older rows may hold a card number, e-mail address or phone number inside an id).
+ */
 export function deliveryItem(reads: AdminReads, row: DeliveryRow): DeliveryItem {
+  const id = (value: string | null) => (value === null ? null : reads.redactor.scrubText(value));
   return {
     id: row.id,
     receivedAtMs: num(row.received_at),
     provider: row.provider,
-    eventKey: row.event_key,
+    eventKey: id(row.event_key),
     eventType: row.event_type,
     signature: row.signature,
     decision: row.decision,
@@ -154,8 +158,8 @@ export function deliveryItem(reads: AdminReads, row: DeliveryRow): DeliveryItem 
     responseStatus: num(row.response_status),
     error: row.error === null ? null : reads.redactor.scrubText(row.error),
     durationMs: num(row.duration_ms),
-    paymentId: row.payment_id,
-    merchantReference: row.merchant_reference,
+    paymentId: id(row.payment_id),
+    merchantReference: id(row.merchant_reference),
     amountMinor: numOrNull(row.amount_minor),
     currency: row.currency,
   };

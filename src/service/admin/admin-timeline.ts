@@ -36,8 +36,9 @@ export interface TimelineEntry {
 /**
  * "Why is this order in this state?": the order, its attempts, and every dated fact about it, oldest first —
  * attempts created, provider calls and their answers (checkout responses and reconciliation, from the payment
- * journal), every webhook delivery about its payments with its decision and reason (including deliveries refused
- * before their payload was read, such as a forgery, found by the payment ids in their redacted payload), the
+ * journal), every webhook delivery about its payments with its decision and reason (a refused one only when it
+ * was authentic, including one refused before its payload was read, found by the payment ids in its redacted
+ * payload; forgeries stay in the journal but never on a timeline), the
  * transitions the payment journal decided, outbox jobs, effects (fulfilments, refunds), alerts (rejected reports
  * and anomalies) and operator actions. Every text is redacted (payloads were redacted by the intake; error and
  * reason texts are scrubbed again).
@@ -57,6 +58,11 @@ export interface OrderTimeline {
   readonly entries: readonly TimelineEntry[];
 }
 
+/**
+ * The deliveries about an order's payments, the latest 500 (shown oldest first). A refused delivery counts only
+ * when it was authentic (`signature = 'valid'`): anyone can send a forgery naming a customer's payment id, and
+ * such forgeries must not fill or hide the order's timeline (issue #34 item 7). They stay in the journal.
+ */
 async function deliveriesAbout(reads: AdminReads, references: readonly string[]): Promise<DeliveryItem[]> {
   if (references.length === 0) return [];
   const { db } = reads;
@@ -70,19 +76,21 @@ async function deliveriesAbout(reads: AdminReads, references: readonly string[])
         eb('merchant_reference', 'in', [...references]),
       ]),
     )
-    .orderBy('received_at')
-    .orderBy('id')
+    .where((eb) => eb.or([eb('decision', '<>', 'rejected'), eb('signature', '=', 'valid')]))
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
     .limit(500)
     .execute();
-  // Refused before extraction (bad signature, unreadable payload): no id columns, only the redacted payload.
+  // Authentic but refused before extraction (unreadable payload): no id columns, only the redacted payload.
   const unread = await db
     .selectFrom('payonce_webhook_deliveries')
     .selectAll()
     .where('decision', '=', 'rejected')
+    .where('signature', '=', 'valid')
     .where('payment_id', 'is', null)
     .where('merchant_reference', 'is', null)
     .where((eb) => eb.or(references.map((ref) => eb('payload', 'like', `%${ref}%`))))
-    .orderBy('received_at')
+    .orderBy('received_at', 'desc')
     .limit(100)
     .execute();
   const byId = new Map<string, DeliveryItem>();

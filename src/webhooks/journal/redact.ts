@@ -1,5 +1,6 @@
-/** What replaces a redacted value, in the journal and in logs. */
-export const REDACTED = '[REDACTED]';
+import { looksLikeCardNumber, REDACTED, scrubText } from './scrub-text.js';
+
+export { REDACTED } from './scrub-text.js';
 
 /**
  * Default sensitive JSON paths. A path is dot-separated keys; `*` matches any one key or array index, and a
@@ -56,6 +57,7 @@ export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze([
   '**.access_token',
   '**.api_key',
   '**.authorization',
+  '**.auth',
   '**.sign_string',
 ]);
 
@@ -66,9 +68,10 @@ export interface RedactionOptions {
   /** More paths, added to `paths` (so the defaults stay). @default [] */
   extraPaths?: readonly string[];
   /**
-   * Also replace e-mail addresses and card numbers found inside any string value, under any key: 13–19 digits
-   * passing the Luhn check, grouped by spaces or hyphens or not, standing alone (digits inside an identifier such
-   * as `evt_4242424242424242` stay readable). @default true
+   * Also replace, under any key, what `scrubText` finds inside string values (e-mail addresses of any script,
+   * card numbers however grouped or glued to a letter, E.164 phone numbers, `Bearer`/`Basic` credentials, secret
+   * keys), integer JSON numbers that look like a card number, and e-mail addresses or card numbers used as object
+   * keys. The identifier around a card number stays readable (`evt_[REDACTED]`). @default true
    */
   scrubValues?: boolean;
 }
@@ -81,7 +84,10 @@ export interface Redactor {
    * stays a cycle in the copy).
    */
   redact<T>(value: T): T;
-  /** `text` with e-mail addresses and card numbers replaced (for error messages and free text). */
+  /**
+   * `text` with e-mail addresses, card numbers, phone numbers and credentials replaced (for error messages, free
+   * text and identifiers such as the journal's id columns).
+   */
   scrubText(text: string): string;
   /** The configured paths, for callers that also configure pino's own `redact.paths`. */
   readonly paths: readonly string[];
@@ -93,60 +99,24 @@ interface Pattern {
   readonly segments: readonly string[];
 }
 
-const LOCAL_PART = /[A-Za-z0-9._%+-]/;
-const DOMAIN = /[A-Za-z0-9.-]/;
-const TLD = /\.[A-Za-z]{2,}$/;
-/**
- * 13–19 digits, optionally grouped by single spaces or hyphens, standing alone: not preceded or followed by a
- * letter, digit, `_` or `-`. So `4242 4242 4242 4242` and `card=4242424242424242&` are candidates, while the
- * digits inside identifiers (`evt_4242424242424242`, `msg_x_4242424242424242`, `pi-4242424242424242`) are not.
- */
-const DIGIT_RUN = /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g;
-
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
+/** True for an integer JSON number (or bigint) whose digits look like a card number (`4242424242424242`). */
+function cardLikeNumber(value: unknown): boolean {
+  if (typeof value === 'bigint') return looksLikeCardNumber(value < 0n ? (-value).toString() : value.toString());
+  return typeof value === 'number' && Number.isInteger(value) && looksLikeCardNumber(Math.abs(value).toFixed(0));
 }
 
 /**
- * Replaces e-mail addresses (`local@domain.tld`) in linear time: expands around each `@` instead of running a
- * backtracking regular expression over megabyte-long strings.
+ * The key to copy `key` under: itself, or scrubbed when it holds an e-mail address or card number, numbered
+ * (`[REDACTED]#2`, `#3`…) when an earlier key of the object already became the same text. `next` remembers the
+ * next number per scrubbed text, so an object of many such keys is copied in linear time.
  */
-function scrubEmails(text: string): string {
-  if (!text.includes('@')) return text;
-  let out = '';
-  let copied = 0;
-  let at = text.indexOf('@');
-  let floor = 0;
-  while (at !== -1) {
-    let start = at;
-    while (start > Math.max(copied, floor) && LOCAL_PART.test(text[start - 1] ?? '')) start--;
-    floor = at + 1;
-    let end = at + 1;
-    while (end < text.length && DOMAIN.test(text[end] ?? '')) end++;
-    const domain = text.slice(at + 1, end).replace(/[.-]+$/, '');
-    if (start < at && TLD.test(domain)) {
-      out += text.slice(copied, start) + REDACTED;
-      copied = at + 1 + domain.length;
-    }
-    at = text.indexOf('@', Math.max(at + 1, copied));
-  }
-  return out + text.slice(copied);
-}
-
-function scrub(text: string): string {
-  return scrubEmails(text).replace(DIGIT_RUN, (run) => {
-    const digits = run.replace(/[ -]/g, '');
-    return digits.length >= 13 && digits.length <= 19 && luhn(digits) ? REDACTED : run;
-  });
+function copyKey(out: Record<string, unknown>, key: string, next: Map<string, number>): string {
+  const scrubbed = scrubText(key);
+  if (scrubbed === key || !Object.hasOwn(out, scrubbed)) return scrubbed;
+  let n = next.get(scrubbed) ?? 2;
+  while (Object.hasOwn(out, `${scrubbed}#${n}`)) n++;
+  next.set(scrubbed, n + 1);
+  return `${scrubbed}#${n}`;
 }
 
 function compile(path: string): Pattern {
@@ -221,7 +191,8 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
     const copies = new Map<object, unknown>();
     const visit = (value: unknown, trail: Trail | null): unknown => {
       if (matches(trail)) return REDACTED;
-      if (typeof value === 'string') return scrubValues ? scrub(value) : value;
+      if (typeof value === 'string') return scrubValues ? scrubText(value) : value;
+      if (scrubValues && cardLikeNumber(value)) return REDACTED;
       if (typeof value !== 'object' || value === null) return value;
       const known = copies.get(value);
       if (known !== undefined) return known;
@@ -238,8 +209,10 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
         for (let i = 0; i < source.length; i++) out[i] = visit(source[i], { key: String(i), parent: trail });
       } else {
         const out = target as Record<string, unknown>;
+        const next = new Map<string, number>();
         for (const [key, item] of Object.entries(source)) {
-          out[key] = visit(item, { key: key.toLowerCase(), parent: trail });
+          const copied = visit(item, { key: key.toLowerCase(), parent: trail });
+          out[scrubValues ? copyKey(out, key, next) : key] = copied;
         }
       }
     }
@@ -249,6 +222,6 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   return Object.freeze({
     paths,
     redact: <T>(value: T): T => redactValue(value) as T,
-    scrubText: (text: string) => (scrubValues ? scrub(text) : text),
+    scrubText: (text: string) => (scrubValues ? scrubText(text) : text),
   });
 }

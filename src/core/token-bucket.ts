@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.js';
+import type { Clock } from './clock.js';
 
 /**
  * A token bucket: `capacity` tokens, refilled at `perSecond` per second. `take(n)` takes n tokens now or answers

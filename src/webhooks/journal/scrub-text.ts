@@ -1,0 +1,120 @@
+/** What replaces a redacted value, in the journal and in logs. */
+export const REDACTED = '[REDACTED]';
+
+/** One character of an e-mail local part: letters and digits of any script (IDN), marks, `._%+-`. */
+const LOCAL_PART = /[\p{L}\p{N}\p{M}._%+-]/u;
+/** One character of an e-mail domain: letters and digits of any script (IDN), marks, `.`, `-`. */
+const DOMAIN = /[\p{L}\p{N}\p{M}.-]/u;
+/** A top-level domain: two or more letters of any script, or an A-label (`xn--…`). */
+const TLD = /\.(?:[\p{L}\p{M}]{2,}|xn--[a-z0-9-]+)$/iu;
+
+/** A digit: ASCII or full-width (U+FF10–U+FF19). */
+const DIGIT = '[0-9\\uFF10-\\uFF19]';
+/** One separator between card digits: space, NBSP, figure, thin and narrow no-break spaces, `.`, `/`, `-`. */
+const SEPARATOR = '[ \\u00A0\\u2007\\u2009\\u202F./-]';
+/**
+ * A maximal run of 13–19 digits with at most one separator between two digits: never starts or ends next to
+ * another digit of the same run, so a longer number (or its tail) is no candidate.
+ */
+const DIGIT_RUN = new RegExp(
+  `(?<!${DIGIT}${SEPARATOR}?)${DIGIT}(?:${SEPARATOR}?${DIGIT}){12,18}(?!${SEPARATOR}?${DIGIT})`,
+  'gu',
+);
+const SEPARATORS = new RegExp(SEPARATOR, 'gu');
+/** A letter, digit or `_` of any script: a digit run touching one is glued into a word. */
+const WORD = /[\p{L}\p{N}_]/u;
+/** An E.164 phone number: `+`, then 8–15 digits, single spaces, dots or hyphens allowed between them. */
+const PHONE = /(?<![\p{N}+])\+[0-9](?:[ .-]?[0-9]){7,14}(?![0-9])/gu;
+/** A credential after `Bearer` (RFC 6750 §2.1 token68), any case. */
+const BEARER_VALUE = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]+/giu;
+/** A credential after `Basic`: base64 of 8 or more characters with a digit, `+`, `/` or `=` (not an English word). */
+const BASIC_VALUE = /\b(Basic)(\s+)(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/giu;
+/** Well-known secret formats: Stripe secret and restricted keys, webhook signing secrets. */
+const SECRET_VALUE = /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]+|\bwhsec_[A-Za-z0-9+/=_-]+/gu;
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Full-width digits as ASCII. */
+function asciiDigits(text: string): string {
+  return text.replace(/[\uFF10-\uFF19]/gu, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48));
+}
+
+/**
+ * True when `digits` (ASCII, no separators) look like a payment card number: 13–19 digits, a major industry
+ * identifier of card issuers (first digit 2–6: Mastercard 2-series, Amex/JCB/Diners, Visa, Mastercard,
+ * Discover/UnionPay/Maestro; ISO/IEC 7812-1) and a valid Luhn check digit. The first-digit rule keeps epoch
+ * milliseconds (`17…`) readable.
+ */
+export function looksLikeCardNumber(digits: string): boolean {
+  return digits.length >= 13 && digits.length <= 19 && digits[0]! >= '2' && digits[0]! <= '6' && luhn(digits);
+}
+
+/**
+ * Replaces e-mail addresses (`local@domain.tld`, any script) in linear time: expands around each `@` instead of
+ * running a backtracking regular expression over megabyte-long strings.
+ */
+function scrubEmails(text: string): string {
+  if (!text.includes('@')) return text;
+  let out = '';
+  let copied = 0;
+  let at = text.indexOf('@');
+  let floor = 0;
+  while (at !== -1) {
+    let start = at;
+    while (start > Math.max(copied, floor) && LOCAL_PART.test(text[start - 1] ?? '')) start--;
+    floor = at + 1;
+    let end = at + 1;
+    while (end < text.length && DOMAIN.test(text[end] ?? '')) end++;
+    const domain = text.slice(at + 1, end).replace(/[.-]+$/, '');
+    if (start < at && TLD.test(domain)) {
+      out += text.slice(copied, start) + REDACTED;
+      copied = at + 1 + domain.length;
+    }
+    at = text.indexOf('@', Math.max(at + 1, copied));
+  }
+  return out + text.slice(copied);
+}
+
+/**
+ * Replaces card numbers: a digit run (ASCII or full-width, grouped by spaces, no-break spaces, dots, slashes or
+ * hyphens, or not) that {@link looksLikeCardNumber}. A run glued to a letter or `_` (`ord4242424242424242`,
+ * `evt_4242…`) counts only when ungrouped, so hex identifiers such as UUIDs (`12345678-1234-…`) stay readable.
+ */
+function scrubCards(text: string): string {
+  return text.replace(DIGIT_RUN, (run: string, offset: number) => {
+    const digits = asciiDigits(run).replace(SEPARATORS, '');
+    if (!looksLikeCardNumber(digits)) return run;
+    const glued = WORD.test(text[offset - 1] ?? '') || WORD.test(text[offset + run.length] ?? '');
+    return glued && digits.length !== run.length ? run : REDACTED;
+  });
+}
+
+function keepScheme(_match: string, scheme: string, space: string): string {
+  return `${scheme}${space}${REDACTED}`;
+}
+
+/**
+ * `text` with e-mail addresses, card numbers, E.164 phone numbers (`+` and 8–15 digits), credentials after
+ * `Bearer`/`Basic` (the scheme word stays) and well-known secret keys (`sk_live_…`, `rk_test_…`,
+ * `whsec_…`) replaced by {@link REDACTED}; the rest of the text (identifiers around them) stays readable.
+ * Linear in the length of `text`.
+ * @see PCI DSS v4 req. 3.4 (PAN unreadable wherever stored); RFC 6750 §2.1 (Bearer credentials).
+ */
+export function scrubText(text: string): string {
+  return scrubCards(scrubEmails(text))
+    .replace(PHONE, REDACTED)
+    .replace(BEARER_VALUE, keepScheme)
+    .replace(BASIC_VALUE, keepScheme)
+    .replace(SECRET_VALUE, REDACTED);
+}

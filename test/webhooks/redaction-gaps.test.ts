@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
+import { createRedactor, REDACTED } from '../../src/webhooks/journal/redact.js';
+import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
+import { customScheme } from '../../src/webhooks/verify/custom-scheme.js';
+
+const redactor = createRedactor();
+const CARD = '4242424242424242';
+
+describe('redaction gaps of issue #34 item 12', () => {
+  it('redacts a card number given as a JSON number, and keeps other numbers', () => {
+    expect(redactor.redact({ note: 4242424242424242, amount: 500, created: 1_733_472_000_123 })).toEqual({
+      note: REDACTED,
+      amount: 500,
+      created: 1_733_472_000_123,
+    });
+    expect(redactor.redact({ big: 4242424242424242n })).toEqual({ big: REDACTED });
+  });
+
+  it('redacts card numbers grouped by no-break spaces, dots or slashes, in full-width digits or glued to a letter', () => {
+    for (const card of [
+      '4242\u00A04242\u00A04242\u00A04242',
+      '4242\u202F4242\u202F4242\u202F4242',
+      '4242.4242.4242.4242',
+      '4242/4242/4242/4242',
+      '４２４２４２４２４２４２４２４２',
+      '５５５５ ５５５５ ５５５５ ４４４４',
+    ]) {
+      expect(redactor.scrubText(`pan ${card} end`)).toBe(`pan ${REDACTED} end`);
+      expect(redactor.redact({ note: card })).toEqual({ note: REDACTED });
+    }
+    expect(redactor.scrubText(`card${CARD}x`)).toBe(`card${REDACTED}x`);
+    expect(redactor.scrubText(`order-${CARD}`)).toBe(`order-${REDACTED}`);
+  });
+
+  it('keeps UUIDs, dates, epoch milliseconds and versions readable', () => {
+    for (const text of [
+      '12345678-1234-4234-9234-123456789012',
+      '01890a5d-ac96-774b-bcce-b302099a8057',
+      '2026-01-01 12:00',
+      'at 1733472000123',
+      'v1.2.3.4',
+    ]) {
+      expect(redactor.scrubText(text)).toBe(text);
+    }
+  });
+
+  it('redacts e-mail addresses used as object keys, numbering collisions', () => {
+    expect(redactor.redact({ 'a@example.com': { plan: 'gold' }, 'b@example.com': 2, ok: 1 })).toEqual({
+      [REDACTED]: { plan: 'gold' },
+      [`${REDACTED}#2`]: 2,
+      ok: 1,
+    });
+    expect(redactor.redact({ [CARD]: true })).toEqual({ [REDACTED]: true });
+  });
+
+  it('redacts internationalised e-mail addresses', () => {
+    for (const email of [
+      'user@exämple.com',
+      'пользователь@пример.рф',
+      'ユーザー@例え.テスト',
+      'user@xn--bcher-kva.example',
+    ]) {
+      expect(redactor.scrubText(`from ${email} today`)).toBe(`from ${REDACTED} today`);
+      expect(redactor.redact({ contact: email })).toEqual({ contact: REDACTED });
+    }
+  });
+
+  it('redacts bearer credentials and secret keys under unlisted keys, and E.164 phone numbers', () => {
+    expect(redactor.redact({ auth: 'Bearer sk_live_PLACEHOLDER00' })).toEqual({ auth: REDACTED });
+    expect(redactor.redact({ creds: 'Bearer sk_live_PLACEHOLDER00', h: 'basic dXNlcjpwYXNzd29yZA==' })).toEqual({
+      creds: `Bearer ${REDACTED}`,
+      h: `basic ${REDACTED}`,
+    });
+    expect(redactor.scrubText('key sk_test_PLACEHOLDER00 and whsec_PLACEHOLDER00')).toBe(
+      `key ${REDACTED} and ${REDACTED}`,
+    );
+    expect(redactor.scrubText('call +1 555 010 0000 or +998901234567')).toBe(`call ${REDACTED} or ${REDACTED}`);
+    expect(redactor.scrubText('the Basic plan for Bearer bonds')).toBe(`the Basic plan for Bearer ${REDACTED}`);
+  });
+});
+
+describe('journal id columns (issue #34 item 12)', () => {
+  it('stores object id, payment id, merchant reference and event key readable but with sensitive parts redacted', async () => {
+    const journal = new MemoryDeliveryJournal();
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const intake = createWebhookIntake({
+      guard,
+      journal,
+      endpoints: {
+        stripe: {
+          profile: stripeProfile(),
+          scheme: customScheme({ name: 'test', verify: () => true }),
+          handler: () => undefined,
+        },
+      },
+    });
+    const body = {
+      id: `evt_${CARD}`,
+      type: 'payment_intent.succeeded',
+      created: 1_767_225_600,
+      data: {
+        object: {
+          id: 'pi_+998901234567',
+          object: 'payment_intent',
+          amount: 500,
+          currency: 'eur',
+          metadata: { merchant_reference: 'order:a@example.com' },
+        },
+      },
+    };
+    const response = await intake.receive({
+      endpoint: 'stripe',
+      rawBody: Buffer.from(JSON.stringify(body)),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    const [row] = journal.all();
+    expect(row).toMatchObject({
+      eventKey: `evt_${REDACTED}`,
+      objectId: `pi_${REDACTED}`,
+      paymentId: `pi_${REDACTED}`,
+      merchantReference: `order:${REDACTED}`,
+    });
+    expect(JSON.stringify(row)).not.toMatch(/4242|a@example\.com|998901234567/);
+  });
+});
