@@ -14,9 +14,11 @@ import type { PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentProvider } from './payment-provider.js';
 import type { PaymentsContext } from './payments-context.js';
+import { paymentsSql } from './payments-sql.js';
 import { applyProviderEvent, type EventResult } from './provider-events.js';
 import type { ProviderPaymentEvent } from './provider-payment-event.js';
 import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciliation.js';
+import { refundedOfAttempt } from './refund-amounts.js';
 import type { Transition } from './transition.js';
 
 export type { CheckoutResult } from './checkout.js';
@@ -160,6 +162,16 @@ export class Payments<DB> {
   /** Every attempt of the order, oldest first. */
   attemptsOf(orderId: string): Promise<PaymentAttempt[]> {
     return attemptsOf(this.context, orderId);
+  }
+
+  /**
+   * The refunded amount recorded for the attempt, integer minor units of its currency: the largest cumulative
+   * amount its applied `refunded` events reported (`ProviderPaymentEvent.refundedMinor`); 0 when none did (a
+   * refund event without an amount refunds the order without recording one).
+   * @throws the driver's error when the database fails.
+   */
+  refundedOf(attemptId: string): Promise<number> {
+    return refundedOfAttempt(paymentsSql(this.context), attemptId);
   }
 
   /** The journal of the order ("why is this order in this state?"): every decided report, oldest first. */

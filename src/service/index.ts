@@ -19,6 +19,7 @@ export {
   type OrderView,
   orderJson,
   orderView,
+  type ViewAttemptJson,
 } from './order-view.js';
 export {
   orderIdOf,

@@ -32,6 +32,12 @@ export interface AttemptJson {
   readonly updatedAtMs: number;
 }
 
+/** An attempt in the {@link OrderView}: {@link AttemptJson} and the refunded amount recorded for it. */
+export interface ViewAttemptJson extends AttemptJson {
+  /** Integer minor units refunded so far (`Payments.refundedOf`): below `amountMinor` after a partial refund. */
+  readonly refundedMinor: number;
+}
+
 /** One row of a service business table (fulfilment or refund). */
 export interface EffectRowJson {
   readonly id: string;
@@ -85,7 +91,7 @@ export interface DeliveryJson {
  */
 export interface OrderView {
   readonly order: OrderJson;
-  readonly attempts: readonly AttemptJson[];
+  readonly attempts: readonly ViewAttemptJson[];
   readonly paidTransitions: number;
   readonly fulfilments: readonly EffectRowJson[];
   readonly refunds: readonly EffectRowJson[];
@@ -198,7 +204,12 @@ export async function orderView(ctx: ServiceContext, orderId: string, principal:
   const jobs = await ctx.outbox.jobsByDedupeKey(`order:${orderId}`);
   return {
     order: orderJson(order),
-    attempts: attempts.map(attemptJson),
+    attempts: await Promise.all(
+      attempts.map(async (attempt) => ({
+        ...attemptJson(attempt),
+        refundedMinor: await ctx.payments.refundedOf(attempt.id),
+      })),
+    ),
     paidTransitions: journal.filter((entry) => entry.decision === 'applied' && entry.status === 'succeeded').length,
     fulfilments: await effectRows(ctx, FULFILMENTS_TABLE, orderId),
     refunds: await effectRows(ctx, REFUNDS_TABLE, orderId),

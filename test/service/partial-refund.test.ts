@@ -81,6 +81,7 @@ for (const dialect of DIALECTS) {
       expect(fulfilled.order.status).toBe('completed');
       expect(fulfilled.fulfilments).toHaveLength(1);
       expect(fulfilled.refunds).toHaveLength(0);
+      expect(fulfilled.attempts.map((a) => (a as { refundedMinor?: number }).refundedMinor)).toEqual([100]);
       expect(refundEntries(fulfilled)).toEqual([
         expect.objectContaining({ decision: 'applied', reason: expect.stringMatching(/^partial refund: 100 of 5000/) }),
       ]);
@@ -97,6 +98,7 @@ for (const dialect of DIALECTS) {
       );
       expect(refunded.fulfilments).toHaveLength(1);
       expect(refunded.refunds).toHaveLength(1);
+      expect(refunded.attempts.map((a) => (a as { refundedMinor?: number }).refundedMinor)).toEqual([5000]);
       expect(refundEntries(refunded).map((e) => e.decision)).toEqual(['applied', 'applied']);
     });
 

@@ -29,8 +29,10 @@ async function heldOrder(h: Harness) {
   return { orderId, attemptId, paymentId };
 }
 
-function stripeBody(eventId: string, type: string, object: Record<string, unknown>): string {
-  return JSON.stringify({ id: eventId, object: 'event', created: nowSec(), type, data: { object } });
+/** Delivers a signed Stripe event `eventId` of `type` about `object` to the service's Stripe endpoint. */
+function sendStripe(h: Harness, eventId: string, type: string, object: Record<string, unknown>) {
+  const body = JSON.stringify({ id: eventId, object: 'event', created: nowSec(), type, data: { object } });
+  return deliver(h.service.url, 'stripe', body, signedHeaders(h.sandbox.controls.signing(), eventId, body, nowSec()));
 }
 
 describe('payment events on the reference service', () => {
@@ -55,26 +57,14 @@ describe('payment events on the reference service', () => {
       payment_intent: paymentId,
       metadata: { merchant_reference: attemptId, order_id: orderId },
     };
-    const body = stripeBody(eventId, 'payment_intent.succeeded', refund);
-    const answer = await deliver(
-      h.service.url,
-      'stripe',
-      body,
-      signedHeaders(h.sandbox.controls.signing(), eventId, body, nowSec()),
-    );
+    const answer = await sendStripe(h, eventId, 'payment_intent.succeeded', refund);
     expect(answer.status, answer.text).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({ code: 'MALFORMED_WEBHOOK_PAYLOAD' });
     expect(await orderStatus(orderId)).toBe('awaiting_payment');
 
     const charge = { ...refund, id: `ch_${randomUUID().slice(0, 8)}`, object: 'charge', status: 'succeeded' };
     const chargeId = `evt_${randomUUID().replaceAll('-', '')}`;
-    const asCharge = stripeBody(chargeId, 'payment_intent.succeeded', charge);
-    const second = await deliver(
-      h.service.url,
-      'stripe',
-      asCharge,
-      signedHeaders(h.sandbox.controls.signing(), chargeId, asCharge, nowSec()),
-    );
+    const second = await sendStripe(h, chargeId, 'payment_intent.succeeded', charge);
     expect(second.status, second.text).toBe(400);
     expect(await orderStatus(orderId)).toBe('awaiting_payment');
   });
@@ -99,13 +89,7 @@ describe('payment events on the reference service', () => {
     const first = await deliver(h.service.url, 'standard-webhooks', swBody, swHeaders);
     expect(first.status, first.text).toBe(200);
 
-    const body = stripeBody(eventId, 'payment_intent.succeeded', { ...intent, status: 'succeeded' });
-    const answer = await deliver(
-      h.service.url,
-      'stripe',
-      body,
-      signedHeaders(h.sandbox.controls.signing(), eventId, body, nowSec()),
-    );
+    const answer = await sendStripe(h, eventId, 'payment_intent.succeeded', { ...intent, status: 'succeeded' });
     expect(answer.status, answer.text).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ received: true, decision: 'applied' });
     expect(await orderStatus(orderId)).not.toBe('awaiting_payment');
