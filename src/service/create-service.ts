@@ -15,7 +15,7 @@ import type { SignatureScheme } from '../webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from '../webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
-import { type BackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
+import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
 import { databaseReachable } from './database-reachable.js';
 import {
   edgeServerOptions,
@@ -368,7 +368,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     if (runtime.readiness.ready || ALWAYS_OPEN.has(request.url.split('?')[0] ?? '')) return;
     return sendResponse(reply, storeUnavailableProblem());
   });
-  let background: ReturnType<typeof startBackgroundJobsWhenReady> | null = null;
+  let background: DeferredBackgroundJobs | null = null;
   try {
     const endpoints = webhookEndpoints(ctx, options);
     if (Object.keys(endpoints).length > 0) {
