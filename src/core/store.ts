@@ -40,7 +40,8 @@ export interface FinishRequest {
  */
 export interface PurgeCutoffs {
   readonly beforeMs: number;
-  readonly abandonedBeforeMs: number;
+  /** `null`: no claim is abandoned (only finished receipts go). */
+  readonly abandonedBeforeMs: number | null;
 }
 
 /**
@@ -93,7 +94,8 @@ export interface Store {
   /**
    * Deletes at most `limit` receipts that are finished (`completed` or `failed`) with `finishedAtMs` (Unix epoch ms)
    * before `beforeMs`, or abandoned: `processing` with `claimedAtMs` (the last heartbeat) before `abandonedBeforeMs`
-   * (default `beforeMs`) — a claim whose owner died and whose key never came back. The guard passes the earlier of
+   * — a claim whose owner died and whose key never came back. Without `abandonedBeforeMs` no `processing` receipt is
+   * deleted (the contract before leases, kept for direct callers). The guard passes the earlier of
    * the cut-off and `now - leaseMs`, so a claim whose lease still runs is never deleted. With `provider`, only
    * receipts whose `key.provider` equals it byte for byte are deleted, so one provider's retention never removes
    * another's receipts in a shared store; without it, every provider's. Returns how many were deleted (fewer than

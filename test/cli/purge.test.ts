@@ -36,7 +36,10 @@ function captureIo(): CliIo & { lines: string[] } {
   return { lines, out: (line) => void lines.push(line), err: (line) => void lines.push(line) };
 }
 
-/** Seeds finished receipts and journal rows `ageDays` old, plus an old `processing` claim that must survive. */
+/**
+ * Seeds finished receipts and journal rows `ageDays` old, plus a `processing` claim last renewed then (its owner died:
+ * an abandoned claim, purged with the same retention as finished receipts, docs/design.md §3 "Purge").
+ */
 async function seed(url: string, tag: string, ageDays: number): Promise<void> {
   const store = await openSqlStore(parseDatabaseUrl(url));
   try {
@@ -102,7 +105,7 @@ for (const backend of BACKENDS) {
         await ns?.drop();
       });
 
-      it('payonce purge deletes finished rows past each retention and never a processing receipt', async () => {
+      it('payonce purge deletes finished rows and abandoned claims past each retention, nothing younger', async () => {
         await seed(ns.url, 'old', 100);
         await seed(ns.url, 'mid', 10);
         const usage = captureIo();
@@ -112,9 +115,9 @@ for (const backend of BACKENDS) {
         const io = captureIo();
         const args = ['purge', '--database-url', ns.url, '--receipts', '30d', '--http-keys', '24h', '--journal', '90d'];
         expect(await runCli([...args, '--json'], io)).toBe(0);
-        expect(JSON.parse(io.lines.at(-1) ?? '')).toEqual({ receipts: 2, httpKeys: 2, journal: 1 });
+        expect(JSON.parse(io.lines.at(-1) ?? '')).toEqual({ receipts: 3, httpKeys: 2, journal: 1 });
         expect(await remaining(ns.url)).toEqual({
-          receipts: ['payments:sandbox/mid-done', 'stripe/mid-done', 'stripe/mid-held', 'stripe/old-held'],
+          receipts: ['payments:sandbox/mid-done', 'stripe/mid-done', 'stripe/mid-held'],
           journal: ['mid-evt'],
         });
       });
@@ -140,12 +143,13 @@ for (const backend of BACKENDS) {
         try {
           await ran;
           await housekeeping.stop();
-          expect(reports[0]).toEqual({ receipts: [1], journal: 1 });
+          expect(reports[0]).toEqual({ receipts: [2], journal: 1 });
           const left = await remaining(ns.url);
           expect(left.receipts).toEqual(
-            expect.arrayContaining(['stripe/lib-held', 'http/lib-done', 'payments:sandbox/lib-done']),
+            expect.arrayContaining(['http/lib-done', 'payments:sandbox/lib-done']),
           );
           expect(left.receipts).not.toContain('stripe/lib-done');
+          expect(left.receipts).not.toContain('stripe/lib-held'); // abandoned 40 days ago
           expect(left.journal).not.toContain('lib-evt');
           expect(await housekeeping.runOnce()).toEqual({ receipts: [0], journal: 0 });
           expect(() =>

@@ -127,13 +127,14 @@ export class MemoryStore implements Store {
    * @see `Store.purgeBatch`: finished receipts before `beforeMs` and abandoned claims (last heartbeat before
    * `abandonedBeforeMs`); with `provider`, only receipts whose provider equals it are deleted.
    */
-  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
+  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
+    const abandoned = abandonedBeforeMs ?? Number.NEGATIVE_INFINITY;
     let deleted = 0;
     for (const [name, receipts] of this.providers) {
       if (provider !== undefined && name !== provider) continue;
       for (const [externalId, entry] of receipts) {
         if (deleted >= limit) break;
-        if (purgeable(entry, beforeMs, abandonedBeforeMs)) {
+        if (purgeable(entry, beforeMs, abandoned)) {
           receipts.delete(externalId);
           deleted++;
         }

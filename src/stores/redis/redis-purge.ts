@@ -89,7 +89,9 @@ export class RedisPurge {
     limit: number,
   ): Promise<[number, number]> {
     const keys = [...names, this.keys.receiptBase, this.keys.legacyFinished, this.keys.legacyFinishedByProviderBase];
-    const args: ScriptArg[] = [String(cutoffs.beforeMs), limit, String(cutoffs.abandonedBeforeMs)];
+    // No abandonment cut-off: one no heartbeat can precede, so no held claim is ever deleted.
+    const abandoned = cutoffs.abandonedBeforeMs ?? Number.MIN_SAFE_INTEGER;
+    const args: ScriptArg[] = [String(cutoffs.beforeMs), limit, String(abandoned)];
     const reply = await this.send(() => purgeBatchScript.run(this.client, keys, args));
     const [deleted, examined] = Array.isArray(reply) ? reply.map(Number) : [];
     if (!Number.isSafeInteger(deleted) || !Number.isSafeInteger(examined) || (examined ?? 0) < 1) {

@@ -370,10 +370,10 @@ export class RedisStore implements Store {
    * particular order: the receipts are found by `SCAN`, and consecutive batches with the same arguments continue
    * one walk (`RedisPurge`). @see `Store.purgeBatch`; scripts/purge-batch.ts.
    */
-  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
+  async purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
     const batch = Math.floor(limit);
     if (!(batch >= 1)) return 0;
-    return this.purge.batch({ beforeMs, abandonedBeforeMs }, batch, provider);
+    return this.purge.batch({ beforeMs, abandonedBeforeMs: abandonedBeforeMs ?? null }, batch, provider);
   }
 
   /**

@@ -13,11 +13,11 @@ const DELETE_CHUNK = 100;
  * (`claimed_at`) before `abandonedBeforeMs` (an abandoned claim; a live one renews `claimed_at` every heartbeat).
  */
 function purgeable({ beforeMs, abandonedBeforeMs }: PurgeCutoffs) {
-  return (eb: ExpressionBuilder<ReceiptsDatabase, typeof RECEIPTS_TABLE>) =>
-    eb.or([
-      eb.and([eb('status', 'in', FINISHED), eb('finished_at', '<', beforeMs)]),
-      eb.and([eb('status', '=', 'processing'), eb('claimed_at', '<', abandonedBeforeMs)]),
-    ]);
+  return (eb: ExpressionBuilder<ReceiptsDatabase, typeof RECEIPTS_TABLE>) => {
+    const finished = eb.and([eb('status', 'in', FINISHED), eb('finished_at', '<', beforeMs)]);
+    if (abandonedBeforeMs === null) return finished;
+    return eb.or([finished, eb.and([eb('status', '=', 'processing'), eb('claimed_at', '<', abandonedBeforeMs)])]);
+  };
 }
 
 type ReceiptKeyRow = { provider: string | Uint8Array; external_id: string | Uint8Array };
@@ -32,18 +32,19 @@ async function purgeableKeys(
   limit: number,
   scope: string | Uint8Array | null,
 ): Promise<ReceiptKeyRow[]> {
-  const select = (processing: boolean, max: number) =>
+  const select = (abandoned: number | null, max: number) =>
     statement(ctx, () => {
       let query = ctx.db.selectFrom(RECEIPTS_TABLE).select(['provider', 'external_id']);
-      query = processing
-        ? query.where('status', '=', 'processing').where('claimed_at', '<', abandonedBeforeMs)
-        : query.where('status', 'in', FINISHED).where('finished_at', '<', beforeMs);
+      query =
+        abandoned !== null
+          ? query.where('status', '=', 'processing').where('claimed_at', '<', abandoned)
+          : query.where('status', 'in', FINISHED).where('finished_at', '<', beforeMs);
       if (scope !== null) query = query.where('provider', '=', scope);
       return query.limit(max).execute();
     });
-  const finished = await select(false, limit);
-  if (finished.length >= limit) return finished;
-  return [...finished, ...(await select(true, limit - finished.length))];
+  const finished = await select(null, limit);
+  if (finished.length >= limit || abandonedBeforeMs === null) return finished;
+  return [...finished, ...(await select(abandonedBeforeMs, limit - finished.length))];
 }
 
 /**

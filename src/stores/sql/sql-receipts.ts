@@ -49,7 +49,7 @@ export class SqlReceipts implements Store {
     return findReceipt(this.ctx, key);
   }
 
-  purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs = beforeMs): Promise<number> {
-    return purgeBatch(this.ctx, { beforeMs, abandonedBeforeMs }, limit, provider);
+  purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
+    return purgeBatch(this.ctx, { beforeMs, abandonedBeforeMs: abandonedBeforeMs ?? null }, limit, provider);
   }
 }
