@@ -28,6 +28,8 @@ const SIGNATURE_BYTES = 32;
  * is checked after the signature, in both directions. The header must come once, as a string: several values
  * (names differing only in case) or an array (even of one value) are refused as `malformed_header`, as
  * stripe-node's `constructEvent` refuses an array ("An array was passed as a header").
+ * A refused signature is answered 400 by default (`rejectionStatus`), as Stripe's webhook handler examples do
+ * (`response.status(400).send(\`Webhook Error: …\`)`, https://docs.stripe.com/webhooks#verify-events).
  * @throws {InvalidOption} at construction: no secret, empty secret, bad tolerance.
  * @see https://docs.stripe.com/webhooks#verify-manually; stripe-node src/Webhooks.ts (DEFAULT_TOLERANCE 300,
  * EXPECTED_SCHEME "v1", "An array was passed as a header").
@@ -88,5 +90,5 @@ export function stripeScheme(options: StripeSchemeOptions): SyncSignatureScheme 
       `${v1.length} v1 signature(s), ${candidates.length} well-formed, none matches any of ${keys.length} secret(s)${whitespaceHint}`,
     );
   }
-  return { name, verify };
+  return { name, rejectionStatus: 400, verify };
 }
