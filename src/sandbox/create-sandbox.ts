@@ -5,6 +5,7 @@ import { type ApiDeps, assignRequestId, type RequestRecord, requestIdOf, send } 
 import { registerControlRoutes } from './control-routes.js';
 import { FaultLedger } from './faults/fault-ledger.js';
 import { FaultRules } from './faults/fault-rules.js';
+import { HeaderFaultKeys } from './faults/header-fault-keys.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import {
   checkPaymentPlan,
@@ -248,6 +249,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const deps: ApiDeps = {
     keys: new IdempotencyKeys(nowMs),
     rules,
+    headerFaultKeys: new HeaderFaultKeys(),
     faults,
     dispatcher,
     defaults: () => defaults,
