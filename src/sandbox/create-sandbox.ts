@@ -143,8 +143,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const ofReference = paymentsOf(merchantReference);
     return Object.freeze({
       merchantReference,
-      charges: succeededCharges(ofReference),
-      refunds: refundCount(ofReference),
+      chargeCount: succeededCharges(ofReference),
+      refundCount: refundCount(ofReference),
       paymentIds: Object.freeze(ofReference.map((p) => p.id)),
     });
   }
@@ -153,8 +153,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const ofOrder = [...engine.payments.values()].filter((p) => p.orderId === orderId);
     return Object.freeze({
       orderId,
-      charges: succeededCharges(ofOrder),
-      refunds: refundCount(ofOrder),
+      chargeCount: succeededCharges(ofOrder),
+      refundCount: refundCount(ofOrder),
       paymentIds: Object.freeze(ofOrder.map((p) => p.id)),
       merchantReferences: Object.freeze([
         ...new Set(ofOrder.flatMap((p) => (p.merchantReference === null ? [] : [p.merchantReference]))),
@@ -188,7 +188,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     ledger,
     orderLedger,
-    charges: (merchantReference) => ledger(merchantReference).charges,
+    charges: (merchantReference) => ledger(merchantReference).chargeCount,
     createRequests: () => createRequests,
     payment: (paymentId) => engine.payments.get(paymentId),
     payments: () => Object.freeze([...engine.payments.values()]),
