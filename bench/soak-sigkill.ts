@@ -180,7 +180,7 @@ async function checks(db: pg.Client, sandbox: Sandbox): Promise<{ checks: Check[
   let overCharged = 0;
   let charged = 0;
   for (const { id } of ids.rows) {
-    const charges = sandbox.controls.orderLedger(id).charges;
+    const charges = sandbox.controls.orderLedger(id).chargeCount;
     if (charges > 0) charged += 1;
     if (charges > 1) overCharged += 1;
   }

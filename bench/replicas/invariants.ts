@@ -56,13 +56,13 @@ export async function checkInvariants(
     const badFulfilment: string[] = [];
     for (const order of orders.rows) {
       const ledger = set.sandbox.controls.orderLedger(order.id);
-      if (ledger.charges > 1) overcharged.push(`${order.id}: ${ledger.charges} charges`);
+      if (ledger.chargeCount > 1) overcharged.push(`${order.id}: ${ledger.chargeCount} charges`);
       const fulfilments = Number(order.fulfilments);
       const paid = PAID.includes(order.status);
       if (paid ? fulfilments !== 1 : fulfilments !== 0) {
         badFulfilment.push(`${order.id} (${order.status}): ${fulfilments} fulfilments`);
       }
-      if (ledger.charges === 1 && !paid) badFulfilment.push(`${order.id}: charged but ${order.status}`);
+      if (ledger.chargeCount === 1 && !paid) badFulfilment.push(`${order.id}: charged but ${order.status}`);
     }
     results.push({
       name: '≤ 1 charge per order',

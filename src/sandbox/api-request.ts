@@ -5,6 +5,7 @@ import type { ActionContext } from './action-context.js';
 import type { FaultLedger } from './faults/fault-ledger.js';
 import type { FaultRules } from './faults/fault-rules.js';
 import { NO_FAULTS, parseFaults } from './faults/fault-spec.js';
+import type { HeaderFaultKeys } from './faults/header-fault-keys.js';
 import type { IdempotencyKeys, StoredAnswer } from './idempotency-keys.js';
 import { checkPaymentPlan, type PaymentPlan, type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
 import type { ActionResult } from './stripe-engine.js';
@@ -30,6 +31,8 @@ export interface RequestRecord {
 export interface ApiDeps {
   readonly keys: IdempotencyKeys;
   readonly rules: FaultRules;
+  /** Idempotency keys whose `Payonce-Fault` was applied (once per key unless `repeat`). */
+  readonly headerFaultKeys: HeaderFaultKeys;
   readonly faults: FaultLedger;
   readonly dispatcher: WebhookDispatcher;
   readonly defaults: () => ResolvedPaymentPlan;
@@ -95,8 +98,18 @@ interface Faults {
   readonly source: string;
 }
 
-/** The fault knobs of a request: `Sandbox-Plan` (a JSON plan) or the matched plan, the rules, `Payonce-Fault`. */
-function faultsOf(request: FastifyRequest, deps: ApiDeps, op: ApiOperation, params: Params, path: string): Faults {
+/**
+ * The fault knobs of a request: `Sandbox-Plan` (a JSON plan) or the matched plan, the rules, `Payonce-Fault` (on the
+ * first request of an idempotency key only, unless it names `repeat`).
+ */
+function faultsOf(
+  request: FastifyRequest,
+  deps: ApiDeps,
+  op: ApiOperation,
+  params: Params,
+  at: { path: string; key: string | null },
+): Faults {
+  const path = at.path;
   const legacy = headerOf(request, 'sandbox-plan');
   let base: PaymentPlan | undefined;
   const sources: string[] = [];
@@ -116,7 +129,9 @@ function faultsOf(request: FastifyRequest, deps: ApiDeps, op: ApiOperation, para
   const byRule = deps.rules.take(request.method, path);
   sources.push(...byRule.sources);
   const header = headerOf(request, 'payonce-fault');
-  const byHeader = header === undefined ? NO_FAULTS : parseFaults(header);
+  const parsed = header === undefined ? NO_FAULTS : parseFaults(header);
+  const byHeader =
+    parsed.names.length > 0 && deps.headerFaultKeys.take(at.key, parsed.repeat === true) ? parsed : NO_FAULTS;
   if (byHeader.names.length > 0) sources.push('header');
   const names = [...byRule.faults.names, ...byHeader.names];
   if (base !== undefined) names.unshift(...Object.keys(base).map((knob) => `plan:${knob}`));
@@ -165,7 +180,7 @@ export async function handleApi(
   let faults: Faults = { explicit: {}, names: [], source: 'defaults' };
   try {
     const params = paramsOf(request);
-    faults = faultsOf(request, deps, op, params, path);
+    faults = faultsOf(request, deps, op, params, { path, key });
     const plan = resolvePaymentPlan(deps.defaults(), faults.explicit);
     const note = (fault: string, phase: 'before-commit' | 'after-commit', detail: string | null = null) =>
       deps.faults.record({

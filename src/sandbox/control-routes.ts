@@ -4,7 +4,9 @@ import type { DeliveryRecord } from './delivery-record.js';
 import type { FaultRuleInput } from './faults/fault-rules.js';
 import { checkPaymentPlan } from './payment-plan.js';
 import type { SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
-import type { JsonObject } from './wire/stripe-api-error.js';
+import type { WebhookEndpoint } from './webhook-endpoints.js';
+import type { SandboxSigning } from './webhook-signer.js';
+import { type JsonObject, StripeApiError } from './wire/stripe-api-error.js';
 import { parseJsonBody } from './wire/stripe-form.js';
 
 function filterOf(query: Record<string, string | undefined>): SandboxLogFilter {
@@ -27,12 +29,32 @@ const missing = (reply: FastifyReply, what: string) =>
     .code(404)
     .send({ error: { type: 'invalid_request_error', code: 'resource_missing', message: `no such ${what}` } });
 
+const notServed = () =>
+  new StripeApiError(
+    403,
+    'invalid_request_error',
+    'Signing secrets are not served over HTTP: start the sandbox with --serve-secrets (serveSecrets: true).',
+    { code: 'secrets_not_served' },
+  );
+
+/** An endpoint without its secrets (when secrets are not served). */
+function withoutSecrets({ secret: _secret, previousSecrets: _previous, ...endpoint }: WebhookEndpoint) {
+  return endpoint;
+}
+
 /**
  * `controls` over HTTP under `/_sandbox` (JSON bodies; field names as in the TypeScript types): ledgers, the
- * delivery and fault logs, fault plans and rules, signing, settle/refund/resend, idle, the sandbox clock.
+ * delivery and fault logs, fault plans and rules, signing, settle/refund/resend, idle, the sandbox clock. The
+ * signing secrets are served only with `serveSecrets` (`GET /_sandbox/signing` is 403 `secrets_not_served`
+ * without it; other answers leave them out).
  * @see docs/sandbox.md "Controls".
  */
-export function registerControlRoutes(app: FastifyInstance, controls: SandboxControls): void {
+export function registerControlRoutes(
+  app: FastifyInstance,
+  controls: SandboxControls,
+  { serveSecrets }: { serveSecrets: boolean },
+): void {
+  const signingAnswer = (signing: SandboxSigning) => (serveSecrets ? signing : { scheme: signing.scheme });
   type Query = { Querystring: Record<string, string | undefined> };
   type Id = { Params: { id: string } };
 
@@ -45,8 +67,13 @@ export function registerControlRoutes(app: FastifyInstance, controls: SandboxCon
   app.get<Query>('/_sandbox/deliveries', async (request) => ({ data: controls.deliveries(filterOf(request.query)) }));
   app.get<Query>('/_sandbox/events', async (request) => ({ data: controls.events(filterOf(request.query)) }));
   app.get('/_sandbox/payments', async () => ({ data: controls.payments(), createRequests: controls.createRequests() }));
-  app.get('/_sandbox/endpoints', async () => ({ data: controls.endpoints() }));
-  app.get('/_sandbox/signing', async () => controls.signing());
+  app.get('/_sandbox/endpoints', async () => ({
+    data: serveSecrets ? controls.endpoints() : controls.endpoints().map(withoutSecrets),
+  }));
+  app.get('/_sandbox/signing', async () => {
+    if (!serveSecrets) throw notServed();
+    return controls.signing();
+  });
   app.post('/_sandbox/signing', async (request) => {
     const body = bodyOf(request);
     const scheme =
@@ -56,11 +83,13 @@ export function registerControlRoutes(app: FastifyInstance, controls: SandboxCon
     if (previous !== undefined && (!Array.isArray(previous) || !previous.every((s) => typeof s === 'string'))) {
       throw new InvalidOption('previousSecrets', 'must be a list of secrets');
     }
-    return controls.setSigning({
-      scheme,
-      secret: typeof body.secret === 'string' ? body.secret : undefined,
-      previousSecrets: previous as string[] | undefined,
-    });
+    return signingAnswer(
+      controls.setSigning({
+        scheme,
+        secret: typeof body.secret === 'string' ? body.secret : undefined,
+        previousSecrets: previous as string[] | undefined,
+      }),
+    );
   });
   app.post('/_sandbox/webhook-url', async (request, reply) => {
     const { url } = bodyOf(request);

@@ -5,6 +5,7 @@ import { type ApiDeps, assignRequestId, type RequestRecord, requestIdOf, send } 
 import { registerControlRoutes } from './control-routes.js';
 import { FaultLedger } from './faults/fault-ledger.js';
 import { FaultRules } from './faults/fault-rules.js';
+import { HeaderFaultKeys } from './faults/header-fault-keys.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import {
   checkPaymentPlan,
@@ -23,6 +24,7 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import type { WebhookEndpoint } from './webhook-endpoints.js';
 import { checkSigning, newSigningSecret, type SandboxSigning } from './webhook-signer.js';
 import { checkApiKey } from './wire/api-key.js';
+import { checkControlContentType, checkHost } from './wire/control-guard.js';
 import { StripeApiError, unknownRoute } from './wire/stripe-api-error.js';
 import { FORM_LIMITS } from './wire/stripe-form.js';
 
@@ -142,8 +144,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const ofReference = paymentsOf(merchantReference);
     return Object.freeze({
       merchantReference,
-      charges: succeededCharges(ofReference),
-      refunds: refundCount(ofReference),
+      chargeCount: succeededCharges(ofReference),
+      refundCount: refundCount(ofReference),
       paymentIds: Object.freeze(ofReference.map((p) => p.id)),
     });
   }
@@ -152,8 +154,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const ofOrder = [...engine.payments.values()].filter((p) => p.orderId === orderId);
     return Object.freeze({
       orderId,
-      charges: succeededCharges(ofOrder),
-      refunds: refundCount(ofOrder),
+      chargeCount: succeededCharges(ofOrder),
+      refundCount: refundCount(ofOrder),
       paymentIds: Object.freeze(ofOrder.map((p) => p.id)),
       merchantReferences: Object.freeze([
         ...new Set(ofOrder.flatMap((p) => (p.merchantReference === null ? [] : [p.merchantReference]))),
@@ -187,7 +189,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     ledger,
     orderLedger,
-    charges: (merchantReference) => ledger(merchantReference).charges,
+    charges: (merchantReference) => ledger(merchantReference).chargeCount,
     createRequests: () => createRequests,
     payment: (paymentId) => engine.payments.get(paymentId),
     payments: () => Object.freeze([...engine.payments.values()]),
@@ -244,10 +246,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   const app = Fastify({ forceCloseConnections: true, bodyLimit: FORM_LIMITS.bodyBytes });
-  prepareWire(app, resolved.requireApiKey);
+  prepareWire(app, resolved);
   const deps: ApiDeps = {
     keys: new IdempotencyKeys(nowMs),
     rules,
+    headerFaultKeys: new HeaderFaultKeys(),
     faults,
     dispatcher,
     defaults: () => defaults,
@@ -267,7 +270,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   app.get<{ Params: { id: string } }>('/pay/:id', async (request, reply) =>
     reply.type('text/plain; charset=utf-8').send(`sandbox payment page for ${request.params.id}\n`),
   );
-  registerControlRoutes(app, controls);
+  registerControlRoutes(app, controls, { serveSecrets: resolved.serveSecrets });
 
   const address = await app.listen({ host: '127.0.0.1', port: resolved.port });
   baseUrl = address.replace('localhost', '127.0.0.1');
@@ -288,10 +291,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
 /**
  * Everything about the wire that is not a route: bodies read as text (parsed by the API layer, so a bad one is a
- * Stripe-shaped 400), a `Request-Id` and the `Stripe-Version` echoed on every answer, the API key check on `/v1`,
- * and Stripe-shaped answers for unknown routes and framework errors (too large a body, a broken request).
+ * Stripe-shaped 400), a `Request-Id` and the `Stripe-Version` echoed on every answer, the `Host` check (403), the
+ * JSON-only check of `POST /_sandbox/…` (415), the API key check on `/v1`, and Stripe-shaped answers for unknown
+ * routes and framework errors (too large a body, a broken request).
  */
-function prepareWire(app: FastifyInstance, requireApiKey: boolean): void {
+function prepareWire(
+  app: FastifyInstance,
+  { requireApiKey, allowedHosts }: { requireApiKey: boolean; allowedHosts: readonly string[] },
+): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', async (request, reply) => {
@@ -300,6 +307,14 @@ function prepareWire(app: FastifyInstance, requireApiKey: boolean): void {
     reply.header('request-id', id);
     const version = request.headers['stripe-version'];
     if (typeof version === 'string' && /^[\w.-]{1,40}$/.test(version)) reply.header('stripe-version', version);
+    try {
+      checkHost(request.headers.host, allowedHosts);
+      if (request.url.startsWith('/_sandbox/'))
+        checkControlContentType(request.method, request.headers['content-type']);
+    } catch (error) {
+      const refused = error as StripeApiError;
+      return send(reply, refused.status, JSON.stringify(refused.body()), null, null);
+    }
     if (requireApiKey && request.url.startsWith('/v1/')) {
       const auth = request.headers.authorization;
       try {

@@ -30,10 +30,10 @@ export interface SandboxLedger {
 /** What the sandbox knows about one merchant reference: the proof of "charged at most once". */
 export interface ChargeLedger {
   readonly merchantReference: string;
-  /** Payments for this reference that succeeded (a charge was made). */
-  readonly charges: number;
-  /** Refunds made. */
-  readonly refunds: number;
+  /** How many payments for this reference succeeded (a charge was made): a count, not the charges. */
+  readonly chargeCount: number;
+  /** How many refunds were made. */
+  readonly refundCount: number;
   /** Every payment created with this reference, oldest first. */
   readonly paymentIds: readonly string[];
 }
@@ -44,9 +44,10 @@ export interface ChargeLedger {
  */
 export interface OrderLedger {
   readonly orderId: string;
-  /** Payments for this order that succeeded, across all merchant references. */
-  readonly charges: number;
-  readonly refunds: number;
+  /** How many payments for this order succeeded, across all merchant references: a count, not the charges. */
+  readonly chargeCount: number;
+  /** How many refunds were made. */
+  readonly refundCount: number;
   /** Every payment created for this order, oldest first. */
   readonly paymentIds: readonly string[];
   /** The distinct merchant references those payments carried. */
@@ -93,7 +94,7 @@ export interface SandboxControls {
   ledger(merchantReference: string): ChargeLedger;
   /** Charges, refunds, payments and merchant references of an order id (zeros when unknown). */
   orderLedger(orderId: string): OrderLedger;
-  /** Shorthand for `ledger(merchantReference).charges`. */
+  /** Shorthand for `ledger(merchantReference).chargeCount`. */
   charges(merchantReference: string): number;
   /** Number of create requests received, replays and rejected ones included. */
   createRequests(): number;

@@ -3,6 +3,7 @@ import type { FaultRulesFile } from './faults/fault-rules.js';
 import { checkPaymentPlan, DEFAULT_PAYMENT_PLAN, type PaymentPlan, resolvePaymentPlan } from './payment-plan.js';
 import { RETRY_SCHEDULES, STANDARD_WEBHOOKS_RETRY_SCHEDULE_MS } from './retry-schedule.js';
 import { checkSigning, newSigningSecret, type SandboxSigningScheme } from './webhook-signer.js';
+import { checkAllowedHosts } from './wire/control-guard.js';
 
 /** A webhook endpoint registered at start (like `POST /v1/webhook_endpoints`; `--webhook-url`). */
 export interface SandboxEndpointOption {
@@ -54,6 +55,18 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
   /** Run-level fault knobs for every payment; a per-request plan overrides them. @default DEFAULT_PAYMENT_PLAN */
   defaults?: PaymentPlan;
+  /**
+   * Serve the signing secrets over HTTP: `GET /_sandbox/signing` (else 403 `secrets_not_served`), the secrets in
+   * `POST /_sandbox/signing`'s answer and in `GET /_sandbox/endpoints` (else left out). A process that signs its own
+   * events against the sandbox (`payonce storm`) needs it; `controls` in the same process always see them.
+   * `--serve-secrets`. @default false
+   */
+  serveSecrets?: boolean;
+  /**
+   * Host names answered besides 127.0.0.1, localhost and ::1 (`Host` header; bare names, no port). Any other `Host`
+   * gets 403 `host_not_allowed` (DNS rebinding). `--allowed-host`, repeatable. @default []
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** {@link SandboxOptions} checked, with defaults applied. */
@@ -114,6 +127,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}) {
     faultRules: options.faultRules?.rules ?? [],
     seed,
     requireApiKey: options.requireApiKey ?? true,
+    serveSecrets: options.serveSecrets ?? false,
+    allowedHosts: checkAllowedHosts(options.allowedHosts),
     defaults: resolvePaymentPlan(DEFAULT_PAYMENT_PLAN, checkPaymentPlan(options.defaults ?? {}, 'defaults')),
   });
 }

@@ -86,7 +86,8 @@ export interface ServiceSettings {
   receiptStaleAfterMs?: number;
   /**
    * Webhook signature tolerance in SECONDS: a delivery whose signed timestamp is further than this from the
-   * service clock, either way, is refused 401 (Stripe `t=`, Standard Webhooks `webhook-timestamp`). docs/design.md §5.
+   * service clock, either way, is refused 400 (Stripe `t=`, Standard Webhooks `webhook-timestamp`; the rejection
+   * status both providers' docs answer, docs/webhooks.md). docs/design.md §5.
    * @default 300
    */
   webhookToleranceSec?: number;

@@ -35,9 +35,9 @@ export function judgeOrder(snapshot: OrderSnapshot): OrderJudgement {
   const { orderId, view, ledger, deliveries } = snapshot;
   const problems: string[] = [];
   const short = orderId.slice(0, 8);
-  if (ledger.charges > 1) {
+  if (ledger.chargeCount > 1) {
     problems.push(
-      `order ${short} charged ${ledger.charges} times by the provider (payments ${ledger.paymentIds.join(', ')})`,
+      `order ${short} charged ${ledger.chargeCount} times by the provider (payments ${ledger.paymentIds.join(', ')})`,
     );
   }
   if (view === null) {
@@ -47,13 +47,13 @@ export function judgeOrder(snapshot: OrderSnapshot): OrderJudgement {
     const paid = PAID_STATUSES.has(view.order.status) || view.paidTransitions > 0;
     if (view.paidTransitions > 1) problems.push(`order ${short} moved to paid ${view.paidTransitions} times`);
     if (fulfilments > 1) problems.push(`order ${short} fulfilled ${fulfilments} times`);
-    if (ledger.charges >= 1 && !paid) {
+    if (ledger.chargeCount >= 1 && !paid) {
       problems.push(`order ${short} was charged but never marked paid (lost payment; status ${view.order.status})`);
-    } else if (ledger.charges >= 1 && view.paidTransitions === 0) {
+    } else if (ledger.chargeCount >= 1 && view.paidTransitions === 0) {
       problems.push(`order ${short} is ${view.order.status} but its journal shows no paid transition`);
     }
-    if (ledger.charges >= 1 && fulfilments === 0) problems.push(`order ${short} was charged but never fulfilled`);
-    if (ledger.charges === 0 && (paid || fulfilments > 0)) {
+    if (ledger.chargeCount >= 1 && fulfilments === 0) problems.push(`order ${short} was charged but never fulfilled`);
+    if (ledger.chargeCount === 0 && (paid || fulfilments > 0)) {
       problems.push(`order ${short} is ${view.order.status} with ${fulfilments} fulfilment(s) but was never charged`);
     }
     const dead = view.jobs.filter((j) => j.status === 'dead');
@@ -65,8 +65,8 @@ export function judgeOrder(snapshot: OrderSnapshot): OrderJudgement {
   return Object.freeze({
     orderId,
     status: view?.order.status ?? null,
-    charges: ledger.charges,
-    refunds: ledger.refunds,
+    charges: ledger.chargeCount,
+    refunds: ledger.refundCount,
     paymentIds: Object.freeze([...ledger.paymentIds]),
     attempts: view?.attempts.length ?? 0,
     paidTransitions: view?.paidTransitions ?? 0,
@@ -84,7 +84,7 @@ export function isSettled(snapshot: OrderSnapshot): boolean {
   if (view === null) return false;
   if (view.jobs.some((j) => j.status === 'queued' || j.status === 'running')) return false;
   if (view.attempts.some((a) => a.status === 'creating')) return false;
-  if (ledger.charges === 0) return true;
+  if (ledger.chargeCount === 0) return true;
   const paid = PAID_STATUSES.has(view.order.status);
   return paid && view.fulfilments.length > 0;
 }
@@ -93,8 +93,8 @@ export function isSettled(snapshot: OrderSnapshot): boolean {
 export function snapshotKey(snapshot: OrderSnapshot): string {
   const { view, ledger, deliveries } = snapshot;
   return JSON.stringify([
-    ledger.charges,
-    ledger.refunds,
+    ledger.chargeCount,
+    ledger.refundCount,
     ledger.paymentIds.length,
     deliveries.length,
     view?.order.status,

@@ -92,7 +92,10 @@ async function preflight(http: StormHttp, target: string, provider: string): Pro
     } catch (error) {
       throw new StormTargetUnavailable(`${what} does not answer at ${url}`, { cause: error });
     }
-    if (status !== 200) throw new StormTargetUnavailable(`${what} answered ${status} at ${url}`);
+    if (status !== 200) {
+      const hint = status === 403 && url.endsWith('/_sandbox/signing') ? ' (start it with --serve-secrets)' : '';
+      throw new StormTargetUnavailable(`${what} answered ${status} at ${url}${hint}`);
+    }
   }
 }
 

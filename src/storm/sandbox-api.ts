@@ -22,10 +22,12 @@ export interface StormEvent {
   readonly paymentId: string;
 }
 
-/** `GET /_sandbox/charges?order_id=`: charges and payments of one order across merchant references. */
+/** `GET /_sandbox/charges?order_id=`: how many charges and refunds one order had, and its payments. */
 export interface StormOrderLedger {
-  readonly charges: number;
-  readonly refunds: number;
+  /** Succeeded charges of the order, across merchant references (a count). */
+  readonly chargeCount: number;
+  /** Refunds of the order (a count). */
+  readonly refundCount: number;
   readonly paymentIds: readonly string[];
 }
 
@@ -82,8 +84,8 @@ export class SandboxApi {
     );
     const json = answer.json as Partial<StormOrderLedger> | null;
     return {
-      charges: json?.charges ?? 0,
-      refunds: json?.refunds ?? 0,
+      chargeCount: json?.chargeCount ?? 0,
+      refundCount: json?.refundCount ?? 0,
       paymentIds: Array.isArray(json?.paymentIds) ? json.paymentIds : [],
     };
   }

@@ -51,11 +51,11 @@ export interface WebhookEndpointBase {
   /** Verifies the delivery on its raw bytes (`stripeScheme({ secrets })`, `paymeAuthScheme({ keys })`, …). */
   readonly scheme: SignatureScheme;
   /**
-   * HTTP status of a delivery refused for a missing, wrong or stale signature (`WEBHOOK_SIGNATURE_INVALID`): 401
-   * (the default, RFC 9110 §15.5.2) or 400 for senders whose tooling expects it. Only the status changes; the
-   * problem code, body and journal row stay the same. A signature that cannot be parsed is always 400. Ignored by
-   * acknowledgements that answer every delivery 200 (Payme, Click).
-   * @default 401
+   * HTTP status of a delivery refused for a missing, wrong or stale signature (`WEBHOOK_SIGNATURE_INVALID`): 400
+   * or 401. Only the status changes; the problem code, body and journal row stay the same. A signature that cannot
+   * be parsed is always 400. Ignored by acknowledgements that answer every delivery 200 (Payme, Click).
+   * @default the scheme's `rejectionStatus`, the status its provider's docs answer: 400 for `stripeScheme` and
+   * `standardWebhooksScheme`, else 401 (RFC 9110 §15.5.2; GitHub's and Shopify's docs). Table: docs/webhooks.md.
    */
   readonly rejectionStatus?: 400 | 401;
   /**

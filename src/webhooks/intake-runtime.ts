@@ -58,9 +58,10 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
   for (const [name, endpoint] of Object.entries(options.endpoints ?? {})) {
     const provider = endpoint.profile.provider;
     if (endpoint.transaction === true) options.guard.transactionalStore(); // memory/Redis: TransactionsUnsupported, now
-    const rejection = endpoint.rejectionStatus ?? 401;
+    const rejection = endpoint.rejectionStatus ?? endpoint.scheme.rejectionStatus ?? 401;
     if (rejection !== 400 && rejection !== 401) {
-      throw new InvalidOption(`endpoints.${name}.rejectionStatus`, 'must be 400 or 401');
+      const where = endpoint.rejectionStatus === undefined ? 'scheme.rejectionStatus' : 'rejectionStatus';
+      throw new InvalidOption(`endpoints.${name}.${where}`, 'must be 400 or 401');
     }
     const ack = endpoint.acknowledgement ?? defaultAck(provider);
     endpoints.set(name, {

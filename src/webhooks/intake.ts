@@ -61,7 +61,8 @@ export interface WebhookIntake {
  *
  * An endpoint with `transaction: true` (one-commit mode) runs claim, handler and completion in ONE transaction of
  * the guard's SQL store and hands it to the handler as `context.tx`: one commit per delivery; a rollback leaves no
- * receipt. `rejectionStatus: 400` answers a bad signature 400 instead of 401.
+ * receipt. A bad signature is answered with the endpoint's `rejectionStatus` (by default its scheme's: 400 for
+ * Stripe and Standard Webhooks, 401 for the others; docs/webhooks.md).
  * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`/
  *   `waitForInFlightMs`.
  * @throws {TransactionsUnsupported} an endpoint is `transaction: true` but the guard's store is memory or Redis.

@@ -161,7 +161,7 @@ describe('payonce demo --serve', () => {
       expect(stdout).not.toContain(DEMO_TOKEN);
       expect(stdout).toContain('authorization: Bearer $PAYONCE_ADMIN_TOKEN');
       const ledger = await fetch(`${sandbox[1]}/_sandbox/charges?order_id=${orderId}`);
-      expect(((await ledger.json()) as { charges: number }).charges).toBe(1);
+      expect(((await ledger.json()) as { chargeCount: number }).chargeCount).toBe(1);
 
       for (let i = 0; i < 100 && view.jobs.some((j) => j.status !== 'done'); i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -51,7 +51,7 @@ describe('sqlite + sandbox: a slow provider and an early reconciliation never le
     const ledger = sandbox.controls.orderLedger(order.id);
     expect(ledger.paymentIds).toHaveLength(1);
     expect(ledger.merchantReferences).toEqual([unknown.id]);
-    expect(ledger.charges).toBe(1);
+    expect(ledger.chargeCount).toBe(1);
     expect(await payments.attemptsOf(order.id)).toHaveLength(1);
     expect((await payments.attemptsOf(order.id))[0]?.providerPaymentId).toBe(ledger.paymentIds[0]);
   });

@@ -89,8 +89,8 @@ describe('sandbox: idempotent create', () => {
     expect(await sandbox.controls.idle()).toBe(true);
     expect(sandbox.controls.ledger(req.merchantReference)).toEqual({
       merchantReference: req.merchantReference,
-      charges: 1,
-      refunds: 0,
+      chargeCount: 1,
+      refundCount: 0,
       paymentIds: [first.json.id],
     });
   });
@@ -105,7 +105,7 @@ describe('sandbox: idempotent create', () => {
     const viaClient = await unknownError(client.createPayment({ ...req, amountMinor: 2999 }));
     expect(viaClient).toMatchObject({ code: 'SANDBOX_API_ERROR', status: 400, errorType: 'idempotency_error' });
     expect(await sandbox.controls.idle()).toBe(true);
-    expect(sandbox.controls.ledger(req.merchantReference)).toMatchObject({ charges: 1 });
+    expect(sandbox.controls.ledger(req.merchantReference)).toMatchObject({ chargeCount: 1 });
     expect(sandbox.controls.ledger(req.merchantReference).paymentIds).toHaveLength(1);
   });
 
@@ -188,11 +188,18 @@ describe('sandbox: lost responses, timeouts, slow answers', () => {
     expect(await sandbox.controls.idle()).toBe(true);
     expect(sandbox.controls.charges(first.merchantReference)).toBe(1);
     expect(sandbox.controls.orderLedger(first.orderId)).toMatchObject({
-      charges: 2,
+      chargeCount: 2,
       merchantReferences: [first.merchantReference, second.merchantReference],
     });
+    // Issue #34 item 27: the counts are named as counts (chargeCount, refundCount), not `charges`.
     const viaHttp = await request(`${sandbox.url}/_sandbox/charges?order_id=${encodeURIComponent(first.orderId)}`);
-    expect(await viaHttp.body.json()).toMatchObject({ orderId: first.orderId, charges: 2 });
+    expect(await viaHttp.body.json()).toEqual({
+      orderId: first.orderId,
+      chargeCount: 2,
+      refundCount: 0,
+      paymentIds: sandbox.controls.orderLedger(first.orderId).paymentIds,
+      merchantReferences: [first.merchantReference, second.merchantReference],
+    });
   });
 
   it('a plan is used up: the next create request for the same order is answered normally', async () => {
@@ -295,7 +302,12 @@ describe('sandbox: control endpoints and options', () => {
     const ledger = await request(
       `${sandbox.url}/_sandbox/charges?merchant_reference=${encodeURIComponent(req.merchantReference)}`,
     );
-    expect(await ledger.body.json()).toMatchObject({ merchantReference: req.merchantReference, charges: 0 });
+    expect(await ledger.body.json()).toEqual({
+      merchantReference: req.merchantReference,
+      chargeCount: 0,
+      refundCount: 0,
+      paymentIds: sandbox.controls.ledger(req.merchantReference).paymentIds,
+    });
   });
 
   it('rejects bad options and knobs once, with InvalidOption', async () => {

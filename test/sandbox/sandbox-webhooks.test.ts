@@ -93,7 +93,7 @@ describe('sandbox webhooks: signatures and payload shapes', () => {
     expect(events.map((e) => e.objectId?.slice(0, 3))).toEqual(['pi_', 'ch_', 'ch_']);
     const refunded = JSON.parse(target.received[2]?.body ?? '{}');
     expect(refunded.data.object).toMatchObject({ object: 'charge', amount_refunded: 4200, refunded: true });
-    expect(sandbox.controls.ledger(req.merchantReference)).toMatchObject({ charges: 1, refunds: 1 });
+    expect(sandbox.controls.ledger(req.merchantReference)).toMatchObject({ chargeCount: 1, refundCount: 1 });
   });
 
   it('Standard Webhooks scheme: verifies with standardWebhooksScheme; envelope { type, timestamp, data }', async () => {

@@ -47,6 +47,7 @@ describe('payonce storm against payonce serve + payonce sandbox as separate proc
       'standard-webhooks',
       '--delivery-timeout-ms',
       '5000',
+      '--serve-secrets', // the storm signs its own events with the sandbox's secret
     ]);
     service = await superviseService(
       ['--database-url', ns.path, '--provider-url', sandbox.url, ...SERVE_ARGS],

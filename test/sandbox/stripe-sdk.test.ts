@@ -354,6 +354,55 @@ describe('official stripe SDK: idempotency and errors', () => {
     ]);
   });
 
+  // Issue #34 item 27: the SDK resends Payonce-Fault on every retry; a header fault strikes the key's first request only.
+  it('Payonce-Fault drop-after-commit strikes once per idempotency key: the SDK retry gets the stored answer', async () => {
+    const orderId = order();
+    const retrying = new Stripe('sk_test_payonce_sdk', {
+      host: '127.0.0.1',
+      port: sandbox.port,
+      protocol: 'http',
+      maxNetworkRetries: 2,
+    });
+    const paid = await retrying.paymentIntents.create(
+      { amount: 2700, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, metadata: { order_id: orderId } },
+      { headers: { 'Payonce-Fault': 'drop-after-commit' } },
+    );
+    expect(paid.status).toBe('succeeded');
+    expect(paid.lastResponse.headers['idempotent-replayed']).toBe('true');
+    const state = await ledger();
+    expect(state.payments.filter((p) => p.orderId === orderId).map((p) => p.id)).toEqual([paid.id]);
+    const tries = state.requests.filter((r) => r.idempotencyKey === paid.lastResponse.idempotencyKey);
+    expect(tries.map((r) => [r.status, r.replayed])).toEqual([
+      [null, false],
+      [200, true],
+    ]);
+    expect(state.faults.filter((f) => tries.some((t) => t.requestId === f.requestId)).map((f) => f.fault)).toEqual([
+      'drop-after-commit',
+    ]);
+  });
+
+  it('Payonce-Fault with repeat strikes every retry of the key: the SDK gives up after its retries', async () => {
+    const key = `repeat-${randomUUID()}`;
+    const retrying = new Stripe('sk_test_payonce_sdk', {
+      host: '127.0.0.1',
+      port: sandbox.port,
+      protocol: 'http',
+      maxNetworkRetries: 1,
+    });
+    const error = await rejection(
+      retrying.paymentIntents.create(
+        { amount: 2800, currency: 'usd', payment_method: 'pm_card_visa', confirm: true },
+        { idempotencyKey: key, headers: { 'Payonce-Fault': 'drop-after-commit, repeat' } },
+      ),
+    );
+    expect(error).toBeInstanceOf(Stripe.errors.StripeConnectionError);
+    const tries = (await ledger()).requests.filter((r) => r.idempotencyKey === key);
+    expect(tries.map((r) => [r.status, r.replayed])).toEqual([
+      [null, false],
+      [null, true],
+    ]);
+  });
+
   it('API faults by header: 500/503 before and after commit, 429 with Retry-After, delay, timeout', async () => {
     const once = { maxNetworkRetries: 0 };
     const params = { amount: 1500, currency: 'usd', payment_method: 'pm_card_visa', confirm: true } as const;

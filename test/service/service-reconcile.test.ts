@@ -60,7 +60,7 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
       expect(view.fulfilments).toHaveLength(1);
       expect(view.deliveries).toEqual([]);
       expect(h.sandbox.controls.charges(attemptId)).toBe(1);
-      expect(h.sandbox.controls.orderLedger(orderId).charges).toBe(1);
+      expect(h.sandbox.controls.orderLedger(orderId).chargeCount).toBe(1);
     },
   );
 
@@ -88,12 +88,12 @@ describe('provider timeout → unknown → reconciled (no webhooks reach the ser
     expect(view.paidTransitions).toBe(1);
     expect(view.fulfilments).toHaveLength(1);
     expect(h.sandbox.controls.charges(attemptId)).toBe(1);
-    expect(h.sandbox.controls.orderLedger(orderId).charges).toBe(1);
+    expect(h.sandbox.controls.orderLedger(orderId).chargeCount).toBe(1);
     const retry = await call<{ outcome: string }>(url, 'POST', `/orders/${orderId}/checkout`, {
       key: `never-retry-${orderId}`,
     });
     expect(retry.body.outcome).not.toBe('created');
-    expect(h.sandbox.controls.orderLedger(orderId).charges).toBe(1);
+    expect(h.sandbox.controls.orderLedger(orderId).chargeCount).toBe(1);
   });
 });
 

@@ -179,7 +179,7 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
     expect(answer?.decision).toBe('unchanged');
   });
 
-  it('a delivery with a bad signature is refused (401) with no receipt and no effect', async () => {
+  it('a delivery with a bad signature is refused (400, as Stripe answers it) with no receipt and no effect', async () => {
     const { orderId, checkout } = await orderAndCheckout(url);
     const attemptId = checkout.body.attempt?.id ?? '';
     await untilFulfilled(url, orderId);
@@ -200,7 +200,7 @@ describe('reference service on SQLite with the sandbox (Stripe signing)', () => 
       Math.floor(Date.now() / 1000),
     );
     const answer = await deliver(url, 'stripe', body, forged);
-    expect(answer.status).toBe(401);
+    expect(answer.status).toBe(400);
     expect(answer.text).toContain('WEBHOOK_SIGNATURE_INVALID');
     expect(await receiptsFor(eventId)).toBe(0);
     const unsigned = await deliver(url, 'stripe', body, { 'content-type': 'application/json' });
@@ -419,7 +419,7 @@ describe('reference service with a pinned clock', () => {
         nowBody,
         signedHeaders(signing, 'evt_pinned_clock_2', nowBody, now),
       );
-      expect(atRealNow.status).toBe(401);
+      expect(atRealNow.status).toBe(400);
       const health = await call(h.service.url, 'GET', '/healthz', { customer: null });
       expect(health.body.startedAtMs).toBe(pinnedMs);
     } finally {
@@ -453,7 +453,7 @@ describe('reference service with an injected intake guard', () => {
 
 describe('reference service with a configured webhook tolerance', () => {
   it.each(['stripe', 'standard-webhooks'] as const)(
-    '%s: a signature 15 s old is refused 401 with 10 s, accepted with the default 300 s',
+    '%s: a signature 15 s old is refused 400 with 10 s, accepted with the default 300 s',
     async (scheme) => {
       const pinnedMs = Date.parse('2024-06-20T12:00:00Z');
       const clock = { now: () => pinnedMs };
@@ -463,7 +463,7 @@ describe('reference service with a configured webhook tolerance', () => {
         expect(strict.service.context.config.webhookToleranceSec).toBe(10);
         expect(lenient.service.context.config.webhookToleranceSec).toBe(300);
         for (const [h, expected] of [
-          [strict, 401],
+          [strict, 400],
           [lenient, 200],
         ] as const) {
           const eventId = `evt_tolerance_${expected}`;

@@ -32,7 +32,7 @@ describe('storm scenario 12 against a real payonce serve process', () => {
   let ns: { path: string; drop(): Promise<void> };
   beforeAll(async () => {
     expect(existsSync(DIST), 'run `npm run build` first: the test spawns bin/payonce.js').toBe(true);
-    sandbox = await createSandbox({ timeScale: 0.001 });
+    sandbox = await createSandbox({ timeScale: 0.001, serveSecrets: true });
     ns = await createSqliteNamespace();
   });
   afterAll(async () => {

@@ -27,7 +27,11 @@ function snapshot(v: OrderView | null, charges = 1, deliveries: StormDelivery[] 
     orderId: ORDER,
     view: v,
     viewError: v === null ? 'GET /orders answered 500' : null,
-    ledger: { charges, refunds: 0, paymentIds: Array.from({ length: Math.max(charges, 1) }, (_, i) => `pi_${i}`) },
+    ledger: {
+      chargeCount: charges,
+      refundCount: 0,
+      paymentIds: Array.from({ length: Math.max(charges, 1) }, (_, i) => `pi_${i}`),
+    },
     deliveries,
     timedOut: false,
   };

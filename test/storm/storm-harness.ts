@@ -36,7 +36,7 @@ export async function startStormWorld(
   overrides?: ServiceOverrides,
   scheme: SandboxSigningScheme = 'stripe',
 ): Promise<StormWorld> {
-  const sandbox = await createSandbox({ timeScale: 0.001, signing: { scheme } });
+  const sandbox = await createSandbox({ timeScale: 0.001, signing: { scheme }, serveSecrets: true });
   const secret = sandbox.controls.signing().secret;
   const ns = await createSqliteNamespace();
   const adminToken = randomBytes(24).toString('hex');

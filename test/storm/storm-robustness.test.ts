@@ -10,7 +10,7 @@ describe('payonce storm against a service that hangs', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    sandbox = await createSandbox({ timeScale: 0.001 });
+    sandbox = await createSandbox({ timeScale: 0.001, serveSecrets: true });
     server = createServer((request, response) => {
       if (request.url === '/healthz') {
         response.setHeader('content-type', 'application/json');

@@ -89,7 +89,7 @@ describe('payonce storm with Standard Webhooks signing', () => {
         [],
       );
       expect(report.results.find((r) => r.id === 10)?.notes.join('\n')).toMatch(
-        /wrong-secret 401, missing 4\d\d, stale 401, tampered 401/,
+        /wrong-secret 400, missing 4\d\d, stale 400, tampered 400/,
       );
     } finally {
       await world.close();

@@ -19,6 +19,7 @@ const eventsHeaders = (): Record<string, string> => ({
   'shopify-topic': 'products/create',
   'shopify-shop-domain': 'shop1.myshopify.io',
   'shopify-api-version': '2025-10',
+  'shopify-webhook-id': 'webhook-placeholder-0001',
   'shopify-event-id': 'evt-placeholder-0001',
 });
 
@@ -52,14 +53,22 @@ describe('shopifyScheme: required headers, header names, empty body', () => {
     expect(verifyShopify(upper).ok).toBe(true);
   });
 
-  it.each(['shopify-topic', 'shopify-shop-domain', 'shopify-api-version', 'shopify-event-id'])(
-    'refuses an events delivery without %s',
+  // @shopify/shopify-api lib/webhooks/__tests__/validate.test.ts "returns false on missing events header".
+  it.each(['shopify-topic', 'shopify-shop-domain', 'shopify-api-version', 'shopify-webhook-id', 'shopify-event-id'])(
+    'refuses an events delivery without %s, or with it empty',
     (header) => {
       const headers: Record<string, string> = eventsHeaders();
       delete headers[header];
       expect(verifyShopify(headers)).toMatchObject({ ok: false, reason: 'missing_header', header });
+      expect(verifyShopify({ ...eventsHeaders(), [header]: '' })).toMatchObject({ ok: false, header });
     },
   );
+
+  it('refuses an events delivery that carries only the classic X-Shopify-Webhook-Id', () => {
+    const { 'shopify-webhook-id': id, ...rest } = eventsHeaders();
+    const headers = { ...rest, 'X-Shopify-Webhook-Id': id ?? '' };
+    expect(verifyShopify(headers)).toMatchObject({ ok: false, reason: 'missing_header', header: 'shopify-webhook-id' });
+  });
 
   it('refuses an events delivery whose HMAC is wrong, before looking at the other headers', () => {
     const headers = {
@@ -87,9 +96,20 @@ const verifyStripe = (headers: Record<string, string | string[]>) =>
   });
 
 describe('stripeScheme: one Stripe-Signature header', () => {
-  it('accepts the valid vector as one header (a one-element array is one header)', () => {
+  it('accepts the valid vector as one header string', () => {
     expect(verifyStripe({ 'stripe-signature': stripeHeader }).ok).toBe(true);
-    expect(verifyStripe({ 'stripe-signature': [stripeHeader] }).ok).toBe(true);
+    expect(verifyStripe({ 'Stripe-Signature': stripeHeader, other: ['x', 'y'] }).ok).toBe(true);
+  });
+
+  // stripe-node test/Webhook.spec.ts: "should error if you pass a signature which is an array" ([header]).
+  it.each([
+    ['a one-element array', (h: string) => [h]],
+    ['an array with an empty value', (h: string) => [h, '']],
+    ['an array with a blank value', (h: string) => ['  ', h]],
+  ])('refuses the valid signature given as %s, as stripe-node does', (_what, asList) => {
+    const result = verifyStripe({ 'stripe-signature': asList(stripeHeader) });
+    expect(result).toMatchObject({ ok: false, reason: 'malformed_header', header: 'Stripe-Signature' });
+    expect(!result.ok && result.detail).toMatch(/given as an array; Stripe sends one Stripe-Signature header/);
   });
 
   it('refuses Stripe-Signature given as several header values, with a clear reason', () => {

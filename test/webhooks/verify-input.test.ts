@@ -111,7 +111,7 @@ const cases: Case[] = [
 
 const json = (text: string) => Buffer.from(text, 'utf8');
 
-describe.each(cases)('$name', ({ scheme, sign, signatureHeader }) => {
+describe.each(cases)('$name', ({ name, scheme, sign, signatureHeader }) => {
   const body = json('{"amount":1000,"note":"ok"}');
 
   it('accepts its own signature and rejects a one-byte change', async () => {
@@ -125,12 +125,13 @@ describe.each(cases)('$name', ({ scheme, sign, signatureHeader }) => {
     });
   });
 
-  it('accepts a Buffer slice, a Fetch Headers object and array header values', async () => {
+  it('accepts a Buffer slice, a Fetch Headers object and array header values (Stripe: refuses an array)', async () => {
     const headers = sign(body);
     const padded = Buffer.concat([Buffer.from('xx'), body, Buffer.from('yy')]).subarray(2, 2 + body.length);
     expect((await scheme.verify({ rawBody: padded, headers: new Headers(headers), nowMs: NOW_MS })).ok).toBe(true);
     const arrays = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), [v]]));
-    expect((await scheme.verify({ rawBody: body, headers: arrays, nowMs: NOW_MS })).ok).toBe(true);
+    // stripe-node refuses a Stripe-Signature given as an array, even of one value.
+    expect((await scheme.verify({ rawBody: body, headers: arrays, nowMs: NOW_MS })).ok).toBe(name !== 'stripe');
   });
 
   it('passes multi-byte and decomposed Unicode bodies over their own bytes and fails across forms', async () => {

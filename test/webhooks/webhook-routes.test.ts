@@ -57,7 +57,7 @@ async function harness(framework: Framework): Promise<Harness> {
     guard,
     journal,
     maxBodyBytes: MAX_BODY,
-    endpoints: { stripe: endpoint(), 'stripe-400': endpoint(400) },
+    endpoints: { stripe: endpoint(), 'stripe-401': endpoint(401) },
   });
   return { app: await startWebhookApp(framework, intake), journal, handled };
 }
@@ -96,22 +96,23 @@ describe.each(FRAMEWORKS)('POST /webhooks/:provider on %s: the same behaviour ta
     ).toEqual(['new', 'duplicate']);
   });
 
-  it('refuses a wrong signature 401 problem+json (400 where the endpoint says so), a malformed one 400', async () => {
+  it("refuses a wrong signature 400 problem+json by default, as Stripe's examples (401 where the endpoint says so)", async () => {
     const bad = vector('02-bad-signature');
     const refused = await post('stripe', bad.raw_body, bad.headers);
-    expect(refused.status).toBe(401);
+    expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect(problem(refused)).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 401 });
-    const refused400 = await post('stripe-400', bad.raw_body, bad.headers);
-    expect(refused400.status).toBe(400);
-    expect(problem(refused400)).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 400 });
+    expect(problem(refused)).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 400 });
+    const refused401 = await post('stripe-401', bad.raw_body, bad.headers);
+    expect(refused401.status).toBe(401);
+    expect(problem(refused401)).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 401 });
     const malformed = vector('07-malformed-header');
-    const unparsable = await post('stripe', malformed.raw_body, malformed.headers);
+    const unparsable = await post('stripe-401', malformed.raw_body, malformed.headers);
     expect(unparsable.status).toBe(400);
     expect(problem(unparsable).code).toBe('WEBHOOK_SIGNATURE_MALFORMED');
     const reserialized = vector('09-body-reserialized');
-    expect((await post('stripe', reserialized.raw_body, reserialized.headers)).status).toBe(401);
-    expect((await post('stripe', eventBody('evt_route_unsigned'), {})).status).toBe(401);
+    expect((await post('stripe-401', reserialized.raw_body, reserialized.headers)).status).toBe(401);
+    expect((await post('stripe-401', eventBody('evt_route_unsigned'), {})).status).toBe(401);
+    expect((await post('stripe', eventBody('evt_route_unsigned'), {})).status).toBe(400);
   });
 
   it('refuses a body over the limit 413 (declared or streamed), journaled, before any handler', async () => {

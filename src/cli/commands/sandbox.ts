@@ -17,6 +17,8 @@ export interface SandboxCommandOptions {
   timeScale?: number;
   retrySchedule?: string;
   deliveryTimeoutMs?: number;
+  serveSecrets?: boolean;
+  allowedHost: string[];
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -69,7 +71,8 @@ export function sandboxBanner(
  * Registers `sandbox` on the `payonce` program: starts the Stripe-compatible sandbox provider (docs/sandbox.md) on
  * 127.0.0.1 with `--port`, webhook endpoints from `--webhook-url` (repeatable; all signed with the
  * `--webhook-secret`s: the first is current, more are older secrets still signed during a rotation), fault rules
- * from `--faults FILE` (JSON `{ seed?, rules }`) and `--seed`; prints the base URL and the `new Stripe(…)` line,
+ * from `--faults FILE` (JSON `{ seed?, rules }`) and `--seed`, the signing secrets served over HTTP only with
+ * `--serve-secrets`, other `Host` names than loopback only with `--allowed-host`; prints the base URL and the `new Stripe(…)` line,
  * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2.
  */
 export function registerSandbox(program: Command, io: CliIo): void {
@@ -108,6 +111,13 @@ export function registerSandbox(program: Command, io: CliIo): void {
       'how long one webhook delivery waits for an answer (default 15000)',
       millis('--delivery-timeout-ms', 1),
     )
+    .option('--serve-secrets', 'serve the signing secrets over HTTP (GET /_sandbox/signing; payonce storm needs it)')
+    .option(
+      '--allowed-host <name>',
+      'a Host name answered besides 127.0.0.1, localhost and ::1; repeatable',
+      collect,
+      [],
+    )
     .action(async (options: SandboxCommandOptions) => {
       const faultRules = options.faults === undefined ? undefined : await readFaults(options.faults);
       const signal = untilSignal();
@@ -133,6 +143,8 @@ export function registerSandbox(program: Command, io: CliIo): void {
           timeScale: options.timeScale,
           retryScheduleMs: options.retrySchedule as 'stripe-test' | 'stripe-live' | 'standard-webhooks',
           deliveryTimeoutMs: options.deliveryTimeoutMs,
+          serveSecrets: options.serveSecrets === true,
+          allowedHosts: options.allowedHost,
         });
       } catch (error) {
         if (error instanceof InvalidOption) throw new CliUsageError(error.message);

@@ -128,6 +128,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       timeScale: options.timeScale ?? 0.001,
       signing: { scheme: 'stripe', secret: newSigningSecret('stripe') },
       deliveryTimeoutMs: 5_000,
+      serveSecrets: true, // the storm signs its own events with the sandbox's secret (GET /_sandbox/signing)
     });
     const standardWebhooksSecret = newSigningSecret('standard-webhooks');
     const launches = [];

@@ -10,6 +10,7 @@ import { checkPaymentPlan, type PaymentPlan } from '../payment-plan.js';
  * Webhooks: `webhook-duplicate=n`, `webhook-parallel=n`, `webhook-reorder`, `webhook-delay=ms`, `webhook-drop`,
  * `webhook-bad-signature`, `webhook-before-response`, `webhook-tampered-amount`, `webhook-resigned-amount`,
  * `webhook-two-event-ids`.
+ * `repeat`: the header's faults strike every retry with the same idempotency key, not only the first request.
  */
 export const FAULT_NAMES: readonly string[] = Object.freeze([
   'drop-after-commit',
@@ -38,12 +39,15 @@ export const FAULT_NAMES: readonly string[] = Object.freeze([
   'webhook-tampered-amount',
   'webhook-resigned-amount',
   'webhook-two-event-ids',
+  'repeat',
 ]);
 
 /** Faults parsed from a header or rule: the plan knobs they set and their names as written (for the ledger). */
 export interface FaultSet {
   readonly plan: PaymentPlan;
   readonly names: readonly string[];
+  /** `repeat` was named: a header's faults strike every retry of an idempotency key, not only its first request. */
+  readonly repeat?: boolean;
 }
 
 /** No fault. */
@@ -103,6 +107,8 @@ function planOf(name: string, arg: string | undefined): PaymentPlan {
       return { tamperedAmount: 'resigned' };
     case 'webhook-two-event-ids':
       return { twoEventIds: true };
+    case 'repeat':
+      return {};
     default:
       throw new InvalidOption(
         'Payonce-Fault',
@@ -123,14 +129,19 @@ export function parseFaults(text: string): FaultSet {
     .filter((item) => item !== '');
   if (items.length > 20) throw new InvalidOption('Payonce-Fault', 'takes at most 20 faults');
   let plan: PaymentPlan = {};
+  let repeat = false;
   for (const item of items) {
     const eq = item.indexOf('=');
     const name = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
     const arg = eq < 0 ? undefined : item.slice(eq + 1).trim();
+    if (name === 'repeat' && arg !== undefined) throw new InvalidOption('Payonce-Fault repeat', 'takes no value');
+    repeat ||= name === 'repeat';
     const knobs = Object.fromEntries(Object.entries(planOf(name, arg)).filter(([, v]) => v !== undefined));
     plan = { ...plan, ...knobs };
   }
-  return Object.freeze({ plan: checkPaymentPlan(plan, 'Payonce-Fault'), names: Object.freeze(items) });
+  const names = Object.freeze(items.filter((item) => item.toLowerCase() !== 'repeat'));
+  const checked = checkPaymentPlan(plan, 'Payonce-Fault');
+  return Object.freeze(repeat ? { plan: checked, names, repeat } : { plan: checked, names });
 }
 
 /** Two fault sets as one: `b`'s knobs win. */

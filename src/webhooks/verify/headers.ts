@@ -62,3 +62,14 @@ export function headerValueCount(headers: HeadersInput, name: string): number {
   }
   return count;
 }
+
+/**
+ * Whether header `name` was handed over as a list: a record value that is an array (of any length, even one
+ * element). Node never gives a list for request headers other than `set-cookie`, so a list means the caller
+ * built it; a Fetch `Headers`-like object never does. Schemes that follow stripe-node refuse it.
+ */
+export function headerGivenAsList(headers: HeadersInput, name: string): boolean {
+  if (isHeadersLike(headers)) return false;
+  const wanted = name.toLowerCase();
+  return Object.keys(headers).some((key) => key.toLowerCase() === wanted && Array.isArray(headers[key]));
+}

@@ -19,7 +19,7 @@ const WEBHOOKS: DeliveryKind = {
 /** Events deliveries (`shopify-*` headers, no `X-`); they may carry the `X-Shopify-*` ones too. */
 const EVENTS: DeliveryKind = {
   hmacHeader: 'shopify-hmac-sha256',
-  required: ['shopify-topic', 'shopify-shop-domain', 'shopify-api-version', 'shopify-event-id'],
+  required: ['shopify-topic', 'shopify-shop-domain', 'shopify-api-version', 'shopify-webhook-id', 'shopify-event-id'],
 };
 
 /**

@@ -71,6 +71,12 @@ export type VerifyResult = VerifyAccepted | VerifyRejected;
  */
 export interface SignatureScheme {
   readonly name: string;
+  /**
+   * HTTP status the provider's own documentation answers a missing, wrong or stale signature with: the intake's
+   * default for an endpoint using this scheme (an endpoint's `rejectionStatus` overrides it). `stripeScheme` and
+   * `standardWebhooksScheme` say 400; absent means 401 (RFC 9110 §15.5.2). docs/webhooks.md lists every scheme.
+   */
+  readonly rejectionStatus?: 400 | 401;
   verify(input: VerifyInput): VerifyResult | Promise<VerifyResult>;
 }
 

@@ -38,7 +38,9 @@ function lookup(headers: HeadersInput, field: 'id' | 'timestamp' | 'signature'):
  * by the `standardwebhooks` package (`Webhook#sign`); header parsing, the timestamp rules and the comparison
  * are payonce's, with the receiver clock injected as `nowMs`. The body must be valid UTF-8 (JSON, RFC 8259
  * §8.1): it is decoded without replacement characters, so the signed text is exactly the received bytes; an
- * invalid byte sequence is `malformed_body`, never a lossy decode.
+ * invalid byte sequence is `malformed_body`, never a lossy decode. A refused signature is answered 400 by default
+ * (`rejectionStatus`), as Svix's verification examples do (`except WebhookVerificationError: return ('', 400)`,
+ * https://docs.svix.com/receiving/verifying-payloads/how); the spec itself names no status.
  * @throws {InvalidOption} at construction: no secret, or a secret that is not `whsec_` + base64.
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
  * ("Signature scheme", "Verifying"); https://docs.svix.com/receiving/verifying-payloads/how-manual.
@@ -99,5 +101,5 @@ export function standardWebhooksScheme(options: StandardWebhooksSchemeOptions): 
       `${v1.length} v1 signature(s), ${candidates.length} well-formed, none matches any of ${signers.length} secret(s)`,
     );
   }
-  return { name, verify };
+  return { name, rejectionStatus: 400, verify };
 }

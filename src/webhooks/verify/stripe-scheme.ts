@@ -1,6 +1,6 @@
 import { constantTimeEqual, decodeHex, hmac, utf8 } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
-import { headerValue, headerValueCount } from './headers.js';
+import { headerGivenAsList, headerValue, headerValueCount } from './headers.js';
 import { hasSurroundingWhitespace, schemeName, secretKeys, toleranceSeconds } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyInput, type VerifyResult } from './signature-scheme.js';
 import { outsideWindow, parseUnixSeconds } from './unix-timestamp.js';
@@ -25,8 +25,11 @@ const SIGNATURE_BYTES = 32;
  * Stripe: `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=…][,v0=…]` over `<t>.<raw body>`,
  * keyed with the endpoint secret as UTF-8. Any `v1` matching any configured secret accepts (Stripe sends
  * several `v1` values while an endpoint secret is being rolled); other schemes (`v0`) are ignored. The window
- * is checked after the signature, in both directions. The header must come once: several values (an array, or
- * names differing only in case) are refused as `malformed_header`, as stripe-node refuses an array.
+ * is checked after the signature, in both directions. The header must come once, as a string: several values
+ * (names differing only in case) or an array (even of one value) are refused as `malformed_header`, as
+ * stripe-node's `constructEvent` refuses an array ("An array was passed as a header").
+ * A refused signature is answered 400 by default (`rejectionStatus`), as Stripe's webhook handler examples do
+ * (`response.status(400).send(\`Webhook Error: …\`)`, https://docs.stripe.com/webhooks#verify-events).
  * @throws {InvalidOption} at construction: no secret, empty secret, bad tolerance.
  * @see https://docs.stripe.com/webhooks#verify-manually; stripe-node src/Webhooks.ts (DEFAULT_TOLERANCE 300,
  * EXPECTED_SCHEME "v1", "An array was passed as a header").
@@ -45,8 +48,9 @@ export function stripeScheme(options: StripeSchemeOptions): SyncSignatureScheme 
     const value = headerValue(headers, HEADER);
     if (value === undefined) return reject(name, 'missing_header', HEADER, 'header is missing');
     const count = headerValueCount(headers, HEADER);
-    if (count > 1) {
-      const detail = `given as ${count} header values; Stripe sends one Stripe-Signature header`;
+    if (count > 1 || headerGivenAsList(headers, HEADER)) {
+      const given = count > 1 ? `${count} header values` : 'an array';
+      const detail = `given as ${given}; Stripe sends one Stripe-Signature header`;
       return reject(name, 'malformed_header', HEADER, detail);
     }
 
@@ -86,5 +90,5 @@ export function stripeScheme(options: StripeSchemeOptions): SyncSignatureScheme 
       `${v1.length} v1 signature(s), ${candidates.length} well-formed, none matches any of ${keys.length} secret(s)${whitespaceHint}`,
     );
   }
-  return { name, verify };
+  return { name, rejectionStatus: 400, verify };
 }
