@@ -145,9 +145,7 @@ for (const backend of BACKENDS) {
           await housekeeping.stop();
           expect(reports[0]).toEqual({ receipts: [2], journal: 1 });
           const left = await remaining(ns.url);
-          expect(left.receipts).toEqual(
-            expect.arrayContaining(['http/lib-done', 'payments:sandbox/lib-done']),
-          );
+          expect(left.receipts).toEqual(expect.arrayContaining(['http/lib-done', 'payments:sandbox/lib-done']));
           expect(left.receipts).not.toContain('stripe/lib-done');
           expect(left.receipts).not.toContain('stripe/lib-held'); // abandoned 40 days ago
           expect(left.journal).not.toContain('lib-evt');
