@@ -244,7 +244,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
       'content-type': 'application/json',
       'stripe-signature': `t=${t},v1=${badSignature}`,
     });
-    expect(refused.status).toBe(401);
+    expect(refused.status).toBe(400); // Stripe's rejection status (docs/webhooks.md, "Rejection status per provider")
     await go(`#/orders/${order.id}`, '[data-testid="timeline"] li');
     const kinds = await page
       .locator('[data-testid="timeline"] li')
