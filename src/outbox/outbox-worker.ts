@@ -44,6 +44,15 @@ export type JobRunResult =
   | { readonly jobId: string; readonly outcome: 'dead'; readonly attempt: number; readonly error: string }
   | { readonly jobId: string; readonly outcome: 'lease-lost'; readonly attempt: number };
 
+/**
+ * The dead-letter reason of a job claimed `runs` times without any run recording a result: all that is known is
+ * that each lease expired first — the worker died, or the handler ran longer than `leaseMs` (keep the lease above
+ * the slowest run, docs/outbox.md).
+ */
+function leaseExpiredReason(runs: number): string {
+  return `the lease expired before the run finished on each of ${runs} runs: the worker died or the job ran longer than the lease`;
+}
+
 function errorText(error: unknown, maxChars: number): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const chars = Array.from(text);
@@ -97,7 +106,7 @@ export class OutboxWorker<DB> {
     });
     if (!job) return null;
     if (job.attempts > maxAttempts) {
-      const error = job.lastError ?? `lease expired on each of ${maxAttempts} runs (worker died)`;
+      const error = job.lastError ?? leaseExpiredReason(maxAttempts);
       return this.finish(job, 'dead', error, 0);
     }
     const handler = this.handlers[job.topic];

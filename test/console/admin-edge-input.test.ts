@@ -137,6 +137,38 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it('answers every action whose body is not a JSON object 400 ADMIN_QUERY_INVALID and journals the refusal', async () => {
+      const paths = [
+        '/admin/api/receipts/release',
+        '/admin/api/receipts/retry',
+        '/admin/api/jobs/job-placeholder/rerun',
+        '/admin/api/attempts/attempt-placeholder/reconcile',
+        '/admin/api/deliveries/delivery-placeholder/replay',
+        '/admin/api/deliveries/replay',
+      ];
+      const bodies: unknown[] = [[], [1], [{ dryRun: false }], null, 'x', 1, true];
+      const journal = await count(db, 'payonce_admin_actions');
+      for (const path of paths) {
+        for (const body of bodies) {
+          const label = `${path} ${JSON.stringify(body)}`;
+          const answer = await admin<{ code: string }>(h.service.url, 'POST', path, { token: TOKEN, body });
+          expect(answer.status, label).toBe(400);
+          expect(answer.body.code, label).toBe('ADMIN_QUERY_INVALID');
+        }
+      }
+      expect(await count(db, 'payonce_admin_actions')).toBe(journal + paths.length * bodies.length);
+      const rows = await db
+        .selectFrom('payonce_admin_actions')
+        .select(['outcome', 'target'])
+        .orderBy('at', 'desc')
+        .limit(paths.length * bodies.length)
+        .execute();
+      for (const row of rows) {
+        expect(row.outcome).toBe('refused');
+        expect(row.target).toMatch(/^[\x20-\x7e]+$/);
+      }
+    });
+
     it('journals an action refused for a missing Idempotency-Key', async () => {
       const journal = await count(db, 'payonce_admin_actions');
       const answer = await admin<{ code: string }>(h.service.url, 'POST', '/admin/api/jobs/no-such-job/rerun', {

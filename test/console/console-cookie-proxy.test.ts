@@ -35,6 +35,9 @@ describe('console session cookie behind a TLS proxy', () => {
     expect(secure).toMatch(/; Secure/);
     expect(secure).toMatch(/; HttpOnly/);
     expect(await loginCookie(trusting.service.url, { 'x-forwarded-proto': 'http' })).not.toMatch(/Secure/);
+    for (const proto of ['HTTPS', 'Https']) {
+      expect(await loginCookie(trusting.service.url, { 'x-forwarded-proto': proto }), proto).toMatch(/; Secure/);
+    }
     expect(await loginCookie(trusting.service.url, {})).not.toMatch(/Secure/);
   });
 

@@ -301,6 +301,28 @@ for (const dialect of sqlDialectsFromEnv()) {
       expect(await outbox.find(topic, 'slow')).toMatchObject({ status: 'done', attempts: 2 });
     });
 
+    it('dead-letters a job whose runs all outlived the lease with a reason that does not claim a worker died', async () => {
+      const topic = freshTopic('outlived');
+      const clock = new ManualClock(Date.now() + 120_000);
+      const [job] = await enqueue(store, outbox, topic, ['slow-each-time']);
+      for (let run = 1; run <= 2; run++) {
+        const claimed = await claimJob(store, {
+          topics: [topic],
+          workerId: `slow-${run}`,
+          nowMs: clock.now(),
+          leaseMs: 1_000,
+        });
+        expect(claimed?.attempts).toBe(run);
+        clock.advance(1_001);
+      }
+      const worker = new OutboxWorker(store, { [topic]: async () => {} }, { clock, leaseMs: 1_000, maxAttempts: 2 });
+      const result = await worker.runOnce();
+      const reason =
+        'the lease expired before the run finished on each of 2 runs: the worker died or the job ran longer than the lease';
+      expect(result).toEqual({ jobId: job?.jobId, outcome: 'dead', attempt: 3, error: reason });
+      expect((await outbox.deadLetters()).find((j) => j.topic === topic)?.lastError).toBe(reason);
+    });
+
     it('start() polls for jobs committed later until stop()', async () => {
       const topic = freshTopic('polling');
       const seen: string[] = [];

@@ -128,3 +128,50 @@ describe('journal id columns (issue #34 item 12)', () => {
     expect(JSON.stringify(row)).not.toMatch(/4242|a@example\.com|998901234567/);
   });
 });
+
+describe('redaction gaps of issue #34 item I2', () => {
+  it('redacts a Basic credential that is letters only (base64 of user:pass), keeps "Basic" words', () => {
+    const fresh = createRedactor({});
+    expect(fresh.redact({ h: 'Basic dXNlcjpwYXNz' })).toEqual({ h: `Basic ${REDACTED}` });
+    expect(fresh.scrubText('authorization: basic YWxhZGRpbjpvcGVuc2VzYW1l')).toBe(`authorization: basic ${REDACTED}`);
+    for (const text of ['the Basic plan', 'Basic Authentication', 'Basic instructions for setup']) {
+      expect(fresh.scrubText(text)).toBe(text);
+    }
+  });
+
+  it('redacts card numbers whose groups are split by any run of separators', () => {
+    for (const card of [
+      '4242  4242  4242  4242',
+      '4242\t4242\t4242\t4242',
+      '4242\n4242\n4242\n4242',
+      '4242_4242_4242_4242',
+      '4242,4242,4242,4242',
+      '4242 - 4242 - 4242 - 4242',
+      '3782 822463 10005',
+    ]) {
+      expect(redactor.scrubText(`pan ${card} end`), JSON.stringify(card)).toBe(`pan ${REDACTED} end`);
+      expect(redactor.redact({ note: card })).toEqual({ note: REDACTED });
+    }
+  });
+
+  it('keeps lists of small numbers, UUIDs and timestamps readable with the wider separators', () => {
+    for (const text of [
+      '4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2',
+      '12345678-1234-4234-9234-123456789012',
+      '2026-01-01  12:00:00',
+      'at 1733472000123,  1733472000124',
+    ]) {
+      expect(redactor.scrubText(text)).toBe(text);
+    }
+  });
+
+  it('stays linear on megabyte strings of digits and separators', () => {
+    const started = performance.now();
+    const spaced = `4${' '.repeat(1_000_000)}2`;
+    expect(redactor.scrubText(spaced)).toBe(spaced);
+    const grouped = '4242  '.repeat(200_000);
+    expect(redactor.scrubText(grouped)).toBe(grouped);
+    // A backtracking blow-up on these inputs takes minutes; 10 s only rules that out, whatever the host load.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});

@@ -112,7 +112,11 @@ export function addRuntimeOptions(command: Command): Command {
         .argParser(millis('--provider-timeout-ms', 1)),
     )
     .option('--worker-poll-ms <ms>', 'outbox worker sleep when idle (default 1000)', millis('--worker-poll-ms', 1))
-    .option('--lease-ms <ms>', 'lease of a claimed outbox job (default 30000)', millis('--lease-ms', 1))
+    .option(
+      '--lease-ms <ms>',
+      'lease of a claimed outbox job, not renewed while it runs: keep it above the slowest run (default 30000)',
+      millis('--lease-ms', 1),
+    )
     .option(
       '--reconcile-every-ms <ms>',
       'interval of reconciliation runs (default 10000)',

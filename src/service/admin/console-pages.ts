@@ -36,8 +36,9 @@ const PAGE_HEADERS = {
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
 } as const;
 
+/** True when the request came over TLS, or a trusted proxy's `X-Forwarded-Proto` says so (any case: RFC 3986 §3.1). */
 function isHttps(request: FastifyRequest): boolean {
-  return request.protocol === 'https';
+  return request.protocol.toLowerCase() === 'https';
 }
 
 /**

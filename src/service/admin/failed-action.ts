@@ -14,10 +14,27 @@ export function isJournaled(error: unknown): boolean {
   return typeof error === 'object' && error !== null && journaled.has(error);
 }
 
-/** `value` as journal text: anything outside visible ASCII escaped as `\uXXXX`, at most 200 characters. */
+/**
+ * `value` as journal text: anything outside visible ASCII escaped as `\uXXXX`, at most 200 characters. Total: a
+ * value JSON cannot write (a function, a symbol, `undefined`, a bigint, a cycle) becomes its `String()`.
+ */
 function printable(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-  return text.slice(0, 200).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let text: string | undefined;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  } catch {
+    text = undefined;
+  }
+  return (text ?? String(value))
+    .slice(0, 200)
+    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The own fields of a JSON object body; nothing for an array, `null` or a scalar (never `Array.prototype.filter`). */
+function bodyFields(body: unknown): Readonly<Record<string, unknown>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const own = (key: string) => (Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined);
+  return { filter: own('filter'), provider: own('provider'), externalId: own('externalId'), dryRun: own('dryRun') };
 }
 
 /** The action names of the admin API's POST routes (URL template after `/admin/api`). */
@@ -45,10 +62,7 @@ export function failedActionRecord(
   const action = request.method === 'POST' ? ACTIONS[template] : undefined;
   if (action === undefined) return null;
   const params = (request.params ?? {}) as Record<string, unknown>;
-  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
-    string,
-    unknown
-  >;
+  const body = bodyFields(request.body);
   const kind = template.split('/')[1] ?? '';
   const target =
     params.id !== undefined

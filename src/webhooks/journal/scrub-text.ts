@@ -10,25 +10,37 @@ const TLD = /\.(?:[\p{L}\p{M}]{2,}|xn--[a-z0-9-]+)$/iu;
 
 /** A digit: ASCII or full-width (U+FF10–U+FF19). */
 const DIGIT = '[0-9\\uFF10-\\uFF19]';
-/** One separator between card digits: space, NBSP, figure, thin and narrow no-break spaces, `.`, `/`, `-`. */
-const SEPARATOR = '[ \\u00A0\\u2007\\u2009\\u202F./-]';
 /**
- * A maximal run of 13–19 digits with at most one separator between two digits: never starts or ends next to
- * another digit of the same run, so a longer number (or its tail) is no candidate.
+ * One separator between card digits: space, tab, line breaks, NBSP, figure, thin and narrow no-break spaces, `.`,
+ * `/`, `-`, `_`, `,`.
+ */
+const SEPARATOR = '[ \\t\\n\\r\\u00A0\\u2007\\u2009\\u202F./_,-]';
+/**
+ * A maximal run of 13–19 digits with any run of separators between two digits: never starts or ends next to
+ * another digit of the same run, so a longer number (or its tail) is no candidate. The leading `(?=digit)` makes
+ * the look-behind run only at digits, which keeps the scan linear over long separator runs.
  */
 const DIGIT_RUN = new RegExp(
-  `(?<!${DIGIT}${SEPARATOR}?)${DIGIT}(?:${SEPARATOR}?${DIGIT}){12,18}(?!${SEPARATOR}?${DIGIT})`,
+  `(?=${DIGIT})(?<!${DIGIT}${SEPARATOR}*)${DIGIT}(?:${SEPARATOR}*${DIGIT}){12,18}(?!${SEPARATOR}*${DIGIT})`,
   'gu',
 );
-const SEPARATORS = new RegExp(SEPARATOR, 'gu');
+const SEPARATORS = new RegExp(`${SEPARATOR}+`, 'gu');
+/** Separators only a loose grouping uses: two or more in a row, or a tab, line break, `_` or `,`. */
+const LOOSE_SEPARATOR = new RegExp(`${SEPARATOR}{2}|[\\t\\n\\r_,]`, 'u');
+/** Fewest digits in each group of a loosely grouped card number (cards print groups of 4–6; `1, 2, 3` is a list). */
+const MIN_LOOSE_GROUP = 3;
 /** A letter, digit or `_` of any script: a digit run touching one is glued into a word. */
 const WORD = /[\p{L}\p{N}_]/u;
 /** An E.164 phone number: `+`, then 8–15 digits, single spaces, dots or hyphens allowed between them. */
 const PHONE = /(?<![\p{N}+])\+[0-9](?:[ .-]?[0-9]){7,14}(?![0-9])/gu;
 /** A credential after `Bearer` (RFC 6750 §2.1 token68), any case. */
 const BEARER_VALUE = /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]+/giu;
-/** A credential after `Basic`: base64 of 8 or more characters with a digit, `+`, `/` or `=` (not an English word). */
-const BASIC_VALUE = /\b(Basic)(\s+)(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/giu;
+/**
+ * A credential after `Basic` (RFC 7617): base64 of 8 or more characters with a digit, `+`, `/` or `=`, or with a
+ * capital letter after a small one (`dXNlcjpwYXNz`) — not an English word (`Basic plan`, `Basic Authentication`). The scheme
+ * word in any case; the value's case matters, so the flags have no `i`.
+ */
+const BASIC_VALUE = /\b([Bb][Aa][Ss][Ii][Cc])(\s+)(?=[A-Za-z0-9+/]*(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9+/]{8,}={0,2}/gu;
 /** Well-known secret formats: Stripe secret and restricted keys, webhook signing secrets. */
 const SECRET_VALUE = /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]+|\bwhsec_[A-Za-z0-9+/=_-]+/gu;
 
@@ -86,18 +98,35 @@ function scrubEmails(text: string): string {
   return out + text.slice(copied);
 }
 
+/** False for a run grouped loosely (see {@link LOOSE_SEPARATOR}) into a group of fewer than 3 digits: a list. */
+function plausibleGroups(run: string): boolean {
+  if (!LOOSE_SEPARATOR.test(run)) return true;
+  return run.split(SEPARATORS).every((group) => group.length >= MIN_LOOSE_GROUP);
+}
+
 /**
- * Replaces card numbers: a digit run (ASCII or full-width, grouped by spaces, no-break spaces, dots, slashes or
- * hyphens, or not) that {@link looksLikeCardNumber}. A run glued to a letter or `_` (`ord4242424242424242`,
+ * Replaces card numbers: a digit run (ASCII or full-width, grouped by any run of spaces, tabs, line breaks, no-break
+ * spaces, dots, slashes, hyphens, `_` or `,` — loose groupings in groups of 3 or more digits — or not) that {@link looksLikeCardNumber}. A run glued to a letter or `_` (`ord4242424242424242`,
  * `evt_4242…`) counts only when ungrouped, so hex identifiers such as UUIDs (`12345678-1234-…`) stay readable.
  */
 function scrubCards(text: string): string {
   return text.replace(DIGIT_RUN, (run: string, offset: number) => {
-    const digits = asciiDigits(run).replace(SEPARATORS, '');
-    if (!looksLikeCardNumber(digits)) return run;
-    const glued = WORD.test(text[offset - 1] ?? '') || WORD.test(text[offset + run.length] ?? '');
-    return glued && digits.length !== run.length ? run : REDACTED;
+    if (isCardAt(text, run, offset)) return REDACTED;
+    // `evt_x_0_4242…`: a leading group that is no part of the card (a separator run, then the card) is kept.
+    for (const separator of run.matchAll(SEPARATORS)) {
+      const start = (separator.index ?? 0) + separator[0].length;
+      if (isCardAt(text, run.slice(start), offset + start)) return run.slice(0, start) + REDACTED;
+    }
+    return run;
   });
+}
+
+/** True when `run`, found at `offset` of `text`, is a card number to redact (see {@link scrubCards}). */
+function isCardAt(text: string, run: string, offset: number): boolean {
+  const digits = asciiDigits(run).replace(SEPARATORS, '');
+  if (!looksLikeCardNumber(digits) || !plausibleGroups(run)) return false;
+  const glued = WORD.test(text[offset - 1] ?? '') || WORD.test(text[offset + run.length] ?? '');
+  return !glued || digits.length === run.length;
 }
 
 function keepScheme(_match: string, scheme: string, space: string): string {

@@ -16,6 +16,13 @@ describe('admin token strength (PAYONCE_ADMIN_TOKEN)', () => {
       `${'ab'.repeat(20)}`,
       `with space ${randomBytes(24).toString('hex')}`,
       `é${randomBytes(24).toString('hex')}`,
+      'changeme-changeme-changeme-changeme',
+      'passwordpasswordpasswordpassword1',
+      'abcdefghijklmnopqrstuvwxyz012345',
+      'zyxwvutsrqponmlkjihgfedcba987654',
+      'my-secret-admin-token-placeholder',
+      'example-test-token-change-me-now-please',
+      `${'9f3a'.repeat(6)}${randomBytes(4).toString('hex')}`,
     ];
     for (const token of weak) {
       let caught: unknown;
@@ -28,6 +35,20 @@ describe('admin token strength (PAYONCE_ADMIN_TOKEN)', () => {
       expect((caught as InvalidOption).code).toBe('INVALID_OPTION');
       expect((caught as InvalidOption).option).toBe('adminToken');
       expect((caught as Error).message).not.toContain(token);
+    }
+  });
+
+  it('accepts every one of 1000 random tokens of each form (openssl rand -hex 32, -hex 16, -base64 32, base64url)', () => {
+    for (let i = 0; i < 1000; i++) {
+      for (const token of [
+        randomBytes(32).toString('hex'),
+        randomBytes(16).toString('hex'),
+        randomBytes(32).toString('base64'),
+        randomBytes(32).toString('base64url'),
+        randomBytes(24).toString('base64url'),
+      ]) {
+        expect(() => checkAdminTokenStrength(token), token).not.toThrow();
+      }
     }
   });
 
