@@ -1,0 +1,58 @@
+import { createServer, connect as dial, type Server, type Socket } from 'node:net';
+import { expect } from 'vitest';
+import { findFreePort } from '../../src/cli/demo/free-port.js';
+import type { Answer } from './service-harness.js';
+
+/**
+ * A loopback TCP listener in front of the test database that starts silent — it accepts connections and never
+ * writes a byte (a silent firewall drop, a frozen host) — and can be switched to forward new connections to the
+ * database (`answer()`) or back to silent, stalling the connections already forwarded (`freeze()`).
+ */
+export async function silentDatabase(target: URL) {
+  const port = await findFreePort();
+  const sockets = new Set<Socket>();
+  const pipes: (() => void)[] = [];
+  let answering = false;
+  const server: Server = createServer((client) => {
+    sockets.add(client.on('error', () => {}));
+    if (!answering) return;
+    const upstream = dial({ host: target.hostname, port: Number(target.port) });
+    sockets.add(upstream.on('error', () => {}));
+    client.pipe(upstream);
+    upstream.pipe(client);
+    pipes.push(() => {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port }, resolve));
+  const url = (database: string): string => {
+    const copy = new URL(database);
+    copy.hostname = '127.0.0.1';
+    copy.port = String(port);
+    return copy.toString();
+  };
+  return {
+    url,
+    answer: () => {
+      answering = true;
+    },
+    freeze: () => {
+      answering = false;
+      for (const stall of pipes.splice(0)) stall();
+    },
+    async close(): Promise<void> {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A 503 problem+json `STORE_UNAVAILABLE` answer with a `Retry-After` of whole seconds. */
+export function expectStoreUnavailable(answer: Answer, what: string): void {
+  expect(answer.status, what).toBe(503);
+  expect(answer.body.code, what).toBe('STORE_UNAVAILABLE');
+  expect(answer.headers.get('retry-after'), what).toMatch(/^[1-9]\d*$/);
+}
