@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/cli/demo/free-port.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { call, startHarness, until } from './service-harness.js';
-import { silentDatabase } from './silent-database.js';
+import { cleanupAfterEach, serviceBehindSilentDatabase } from './silent-database.js';
 
 /** `/metrics` answered within a generous bound; its status and text. */
 async function scrape(baseUrl: string): Promise<{ status: number; text: string }> {
@@ -17,10 +17,7 @@ function series(text: string, name: string): number | null {
 }
 
 describe('/metrics while the database is down (issue 34 item H2)', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-  });
+  const defer = cleanupAfterEach();
 
   it('answers 200 with payonce_store_up 0 while nothing listens at the database address', async () => {
     const port = await findFreePort();
@@ -28,7 +25,7 @@ describe('/metrics while the database is down (issue 34 item H2)', () => {
       databaseUrl: `postgres://postgres@127.0.0.1:${port}/absent`,
       storeTimeoutMs: 300,
     });
-    cleanups.push(h.close);
+    defer(h.close);
     const metrics = await scrape(h.service.url);
     expect(metrics.status).toBe(200);
     expect(series(metrics.text, 'payonce_store_up')).toBe(0);
@@ -40,14 +37,7 @@ describe('/metrics while the database is down (issue 34 item H2)', () => {
   }, 60_000);
 
   it('answers 200 while the database is silent, at start and after it froze; store_up follows the database', async () => {
-    const ns = await createPostgresNamespace();
-    cleanups.push(ns.drop);
-    const target = new URL(ns.url);
-    target.port ||= '5432';
-    const database = await silentDatabase(target);
-    cleanups.push(database.close);
-    const h = await startHarness({ databaseUrl: database.url(ns.url), storeTimeoutMs: 300 });
-    cleanups.push(h.close);
+    const { database, h } = await serviceBehindSilentDatabase(await createPostgresNamespace(), '5432', defer);
 
     const atStart = await scrape(h.service.url);
     expect(atStart.status).toBe(200);

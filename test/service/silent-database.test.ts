@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
-import { type Answer, call, type Harness, startHarness, until } from './service-harness.js';
-import { expectStoreUnavailable, silentDatabase } from './silent-database.js';
+import { type Answer, call, until } from './service-harness.js';
+import { cleanupAfterEach, expectStoreUnavailable, serviceBehindSilentDatabase } from './silent-database.js';
 
 /** A generous bound: a request to the service must be answered within it, whatever the database does. */
 const ANSWER_WITHIN_MS = 30_000;
@@ -25,20 +25,10 @@ const dialects = [
 ] as const;
 
 describe.each(dialects)('reference service whose $name accepts TCP and never answers (issue 34 item H1)', (dialect) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-  });
+  const defer = cleanupAfterEach();
 
   it('listens, answers 503 + Retry-After and /healthz starting, then becomes ready once the database answers', async () => {
-    const ns = await dialect.namespace();
-    cleanups.push(ns.drop);
-    const target = new URL(ns.url);
-    target.port ||= dialect.port;
-    const database = await silentDatabase(target);
-    cleanups.push(database.close);
-    const h: Harness = await startHarness({ databaseUrl: database.url(ns.url), storeTimeoutMs: 300 });
-    cleanups.push(h.close);
+    const { database, h } = await serviceBehindSilentDatabase(await dialect.namespace(), dialect.port, defer);
 
     const health = await answered(call(h.service.url, 'GET', '/healthz'), '/healthz');
     expect(health.status).toBe(503);
@@ -58,21 +48,10 @@ describe.each(dialects)('reference service whose $name accepts TCP and never ans
 });
 
 describe('reference service whose PostgreSQL freezes while it runs (issue 34 item H1)', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-  });
+  const defer = cleanupAfterEach();
 
   it('answers GET /orders/:id and POST /orders 503 + Retry-After instead of hanging', async () => {
-    const ns = await createPostgresNamespace();
-    cleanups.push(ns.drop);
-    const target = new URL(ns.url);
-    target.port ||= '5432';
-    const database = await silentDatabase(target);
-    cleanups.push(database.close);
-    database.answer();
-    const h = await startHarness({ databaseUrl: database.url(ns.url), storeTimeoutMs: 300 });
-    cleanups.push(h.close);
+    const { database, h } = await serviceBehindSilentDatabase(await createPostgresNamespace(), '5432', defer, true);
     const created = await call<{ order: { id: string } }>(h.service.url, 'POST', '/orders', {
       body: { amountMinor: 700, currency: 'EUR' },
     });

@@ -1,7 +1,7 @@
 import { createServer, connect as dial, type Server, type Socket } from 'node:net';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { findFreePort } from '../../src/cli/demo/free-port.js';
-import type { Answer } from './service-harness.js';
+import { type Answer, type Harness, startHarness } from './service-harness.js';
 
 /**
  * A loopback TCP listener in front of the test database that starts silent — it accepts connections and never
@@ -55,4 +55,34 @@ export function expectStoreUnavailable(answer: Answer, what: string): void {
   expect(answer.status, what).toBe(503);
   expect(answer.body.code, what).toBe('STORE_UNAVAILABLE');
   expect(answer.headers.get('retry-after'), what).toMatch(/^[1-9]\d*$/);
+}
+
+/** Registers cleanups run in reverse order after each test of the calling `describe`; returns the registrar. */
+export function cleanupAfterEach(): (cleanup: () => Promise<void>) => void {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+  return (cleanup) => void cleanups.push(cleanup);
+}
+
+/**
+ * A service (`storeTimeoutMs` 300) on a fresh test database `ns` (its server on `defaultPort` when the URL has
+ * none) reached through a {@link silentDatabase} listener, silent unless `answering`; all dropped by `defer`.
+ */
+export async function serviceBehindSilentDatabase(
+  ns: { readonly url: string; drop(): Promise<void> },
+  defaultPort: string,
+  defer: (cleanup: () => Promise<void>) => void,
+  answering = false,
+): Promise<{ database: Awaited<ReturnType<typeof silentDatabase>>; h: Harness }> {
+  defer(() => ns.drop());
+  const target = new URL(ns.url);
+  target.port ||= defaultPort;
+  const database = await silentDatabase(target);
+  defer(database.close);
+  if (answering) database.answer();
+  const h = await startHarness({ databaseUrl: database.url(ns.url), storeTimeoutMs: 300 });
+  defer(h.close);
+  return { database, h };
 }
