@@ -29,7 +29,8 @@ export interface WebhookMetricsOptions {
   stuckAfterMs?: number;
   /**
    * Store-wide count of receipts stuck in `processing` (e.g. `sqlStuckReceipts(store, …)`), read at every
-   * scrape; when absent the gauge counts the claims of this process only.
+   * scrape; when absent the gauge counts the claims of this process only. When it throws, the gauge keeps its
+   * last value and the scrape still answers; bound its wait yourself (the reference service does).
    */
   countStuck?: () => Promise<number> | number;
   /** Histogram buckets of the handler duration, in seconds. @default [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] */
@@ -133,7 +134,11 @@ export class WebhookMetrics {
       registers,
       async collect() {
         if (countStuck) {
-          this.set(await countStuck());
+          try {
+            this.set(await countStuck());
+          } catch {
+            // the store is down: keep the last value, so the rest of the scrape still answers (issue 34 item H2)
+          }
           return;
         }
         const cutoff = clock.now() - stuckAfterMs;

@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../core/clock.js';
 import { WebhookMetrics, type WebhookMetricsOptions } from '../observe/webhook-metrics.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { ATTEMPTS_TABLE, type PaymentsDatabase } from '../payments/payments-tables.js';
 import type { SqlStore } from '../stores/sql/sql-store.js';
+import { withinMs } from './within-ms.js';
 
 /** Options of {@link ServiceMetrics}. */
 export interface ServiceMetricsOptions extends WebhookMetricsOptions {
@@ -12,6 +13,11 @@ export interface ServiceMetricsOptions extends WebhookMetricsOptions {
   readonly store: SqlStore<unknown>;
   /** Clock for the outbox lag (epoch ms UTC). */
   readonly clock: Clock;
+  /**
+   * How long, in milliseconds, a scrape waits for each store-read gauge (and `countStuck`) before it reports the
+   * gauge's last value instead. @default 2000 (the service passes `storeTimeoutMs`)
+   */
+  readonly storeTimeoutMs?: number;
 }
 
 function count(value: unknown): number {
@@ -30,8 +36,12 @@ function count(value: unknown): number {
  * - `payonce_reconcile_runs_total{result}` counter (`ok`, `error`) and `payonce_reconcile_resolved_total`;
  * - `payonce_outbox_jobs{status}` gauge: jobs per status, store-wide, read at each scrape;
  * - `payonce_outbox_lag_seconds` gauge: age of the oldest claimable queued job (0 when none);
- * - `payonce_payment_attempts_unknown` gauge: attempts whose create result is unknown, awaiting reconciliation.
- * A gauge whose query fails keeps its last value (the scrape still answers).
+ * - `payonce_payment_attempts_unknown` gauge: attempts whose create result is unknown, awaiting reconciliation;
+ * - `payonce_store_up` gauge: 1 when the database answered `select 1` within `storeTimeoutMs` at this scrape, else 0;
+ * - `payonce_metrics_store_read_failures_total{gauge}` counter: store reads of a gauge that failed or timed out
+ *   (written while the gauges still read, so a scrape's failures show from the next scrape).
+ * A gauge whose query fails or does not answer within `storeTimeoutMs` keeps its last value, so the scrape still
+ * answers 200 while the database is down or silent (issue 34 item H2).
  * @see docs/design.md §5 "Metrics" (unknown attempts, outbox lag); Prometheus exposition format 0.0.4.
  * @example const metrics = new ServiceMetrics({ store, clock }); metrics.observeIntake(intake);
  */
@@ -54,6 +64,24 @@ export class ServiceMetrics extends WebhookMetrics {
     const outbox = options.store.db as unknown as Kysely<OutboxDatabase>;
     const attempts = options.store.db as unknown as Kysely<PaymentsDatabase>;
     const { clock } = options;
+    const waitMs = options.storeTimeoutMs ?? 2_000;
+    const readFailures = new Counter({
+      name: `${prefix}metrics_store_read_failures_total`,
+      help: 'Store reads of a metrics gauge that failed or timed out (the gauge kept its last value).',
+      labelNames: ['gauge'] as const,
+      registers,
+    });
+    /** Runs one gauge's store read bounded by `waitMs`; true when it succeeded, false (counted) otherwise. */
+    const read = async (gauge: string, work: () => Promise<void>): Promise<boolean> => {
+      try {
+        await withinMs(work(), waitMs, `${gauge} read`);
+        return true;
+      } catch {
+        readFailures.inc({ gauge });
+        return false;
+      }
+    };
+    const db = options.store.db;
     this.checkouts = new Counter({
       name: `${prefix}checkouts_total`,
       help: 'Checkout calls by outcome (created, existing, already-paid, error).',
@@ -88,7 +116,7 @@ export class ServiceMetrics extends WebhookMetrics {
       labelNames: ['status'] as const,
       registers,
       async collect() {
-        try {
+        await read('outbox_jobs', async () => {
           const rows = await outbox
             .selectFrom(OUTBOX_TABLE)
             .select((eb) => ['status', eb.fn.countAll().as('n')])
@@ -96,9 +124,7 @@ export class ServiceMetrics extends WebhookMetrics {
             .execute();
           const seen = new Map(rows.map((row) => [row.status, count(row.n)]));
           for (const status of ['queued', 'running', 'done', 'dead']) this.set({ status }, seen.get(status) ?? 0);
-        } catch {
-          // keep the last value
-        }
+        });
       },
     });
     new Gauge({
@@ -106,7 +132,7 @@ export class ServiceMetrics extends WebhookMetrics {
       help: 'Age of the oldest outbox job that is queued and claimable now, in seconds (0 when none).',
       registers,
       async collect() {
-        try {
+        await read('outbox_lag_seconds', async () => {
           const now = clock.now();
           const row = await outbox
             .selectFrom(OUTBOX_TABLE)
@@ -116,9 +142,7 @@ export class ServiceMetrics extends WebhookMetrics {
             .executeTakeFirst();
           const oldest = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
           this.set(oldest === null ? 0 : Math.max(0, now - oldest) / 1000);
-        } catch {
-          // keep the last value
-        }
+        });
       },
     });
     new Gauge({
@@ -126,16 +150,22 @@ export class ServiceMetrics extends WebhookMetrics {
       help: 'Payment attempts whose create result is unknown (timeout), awaiting reconciliation.',
       registers,
       async collect() {
-        try {
+        await read('payment_attempts_unknown', async () => {
           const row = await attempts
             .selectFrom(ATTEMPTS_TABLE)
             .select((eb) => eb.fn.countAll().as('n'))
             .where('status', '=', 'unknown')
             .executeTakeFirst();
           this.set(count(row?.n));
-        } catch {
-          // keep the last value
-        }
+        });
+      },
+    });
+    new Gauge({
+      name: `${prefix}store_up`,
+      help: 'Whether the database answered select 1 within the store timeout at this scrape (1) or not (0).',
+      registers,
+      async collect() {
+        this.set((await read('store_up', async () => void (await sql`select 1`.execute(db)))) ? 1 : 0);
       },
     });
   }

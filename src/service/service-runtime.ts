@@ -13,12 +13,29 @@ import type { SqlStore } from '../stores/sql/sql-store.js';
 import { createRedactor } from '../webhooks/journal/redact.js';
 import { SqlDeliveryJournal } from '../webhooks/journal/sql-delivery-journal.js';
 import { openServiceStore } from './open-service-store.js';
-import { resolveServiceConfig } from './service-config.js';
+import { resolveServiceConfig, type ServiceConfig } from './service-config.js';
 import type { ServiceContext } from './service-context.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
 import { StoreReadiness } from './store-readiness.js';
+import { withinMs } from './within-ms.js';
+
+/**
+ * How long, in milliseconds, the service waits for its database to connect, to lend a pooled connection or to
+ * answer one statement (PostgreSQL), and for the first migration try before it listens anyway: 5 ×
+ * `storeTimeoutMs` (10 s by default). A database that accepts TCP and never answers thus gets 503s, never a hang
+ * (issue 34 item H1); five times the health bound leaves a loaded but live database room to answer.
+ */
+export function databaseWaitMs(config: Pick<ServiceConfig, 'storeTimeoutMs'>): number {
+  return 5 * config.storeTimeoutMs;
+}
+
+/** Store-wide stuck receipts for `payonce_receipts_stuck`, each count bounded by `waitMs` (a silent database). */
+function boundedStuckCount(store: SqlStore<unknown>, clock: Clock, waitMs: number): () => Promise<number> {
+  const countStuck = sqlStuckReceipts(store, { olderThanMs: 60_000, clock });
+  return () => withinMs(countStuck(), waitMs, 'receipts_stuck read');
+}
 
 /** The parts of the service shared by `payonce serve` and `payonce worker`, before any HTTP route or job loop. */
 export interface ServiceRuntime {
@@ -68,7 +85,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     if (options.store) {
       store = options.store;
     } else {
-      store = await openServiceStore(config.databaseUrl, config.databasePoolSize);
+      store = await openServiceStore(config.databaseUrl, config.databasePoolSize, databaseWaitMs(config));
       closers.push(() => store.close());
     }
     let provider: PaymentProvider;
@@ -117,7 +134,8 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     const metrics = new ServiceMetrics({
       store,
       clock,
-      ...(receipts === 'sql' ? { countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000, clock }) } : {}),
+      storeTimeoutMs: config.storeTimeoutMs,
+      ...(receipts === 'sql' ? { countStuck: boundedStuckCount(store, clock, config.storeTimeoutMs) } : {}),
     });
     metrics.observeGuard(intakeGuard);
     for (const guard of [intakeGuard, httpGuard]) {
@@ -154,7 +172,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     }
     const readiness = new StoreReadiness(() => store.migrate(), logger);
     closers.push(() => readiness.close());
-    await readiness.start();
+    await readiness.start(databaseWaitMs(config));
     return Object.freeze({ context, metrics, receipts, storeChecks: Object.freeze(storeChecks), readiness, close });
   } catch (error) {
     await close();

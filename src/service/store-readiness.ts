@@ -37,15 +37,22 @@ export class StoreReadiness {
 
   /**
    * Starts the tries (once); resolves when the FIRST try has settled, so a service whose database is up starts
-   * ready, as before. Never rejects.
+   * ready, as before — or after `firstWaitMs` milliseconds when that try still hangs (a database that accepts TCP
+   * and never answers), so the caller can listen and answer 503 meanwhile (issue 34 item H1); the tries go on.
+   * Never rejects.
    */
-  start(): Promise<void> {
+  start(firstWaitMs = Number.POSITIVE_INFINITY): Promise<void> {
     let firstSettled!: () => void;
     const first = new Promise<void>((resolve) => {
       firstSettled = resolve;
     });
     this.#attempt ??= this.#run(firstSettled);
-    return Promise.race([first, this.#attempt]);
+    if (!Number.isFinite(firstWaitMs)) return Promise.race([first, this.#attempt]);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, firstWaitMs);
+    });
+    return Promise.race([first, this.#attempt, waited]).finally(() => clearTimeout(timer));
   }
 
   /** Stops retrying; resolves when the try in flight, if any, has settled. Idempotent. */
