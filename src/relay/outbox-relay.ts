@@ -155,7 +155,11 @@ export class OutboxRelay<DB> {
     const failures = chains.flatMap((chain) => (chain.failed ? [chain.failed] : []));
     const untried = chains.flatMap((chain) => chain.untried);
     await finishRelayed(this.target, relayId, untried, { kind: 'release' }, now);
-    let dead = await this.deadLetter(expired, `lease expired on each of ${maxAttempts} claims (relay died)`, now);
+    let dead = await this.deadLetter(
+      expired,
+      `the lease expired before the batch was marked on each of ${maxAttempts} claims: the relay died or its publish ran longer than the lease`,
+      now,
+    );
     for (const failure of failures) dead += await this.retryOrDead(failure.message, failure.error, now);
     this.count(duplicates, failures, dead);
     return Object.freeze({
