@@ -65,8 +65,9 @@ const BODY_PARSED =
 
 /** The body bytes (`null`: over `limit`, nothing more is buffered). */
 async function readBody(req: RequestWithRawBody, limit: number): Promise<Buffer | null> {
-  if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
-  if (Buffer.isBuffer(req.body)) return req.body; // express.raw() ran first
+  // Bytes an earlier parser already read (its own `limit` applies first) are held to `maxBodyBytes` too.
+  if (Buffer.isBuffer(req.rawBody)) return req.rawBody.length > limit ? null : req.rawBody;
+  if (Buffer.isBuffer(req.body)) return req.body.length > limit ? null : req.body; // express.raw() ran first
   if (req.body !== undefined) {
     throw new InvalidOption('body', BODY_PARSED);
   }

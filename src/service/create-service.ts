@@ -29,6 +29,7 @@ import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
+import { serviceApp } from './service-app.js';
 import type { ServiceContext } from './service-context.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -356,13 +357,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const runtime = await openServiceRuntime(options);
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
-  const app = Fastify({
-    logger: false,
-    bodyLimit: SERVICE_BODY_LIMIT_BYTES,
-    ...edgeServerOptions(ctx.logger),
-    ...(ctx.config.trustProxy ? { trustProxy: [...ctx.config.trustProxy] } : {}),
-  });
-  installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
+  const app = serviceApp(ctx);
   // Until the database has answered and been migrated, every route but the probes answers 503 + Retry-After.
   app.addHook('onRequest', async (request, reply) => {
     if (runtime.readiness.ready || ALWAYS_OPEN.has(request.url.split('?')[0] ?? '')) return;

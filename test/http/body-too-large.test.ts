@@ -128,3 +128,41 @@ describe.each(['express', 'fastify', 'hono'] as const)(
     );
   },
 );
+
+describe.each(['express.json({ verify }) keeping req.rawBody', 'express.raw() on the route'] as const)(
+  'express: a body an earlier parser (%s) read, over maxBodyBytes',
+  (parser) => {
+    it('is answered 413 problem+json, runs nothing and leaves the key free', async () => {
+      let runs = 0;
+      const app = express();
+      const limit = { limit: '1mb' }; // the parser's own limit is larger than the adapter's
+      const parse =
+        parser === 'express.raw() on the route'
+          ? express.raw({ ...limit, type: '*/*' })
+          : express.json({
+              ...limit,
+              verify: (req, _res, buf) => {
+                (req as express.Request & { rawBody?: Buffer }).rawBody = buf;
+              },
+            });
+      app.post(
+        '/pay',
+        parse,
+        expressIdempotencyKey({ guard: guard(), principal: () => 'acct', maxBodyBytes: LIMIT }),
+        (_q, res) => {
+          runs++;
+          res.status(201).json({ ok: true });
+        },
+      );
+      const url = await listening(app.listen(0, '127.0.0.1'));
+      const reply = await pay(url, oversized, 'content-length');
+      expect(reply.status).toBe(413);
+      expect(reply.headers.get('content-type')).toBe('application/problem+json');
+      expect((await reply.json()).code).toBe('REQUEST_BODY_TOO_LARGE');
+      expect(runs).toBe(0);
+      const retry = await pay(url, '{"amount":1}', 'content-length');
+      expect(retry.status).toBe(201);
+      expect(runs).toBe(1);
+    });
+  },
+);

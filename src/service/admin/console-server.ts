@@ -4,6 +4,7 @@ import type { PaymentProvider } from '../../payments/payment-provider.js';
 import { webhookEndpoints } from '../create-service.js';
 import { databaseReachable } from '../database-reachable.js';
 import { edgeServerOptions, installProblemHandlers, SERVICE_BODY_LIMIT_BYTES } from '../http-edge.js';
+import { serviceApp } from '../service-app.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
 import { openServiceRuntime } from '../service-runtime.js';
@@ -44,13 +45,7 @@ export async function startConsoleServer(options: ServiceOptions): Promise<Conso
     ...(providerAvailable ? {} : { provider: NO_PROVIDER }),
   });
   const ctx = runtime.context;
-  const app = Fastify({
-    logger: false,
-    bodyLimit: SERVICE_BODY_LIMIT_BYTES,
-    ...edgeServerOptions(ctx.logger),
-    ...(ctx.config.trustProxy ? { trustProxy: [...ctx.config.trustProxy] } : {}),
-  });
-  installProblemHandlers(app, ctx.logger, () => databaseReachable(ctx));
+  const app = serviceApp(ctx);
   try {
     await registerAdminConsole(app, ctx, {
       adminToken: options.adminToken,
