@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import { fastifyIdempotencyKey, fastifyTransaction } from '../http/fastify-idempotency-key.js';
@@ -17,14 +17,7 @@ import { stripeScheme } from '../webhooks/verify/stripe-scheme.js';
 import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
 import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
 import { databaseReachable } from './database-reachable.js';
-import {
-  edgeServerOptions,
-  failureAnswer,
-  installProblemHandlers,
-  SERVICE_BODY_LIMIT_BYTES,
-  sendResponse,
-  storeUnavailableProblem,
-} from './http-edge.js';
+import { failureAnswer, SERVICE_BODY_LIMIT_BYTES, sendResponse, storeUnavailableProblem } from './http-edge.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';

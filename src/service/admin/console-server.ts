@@ -1,9 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { InvalidOption } from '../../core/errors.js';
 import type { PaymentProvider } from '../../payments/payment-provider.js';
 import { webhookEndpoints } from '../create-service.js';
-import { databaseReachable } from '../database-reachable.js';
-import { edgeServerOptions, installProblemHandlers, SERVICE_BODY_LIMIT_BYTES } from '../http-edge.js';
 import { serviceApp } from '../service-app.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
