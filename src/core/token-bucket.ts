@@ -24,15 +24,34 @@ export class TokenBucket {
     return this.capacity;
   }
 
+  /** Whether the bucket is full now (a full bucket is the same as a new one). */
+  get full(): boolean {
+    this.refill();
+    return this.tokens >= this.capacity;
+  }
+
   /** Takes `n` tokens: `0` when taken, else the wait in ms before `n` are available (nothing taken). */
   take(n: number): number {
+    const wait = this.waitFor(n);
+    if (wait === 0) this.tokens -= n;
+    return wait;
+  }
+
+  /** Takes nothing: `0` when `n` tokens are there now, else the wait in ms before they will be. */
+  waitFor(n: number): number {
+    this.refill();
+    return this.tokens >= n ? 0 : Math.ceil(((n - this.tokens) / this.perSecond) * 1000);
+  }
+
+  /** Takes `n` tokens, or all there are when fewer (never below empty). */
+  spend(n: number): void {
+    this.refill();
+    this.tokens = Math.max(0, this.tokens - n);
+  }
+
+  private refill(): void {
     const now = this.clock.now();
     this.tokens = Math.min(this.capacity, this.tokens + ((now - this.at) / 1000) * this.perSecond);
     this.at = now;
-    if (this.tokens >= n) {
-      this.tokens -= n;
-      return 0;
-    }
-    return Math.ceil(((n - this.tokens) / this.perSecond) * 1000);
   }
 }

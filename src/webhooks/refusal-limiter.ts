@@ -1,6 +1,6 @@
+import { ClientBuckets } from '../core/client-buckets.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
-import { TokenBucket } from '../core/token-bucket.js';
 
 /**
  * How many unauthenticated deliveries (bad, missing or stale signature, body over the size limit) one client may
@@ -27,19 +27,14 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 /** The per-client refusal buckets of one intake, bounded in number (`maxClients`). */
 export class RefusalLimiter {
-  private readonly buckets = new Map<string, TokenBucket>();
-  private readonly burst: number;
-  private readonly perSecond: number;
-  private readonly maxClients: number;
+  private readonly buckets: ClientBuckets;
 
   /** @throws {InvalidOption} a `burst`, `perMinute` or `maxClients` that is not a positive number. */
-  constructor(
-    options: RefusalLimitOptions,
-    private readonly clock: Clock,
-  ) {
-    this.burst = positive(options.burst, 100, 'burst');
-    this.perSecond = positive(options.perMinute, 60, 'perMinute') / 60;
-    this.maxClients = Math.floor(positive(options.maxClients, 10_000, 'maxClients'));
+  constructor(options: RefusalLimitOptions, clock: Clock) {
+    const burst = positive(options.burst, 100, 'burst');
+    const perSecond = positive(options.perMinute, 60, 'perMinute') / 60;
+    const maxClients = Math.floor(positive(options.maxClients, 10_000, 'maxClients'));
+    this.buckets = new ClientBuckets(burst, perSecond, maxClients, clock);
   }
 
   /**
@@ -47,17 +42,9 @@ export class RefusalLimiter {
    * else the wait in ms until the client's next refusal will be.
    */
   take(client: string): number {
-    let bucket = this.buckets.get(client);
-    if (bucket === undefined) {
-      if (this.buckets.size >= this.maxClients) {
-        const oldest = this.buckets.keys().next();
-        if (!oldest.done) this.buckets.delete(oldest.value);
-      }
-      bucket = new TokenBucket(this.burst, this.perSecond, this.clock);
-    } else {
-      this.buckets.delete(client); // re-inserted below: the map stays in order of last use
-    }
-    this.buckets.set(client, bucket);
-    return bucket.take(1);
+    const bucket = this.buckets.of(client);
+    const waitMs = bucket.take(1);
+    this.buckets.keep(client, bucket);
+    return waitMs;
   }
 }

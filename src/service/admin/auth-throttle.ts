@@ -1,3 +1,4 @@
+import { ClientBuckets } from '../../core/client-buckets.js';
 import type { Clock } from '../../core/clock.js';
 import { ServiceError } from '../service-error.js';
 
@@ -11,11 +12,6 @@ export interface AuthThrottleOptions {
   readonly maxClients?: number;
 }
 
-interface Bucket {
-  tokens: number;
-  atMs: number;
-}
-
 /**
  * Brute-force protection of the admin token: a token bucket of failed checks per client (the request's address;
  * behind a trusted proxy, the forwarded client address). Each wrong token (bearer or console login) takes one;
@@ -24,27 +20,11 @@ interface Bucket {
  * @see OWASP Authentication cheat sheet "Protect against automated attacks"; docs/console.md.
  */
 export class AuthThrottle {
-  private readonly clock: Clock;
-  private readonly burst: number;
-  private readonly perMs: number;
-  private readonly maxClients: number;
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets: ClientBuckets;
 
   constructor(clock: Clock, options: AuthThrottleOptions = {}) {
-    this.clock = clock;
-    this.burst = options.burst ?? 10;
-    this.perMs = (options.perMinute ?? 10) / 60_000;
-    this.maxClients = options.maxClients ?? 10_000;
-  }
-
-  /** The client's bucket refilled to now (a full bucket is not stored). */
-  private refilled(client: string): Bucket {
-    const now = this.clock.now();
-    const bucket = this.buckets.get(client);
-    if (!bucket) return { tokens: this.burst, atMs: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.atMs) * this.perMs);
-    bucket.atMs = now;
-    return bucket;
+    const perSecond = (options.perMinute ?? 10) / 60;
+    this.buckets = new ClientBuckets(options.burst ?? 10, perSecond, options.maxClients ?? 10_000, clock);
   }
 
   /**
@@ -53,9 +33,9 @@ export class AuthThrottle {
    *   with `try again in N s` (whole seconds, at least 1), which becomes `Retry-After`.
    */
   check(client: string): void {
-    const bucket = this.refilled(client);
-    if (bucket.tokens >= 1) return;
-    const seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
+    const waitMs = this.buckets.of(client).waitFor(1);
+    if (waitMs === 0) return;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
     throw new ServiceError(
       'ADMIN_AUTH_THROTTLED',
       `too many wrong admin tokens from this client; try again in ${seconds} s`,
@@ -64,21 +44,8 @@ export class AuthThrottle {
 
   /** Records a wrong token from `client`. */
   fail(client: string): void {
-    const bucket = this.refilled(client);
-    bucket.tokens = Math.max(0, bucket.tokens - 1);
-    this.buckets.delete(client);
-    this.buckets.set(client, bucket);
-    if (this.buckets.size > this.maxClients) this.forget();
-  }
-
-  /** Drops refilled clients, then the oldest, until the map is within `maxClients`. */
-  private forget(): void {
-    for (const client of [...this.buckets.keys()]) {
-      if (this.refilled(client).tokens >= this.burst) this.buckets.delete(client);
-    }
-    for (const client of this.buckets.keys()) {
-      if (this.buckets.size <= this.maxClients) break;
-      this.buckets.delete(client);
-    }
+    const bucket = this.buckets.of(client);
+    bucket.spend(1);
+    this.buckets.keep(client, bucket);
   }
 }
