@@ -30,6 +30,7 @@ import type { ServiceOptions } from './service-options.js';
 import type { ServiceWebhookEndpoint } from './service-overrides.js';
 import { serviceProblem } from './service-problems.js';
 import { openServiceRuntime, type ServiceRuntime } from './service-runtime.js';
+import { withinMs } from './within-ms.js';
 
 /** A running reference service. */
 export interface PaymentService {
@@ -69,19 +70,11 @@ async function checkStores(
   const names = Object.keys(checks);
   const states = await Promise.all(
     names.map(async (name) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          checks[name]!(),
-          new Promise((_resolve, reject) => {
-            timer = setTimeout(() => reject(new Error('store check timed out')), timeoutMs);
-          }),
-        ]);
+        await withinMs(checks[name]!(), timeoutMs, 'store check');
         return 'ok' as const;
       } catch {
         return 'unavailable' as const;
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );
