@@ -1,5 +1,6 @@
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { PeriodicTask } from '../core/periodic-task.js';
+import { runHousekeeping } from '../webhooks/housekeeping.js';
 import type { DeliveryJournal } from '../webhooks/journal/delivery-journal.js';
 import { stripeProfile } from '../webhooks/providers/stripe-profile.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
@@ -62,17 +63,20 @@ export class ReceiptPurgeLoop {
 
   /** One purge now; what it deleted. @throws {StoreUnavailable} when a store fails. */
   async runOnce(): Promise<ReceiptPurgeReport> {
-    const idempotencyKeys = await this.httpGuard.purge({
-      olderThan: IDEMPOTENCY_KEY_EXPIRY_MS,
-      provider: HTTP_NAMESPACE,
+    const { webhookRetentionMs, journal } = this.options;
+    const report = await runHousekeeping({
+      receipts: [
+        { guard: this.httpGuard, olderThanMs: IDEMPOTENCY_KEY_EXPIRY_MS, provider: HTTP_NAMESPACE },
+        ...this.webhookProviders.map((provider) => ({
+          guard: this.intakeGuard,
+          olderThanMs: webhookRetentionMs,
+          provider,
+        })),
+      ],
+      ...(journal ? { journal: { journal: journal.journal, olderThanMs: journal.retentionMs } } : {}),
     });
-    let webhookReceipts = 0;
-    for (const provider of this.webhookProviders) {
-      webhookReceipts += await this.intakeGuard.purge({ olderThan: this.options.webhookRetentionMs, provider });
-    }
-    const { journal } = this.options;
-    const journalRows = journal ? await journal.journal.purge({ olderThan: journal.retentionMs }) : 0;
-    return { idempotencyKeys, webhookReceipts, journalRows };
+    const [idempotencyKeys = 0, ...webhooks] = report.receipts;
+    return { idempotencyKeys, webhookReceipts: webhooks.reduce((sum, n) => sum + n, 0), journalRows: report.journal };
   }
 
   /** Starts the timer (the first run after `everyMs`). Idempotent. */
