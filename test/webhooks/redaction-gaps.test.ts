@@ -175,3 +175,12 @@ describe('redaction gaps of issue #34 item I2', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
+
+describe('a card number after an id part that ends in digits', () => {
+  it('is redacted and the id part kept, whatever digits precede the `_` (the run is over 19 digits)', () => {
+    const redactor = createRedactor({});
+    for (const prefix of ['evt_bc000354_', 'evt_123456_', 'ord_9_']) {
+      expect(redactor.scrubText(`${prefix}4242424242424242`)).toBe(`${prefix}[REDACTED]`);
+    }
+  });
+});

@@ -21,9 +21,11 @@ const SEPARATOR = '[ \\t\\n\\r\\u00A0\\u2007\\u2009\\u202F./_,-]';
  * the look-behind run only at digits, which keeps the scan linear over long separator runs.
  */
 const DIGIT_RUN = new RegExp(
-  `(?=${DIGIT})(?<!${DIGIT}${SEPARATOR}*)${DIGIT}(?:${SEPARATOR}*${DIGIT}){12,18}(?!${SEPARATOR}*${DIGIT})`,
+  `(?=${DIGIT})(?<!${DIGIT}${SEPARATOR}*)${DIGIT}(?:${SEPARATOR}*${DIGIT}){12,}(?!${SEPARATOR}*${DIGIT})`,
   'gu',
 );
+/** One card digit (ASCII or full-width). */
+const IS_DIGIT = new RegExp(`^${DIGIT}$`, 'u');
 const SEPARATORS = new RegExp(`${SEPARATOR}+`, 'gu');
 /** Separators only a loose grouping uses: two or more in a row, or a tab, line break, `_` or `,`. */
 const LOOSE_SEPARATOR = new RegExp(`${SEPARATOR}{2}|[\\t\\n\\r_,]`, 'u');
@@ -112,12 +114,16 @@ function plausibleGroups(run: string): boolean {
 function scrubCards(text: string): string {
   return text.replace(DIGIT_RUN, (run: string, offset: number) => {
     if (isCardAt(text, run, offset)) return REDACTED;
-    // `evt_x_0_4242…`: a leading group that is no part of the card (a separator run, then the card) is kept.
-    for (const separator of run.matchAll(SEPARATORS)) {
-      const start = (separator.index ?? 0) + separator[0].length;
-      if (isCardAt(text, run.slice(start), offset + start)) return run.slice(0, start) + REDACTED;
+    // `evt_x_0_4242…`, `evt_bc000354_4242…`: leading id parts (before a `_`) that are no part of the card are kept.
+    // Only suffixes of at most 19 digits can be cards: walk back from the end, so a long run costs 19 digits' work.
+    let card = -1;
+    let digits = 0;
+    for (let i = run.length - 1; i > 0 && digits < 19; i--) {
+      if (!IS_DIGIT.test(run[i] ?? '')) continue;
+      digits++;
+      if (run[i - 1] === '_' && isCardAt(text, run.slice(i), offset + i)) card = i;
     }
-    return run;
+    return card < 0 ? run : run.slice(0, card) + REDACTED;
   });
 }
 
