@@ -1,6 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const PACKAGES = ['payonce', 'sandbox', 'storm', 'service', 'cli'];
+
+interface Manifest {
+  readonly name: string;
+  readonly exports: Record<string, string | { readonly import: string }>;
+}
+
+/**
+ * In tests every workspace package resolves to its TypeScript source (as tsconfig.json's `paths` do for the type
+ * check), so a test and the tooling it drives share one copy of each module: `payonce/x` → `packages/payonce/src/…`.
+ */
+function sourceAliases(): { find: RegExp; replacement: string }[] {
+  return PACKAGES.flatMap((dir) => {
+    const root = fileURLToPath(new URL(`./packages/${dir}/`, import.meta.url));
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Manifest;
+    return Object.entries(manifest.exports).flatMap(([subpath, target]) => {
+      if (typeof target === 'string') return [];
+      const spec = manifest.name + subpath.slice(1);
+      const escaped = spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      if (subpath.endsWith('/*')) {
+        const prefix = escaped.slice(0, -2); // drop the escaped `*`
+        return [{ find: new RegExp(`^${prefix}(.+)\\.js$`), replacement: `${root}src/$1.ts` }];
+      }
+      const file = target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts');
+      return [{ find: new RegExp(`^${escaped}$`), replacement: `${root}${file}` }];
+    });
+  });
+}
+
 export default defineConfig({
+  resolve: { alias: sourceAliases() },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -11,16 +11,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Outbox } from '../src/outbox/outbox.js';
-import { consumeRabbitMq } from '../src/relay/amqp/amqp-consumer.js';
-import { publisherForUrl } from '../src/relay/broker-url.js';
-import type { RunningConsumer } from '../src/relay/inbox.js';
-import { consumeJetStream } from '../src/relay/nats/nats-consumer.js';
-import { connectNats } from '../src/relay/nats/nats-link.js';
-import { OutboxRelay } from '../src/relay/outbox-relay.js';
-import type { RelayMessage } from '../src/relay/relay-message.js';
-import type { RelayPublisher } from '../src/relay/relay-publisher.js';
-import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { Outbox } from '../packages/payonce/src/outbox/outbox.js';
+import { consumeRabbitMq } from '../packages/payonce/src/relay/amqp/amqp-consumer.js';
+import { publisherForUrl } from '../packages/payonce/src/relay/broker-url.js';
+import type { RunningConsumer } from '../packages/payonce/src/relay/inbox.js';
+import { consumeJetStream } from '../packages/payonce/src/relay/nats/nats-consumer.js';
+import { connectNats } from '../packages/payonce/src/relay/nats/nats-link.js';
+import { OutboxRelay } from '../packages/payonce/src/relay/outbox-relay.js';
+import type { RelayMessage } from '../packages/payonce/src/relay/relay-message.js';
+import type { RelayPublisher } from '../packages/payonce/src/relay/relay-publisher.js';
+import { SqliteStore } from '../packages/payonce/src/stores/sqlite/sqlite-store.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {

@@ -21,12 +21,12 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { DEMO_SERVICE_TIMINGS } from '../src/cli/demo/demo-service-timings.js';
-import { findFreePort } from '../src/cli/demo/free-port.js';
-import { serviceLaunch } from '../src/cli/demo/service-launch.js';
-import { ServiceSupervisor } from '../src/cli/demo/service-supervisor.js';
-import { createSandbox, type Sandbox } from '../src/sandbox/create-sandbox.js';
-import { newSigningSecret } from '../src/sandbox/webhook-signer.js';
+import { DEMO_SERVICE_TIMINGS } from '../packages/cli/src/demo/demo-service-timings.js';
+import { findFreePort } from '../packages/cli/src/demo/free-port.js';
+import { serviceLaunch } from '../packages/cli/src/demo/service-launch.js';
+import { ServiceSupervisor } from '../packages/cli/src/demo/service-supervisor.js';
+import { createSandbox, type Sandbox } from '../packages/sandbox/src/create-sandbox.js';
+import { newSigningSecret } from '../packages/sandbox/src/webhook-signer.js';
 import { SOAK_SECTION_END, SOAK_SECTION_START } from './lib/kept-sections.js';
 
 const { values: flags } = parseArgs({

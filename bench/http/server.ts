@@ -9,9 +9,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { getSharedIdempotencyService, idempotency } from 'express-idempotency';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { expressIdempotencyKey, expressRawBody } from '../../src/http/express-idempotency-key.js';
-import { fastifyIdempotencyKey } from '../../src/http/fastify-idempotency-key.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { expressIdempotencyKey, expressRawBody } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import { fastifyIdempotencyKey } from '../../packages/payonce/src/http/fastify-idempotency-key.js';
 import type { NamespaceInfo } from '../lib/namespaces.js';
 import { type Deliverer, HANDLER_RESPONSE, type HandlerCounter } from '../lib/subject.js';
 import { openBare } from '../subjects/bare.js';

@@ -6,9 +6,9 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { MysqlStore } from '../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { BENCH_URLS } from './bench-urls.js';
 
 /** Where the bench's servers are; overridable like the test suite's (bench-urls.ts). */

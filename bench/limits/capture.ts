@@ -7,9 +7,9 @@
  * The delivery's external id is `CAPTURE_KEY`, so a benchmark can find it in the SQL parameters / command
  * arguments and put a fresh key there on every transaction.
  */
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 import { HANDLER_RESPONSE, payloadOf } from '../lib/subject.js';
 
 /** The external id of the captured delivery (provider `bench`, as in the bench rows). */
@@ -38,7 +38,7 @@ async function deliverOnce(store: Store): Promise<void> {
 /** The receipts statements `PostgresStore` sends for one delivery (config: a pool config of a migrated schema). */
 export async function capturePostgres(config: { connectionString: string; options: string }) {
   const { default: pg } = await import('pg');
-  const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
+  const { PostgresStore } = await import('../../packages/payonce/src/stores/postgres/postgres-store.js');
   const captured: CapturedStatement[] = [];
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
@@ -68,7 +68,7 @@ interface QueryCommand {
 /** The receipts statements `MysqlStore` sends for one delivery (mysql2 interpolates values into the text). */
 export async function captureMysql(url: string) {
   const { default: mysql } = await import('mysql2');
-  const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
+  const { MysqlStore } = await import('../../packages/payonce/src/stores/mysql/mysql-store.js');
   const captured: CapturedStatement[] = [];
   const proto = (mysql as unknown as { Connection: { prototype: Record<string, (...args: unknown[]) => unknown> } })
     .Connection.prototype;
@@ -101,7 +101,7 @@ export async function captureMysql(url: string) {
 /** The commands `RedisStore` sends for one delivery under `prefix` (scripts as EVALSHA after a first EVAL). */
 export async function captureRedis(url: string, prefix: string) {
   const { Redis } = await import('ioredis');
-  const { RedisStore } = await import('../../src/stores/redis/redis-store.js');
+  const { RedisStore } = await import('../../packages/payonce/src/stores/redis/redis-store.js');
   const client = new Redis(url);
   const captured: CapturedCommand[] = [];
   const recorded = (name: string, send: (...args: (string | Buffer | number)[]) => Promise<unknown>) => {

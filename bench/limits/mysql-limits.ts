@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
+import { MysqlStore } from '../../packages/payonce/src/stores/mysql/mysql-store.js';
 import { BENCH_URLS } from '../lib/namespaces.js';
 import { CAPTURE_KEY, captureMysql } from './capture.js';
 import { type LimitRow, runTool } from './run-tool.js';

@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
 import { BENCH_URLS } from '../lib/namespaces.js';
 import { CAPTURE_KEY, type CapturedStatement, capturePostgres } from './capture.js';
 import { type LimitRow, runTool } from './run-tool.js';

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { DEMO_SERVICE_TIMINGS } from '../../src/cli/demo/demo-service-timings.js';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
-import { type RoundRobinForwarder, startRoundRobinForwarder } from '../../src/cli/demo/round-robin-forwarder.js';
-import { serviceLaunch } from '../../src/cli/demo/service-launch.js';
-import { ServiceSupervisor } from '../../src/cli/demo/service-supervisor.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { newSigningSecret } from '../../src/sandbox/webhook-signer.js';
+import { DEMO_SERVICE_TIMINGS } from '../../packages/cli/src/demo/demo-service-timings.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
+import {
+  type RoundRobinForwarder,
+  startRoundRobinForwarder,
+} from '../../packages/cli/src/demo/round-robin-forwarder.js';
+import { serviceLaunch } from '../../packages/cli/src/demo/service-launch.js';
+import { ServiceSupervisor } from '../../packages/cli/src/demo/service-supervisor.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { newSigningSecret } from '../../packages/sandbox/src/webhook-signer.js';
 
 /** When a replica was down: from its SIGKILL until its restarted process answered `/healthz` (epoch ms). */
 export interface Outage {

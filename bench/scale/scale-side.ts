@@ -31,9 +31,9 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
-import { RequestInProgress } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
+import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { type Deliver, measureUnique, type RunSample } from '../lib/measure.js';
 import type { NamespaceInfo } from '../lib/namespaces.js';
 import { collectGarbage, WARMUP_MAX_MS } from '../lib/run-rows.js';

@@ -118,7 +118,7 @@ const postgresBackend: SeedBackend = {
   async seed(name, receipts, seededUntil, log) {
     await withPg((client) => client.query(`create schema ${name}`));
     const info = postgresBackend.info(name);
-    const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
+    const { PostgresStore } = await import('../../packages/payonce/src/stores/postgres/postgres-store.js');
     const store = await PostgresStore.connect(info.postgres!);
     try {
       await store.migrate();
@@ -239,7 +239,7 @@ const mysqlBackend: SeedBackend = {
   drop: (name) => withMysql((connection) => connection.query(`drop database if exists ${name}`).then(() => {})),
   async seed(name, receipts, seededUntil, log) {
     await withMysql((connection) => connection.query(`create database ${name}`));
-    const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
+    const { MysqlStore } = await import('../../packages/payonce/src/stores/mysql/mysql-store.js');
     const store = await MysqlStore.connect(mysqlUrlOf(name));
     try {
       await store.migrate();

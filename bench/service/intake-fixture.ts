@@ -8,7 +8,7 @@
  * is enqueued and one journal row of each kind is written.
  */
 import type pg from 'pg';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
 
 /** The Stripe endpoint secret both sides verify with (a neutral test value, never a real one). */
 export const BENCH_STRIPE_SECRET = 'whsec_payoncebenchplaceholdersecret0';

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createSandbox } from '../../src/sandbox/create-sandbox.js';
+import { createSandbox } from '../../packages/sandbox/src/create-sandbox.js';
 import { quantile } from '../lib/measure.js';
 import { createNamespace, type NamespaceInfo } from '../lib/namespaces.js';
 import { emitSideResult, quickRun } from '../lib/side-protocol.js';

@@ -1,9 +1,9 @@
-import { RequestInProgress } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
-import type { PipeliningProbe } from '../../src/stores/redis/adaptive-pipelining.js';
-import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
+import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import type { PipeliningProbe } from '../../packages/payonce/src/stores/redis/adaptive-pipelining.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
 import type { BenchBackend, NamespaceInfo } from '../lib/namespaces.js';
 import {
   type Deliverer,
@@ -32,28 +32,28 @@ export async function openStore(ns: NamespaceInfo, options: { batched?: boolean 
   const batching = options.batched === true;
   switch (ns.backend) {
     case 'memory': {
-      const { MemoryStore } = await import('../../src/stores/memory/memory-store.js');
+      const { MemoryStore } = await import('../../packages/payonce/src/stores/memory/memory-store.js');
       return { store: new MemoryStore(), close: async () => {} };
     }
     case 'sqlite':
     case 'sqlite-normal': {
-      const { SqliteStore } = await import('../../src/stores/sqlite/sqlite-store.js');
+      const { SqliteStore } = await import('../../packages/payonce/src/stores/sqlite/sqlite-store.js');
       const store = await SqliteStore.open(ns.sqlite!.path, { unsafeSynchronousNormal: ns.sqlite!.synchronousNormal });
       return { store, close: () => store.close() };
     }
     case 'postgres': {
-      const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
+      const { PostgresStore } = await import('../../packages/payonce/src/stores/postgres/postgres-store.js');
       const store = await PostgresStore.connect({ ...ns.postgres!, max: 10 }, { batching });
       return { store, close: () => store.close() };
     }
     case 'mysql': {
-      const { MysqlStore } = await import('../../src/stores/mysql/mysql-store.js');
+      const { MysqlStore } = await import('../../packages/payonce/src/stores/mysql/mysql-store.js');
       const store = await MysqlStore.connect({ uri: ns.mysqlUrl!, connectionLimit: 10 }, { batching });
       return { store, close: () => store.close() };
     }
     case 'redis': {
       const { Redis } = await import('ioredis');
-      const { RedisStore } = await import('../../src/stores/redis/redis-store.js');
+      const { RedisStore } = await import('../../packages/payonce/src/stores/redis/redis-store.js');
       const client = new Redis(ns.redis!.url);
       // 'auto': corks a tick's commands into one write only while that measures faster on this host
       // (AdaptivePipelining; bench/notes/redis.md, Session 12).
@@ -142,7 +142,7 @@ export function payonceTransactionSubject(): Subject {
     kind: 'payonce',
     label: 'payonce runInTransaction (+ business INSERT, 1 commit)',
     async open(ns, counter): Promise<Deliverer> {
-      const { PostgresStore } = await import('../../src/stores/postgres/postgres-store.js');
+      const { PostgresStore } = await import('../../packages/payonce/src/stores/postgres/postgres-store.js');
       const store = await PostgresStore.connect<LedgerDatabase>({ ...ns.postgres!, max: 10 });
       const guard = new IdempotencyGuard(store);
       return {

@@ -5,9 +5,9 @@
  *    -H 'Idempotency-Key: "order-1001"' -H 'Content-Type: application/json' -d '{"amount":1999,"currency":"EUR"}'`
  */
 import express, { type Express, type Response } from 'express';
-import { expressIdempotencyKey, expressRawBody } from '../../src/http/express-idempotency-key.js';
-import type { HttpResponse } from '../../src/http/http-exchange.js';
-import { createIdempotencyCore, type IdempotencyCore } from '../../src/http/idempotency-core.js';
+import { expressIdempotencyKey, expressRawBody } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import type { HttpResponse } from '../../packages/payonce/src/http/http-exchange.js';
+import { createIdempotencyCore, type IdempotencyCore } from '../../packages/payonce/src/http/idempotency-core.js';
 import {
   type ExampleAppOptions,
   exampleGuard,

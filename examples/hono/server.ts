@@ -7,9 +7,9 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { honoIdempotencyKey } from '../../src/http/hono-idempotency-key.js';
-import type { HttpResponse } from '../../src/http/http-exchange.js';
-import { createIdempotencyCore, type IdempotencyCore } from '../../src/http/idempotency-core.js';
+import { honoIdempotencyKey } from '../../packages/payonce/src/http/hono-idempotency-key.js';
+import type { HttpResponse } from '../../packages/payonce/src/http/http-exchange.js';
+import { createIdempotencyCore, type IdempotencyCore } from '../../packages/payonce/src/http/idempotency-core.js';
 import {
   type ExampleAppOptions,
   exampleGuard,

@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Store } from '../../src/core/store.js';
-import type { IdempotencyKeyPolicy } from '../../src/http/idempotency-key-policy.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import type { IdempotencyKeyPolicy } from '../../packages/payonce/src/http/idempotency-key-policy.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import type { PaymentsApiDeps } from './payments-api.js';
 
 /** What every example app takes: the API's dependencies, the guard holding the keys, and policy overrides. */
@@ -27,7 +27,7 @@ export function isMain(moduleUrl: string): boolean {
 export async function exampleGuard(): Promise<{ guard: IdempotencyGuard; close: () => Promise<void> }> {
   const path = process.env.PAYONCE_SQLITE_PATH;
   if (!path) return { guard: new IdempotencyGuard(new MemoryStore()), close: async () => {} };
-  const { SqliteStore } = await import('../../src/stores/sqlite/sqlite-store.js');
+  const { SqliteStore } = await import('../../packages/payonce/src/stores/sqlite/sqlite-store.js');
   const store = await SqliteStore.open(path);
   await store.migrate();
   return { guard: new IdempotencyGuard<Store>(store), close: () => store.close() };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HttpResponse } from '../../src/http/http-exchange.js';
+import type { HttpResponse } from '../../packages/payonce/src/http/http-exchange.js';
 
 /** A charge request as the payment provider port receives it. Amount in integer minor units. */
 export interface ChargeInput {

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { fastifyIdempotencyKey, fastifyRawBody } from '../../src/http/fastify-idempotency-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { fastifyIdempotencyKey, fastifyRawBody } from '../../packages/payonce/src/http/fastify-idempotency-key.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 /**
  * The fastify adapter's body tee (a Readable fed from the request stream, which replaced a piped PassThrough for

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payonceBin } from '../../src/cli/demo/service-launch.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { AdminDatabase } from '../../src/service/admin/admin-tables.js';
+import { payonceBin } from '../../packages/cli/src/demo/service-launch.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { AdminDatabase } from '../../packages/service/src/admin/admin-tables.js';
 import { type Harness, orderAndCheckout, startHarness, untilFulfilled } from '../service/service-harness.js';
 
 let h: Harness;

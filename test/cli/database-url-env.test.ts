@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_SERVICE_TIMINGS } from '../../src/cli/demo/demo-service-timings.js';
-import { serviceLaunch } from '../../src/cli/demo/service-launch.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { DEMO_SERVICE_TIMINGS } from '../../packages/cli/src/demo/demo-service-timings.js';
+import { serviceLaunch } from '../../packages/cli/src/demo/service-launch.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import { runPayonce } from './support/run-payonce.js';
 
 // Issue #11 item 14: one convention for every command that opens the database: `--database-url`, else

@@ -6,10 +6,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { runDemo } from '../../src/cli/demo/run-demo.js';
-import { payonceBin } from '../../src/cli/demo/service-launch.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { runDemo } from '../../packages/cli/src/demo/run-demo.js';
+import { payonceBin } from '../../packages/cli/src/demo/service-launch.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 
 // Needs `npm run build` (spawns the built CLI).
 function isRunning(pid: number): boolean {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../src/cli/cli-usage-error.js';
-import { DEMO_SERVICE_TIMINGS } from '../../src/cli/demo/demo-service-timings.js';
-import { parseOnlyScenarios } from '../../src/cli/demo/only-scenarios.js';
-import { payonceBin, serviceLaunch } from '../../src/cli/demo/service-launch.js';
+import { CliUsageError } from '../../packages/cli/src/cli-usage-error.js';
+import { DEMO_SERVICE_TIMINGS } from '../../packages/cli/src/demo/demo-service-timings.js';
+import { parseOnlyScenarios } from '../../packages/cli/src/demo/only-scenarios.js';
+import { payonceBin, serviceLaunch } from '../../packages/cli/src/demo/service-launch.js';
 
 describe('payonce demo: --only', () => {
   it('reads scenario numbers ascending without duplicates', () => {

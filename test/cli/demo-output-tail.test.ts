@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutputTail } from '../../src/cli/demo/output-tail.js';
+import { OutputTail } from '../../packages/cli/src/demo/output-tail.js';
 
 describe('payonce demo: captured child output', () => {
   it('joins chunks into lines per stream and keeps an unterminated last line until end()', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { progressLine, stormPlanLine } from '../../src/cli/storm-progress.js';
-import type { ScenarioResult } from '../../src/storm/scenario.js';
+import { progressLine, stormPlanLine } from '../../packages/cli/src/storm-progress.js';
+import type { ScenarioResult } from '../../packages/storm/src/scenario.js';
 import { runPayonce } from './support/run-payonce.js';
 
 // Issue #11 item 17: `demo --only none` without `--serve` started everything and exited 0 silently; the progress

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
-import { ServiceStartFailed } from '../../src/cli/demo/service-start-failed.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
+import { ServiceStartFailed } from '../../packages/cli/src/demo/service-start-failed.js';
 import {
   type ServiceRestart,
   ServiceSupervisor,
   type ServiceSupervisorOptions,
-} from '../../src/cli/demo/service-supervisor.js';
+} from '../../packages/cli/src/demo/service-supervisor.js';
 
 const FAKE = fileURLToPath(new URL('./support/fake-service.mjs', import.meta.url));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 
 async function run(args: string[]) {
   const out: string[] = [];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { TokenBucket } from '../../src/core/token-bucket.js';
-import { AdminSessions } from '../../src/service/admin/admin-auth.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { TokenBucket } from '../../packages/payonce/src/core/token-bucket.js';
+import { AdminSessions } from '../../packages/service/src/admin/admin-auth.js';
 import { type Harness, orderAndCheckout, startHarness, untilFulfilled } from '../service/service-harness.js';
 import { admin } from './admin-client.js';
 import { openApiViolations } from './openapi-check.js';
@@ -264,7 +264,7 @@ describe('admin API: reads and actions', () => {
     const { orderId } = await orderAndCheckout(base);
     await untilFulfilled(base, orderId);
     const db = h.service.context.store.db as never as import('kysely').Kysely<
-      import('../../src/service/admin/admin-tables.js').AdminDatabase
+      import('../../packages/service/src/admin/admin-tables.js').AdminDatabase
     >;
     const job = await db
       .selectFrom('payonce_outbox')
@@ -351,9 +351,9 @@ describe('admin API: replay rate limit and logs', () => {
 
   it('a range replay beyond the rate limit is refused 429 with Retry-After and sends nothing', async () => {
     const { default: Fastify } = await import('fastify');
-    const { registerAdminConsole, replayPartsOf } = await import('../../src/service/admin/admin-console.js');
-    const { webhookEndpoints } = await import('../../src/service/create-service.js');
-    const { installProblemHandlers } = await import('../../src/service/http-edge.js');
+    const { registerAdminConsole, replayPartsOf } = await import('../../packages/service/src/admin/admin-console.js');
+    const { webhookEndpoints } = await import('../../packages/service/src/create-service.js');
+    const { installProblemHandlers } = await import('../../packages/service/src/http-edge.js');
     const ctx = h.service.context;
     const app = Fastify();
     installProblemHandlers(app, ctx.logger);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
 import { type Harness, startHarness } from '../service/service-harness.js';
 import { admin } from './admin-client.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { AdminDatabase } from '../../src/service/admin/admin-tables.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { AdminDatabase } from '../../packages/service/src/admin/admin-tables.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';

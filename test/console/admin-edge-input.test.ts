@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminDatabase } from '../../src/service/admin/admin-tables.js';
+import type { AdminDatabase } from '../../packages/service/src/admin/admin-tables.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';

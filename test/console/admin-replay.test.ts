@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
 import { call, deliver, type Harness, startHarness, stripeIntentEvent, until } from '../service/service-harness.js';
 import { admin } from './admin-client.js';
 

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { AdminDatabase } from '../../src/service/admin/admin-tables.js';
-import { runStorm } from '../../src/storm/run-storm.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { AdminDatabase } from '../../packages/service/src/admin/admin-tables.js';
+import { runStorm } from '../../packages/storm/src/run-storm.js';
 import { deliver, stripeIntentEvent, until } from '../service/service-harness.js';
 import { type StormWorld, startStormWorld } from '../storm/storm-harness.js';
 

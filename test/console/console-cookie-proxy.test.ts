@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 import { type Harness, startHarness } from '../service/service-harness.js';
 
 const TOKEN = randomBytes(32).toString('base64url');

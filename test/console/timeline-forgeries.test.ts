@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
-import type { AdminReads } from '../../src/service/admin/admin-reads.js';
-import type { AdminDatabase } from '../../src/service/admin/admin-tables.js';
-import { orderTimeline } from '../../src/service/admin/admin-timeline.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import { deliveryId } from '../../src/webhooks/journal/delivery-id.js';
-import type { DeliveryRecord } from '../../src/webhooks/journal/delivery-record.js';
-import { createRedactor } from '../../src/webhooks/journal/redact.js';
-import { SqlDeliveryJournal } from '../../src/webhooks/journal/sql-delivery-journal.js';
+import { systemClock } from '../../packages/payonce/src/core/clock.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
+import { deliveryId } from '../../packages/payonce/src/webhooks/journal/delivery-id.js';
+import type { DeliveryRecord } from '../../packages/payonce/src/webhooks/journal/delivery-record.js';
+import { createRedactor } from '../../packages/payonce/src/webhooks/journal/redact.js';
+import { SqlDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/sql-delivery-journal.js';
+import type { AdminReads } from '../../packages/service/src/admin/admin-reads.js';
+import type { AdminDatabase } from '../../packages/service/src/admin/admin-tables.js';
+import { orderTimeline } from '../../packages/service/src/admin/admin-timeline.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../contract/backends/sqlite.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -1,4 +1,4 @@
-import type { Store } from '../../src/core/store.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 
 /** Every backend the contract suite runs against. Adding a name here is a compile error until it has a factory. */
 export type BackendName = 'memory' | 'sqlite' | 'postgres' | 'mysql' | 'redis';

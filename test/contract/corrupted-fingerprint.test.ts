@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { PayloadMismatch, ReceiptCorrupted } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { PayloadMismatch, ReceiptCorrupted } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import type { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import type { BackendName, TestBackend } from './backend.js';
 import { backendFactories, backendsFromEnv } from './backends/index.js';
 import { uniqueKey } from './helpers.js';

@@ -5,8 +5,8 @@
  *   postgres target = PostgreSQL schema name (on 127.0.0.1:5432, database test)
  *   redis    target = key prefix
  */
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { openCrashStore } from './crash-stores.js';
 
 const [backend, target, externalId, leaseMs, heartbeatMs] = process.argv.slice(2);

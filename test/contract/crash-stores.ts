@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/core/store.js';
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { RedisStore } from '../../src/stores/redis/redis-store.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import { MysqlStore } from '../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { createMysqlNamespace } from './backends/mysql.js';
 import { createPostgresNamespace } from './backends/postgres.js';
 import { deleteKeysWithPrefix, redisTestClient, redisTestUrl } from './backends/redis.js';

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestInProgress } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Receipt } from '../../src/core/receipt.js';
-import { RequestKey } from '../../src/core/request-key.js';
+import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import type { Receipt } from '../../packages/payonce/src/core/receipt.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { backendsFromEnv } from './backends/index.js';
 import { type ClosableStore, createSharedNamespace, openCrashStore, SHARED_BACKENDS } from './crash-stores.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 
 /** A key no other test or run uses. */
 export function uniqueKey(label: string): RequestKey {

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
 import {
   ClaimLost,
   InvalidOption,
   InvalidRequestKey,
   PayloadMismatch,
   RequestInProgress,
-} from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
+} from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 import type { TestBackend } from './backend.js';
 import { backendFactories, backendsFromEnv, batchedBackendsSelected, redisClusterSelected } from './backends/index.js';
 import { redisClusterBackend } from './backends/redis-cluster.js';

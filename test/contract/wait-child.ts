@@ -5,8 +5,8 @@
  * argv: <backend> <target> <externalId> <handlerMs>   (backend/target as in crash-stores.ts; `redis-cluster`:
  * target = `<prefix>|<host:port,host:port,…>`)
  */
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { openWaitStore } from './wait-stores.js';
 
 const [backend, target, externalId, handlerMs] = process.argv.slice(2);

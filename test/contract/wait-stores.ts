@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { RedisStore } from '../../src/stores/redis/redis-store.js';
+import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
 import { type ClosableStore, openCrashStore } from './crash-stores.js';
 
 /**

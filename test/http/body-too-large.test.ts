@@ -6,13 +6,13 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { expressIdempotencyKey } from '../../src/http/express-idempotency-key.js';
-import { fastifyIdempotencyKey } from '../../src/http/fastify-idempotency-key.js';
-import { honoIdempotencyKey } from '../../src/http/hono-idempotency-key.js';
-import { HTTP_PROBLEMS } from '../../src/http/problem-status.js';
-import { problemType } from '../../src/problem/problem-details.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { expressIdempotencyKey } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import { fastifyIdempotencyKey } from '../../packages/payonce/src/http/fastify-idempotency-key.js';
+import { honoIdempotencyKey } from '../../packages/payonce/src/http/hono-idempotency-key.js';
+import { HTTP_PROBLEMS } from '../../packages/payonce/src/http/problem-status.js';
+import { problemType } from '../../packages/payonce/src/problem/problem-details.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 // Issue #34 item 24: an oversized body on an Idempotency-Key route went to the application's error handler
 // (express: `next(err)` with status 413, which a typical handler answers 500; hono had no limit at all). Every

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { HTTP_PROBLEMS } from '../../src/http/problem-status.js';
-import { PAYMENT_PROBLEMS } from '../../src/payments/payment-problems.js';
-import { type ProblemCatalogue, problemType } from '../../src/problem/problem-details.js';
-import { SERVICE_PROBLEMS } from '../../src/service/service-problems.js';
-import { WEBHOOK_PROBLEMS } from '../../src/webhooks/webhook-problems.js';
+import { HTTP_PROBLEMS } from '../../packages/payonce/src/http/problem-status.js';
+import { PAYMENT_PROBLEMS } from '../../packages/payonce/src/payments/payment-problems.js';
+import { type ProblemCatalogue, problemType } from '../../packages/payonce/src/problem/problem-details.js';
+import { WEBHOOK_PROBLEMS } from '../../packages/payonce/src/webhooks/webhook-problems.js';
+import { SERVICE_PROBLEMS } from '../../packages/service/src/service-problems.js';
 
 const doc = await readFile(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 

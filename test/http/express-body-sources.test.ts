@@ -3,9 +3,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type Request } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { expressIdempotencyKey, expressRawBody } from '../../src/http/express-idempotency-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { expressIdempotencyKey, expressRawBody } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

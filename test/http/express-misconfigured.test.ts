@@ -3,11 +3,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { expressIdempotencyKey } from '../../src/http/express-idempotency-key.js';
-import { HTTP_PROBLEMS } from '../../src/http/problem-status.js';
-import { problemType } from '../../src/problem/problem-details.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { expressIdempotencyKey } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import { HTTP_PROBLEMS } from '../../packages/payonce/src/http/problem-status.js';
+import { problemType } from '../../packages/payonce/src/problem/problem-details.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 // Issue #11 item 16: the express adapter with a principal that resolves to nothing answered express's HTML 500
 // page. A payonce error of the adapter is answered as problem+json like every other answer of the adapter; an

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { fastifyIdempotencyKey, fastifyRawBody } from '../../src/http/fastify-idempotency-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { fastifyIdempotencyKey, fastifyRawBody } from '../../packages/payonce/src/http/fastify-idempotency-key.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 const apps: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {

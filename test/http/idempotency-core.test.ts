@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { InvalidOption } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Store } from '../../src/core/store.js';
-import type { HttpExchange, HttpResponse } from '../../src/http/http-exchange.js';
-import { httpRequestKey } from '../../src/http/http-request-key.js';
-import { createIdempotencyCore, type IdempotencyCoreOptions } from '../../src/http/idempotency-core.js';
-import { resolveIdempotencyKeyPolicy } from '../../src/http/idempotency-key-policy.js';
-import { problemType } from '../../src/problem/problem-details.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import type { HttpExchange, HttpResponse } from '../../packages/payonce/src/http/http-exchange.js';
+import { httpRequestKey } from '../../packages/payonce/src/http/http-request-key.js';
+import {
+  createIdempotencyCore,
+  type IdempotencyCoreOptions,
+} from '../../packages/payonce/src/http/idempotency-core.js';
+import { resolveIdempotencyKeyPolicy } from '../../packages/payonce/src/http/idempotency-key-policy.js';
+import { problemType } from '../../packages/payonce/src/problem/problem-details.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const exchange = (key: string | undefined, overrides: Partial<HttpExchange> = {}): HttpExchange => ({

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_IDEMPOTENCY_KEY_CHARS, parseIdempotencyKey } from '../../src/http/idempotency-key-header.js';
+import {
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  parseIdempotencyKey,
+} from '../../packages/payonce/src/http/idempotency-key-header.js';
 
 describe('parseIdempotencyKey', () => {
   it.each<[string, string, 'sf-string' | 'token']>([

@@ -7,14 +7,22 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import type { Kysely, Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransactionsUnsupported } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { expressIdempotencyKey, expressRawBody, expressTransaction } from '../../src/http/express-idempotency-key.js';
-import { fastifyIdempotencyKey, fastifyRawBody, fastifyTransaction } from '../../src/http/fastify-idempotency-key.js';
-import { honoIdempotencyKey, honoTransaction } from '../../src/http/hono-idempotency-key.js';
-import { createIdempotencyCore } from '../../src/http/idempotency-core.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { TransactionsUnsupported } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import {
+  expressIdempotencyKey,
+  expressRawBody,
+  expressTransaction,
+} from '../../packages/payonce/src/http/express-idempotency-key.js';
+import {
+  fastifyIdempotencyKey,
+  fastifyRawBody,
+  fastifyTransaction,
+} from '../../packages/payonce/src/http/fastify-idempotency-key.js';
+import { honoIdempotencyKey, honoTransaction } from '../../packages/payonce/src/http/hono-idempotency-key.js';
+import { createIdempotencyCore } from '../../packages/payonce/src/http/idempotency-core.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 
 // The Idempotency-Key adapters' one-commit mode (issue 13 item 1): the route's business row and the key's

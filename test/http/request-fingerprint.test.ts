@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/http/canonical-json.js';
-import type { HttpExchange } from '../../src/http/http-exchange.js';
-import { canonicalJsonFingerprint, rawBodyFingerprint } from '../../src/http/request-fingerprint.js';
+import { canonicalJson } from '../../packages/payonce/src/http/canonical-json.js';
+import type { HttpExchange } from '../../packages/payonce/src/http/http-exchange.js';
+import { canonicalJsonFingerprint, rawBodyFingerprint } from '../../packages/payonce/src/http/request-fingerprint.js';
 
 describe('canonicalJson', () => {
   it.each<[string, string]>([

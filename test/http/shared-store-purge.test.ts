@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { Store } from '../../src/core/store.js';
-import type { HttpExchange, HttpResponse } from '../../src/http/http-exchange.js';
-import { createIdempotencyCore } from '../../src/http/idempotency-core.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import type { HttpExchange, HttpResponse } from '../../packages/payonce/src/http/http-exchange.js';
+import { createIdempotencyCore } from '../../packages/payonce/src/http/idempotency-core.js';
 import type { TestBackend } from '../contract/backend.js';
 import { backendFactories, backendsFromEnv } from '../contract/backends/index.js';
 

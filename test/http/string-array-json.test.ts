@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { HttpExchange } from '../../src/http/http-exchange.js';
-import { httpRequestKey } from '../../src/http/http-request-key.js';
-import { canonicalJsonFingerprint, rawBodyFingerprint } from '../../src/http/request-fingerprint.js';
-import { plainStringArrayJson, stringArrayJson } from '../../src/http/string-array-json.js';
+import type { HttpExchange } from '../../packages/payonce/src/http/http-exchange.js';
+import { httpRequestKey } from '../../packages/payonce/src/http/http-request-key.js';
+import { canonicalJsonFingerprint, rawBodyFingerprint } from '../../packages/payonce/src/http/request-fingerprint.js';
+import { plainStringArrayJson, stringArrayJson } from '../../packages/payonce/src/http/string-array-json.js';
 
 /** Strings at every edge of what JSON escapes: quotes, backslash, controls, DEL, non-ASCII, lone surrogates. */
 const EDGES = [

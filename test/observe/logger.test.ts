@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logGuard, logIntake } from '../../src/observe/log-events.js';
-import { createLogger, pinoRedactPaths } from '../../src/observe/logger.js';
+import { logGuard, logIntake } from '../../packages/payonce/src/observe/log-events.js';
+import { createLogger, pinoRedactPaths } from '../../packages/payonce/src/observe/logger.js';
 import { bodyBytes } from '../webhooks/fixtures.js';
 import { paymeHeaders, stripeHeaders } from '../webhooks/intake-deliveries.js';
 import {

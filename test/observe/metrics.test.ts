@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { sqlStuckReceipts } from '../../src/observe/sql-stuck-receipts.js';
-import { WebhookMetrics } from '../../src/observe/webhook-metrics.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { sqlStuckReceipts } from '../../packages/payonce/src/observe/sql-stuck-receipts.js';
+import { WebhookMetrics } from '../../packages/payonce/src/observe/webhook-metrics.js';
 import { bodyBytes } from '../webhooks/fixtures.js';
 import { stripeHeaders } from '../webhooks/intake-deliveries.js';
 import { type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from '../webhooks/intake-support.js';

@@ -3,8 +3,8 @@
  * through the effect ledger, prints `effect-done`, then hangs until it is killed (SIGKILL) before the job is
  * marked done. argv: <dialect> <target> <leaseMs>
  */
-import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
-import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
+import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import type { SqlDialectName } from '../../packages/payonce/src/stores/sql/sql-dialect.js';
 import { writeEffect } from './outbox-fixtures.js';
 import { openTarget } from './sql-backends.js';
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 
 /** A test-only table the job handlers write their effect into, one row per effect. */
 export async function createEffectTable(store: SqlStore<unknown>): Promise<void> {

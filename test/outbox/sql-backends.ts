@@ -1,8 +1,8 @@
-import { MysqlStore } from '../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { MysqlStore } from '../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { SqlDialectName } from '../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';

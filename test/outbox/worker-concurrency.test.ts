@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { Outbox } from '../../src/outbox/outbox.js';
-import { type JobHandler, OutboxWorker } from '../../src/outbox/outbox-worker.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import { type JobHandler, OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createEffectTable, effectCounts, writeEffect } from './outbox-fixtures.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from './sql-backends.js';
 

@@ -1,22 +1,25 @@
 import Database from 'better-sqlite3';
 import { type Compilable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENQUEUE } from '../../src/outbox/outbox.js';
-import { OUTBOX_TABLE, type OutboxDatabase } from '../../src/outbox/outbox-tables.js';
-import { updateAttemptStatement } from '../../src/payments/attempt-rows.js';
-import { INSERT_JOURNAL } from '../../src/payments/event-journal.js';
-import { LOCK_ORDER } from '../../src/payments/order-rows.js';
+import { ENQUEUE } from '../../packages/payonce/src/outbox/outbox.js';
+import { OUTBOX_TABLE, type OutboxDatabase } from '../../packages/payonce/src/outbox/outbox-tables.js';
+import { updateAttemptStatement } from '../../packages/payonce/src/payments/attempt-rows.js';
+import { INSERT_JOURNAL } from '../../packages/payonce/src/payments/event-journal.js';
+import { LOCK_ORDER } from '../../packages/payonce/src/payments/order-rows.js';
 import {
   ATTEMPTS_TABLE,
   ORDERS_TABLE,
   PAYMENT_EVENTS_TABLE,
   type PaymentsDatabase,
-} from '../../src/payments/payments-tables.js';
-import { type StatementDefinition, StatementTemplate } from '../../src/stores/sql/compiled-statement.js';
-import { dialectNamed } from '../../src/stores/sql/dialects.js';
-import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
-import type { DeliveriesDatabase } from '../../src/webhooks/journal/deliveries-table.js';
-import { RECORD } from '../../src/webhooks/journal/sql-delivery-journal.js';
+} from '../../packages/payonce/src/payments/payments-tables.js';
+import {
+  type StatementDefinition,
+  StatementTemplate,
+} from '../../packages/payonce/src/stores/sql/compiled-statement.js';
+import { dialectNamed } from '../../packages/payonce/src/stores/sql/dialects.js';
+import type { SqlDialectName } from '../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { DeliveriesDatabase } from '../../packages/payonce/src/webhooks/journal/deliveries-table.js';
+import { RECORD } from '../../packages/payonce/src/webhooks/journal/sql-delivery-journal.js';
 
 /**
  * The payments, outbox and delivery-journal statements of the webhook intake are compiled once from named slots

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT } from '../../src/payments/apply-report.js';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
-import { type CheckoutResult, type PaymentAlert, Payments } from '../../src/payments/payments.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { FULFIL_TOPIC, MONEY_ON_CLOSED_ATTEMPT } from '../../packages/payonce/src/payments/apply-report.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { PaymentAttempt } from '../../packages/payonce/src/payments/payment-attempt.js';
+import { type CheckoutResult, type PaymentAlert, Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { eventAbout } from './payments-fixtures.js';
 

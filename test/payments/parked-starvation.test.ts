@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertJournal } from '../../src/payments/event-journal.js';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
-import type { PaymentReport } from '../../src/payments/payment-report.js';
-import { type CheckoutResult, Payments } from '../../src/payments/payments.js';
-import type { PaymentsDatabase } from '../../src/payments/payments-tables.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { insertJournal } from '../../packages/payonce/src/payments/event-journal.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { PaymentAttempt } from '../../packages/payonce/src/payments/payment-attempt.js';
+import type { PaymentReport } from '../../packages/payonce/src/payments/payment-report.js';
+import { type CheckoutResult, Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { PaymentsDatabase } from '../../packages/payonce/src/payments/payments-tables.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { eventAbout, eventId } from './payments-fixtures.js';
 

@@ -1,6 +1,6 @@
-import { RequestKey } from '../../src/core/request-key.js';
-import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
-import type { ProviderPaymentEvent } from '../../src/payments/provider-payment-event.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { PaymentAttempt } from '../../packages/payonce/src/payments/payment-attempt.js';
+import type { ProviderPaymentEvent } from '../../packages/payonce/src/payments/provider-payment-event.js';
 
 let eventSeq = 0;
 

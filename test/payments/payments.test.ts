@@ -1,22 +1,26 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import { Outbox } from '../../src/outbox/outbox.js';
-import { OutboxWorker } from '../../src/outbox/outbox-worker.js';
-import { FULFIL_TOPIC, REFUND_TOPIC, REFUND_WAITS_FOR_SUCCESS } from '../../src/payments/apply-report.js';
-import { insertJournal } from '../../src/payments/event-journal.js';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
-import type { Order } from '../../src/payments/order.js';
-import { OrderNotFound } from '../../src/payments/order-not-found.js';
-import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
-import type { CreatePaymentRequest, ProviderPayment } from '../../src/payments/payment-provider.js';
-import { type CheckoutResult, type PaymentAlert, Payments } from '../../src/payments/payments.js';
-import { ATTEMPTS_TABLE, type PaymentsDatabase } from '../../src/payments/payments-tables.js';
-import { isDuplicateKeyError } from '../../src/stores/sql/driver-error.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import {
+  FULFIL_TOPIC,
+  REFUND_TOPIC,
+  REFUND_WAITS_FOR_SUCCESS,
+} from '../../packages/payonce/src/payments/apply-report.js';
+import { insertJournal } from '../../packages/payonce/src/payments/event-journal.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import { InvalidPaymentEvent } from '../../packages/payonce/src/payments/invalid-payment-event.js';
+import type { Order } from '../../packages/payonce/src/payments/order.js';
+import { OrderNotFound } from '../../packages/payonce/src/payments/order-not-found.js';
+import type { PaymentAttempt } from '../../packages/payonce/src/payments/payment-attempt.js';
+import type { CreatePaymentRequest, ProviderPayment } from '../../packages/payonce/src/payments/payment-provider.js';
+import { type CheckoutResult, type PaymentAlert, Payments } from '../../packages/payonce/src/payments/payments.js';
+import { ATTEMPTS_TABLE, type PaymentsDatabase } from '../../packages/payonce/src/payments/payments-tables.js';
+import { isDuplicateKeyError } from '../../packages/payonce/src/stores/sql/driver-error.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { eventAbout, eventId } from './payments-fixtures.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckoutResult } from '../../src/payments/payments.js';
-import { Payments } from '../../src/payments/payments.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import type { CheckoutResult } from '../../packages/payonce/src/payments/payments.js';
+import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { SandboxClient } from '../../packages/sandbox/src/sandbox-client.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 
 function attemptOf(result: CheckoutResult) {

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { FULFIL_TOPIC } from '../../src/payments/apply-report.js';
-import { FakeProviderTimeout, InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import type { CreatePaymentRequest, ProviderPayment } from '../../src/payments/payment-provider.js';
-import { type CheckoutResult, type PaymentAlert, Payments } from '../../src/payments/payments.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
+import {
+  FakeProviderTimeout,
+  InMemoryPaymentProvider,
+} from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { CreatePaymentRequest, ProviderPayment } from '../../packages/payonce/src/payments/payment-provider.js';
+import { type CheckoutResult, type PaymentAlert, Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { eventAbout } from './payments-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickClaimable } from '../../src/relay/claim-relay-batch.js';
+import { pickClaimable } from '../../packages/payonce/src/relay/claim-relay-batch.js';
 
 const NOW = 10_000;
 function row(id: string, aggregate: string | null, state: 'queued' | 'waiting' | 'leased' | 'expired') {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { Outbox } from '../../src/outbox/outbox.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 
 /** A unique lower-case token for stream, subject, queue and exchange names of one test. */
 export function uniqueName(prefix: string): string {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { runRelayStorm } from '../../src/cli/relay-storm/run-relay-storm.js';
+import { runRelayStorm } from '../../packages/cli/src/relay-storm/run-relay-storm.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
 import { expectStormPassed, TEST_STORM } from './storm-expectations.js';
 

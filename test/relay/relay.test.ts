@@ -2,15 +2,15 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { Outbox } from '../../src/outbox/outbox.js';
-import { consumeRabbitMq } from '../../src/relay/amqp/amqp-consumer.js';
-import { amqpPublisher } from '../../src/relay/amqp/amqp-publisher.js';
-import type { RunningConsumer } from '../../src/relay/inbox.js';
-import { consumeJetStream } from '../../src/relay/nats/nats-consumer.js';
-import { natsPublisher } from '../../src/relay/nats/nats-publisher.js';
-import { OutboxRelay } from '../../src/relay/outbox-relay.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import { consumeRabbitMq } from '../../packages/payonce/src/relay/amqp/amqp-consumer.js';
+import { amqpPublisher } from '../../packages/payonce/src/relay/amqp/amqp-publisher.js';
+import type { RunningConsumer } from '../../packages/payonce/src/relay/inbox.js';
+import { consumeJetStream } from '../../packages/payonce/src/relay/nats/nats-consumer.js';
+import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publisher.js';
+import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import {
   createEffectTable,

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { RelayStormReport } from '../../src/cli/relay-storm/run-relay-storm.js';
-import type { RelayScenarioResult } from '../../src/cli/relay-storm/storm-types.js';
+import type { RelayStormReport } from '../../packages/cli/src/relay-storm/run-relay-storm.js';
+import type { RelayScenarioResult } from '../../packages/cli/src/relay-storm/storm-types.js';
 
 /** Small enough for `npm test`; the CLI default is 2 000 messages and 20 kills. */
 export const TEST_STORM = { messages: 120, kills: 2, aggregates: 12, leaseMs: 700 } as const;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CaptureExpectation } from '../../src/storm/replay/capture.js';
-import { captureVerdict } from '../../src/storm/replay/capture-verdict.js';
-import type { DeliveryResult } from '../../src/storm/replay/replay-report.js';
-import { seededShuffle } from '../../src/storm/replay/seeded-shuffle.js';
+import type { CaptureExpectation } from '../../packages/storm/src/replay/capture.js';
+import { captureVerdict } from '../../packages/storm/src/replay/capture-verdict.js';
+import type { DeliveryResult } from '../../packages/storm/src/replay/replay-report.js';
+import { seededShuffle } from '../../packages/storm/src/replay/seeded-shuffle.js';
 
 function answers(...statuses: (number | null)[]): DeliveryResult[] {
   return statuses.map((status, i) => ({

@@ -1,5 +1,5 @@
-import type { CaptureExpectation } from '../../src/storm/replay/capture.js';
-import type { CaptureRecord } from '../../src/storm/replay/capture-line.js';
+import type { CaptureExpectation } from '../../packages/storm/src/replay/capture.js';
+import type { CaptureRecord } from '../../packages/storm/src/replay/capture-line.js';
 import { fixtureFiles, isVector, readFixture, type Vector } from '../webhooks/fixtures.js';
 import { signStandardWebhooks, stripeV1 } from '../webhooks/signers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { captureLine } from '../../src/storm/replay/capture-line.js';
-import { InvalidCaptureFile } from '../../src/storm/replay/invalid-capture-file.js';
-import { parseCaptures } from '../../src/storm/replay/parse-captures.js';
+import { captureLine } from '../../packages/storm/src/replay/capture-line.js';
+import { InvalidCaptureFile } from '../../packages/storm/src/replay/invalid-capture-file.js';
+import { parseCaptures } from '../../packages/storm/src/replay/parse-captures.js';
 
 const line = (fields: Record<string, unknown>) => JSON.stringify(fields);
 const minimal = { path: '/webhooks/stripe', headers: { 'Stripe-Signature': 't=1,v1=ab' }, body: '{"id":"evt_1"}' };

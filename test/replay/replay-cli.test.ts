@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
-import { captureLine } from '../../src/storm/replay/capture-line.js';
-import type { ReplayReport } from '../../src/storm/replay/replay-report.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import { captureLine } from '../../packages/storm/src/replay/capture-line.js';
+import type { ReplayReport } from '../../packages/storm/src/replay/replay-report.js';
 import { type LocalTarget, startLocalTarget } from './local-target.js';
 
 let target: LocalTarget;

@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { captureLine } from '../../src/storm/replay/capture-line.js';
-import { parseCaptures } from '../../src/storm/replay/parse-captures.js';
-import { replay } from '../../src/storm/replay/replay.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { captureLine } from '../../packages/storm/src/replay/capture-line.js';
+import { parseCaptures } from '../../packages/storm/src/replay/parse-captures.js';
+import { replay } from '../../packages/storm/src/replay/replay.js';
 import { type LocalTarget, startLocalTarget } from './local-target.js';
 
 let target: LocalTarget;

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
 
 // Issue #34 item 13 in a real browser: a page of another origin tries what a malicious site would (no-cors text/plain
 // fetches, a cross-site form POST, a CORS JSON POST). None may settle a payment or move the sandbox clock.

@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { SANDBOX_API_KEY } from '../../src/sandbox/wire/api-key.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { SANDBOX_API_KEY } from '../../packages/sandbox/src/wire/api-key.js';
 
 // Issue #34 item 13: a web page must not drive the sandbox's controls through the user's browser: no cross-site
 // text/plain or form POST (415), no foreign Host (403, DNS rebinding), no signing secret unless served on purpose.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { FaultRules, faultRulesFileOf } from '../../src/sandbox/faults/fault-rules.js';
-import { parseFaults } from '../../src/sandbox/faults/fault-spec.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { FaultRules, faultRulesFileOf } from '../../packages/sandbox/src/faults/fault-rules.js';
+import { parseFaults } from '../../packages/sandbox/src/faults/fault-spec.js';
 
 describe('sandbox faults: the Payonce-Fault syntax and rules', () => {
   it('parses a fault list into plan knobs and keeps the names for the ledger', () => {

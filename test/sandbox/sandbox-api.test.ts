@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import type { CreatePaymentRequest } from '../../src/payments/payment-provider.js';
-import { ProviderDeclined } from '../../src/payments/provider-declined.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import type { PaymentPlan } from '../../src/sandbox/payment-plan.js';
-import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
-import { SandboxClientError } from '../../src/sandbox/sandbox-client-error.js';
-import { SANDBOX_API_KEY } from '../../src/sandbox/wire/api-key.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import type { CreatePaymentRequest } from '../../packages/payonce/src/payments/payment-provider.js';
+import { ProviderDeclined } from '../../packages/payonce/src/payments/provider-declined.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import type { PaymentPlan } from '../../packages/sandbox/src/payment-plan.js';
+import { SandboxClient } from '../../packages/sandbox/src/sandbox-client.js';
+import { SandboxClientError } from '../../packages/sandbox/src/sandbox-client-error.js';
+import { SANDBOX_API_KEY } from '../../packages/sandbox/src/wire/api-key.js';
 import { startTarget } from './webhook-target.js';
 
 let sandbox: Sandbox;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import type { PaymentAttempt } from '../../src/payments/payment-attempt.js';
-import { type CheckoutResult, Payments } from '../../src/payments/payments.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import type { PaymentAttempt } from '../../packages/payonce/src/payments/payment-attempt.js';
+import { type CheckoutResult, Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { SandboxClient } from '../../packages/sandbox/src/sandbox-client.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 
 function attemptOf(result: CheckoutResult): PaymentAttempt {

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { sandboxBanner } from '../../src/cli/commands/sandbox.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { sandboxBanner } from '../../packages/cli/src/commands/sandbox.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 
 const capture = (): CliIo & { lines: string[] } => {
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { payonceBin } from '../../src/cli/demo/service-launch.js';
+import { payonceBin } from '../../packages/cli/src/demo/service-launch.js';
 
 /** A `payonce sandbox` child process (the built `bin/payonce.js`). */
 export interface SandboxProcess {

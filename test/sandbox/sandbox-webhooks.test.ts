@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CreatePaymentRequest } from '../../src/payments/payment-provider.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import type { DeliveryRecord } from '../../src/sandbox/delivery-record.js';
-import type { PaymentPlan } from '../../src/sandbox/payment-plan.js';
-import { SandboxClient } from '../../src/sandbox/sandbox-client.js';
-import type { SandboxOptions } from '../../src/sandbox/sandbox-options.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import type { CreatePaymentRequest } from '../../packages/payonce/src/payments/payment-provider.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import type { DeliveryRecord } from '../../packages/sandbox/src/delivery-record.js';
+import type { PaymentPlan } from '../../packages/sandbox/src/payment-plan.js';
+import { SandboxClient } from '../../packages/sandbox/src/sandbox-client.js';
+import type { SandboxOptions } from '../../packages/sandbox/src/sandbox-options.js';
 import { type Responder, startTarget } from './webhook-target.js';
 
 const cleanups: (() => Promise<void>)[] = [];

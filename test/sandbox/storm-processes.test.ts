@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSigningSecret } from '../../src/sandbox/webhook-signer.js';
+import { newSigningSecret } from '../../packages/sandbox/src/webhook-signer.js';
 import { runPayonce } from '../cli/support/run-payonce.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 import { freePort, type SupervisedService, superviseService } from '../storm/supervised-service.js';

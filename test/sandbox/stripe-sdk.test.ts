@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 import { type Received, startTarget } from './webhook-target.js';
 

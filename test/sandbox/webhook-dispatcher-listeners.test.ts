@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebhookDispatcher } from '../../src/sandbox/webhook-dispatcher.js';
+import { WebhookDispatcher } from '../../packages/sandbox/src/webhook-dispatcher.js';
 
 describe('WebhookDispatcher under load', () => {
   const warnings: Error[] = [];

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgingProfile, NO_EVENT_TYPE } from '../../src/service/acknowledging-profile.js';
-import { sandboxStandardWebhooksProfile } from '../../src/service/sandbox-standard-webhooks-profile.js';
-import { MalformedWebhookPayload } from '../../src/webhooks/providers/malformed-webhook-payload.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { headerValue } from '../../src/webhooks/verify/headers.js';
+import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { headerValue } from '../../packages/payonce/src/webhooks/verify/headers.js';
+import { acknowledgingProfile, NO_EVENT_TYPE } from '../../packages/service/src/acknowledging-profile.js';
+import { sandboxStandardWebhooksProfile } from '../../packages/service/src/sandbox-standard-webhooks-profile.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const stripe = acknowledgingProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import type { PaymentProvider } from '../../src/payments/payment-provider.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { PaymentProvider } from '../../packages/payonce/src/payments/payment-provider.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 import { call, startHarness, until } from './service-harness.js';
 
 // A checkout whose process dies mid-request leaves its Idempotency-Key claim `in progress`. The customer's retry

@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { type Answer, call, type Harness, startHarness, until } from './service-harness.js';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openServiceStore } from '../../src/service/open-service-store.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
+import { openServiceStore } from '../../packages/service/src/open-service-store.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
 

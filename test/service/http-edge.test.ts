@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { problemType } from '../../src/problem/problem-details.js';
-import { SERVICE_ROUTE_PROBLEMS, type ServiceRouteCode } from '../../src/service/service-problems.js';
+import { problemType } from '../../packages/payonce/src/problem/problem-details.js';
+import { SERVICE_ROUTE_PROBLEMS, type ServiceRouteCode } from '../../packages/service/src/service-problems.js';
 import { type Answer, call, type Harness, startHarness } from './service-harness.js';
 
 function expectProblem(answer: Answer, code: ServiceRouteCode): void {

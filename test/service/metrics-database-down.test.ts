@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { call, startHarness, until } from './service-harness.js';
 import { cleanupAfterEach, serviceBehindSilentDatabase } from './silent-database.js';

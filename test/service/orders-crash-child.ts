@@ -5,11 +5,11 @@
  * argv: <dialect> <target>; prints `listening <url>`.
  */
 
-import type { FinishRequest, Store } from '../../src/core/store.js';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import { createService } from '../../src/service/create-service.js';
-import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import type { FinishRequest, Store } from '../../packages/payonce/src/core/store.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { SqlDialectName } from '../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createService } from '../../packages/service/src/create-service.js';
 import { openTarget } from '../outbox/sql-backends.js';
 
 const [dialect, target] = process.argv.slice(2);

@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryPaymentProvider } from '../../src/payments/in-memory-payment-provider.js';
-import { ORDERS_TABLE, type PaymentsDatabase } from '../../src/payments/payments-tables.js';
-import { createService, type PaymentService } from '../../src/service/create-service.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import { ORDERS_TABLE, type PaymentsDatabase } from '../../packages/payonce/src/payments/payments-tables.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createService, type PaymentService } from '../../packages/service/src/create-service.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { call } from './service-harness.js';
 

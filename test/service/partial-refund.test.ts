@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
-import { SANDBOX_API_KEY } from '../../src/sandbox/wire/api-key.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
+import { SANDBOX_API_KEY } from '../../packages/sandbox/src/wire/api-key.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
 import { call, deliver, type Harness, startHarness, until, type ViewBody } from './service-harness.js';
 
 // Issue #34 items 2 and 3: a payment event is about the object kind its type names, and the two webhook endpoints

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../src/core/errors.js';
-import { InvalidPaymentEvent } from '../../src/payments/invalid-payment-event.js';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
-import { orderIdOf, paymentEventOf } from '../../src/service/payment-event-of.js';
-import { sandboxStandardWebhooksProfile } from '../../src/service/sandbox-standard-webhooks-profile.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
-import { MalformedWebhookPayload } from '../../src/webhooks/providers/malformed-webhook-payload.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { InvalidPaymentEvent } from '../../packages/payonce/src/payments/invalid-payment-event.js';
+import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
+import { orderIdOf, paymentEventOf } from '../../packages/service/src/payment-event-of.js';
+import { sandboxStandardWebhooksProfile } from '../../packages/service/src/sandbox-standard-webhooks-profile.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 
 const SECRET = 'whsec_cGF5b25jZS1leGFtcGxlLXBsYWNlaG9sZGVyLWtleSE=';
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { httpRequestKey } from '../../src/http/http-request-key.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
-import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
-import type { DeliveriesDatabase } from '../../src/webhooks/journal/deliveries-table.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { httpRequestKey } from '../../packages/payonce/src/http/http-request-key.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
+import type { DeliveriesDatabase } from '../../packages/payonce/src/webhooks/journal/deliveries-table.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 import { type Harness, orderAndCheckout, startHarness, until, untilFulfilled } from './service-harness.js';
 
 const DAY_MS = 86_400_000;

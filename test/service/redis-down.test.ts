@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
 import { call, deliver, type Harness, startHarness, stripeIntentEvent } from './service-harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

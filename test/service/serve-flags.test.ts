@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { intIn, runtimeOptions } from '../../src/cli/commands/serve.js';
-import { workerOptions } from '../../src/cli/commands/worker.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { resolveServiceConfig } from '../../src/service/service-config.js';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { intIn, runtimeOptions } from '../../packages/cli/src/commands/serve.js';
+import { workerOptions } from '../../packages/cli/src/commands/worker.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import { resolveServiceConfig } from '../../packages/service/src/service-config.js';
 
 function capture(): CliIo & { lines: string[] } {
   const lines: string[] = [];

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Outbox } from '../../src/outbox/outbox.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../contract/backends/sqlite.js';
 import { call, until, type ViewBody } from './service-harness.js';
 

@@ -1,7 +1,7 @@
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import type { SandboxSigningScheme } from '../../src/sandbox/webhook-signer.js';
-import { createService, type PaymentService } from '../../src/service/create-service.js';
-import type { ServiceOptions } from '../../src/service/service-options.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import type { SandboxSigningScheme } from '../../packages/sandbox/src/webhook-signer.js';
+import { createService, type PaymentService } from '../../packages/service/src/create-service.js';
+import type { ServiceOptions } from '../../packages/service/src/service-options.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 
 /** A sandbox provider and a reference service wired to each other over loopback HTTP. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { signedHeaders } from '../../src/sandbox/webhook-signer.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import type { ReceiptsDatabase } from '../../src/stores/sql/receipts-table.js';
-import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
+import { signedHeaders } from '../../packages/sandbox/src/webhook-signer.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 import { parseExposition } from '../observe/exposition.js';
 import {

@@ -1,6 +1,6 @@
 import { createServer, connect as dial, type Server, type Socket } from 'node:net';
 import { afterEach, expect } from 'vitest';
-import { findFreePort } from '../../src/cli/demo/free-port.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
 import { type Answer, type Harness, startHarness } from './service-harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 const RESPONSE = { status: 200, headers: {}, body: new Uint8Array([1]) };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, type SandboxSigningScheme } from '../../src/sandbox/webhook-signer.js';
-import { type CraftedSignature, craftSucceededEvent } from '../../src/storm/crafted-event.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
+import { newSigningSecret, type SandboxSigningScheme } from '../../packages/sandbox/src/webhook-signer.js';
+import { type CraftedSignature, craftSucceededEvent } from '../../packages/storm/src/crafted-event.js';
 
 const NOW = 1_796_000_000_000;
 const INTENT = {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { runStorm } from '../../src/storm/run-storm.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { runStorm } from '../../packages/storm/src/run-storm.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 import { type SupervisedService, superviseService } from './supervised-service.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { ATTEMPTS_TABLE, ORDERS_TABLE } from '../../src/payments/payments-tables.js';
-import type { ServiceOverrides } from '../../src/service/service-overrides.js';
-import { FULFILMENTS_TABLE } from '../../src/service/service-tables.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { ATTEMPTS_TABLE, ORDERS_TABLE } from '../../packages/payonce/src/payments/payments-tables.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import type { ServiceOverrides } from '../../packages/service/src/service-overrides.js';
+import { FULFILMENTS_TABLE } from '../../packages/service/src/service-tables.js';
 
 /** The columns the naive handler touches. */
 interface NaiveDatabase {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { countsOf, duplicatesOf, isSettled, judgeOrder, type OrderSnapshot } from '../../src/storm/judge.js';
-import type { OrderView } from '../../src/storm/order-view.js';
-import { parseOrderView } from '../../src/storm/order-view.js';
-import type { StormDelivery } from '../../src/storm/sandbox-api.js';
-import type { ScenarioResult } from '../../src/storm/scenario.js';
-import type { StormReport } from '../../src/storm/storm-report.js';
-import { formatStormTable, stormSummary } from '../../src/storm/storm-table.js';
+import { countsOf, duplicatesOf, isSettled, judgeOrder, type OrderSnapshot } from '../../packages/storm/src/judge.js';
+import type { OrderView } from '../../packages/storm/src/order-view.js';
+import { parseOrderView } from '../../packages/storm/src/order-view.js';
+import type { StormDelivery } from '../../packages/storm/src/sandbox-api.js';
+import type { ScenarioResult } from '../../packages/storm/src/scenario.js';
+import type { StormReport } from '../../packages/storm/src/storm-report.js';
+import { formatStormTable, stormSummary } from '../../packages/storm/src/storm-table.js';
 
 const ORDER = '0b6f3c1e-0000-4000-8000-000000000001';
 

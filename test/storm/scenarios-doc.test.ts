@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ALL_SCENARIOS } from '../../src/storm/all-scenarios.js';
+import { ALL_SCENARIOS } from '../../packages/storm/src/all-scenarios.js';
 
 const doc = await readFile(new URL('../../docs/storm.md', import.meta.url), 'utf8');
 

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import type { StormReport } from '../../src/storm/storm-report.js';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import type { StormReport } from '../../packages/storm/src/storm-report.js';
 import { signatureCheckOff } from './faulty-services.js';
 import { type StormWorld, startStormWorld } from './storm-harness.js';
 

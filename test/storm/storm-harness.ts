@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import type { SandboxSigningScheme } from '../../src/sandbox/webhook-signer.js';
-import { createService, type PaymentService } from '../../src/service/create-service.js';
-import type { ServiceOverrides } from '../../src/service/service-overrides.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import type { SandboxSigningScheme } from '../../packages/sandbox/src/webhook-signer.js';
+import { createService, type PaymentService } from '../../packages/service/src/create-service.js';
+import type { ServiceOverrides } from '../../packages/service/src/service-overrides.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { runStorm } from '../../src/storm/run-storm.js';
+import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { runStorm } from '../../packages/storm/src/run-storm.js';
 
 // A target that is up (healthz answers) but never answers anything else must fail fast, not hang the storm.
 describe('payonce storm against a service that hangs', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runStorm } from '../../src/storm/run-storm.js';
-import type { ScenarioResult } from '../../src/storm/scenario.js';
-import type { StormProgress } from '../../src/storm/storm-report.js';
-import { formatStormTable, stormSummary } from '../../src/storm/storm-table.js';
+import { runStorm } from '../../packages/storm/src/run-storm.js';
+import type { ScenarioResult } from '../../packages/storm/src/scenario.js';
+import type { StormProgress } from '../../packages/storm/src/storm-report.js';
+import { formatStormTable, stormSummary } from '../../packages/storm/src/storm-table.js';
 import {
   checkoutWithoutConstraint,
   eventMoneyUnchecked,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgingProfile, NO_EVENT_TYPE } from '../../src/webhooks/providers/acknowledging-profile.js';
-import { MalformedWebhookPayload } from '../../src/webhooks/providers/malformed-webhook-payload.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
+import {
+  acknowledgingProfile,
+  NO_EVENT_TYPE,
+} from '../../packages/payonce/src/webhooks/providers/acknowledging-profile.js';
+import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { bodyBytes, readFixture, type Vector } from './fixtures.js';
 
 const profile = acknowledgingProfile(stripeProfile(), {

@@ -4,10 +4,10 @@ import {
   stripeEventObject,
   stripeIdOf,
   stripeObject,
-} from '../../src/webhooks/providers/event-objects.js';
-import { MalformedWebhookPayload } from '../../src/webhooks/providers/malformed-webhook-payload.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
+} from '../../packages/payonce/src/webhooks/providers/event-objects.js';
+import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { bodyBytes, readFixture } from './fixtures.js';
 import { invoicePaidBody } from './support/stripe-deliveries.js';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { InvalidOption } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { createWebhookIntake, type WebhookIntakeOptions } from '../../src/webhooks/intake.js';
-import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { customScheme } from '../../src/webhooks/verify/custom-scheme.js';
-import { headerValue } from '../../src/webhooks/verify/headers.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { createWebhookIntake, type WebhookIntakeOptions } from '../../packages/payonce/src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { customScheme } from '../../packages/payonce/src/webhooks/verify/custom-scheme.js';
+import { headerValue } from '../../packages/payonce/src/webhooks/verify/headers.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../src/core/request-key.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { createWebhookIntake } from '../../src/webhooks/intake.js';
-import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
-import { stripeObject } from '../../src/webhooks/providers/event-objects.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { stripeObject } from '../../packages/payonce/src/webhooks/providers/event-objects.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
 
 // Issue #34 item 22: a typed accessor accepts what Stripe's API reference leaves optional, and a payload it

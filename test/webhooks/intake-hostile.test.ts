@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { DeliveryRecord } from '../../src/webhooks/journal/delivery-record.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { DeliveryRecord } from '../../packages/payonce/src/webhooks/journal/delivery-record.js';
 import type { BackendName } from '../contract/backend.js';
 import { standardHeaders, stripeHeaders } from './intake-deliveries.js';
 import { type IntakeWorld, send, startIntakeWorld } from './intake-support.js';

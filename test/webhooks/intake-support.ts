@@ -1,29 +1,33 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ManualClock } from '../../src/core/clock.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import type { Store } from '../../src/core/store.js';
-import { fastifyWebhooks } from '../../src/webhooks/fastify-webhooks.js';
-import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from '../../src/webhooks/intake.js';
-import { WebhookDecline } from '../../src/webhooks/intake-decline.js';
-import type { DeliveryJournal } from '../../src/webhooks/journal/delivery-journal.js';
-import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
-import { SqlDeliveryJournal } from '../../src/webhooks/journal/sql-delivery-journal.js';
-import { clickProfile } from '../../src/webhooks/providers/click-profile.js';
-import { githubProfile } from '../../src/webhooks/providers/github-profile.js';
-import { paymeProfile } from '../../src/webhooks/providers/payme-profile.js';
-import type { ProviderEvent, ProviderProfile } from '../../src/webhooks/providers/provider-event.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { yookassaProfile } from '../../src/webhooks/providers/yookassa-profile.js';
-import { clickScheme } from '../../src/webhooks/verify/click-scheme.js';
-import { customScheme } from '../../src/webhooks/verify/custom-scheme.js';
-import { githubScheme } from '../../src/webhooks/verify/github-scheme.js';
-import { headerValue } from '../../src/webhooks/verify/headers.js';
-import { paymeAuthScheme } from '../../src/webhooks/verify/payme-auth-scheme.js';
-import type { SignatureScheme } from '../../src/webhooks/verify/signature-scheme.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
+import { fastifyWebhooks } from '../../packages/payonce/src/webhooks/fastify-webhooks.js';
+import {
+  createWebhookIntake,
+  type WebhookEndpoint,
+  type WebhookIntake,
+} from '../../packages/payonce/src/webhooks/intake.js';
+import { WebhookDecline } from '../../packages/payonce/src/webhooks/intake-decline.js';
+import type { DeliveryJournal } from '../../packages/payonce/src/webhooks/journal/delivery-journal.js';
+import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { SqlDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/sql-delivery-journal.js';
+import { clickProfile } from '../../packages/payonce/src/webhooks/providers/click-profile.js';
+import { githubProfile } from '../../packages/payonce/src/webhooks/providers/github-profile.js';
+import { paymeProfile } from '../../packages/payonce/src/webhooks/providers/payme-profile.js';
+import type { ProviderEvent, ProviderProfile } from '../../packages/payonce/src/webhooks/providers/provider-event.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { yookassaProfile } from '../../packages/payonce/src/webhooks/providers/yookassa-profile.js';
+import { clickScheme } from '../../packages/payonce/src/webhooks/verify/click-scheme.js';
+import { customScheme } from '../../packages/payonce/src/webhooks/verify/custom-scheme.js';
+import { githubScheme } from '../../packages/payonce/src/webhooks/verify/github-scheme.js';
+import { headerValue } from '../../packages/payonce/src/webhooks/verify/headers.js';
+import { paymeAuthScheme } from '../../packages/payonce/src/webhooks/verify/payme-auth-scheme.js';
+import type { SignatureScheme } from '../../packages/payonce/src/webhooks/verify/signature-scheme.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import type { BackendName, TestBackend } from '../contract/backend.js';
 import { backendFactories } from '../contract/backends/index.js';
 import { readFixture, type Vector } from './fixtures.js';

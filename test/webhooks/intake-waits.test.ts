@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { createWebhookIntake } from '../../src/webhooks/intake.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 
 /** `WebhookIntake.waitsForInFlight`: adapters make a client-gone signal per delivery only when a wait can happen. */
 function intakeWith(guardWaitMs: number, intakeWaitMs?: number) {

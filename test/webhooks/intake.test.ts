@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { DeliveryRecord } from '../../src/webhooks/journal/delivery-record.js';
-import { clickProfile } from '../../src/webhooks/providers/click-profile.js';
-import { githubProfile } from '../../src/webhooks/providers/github-profile.js';
-import { paymeProfile } from '../../src/webhooks/providers/payme-profile.js';
-import type { ProviderProfile } from '../../src/webhooks/providers/provider-event.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { yookassaProfile } from '../../src/webhooks/providers/yookassa-profile.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { DeliveryRecord } from '../../packages/payonce/src/webhooks/journal/delivery-record.js';
+import { clickProfile } from '../../packages/payonce/src/webhooks/providers/click-profile.js';
+import { githubProfile } from '../../packages/payonce/src/webhooks/providers/github-profile.js';
+import { paymeProfile } from '../../packages/payonce/src/webhooks/providers/payme-profile.js';
+import type { ProviderProfile } from '../../packages/payonce/src/webhooks/providers/provider-event.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { yookassaProfile } from '../../packages/payonce/src/webhooks/providers/yookassa-profile.js';
 import { type Delivery, payloadDeliveries, paymeHeaders, paymeRpcs, stripeHeaders } from './intake-deliveries.js';
 import { type EndpointName, type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from './intake-support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, DEFAULT_REDACT_PATHS, REDACTED } from '../../src/webhooks/journal/redact.js';
+import { createRedactor, DEFAULT_REDACT_PATHS, REDACTED } from '../../packages/payonce/src/webhooks/journal/redact.js';
 
 describe('redaction', () => {
   const redactor = createRedactor();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currencyExponent, minorUnitsFromDecimal } from '../../src/webhooks/providers/minor-units.js';
+import { currencyExponent, minorUnitsFromDecimal } from '../../packages/payonce/src/webhooks/providers/minor-units.js';
 
 describe('minorUnitsFromDecimal', () => {
   it.each<[string, string, number | undefined]>([

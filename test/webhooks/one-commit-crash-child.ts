@@ -3,7 +3,7 @@
  * handler's business write (inside the open transaction, before the commit), prints `written <eventId>` and hangs
  * until the parent SIGKILLs it. argv: <dialect> <target> <framework,...>; prints `ready <json urls>` once listening.
  */
-import type { SqlDialectName } from '../../src/stores/sql/sql-dialect.js';
+import type { SqlDialectName } from '../../packages/payonce/src/stores/sql/sql-dialect.js';
 import { openTarget } from '../outbox/sql-backends.js';
 import { creditsIntake } from './support/credits-app.js';
 import { type Framework, startWebhookApp } from './support/webhook-apps.js';

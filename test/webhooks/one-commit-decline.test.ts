@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { SqlStore } from '../../src/stores/sql/sql-store.js';
-import type { WebhookIntake } from '../../src/webhooks/intake.js';
-import { WebhookDecline } from '../../src/webhooks/intake-decline.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import type { WebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { WebhookDecline } from '../../packages/payonce/src/webhooks/intake-decline.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { createCreditsTable, creditsIntake, creditsOf } from './support/credits-app.js';
 import { invoicePaidBody, signedStripeHeaders } from './support/stripe-deliveries.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import type { IntakeEvents } from '../../src/webhooks/intake-events.js';
-import { WEBHOOK_PROBLEMS } from '../../src/webhooks/webhook-problems.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { IntakeEvents } from '../../packages/payonce/src/webhooks/intake-events.js';
+import { WEBHOOK_PROBLEMS } from '../../packages/payonce/src/webhooks/webhook-problems.js';
 import { bodyBytes } from './fixtures.js';
 import { stripeHeaders } from './intake-deliveries.js';
 import { type IntakeWorld, send, startIntakeWorld, WEBHOOK_BACKENDS } from './intake-support.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { RequestKey } from '../../src/core/request-key.js';
-import { clickProfile } from '../../src/webhooks/providers/click-profile.js';
-import { githubProfile } from '../../src/webhooks/providers/github-profile.js';
-import { MalformedWebhookPayload } from '../../src/webhooks/providers/malformed-webhook-payload.js';
-import { paymeProfile } from '../../src/webhooks/providers/payme-profile.js';
-import type { ProviderEvent, ProviderProfile } from '../../src/webhooks/providers/provider-event.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { yookassaProfile } from '../../src/webhooks/providers/yookassa-profile.js';
-import { RawBodyRequired } from '../../src/webhooks/verify/raw-body-required.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { clickProfile } from '../../packages/payonce/src/webhooks/providers/click-profile.js';
+import { githubProfile } from '../../packages/payonce/src/webhooks/providers/github-profile.js';
+import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
+import { paymeProfile } from '../../packages/payonce/src/webhooks/providers/payme-profile.js';
+import type { ProviderEvent, ProviderProfile } from '../../packages/payonce/src/webhooks/providers/provider-event.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { yookassaProfile } from '../../packages/payonce/src/webhooks/providers/yookassa-profile.js';
+import { RawBodyRequired } from '../../packages/payonce/src/webhooks/verify/raw-body-required.js';
 import { bodyBytes, fixtureFiles, readFixture, type Vector } from './fixtures.js';
 
 type Json = Record<string, unknown>;

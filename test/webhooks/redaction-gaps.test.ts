@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { createWebhookIntake } from '../../src/webhooks/intake.js';
-import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
-import { createRedactor, REDACTED } from '../../src/webhooks/journal/redact.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { customScheme } from '../../src/webhooks/verify/custom-scheme.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { createRedactor, REDACTED } from '../../packages/payonce/src/webhooks/journal/redact.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { customScheme } from '../../packages/payonce/src/webhooks/verify/custom-scheme.js';
 
 const redactor = createRedactor();
 const CARD = '4242424242424242';

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { createWebhookIntake } from '../../src/webhooks/intake.js';
-import { githubProfile } from '../../src/webhooks/providers/github-profile.js';
-import { standardWebhooksProfile } from '../../src/webhooks/providers/standard-webhooks-profile.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { githubScheme } from '../../src/webhooks/verify/github-scheme.js';
-import { shopifyScheme } from '../../src/webhooks/verify/shopify-scheme.js';
-import type { SignatureScheme } from '../../src/webhooks/verify/signature-scheme.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { githubProfile } from '../../packages/payonce/src/webhooks/providers/github-profile.js';
+import { standardWebhooksProfile } from '../../packages/payonce/src/webhooks/providers/standard-webhooks-profile.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { githubScheme } from '../../packages/payonce/src/webhooks/verify/github-scheme.js';
+import { shopifyScheme } from '../../packages/payonce/src/webhooks/verify/shopify-scheme.js';
+import type { SignatureScheme } from '../../packages/payonce/src/webhooks/verify/signature-scheme.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 
 // Issue #34 item 21: a refused signature is answered with the status the provider's own docs answer it with
 // (docs/webhooks.md "Rejection status per provider"), unless the endpoint sets `rejectionStatus`.

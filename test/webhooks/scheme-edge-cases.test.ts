@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { shopifyScheme } from '../../src/webhooks/verify/shopify-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { shopifyScheme } from '../../packages/payonce/src/webhooks/verify/shopify-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { bodyBytes, readFixture, type Vector } from './fixtures.js';
 import { hmacOf } from './signers.js';
 

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clickScheme } from '../../src/webhooks/verify/click-scheme.js';
-import { githubScheme } from '../../src/webhooks/verify/github-scheme.js';
-import { hmacScheme } from '../../src/webhooks/verify/hmac-scheme.js';
-import { paymeAuthScheme } from '../../src/webhooks/verify/payme-auth-scheme.js';
-import { shopifyScheme } from '../../src/webhooks/verify/shopify-scheme.js';
-import type { RejectReason, SyncSignatureScheme } from '../../src/webhooks/verify/signature-scheme.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { clickScheme } from '../../packages/payonce/src/webhooks/verify/click-scheme.js';
+import { githubScheme } from '../../packages/payonce/src/webhooks/verify/github-scheme.js';
+import { hmacScheme } from '../../packages/payonce/src/webhooks/verify/hmac-scheme.js';
+import { paymeAuthScheme } from '../../packages/payonce/src/webhooks/verify/payme-auth-scheme.js';
+import { shopifyScheme } from '../../packages/payonce/src/webhooks/verify/shopify-scheme.js';
+import type { RejectReason, SyncSignatureScheme } from '../../packages/payonce/src/webhooks/verify/signature-scheme.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { bodyBytes, fixtureFiles, fixturesRoot, isVector, readFixture, type Vector } from './fixtures.js';
 
 /** The scheme that verifies each provider directory's vectors. A new provider directory fails until added. */

@@ -1,18 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidOption, PayonceError } from '../../src/core/errors.js';
-import { basicAuthScheme } from '../../src/webhooks/verify/basic-auth-scheme.js';
-import { clickScheme } from '../../src/webhooks/verify/click-scheme.js';
-import { customScheme } from '../../src/webhooks/verify/custom-scheme.js';
-import { githubScheme } from '../../src/webhooks/verify/github-scheme.js';
-import { hmacScheme } from '../../src/webhooks/verify/hmac-scheme.js';
-import { InvalidVerifyInput } from '../../src/webhooks/verify/invalid-verify-input.js';
-import { paymeAuthScheme } from '../../src/webhooks/verify/payme-auth-scheme.js';
-import { RawBodyRequired } from '../../src/webhooks/verify/raw-body-required.js';
-import { shopifyScheme } from '../../src/webhooks/verify/shopify-scheme.js';
-import type { SignatureScheme, VerifyInput } from '../../src/webhooks/verify/signature-scheme.js';
-import { standardWebhooksScheme } from '../../src/webhooks/verify/standard-webhooks-scheme.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { InvalidOption, PayonceError } from '../../packages/payonce/src/core/errors.js';
+import { basicAuthScheme } from '../../packages/payonce/src/webhooks/verify/basic-auth-scheme.js';
+import { clickScheme } from '../../packages/payonce/src/webhooks/verify/click-scheme.js';
+import { customScheme } from '../../packages/payonce/src/webhooks/verify/custom-scheme.js';
+import { githubScheme } from '../../packages/payonce/src/webhooks/verify/github-scheme.js';
+import { hmacScheme } from '../../packages/payonce/src/webhooks/verify/hmac-scheme.js';
+import { InvalidVerifyInput } from '../../packages/payonce/src/webhooks/verify/invalid-verify-input.js';
+import { paymeAuthScheme } from '../../packages/payonce/src/webhooks/verify/payme-auth-scheme.js';
+import { RawBodyRequired } from '../../packages/payonce/src/webhooks/verify/raw-body-required.js';
+import { shopifyScheme } from '../../packages/payonce/src/webhooks/verify/shopify-scheme.js';
+import type { SignatureScheme, VerifyInput } from '../../packages/payonce/src/webhooks/verify/signature-scheme.js';
+import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { hmacOf, signStandardWebhooks, stripeV1 } from './signers.js';
 
 // Secrets generated for these tests (not provider fixtures).

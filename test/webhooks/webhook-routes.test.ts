@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/clock.js';
-import { TransactionsUnsupported } from '../../src/core/errors.js';
-import { IdempotencyGuard } from '../../src/core/idempotency-guard.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { RedisStore } from '../../src/stores/redis/redis-store.js';
-import { createWebhookIntake, type WebhookIntake } from '../../src/webhooks/intake.js';
-import { MemoryDeliveryJournal } from '../../src/webhooks/journal/memory-delivery-journal.js';
-import { stripeProfile } from '../../src/webhooks/providers/stripe-profile.js';
-import { stripeScheme } from '../../src/webhooks/verify/stripe-scheme.js';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
+import { TransactionsUnsupported } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
+import { createWebhookIntake, type WebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { readFixture, type Vector } from './fixtures.js';
 import { STRIPE_SECRET, STRIPE_VECTOR, stripeSignature } from './support/stripe-deliveries.js';
 import {
@@ -158,7 +158,7 @@ describe('expressWebhooks behind a global express.json()', () => {
   it('refuses the parsed body 500 RAW_BODY_REQUIRED (journaled), never verifying re-serialised JSON', async () => {
     const express = (await import('express')).default;
     const { createServer } = await import('node:http');
-    const { expressWebhooks } = await import('../../src/webhooks/express-webhooks.js');
+    const { expressWebhooks } = await import('../../packages/payonce/src/webhooks/express-webhooks.js');
     const journal = new MemoryDeliveryJournal();
     const intake = createWebhookIntake({
       guard: new IdempotencyGuard(new MemoryStore(), { clock: new ManualClock(NOW_S * 1000) }),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
-import type { StormReport } from '../../../src/storm/storm-report.js';
+import type { StormReport } from '../../../packages/storm/src/storm-report.js';
 import type { PayonceRun } from './run-payonce.js';
 
 /** The demo's JSON report: the storm report plus what the demo adds. */

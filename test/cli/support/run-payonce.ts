@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { payonceBin } from '../../../src/cli/demo/service-launch.js';
+import { payonceBin } from '../../../packages/cli/src/demo/service-launch.js';
 
 /** What a `payonce` child process did. */
 export interface PayonceRun {

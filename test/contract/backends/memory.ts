@@ -1,4 +1,4 @@
-import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import { MemoryStore } from '../../../packages/payonce/src/stores/memory/memory-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** Memory has one namespace per process: every `open()` shares the same map, as two guards in one worker would. */

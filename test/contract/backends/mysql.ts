@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
-import type { SqlBatching } from '../../../src/stores/sql/sql-store.js';
+import { MysqlStore } from '../../../packages/payonce/src/stores/mysql/mysql-store.js';
+import type { SqlBatching } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** The test server: `PAYONCE_TEST_MYSQL_URL`, or the machine's MariaDB (root, no password). */

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { type PostgresPoolConfig, PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
-import type { SqlBatching } from '../../../src/stores/sql/sql-store.js';
+import {
+  type PostgresPoolConfig,
+  PostgresStore,
+} from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { SqlBatching } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** The test server: `PAYONCE_TEST_POSTGRES_URL`, or the machine's PostgreSQL with trust auth. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
 import { deleteClusterKeysWithPrefix, startRedisCluster } from '../../support/redis-cluster.js';
 import type { TestBackend } from '../backend.js';
 

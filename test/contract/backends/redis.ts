@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** The test server: `PAYONCE_REDIS_URL`, or the machine's Redis on 127.0.0.1:6379. */

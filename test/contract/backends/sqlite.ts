@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import type { TestBackend } from '../backend.js';
 
 /** A fresh temporary directory holding one SQLite file; `drop()` deletes it. */

@@ -6,7 +6,7 @@ import { createExpressApp } from '../../../examples/express/server.js';
 import { createFastifyApp } from '../../../examples/fastify/server.js';
 import { createHonoApp } from '../../../examples/hono/server.js';
 import type { ExampleAppOptions } from '../../../examples/shared/example-options.js';
-import type { IdempotencyCore } from '../../../src/http/idempotency-core.js';
+import type { IdempotencyCore } from '../../../packages/payonce/src/http/idempotency-core.js';
 
 /** The adapters the behaviour table runs against. A new one is a compile error until it has a starter. */
 export type AdapterName = 'express' | 'fastify' | 'hono';

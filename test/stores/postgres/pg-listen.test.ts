@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
 import {
   createPostgresNamespace,
   POSTGRES_TEST_URL,

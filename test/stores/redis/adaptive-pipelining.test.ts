@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
 import {
   ADAPTIVE_PIPELINING_DEFAULTS,
   AdaptivePipelining,
   type AdaptivePipeliningSettings,
   PIPELINING_AGREEMENT,
-} from '../../../src/stores/redis/adaptive-pipelining.js';
-import { type CorkableStream, TickPipeline } from '../../../src/stores/redis/tick-pipeline.js';
+} from '../../../packages/payonce/src/stores/redis/adaptive-pipelining.js';
+import { type CorkableStream, TickPipeline } from '../../../packages/payonce/src/stores/redis/tick-pipeline.js';
 
 const SMALL: AdaptivePipeliningSettings = {
   warmup: 10,

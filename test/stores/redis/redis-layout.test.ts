@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import type { StoredResponse } from '../../../src/core/receipt.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { legacyFinishedByProviderKey, receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import type { StoredResponse } from '../../../packages/payonce/src/core/receipt.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import {
+  legacyFinishedByProviderKey,
+  receiptIdOf,
+  redisKeys,
+} from '../../../packages/payonce/src/stores/redis/redis-keys.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../../contract/backends/redis.js';
 
 const T0 = 1_767_225_600_000;

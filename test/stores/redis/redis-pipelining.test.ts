@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import type { StoredResponse } from '../../../src/core/receipt.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { AdaptivePipelining } from '../../../src/stores/redis/adaptive-pipelining.js';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
-import { completeScript } from '../../../src/stores/redis/scripts/complete.js';
-import { type CorkableStream, socketsOf, TickPipeline } from '../../../src/stores/redis/tick-pipeline.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import type { StoredResponse } from '../../../packages/payonce/src/core/receipt.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { AdaptivePipelining } from '../../../packages/payonce/src/stores/redis/adaptive-pipelining.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
+import { completeScript } from '../../../packages/payonce/src/stores/redis/scripts/complete.js';
+import {
+  type CorkableStream,
+  socketsOf,
+  TickPipeline,
+} from '../../../packages/payonce/src/stores/redis/tick-pipeline.js';
 import { deleteKeysWithPrefix, redisTestClient, redisTestUrl } from '../../contract/backends/redis.js';
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z

@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import type { StoredResponse } from '../../../src/core/receipt.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { escapeGlob, receiptIdOf, receiptPattern, redisKeys } from '../../../src/stores/redis/redis-keys.js';
-import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import type { StoredResponse } from '../../../packages/payonce/src/core/receipt.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import {
+  escapeGlob,
+  receiptIdOf,
+  receiptPattern,
+  redisKeys,
+} from '../../../packages/payonce/src/stores/redis/redis-keys.js';
+import type { RedisLike } from '../../../packages/payonce/src/stores/redis/redis-like.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../../contract/backends/redis.js';
 
 const T0 = 1_767_225_600_000;

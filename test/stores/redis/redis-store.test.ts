@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
-import { InvalidOption, RequestInProgress } from '../../../src/core/errors.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import type { StoredResponse } from '../../../src/core/receipt.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { AdaptivePipelining } from '../../../src/stores/redis/adaptive-pipelining.js';
-import { receiptIdOf, redisKeys } from '../../../src/stores/redis/redis-keys.js';
-import type { RedisLike } from '../../../src/stores/redis/redis-like.js';
-import { RedisStore } from '../../../src/stores/redis/redis-store.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
+import { InvalidOption, RequestInProgress } from '../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import type { StoredResponse } from '../../../packages/payonce/src/core/receipt.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { AdaptivePipelining } from '../../../packages/payonce/src/stores/redis/adaptive-pipelining.js';
+import { receiptIdOf, redisKeys } from '../../../packages/payonce/src/stores/redis/redis-keys.js';
+import type { RedisLike } from '../../../packages/payonce/src/stores/redis/redis-like.js';
+import { RedisStore } from '../../../packages/payonce/src/stores/redis/redis-store.js';
 import type { TestBackend } from '../../contract/backend.js';
 import { deleteKeysWithPrefix, redisBackend, redisTestClient, redisTestUrl } from '../../contract/backends/redis.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchEntry, Batcher, BatchSlots } from '../../../src/stores/sql/batcher.js';
+import { type BatchEntry, Batcher, BatchSlots } from '../../../packages/payonce/src/stores/sql/batcher.js';
 
 /** A batcher over fake runners that record what each was given and answer `item * 10`. */
 function recordingBatcher(max = 2) {

@@ -3,15 +3,15 @@ import { Kysely, type LogEvent, MysqlDialect, type MysqlPool, PostgresDialect } 
 import mysql from 'mysql2';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOption, StoreUnavailable } from '../../../src/core/errors.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import type { InsertClaimResult } from '../../../src/core/store.js';
-import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
-import type { ReceiptsDatabase } from '../../../src/stores/sql/receipts-table.js';
-import type { SqlBatching, SqlStore } from '../../../src/stores/sql/sql-store.js';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { InvalidOption, StoreUnavailable } from '../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import type { InsertClaimResult } from '../../../packages/payonce/src/core/store.js';
+import { MysqlStore } from '../../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { ReceiptsDatabase } from '../../../packages/payonce/src/stores/sql/receipts-table.js';
+import type { SqlBatching, SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { createMysqlNamespace, type MysqlNamespace } from '../../contract/backends/mysql.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../../contract/backends/postgres.js';
 
@@ -448,7 +448,7 @@ describe('postgres: batched statements on a fresh, unanalysed table', () => {
 
   it('reach rows through the primary key (never a scan of the table), whatever the statistics', async () => {
     const { PG_COMPLETE_RECEIPTS, PG_FIND_RECEIPTS, PG_INSERT_CLAIMS } = await import(
-      '../../../src/stores/sql/postgres-batch-statements.js'
+      '../../../packages/payonce/src/stores/sql/postgres-batch-statements.js'
     );
     const c = new pg.Client(ns.config);
     await c.connect();

@@ -8,15 +8,15 @@ import {
   SqliteDialect,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
-import { defineStatement, StatementTemplate } from '../../../src/stores/sql/compiled-statement.js';
-import { RECEIPTS_TABLE, type ReceiptsDatabase } from '../../../src/stores/sql/receipts-table.js';
-import type { SqlDialectName } from '../../../src/stores/sql/sql-dialect.js';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
-import { sqliteDialect } from '../../../src/stores/sql/sqlite-dialect.js';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { MysqlStore } from '../../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
+import { defineStatement, StatementTemplate } from '../../../packages/payonce/src/stores/sql/compiled-statement.js';
+import { RECEIPTS_TABLE, type ReceiptsDatabase } from '../../../packages/payonce/src/stores/sql/receipts-table.js';
+import type { SqlDialectName } from '../../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { sqliteDialect } from '../../../packages/payonce/src/stores/sql/sqlite-dialect.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 const T0 = 1_767_225_600_123;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
 import {
   createPostgresNamespace,
   POSTGRES_TEST_URL,

@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
-import { runCli } from '../../../src/cli/run-cli.js';
-import { InvalidOption } from '../../../src/core/errors.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { migrate } from '../../../src/stores/sql/migrate.js';
-import { ALL_MIGRATIONS } from '../../../src/stores/sql/migrations/all-migrations.js';
-import { schema } from '../../../src/stores/sql/schema.js';
-import type { SqlDialectName } from '../../../src/stores/sql/sql-dialect.js';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
+import type { CliIo } from '../../../packages/cli/src/cli-io.js';
+import { runCli } from '../../../packages/cli/src/run-cli.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { migrate } from '../../../packages/payonce/src/stores/sql/migrate.js';
+import { ALL_MIGRATIONS } from '../../../packages/payonce/src/stores/sql/migrations/all-migrations.js';
+import { schema } from '../../../packages/payonce/src/stores/sql/schema.js';
+import type { SqlDialectName } from '../../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 const capture = (): CliIo & { lines: string[] } => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import type { ReceiptsDatabase } from '../../../src/stores/sql/receipts-table.js';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import type { ReceiptsDatabase } from '../../../packages/payonce/src/stores/sql/receipts-table.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 /** The application's database type: its own table next to payonce's receipts. */

@@ -1,9 +1,9 @@
-import { MysqlStore } from '../../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../../src/stores/postgres/postgres-store.js';
-import type { ReceiptsDatabase } from '../../../src/stores/sql/receipts-table.js';
-import type { SqlDialectName } from '../../../src/stores/sql/sql-dialect.js';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { MysqlStore } from '../../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { ReceiptsDatabase } from '../../../packages/payonce/src/stores/sql/receipts-table.js';
+import type { SqlDialectName } from '../../../packages/payonce/src/stores/sql/sql-dialect.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { createMysqlNamespace } from '../../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../../contract/backends/postgres.js';
 import { createSqliteNamespace } from '../../contract/backends/sqlite.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../../contract/backends/sqlite.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

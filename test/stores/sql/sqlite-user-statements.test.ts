@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../../src/stores/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../../packages/payonce/src/stores/sqlite/sqlite-store.js';
 import { createSqliteNamespace, type SqliteNamespace } from '../../contract/backends/sqlite.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

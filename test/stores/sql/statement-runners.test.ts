@@ -2,9 +2,15 @@ import { CompiledQuery, Kysely, MysqlDialect, type MysqlPool, PostgresDialect, t
 import mysql from 'mysql2';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MysqlQueryPool, mysqlStatementRunner } from '../../../src/stores/mysql/mysql-statement-runner.js';
-import { type PgQueryPool, pgStatementRunner } from '../../../src/stores/postgres/pg-statement-runner.js';
-import { isDuplicateKeyError } from '../../../src/stores/sql/driver-error.js';
+import {
+  type MysqlQueryPool,
+  mysqlStatementRunner,
+} from '../../../packages/payonce/src/stores/mysql/mysql-statement-runner.js';
+import {
+  type PgQueryPool,
+  pgStatementRunner,
+} from '../../../packages/payonce/src/stores/postgres/pg-statement-runner.js';
+import { isDuplicateKeyError } from '../../../packages/payonce/src/stores/sql/driver-error.js';
 import { createMysqlNamespace } from '../../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../../contract/backends/postgres.js';
 

@@ -5,8 +5,11 @@ import {
   type PluginTransformResultArgs,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
-import { executeCompiled, withDirectStatements } from '../../../src/stores/sql/transaction-connection.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import {
+  executeCompiled,
+  withDirectStatements,
+} from '../../../packages/payonce/src/stores/sql/transaction-connection.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 /** Counts the results a plugin sees (a plugin can transform them, so it must see every one). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadCommand, MissingPackage } from '../../../src/cli/missing-package.js';
+import { loadCommand, MissingPackage } from '../../../packages/cli/src/missing-package.js';
 
 describe('loadCommand', () => {
   it('names the missing package and the install line instead of a module-resolution stack', async () => {

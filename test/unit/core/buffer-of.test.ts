@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bufferOf } from '../../../src/core/buffer-of.js';
+import { bufferOf } from '../../../packages/payonce/src/core/buffer-of.js';
 
 describe('bufferOf', () => {
   const pattern = (length: number) => Uint8Array.from({ length }, (_, i) => (i * 37 + 11) % 256);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClientBuckets } from '../../../src/core/client-buckets.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ClientBuckets } from '../../../packages/payonce/src/core/client-buckets.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
 
 describe('ClientBuckets', () => {
   it('keeps one bucket per client, refilled by the clock, and forgets full buckets before used ones', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption, PayonceError } from '../../../src/core/errors.js';
-import { IdempotencyGuard, type RunOptions } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import { InvalidOption, PayonceError } from '../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard, type RunOptions } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { MemoryStore } from '../../../packages/payonce/src/stores/memory/memory-store.js';
 
 // Issue #11 item 16: from JavaScript (no type checker), `guard.run(k, h, { payload: {a:1} })` threw Node's raw
 // TypeError out of the hash function. Every wrong argument is a typed PayonceError before any store call.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
-import { resolveGuardOptions } from '../../../src/core/guard-options.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { resolveGuardOptions } from '../../../packages/payonce/src/core/guard-options.js';
 
 describe('resolveGuardOptions', () => {
   it('applies documented defaults', () => {
@@ -52,9 +52,9 @@ describe('resolveGuardOptions', () => {
       expect(() => resolveGuardOptions({ waitForInFlightMs })).toThrow(InvalidOption);
     }
     expect(() => resolveGuardOptions({ waitPollMaxMs: 0 })).toThrow(InvalidOption);
-    const { IdempotencyGuard } = await import('../../../src/core/idempotency-guard.js');
-    const { MemoryStore } = await import('../../../src/stores/memory/memory-store.js');
-    const { RequestKey } = await import('../../../src/core/request-key.js');
+    const { IdempotencyGuard } = await import('../../../packages/payonce/src/core/idempotency-guard.js');
+    const { MemoryStore } = await import('../../../packages/payonce/src/stores/memory/memory-store.js');
+    const { RequestKey } = await import('../../../packages/payonce/src/core/request-key.js');
     const guard = new IdempotencyGuard(new MemoryStore());
     let runs = 0;
     const run = guard.run(

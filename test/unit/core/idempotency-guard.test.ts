@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
 import {
   InvalidOption,
   InvalidRequestKey,
   StoreUnavailable,
   TransactionsUnsupported,
-} from '../../../src/core/errors.js';
-import type { GuardEvents } from '../../../src/core/guard-events.js';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../src/core/request-key.js';
-import type { Store } from '../../../src/core/store.js';
-import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+} from '../../../packages/payonce/src/core/errors.js';
+import type { GuardEvents } from '../../../packages/payonce/src/core/guard-events.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../../packages/payonce/src/core/store.js';
+import { MemoryStore } from '../../../packages/payonce/src/stores/memory/memory-store.js';
 
 const key = new RequestKey('unit', 'evt_1');
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PeriodicTask } from '../../../src/core/periodic-task.js';
+import { PeriodicTask } from '../../../packages/payonce/src/core/periodic-task.js';
 
 describe('PeriodicTask', () => {
   it('runs again after each run ends, never two at once, and goes on after a failing run', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestKey } from '../../../src/core/errors.js';
-import { MAX_KEY_PART_CHARS, RequestKey, requestKey } from '../../../src/core/request-key.js';
+import { InvalidRequestKey } from '../../../packages/payonce/src/core/errors.js';
+import { MAX_KEY_PART_CHARS, RequestKey, requestKey } from '../../../packages/payonce/src/core/request-key.js';
 
 describe('RequestKey', () => {
   it.each<[string, string, string]>([

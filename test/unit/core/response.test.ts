@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
-import { fingerprint } from '../../../src/core/fingerprint.js';
-import { toStoredResponse } from '../../../src/core/response.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { fingerprint } from '../../../packages/payonce/src/core/fingerprint.js';
+import { toStoredResponse } from '../../../packages/payonce/src/core/response.js';
 
 describe('toStoredResponse', () => {
   it('defaults to 200, no headers, empty body', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isStoredId } from '../../../src/core/stored-id.js';
+import { isStoredId } from '../../../packages/payonce/src/core/stored-id.js';
 
 describe('isStoredId', () => {
   it('accepts the ids payonce makes and any 1–64 printable ASCII characters with no space at either end', () => {

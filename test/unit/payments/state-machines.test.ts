@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs } from '../../../src/outbox/backoff.js';
+import { backoffDelayMs } from '../../../packages/payonce/src/outbox/backoff.js';
 import {
   ACTIVE_ATTEMPT_STATUSES,
   ATTEMPT_STATUSES,
@@ -7,11 +7,15 @@ import {
   isActiveAttempt,
   isTerminalAttempt,
   nextAttemptStatus,
-} from '../../../src/payments/attempt-status.js';
-import { InvalidMoney } from '../../../src/payments/invalid-money.js';
-import { checkMoney } from '../../../src/payments/money.js';
-import { nextOrderStatus, ORDER_STATUSES, type OrderStatus } from '../../../src/payments/order-status.js';
-import type { Transition } from '../../../src/payments/transition.js';
+} from '../../../packages/payonce/src/payments/attempt-status.js';
+import { InvalidMoney } from '../../../packages/payonce/src/payments/invalid-money.js';
+import { checkMoney } from '../../../packages/payonce/src/payments/money.js';
+import {
+  nextOrderStatus,
+  ORDER_STATUSES,
+  type OrderStatus,
+} from '../../../packages/payonce/src/payments/order-status.js';
+import type { Transition } from '../../../packages/payonce/src/payments/transition.js';
 
 describe('nextAttemptStatus', () => {
   it.each<[AttemptStatus, AttemptStatus, Transition<AttemptStatus>['kind']]>([

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
-import { checkAdminTokenStrength } from '../../../src/service/admin-token-strength.js';
-import { resolveServiceConfig } from '../../../src/service/service-config.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { checkAdminTokenStrength } from '../../../packages/service/src/admin-token-strength.js';
+import { resolveServiceConfig } from '../../../packages/service/src/service-config.js';
 
 describe('admin token strength (PAYONCE_ADMIN_TOKEN)', () => {
   it('refuses short, predictable or non-ASCII tokens at start with INVALID_OPTION, never quoting the token', () => {

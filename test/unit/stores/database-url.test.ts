@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOption } from '../../../src/core/errors.js';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
 import {
   type DatabaseTarget,
   describeTarget,
   InvalidDatabaseUrl,
   parseDatabaseUrl,
   redact,
-} from '../../../src/stores/database-url.js';
+} from '../../../packages/payonce/src/stores/database-url.js';
 
 describe('parseDatabaseUrl', () => {
   it.each<[string, DatabaseTarget]>([

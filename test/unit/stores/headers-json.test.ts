@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headersJson } from '../../../src/stores/headers-json.js';
+import { headersJson } from '../../../packages/payonce/src/stores/headers-json.js';
 
 // headersJson is a stored format (the Redis completion field, read back with JSON.parse): whatever the headers, it
 // must be exactly what JSON.stringify writes.

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { IdempotencyGuard } from '../../../src/core/idempotency-guard.js';
-import type { SqlStore } from '../../../src/stores/sql/sql-store.js';
-import { createWebhookIntake, type WebhookIntake } from '../../../src/webhooks/intake.js';
-import { MemoryDeliveryJournal } from '../../../src/webhooks/journal/memory-delivery-journal.js';
-import { stripeIdOf, stripeObject } from '../../../src/webhooks/providers/event-objects.js';
-import { stripeProfile } from '../../../src/webhooks/providers/stripe-profile.js';
-import { stripeScheme } from '../../../src/webhooks/verify/stripe-scheme.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { createWebhookIntake, type WebhookIntake } from '../../../packages/payonce/src/webhooks/intake.js';
+import { MemoryDeliveryJournal } from '../../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
+import { stripeIdOf, stripeObject } from '../../../packages/payonce/src/webhooks/providers/event-objects.js';
+import { stripeProfile } from '../../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { STRIPE_SECRET } from './stripe-deliveries.js';
 
 /**

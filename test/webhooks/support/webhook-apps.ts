@@ -5,10 +5,10 @@ import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { expressWebhooks } from '../../../src/webhooks/express-webhooks.js';
-import { fastifyWebhooks } from '../../../src/webhooks/fastify-webhooks.js';
-import { honoWebhooks } from '../../../src/webhooks/hono-webhooks.js';
-import type { WebhookIntake } from '../../../src/webhooks/intake.js';
+import { expressWebhooks } from '../../../packages/payonce/src/webhooks/express-webhooks.js';
+import { fastifyWebhooks } from '../../../packages/payonce/src/webhooks/fastify-webhooks.js';
+import { honoWebhooks } from '../../../packages/payonce/src/webhooks/hono-webhooks.js';
+import type { WebhookIntake } from '../../../packages/payonce/src/webhooks/intake.js';
 
 /** The three frameworks a webhook route exists for. */
 export type Framework = 'fastify' | 'express' | 'hono';

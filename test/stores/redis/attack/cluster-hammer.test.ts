@@ -3,10 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/core/clock.js';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { RedisStore } from '../../../../src/stores/redis/redis-store.js';
+import { ManualClock } from '../../../../packages/payonce/src/core/clock.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { startRedisCluster, type TestRedisCluster } from '../../../support/redis-cluster.js';
 import { keyOf } from './hammer-keys.js';
 

@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RedisStore } from '../../../../src/stores/redis/redis-store.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { keyOf } from './hammer-keys.js';
 
 interface Config {

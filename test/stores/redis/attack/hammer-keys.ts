@@ -1,4 +1,4 @@
-import { RequestKey } from '../../../../src/core/request-key.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
 
 /** Hostile key parts of the hammer: glob characters, the hash-tag braces, ':' and unicode in provider and id. */
 export function keyOf(runId: string, index: number): RequestKey {

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../../../src/stores/redis/redis-store.js';
+import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { keyOf } from './hammer-keys.js';
 import { type OwnRedis, startOwnRedis } from './own-redis.js';
 

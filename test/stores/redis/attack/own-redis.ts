@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { findFreePort } from '../../../../src/cli/demo/free-port.js';
+import { findFreePort } from '../../../../packages/cli/src/demo/free-port.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimLost, StoreUnavailable } from '../../../../src/core/errors.js';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { RedisStore } from '../../../../src/stores/redis/redis-store.js';
+import { ClaimLost, StoreUnavailable } from '../../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { type OwnRedis, startOwnRedis } from './own-redis.js';
 
 /**

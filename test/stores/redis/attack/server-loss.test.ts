@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PayonceError } from '../../../../src/core/errors.js';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { RedisStore } from '../../../../src/stores/redis/redis-store.js';
+import { PayonceError } from '../../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { type OwnRedis, startOwnRedis } from './own-redis.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

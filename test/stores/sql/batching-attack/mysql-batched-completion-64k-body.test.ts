@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { MysqlStore } from '../../../../src/stores/mysql/mysql-store.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { MysqlStore } from '../../../../packages/payonce/src/stores/mysql/mysql-store.js';
 import { createMysqlNamespace, type MysqlNamespace } from '../../../contract/backends/mysql.js';
 
 // Attack finding (issue #17): on MariaDB 10.11 a derived table `select ? as b union all select ? …` truncates a

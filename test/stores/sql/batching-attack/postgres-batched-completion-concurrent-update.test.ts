@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { PostgresStore } from '../../../../src/stores/postgres/postgres-store.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { PostgresStore } from '../../../../packages/payonce/src/stores/postgres/postgres-store.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../../../contract/backends/postgres.js';
 
 // Attack finding (issue #17), fixed: the batched

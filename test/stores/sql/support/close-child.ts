@@ -3,9 +3,9 @@
  * that run straight on the pool, never through Kysely), closes the store and returns from the module. The process
  * must then exit on its own: anything still holding the pool open keeps it alive.
  */
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { MysqlStore } from '../../../../src/stores/mysql/mysql-store.js';
-import { PostgresStore } from '../../../../src/stores/postgres/postgres-store.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { MysqlStore } from '../../../../packages/payonce/src/stores/mysql/mysql-store.js';
+import { PostgresStore } from '../../../../packages/payonce/src/stores/postgres/postgres-store.js';
 
 const [dialect, url, externalId] = process.argv.slice(2) as ['postgres' | 'mysql', string, string];
 const store = dialect === 'postgres' ? await PostgresStore.connect(url) : await MysqlStore.connect(url);

@@ -4,9 +4,9 @@
  * ids only when they are) and the guard's resolved `nestedClaimDetection`, as one JSON line.
  */
 import { executionAsyncId } from 'node:async_hooks';
-import { IdempotencyGuard } from '../../../../src/core/idempotency-guard.js';
-import { RequestKey } from '../../../../src/core/request-key.js';
-import { MemoryStore } from '../../../../src/stores/memory/memory-store.js';
+import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
+import { MemoryStore } from '../../../../packages/payonce/src/stores/memory/memory-store.js';
 
 async function promiseHooksOn(): Promise<boolean> {
   await null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withRetry } from '../../../../src/stores/sql/retry.js';
+import { withRetry } from '../../../../packages/payonce/src/stores/sql/retry.js';
 
 class Busy extends Error {}
 const isBusy = (error: unknown) => error instanceof Busy;

@@ -1,0 +1,347 @@
+import type { ServiceOptions } from '@payonce/service/internal/service-options.js';
+import { type Command, Option } from 'commander';
+import { brokerOf } from 'payonce/internal/relay/broker-url.js';
+import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
+import type { CliIo } from '../cli-io.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
+import { loadCommand } from '../missing-package.js';
+
+/** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
+export interface RuntimeFlags {
+  /** The flag as given; `runtimeOptions` falls back to `PAYONCE_DATABASE_URL`, `DATABASE_URL`, `./payonce.sqlite`. */
+  databaseUrl?: string;
+  /** Connections of the PostgreSQL / MySQL pool (1–1000); `undefined` = the service's default of 10. */
+  databasePoolSize?: number;
+  redisUrl?: string;
+  storeTimeoutMs?: number;
+  providerUrl?: string;
+  providerTimeoutMs?: number;
+  workerPollMs?: number;
+  leaseMs?: number;
+  reconcileEveryMs?: number;
+  reconcileAfterMs?: number;
+  fulfilDelayMs?: number;
+  receiptStaleAfterMs?: number;
+  retryBaseMs?: number;
+  reconcilePendingAfterMs?: number;
+  webhookToleranceSec?: number;
+  idempotencyStaleAfterMs?: number;
+  waitForInFlightMs?: number;
+  receiptPurgeEveryMs?: number;
+  webhookReceiptRetentionMs?: number;
+  journalRetentionMs?: number;
+  logLevel?: string;
+  broker?: string;
+  subjectPrefix?: string;
+}
+
+/** A commander argument parser for a non-negative integer of milliseconds. @throws {CliUsageError} anything else. */
+export function millis(flag: string, min = 0): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min) {
+      throw new CliUsageError(`${flag}: "${value}" is not an integer of milliseconds >= ${min}`);
+    }
+    return n;
+  };
+}
+
+function seconds(flag: string): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new CliUsageError(`${flag}: "${value}" is not an integer of seconds >= 1`);
+    return n;
+  };
+}
+
+/** A commander argument parser for an integer in `min`…`max`. @throws {CliUsageError} anything else, naming `flag`. */
+export function intIn(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new CliUsageError(`${flag}: "${value}" is not an integer ${min}…${max}`);
+    }
+    return n;
+  };
+}
+
+/** A commander argument parser for a TCP port 0–65535. @throws {CliUsageError} anything else. */
+export function portOf(value: string): number {
+  const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(n) || n > 65_535) throw new CliUsageError(`--port: "${value}" is not a port 0…65535`);
+  return n;
+}
+
+/** Adds the database, Redis, provider, timing and log flags to `command`. */
+export function addRuntimeOptions(command: Command): Command {
+  return command
+    .addOption(
+      databaseUrlOption(
+        'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start; default ./payonce.sqlite)',
+      ),
+    )
+    .option(
+      '--database-pool-size <n>',
+      'connections of the PostgreSQL / MySQL pool, 1…1000 (default 10; SQLite has one)',
+      intIn('--database-pool-size', 1, 1_000),
+    )
+    .addOption(
+      new Option(
+        '--redis-url <url>',
+        "moves the webhook intake's receipts to Redis (payment receipts stay in SQL)",
+      ).env('REDIS_URL'),
+    )
+    .addOption(
+      new Option(
+        '--store-timeout-ms <ms>',
+        'bound of each wait on a store: a Redis connect or command (503 STORE_UNAVAILABLE after it) and each /healthz store check (default 2000)',
+      )
+        .env('PAYONCE_STORE_TIMEOUT_MS')
+        .argParser(millis('--store-timeout-ms', 1)),
+    )
+    .addOption(
+      new Option('--provider-url <url>', 'base URL of the Stripe-shaped provider API (the sandbox)').env(
+        'PAYONCE_PROVIDER_URL',
+      ),
+    )
+    .addOption(
+      new Option('--provider-timeout-ms <ms>', 'a create call with no answer by then makes the attempt unknown')
+        .env('PAYONCE_PROVIDER_TIMEOUT_MS')
+        .argParser(millis('--provider-timeout-ms', 1)),
+    )
+    .option('--worker-poll-ms <ms>', 'outbox worker sleep when idle (default 1000)', millis('--worker-poll-ms', 1))
+    .option(
+      '--lease-ms <ms>',
+      'lease of a claimed outbox job, not renewed while it runs: keep it above the slowest run (default 30000)',
+      millis('--lease-ms', 1),
+    )
+    .option(
+      '--reconcile-every-ms <ms>',
+      'interval of reconciliation runs (default 10000)',
+      millis('--reconcile-every-ms', 1),
+    )
+    .option(
+      '--reconcile-after-ms <ms>',
+      'age of unknown attempts to reconcile (default 60000)',
+      millis('--reconcile-after-ms'),
+    )
+    .option(
+      '--fulfil-delay-ms <ms>',
+      'simulated warehouse call inside each fulfilment (default 0)',
+      millis('--fulfil-delay-ms'),
+    )
+    .option(
+      '--reconcile-pending-after-ms <ms>',
+      'age of pending attempts (no webhook came) re-checked with the provider (default 300000)',
+      millis('--reconcile-pending-after-ms', 1),
+    )
+    .option(
+      '--retry-base-ms <ms>',
+      'first retry delay of a failed outbox job, doubled per failure (default 1000)',
+      millis('--retry-base-ms', 1),
+    )
+    .option(
+      '--receipt-stale-after-ms <ms>',
+      'lease of a webhook receipt claim, renewed while its handler runs: a redelivery takes over a claim whose heartbeat stopped this long (its worker died) (default 30000)',
+      millis('--receipt-stale-after-ms', 1),
+    )
+    .option(
+      '--idempotency-stale-after-ms <ms>',
+      'age of an Idempotency-Key request left in progress (its process died) before a retry takes it over; above --provider-timeout-ms (default 60000)',
+      millis('--idempotency-stale-after-ms', 1),
+    )
+    .option(
+      '--wait-for-in-flight-ms <ms>',
+      'how long a duplicate checkout or webhook that meets the same one still running (any replica) waits for its result before 409 (default 0; at most 30000)',
+      millis('--wait-for-in-flight-ms'),
+    )
+    .option(
+      '--receipt-purge-every-ms <ms>',
+      'how often finished receipts past their retention are purged (default 3600000)',
+      millis('--receipt-purge-every-ms', 1),
+    )
+    .option(
+      '--webhook-receipt-retention-ms <ms>',
+      'how long finished webhook receipts are kept to recognise redeliveries (default 604800000, 7 days)',
+      millis('--webhook-receipt-retention-ms', 1),
+    )
+    .option(
+      '--journal-retention-ms <ms>',
+      'how long webhook delivery journal rows are kept (default 2592000000, 30 days)',
+      millis('--journal-retention-ms', 1),
+    )
+    .addOption(
+      new Option(
+        '--webhook-tolerance-sec <s>',
+        'webhook signature tolerance: a signed timestamp further than this from now is refused 401 (default 300)',
+      )
+        .env('PAYONCE_WEBHOOK_TOLERANCE_SEC')
+        .argParser(seconds('--webhook-tolerance-sec')),
+    )
+    .addOption(
+      new Option(
+        '--broker <url>',
+        'nats://… or amqp://…: publish order.paid / order.fulfilled there through the outbox relay (with the worker)',
+      ).env('PAYONCE_BROKER_URL'),
+    )
+    .addOption(
+      new Option(
+        '--subject-prefix <prefix>',
+        'with --broker: subjects <prefix>.order.paid; stream / exchange named after it',
+      )
+        .env('PAYONCE_SUBJECT_PREFIX')
+        .default('payonce'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
+        .env('PAYONCE_LOG_LEVEL')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    );
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * The `ServiceOptions` of the shared flags, checked: the database URL (`--database-url`, else
+ * `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, else `./payonce.sqlite`) must parse and the provider URL is
+ * required. @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` / `PAYONCE_PROVIDER_URL`.
+ */
+export function runtimeOptions(
+  flags: RuntimeFlags,
+  env: NodeJS.ProcessEnv,
+): ServiceOptions & { readonly databaseUrl: string } {
+  const databaseUrl = databaseUrlOf(flags.databaseUrl, env, './payonce.sqlite');
+  parseDatabaseUrl(databaseUrl);
+  const providerUrl = nonEmpty(flags.providerUrl);
+  if (providerUrl === undefined) {
+    throw new CliUsageError('--provider-url (or PAYONCE_PROVIDER_URL) is required: the base URL of the provider API');
+  }
+  try {
+    const url = new URL(providerUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
+  }
+  const brokerUrl = nonEmpty(flags.broker) ?? null;
+  if (brokerUrl !== null) {
+    try {
+      brokerOf(brokerUrl);
+    } catch (error) {
+      throw new CliUsageError(`--broker: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return {
+    databaseUrl,
+    databasePoolSize: flags.databasePoolSize,
+    redisUrl: nonEmpty(flags.redisUrl) ?? null,
+    storeTimeoutMs: flags.storeTimeoutMs,
+    providerUrl,
+    providerTimeoutMs: flags.providerTimeoutMs,
+    workerPollMs: flags.workerPollMs,
+    leaseMs: flags.leaseMs,
+    reconcileEveryMs: flags.reconcileEveryMs,
+    reconcileAfterMs: flags.reconcileAfterMs,
+    fulfilDelayMs: flags.fulfilDelayMs,
+    receiptStaleAfterMs: flags.receiptStaleAfterMs,
+    retryBaseMs: flags.retryBaseMs,
+    reconcilePendingAfterMs: flags.reconcilePendingAfterMs,
+    webhookToleranceSec: flags.webhookToleranceSec,
+    idempotencyStaleAfterMs: flags.idempotencyStaleAfterMs,
+    waitForInFlightMs: flags.waitForInFlightMs,
+    receiptPurgeEveryMs: flags.receiptPurgeEveryMs,
+    webhookReceiptRetentionMs: flags.webhookReceiptRetentionMs,
+    journalRetentionMs: flags.journalRetentionMs,
+    logLevel: flags.logLevel,
+    brokerUrl,
+    brokerSubjectPrefix: flags.subjectPrefix,
+    stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
+    standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
+    adminToken: nonEmpty(env.PAYONCE_ADMIN_TOKEN) ?? null,
+  };
+}
+
+/** Resolves with the name of the first SIGTERM or SIGINT received. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+interface ServeFlags extends RuntimeFlags {
+  port: number;
+  host: string;
+  worker: boolean;
+  trustProxy?: string;
+}
+
+/**
+ * `--trust-proxy <list>` (env `PAYONCE_TRUST_PROXY`) of `payonce serve` and `payonce console`: the proxies whose
+ * `X-Forwarded-*` headers count (docs/console.md "Behind a TLS proxy"). Checked by the service (`trustProxy`).
+ */
+export function trustProxyOption(): Option {
+  return new Option(
+    '--trust-proxy <list>',
+    'addresses / CIDR ranges / loopback,linklocal,uniquelocal of the TLS proxy in front: their X-Forwarded-Proto and -For count (default: none)',
+  ).env('PAYONCE_TRUST_PROXY');
+}
+
+/**
+ * Registers `serve` on the `payonce` program: starts the reference service (docs/service.md) with the flags and
+ * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
+ * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
+ * reconciliation, database) and exits 0. A bad flag or missing provider URL exits 2 with the reason; a
+ * SQLite file, Redis or port that cannot be opened exits 1 with the driver's message. A PostgreSQL or MySQL
+ * server that is down at start is waited for: the service listens, answers 503 + `Retry-After` and reports
+ * `starting` on `/healthz` until the database answers, then migrates it and starts the worker.
+ * @see `createService`.
+ */
+export function registerServe(program: Command, io: CliIo): void {
+  const command = program
+    .command('serve')
+    .description(
+      'run the reference payment service (orders, checkout, webhooks, outbox worker, reconciliation, metrics)',
+    );
+  addRuntimeOptions(command)
+    .addOption(
+      new Option('--port <port>', 'listening port (0 picks one; the URL is printed)')
+        .env('PORT')
+        .default(3000)
+        .argParser(portOf),
+    )
+    .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
+    .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
+    .addOption(trustProxyOption())
+    .action(async (flags: ServeFlags) => {
+      const options = runtimeOptions(flags, process.env);
+      const signal = untilSignal();
+      // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
+      const { createService } = await loadCommand('serve', () => import('@payonce/service/internal/create-service.js'));
+      const service = await createService({
+        ...options,
+        port: flags.port,
+        host: flags.host,
+        worker: flags.worker,
+        trustProxy: nonEmpty(flags.trustProxy) ?? null,
+      });
+      io.out(`payonce service listening on ${service.url}`);
+      io.out(
+        `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${
+          service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
+        }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
+      );
+      const received = await signal;
+      io.out(`payonce service: ${received}, closing`);
+      await service.close();
+    });
+}

@@ -1,0 +1,122 @@
+import { writeFile } from 'node:fs/promises';
+import { DEFAULT_STORM_CONCURRENCY, runStorm, StormTargetUnavailable } from '@payonce/storm/internal/run-storm.js';
+import type { StormReport } from '@payonce/storm/internal/storm-report.js';
+import { formatStormTable, stormSummary } from '@payonce/storm/internal/storm-table.js';
+import { type Command, Option } from 'commander';
+import { InvalidOption } from 'payonce/internal/core/errors.js';
+import type { CliIo } from '../cli-io.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import { progressLine, stormPlanLine } from '../storm-progress.js';
+
+/** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
+export class StormFailed extends Error {
+  constructor(readonly failed: readonly number[]) {
+    super(`scenario(s) failed: ${failed.join(', ')}`);
+    this.name = 'StormFailed';
+  }
+}
+
+/** Options of `payonce storm` as commander parses them. */
+export interface StormCommandOptions {
+  target: string;
+  provider: string;
+  adminToken?: string;
+  only?: string;
+  report?: string;
+  timeoutMs?: string;
+  concurrency?: string;
+  /** `--replica <url>`, repeatable: every replica of the service (the storm spreads its requests over them). */
+  replica?: string[];
+}
+
+function listOf(value: string): number[] {
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.some((part) => !/^\d{1,2}$/.test(part))) {
+    throw new CliUsageError(`--only takes scenario numbers separated by commas (e.g. 1,8,12), got "${value}"`);
+  }
+  return parts.map(Number);
+}
+
+function intOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+/**
+ * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
+ * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
+ * given (also when scenarios failed). Returns the report.
+ * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL (exit status 2).
+ * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
+ * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
+ *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
+ */
+export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
+  const only = options.only === undefined ? undefined : listOf(options.only);
+  const concurrency = intOption(options.concurrency, '--concurrency') ?? DEFAULT_STORM_CONCURRENCY;
+  let report: StormReport;
+  try {
+    report = await runStorm({
+      target: options.target,
+      replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
+      provider: options.provider,
+      adminToken: options.adminToken,
+      only,
+      timeoutMs: intOption(options.timeoutMs, '--timeout-ms'),
+      concurrency,
+      onProgress: (event) => {
+        if (event.kind === 'started' && event.index === 1) io.out(stormPlanLine(event.total, concurrency, only));
+        io.out(progressLine(event));
+      },
+    });
+  } catch (error) {
+    if (error instanceof InvalidOption) throw new CliUsageError(error.message);
+    if (error instanceof StormTargetUnavailable && options.report !== undefined) {
+      // A CI job reading the report must see why nothing ran, not a missing file.
+      const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
+      await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
+      io.out(`report written to ${options.report}`);
+    }
+    throw error;
+  }
+  io.out('');
+  for (const line of formatStormTable(report).split('\n')) io.out(line);
+  io.out('');
+  io.out(stormSummary(report));
+  if (options.report !== undefined) {
+    await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
+    io.out(`report written to ${options.report}`);
+  }
+  const failed = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
+  if (failed.length > 0) throw new StormFailed(failed);
+  return report;
+}
+
+/** Registers `storm` on the `payonce` program. */
+export function registerStorm(program: Command, io: CliIo): void {
+  program
+    .command('storm')
+    .description(
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider',
+    )
+    .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
+    .requiredOption('--provider <url>', 'base URL of the sandbox provider the service uses')
+    .addOption(
+      new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
+        'PAYONCE_ADMIN_TOKEN',
+      ),
+    )
+    .option('--only <numbers>', 'run only these scenarios, e.g. 1,8,12')
+    .option('--report <file>', 'write the JSON report (every scenario, its counts, orders, verdict and reasons)')
+    .option('--timeout-ms <ms>', 'budget of one scenario in ms (raise it for long service timings)', '30000')
+    .option('--concurrency <n>', 'scenarios run at the same time (12 and 21 always run alone)', '4')
+    .option(
+      '--replica <url>',
+      'a replica of the service (repeat for each; the requests go round-robin, 12 kills one at random, 19-22 need two or more)',
+      (url: string, previous: string[] = []) => [...previous, url],
+    )
+    .action(async (options: StormCommandOptions) => {
+      await runStormCommand(options, io);
+    });
+}

@@ -1,0 +1,98 @@
+import { fileURLToPath } from 'node:url';
+import type { DemoServiceTimings } from './demo-service-timings.js';
+
+/** What the demo knows before it starts `payonce serve`. */
+export interface ServiceLaunchInput {
+  /** Port on 127.0.0.1 the service listens on (kept across restarts). */
+  readonly port: number;
+  /** `--database-url` of docs/service.md: SQLite path, `postgres://…` or `mysql://…`. */
+  readonly databaseUrl: string;
+  /** Base URL of the sandbox provider. */
+  readonly providerUrl: string;
+  /** `STRIPE_WEBHOOK_SECRET` (the sandbox's Stripe signing secret, `whsec_…`). */
+  readonly stripeWebhookSecret: string;
+  /** `STANDARD_WEBHOOKS_SECRET` (`whsec_` + base64). */
+  readonly standardWebhooksSecret: string;
+  /** `PAYONCE_ADMIN_TOKEN`: enables `/admin/*` for `Authorization: Bearer <token>`. */
+  readonly adminToken: string;
+  readonly timings: DemoServiceTimings;
+  /** The environment the child inherits before the demo's own variables. @default process.env */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/** How to run the service child: the script, its arguments and environment, and where it answers. */
+export interface ServiceLaunch {
+  readonly script: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** `<url>/healthz`. */
+  readonly healthUrl: string;
+}
+
+/** Variables of docs/service.md that the demo sets itself or leaves unset, whatever the parent's environment says. */
+const SERVICE_VARIABLES = [
+  'PAYONCE_DATABASE_URL',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'PORT',
+  'HOST',
+  'PAYONCE_PROVIDER_URL',
+  'PAYONCE_PROVIDER_TIMEOUT_MS',
+  'STRIPE_WEBHOOK_SECRET',
+  'STANDARD_WEBHOOKS_SECRET',
+  'PAYONCE_ADMIN_TOKEN',
+] as const;
+
+/**
+ * This package's own `bin/payonce-cli.js` (the command line over the built `dist/`), resolved from this module's
+ * URL (`src/demo/` or `dist/demo/` are both two levels below the package root), never from the working directory.
+ */
+export function payonceBin(): string {
+  return fileURLToPath(new URL('../../bin/payonce-cli.js', import.meta.url));
+}
+
+/**
+ * The `payonce serve` child of the demo: port, host and timings as flags; the database URL (which may hold a
+ * password), provider URL, webhook secrets and admin token in its environment only, so they never show in a
+ * process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database). The child logs
+ * at `warn` unless `PAYONCE_LOG_LEVEL` says otherwise (its output is only shown when something failed).
+ */
+export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
+  const env: Record<string, string | undefined> = { ...(input.baseEnv ?? process.env) };
+  for (const name of SERVICE_VARIABLES) delete env[name];
+  Object.assign(env, {
+    DATABASE_URL: input.databaseUrl,
+    PAYONCE_PROVIDER_URL: input.providerUrl,
+    STRIPE_WEBHOOK_SECRET: input.stripeWebhookSecret,
+    STANDARD_WEBHOOKS_SECRET: input.standardWebhooksSecret,
+    PAYONCE_ADMIN_TOKEN: input.adminToken,
+  });
+  const { timings } = input;
+  const args = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(input.port),
+    '--provider-timeout-ms',
+    String(timings.providerTimeoutMs),
+    '--worker-poll-ms',
+    String(timings.workerPollMs),
+    '--lease-ms',
+    String(timings.leaseMs),
+    '--reconcile-every-ms',
+    String(timings.reconcileEveryMs),
+    '--reconcile-after-ms',
+    String(timings.reconcileAfterMs),
+    '--fulfil-delay-ms',
+    String(timings.fulfilDelayMs),
+    '--wait-for-in-flight-ms',
+    String(timings.waitForInFlightMs),
+    '--log-level',
+    env.PAYONCE_LOG_LEVEL ?? 'warn',
+  ];
+  const url = `http://127.0.0.1:${input.port}`;
+  return Object.freeze({ script: payonceBin(), args: Object.freeze(args), env, url, healthUrl: `${url}/healthz` });
+}

@@ -1,0 +1,39 @@
+import { KILLING_SCENARIO_IDS } from '@payonce/storm/internal/all-scenarios.js';
+import type { StormProgress } from '@payonce/storm/internal/storm-report.js';
+
+/** A scenario number as the progress lines print it: two places and a dot. */
+const numbered = (id: number): string => `${String(id).padStart(2)}.`;
+
+/**
+ * One progress line of a storm run (`payonce storm`, `payonce demo`): the verdict (`pass`, `skip`, `FAIL`) or
+ * `start`, the scenario's number and name, and last the running count of what it counts, e.g.
+ * `pass  8. same webhook twice (765 ms)  [7 of 18 finished]`. Scenarios run several at a time, so lines come in
+ * the order they finish, not by number; the count never stands where a scenario number would. Numbers are padded
+ * to two places, so the names line up (`pass  8.`, `pass 10.`).
+ */
+export function progressLine(event: StormProgress): string {
+  if (event.kind === 'started') {
+    return `start ${numbered(event.id)} ${event.name}  [${event.index} of ${event.total} started]`;
+  }
+  const { result } = event;
+  const verdict = result.verdict === 'fail' ? 'FAIL' : result.verdict;
+  const why = result.reasons.length > 0 ? `: ${result.reasons.join('; ')}` : '';
+  return `${verdict} ${numbered(result.id)} ${result.name} (${result.durationMs} ms)${why}  [${event.index} of ${event.total} finished]`;
+}
+
+/**
+ * The line before the progress lines: how many scenarios, how many at a time, which of the selected ones (`only`;
+ * all when absent) kill a service process and so run alone at the end, and why the lines are out of order.
+ */
+export function stormPlanLine(total: number, concurrency: number, only?: readonly number[]): string {
+  const killing = KILLING_SCENARIO_IDS.filter((id) => only === undefined || only.includes(id));
+  const alone =
+    killing.length === 0
+      ? ''
+      : ` (scenario ${killing.join(' and scenario ')}, which kill${killing.length === 1 ? 's' : ''} a service ` +
+        `process, run${killing.length === 1 ? 's' : ''} alone at the end)`;
+  return (
+    `running ${total} scenarios, ${Math.min(total, concurrency)} at a time${alone}: lines come in the order they ` +
+    'finish; the table below is in scenario order'
+  );
+}

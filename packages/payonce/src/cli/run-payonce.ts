@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { importPeer, MissingPeer } from '../core/import-peer.js';
+import { databaseUrlFromEnv, InvalidDatabaseUrl } from '../stores/database-url.js';
+import { runMigrate } from './run-migrate.js';
+
+/** Where the `payonce` executable writes: one line per call. Injected so tests capture output. */
+export interface PayonceIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: PayonceIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+const USAGE = [
+  'usage: payonce migrate [--database-url URL]   apply pending payonce migrations',
+  '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
+  '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
+  'The other payonce commands (demo, serve, sandbox, storm, console, relay, purge, …) come with @payonce/cli:',
+  '  npm install --save-dev @payonce/cli',
+].join('\n');
+
+interface CliModule {
+  runCli(args: readonly string[]): Promise<number>;
+}
+
+async function migrate(args: readonly string[], io: PayonceIo): Promise<number> {
+  let url: string | undefined;
+  try {
+    const { values } = parseArgs({ args: [...args], options: { 'database-url': { type: 'string' } }, strict: true });
+    url = values['database-url'] ?? databaseUrlFromEnv(process.env);
+  } catch (error) {
+    io.err(`payonce migrate: ${(error as Error).message}`);
+    return 2;
+  }
+  if (url === undefined) {
+    io.err('payonce migrate: --database-url (or PAYONCE_DATABASE_URL, or DATABASE_URL) is required');
+    return 2;
+  }
+  try {
+    await runMigrate(url, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof InvalidDatabaseUrl) {
+      io.err(`payonce migrate: ${error.reason}`);
+      return 2;
+    }
+    io.err(`payonce migrate: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/**
+ * Runs the `payonce` executable with `args` (without node and script paths) and returns the exit status. When
+ * `@payonce/cli` is installed every command goes to it (its `migrate` is this package's `runMigrate`); without it,
+ * `migrate` runs here and any other command exits 2 naming the package to install. Never calls `process.exit`.
+ */
+export async function runPayonce(args: readonly string[], io: PayonceIo = stdio): Promise<number> {
+  let cli: CliModule;
+  try {
+    cli = await importPeer<CliModule>('@payonce/cli', 'the payonce tooling commands');
+  } catch (error) {
+    if (!(error instanceof MissingPeer)) throw error;
+    const [command, ...rest] = args;
+    if (command === 'migrate') return migrate(rest, io);
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      io.out(USAGE);
+      return 0;
+    }
+    io.err(`payonce ${command}: ${error.message}`);
+    return 2;
+  }
+  return cli.runCli(args);
+}

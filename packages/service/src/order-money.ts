@@ -1,0 +1,63 @@
+import { InvalidMoney } from 'payonce/internal/payments/invalid-money.js';
+import type { Money } from 'payonce/internal/payments/money.js';
+
+/**
+ * Largest order amount the reference service accepts, in minor units: 99 999 999 (999 999.99 EUR), the cap of the
+ * sandbox provider's create call. An order above it could never be paid, so it is refused up front (400
+ * `INVALID_MONEY`) instead of failing at checkout.
+ */
+export const MAX_ORDER_AMOUNT_MINOR = 99_999_999;
+
+/** ISO-4217 codes this Node knows (`Intl.supportedValuesOf('currency')`, ICU's list of active codes). */
+const ISO_4217: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** A short description of a JSON value, for a detail that never echoes the value itself. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value.length <= 3 ? 'a string' : `a string of ${value.length} characters`;
+  if (typeof value === 'number') return numberKind(value);
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function numberKind(value: number): string {
+  if (!Number.isFinite(value)) return 'a non-finite number';
+  if (!Number.isInteger(value)) return 'a non-integer number';
+  if (value === 0) return 'zero';
+  if (value < 0) return 'a negative integer';
+  return Number.isSafeInteger(value) ? 'an integer' : 'an integer beyond 2^53';
+}
+
+/** What is wrong with `amountMinor`, or `null`. */
+function amountProblem(amountMinor: unknown): string | null {
+  if (amountMinor === undefined) return 'amountMinor is missing (a positive integer of minor units)';
+  const positive = typeof amountMinor === 'number' && Number.isInteger(amountMinor) && amountMinor > 0;
+  if (!positive) return `amountMinor must be a positive integer of minor units, got ${kindOf(amountMinor)}`;
+  if (amountMinor > MAX_ORDER_AMOUNT_MINOR) return `amountMinor must be at most ${MAX_ORDER_AMOUNT_MINOR} minor units`;
+  return null;
+}
+
+/** What is wrong with `currency`, or `null`. */
+function currencyProblem(currency: unknown): string | null {
+  if (currency === undefined) return 'currency is missing (an ISO-4217 code like EUR)';
+  if (typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) && ISO_4217.has(currency)) return null;
+  const got = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? 'an unknown code' : kindOf(currency);
+  return `currency must be an ISO-4217 code like EUR, got ${got}`;
+}
+
+/**
+ * The money of a `POST /orders` body, checked at the service edge before `Payments.createOrder`:
+ * `amountMinor` a safe integer 1–`MAX_ORDER_AMOUNT_MINOR`, `currency` an ISO-4217 code Node's ICU knows
+ * (`Intl.supportedValuesOf('currency')`, upper case, e.g. `EUR`, `UZS`). Every bad field is named, in one detail
+ * (`amountMinor must be a positive integer of minor units, got a negative integer; currency must be …`), which
+ * says what is wrong (missing, the type, zero, negative, a length) without quoting the request's value
+ * (docs/errors.md: `detail` never contains request bodies).
+ * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
+ * @see docs/design.md §2 "Money and time"; ISO 4217; docs/service.md.
+ */
+export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
+  const { amountMinor, currency } = body;
+  const problems = [amountProblem(amountMinor), currencyProblem(currency)].filter((p): p is string => p !== null);
+  if (problems.length > 0) throw new InvalidMoney(problems.join('; '));
+  return { amountMinor: amountMinor as number, currency: currency as string };
+}

@@ -1,0 +1,186 @@
+import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
+import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
+import { SandboxApi } from './sandbox-api.js';
+import type { Scenario, ScenarioResult } from './scenario.js';
+import { ScenarioRun } from './scenario-run.js';
+import { ServiceApi } from './service-api.js';
+import { pidKillControl, replicaKillControl, type ServiceControl } from './service-control.js';
+import { StormHttp } from './storm-http.js';
+import type { StormProgress, StormReport } from './storm-report.js';
+
+/** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
+export const DEFAULT_STORM_CONCURRENCY = 4;
+
+/** Options of {@link runStorm}. */
+export interface StormOptions {
+  /** Base URL of the service under test (docs/service.md), e.g. `http://127.0.0.1:3000`. */
+  target: string;
+  /**
+   * Base URLs of every replica of the service (several `payonce serve` processes on one database, `target` among
+   * them or not): every scenario's requests go to them round-robin, scenario 12 kills one chosen at random, and
+   * the replica scenarios (19–22) aim at particular ones. @default `[target]`
+   */
+  replicas?: readonly string[];
+  /** Base URL of the sandbox provider the service calls and that sends its webhooks (docs/sandbox.md). */
+  provider: string;
+  /** Bearer token of the service's `/admin/*` routes; without it scenario 14 is skipped. */
+  adminToken?: string;
+  /** Scenario numbers to run (1…22). @default all */
+  only?: readonly number[];
+  /** How scenario 12 kills and restarts the service. @default pidKillControl(target) */
+  serviceControl?: ServiceControl;
+  /** Called when a scenario starts and when it ends (with its result). */
+  onProgress?: (event: StormProgress) => void;
+  /**
+   * Budget of one scenario in ms: every wait (webhooks, reconciliation, lease expiry) must end within it, and each
+   * HTTP request within it. Raise it for a service with long default timings (lease 30 s, reconcile after 60 s).
+   * @default 30_000
+   */
+  timeoutMs?: number;
+  /** Scenarios run at the same time (scenarios 12 and 21, which kill a service process, always run alone, last). @default 4 */
+  concurrency?: number;
+}
+
+/**
+ * The service (`GET /healthz`) or the sandbox (`GET /_sandbox/signing`) did not answer 200 before the storm began;
+ * nothing was run. Client side only (never an HTTP answer); `payonce storm` exits with status 1.
+ */
+export class StormTargetUnavailable extends PayonceError<'STORM_TARGET_UNAVAILABLE'> {
+  readonly code = 'STORM_TARGET_UNAVAILABLE';
+}
+
+function baseUrl(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new InvalidOption(name, 'must be an http(s) URL');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidOption(name, `must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOption(name, 'must be an http(s) URL');
+  return value.replace(/\/+$/, '');
+}
+
+function intIn(value: number, min: number, max: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidOption(name, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** The scenarios `only` selects, by number. @throws {InvalidOption} an unknown number, or an empty list. */
+export function selectScenarios(only: readonly number[] | undefined): Scenario[] {
+  if (only === undefined) return [...ALL_SCENARIOS];
+  if (only.length === 0) throw new InvalidOption('only', 'must name at least one scenario');
+  const known = new Map(ALL_SCENARIOS.map((s) => [s.id, s]));
+  for (const id of only) {
+    if (!known.has(id))
+      throw new InvalidOption('only', `no scenario ${id}; scenarios are numbered 1 to ${ALL_SCENARIOS.length}`);
+  }
+  return ALL_SCENARIOS.filter((s) => only.includes(s.id));
+}
+
+async function preflight(http: StormHttp, target: string, provider: string): Promise<void> {
+  const checks = [
+    { what: 'the service', url: `${target}/healthz` },
+    { what: 'the sandbox provider', url: `${provider}/_sandbox/signing` },
+  ];
+  for (const { what, url } of checks) {
+    let status: number;
+    try {
+      status = (await http.send({ method: 'GET', url })).status;
+    } catch (error) {
+      throw new StormTargetUnavailable(`${what} does not answer at ${url}`, { cause: error });
+    }
+    if (status !== 200) {
+      const hint = status === 403 && url.endsWith('/_sandbox/signing') ? ' (start it with --serve-secrets)' : '';
+      throw new StormTargetUnavailable(`${what} answered ${status} at ${url}${hint}`);
+    }
+  }
+}
+
+/**
+ * Runs the conformance scenarios of docs/design.md §9 against a LIVE service and sandbox over HTTP and judges every order
+ * they touched by the common rule (at most one charge, one paid transition, one fulfilment; nothing lost) plus
+ * each scenario's own criterion. Scenarios use their own customer and orders, run `concurrency` at a time, and
+ * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
+ * 3 × `timeoutMs` + 10 s, is a failure with the error as its reason (its orders are still judged); the run itself does not
+ * throw for a failing target.
+ * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…22).
+ * @throws {StormTargetUnavailable} the service's `/healthz` or the sandbox's controls do not answer 200.
+ * @see docs/design.md §9; docs/storm.md (every scenario and its criterion).
+ * @example const report = await runStorm({ target: service.url, provider: sandbox.url, adminToken });
+ */
+export async function runStorm(options: StormOptions): Promise<StormReport> {
+  const target = baseUrl(options.target, 'target');
+  const provider = baseUrl(options.provider, 'provider');
+  const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
+  const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, ALL_SCENARIOS.length, 'concurrency');
+  const scenarios = selectScenarios(options.only);
+  const replicas = (options.replicas ?? [target]).map((url, i) => baseUrl(url, `replicas[${i}]`));
+  if (replicas.length === 0) throw new InvalidOption('replicas', 'must name at least one base URL');
+  const onProgress = options.onProgress ?? (() => {});
+  const startedAtMs = Date.now();
+  const http = new StormHttp(timeoutMs);
+  try {
+    for (const replica of new Set([target, ...replicas])) await preflight(http, replica, provider);
+    const restartTimeoutMs = timeoutMs;
+    const settings = {
+      service: new ServiceApi(http, replicas),
+      sandbox: new SandboxApi(http, provider),
+      adminToken: options.adminToken ?? null,
+      serviceControl:
+        options.serviceControl ??
+        (replicas.length > 1
+          ? replicaKillControl(replicas, { restartTimeoutMs })
+          : pidKillControl(replicas[0]!, { restartTimeoutMs })),
+      timeoutMs,
+    };
+    const total = scenarios.length;
+    let started = 0;
+    let finished = 0;
+    const runOne = async (scenario: Scenario): Promise<ScenarioResult> => {
+      started += 1;
+      onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
+      const run = new ScenarioRun(scenario, settings);
+      let result: ScenarioResult;
+      let timer: NodeJS.Timeout | undefined;
+      const wallMs = 3 * timeoutMs + 10_000;
+      const wall = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the scenario did not finish within ${wallMs} ms`)), wallMs);
+      });
+      try {
+        result = await Promise.race([scenario.run(run), wall]);
+      } catch (error) {
+        run.fail(error);
+        result = await run.conclude().catch((conclusion: unknown) => {
+          run.fail(conclusion);
+          return run.abort();
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      finished += 1;
+      onProgress({ kind: 'finished', result, index: finished, total });
+      return result;
+    };
+    const queue = scenarios.filter((s) => !KILLING_SCENARIO_IDS.includes(s.id));
+    const results: ScenarioResult[] = [];
+    const worker = async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+    for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
+    results.sort((a, b) => a.id - b.id);
+    return Object.freeze({
+      target,
+      provider,
+      startedAtMs,
+      durationMs: Date.now() - startedAtMs,
+      passed: results.every((r) => r.verdict !== 'fail'),
+      results: Object.freeze(results),
+    });
+  } finally {
+    await http.close();
+  }
+}

@@ -1,0 +1,17 @@
+// Builds every workspace package in dependency order (each one's dist/ from its src/), then the web console.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+
+const ORDER = ['payonce', 'sandbox', 'storm', 'service', 'cli'];
+const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
+
+for (const name of ORDER) {
+  rmSync(`packages/${name}/dist`, { recursive: true, force: true });
+  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `packages/${name}/tsconfig.build.json`]);
+}
+run(process.execPath, [
+  'node_modules/vite/bin/vite.js',
+  'build',
+  '--config',
+  'packages/service/web/console/vite.config.ts',
+]);
