@@ -31,9 +31,9 @@ describe('payonce demo: the service child', () => {
     baseEnv: { PATH: '/usr/bin', REDIS_URL: 'redis://127.0.0.1:6379', PORT: '9999', DATABASE_URL: 'elsewhere.db' },
   });
 
-  it('runs the package bin/payonce.js, whatever the working directory', () => {
+  it('runs the package bin/payonce-cli.js, whatever the working directory', () => {
     expect(launch.script).toBe(payonceBin());
-    expect(launch.script.endsWith('/bin/payonce.js')).toBe(true);
+    expect(launch.script.endsWith('/bin/payonce-cli.js')).toBe(true);
     expect(existsSync(launch.script)).toBe(true);
   });
 

@@ -8,8 +8,8 @@ import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-s
 import { createSqliteNamespace, type SqliteNamespace } from '../contract/backends/sqlite.js';
 import { call, until, type ViewBody } from './service-harness.js';
 
-const BIN = fileURLToPath(new URL('../../bin/payonce.js', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../packages/payonce/bin/payonce.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../packages/cli/dist/run-cli.js', import.meta.url));
 
 /** A `payonce` child with its output so far. */
 interface Child {

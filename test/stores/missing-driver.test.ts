@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// Issue #11 item 16: without an optional peer driver, a store said `ERR_MODULE_NOT_FOUND: Cannot find package
+// Without an optional peer driver, a store said `ERR_MODULE_NOT_FOUND: Cannot find package
 // 'better-sqlite3'`; it must say which package to install. Each case runs the built package (dist/) in a child
 // whose module resolution refuses the four drivers (test/stores/support/no-drivers.mjs).
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../packages/payonce/', import.meta.url));
 const hooks = fileURLToPath(new URL('./support/no-drivers.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payonce-nodriver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { runStorm } from '../../packages/storm/src/run-storm.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 import { type SupervisedService, superviseService } from './supervised-service.js';
 
-const DIST = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../packages/cli/dist/run-cli.js', import.meta.url));
 
 /** Compressed `payonce serve` timings: a 300 ms warehouse call to kill into, a 1 s lease. */
 const SERVE_ARGS = [

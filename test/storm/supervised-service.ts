@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../bin/payonce.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../packages/payonce/bin/payonce.js', import.meta.url));
 
 /** A `payonce serve` child process restarted by a tiny supervisor after every exit it did not ask for. */
 export interface SupervisedService {

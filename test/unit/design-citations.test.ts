@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue #11 item 15: the README and the docstrings cited "SPEC §…", a file outside the repository. The design
+// The README and the docstrings once cited "SPEC §…", a file outside the repository. The design
 // lives in docs/design.md, in the project's words, and every citation must name one of its sections.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const files = execFileSync('git', ['ls-files', 'README.md', 'docs', 'src', 'examples', 'bench'], { cwd: root })
+const files = execFileSync('git', ['ls-files', 'README.md', 'docs', 'packages', 'examples', 'bench'], { cwd: root })
   .toString()
   .split('\n')
   .filter((file) => /\.(md|ts|js|mjs)$/.test(file));

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// Issue #34 item 26: `require('payonce')` from a CommonJS app failed with ERR_PACKAGE_PATH_NOT_EXPORTED, which does
-// not say why. Every entry point's `require` condition now loads a tiny CommonJS file that throws "ESM only".
+// `require('payonce')` from a CommonJS app must not fail with ERR_PACKAGE_PATH_NOT_EXPORTED, which does not say
+// why. Every entry point's `require` condition now loads a tiny CommonJS file that throws "ESM only".
 // The package is installed as a user gets it: `node_modules/payonce` in an app directory, linked to this checkout.
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../packages/payonce/', import.meta.url));
 const app = mkdtempSync(join(tmpdir(), 'payonce-cjs-app-'));
 mkdirSync(join(app, 'node_modules'));
 symlinkSync(root, join(app, 'node_modules', 'payonce'), 'dir');
@@ -20,6 +20,7 @@ const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 };
 const entryPoints = Object.keys(exports)
   .filter((key) => key !== './package.json')
+  .map((key) => key.replace('/*', '/core/errors.js'))
   .map((key) => `payonce${key.slice(1)}`);
 
 /** Runs `source` as a file of the app (`.cjs` or `.mjs`) and returns what it printed. */

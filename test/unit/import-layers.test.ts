@@ -5,14 +5,25 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers of `src/`, highest first (docs/design.md §2 "Layers"). A folder may import its own files and the
- * folders of LOWER layers only; folders of one layer do not import each other. `src/index.ts` (the package's
+ * The packages of the workspace, highest first (docs/design.md §2 "Layers"): a package may import (by its npm name,
+ * `payonce/…` or `@payonce/…`) only packages of LOWER rows, and never reaches into another package by a relative
+ * path. The library `payonce` is the bottom row; the tooling sits on it.
+ */
+const PACKAGE_LAYERS: readonly (readonly string[])[] = [
+  ['cli'], // `@payonce/cli`: the commands, wiring the service, the storm, the sandbox and the stores together
+  ['service', 'storm'], // the reference service with its console; the conformance runner (reaches a service over HTTP)
+  ['sandbox'], // the fake provider (a PaymentProvider + Stripe-like API)
+  ['payonce'], // the library
+];
+
+/**
+ * The layers of the library's `src/` (packages/payonce/src), highest first. A folder may import its own files and
+ * the folders of LOWER layers only; folders of one layer do not import each other. `src/index.ts` (the package's
  * main entry) may import anything and nothing imports it. A new folder must be placed here.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['cli'], // `payonce` commands: wire the service, the storm, the sandbox and the stores together
-  ['service', 'storm'], // the reference service; the conformance runner (reaches a service over HTTP only)
-  ['sandbox', 'observe'], // the fake provider (a PaymentProvider + Stripe-like API); logs and metrics of the intake
+  ['cli'], // the library's `payonce` executable: `migrate`, and the hand-over to @payonce/cli
+  ['observe'], // logs and metrics of the guard and the intake
   ['webhooks'], // the webhook intake: verify, extract, claim, handle, acknowledge, journal
   ['http', 'payments', 'relay'], // Idempotency-Key adapters; orders, attempts, provider events, reconciliation; outbox relay to brokers
   ['outbox'], // transactional outbox, workers, effect ledger
@@ -21,7 +32,15 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core'], // receipts, claims, the guard, the Store port; knows nothing of HTTP, SQL or payments
 ];
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+const PACKAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../packages');
+const SRC = join(PACKAGES, 'payonce', 'src');
+const NPM_NAMES: Readonly<Record<string, string>> = {
+  payonce: 'payonce',
+  '@payonce/sandbox': 'sandbox',
+  '@payonce/storm': 'storm',
+  '@payonce/service': 'service',
+  '@payonce/cli': 'cli',
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -31,25 +50,41 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports of one file (static, `export … from`, `import type`, dynamic), as absolute `.ts` paths. */
+/** The import specifiers of one file (static, `export … from`, `import type`, dynamic). */
+function specifiersOf(file: string): string[] {
+  return ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((ref) => ref.fileName);
+}
+
+/** Relative imports of one file, as absolute `.ts` paths. */
 function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  return info.importedFiles
-    .map((ref) => ref.fileName)
+  return specifiersOf(file)
     .filter((name) => name.startsWith('.'))
     .map((name) => resolve(dirname(file), name).replace(/\.js$/, '.ts'));
 }
 
-/** `cli`, `core`, … of a file; `''` for the entry files directly in `src/`. */
+/** The workspace package (`payonce`, `sandbox`, …) a file belongs to. */
+function packageOf(file: string): string {
+  return relative(PACKAGES, file).split('/')[0] as string;
+}
+
+/** The workspace package an npm specifier names (`payonce/internal/x.js` → `payonce`), or undefined. */
+function packageNamed(specifier: string): string | undefined {
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+  return NPM_NAMES[name as string];
+}
+
+/** `cli`, `core`, … of a library file; `''` for the entry files directly in `src/`. */
 function folderOf(file: string): string {
   const parts = relative(SRC, file).split('/');
   return parts.length === 1 ? '' : (parts[0] as string);
 }
 
+const allFiles = Object.values(NPM_NAMES).flatMap((dir) => sourceFiles(join(PACKAGES, dir, 'src')));
 const files = sourceFiles(SRC);
-const graph = new Map(files.map((file) => [file, importsOf(file)]));
+const graph = new Map(allFiles.map((file) => [file, importsOf(file)]));
 const layerOf = new Map(LAYERS.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));
-const rel = (file: string) => relative(SRC, file);
+const packageLayerOf = new Map(PACKAGE_LAYERS.flatMap((names, index) => names.map((name) => [name, index] as const)));
+const rel = (file: string) => relative(PACKAGES, file);
 
 /** Strongly connected components of the file graph with more than one file (Tarjan). */
 function cycles(): string[][] {
@@ -88,10 +123,32 @@ function cycles(): string[][] {
   return found;
 }
 
-describe('imports of src/ flow one way', () => {
+describe('imports of the packages flow one way', () => {
   it('reads the imports of every source file (the test is not vacuous)', () => {
     expect(files.length).toBeGreaterThan(100);
+    expect(allFiles.length).toBeGreaterThan(files.length + 100);
     expect(graph.get(join(SRC, 'core/idempotency-guard.ts'))).toContain(join(SRC, 'core/store.ts'));
+  });
+
+  it('places every package in a layer, and a package imports only lower packages, never by a relative path', () => {
+    const violations: string[] = [];
+    for (const file of allFiles) {
+      const from = packageOf(file);
+      for (const specifier of specifiersOf(file)) {
+        if (specifier.startsWith('.')) {
+          const target = resolve(dirname(file), specifier);
+          if (packageOf(target) !== from) violations.push(`${rel(file)} reaches into ${rel(target)}`);
+          continue;
+        }
+        const to = packageNamed(specifier);
+        if (to === undefined || to === from) continue;
+        if ((packageLayerOf.get(to) ?? -1) <= (packageLayerOf.get(from) ?? -1)) {
+          violations.push(`${rel(file)} (${from}) imports ${specifier} (${to})`);
+        }
+      }
+    }
+    expect([...new Set(allFiles.map(packageOf))].filter((name) => !packageLayerOf.has(name))).toEqual([]);
+    expect(violations).toEqual([]);
   });
 
   it('places every folder of src/ in a layer', () => {
@@ -101,7 +158,8 @@ describe('imports of src/ flow one way', () => {
 
   it('never imports a higher layer or another folder of the same layer', () => {
     const violations: string[] = [];
-    for (const [file, targets] of graph) {
+    for (const file of files) {
+      const targets = graph.get(file) ?? [];
       const from = folderOf(file);
       for (const target of targets) {
         const to = folderOf(target);
@@ -125,7 +183,7 @@ describe('imports of src/ flow one way', () => {
     expect(crossing).toEqual([]);
   });
 
-  it('resolves every relative import to a file of src/', () => {
+  it('resolves every relative import to a source file of its package', () => {
     const missing = [...graph].flatMap(([file, targets]) =>
       targets.filter((target) => !graph.has(target)).map((target) => `${rel(file)} → ${rel(target)}`),
     );

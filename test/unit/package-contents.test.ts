@@ -4,10 +4,11 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue #11 item 15: the package shipped neither docs/ (the README and `--help` link them) nor src/ (its source
-// maps point at src/…). `npm pack --dry-run` lists what a user gets; the built dist/ must exist (npm test builds).
+// The library package must ship docs/ (its README and `--help` link them) and src/ (its source maps point at
+// src/…). `npm pack --dry-run` lists what a user gets; the built dist/ (and the docs `npm run build` copies into the
+// package) must exist (npm test builds).
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../packages/payonce/', import.meta.url));
 const packed = (
   JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
@@ -47,9 +48,9 @@ describe('the npm package', () => {
     const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       exports: Record<string, string | Record<string, string>>;
     };
-    const targets = Object.values(exports).flatMap((entry) =>
-      typeof entry === 'string' ? [entry] : Object.values(entry),
-    );
+    const targets = Object.entries(exports)
+      .filter(([subpath]) => !subpath.includes('*'))
+      .flatMap(([, entry]) => (typeof entry === 'string' ? [entry] : Object.values(entry)));
     expect(targets).toContain('./cjs/esm-only.cjs');
     expect(targets.map((target) => normalize(target)).filter((target) => !files.has(target))).toEqual([]);
   });
@@ -57,5 +58,22 @@ describe('the npm package', () => {
   it('ships no tests, benchmarks or local state', () => {
     expect([...files].filter((file) => /^(test|bench|examples|node_modules)\//.test(file))).toEqual([]);
     expect(existsSync(join(root, 'dist/index.js'))).toBe(true);
+  });
+
+  it('ships none of the tooling: no sandbox, storm, reference service, console or command line beyond migrate', () => {
+    expect([...files].filter((file) => /(^|\/)(sandbox|storm|service|console|bench)(\/|$)/.test(file))).toEqual([]);
+    expect([...files].filter((file) => file.startsWith('dist/cli/')).sort()).toEqual(
+      expect.arrayContaining(['dist/cli/main.js', 'dist/cli/run-migrate.js', 'dist/cli/run-payonce.js']),
+    );
+  });
+
+  it('installs no tooling or optional runtime library for a user who wants the guard', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    const heavy = ['pino', 'prom-client', 'commander', 'undici', 'qs', 'fastify', 'express', 'hono'];
+    const installed = Object.keys(manifest.dependencies ?? {});
+    expect(installed.filter((name) => heavy.includes(name) || name.startsWith('@payonce/'))).toEqual([]);
+    expect(installed.length).toBeGreaterThan(0);
   });
 });

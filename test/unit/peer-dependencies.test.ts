@@ -3,17 +3,22 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue #34 item 29: `@hono/node-server` is needed to serve the hono routes on Node (examples/hono/server.ts imports
-// it) but was not a peer dependency. Every package the sources or the examples import is now declared: a
-// dependency, or a peer dependency (optional: a user installs the drivers and frameworks they use).
+// Every package a workspace package's src/ imports is declared in that package's manifest: a dependency, or a peer
+// dependency (optional for drivers, frameworks and loggers: a user installs what they use). The examples are apps of
+// the library's users, so what they import is declared by the library (`@hono/node-server` serves hono on Node).
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => JSON.parse(readFileSync(join(root, file), 'utf8'));
-const manifest = read('package.json') as {
-  dependencies: Record<string, string>;
-  peerDependencies: Record<string, string>;
-  peerDependenciesMeta: Record<string, { optional?: boolean }>;
-};
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+const PACKAGES = ['payonce', 'sandbox', 'storm', 'service', 'cli'];
+const manifestOf = (dir: string) => read(`packages/${dir}/package.json`) as Manifest;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
@@ -28,37 +33,48 @@ const packageOf = (specifier: string) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
-/** Packages imported (statically or with `import()`) by the TypeScript files under `dirs`, payonce itself excluded. */
-function importedPackages(dirs: string[]): string[] {
+/** Packages imported (statically or with `import()`) by the TypeScript files under `dirs`, `self` excluded. */
+function importedPackages(dirs: string[], self: string): string[] {
   const found = new Set<string>();
   for (const file of dirs.flatMap(tsFiles)) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)'([^'.][^']*)'/g)) {
       const name = packageOf(match[1] as string);
-      if (!name.startsWith('node:') && name !== 'payonce') found.add(name);
+      if (!name.startsWith('node:') && name !== self) found.add(name);
     }
   }
   return [...found].sort();
 }
 
-describe('package.json dependencies', () => {
-  it('declares every package src/ and examples/ import, as a dependency or an optional peer', () => {
-    const imported = importedPackages(['src', 'examples']);
+const declared = (m: Manifest, name: string) =>
+  m.dependencies?.[name] !== undefined || m.peerDependencies?.[name] !== undefined;
+
+describe('package.json dependencies of each workspace package', () => {
+  it.each(PACKAGES)('%s declares every package its src/ imports', (dir) => {
+    const manifest = manifestOf(dir);
+    const imported = importedPackages([`packages/${dir}/src`], manifest.name);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((name) => !declared(manifest, name))).toEqual([]);
+  });
+
+  it('the library declares what the examples import, and every peer of the library is optional', () => {
+    const library = manifestOf('payonce');
+    const imported = importedPackages(['examples'], 'payonce');
     expect(imported).toContain('@hono/node-server');
-    const undeclared = imported.filter((name) => !manifest.dependencies[name] && !manifest.peerDependencies[name]);
-    expect(undeclared).toEqual([]);
-    const required = Object.keys(manifest.peerDependencies).filter(
-      (name) => manifest.peerDependenciesMeta[name]?.optional !== true,
+    expect(imported.filter((name) => !declared(library, name))).toEqual([]);
+    const required = Object.keys(library.peerDependencies ?? {}).filter(
+      (name) => library.peerDependenciesMeta?.[name]?.optional !== true,
     );
     expect(required).toEqual([]);
   });
 
-  it('has package-lock.json in step: its root entry lists the same peer dependencies', () => {
-    const lock = read('package-lock.json') as {
-      packages: Record<string, { peerDependencies?: object; peerDependenciesMeta?: object }>;
-    };
-    const rootEntry = lock.packages[''];
-    expect(rootEntry?.peerDependencies).toEqual(manifest.peerDependencies);
-    expect(rootEntry?.peerDependenciesMeta).toEqual(manifest.peerDependenciesMeta);
+  it('has package-lock.json in step: each package entry lists the same dependencies and peers', () => {
+    const lock = read('package-lock.json') as { packages: Record<string, Manifest> };
+    for (const dir of PACKAGES) {
+      const entry = lock.packages[`packages/${dir}`];
+      const manifest = manifestOf(dir);
+      expect(entry?.dependencies, dir).toEqual(manifest.dependencies);
+      expect(entry?.peerDependencies, dir).toEqual(manifest.peerDependencies);
+    }
   });
 });

@@ -3,18 +3,25 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
-  exports: Record<string, string | { types: string; import: string }>;
-};
+const packages = fileURLToPath(new URL('../../packages/', import.meta.url));
 
-/** `./dist/stores/sqlite/index.js` → `src/stores/sqlite/index.ts`, for every subpath export of package.json. */
-const entryPoints = Object.entries(pkg.exports)
-  .filter((entry): entry is [string, { types: string; import: string }] => typeof entry[1] === 'object')
-  .map(([subpath, target]) => ({
-    subpath,
-    source: `${root}${target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`,
-  }));
+/**
+ * `./dist/stores/sqlite/index.js` → `packages/payonce/src/stores/sqlite/index.ts`, for every subpath export of every
+ * workspace package; `./internal/*` (the tooling's way into the library, not public API) is left out.
+ */
+const entryPoints = ['payonce', 'sandbox', 'storm', 'service', 'cli'].flatMap((dir) => {
+  const pkg = JSON.parse(readFileSync(`${packages}${dir}/package.json`, 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { types: string; import: string }>;
+  };
+  return Object.entries(pkg.exports)
+    .filter((entry): entry is [string, { types: string; import: string }] => typeof entry[1] === 'object')
+    .filter(([subpath]) => !subpath.endsWith('/*'))
+    .map(([subpath, target]) => ({
+      subpath: `${pkg.name}${subpath.slice(1)}`,
+      source: `${packages}${dir}/${target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`,
+    }));
+});
 
 describe('public API', () => {
   it('maps every subpath export to a source entry point', () => {

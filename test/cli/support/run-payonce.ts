@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { payonceBin } from '../../../packages/cli/src/demo/service-launch.js';
+import { fileURLToPath } from 'node:url';
+
+/** The library's `payonce` executable, as a user runs it: `migrate` itself, every other command through @payonce/cli. */
+const PAYONCE_BIN = fileURLToPath(new URL('../../../packages/payonce/bin/payonce.js', import.meta.url));
 
 /** What a `payonce` child process did. */
 export interface PayonceRun {
@@ -36,7 +39,7 @@ export function runPayonce(
   const startedAtMs = Date.now();
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
-  const child = spawn(process.execPath, [payonceBin(), ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PAYONCE_BIN, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
