@@ -49,6 +49,14 @@ export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<st
   return { intake, targets, webhookProviders: providers.length > 0 ? providers : ['stripe', 'standard-webhooks'] };
 }
 
+/** The intake's receipt store for `AdminReads.intakeReceipts`: when it is not the SQL store and can count. */
+function intakeReceiptsOf(ctx: ServiceContext): Pick<AdminReads, 'intakeReceipts'> {
+  const intake = ctx.intakeGuard.store;
+  const count = intake.countAbandoned;
+  if (intake === ctx.store || typeof count !== 'function') return {};
+  return { intakeReceipts: { countAbandoned: (abandonedBeforeMs) => count.call(intake, abandonedBeforeMs) } };
+}
+
 /** Options of {@link registerAdminConsole}. */
 export interface AdminConsoleOptions {
   /** The admin token (`PAYONCE_ADMIN_TOKEN`). */
@@ -84,6 +92,7 @@ export async function registerAdminConsole(
       payments: ctx.payments.guard.options.staleAfterMs,
       webhookProviders: options.replay.webhookProviders,
     },
+    ...intakeReceiptsOf(ctx),
   };
   const replayer = new DeliveryReplayer(reads, options.replay.intake, ctx.intakeGuard, options.replay.targets);
   const bucket = new TokenBucket(options.replayBurst ?? 100, options.replayPerSecond ?? 5, ctx.clock);
