@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { StoreUnavailable } from '../../core/errors.js';
 import { TokenBucket } from '../../core/token-bucket.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from '../../webhooks/intake.js';
 import { createRedactor } from '../../webhooks/journal/redact.js';
@@ -49,12 +50,22 @@ export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<st
   return { intake, targets, webhookProviders: providers.length > 0 ? providers : ['stripe', 'standard-webhooks'] };
 }
 
-/** The intake's receipt store for `AdminReads.intakeReceipts`: when it is not the SQL store and can count. */
+/**
+ * The intake's receipt store for `AdminReads.intakeReceipts`, when it is not the SQL store and can count; its
+ * failure (Redis down) is a `StoreUnavailable`, so the overview answers 503 `STORE_UNAVAILABLE` like the webhooks.
+ */
 function intakeReceiptsOf(ctx: ServiceContext): Pick<AdminReads, 'intakeReceipts'> {
   const intake = ctx.intakeGuard.store;
   const count = intake.countAbandoned;
   if (intake === ctx.store || typeof count !== 'function') return {};
-  return { intakeReceipts: { countAbandoned: (abandonedBeforeMs) => count.call(intake, abandonedBeforeMs) } };
+  const countAbandoned = async (abandonedBeforeMs: number) => {
+    try {
+      return await count.call(intake, abandonedBeforeMs);
+    } catch (error) {
+      throw new StoreUnavailable('countAbandoned', error);
+    }
+  };
+  return { intakeReceipts: { countAbandoned } };
 }
 
 /** Options of {@link registerAdminConsole}. */
