@@ -13,7 +13,7 @@ import type { SqlStore } from '../stores/sql/sql-store.js';
  * wait for a pooled connection; `mysql2` `connectTimeout`) and each statement and wait for a pooled connection
  * (`pg` `query_timeout`; MySQL `queryTimeoutMs`, which destroys the connection of a statement that outlives it), so a
  * database that accepts TCP but never answers (a silent firewall drop, a frozen host) fails the statement instead of
- * hanging it (issue 34 items H1, 17). Without it the drivers' defaults apply (no bound on statements, 10 s to connect
+ * hanging it. Without it the drivers' defaults apply (no bound on statements, 10 s to connect
  * on MySQL).
  * @throws {InvalidDatabaseUrl} (an `InvalidOption` for `databaseUrl`) an unsupported or malformed URL.
  * @throws the driver's error when the database cannot be opened.

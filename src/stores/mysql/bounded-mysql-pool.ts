@@ -33,7 +33,7 @@ const READ_ONLY_ERRNOS = new Set([1290, 1792, 1836]);
  * `PROTOCOL_SEQUENCE_TIMEOUT` error and its connection is destroyed, never reused: the server rolls back what that
  * connection had not committed (an open transaction; a single statement is atomic), so no half-written work is left
  * and the pool opens a fresh connection for the next caller. A connection lent after its caller gave up is given
- * back. The same bound as PostgreSQL's `connectionTimeoutMillis` / `query_timeout` (issue 34 items H1, 17).
+ * back. The same bound as PostgreSQL's `connectionTimeoutMillis` / `query_timeout`.
  * `facade` is what Kysely's `MysqlDialect` takes; `query` runs one statement for the store's direct runner.
  */
 export function boundedMysqlPool(
