@@ -45,6 +45,12 @@ describe('reference service with its intake receipts in a Redis that goes down (
   let redis: { url: string; process: ChildProcess };
   let h: Harness;
   const STORE_TIMEOUT_MS = 500;
+  const ADMIN_TOKEN = `tok_${randomUUID().replaceAll('-', '')}`;
+  const overview = () =>
+    call(h.service.url, 'GET', '/admin/api/overview', {
+      customer: null,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -52,6 +58,7 @@ describe('reference service with its intake receipts in a Redis that goes down (
       redisUrl: redis.url,
       redisPrefix: `payonce-down-${randomUUID()}:`,
       storeTimeoutMs: STORE_TIMEOUT_MS,
+      adminToken: ADMIN_TOKEN,
     });
   });
   afterAll(async () => {
@@ -80,6 +87,7 @@ describe('reference service with its intake receipts in a Redis that goes down (
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ status: 'ok', receipts: 'redis', stores: { database: 'ok', receipts: 'ok' } });
     expect((await webhook()).status).toBe(200);
+    expect((await overview()).status).toBe(200);
 
     await killByPid(redis.process);
     const started = performance.now();
@@ -87,6 +95,11 @@ describe('reference service with its intake receipts in a Redis that goes down (
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ status: 'unavailable', stores: { database: 'ok', receipts: 'unavailable' } });
     expect(performance.now() - started).toBeLessThan(STORE_TIMEOUT_MS + 1_500);
+    // The overview counts the abandoned claims held in Redis: without Redis it is 503, not a 500.
+    const refused = await overview();
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
   });
 
   it('every delivery while Redis is down gets 503 STORE_UNAVAILABLE fast, and the wait does not grow', async () => {

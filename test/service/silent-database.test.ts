@@ -47,11 +47,11 @@ describe.each(dialects)('reference service whose $name accepts TCP and never ans
   }, 120_000);
 });
 
-describe('reference service whose PostgreSQL freezes while it runs (issue 34 item H1)', () => {
+describe.each(dialects)('reference service whose $name freezes while it runs (items H1, 17)', (dialect) => {
   const defer = cleanupAfterEach();
 
-  it('answers GET /orders/:id and POST /orders 503 + Retry-After instead of hanging', async () => {
-    const { database, h } = await serviceBehindSilentDatabase(await createPostgresNamespace(), '5432', defer, true);
+  it('answers GET /orders/:id and POST /orders 503 + Retry-After instead of hanging, then serves again', async () => {
+    const { database, h } = await serviceBehindSilentDatabase(await dialect.namespace(), dialect.port, defer, true);
     const created = await call<{ order: { id: string } }>(h.service.url, 'POST', '/orders', {
       body: { amountMinor: 700, currency: 'EUR' },
     });
@@ -64,5 +64,9 @@ describe('reference service whose PostgreSQL freezes while it runs (issue 34 ite
       await answered(call(h.service.url, 'POST', '/orders', { body: { amountMinor: 700, currency: 'EUR' } }), 'POST'),
       'POST /orders',
     );
+
+    // The frozen connections were given up (not kept in the pool): once the database answers again, so does the service.
+    database.answer();
+    await until(async () => (await call(h.service.url, 'GET', path)).status === 200, 60_000, 'GET /orders/:id 200');
   }, 120_000);
 });

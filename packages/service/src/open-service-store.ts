@@ -10,10 +10,11 @@ import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
  * `poolSize` is the most connections the PostgreSQL / MySQL pool opens (`pg` `max`, `mysql2` `connectionLimit`;
  * SQLite has one connection and ignores it); without it the driver's default (10 for both) applies.
  * `waitMs` bounds, in milliseconds, opening a connection (`pg` `connectionTimeoutMillis`, which also bounds the
- * wait for a pooled connection; `mysql2` `connectTimeout`) and, on PostgreSQL, each statement (`pg`
- * `query_timeout`), so a database that accepts TCP but never answers (a silent firewall drop, a frozen host) fails
- * the statement instead of hanging it (issue 34 item H1). Without it the drivers' defaults apply (no bound on
- * PostgreSQL, 10 s to connect on MySQL).
+ * wait for a pooled connection; `mysql2` `connectTimeout`) and each statement and wait for a pooled connection
+ * (`pg` `query_timeout`; MySQL `queryTimeoutMs`, which destroys the connection of a statement that outlives it), so a
+ * database that accepts TCP but never answers (a silent firewall drop, a frozen host) fails the statement instead of
+ * hanging it. Without it the drivers' defaults apply (no bound on statements, 10 s to connect
+ * on MySQL).
  * @throws {InvalidDatabaseUrl} (an `InvalidOption` for `databaseUrl`) an unsupported or malformed URL.
  * @throws the driver's error when the database cannot be opened.
  */
@@ -34,7 +35,7 @@ export async function openServiceStore(
     return (await MysqlStore.connect({
       uri: target.url,
       ...(poolSize === undefined ? {} : { connectionLimit: poolSize }),
-      ...(waitMs === undefined ? {} : { connectTimeout: waitMs }),
+      ...(waitMs === undefined ? {} : { connectTimeout: waitMs, queryTimeoutMs: waitMs }),
     })) as unknown as SqlStore<unknown>;
   }
   return (await openSqlStore(target)) as unknown as SqlStore<unknown>;

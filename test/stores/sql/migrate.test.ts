@@ -19,7 +19,7 @@ const capture = (): CliIo & { lines: string[] } => {
   return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
 };
 
-const main = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+const main = fileURLToPath(new URL('../../../packages/payonce/src/cli/main.ts', import.meta.url));
 
 /** Runs `payonce` (from source, through tsx) in a child process. */
 function runProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

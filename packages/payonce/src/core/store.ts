@@ -105,6 +105,16 @@ export interface Store {
   purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number>;
 
   /**
+   * Optional capability: how many receipts are abandoned claims at the cut-off `abandonedBeforeMs` (Unix epoch ms):
+   * `processing` with `claimedAtMs` (the last heartbeat) before it — the claims `purgeBatch` with that cut-off would
+   * delete. For stores whose receipts cannot be read with SQL next to the application's tables, so the operator
+   * console still counts their stuck claims. Implementations: Redis (a `SCAN` walk, every master of a Cluster).
+   * @throws the driver's error when the store cannot be read.
+   * @see docs/console.md "Overview".
+   */
+  countAbandoned?(abandonedBeforeMs: number): Promise<number>;
+
+  /**
    * Optional capability: subscribes to the finish of `key`'s receipt, so a duplicate that waits for an in-flight
    * claim (`waitForInFlightMs`) is woken by the store instead of polling. The returned promise resolves once the
    * subscription is active: a `complete` or `fail` of that key committed after it resolves wakes `changed`. Stores

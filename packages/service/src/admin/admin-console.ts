@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { StoreUnavailable } from 'payonce/internal/core/errors.js';
 import { TokenBucket } from 'payonce/internal/core/token-bucket.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { createRedactor } from 'payonce/internal/webhooks/journal/redact.js';
@@ -49,6 +50,24 @@ export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<st
   return { intake, targets, webhookProviders: providers.length > 0 ? providers : ['stripe', 'standard-webhooks'] };
 }
 
+/**
+ * The intake's receipt store for `AdminReads.intakeReceipts`, when it is not the SQL store and can count; its
+ * failure (Redis down) is a `StoreUnavailable`, so the overview answers 503 `STORE_UNAVAILABLE` like the webhooks.
+ */
+function intakeReceiptsOf(ctx: ServiceContext): Pick<AdminReads, 'intakeReceipts'> {
+  const intake = ctx.intakeGuard.store;
+  const count = intake.countAbandoned;
+  if (intake === ctx.store || typeof count !== 'function') return {};
+  const countAbandoned = async (abandonedBeforeMs: number) => {
+    try {
+      return await count.call(intake, abandonedBeforeMs);
+    } catch (error) {
+      throw new StoreUnavailable('countAbandoned', error);
+    }
+  };
+  return { intakeReceipts: { countAbandoned } };
+}
+
 /** Options of {@link registerAdminConsole}. */
 export interface AdminConsoleOptions {
   /** The admin token (`PAYONCE_ADMIN_TOKEN`). */
@@ -84,6 +103,7 @@ export async function registerAdminConsole(
       payments: ctx.payments.guard.options.staleAfterMs,
       webhookProviders: options.replay.webhookProviders,
     },
+    ...intakeReceiptsOf(ctx),
   };
   const replayer = new DeliveryReplayer(reads, options.replay.intake, ctx.intakeGuard, options.replay.targets);
   const bucket = new TokenBucket(options.replayBurst ?? 100, options.replayPerSecond ?? 5, ctx.clock);

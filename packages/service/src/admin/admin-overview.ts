@@ -15,7 +15,8 @@ export interface DeliveryMinute {
 
 /**
  * The console's overview, read at one instant (`atMs`, epoch ms UTC) from the SQL database:
- * receipts by provider and state, stuck receipts (`processing` older than their kind's stale limit), failed
+ * receipts by provider and state, stuck receipts (`processing` older than their kind's stale limit; with the intake's
+ * receipts in Redis, its abandoned claims are counted there and added, `AdminReads.intakeReceipts`), failed
  * receipts, outbox jobs by state (`dead` = dead-lettered), parked payment events, attempts unresolved (`creating`
  * or `unknown`) and `unknown` alone, attempts waiting on the customer (`pending`, `requires_action`), orders by
  * status, and deliveries per minute by decision for the last hour (60 buckets, oldest first).
@@ -84,6 +85,8 @@ async function receiptCounts(reads: AdminReads, now: number) {
       .executeTakeFirst();
     stuck += num(row?.n);
   }
+  // Intake receipts kept in Redis: stuck = last heartbeat at or before now - the webhook stale limit.
+  if (reads.intakeReceipts) stuck += await reads.intakeReceipts.countAbandoned(now - reads.stale.webhook + 1);
   return { byProvider, total, stuck, failed };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from 'payonce/internal/core/clock.js';
+import type { Store } from 'payonce/internal/core/store.js';
 import type { SqlDialectName } from 'payonce/internal/stores/sql/sql-dialect.js';
 import type { Redactor } from 'payonce/internal/webhooks/journal/redact.js';
 import type { AdminDatabase } from './admin-tables.js';
@@ -26,6 +27,11 @@ export interface AdminReads {
   readonly clock: Clock;
   readonly stale: StaleLimits;
   readonly redactor: Redactor;
+  /**
+   * The webhook intake's receipt store when its receipts are not in `db` (Redis, `redisUrl`) and it can count its
+   * abandoned claims (`Store.countAbandoned`); absent when they are in `db`.
+   */
+  readonly intakeReceipts?: Required<Pick<Store, 'countAbandoned'>>;
 }
 
 /** The stale limit (ms) of a receipt of `provider`. */

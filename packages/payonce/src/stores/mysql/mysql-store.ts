@@ -6,6 +6,7 @@ import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { boundedMysqlPool, type RawMysqlPool } from './bounded-mysql-pool.js';
 import { type MysqlQueryPool, mysqlStatementRunner } from './mysql-statement-runner.js';
 
 /**
@@ -21,6 +22,12 @@ export interface MysqlPoolConfig {
   database?: string;
   /** Maximum pool size. @default 10 (mysql2) */
   connectionLimit?: number;
+  /**
+   * payonce's bound, in milliseconds (positive integer), on lending a pooled connection and on each statement's
+   * answer; a statement that outlives it fails (`fatal`, code `PROTOCOL_SEQUENCE_TIMEOUT`) and its connection is
+   * destroyed (`boundedMysqlPool`). Not passed to mysql2. @default none (mysql2 waits without a bound)
+   */
+  queryTimeoutMs?: number;
   [option: string]: unknown;
 }
 
@@ -52,14 +59,18 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * @throws {InvalidOption} for a URL that is not `mysql://` (or `mariadb://`).
    * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
    * `maxConcurrentBatches` defaults to this pool's size.
-   * @throws {InvalidOption} for an invalid `options.batching`.
+   * @throws {InvalidOption} for an invalid `options.batching` or `queryTimeoutMs`.
    * @throws {DriverMissing} `mysql2` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
     urlOrConfig: string | MysqlPoolConfig,
     options: SqlConnectOptions = {},
   ): Promise<MysqlStore<DB>> {
-    const config = typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
+    const { queryTimeoutMs, ...config }: MysqlPoolConfig =
+      typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
+    if (queryTimeoutMs !== undefined && !(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs > 0)) {
+      throw new InvalidOption('queryTimeoutMs', `must be a positive integer, got ${String(queryTimeoutMs)}`);
+    }
     const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
     const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
@@ -69,19 +80,21 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const endPool = endOnce(
       () => new Promise<void>((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve()))),
     );
-    const facade: MysqlPool = {
-      getConnection: (callback) => pool.getConnection(callback),
-      end: (callback) => {
-        endPool().then(() => callback(null), callback);
-      },
+    const end: MysqlPool['end'] = (callback) => {
+      endPool().then(() => callback(null), callback);
     };
+    const bounded =
+      queryTimeoutMs === undefined ? null : boundedMysqlPool(pool as unknown as RawMysqlPool, queryTimeoutMs, end);
+    const facade: MysqlPool = bounded?.facade ?? { getConnection: (callback) => pool.getConnection(callback), end };
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: facade }) });
     const store = new MysqlStore<DB>({ db, batching });
     store.release = async () => {
       await db.destroy();
       await endPool();
     };
-    store.runStatementsDirectly(mysqlStatementRunner(pool as unknown as MysqlQueryPool));
+    store.runStatementsDirectly(
+      mysqlStatementRunner(bounded === null ? (pool as unknown as MysqlQueryPool) : { query: bounded.query }),
+    );
     return store;
   }
 }

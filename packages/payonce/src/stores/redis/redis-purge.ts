@@ -58,7 +58,7 @@ export class RedisPurge {
         : { node: 0, cursor: '0', started: false, pending: [], lastUsed: now };
     const clientPrefix = this.client.options?.keyPrefix ?? '';
     const pattern = receiptPattern(this.keys, clientPrefix, provider);
-    const nodes = this.nodes();
+    const nodes = scanNodesOf(this.client);
     let deleted = 0;
     while (deleted < limit) {
       if (walk.pending.length === 0) {
@@ -99,10 +99,10 @@ export class RedisPurge {
     }
     return [deleted as number, examined as number];
   }
+}
 
-  /** The servers to scan: every master of a Cluster, else the one connection. */
-  private nodes(): readonly RedisNodeLike[] {
-    if (this.client.isCluster === true && typeof this.client.nodes === 'function') return this.client.nodes('master');
-    return [this.client];
-  }
+/** The servers a walk over a store's receipts scans: every master of a Cluster, else the one connection. */
+export function scanNodesOf(client: RedisLike): readonly RedisNodeLike[] {
+  if (client.isCluster === true && typeof client.nodes === 'function') return client.nodes('master');
+  return [client];
 }

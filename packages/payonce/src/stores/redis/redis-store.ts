@@ -16,6 +16,7 @@ import { headersJson } from '../headers-json.js';
 import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
+import { countAbandonedClaims } from './redis-abandoned-count.js';
 import { commands } from './redis-commands.js';
 import { heardChannel, RedisFinishListener } from './redis-finish-listener.js';
 import { legacyFinishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
@@ -156,10 +157,7 @@ export class RedisStore implements Store {
       resolved.pipelining === false
         ? null
         : new TickPipeline(() => socketsOf(client), resolved.pipelining === true ? null : resolved.pipelining);
-    this.purge = new RedisPurge(client, this.keys, (run) => {
-      this.pipeline?.hold();
-      return run();
-    });
+    this.purge = new RedisPurge(client, this.keys, (run) => this.#held(run));
     const listener = this.listener;
     if (listener) this.watchReceipt = (key) => this.#watch(listener, key);
   }
@@ -377,12 +375,28 @@ export class RedisStore implements Store {
   }
 
   /**
+   * How many claims are abandoned at `abandonedBeforeMs` (Unix epoch ms): held, not completed, last heartbeat before
+   * it — what `purgeBatch` with that cut-off would delete. Walks every receipt with `SCAN` (every master of a
+   * Cluster) and counts each page by script; costs a walk over the server's key table, like a purge.
+   * @throws the driver's error (connection down, command timeout). @see `Store.countAbandoned`.
+   */
+  countAbandoned(abandonedBeforeMs: number): Promise<number> {
+    return countAbandonedClaims(this.client, this.keys, (run) => this.#held(run), abandonedBeforeMs);
+  }
+
+  /**
    * With `pipelining: 'auto'` (or an `AdaptivePipelining`): the last probe's pair ratios (rate of sending corked ÷
    * not corked), the choice it made and whether its pairs still disagreed when it made it; `null` before the first
    * probe has ended or with any other setting. For logs and benchmarks.
    */
   get pipeliningProbe(): PipeliningProbe | null {
     return this.pipeline?.chooser?.lastProbe ?? null;
+  }
+
+  /** Runs `run` (one command or script) in this tick's pipeline when pipelining is on. */
+  #held(run: () => Promise<unknown>): Promise<unknown> {
+    this.pipeline?.hold();
+    return run();
   }
 
   /** Runs `script` on the store's connection, in this tick's pipeline when pipelining is on. */
