@@ -23,7 +23,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts the local target on an ephemeral port. Routes (any method, under any prefix):
  * `…/ok` 200 `{"received":true}` after `delayMs`; `…/quick` 204 at once; `…/refuse` 401 problem+json `WEBHOOK_SIGNATURE_INVALID`;
  * `…/fail` 500; `…/slow` answers after 2 s; `…/dedupe` answers per `x-event-id` like the intake: the first
- * request 200 (after `delayMs`), a concurrent one 409, later ones the same 200 with `Idempotent-Replayed: true`.
+ * request 200 (after `delayMs`, and not before a concurrent copy was answered 409 — at most 10 s —, so parallel
+ * copies overlap whatever the machine's load), a concurrent one 409, later ones the same 200 with
+ * `Idempotent-Replayed: true`.
  */
 export async function startLocalTarget(delayMs = 0): Promise<LocalTarget> {
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
@@ -33,6 +35,8 @@ export async function startLocalTarget(delayMs = 0): Promise<LocalTarget> {
   let inFlight = 0;
   let maxInFlight = 0;
   const events = new Map<string, 'running' | 'done'>();
+  /** Per event id: resolves the first request's wait once a concurrent copy got its 409. */
+  const overlapped = new Map<string, () => void>();
   app.all('/*', async (request, reply) => {
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -63,11 +67,16 @@ export async function startLocalTarget(delayMs = 0): Promise<LocalTarget> {
       if (route === 'dedupe') {
         const id = String(request.headers['x-event-id']);
         const state = events.get(id);
-        if (state === 'running') return reply.status(409).header('retry-after', '1').send('');
+        if (state === 'running') {
+          overlapped.get(id)?.();
+          return reply.status(409).header('retry-after', '1').send('');
+        }
         if (state === 'done') {
           return reply.status(200).header('idempotent-replayed', 'true').send(`{"event":"${id}"}`);
         }
         events.set(id, 'running');
+        await Promise.race([new Promise<void>((resolve) => overlapped.set(id, resolve)), sleep(10_000)]);
+        overlapped.delete(id);
         await sleep(delayMs);
         events.set(id, 'done');
         return reply.status(200).send(`{"event":"${id}"}`);
