@@ -27,6 +27,10 @@ interface CliModule {
 }
 
 async function migrate(args: readonly string[], io: PayonceIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(USAGE);
+    return 0;
+  }
   let url: string | undefined;
   try {
     const { values } = parseArgs({ args: [...args], options: { 'database-url': { type: 'string' } }, strict: true });
