@@ -3,7 +3,7 @@ import { PayonceError } from './errors.js';
 
 /**
  * What `npm install` is told for each optional peer dependency: the major the tests run on, which its peer range (in the `payonce` and
- * `@payonce/cli` manifests) accepts. A package not listed is suggested by its bare name.
+ * `@payonce/cli` manifests, or the dependency range of `@payonce/service`) accepts. A package not listed is suggested by its bare name.
  */
 const INSTALL: Readonly<Record<string, string>> = {
   'better-sqlite3': 'better-sqlite3@12',
@@ -19,6 +19,9 @@ const INSTALL: Readonly<Record<string, string>> = {
   amqplib: 'amqplib@2',
   pino: 'pino@10',
   'prom-client': 'prom-client@15',
+  '@fastify/cookie': '@fastify/cookie@11',
+  '@fastify/static': '@fastify/static@10',
+  '@fastify/swagger': '@fastify/swagger@9',
   '@payonce/cli': '@payonce/cli@0.1.0',
   '@payonce/sandbox': '@payonce/sandbox@0.1.0',
   '@payonce/service': '@payonce/service@0.1.0',
