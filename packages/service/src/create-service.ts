@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { fastifyIdempotencyKey, fastifyTransaction } from 'payonce/http/fastify';
-import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { logIntake } from 'payonce/internal/observe/log-events.js';
 import { InvalidPaymentEvent } from 'payonce/internal/payments/invalid-payment-event.js';
