@@ -46,14 +46,18 @@ const cases = [
 ] as const;
 
 describe('a store whose optional driver is not installed', () => {
-  it.each(cases)('%s throws DriverMissing naming the package to install', (_name, _entry, open, install) => {
+  it.each(cases)('%s throws MissingPeer naming the package to install', (_name, _entry, open, install) => {
     const script = `
       try { await ${open}; console.log(JSON.stringify({ opened: true })); }
       catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, packageName: error.packageName, message: error.message })); }`;
     const run = withoutDrivers(['--input-type=module', '-e', script]);
     expect(run.stderr).toBe('');
     const result = JSON.parse(run.stdout.trim()) as Record<string, string>;
-    expect(result).toMatchObject({ name: 'DriverMissing', code: 'DRIVER_MISSING', packageName: install.split('@')[0] });
+    expect(result).toMatchObject({
+      name: 'MissingPeer',
+      code: 'MISSING_PEER_DEPENDENCY',
+      packageName: install.split('@')[0],
+    });
     expect(result.message).toContain(`npm install ${install}`);
   });
 

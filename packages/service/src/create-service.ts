@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { fastifyIdempotencyKey, fastifyTransaction } from 'payonce/http/fastify';
-import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { logIntake } from 'payonce/internal/observe/log-events.js';
 import { InvalidPaymentEvent } from 'payonce/internal/payments/invalid-payment-event.js';
 import type { CheckoutResult } from 'payonce/internal/payments/payments.js';
@@ -293,21 +293,12 @@ async function registerOrders(
 }
 
 /**
- * The operator console's module, loaded only when an admin token is set, so a service without one does not need
- * its optional peers (`@fastify/static`, `@fastify/swagger`, `@fastify/cookie`).
- * @throws {InvalidOption} `adminToken` when one of them is not installed.
+ * The operator console's module, loaded only when an admin token is set, so a service without one does not load
+ * its packages (`@fastify/static`, `@fastify/swagger`, `@fastify/cookie`, dependencies of this package).
+ * @throws {MissingPeer} one of them is not installed (a broken install).
  */
-async function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> {
-  try {
-    return await import('./admin/admin-console.js');
-  } catch (error) {
-    const name = error instanceof Error ? /Cannot find package '([^']+)'/.exec(error.message)?.[1] : undefined;
-    if (name === undefined) throw error;
-    throw new InvalidOption(
-      'adminToken',
-      `the operator console needs the package "${name}": npm install @fastify/static@10 @fastify/swagger@9 @fastify/cookie@11`,
-    );
-  }
+function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> {
+  return importWithPeers('the operator console', () => import('./admin/admin-console.js'));
 }
 
 /**

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { loadCommand } from '../missing-package.js';
 import { portOf, trustProxyOption, untilSignal } from './serve.js';
 
 interface ConsoleFlags {
@@ -49,8 +49,8 @@ export function registerConsole(program: Command, io: CliIo): void {
       if (adminToken === undefined)
         throw new CliUsageError('PAYONCE_ADMIN_TOKEN is required: the token operators log in with');
       const signal = untilSignal();
-      const { startConsoleServer } = await loadCommand(
-        'console',
+      const { startConsoleServer } = await importWithPeers(
+        'payonce console',
         () => import('@payonce/service/internal/admin/console-server.js'),
       );
       const server = await startConsoleServer({

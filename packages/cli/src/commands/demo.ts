@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
 import { DemoFailed } from '../demo/demo-failed.js';
 import { parseOnlyScenarios } from '../demo/only-scenarios.js';
-import { loadCommand } from '../missing-package.js';
 
 interface DemoFlags {
   databaseUrl?: string;
@@ -60,7 +60,7 @@ export function registerDemo(program: Command, io: CliIo): void {
     .action(async (flags: DemoFlags) => {
       const adminToken = process.env.PAYONCE_ADMIN_TOKEN;
       // Imported here so that the other commands do not load the sandbox (fastify) and the storm.
-      const { runDemo } = await loadCommand('demo', () => import('../demo/run-demo.js'));
+      const { runDemo } = await importWithPeers('payonce demo', () => import('../demo/run-demo.js'));
       const result = await runDemo(io, {
         // An empty flag means unset (a fresh SQLite file), like an empty variable.
         databaseUrl:

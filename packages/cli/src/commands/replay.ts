@@ -11,6 +11,7 @@ import type { ReplayReport } from '@payonce/storm/internal/replay/replay-report.
 import { replayTable } from '@payonce/storm/internal/replay/replay-table.js';
 import { type Command, InvalidArgumentError } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 
@@ -101,7 +102,7 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   let other = 0;
   let failed = 0;
   // undici is loaded only when a replay runs, so the other commands start without it.
-  const { replay } = await import('@payonce/storm/internal/replay/replay.js');
+  const { replay } = await importWithPeers('payonce replay', () => import('@payonce/storm/internal/replay/replay.js'));
   const report = await replay({
     ...replayOptions(options),
     captures,

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { loadCommand } from '../missing-package.js';
 import { millis, untilSignal } from './serve.js';
 
 /** Options of `payonce sandbox` as commander parses them. */
@@ -121,8 +121,8 @@ export function registerSandbox(program: Command, io: CliIo): void {
     .action(async (options: SandboxCommandOptions) => {
       const faultRules = options.faults === undefined ? undefined : await readFaults(options.faults);
       const signal = untilSignal();
-      const { createSandbox } = await loadCommand(
-        'sandbox',
+      const { createSandbox } = await importWithPeers(
+        'payonce sandbox',
         () => import('@payonce/sandbox/internal/create-sandbox.js'),
       );
       const [secret, ...previousSecrets] = options.webhookSecret;
@@ -162,7 +162,10 @@ export function registerSandbox(program: Command, io: CliIo): void {
 }
 
 async function readFaults(file: string) {
-  const { faultRulesFileOf } = await import('@payonce/sandbox/internal/faults/fault-rules.js');
+  const { faultRulesFileOf } = await importWithPeers(
+    'payonce sandbox',
+    () => import('@payonce/sandbox/internal/faults/fault-rules.js'),
+  );
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -1,11 +1,11 @@
 import type { ServiceOptions } from '@payonce/service/internal/service-options.js';
 import { type Command, Option } from 'commander';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { brokerOf } from 'payonce/internal/relay/broker-url.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { databaseUrlOf, databaseUrlOption } from '../database-url-option.js';
-import { loadCommand } from '../missing-package.js';
 
 /** The flags `payonce serve` and `payonce worker` share (docs/service.md "Configuration"). */
 export interface RuntimeFlags {
@@ -326,7 +326,10 @@ export function registerServe(program: Command, io: CliIo): void {
       const options = runtimeOptions(flags, process.env);
       const signal = untilSignal();
       // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
-      const { createService } = await loadCommand('serve', () => import('@payonce/service/internal/create-service.js'));
+      const { createService } = await importWithPeers(
+        'payonce serve',
+        () => import('@payonce/service/internal/create-service.js'),
+      );
       const service = await createService({
         ...options,
         port: flags.port,

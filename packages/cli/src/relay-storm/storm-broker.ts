@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { importPeer } from 'payonce/internal/core/import-peer.js';
 import type { SqlTarget } from 'payonce/internal/outbox/sql-transaction.js';
 import { consumeRabbitMq } from 'payonce/internal/relay/amqp/amqp-consumer.js';
 import type { BrokerTarget } from 'payonce/internal/relay/broker-url.js';
@@ -59,7 +60,7 @@ async function deleteNatsNames(url: string, stream: string): Promise<void> {
 }
 
 async function deleteAmqpNames(url: string, exchange: string, queue: string): Promise<void> {
-  const amqp = await import('amqplib');
+  const amqp = await importPeer('amqplib', 'payonce storm', () => import('amqplib'));
   const connection = await amqp.connect(url);
   try {
     const channel = await connection.createChannel();

@@ -27,6 +27,10 @@ interface CliModule {
 }
 
 async function migrate(args: readonly string[], io: PayonceIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(USAGE);
+    return 0;
+  }
   let url: string | undefined;
   try {
     const { values } = parseArgs({ args: [...args], options: { 'database-url': { type: 'string' } }, strict: true });
@@ -58,18 +62,18 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
  * `migrate` runs here and any other command exits 2 naming the package to install. Never calls `process.exit`.
  */
 export async function runPayonce(args: readonly string[], io: PayonceIo = stdio): Promise<number> {
+  const [command, ...rest] = args;
   let cli: CliModule;
   try {
-    cli = await importPeer<CliModule>('@payonce/cli', 'the payonce tooling commands');
+    cli = await importPeer<CliModule>('@payonce/cli', command === undefined ? 'payonce' : `payonce ${command}`);
   } catch (error) {
     if (!(error instanceof MissingPeer)) throw error;
-    const [command, ...rest] = args;
     if (command === 'migrate') return migrate(rest, io);
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       io.out(USAGE);
       return 0;
     }
-    io.err(`payonce ${command}: ${error.message}`);
+    io.err(error.message);
     return 2;
   }
   return cli.runCli(args);

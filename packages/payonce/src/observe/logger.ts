@@ -1,5 +1,10 @@
-import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import type * as Pino from 'pino';
+import type { DestinationStream, Logger, LoggerOptions } from 'pino';
+import { requirePeer } from '../core/import-peer.js';
 import { createRedactor, REDACTED, type RedactionOptions, type Redactor } from '../webhooks/journal/redact.js';
+
+// pino is an optional peer: importing `payonce/observe` without it throws MissingPeer naming it.
+const { pino } = requirePeer<typeof Pino>('pino', 'payonce/observe');
 
 /** Options of {@link createLogger}. */
 export interface PayonceLoggerOptions {

@@ -1,10 +1,15 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import type { GuardEventName, GuardListener } from '../core/guard-events.js';
+import { requirePeer } from '../core/import-peer.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { IntakeEventName, IntakeListener } from '../webhooks/intake-events.js';
 import { DELIVERY_DECISIONS, type DeliveryDecision } from '../webhooks/journal/delivery-record.js';
+
+// prom-client is an optional peer: importing `payonce/observe` without it throws MissingPeer naming it.
+const prom = requirePeer<typeof PromClient>('prom-client', 'payonce/observe');
 
 /** The part of `IdempotencyGuard` the metrics listen to. */
 export interface GuardEventSource {
@@ -75,7 +80,7 @@ export class WebhookMetrics {
   private readonly tracksClaims: boolean;
 
   constructor(options: WebhookMetricsOptions = {}) {
-    const registry = options.registry ?? new Registry();
+    const registry = options.registry ?? new prom.Registry();
     const prefix = options.prefix ?? 'payonce_';
     const stuckAfterMs = options.stuckAfterMs ?? 60_000;
     if (!Number.isSafeInteger(stuckAfterMs) || stuckAfterMs < 1) {
@@ -87,14 +92,14 @@ export class WebhookMetrics {
     this.tracksClaims = options.countStuck === undefined;
     const registers = [registry];
     const buckets = options.durationBucketsSeconds ?? DEFAULT_BUCKETS;
-    this.deliveries = new Counter({
+    this.deliveries = new prom.Counter({
       name: `${prefix}webhook_deliveries_total`,
       help: 'Webhook deliveries by provider and intake decision (new, duplicate, in-progress, rejected).',
       labelNames: ['provider', 'decision'] as const,
       registers,
     });
     const counts = this.counts;
-    new Gauge({
+    new prom.Gauge({
       name: `${prefix}webhook_duplicate_ratio`,
       help: 'Share of authentic webhook deliveries that were duplicates: duplicate / (new + duplicate + in-progress).',
       labelNames: ['provider'] as const,
@@ -106,21 +111,21 @@ export class WebhookMetrics {
         }
       },
     });
-    this.deliveryDuration = new Histogram({
+    this.deliveryDuration = new prom.Histogram({
       name: `${prefix}webhook_delivery_duration_seconds`,
       help: 'Time from receiving a webhook body to its response, by provider and decision.',
       labelNames: ['provider', 'decision'] as const,
       buckets,
       registers,
     });
-    this.handlerDuration = new Histogram({
+    this.handlerDuration = new prom.Histogram({
       name: `${prefix}webhook_handler_duration_seconds`,
       help: 'Run time of webhook handlers under a receipt claim, by provider and outcome (completed, failed).',
       labelNames: ['provider', 'outcome'] as const,
       buckets,
       registers,
     });
-    this.receiptEvents = new Counter({
+    this.receiptEvents = new prom.Counter({
       name: `${prefix}receipt_events_total`,
       help: 'Receipt guard events by provider and event (claimed, takeover, replayed, in-progress, completed, failed, claim-lost, payload-mismatch).',
       labelNames: ['provider', 'event'] as const,
@@ -128,7 +133,7 @@ export class WebhookMetrics {
     });
     const { claims, clock } = this;
     const countStuck = options.countStuck;
-    new Gauge({
+    new prom.Gauge({
       name: `${prefix}receipts_stuck`,
       help: 'Receipts in processing for longer than the stuck threshold.',
       registers,

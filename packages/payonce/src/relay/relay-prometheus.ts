@@ -1,4 +1,6 @@
-import { Gauge, type Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Registry } from 'prom-client';
+import { requirePeer } from '../core/import-peer.js';
 import type { OutboxRelay } from './outbox-relay.js';
 
 /**
@@ -7,9 +9,12 @@ import type { OutboxRelay } from './outbox-relay.js';
  * `<prefix>relay_failed_total`, `<prefix>relay_dead_letters_total`, and the gauge `<prefix>relay_lag_seconds`: age
  * of the oldest unsent job of the relay's topics (0 when none). Counters are this process's, since the relay
  * was created. @see Prometheus exposition format 0.0.4; docs/relay.md "Metrics".
+ * prom-client is loaded here, on the first call, so importing `payonce/relay` does not load it.
+ * @throws {MissingPeer} prom-client is not installed.
  * @throws {Error} from prom-client when a metric of that name is already registered.
  */
 export function registerRelayMetrics<DB>(relay: OutboxRelay<DB>, registry: Registry, prefix = 'payonce_'): void {
+  const { Gauge } = requirePeer<typeof PromClient>('prom-client', 'registerRelayMetrics');
   const registers = [registry];
   const counter = (name: string, help: string, read: () => number) =>
     new Gauge({

@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
-import { missingPeer } from '../missing-peer.js';
+import { importPeer } from '../../core/import-peer.js';
 
 /** One AMQP connection with one confirm channel; `closed` resolves when either is gone. */
 export interface AmqpLink {
@@ -12,13 +12,11 @@ export interface AmqpLink {
 /**
  * Opens a connection to `url` (`amqp://user:pass@host:port/vhost`) and a confirm channel on it. The connection
  * name shows in the RabbitMQ management UI. amqplib is an optional peer, imported here only.
- * @throws {Error} `… needs the package "amqplib"` when it is not installed; the driver's error when the broker
- *   refuses the connection.
+ * @throws {MissingPeer} amqplib is not installed.
+ * @throws {Error} the driver's error when the broker refuses the connection.
  */
 export async function connectAmqp(url: string, name: string): Promise<AmqpLink> {
-  const amqp = await import('amqplib').catch((error: unknown) => {
-    throw missingPeer('amqplib', error);
-  });
+  const amqp = await importPeer('amqplib', 'payonce/relay', () => import('amqplib'));
   const connection = await amqp.connect(url, { clientProperties: { connection_name: name } });
   let channel: ConfirmChannel;
   try {

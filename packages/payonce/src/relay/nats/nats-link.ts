@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
-import { missingPeer } from '../missing-peer.js';
+import { importPeer } from '../../core/import-peer.js';
 
 /** One NATS connection with its JetStream client and manager. */
 export interface NatsLink {
@@ -16,15 +16,15 @@ export interface NatsLink {
 /**
  * Connects to `servers` (reconnecting forever, every 250 ms, so a broker restart only delays publishes) and
  * opens JetStream on it. The client packages are optional peers, imported here only.
- * @throws {Error} `… needs the package "@nats-io/transport-node"` when the client is not installed.
+ * @throws {MissingPeer} a NATS client package is not installed.
  */
 export async function connectNats(servers: string | readonly string[], name: string): Promise<NatsLink> {
-  const transport = await import('@nats-io/transport-node').catch((error: unknown) => {
-    throw missingPeer('@nats-io/transport-node', error);
-  });
-  const jetstreamModule = await import('@nats-io/jetstream').catch((error: unknown) => {
-    throw missingPeer('@nats-io/jetstream', error);
-  });
+  const transport = await importPeer(
+    '@nats-io/transport-node',
+    'payonce/relay',
+    () => import('@nats-io/transport-node'),
+  );
+  const jetstreamModule = await importPeer('@nats-io/jetstream', 'payonce/relay', () => import('@nats-io/jetstream'));
   const nc = await transport.connect({
     servers: typeof servers === 'string' ? servers : [...servers],
     name,

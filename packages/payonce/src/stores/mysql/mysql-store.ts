@@ -1,6 +1,6 @@
 import { Kysely, MysqlDialect, type MysqlPool } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
-import { importDriver } from '../driver-missing.js';
+import { importPeer } from '../../core/import-peer.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
@@ -60,7 +60,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
    * `maxConcurrentBatches` defaults to this pool's size.
    * @throws {InvalidOption} for an invalid `options.batching` or `queryTimeoutMs`.
-   * @throws {DriverMissing} `mysql2` is not installed (the message gives the `npm install` line).
+   * @throws {MissingPeer} `mysql2` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
     urlOrConfig: string | MysqlPoolConfig,
@@ -73,7 +73,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     }
     const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
-    const { default: mysql } = await importDriver('MysqlStore', 'mysql2', 'mysql2@3', () => import('mysql2'));
+    const { default: mysql } = await importPeer('mysql2', 'MysqlStore', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
     // it through one idempotent `end`.

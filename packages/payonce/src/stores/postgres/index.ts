@@ -3,7 +3,7 @@
  * @see docs/design.md §2–3.
  */
 
-export { DriverMissing } from '../driver-missing.js';
+export { MissingPeer } from '../../core/import-peer.js';
 export { isDuplicateKeyError } from '../sql/driver-error.js';
 export type { MigrationReport } from '../sql/migrate.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';

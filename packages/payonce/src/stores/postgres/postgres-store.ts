@@ -1,8 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
+import { importPeer } from '../../core/import-peer.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { ReceiptWatch } from '../../core/store.js';
-import { importDriver } from '../driver-missing.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
@@ -76,7 +76,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     if (listen !== undefined) {
       const config = typeof listen === 'string' ? { connectionString: checkUrl(listen) } : { ...listen };
       this.listener = new PgFinishListener(async () => {
-        const { default: pg } = await import('pg');
+        const { default: pg } = await importPeer('pg', 'PostgresStore listenConnection', () => import('pg'));
         return new pg.Client(config) as unknown as PgListenClient;
       });
       const listener = this.listener;
@@ -98,7 +98,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
    * `maxConcurrentBatches` defaults to this pool's size.
    * @throws {InvalidOption} for an invalid `options.batching`.
-   * @throws {DriverMissing} `pg` is not installed (the message gives the `npm install` line).
+   * @throws {MissingPeer} `pg` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
     urlOrConfig: string | PostgresPoolConfig,
@@ -107,7 +107,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const batching = withPoolSize(options.batching, config.max) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
-    const { default: pg } = await importDriver('PostgresStore', 'pg', 'pg@8', () => import('pg'));
+    const { default: pg } = await importPeer('pg', 'PostgresStore', () => import('pg'));
     const pool = new pg.Pool(config);
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
     // 'error' event would crash the process. Statements report their own errors to the caller.

@@ -7,7 +7,7 @@
  * const guard = new IdempotencyGuard(await RedisStore.connect('redis://127.0.0.1:6379'));
  */
 
-export { DriverMissing } from '../driver-missing.js';
+export { MissingPeer } from '../../core/import-peer.js';
 export {
   ADAPTIVE_PIPELINING_DEFAULTS,
   AdaptivePipelining,

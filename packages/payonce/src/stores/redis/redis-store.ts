@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { bufferOf } from '../../core/buffer-of.js';
 import { InvalidOption } from '../../core/errors.js';
+import { importPeer } from '../../core/import-peer.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type {
@@ -11,7 +12,6 @@ import type {
   Store,
   TakeoverRequest,
 } from '../../core/store.js';
-import { importDriver } from '../driver-missing.js';
 import { headersJson } from '../headers-json.js';
 import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
@@ -191,7 +191,7 @@ export class RedisStore implements Store {
    * given to `new RedisStore` should be made with the same `maxRetriesPerRequest: 0` and
    * `autoResendUnfulfilledCommands: false`.
    * @throws {InvalidOption} for a bad `prefix` or `timeoutMs`.
-   * @throws {DriverMissing} if ioredis is not installed.
+   * @throws {MissingPeer} if ioredis is not installed.
    * @throws {Error} if Redis does not answer within `timeoutMs` (nothing is left open).
    * @example const store = await RedisStore.connect('redis://127.0.0.1:6379', { prefix: 'shop:' });
    */
@@ -200,7 +200,7 @@ export class RedisStore implements Store {
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
       throw new InvalidOption('timeoutMs', `must be a positive integer, got ${String(timeoutMs)}`);
     }
-    const { Redis } = await importDriver('RedisStore', 'ioredis', 'ioredis@6', () => import('ioredis'));
+    const { Redis } = await importPeer('ioredis', 'RedisStore', () => import('ioredis'));
     const client = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,

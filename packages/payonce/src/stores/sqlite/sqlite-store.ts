@@ -1,6 +1,6 @@
 import { Kysely } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
-import { importDriver } from '../driver-missing.js';
+import { importPeer } from '../../core/import-peer.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -75,7 +75,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * straight on the connection when no transaction or query holds it (`ExclusiveConnectionDriver`).
    * @param path a file path (`:memory:` works but is private to this connection).
    * @throws {InvalidOption} for an empty path or a bad option.
-   * @throws {DriverMissing} better-sqlite3 is not installed (the message gives the `npm install` line).
+   * @throws {MissingPeer} better-sqlite3 is not installed (the message gives the `npm install` line).
    * @throws the better-sqlite3 error if the file cannot be opened (missing directory, not a database).
    */
   static async open<DB = ReceiptsDatabase>(path: string, options: SqliteOpenOptions = {}): Promise<SqliteStore<DB>> {
@@ -84,12 +84,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs <= 0) {
       throw new InvalidOption('busyTimeoutMs', `must be a positive integer, got ${String(busyTimeoutMs)}`);
     }
-    const { default: Database } = await importDriver(
-      'SqliteStore',
-      'better-sqlite3',
-      'better-sqlite3@12',
-      () => import('better-sqlite3'),
-    );
+    const { default: Database } = await importPeer('better-sqlite3', 'SqliteStore', () => import('better-sqlite3'));
     // better-sqlite3 busy-waits synchronously: keep each wait short, the store retries asynchronously.
     const blockingWaitMs = Math.min(busyTimeoutMs, BLOCKING_BUSY_WAIT_MS);
     const database = new Database(path, { timeout: blockingWaitMs });
