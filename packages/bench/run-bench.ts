@@ -156,6 +156,8 @@ async function main(): Promise<void> {
     const summaryPath = resultPath(outDir, report.generatedAt, 'md');
     await writeFile(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(summaryPath, renderSummary(report, { causes: CAUSES, jsonFile: basename(jsonPath) }));
+    // The physical limits (pgbench, redis-benchmark, mysqlslap) the targets are measured against, apart.
+    if (limits?.markdown) await writeFile(resultPath(outDir, report.generatedAt, 'md', 'limits'), limits.markdown);
     // Biome formats the committed JSON; it ignores out/ and paths outside the repository.
     if (full && process.env.BENCH_OUT === undefined) await formatWithBiome([jsonPath]);
     for (const t of results) {

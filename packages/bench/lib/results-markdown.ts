@@ -111,7 +111,7 @@ export function renderSummary(results: BenchResults, input: SummaryInput): strin
       `load average ${results.loadAverage.start.toFixed(2)} at start and ${results.loadAverage.end.toFixed(2)} at end. ` +
       `Each ratio is side A ÷ side B, the median of the per-pair ratios (${pairOrderText(results)}, each side in a fresh ` +
       'process) with their min–max; a target is met when every pair ran cleanly and the median clears its goal. ' +
-      `Every pair and side: [${input.jsonFile}](${input.jsonFile}); how the bench works: [README](../README.md).`,
+      `Every pair and side: [${input.jsonFile}](${input.jsonFile})${results.limits?.markdown ? `; this machine's physical limits in the same run: [${input.jsonFile.replace(/\.json$/, '-limits.md')}](${input.jsonFile.replace(/\.json$/, '-limits.md')})` : ''}; how the bench works: [README](../README.md).`,
     '',
     ...targetTable(results.targets),
     '',
