@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // lives in docs/design.md, in the project's words, and every citation must name one of its sections.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const files = execFileSync('git', ['ls-files', 'README.md', 'docs', 'packages', 'examples', 'bench'], { cwd: root })
+const files = execFileSync('git', ['ls-files', 'README.md', 'docs', 'packages', 'examples'], { cwd: root })
   .toString()
   .split('\n')
   .filter((file) => /\.(md|ts|js|mjs)$/.test(file));

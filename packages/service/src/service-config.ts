@@ -16,7 +16,7 @@ export interface ServiceSettings {
    * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). A webhook delivery takes a
    * connection four times (claim, business transaction, completion, journal row) and a checkout five; with more
    * concurrent requests than connections they queue for one. Raise it only when the database has spare CPU: on a
-   * saturated 2-core machine 64 connections were slower than 10 (bench/notes/service.md). Mind the server's
+   * saturated 2-core machine 64 connections were slower than 10 (packages/bench/notes/service.md). Mind the server's
    * `max_connections` across replicas. Ignored when a `store` is given. 1–1000. @default 10 (the drivers' default)
    */
   databasePoolSize?: number;

@@ -9,7 +9,7 @@ const SMALL_BYTES = 64;
  * (no copy), except for a plain typed array of up to 64 bytes at offset 0, which is copied into Node's Buffer pool.
  * Reading `.buffer` of a small typed array that V8 keeps on its own heap makes V8 move it to a fresh off-heap
  * `ArrayBuffer` first, which costs about ten times the copy (≈ 1.2 µs against ≈ 0.13 µs on Node 20,
- * bench/notes/redis.md, Session 9); stored and replayed bodies are often that small (`{"received":true}` is 17
+ * packages/bench/notes/redis.md); stored and replayed bodies are often that small (`{"received":true}` is 17
  * bytes).
  * Callers only read the result: writing into it may or may not change `bytes`.
  * @example bufferOf(receipt.response.body) // then reply.send(…), a driver parameter, a RESP argument

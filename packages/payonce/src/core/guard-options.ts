@@ -63,7 +63,7 @@ export interface GuardOptions {
   /**
    * Whether a claim of the key that the running handler chain already holds throws `NestedClaim` (a misuse). The
    * check follows the handler's async context with `AsyncLocalStorage`; on Node.js before 24 that turns on promise
-   * hooks for the whole process, measured at 8–11 % of an HTTP server's CPU (bench/notes/http-adapter.md).
+   * hooks for the whole process, measured at 8–11 % of an HTTP server's CPU (packages/bench/notes/http-adapter.md).
    * - `true`: checked around every handler.
    * - unset (the default): checked around every handler outside production and on Node.js ≥ 24. With
    *   `NODE_ENV=production` on older Node.js it is still checked wherever a nested claim would wait or hang: around

@@ -7,7 +7,7 @@ import { isPlainJsonText } from '../core/plain-json-text.js';
  *
  * Why: the scope of an idempotency key and the head of a request fingerprint are JSON arrays of strings, encoded
  * on every covered request. Method, route, target and key are plain in practice, and joining them directly costs
- * about half as much as the general serialiser (bench/notes/http-adapter.md, Session 9). Both are stored formats, so
+ * about half as much as the general serialiser (packages/bench/notes/http-adapter.md). Both are stored formats, so
  * the text must be exactly what `JSON.stringify` gives (test/http/string-array-json.test.ts).
  * @see RFC 8259 §7 (which characters a JSON string must escape); ECMA-262 `JSON.stringify` (QuoteJSONString).
  * @example plainStringArrayJson(['POST', '/v1/payments']) // '["POST","/v1/payments"]'

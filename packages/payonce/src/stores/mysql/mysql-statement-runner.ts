@@ -40,7 +40,7 @@ function queryResultOf(reply: MysqlQueryReply): QueryResult<unknown> {
  * `numAffectedRows` / `numChangedRows` / `insertId` as bigints for an OK packet), so the store reads it the same either
  * way; errors are the driver's, unchanged (errno 1062 stays the duplicate-key signal). Used only by stores that own
  * their pool (`MysqlStore.connect`) and never inside a caller's transaction: it skips the Kysely executor's layers
- * (bench/notes/batched.md).
+ * (packages/bench/notes/batched.md).
  */
 export function mysqlStatementRunner(pool: MysqlQueryPool) {
   return (sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> =>

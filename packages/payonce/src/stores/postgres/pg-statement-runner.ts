@@ -17,7 +17,7 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * PostgreSQL driver gives (`rows`, `numAffectedRows` as a bigint for INSERT/UPDATE/DELETE/MERGE), so the store's
  * code reads it the same either way; errors are the driver's, unchanged. Used only by stores that own their pool
  * (`PostgresStore.connect`) and never inside a caller's transaction: it skips the Kysely executor's layers, which
- * were a measurable part of the client's CPU per delivery (bench/notes/batched.md).
+ * were a measurable part of the client's CPU per delivery (packages/bench/notes/batched.md).
  */
 export function pgStatementRunner(pool: PgQueryPool) {
   return async (sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> => {

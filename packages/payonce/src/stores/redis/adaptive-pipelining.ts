@@ -51,7 +51,7 @@ export interface PipeliningProbe {
  *
  * Whether grouping a tick's commands into one socket write pays depends on the machine, not on payonce: where a
  * system call is cheap and the client has a core to itself, writing each command at once lets the client and Redis
- * work at the same time (bench/notes/redis.md, Session 9: 8 concurrent `guard.run` calls ran twice as fast
+ * work at the same time (packages/bench/notes/redis.md: 8 concurrent `guard.run` calls ran twice as fast
  * uncorked); where system calls are dear (a virtual machine with expensive context switches, a busy host) one write
  * per tick is the faster (Session 12: 25 000–34 000 deliveries/s corked against 14 000–26 000 uncorked on the same
  * machine an hour apart). The same host moves between the two.
@@ -64,7 +64,7 @@ export interface PipeliningProbe {
  * rhythm), and computes each pair's ratio corked ÷ not corked. When the median ratio shows corking at least
  * `minGain` faster, the store corks until the next probe `settledMs` later; otherwise it writes each command at once.
  * A host whose speed moves within a second spreads the pair ratios widely (0.5–2.4 around a median gain of 1.2 on
- * the bench machine, bench/notes/redis.md, Session 14), and a median of 6 such pairs can land on the wrong side of
+ * the bench machine, packages/bench/notes/redis.md), and a median of 6 such pairs can land on the wrong side of
  * the line: so when fewer than `PIPELINING_AGREEMENT` of the pairs agree with their median, the probe runs `pairs`
  * more pairs (at most `extensions` times) and decides on the median of all of them.
  * With callers that wait for their answers (a worker pool, concurrent deliveries) the rate of sending is the

@@ -39,7 +39,7 @@ export interface RedisStoreOptions {
    * while corking answers them faster (`AdaptivePipelining`: a probe of a fraction of a second under load every
    * 30 s; choose it when the host is not known in advance). An `AdaptivePipelining` of your own does the same with
    * its own windows and period (one per store: it holds that store's measurements). @default false
-   * (bench/notes/redis.md)
+   * (packages/bench/notes/redis.md)
    */
   pipelining?: boolean | 'auto' | AdaptivePipelining;
 }

@@ -6,8 +6,8 @@ import { executeCompiled } from './transaction-connection.js';
 /**
  * One fixed statement: built with Kysely's query builder from named parameter slots, compiled ONCE per store and
  * then executed as `CompiledQuery.raw(sql, parameters)` with fresh values. Building and compiling a Kysely query on
- * every call was most of payonce's own CPU per delivery on SQLite (bench/profiles/README.md) and in the reference
- * service's webhook intake (bench/notes/service.md); the SQL text sent is byte for byte what the builder produces.
+ * every call was most of payonce's own CPU per delivery on SQLite (packages/bench/notes/profiles.md) and in the reference
+ * service's webhook intake (packages/bench/notes/service.md); the SQL text sent is byte for byte what the builder produces.
  * `DB` is the Kysely database type the statement is built on (the receipts tables unless said otherwise).
  */
 export interface StatementDefinition<N extends string, R, DB = ReceiptsDatabase> {

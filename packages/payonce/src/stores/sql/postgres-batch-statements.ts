@@ -32,7 +32,7 @@ cross join lateral (
  * The fenced completion of many rows. The target rows are reached by their physical row ids (`ctid = ANY(…)`, a TID
  * scan) collected by per-key primary-key lookups (LATERAL … OFFSET 0), so no statistics can make the planner scan
  * the table: on a fresh, unanalysed table of 200 000 `processing` rows the plain `UPDATE … FROM unnest(…)` chose a
- * hash join over the (status, claimed_at) index, 290 ms for 256 rows; this form took 17 ms (bench/notes/batched.md).
+ * hash join over the (status, claimed_at) index, 290 ms for 256 rows; this form took 17 ms (packages/bench/notes/batched.md).
  * Under READ COMMITTED a row changed concurrently is re-read at its newest version and the fencing condition
  * (`processing` at the caller's attempt) is checked again on it; RETURNING names the rows this statement completed.
  */

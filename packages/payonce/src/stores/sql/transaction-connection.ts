@@ -27,7 +27,7 @@ export async function withDirectStatements<DB, T>(trx: Kysely<DB>, work: () => P
  * Executes `query` on `db`. Inside a transaction whose callback runs in {@link withDirectStatements}, it goes
  * straight to the transaction's one connection (taken once per transaction from Kysely's own provider): the same
  * SQL on the same connection, the driver's result as Kysely returns it, without about a dozen promises per statement
- * of Kysely's executor, connection provider and result transform (bench/notes/service.md). The drivers run the
+ * of Kysely's executor, connection provider and result transform (packages/bench/notes/service.md). The drivers run the
  * statements sent on one connection in order, as Kysely's provider would. Anywhere else it is `db.executeQuery`.
  */
 export function executeCompiled<DB, R>(db: Kysely<DB>, query: CompiledQuery<R>): Promise<QueryResult<R>> {

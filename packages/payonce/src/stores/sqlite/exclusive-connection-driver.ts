@@ -29,7 +29,7 @@ export type ExclusiveStatementRunner = (sql: string, parameters: readonly unknow
  * the connection and otherwise wait for their turn in the same queue. So a transaction (`runInTransaction`,
  * `db.transaction()`, a migration) that holds the connection never sees another caller's statement inside it, as
  * with Kysely's driver; what is saved is Kysely's per-statement promise layers on the store's hot path (CPU per
- * delivery measured in bench/profiles/README.md). Kysely's statements on the connection wait for another
+ * delivery measured in packages/bench/notes/profiles.md). Kysely's statements on the connection wait for another
  * connection's write lock without blocking the event loop (`BusyWaitingConnection`), and every transaction starts
  * with `BEGIN IMMEDIATE`: it takes the write lock (waiting for it) before its first statement, so no statement
  * inside it can fail with SQLITE_BUSY, which SQLite does not allow to retry there (issue 34 item 5).

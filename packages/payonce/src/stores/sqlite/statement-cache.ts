@@ -12,7 +12,7 @@ export interface PreparingDatabase {
  * store runs a handful of fixed statements, so without a cache each delivery pays two SQLite compilations.
  * Safe because Kysely serialises every query on the one connection (a statement is never run while another
  * execution of it is still iterating).
- * @see bench/profiles/README.md (sqlite-normal profile).
+ * @see packages/bench/notes/profiles.md (sqlite-normal profile).
  */
 export function statementCache(database: PreparingDatabase, limit = 64): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();

@@ -14,7 +14,7 @@ import { CLAIM_HEAD_PATTERN } from './claim-pattern.js';
  *
  * The hot path: one HMGET of the claim and the waiter flag, one HSETNX of one field (issue #17: the old script also
  * set five fields and two purge indexes; until Session 15 it read the flag with a `HEXISTS` of its own: the script
- * ran in 4.7–4.9 µs of Redis's time after, 4.9 µs before, bench/notes/redis.md). The claim is matched by its head
+ * ran in 4.7–4.9 µs of Redis's time after, 4.9 µs before, packages/bench/notes/redis.md). The claim is matched by its head
  * only (`CLAIM_HEAD_PATTERN`, no string made of the fingerprint) and the attempt compared as text: ARGV[1] is the
  * decimal the store parsed from this field (`String` of it), and every claim this store writes spells attempts in
  * plain decimal (`packClaim`, the takeover script), so text equality is number equality; a hand-edited `01` would
