@@ -107,8 +107,10 @@ async function runFresh(block: DocBlock): Promise<Run> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(root, 'dist', 'index.js'))) {
-    throw new Error('dist/ is missing: the doc blocks import the built package; run npm run build (npm test does)');
+  if (!existsSync(path.join(root, 'packages', 'payonce', 'dist', 'index.js'))) {
+    throw new Error(
+      'packages/payonce/dist/ is missing: the doc blocks import the built package; run npm run build (npm test does)',
+    );
   }
   await mkdir(runDir, { recursive: true });
   for (const block of blocks) await writeFile(fileOf(block), block.code);
