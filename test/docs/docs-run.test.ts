@@ -4,7 +4,7 @@
  *
  * How (see docs/README.md "Code blocks are tested"):
  * 1. Each block is written verbatim to `.doc-blocks/<run>/<file>-L<line>.ts` inside the repository, so
- *    `import … from 'payonce/…'` resolves to the workspace packages' BUILT entry points (each package's dist/, as a user gets them;
+ *    `import … from 'payonce/…'` resolves to this package's BUILT entry points (dist/, as a user gets them;
  *    `npm test` builds first; run `npm run build` before running this file alone).
  * 2. All blocks are type-checked together with `tsc --noEmit` (strict, NodeNext) against the public types.
  * 3. Each block runs as its own process (`node --import tsx`), in a fresh empty working directory (SQLite files
@@ -108,7 +108,9 @@ async function runFresh(block: DocBlock): Promise<Run> {
 
 beforeAll(async () => {
   if (!existsSync(path.join(root, 'packages', 'payonce', 'dist', 'index.js'))) {
-    throw new Error('dist/ is missing: the doc blocks import the built package; run npm run build (npm test does)');
+    throw new Error(
+      'packages/payonce/dist/ is missing: the doc blocks import the built package; run npm run build (npm test does)',
+    );
   }
   await mkdir(runDir, { recursive: true });
   for (const block of blocks) await writeFile(fileOf(block), block.code);

@@ -6,10 +6,10 @@ import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/str
 import { standardWebhooksScheme } from '../../packages/payonce/src/webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
-import type { DeliveryRecord } from '../../packages/sandbox/src/delivery-record.js';
 import type { PaymentPlan } from '../../packages/sandbox/src/payment-plan.js';
 import { SandboxClient } from '../../packages/sandbox/src/sandbox-client.js';
 import type { SandboxOptions } from '../../packages/sandbox/src/sandbox-options.js';
+import type { SentDelivery } from '../../packages/sandbox/src/sent-delivery.js';
 import { type Responder, startTarget } from './webhook-target.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -54,7 +54,7 @@ function verifierFor(sandbox: Sandbox) {
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-function verify(sandbox: Sandbox, record: DeliveryRecord) {
+function verify(sandbox: Sandbox, record: SentDelivery) {
   return verifierFor(sandbox).verify({
     rawBody: bytes(record.requestBody),
     headers: record.requestHeaders,
@@ -325,7 +325,7 @@ describe('sandbox webhooks: fault knobs', () => {
     const log = await fetch(
       `${sandbox.url}/_sandbox/deliveries?merchant_reference=${encodeURIComponent(req.merchantReference)}`,
     );
-    const { data } = (await log.json()) as { data: DeliveryRecord[] };
+    const { data } = (await log.json()) as { data: SentDelivery[] };
     expect(data.map((d) => d.kind)).toEqual(['attempt']);
   });
 });

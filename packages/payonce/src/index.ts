@@ -1,7 +1,8 @@
 /**
  * payonce — exactly-once-in-effect payment processing. The root entry exports the core (guard, keys,
- * receipts, errors, clock, fingerprint), the store contract and the in-memory store. Backends are subpath
- * exports: `payonce/sqlite`, `payonce/postgres`, `payonce/mysql`, `payonce/redis`, `payonce/schema`.
+ * receipts, errors, clock, fingerprint), the `Store` port and the in-memory store. Backends are subpath
+ * exports: `payonce/sqlite`, `payonce/postgres`, `payonce/mysql`, `payonce/redis`, and `payonce/sql` (the SQL
+ * store base); what only a store author needs (the claim requests a store answers) is on `payonce/store-kit`.
  * @see docs/design.md §2–3.
  */
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
@@ -36,18 +37,8 @@ export {
   type TransactionHandler,
 } from './core/idempotency-guard.js';
 export type { Outcome } from './core/outcome.js';
-export { firstClaimReceipt, type Receipt, type ReceiptStatus, type StoredResponse } from './core/receipt.js';
+export type { Receipt, ReceiptStatus, StoredResponse } from './core/receipt.js';
 export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.js';
 export { type ResponseInit, toStoredResponse } from './core/response.js';
-export type {
-  FinishRequest,
-  HandlerTransactionOf,
-  InsertClaimRequest,
-  InsertClaimResult,
-  ReceiptWatch,
-  Store,
-  TakeoverRequest,
-  TransactionalStore,
-  TransactionOf,
-} from './core/store.js';
+export type { HandlerTransactionOf, Store, TransactionalStore, TransactionOf } from './core/store.js';
 export { MemoryStore } from './stores/memory/memory-store.js';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
-import type { DeliveryRecord } from './delivery-record.js';
 import type { FaultRuleInput } from './faults/fault-rules.js';
 import { checkPaymentPlan } from './payment-plan.js';
 import type { SandboxControls, SandboxLogFilter } from './sandbox-controls.js';
-import type { WebhookEndpoint } from './webhook-endpoints.js';
+import type { SentDelivery } from './sent-delivery.js';
+import type { RegisteredEndpoint } from './webhook-endpoints.js';
 import type { SandboxSigning } from './webhook-signer.js';
 import { type JsonObject, StripeApiError } from './wire/stripe-api-error.js';
 import { parseJsonBody } from './wire/stripe-form.js';
@@ -38,7 +38,7 @@ const notServed = () =>
   );
 
 /** An endpoint without its secrets (when secrets are not served). */
-function withoutSecrets({ secret: _secret, previousSecrets: _previous, ...endpoint }: WebhookEndpoint) {
+function withoutSecrets({ secret: _secret, previousSecrets: _previous, ...endpoint }: RegisteredEndpoint) {
   return endpoint;
 }
 
@@ -140,7 +140,7 @@ export function registerControlRoutes(
   app.post<Id>('/_sandbox/events/:id/resend', async (request, reply) => {
     if (controls.events({ eventId: request.params.id }).length === 0) return missing(reply, 'event');
     const body = bodyOf(request);
-    const data: readonly DeliveryRecord[] = await controls.resend(
+    const data: readonly SentDelivery[] = await controls.resend(
       request.params.id,
       numberOr(body.copies, 1),
       numberOr(body.parallel, 1),

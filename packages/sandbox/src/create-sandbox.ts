@@ -21,7 +21,7 @@ import { StripeEngine } from './stripe-engine.js';
 import { stripeId } from './stripe-objects.js';
 import { registerStripeRoutes } from './stripe-routes.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import type { WebhookEndpoint } from './webhook-endpoints.js';
+import type { RegisteredEndpoint } from './webhook-endpoints.js';
 import { checkSigning, newSigningSecret, type SandboxSigning } from './webhook-signer.js';
 import { checkApiKey } from './wire/api-key.js';
 import { checkControlContentType, checkHost } from './wire/control-guard.js';
@@ -79,7 +79,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let clockOffsetMs = 0;
   const nowMs = () => Date.now() + clockOffsetMs;
   const plans: PlanRule[] = [];
-  const endpoints = new Map<string, WebhookEndpoint>();
+  const endpoints = new Map<string, RegisteredEndpoint>();
   const requests: RequestRecord[] = [];
   const faults = new FaultLedger(nowMs);
   const rules = new FaultRules(resolved.seed);

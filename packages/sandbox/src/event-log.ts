@@ -6,7 +6,7 @@ import type { SandboxEvent } from './sandbox-event.js';
 import type { SandboxPayment } from './sandbox-payment.js';
 import { standardWebhooksEvent, stripeEvent, stripeId } from './stripe-objects.js';
 import type { EventDelivery, WebhookDispatcher } from './webhook-dispatcher.js';
-import { acceptsEvent, type WebhookEndpoint } from './webhook-endpoints.js';
+import { acceptsEvent, type RegisteredEndpoint } from './webhook-endpoints.js';
 import type { SandboxSigning } from './webhook-signer.js';
 import type { JsonObject } from './wire/stripe-api-error.js';
 
@@ -40,7 +40,7 @@ export interface EventLogSettings {
     readonly signing: SandboxSigning;
     readonly enabledEvents: readonly string[] | null;
   };
-  readonly endpoints: () => readonly WebhookEndpoint[];
+  readonly endpoints: () => readonly RegisteredEndpoint[];
 }
 
 /**

@@ -12,7 +12,6 @@ export {
   THREE_DECIMAL_CURRENCIES,
   ZERO_DECIMAL_CURRENCIES,
 } from './currencies.js';
-export type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
 export { DEFAULT_ENDPOINT_EVENTS } from './event-log.js';
 export type { FaultPhase, FaultRecord } from './faults/fault-ledger.js';
 export { type FaultRuleInput, type FaultRulesFile, faultRulesFileOf } from './faults/fault-rules.js';
@@ -52,9 +51,10 @@ export type {
   SandboxPaymentStatus,
   SandboxRefund,
 } from './sandbox-payment.js';
+export type { DeliveryKind, SentDelivery } from './sent-delivery.js';
 export { SANDBOX_API_VERSION } from './stripe-objects.js';
 export { type CardOutcome, TEST_CARDS, type TestCard } from './test-cards.js';
-export type { WebhookEndpoint } from './webhook-endpoints.js';
+export type { RegisteredEndpoint } from './webhook-endpoints.js';
 export { newSigningSecret, type SandboxSigning, type SandboxSigningScheme, signedHeaders } from './webhook-signer.js';
 export { SANDBOX_API_KEY } from './wire/api-key.js';
 export { StripeApiError, type StripeErrorType } from './wire/stripe-api-error.js';

@@ -1,11 +1,11 @@
 import type { RequestRecord } from './api-request.js';
-import type { DeliveryRecord } from './delivery-record.js';
 import type { FaultRecord } from './faults/fault-ledger.js';
 import type { FaultRuleInput } from './faults/fault-rules.js';
 import type { PaymentPlan } from './payment-plan.js';
 import type { SandboxEvent } from './sandbox-event.js';
 import type { SandboxCharge, SandboxPayment, SandboxRefund } from './sandbox-payment.js';
-import type { WebhookEndpoint } from './webhook-endpoints.js';
+import type { SentDelivery } from './sent-delivery.js';
+import type { RegisteredEndpoint } from './webhook-endpoints.js';
 import type { SandboxSigning, SandboxSigningScheme } from './webhook-signer.js';
 
 /**
@@ -22,7 +22,7 @@ export interface SandboxLedger {
     readonly paymentId: string;
     readonly requestId: string | null;
   }[];
-  readonly deliveries: readonly DeliveryRecord[];
+  readonly deliveries: readonly SentDelivery[];
   readonly faults: readonly FaultRecord[];
   readonly requests: readonly RequestRecord[];
 }
@@ -111,12 +111,12 @@ export interface SandboxControls {
   /** Genuine events emitted, oldest first. */
   events(filter?: SandboxLogFilter): readonly SandboxEvent[];
   /** The delivery log, oldest first. */
-  deliveries(filter?: SandboxLogFilter): readonly DeliveryRecord[];
+  deliveries(filter?: SandboxLogFilter): readonly SentDelivery[];
   /**
    * Sends `copies` more copies of a genuine event (fresh signatures, same id and body), `parallel` at a time
    * (docs/design.md §9 scenario 16). @throws {Error} unknown event id; {InvalidOption} counts outside 1…50.
    */
-  resend(eventId: string, copies: number, parallel?: number): Promise<readonly DeliveryRecord[]>;
+  resend(eventId: string, copies: number, parallel?: number): Promise<readonly SentDelivery[]>;
   /** Waits until no settlement or delivery is pending; false when `timeoutMs` passed first. @default 10_000 */
   idle(timeoutMs?: number): Promise<boolean>;
   /** The whole ledger (also `GET /_sandbox/ledger`). */
@@ -128,7 +128,7 @@ export interface SandboxControls {
   /** Removes every fault rule; with `seed`, restarts the random draws. */
   clearFaultRules(seed?: number): void;
   /** Registered webhook endpoints (with their secrets). */
-  endpoints(): readonly WebhookEndpoint[];
+  endpoints(): readonly RegisteredEndpoint[];
   /** Moves the sandbox clock forward (idempotency keys expire after 24 h of it). @throws {InvalidOption} < 0. */
   advanceClock(ms: number): void;
   /** The sandbox clock, ms since the epoch (real time plus every `advanceClock`). */

@@ -8,7 +8,7 @@ import { checkWebhookUrl } from './sandbox-options.js';
 import { parseSearchQuery } from './search-query.js';
 import type { StripeEngine } from './stripe-engine.js';
 import { paymentIntentObject, refundObject, stripeId } from './stripe-objects.js';
-import { type WebhookEndpoint, webhookEndpointObject } from './webhook-endpoints.js';
+import { type RegisteredEndpoint, webhookEndpointObject } from './webhook-endpoints.js';
 import { newSigningSecret } from './webhook-signer.js';
 import { mergeMetadata, type Params } from './wire/params.js';
 import { invalidParam, type JsonObject, noSuch } from './wire/stripe-api-error.js';
@@ -16,7 +16,7 @@ import { invalidParam, type JsonObject, noSuch } from './wire/stripe-api-error.j
 /** What the Stripe routes work on. */
 export interface StripeRouteDeps extends ApiDeps {
   readonly engine: StripeEngine;
-  readonly endpoints: Map<string, WebhookEndpoint>;
+  readonly endpoints: Map<string, RegisteredEndpoint>;
   readonly baseUrl: () => string;
   /** The control plan armed for the next create request of this order / merchant reference, used up once. */
   readonly takePlan: (orderId: string | null, merchantReference: string | null) => PaymentPlan | undefined;
@@ -219,7 +219,7 @@ export function registerStripeRoutes(app: FastifyInstance, deps: StripeRouteDeps
   registerEndpointRoutes(route, deps);
 }
 
-function endpointInput(params: Params, current: WebhookEndpoint | null) {
+function endpointInput(params: Params, current: RegisteredEndpoint | null) {
   const url = params.string('url', 2_048);
   if (url === undefined && current === null)
     throw invalidParam('url', 'Missing required param: url.', 'parameter_missing');
@@ -261,7 +261,7 @@ function registerEndpointRoutes(
     run: (params) => {
       params.only(['url', 'enabled_events', 'description', 'metadata', 'api_version', 'connect', 'expand']);
       const { url, events } = endpointInput(params, null);
-      const endpoint: WebhookEndpoint = Object.freeze({
+      const endpoint: RegisteredEndpoint = Object.freeze({
         id: stripeId('we'),
         url: url!,
         enabledEvents: Object.freeze(events!),
@@ -299,7 +299,7 @@ function registerEndpointRoutes(
       const current = find(request.params.id);
       const { url, events } = endpointInput(params, current);
       const disabled = params.boolean('disabled');
-      const next: WebhookEndpoint = Object.freeze({
+      const next: RegisteredEndpoint = Object.freeze({
         ...current,
         url: url ?? current.url,
         enabledEvents: Object.freeze(events ?? [...current.enabledEvents]),

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
-import type { DeliveryKind, DeliveryRecord } from './delivery-record.js';
 import { type DeliveryPlan, type DeliveryTarget, doubledAmountBody } from './delivery-target.js';
 import type { SandboxEvent } from './sandbox-event.js';
+import type { DeliveryKind, SentDelivery } from './sent-delivery.js';
 import { stripeId } from './stripe-objects.js';
 import { newSigningSecret, signedHeaders } from './webhook-signer.js';
 
@@ -39,7 +39,7 @@ function isSuccess(status: number | null): boolean {
  */
 export class WebhookDispatcher {
   /** The delivery log, in send order. */
-  readonly log: DeliveryRecord[] = [];
+  readonly log: SentDelivery[] = [];
   private readonly settings: WebhookDispatcherSettings;
   private readonly agent = new Agent({ connections: 64, keepAliveTimeout: 1_000 });
   private readonly closing = new AbortController();
@@ -65,8 +65,8 @@ export class WebhookDispatcher {
   }
 
   /** Sends `copies` more copies of each delivery (fresh signatures), `parallel` at a time; returns their records. */
-  async resend(deliveries: readonly EventDelivery[], copies: number, parallel: number): Promise<DeliveryRecord[]> {
-    const out: DeliveryRecord[] = [];
+  async resend(deliveries: readonly EventDelivery[], copies: number, parallel: number): Promise<SentDelivery[]> {
+    const out: SentDelivery[] = [];
     for (const delivery of deliveries) {
       let sent = 0;
       while (sent < copies && !this.closing.signal.aborted) {
@@ -198,7 +198,7 @@ export class WebhookDispatcher {
     kind: DeliveryKind,
     attempt: number,
     mode: 'sign' | 'forge' | 'drop',
-  ): Promise<DeliveryRecord> {
+  ): Promise<SentDelivery> {
     const { event, target } = delivery;
     const url = target.url();
     const sentAtMs = this.settings.nowMs();
@@ -235,7 +235,7 @@ export class WebhookDispatcher {
         error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
       }
     }
-    const record: DeliveryRecord = Object.freeze({
+    const record: SentDelivery = Object.freeze({
       seq: this.log.length + 1,
       eventId,
       sourceEventId: event.id,

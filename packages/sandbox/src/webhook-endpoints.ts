@@ -2,7 +2,7 @@ import { SANDBOX_API_VERSION } from './stripe-objects.js';
 import type { JsonObject } from './wire/stripe-api-error.js';
 
 /** A webhook endpoint registered with `POST /v1/webhook_endpoints` (or `--webhook-url`). */
-export interface WebhookEndpoint {
+export interface RegisteredEndpoint {
   /** `we_…`. */
   readonly id: string;
   readonly url: string;
@@ -28,7 +28,7 @@ export function acceptsEvent(enabled: readonly string[], type: string): boolean 
 }
 
 /** The Stripe WebhookEndpoint object; `secret` only when `withSecret`. @see https://docs.stripe.com/api/webhook_endpoints/object */
-export function webhookEndpointObject(endpoint: WebhookEndpoint, withSecret: boolean): JsonObject {
+export function webhookEndpointObject(endpoint: RegisteredEndpoint, withSecret: boolean): JsonObject {
   const out: JsonObject = {
     id: endpoint.id,
     object: 'webhook_endpoint',

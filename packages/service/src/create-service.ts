@@ -6,7 +6,6 @@ import { logIntake } from 'payonce/internal/observe/log-events.js';
 import { InvalidPaymentEvent } from 'payonce/internal/payments/invalid-payment-event.js';
 import type { CheckoutResult } from 'payonce/internal/payments/payments.js';
 import type { ProviderPaymentEvent } from 'payonce/internal/payments/provider-payment-event.js';
-import { fastifyWebhooks } from 'payonce/internal/webhooks/fastify-webhooks.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookHandler } from 'payonce/internal/webhooks/intake.js';
 import { WebhookDecline } from 'payonce/internal/webhooks/intake-decline.js';
 import { stripeProfile } from 'payonce/internal/webhooks/providers/stripe-profile.js';
@@ -14,13 +13,14 @@ import { headerValue } from 'payonce/internal/webhooks/verify/headers.js';
 import type { SignatureScheme } from 'payonce/internal/webhooks/verify/signature-scheme.js';
 import { standardWebhooksScheme } from 'payonce/internal/webhooks/verify/standard-webhooks-scheme.js';
 import { stripeScheme } from 'payonce/internal/webhooks/verify/stripe-scheme.js';
-import { acknowledgingProfile, NO_EVENT_TYPE } from './acknowledging-profile.js';
+import { fastifyWebhooks } from 'payonce/webhooks/fastify';
 import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
 import { databaseReachable } from './database-reachable.js';
 import { failureAnswer, SERVICE_BODY_LIMIT_BYTES, sendResponse, storeUnavailableProblem } from './http-edge.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import { paymentEventOf } from './payment-event-of.js';
+import { NO_EVENT_TYPE, paymentEventProfile } from './payment-event-profile.js';
 import { sandboxStandardWebhooksProfile } from './sandbox-standard-webhooks-profile.js';
 import { serviceApp } from './service-app.js';
 import type { ServiceContext } from './service-context.js';
@@ -173,7 +173,7 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
   const endpoints: Record<string, WebhookEndpoint> = {};
   if (config.stripeWebhookSecrets.length > 0) {
     endpoints.stripe = {
-      profile: acknowledgingProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null)),
+      profile: paymentEventProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null)),
       scheme: schemeFor(
         'stripe',
         stripeScheme({ secrets: config.stripeWebhookSecrets, toleranceSeconds: config.webhookToleranceSec }),
@@ -183,7 +183,7 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
   }
   if (config.standardWebhooksSecrets.length > 0) {
     endpoints['standard-webhooks'] = {
-      profile: acknowledgingProfile(
+      profile: paymentEventProfile(
         sandboxStandardWebhooksProfile(),
         (_body, headers) =>
           (headers && (headerValue(headers, 'svix-id') ?? headerValue(headers, 'webhook-id'))) ?? null,
@@ -319,7 +319,7 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * retry (docs/webhooks.md, `WebhookDecline`). An authentic delivery with an event id but a type the service does
  * not handle, or none, is acknowledged once (`{"received":true,"ignored":true,"reason":…}`), journaled and
  * logged, with no business action; one without an id, not JSON, or a handled payment type it cannot act on is
- * refused 400 with no receipt (`acknowledgingProfile`). A refund that arrives while its attempt is still active
+ * refused 400 with no receipt (`paymentEventProfile`). A refund that arrives while its attempt is still active
  * (before the success it refunds) is parked by `Payments` (answered 200 `parked`) and applied with the success.
  * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
  * @throws the driver's or fastify's error when a SQLite file, Redis or the port cannot be opened (everything

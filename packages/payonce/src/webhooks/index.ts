@@ -1,10 +1,10 @@
 /**
  * `payonce/webhooks`: signature schemes (verify on the raw bytes), provider profiles (event id, type, object id,
- * amount in minor units, currency, merchant reference), the intake pipeline with provider acknowledgements, the
- * fastify route, and the delivery journal with redaction.
+ * amount in minor units, currency, merchant reference), the intake pipeline with provider acknowledgements and the
+ * delivery journal with redaction. Each framework route is its own entry: `payonce/webhooks/fastify`,
+ * `payonce/webhooks/express`, `payonce/webhooks/hono`.
  * @see docs/design.md §5.
  */
-export { type FastifyWebhooksOptions, fastifyWebhooks } from './fastify-webhooks.js';
 export {
   type Housekeeping,
   type HousekeepingOptions,
@@ -30,9 +30,7 @@ export { CLICK_ERRORS, clickAcknowledgement } from './intake-click.js';
 export { WebhookDecline } from './intake-decline.js';
 export type { IntakeEventName, IntakeEvents, IntakeListener } from './intake-events.js';
 export { PAYME_ERRORS, paymeAcknowledgement } from './intake-payme.js';
-export { type IntakeProblem, type IntakeProblemKind, problemOf } from './intake-problem.js';
 export { DELIVERIES_TABLE, type DeliveriesDatabase, type DeliveriesTable } from './journal/deliveries-table.js';
-export { deliveryId } from './journal/delivery-id.js';
 export type { DeliveryJournal, PaymentLookup } from './journal/delivery-journal.js';
 export {
   DELIVERY_DECISIONS,
@@ -56,7 +54,7 @@ export {
   NO_EVENT_TYPE,
 } from './providers/acknowledging-profile.js';
 export { clickProfile } from './providers/click-profile.js';
-export { checkEventLimits, EVENT_FIELD_LIMITS } from './providers/event-limits.js';
+export { EVENT_FIELD_LIMITS } from './providers/event-limits.js';
 export {
   type StripeCharge,
   type StripeCheckoutSession,
@@ -75,7 +73,6 @@ export {
 } from './providers/event-objects.js';
 export { githubProfile } from './providers/github-profile.js';
 export { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
-export { currencyExponent, minorUnitsFromDecimal } from './providers/minor-units.js';
 export type { JsonObject } from './providers/payload-reader.js';
 export { type PaymeProfileOptions, paymeProfile } from './providers/payme-profile.js';
 export type { ExtractInput, ProviderEvent, ProviderProfile } from './providers/provider-event.js';

@@ -15,7 +15,7 @@ export {
   PIPELINING_AGREEMENT,
   type PipeliningProbe,
 } from './adaptive-pipelining.js';
-export { type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
+export { type RedisKeys, redisKeys } from './redis-keys.js';
 export type { RedisLike, RedisSubscriberLike } from './redis-like.js';
 export { type RedisConnectOptions, RedisStore } from './redis-store.js';
 export type { RedisStoreOptions } from './redis-store-options.js';

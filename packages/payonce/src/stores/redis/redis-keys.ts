@@ -1,5 +1,3 @@
-import type { RequestKey } from '../../core/request-key.js';
-
 /**
  * The Redis key names of one store. Every key contains the hash tag `{receipts}` right after the prefix, so
  * in Redis Cluster all of a store's keys hash to one slot and every script may touch all of them.
@@ -42,10 +40,8 @@ export function legacyFinishedByProviderKey(keys: RedisKeys, provider: string): 
   return keys.legacyFinishedByProviderBase + provider;
 }
 
-/** The injective `<id>` of a request key: `<UTF-8 byte length of provider>:<provider>:<externalId>`. */
-export function receiptIdOf(key: RequestKey): string {
-  return `${Buffer.byteLength(key.provider, 'utf8')}:${key.provider}:${key.externalId}`;
-}
+/** The injective `<id>` of a request key (stores/receipt-id.ts), the end of each receipt hash's name. */
+export { receiptIdOf } from '../receipt-id.js';
 
 /** `text` with every glob-special character of `SCAN MATCH` (`*`, `?`, `[`, `]`, `\`) escaped by a backslash. */
 export function escapeGlob(text: string): string {

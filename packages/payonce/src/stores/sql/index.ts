@@ -1,5 +1,5 @@
 /**
- * `payonce/schema`: the receipts DDL for every SQL dialect, the migration runner behind `payonce migrate`,
+ * `payonce/sql`: the SQL store base — the receipts DDL for every SQL dialect, the migration runner behind `payonce migrate`,
  * and the shared Kysely store the SQLite, PostgreSQL and MySQL stores are built on.
  * @see docs/design.md §3 "Schema".
  */

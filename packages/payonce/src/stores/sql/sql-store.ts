@@ -238,7 +238,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   }
 
   /**
-   * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/schema`).
+   * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/sql`).
    * @throws {Error} when a migration fails, with the driver error as `cause`.
    */
   migrate(): Promise<MigrationReport> {

@@ -20,7 +20,7 @@ export type DeliveryKind =
   | 'tampered-resigned';
 
 /** One webhook request the sandbox sent and what the target answered (the delivery log, docs/design.md §8). */
-export interface DeliveryRecord {
+export interface SentDelivery {
   /** Position in the log, from 1. */
   readonly seq: number;
   /** The id this request carried (for `tampered-resigned`, the forged event's own id). */

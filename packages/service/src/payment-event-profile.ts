@@ -18,9 +18,9 @@ export { type EventIdReader, NO_EVENT_TYPE };
  * merchant reference, refused (`MalformedWebhookPayload`, 400, no receipt): the service cannot act on it and a human must look.
  * Every other authentic delivery with an event id is acknowledged once with no business action.
  * @throws {MalformedWebhookPayload} from `extract`, as listed.
- * @example acknowledgingProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null))
+ * @example paymentEventProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null))
  */
-export function acknowledgingProfile(base: ProviderProfile, idOf: EventIdReader): ProviderProfile {
+export function paymentEventProfile(base: ProviderProfile, idOf: EventIdReader): ProviderProfile {
   return acknowledgeEvery(base, {
     eventId: idOf,
     strictTypes: Object.keys(PAYMENT_EVENT_TYPES),

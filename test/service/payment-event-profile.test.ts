@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { MalformedWebhookPayload } from '../../packages/payonce/src/webhooks/providers/malformed-webhook-payload.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { headerValue } from '../../packages/payonce/src/webhooks/verify/headers.js';
-import { acknowledgingProfile, NO_EVENT_TYPE } from '../../packages/service/src/acknowledging-profile.js';
+import { NO_EVENT_TYPE, paymentEventProfile } from '../../packages/service/src/payment-event-profile.js';
 import { sandboxStandardWebhooksProfile } from '../../packages/service/src/sandbox-standard-webhooks-profile.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const stripe = acknowledgingProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null));
-const sw = acknowledgingProfile(sandboxStandardWebhooksProfile(), (_body, headers) =>
+const stripe = paymentEventProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null));
+const sw = paymentEventProfile(sandboxStandardWebhooksProfile(), (_body, headers) =>
   headers === undefined ? null : (headerValue(headers, 'svix-id') ?? headerValue(headers, 'webhook-id') ?? null),
 );
 
-describe('acknowledgingProfile (the service takes every authentic delivery with an event id)', () => {
+describe('paymentEventProfile (the service takes every authentic delivery with an event id)', () => {
   it('reads a Stripe body with an id and no type as an event with no type, keyed by its id', () => {
     const event = stripe.extract({ rawBody: bytes('{"id":"evt_test_webhook","object":"event"}') });
     expect(event).toMatchObject({ provider: 'stripe', eventId: 'evt_test_webhook', eventType: NO_EVENT_TYPE });
