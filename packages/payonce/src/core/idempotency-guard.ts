@@ -4,7 +4,7 @@ import { PayloadMismatch, ReceiptCorrupted, RequestInProgress, TransactionsUnsup
 import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
 import { storeCall, storeError } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
-import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions, waitBudget } from './guard-options.js';
+import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
@@ -21,6 +21,8 @@ export type {
   RunOptions,
   TransactionHandler,
 } from './guard-types.js';
+
+import { nonNegativeInt } from '../core/options.js';
 
 type ClaimDecision =
   | { readonly kind: 'claimed'; readonly receipt: Receipt; readonly takeover: boolean; readonly retry: boolean }
@@ -271,7 +273,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const budgetMs =
       options.waitForInFlightMs === undefined
         ? this.options.waitForInFlightMs
-        : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs');
+        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs);
     if (budgetMs <= 0 && options.signal === undefined) return NO_WAIT;
     return { untilMs: budgetMs > 0 ? performance.now() + budgetMs : 0, signal: options.signal };
   }
