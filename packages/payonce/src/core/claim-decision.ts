@@ -39,7 +39,7 @@ const REPLAY: ClaimStep = Object.freeze({ kind: 'replay' });
  * same receipt and input always give the same step. Payloads are compared first (a mismatch is reported whatever
  * the status), then a completed receipt replays, a fresh claim is in flight (its lease runs from `claimedAtMs`, the
  * last heartbeat), and a stale claim or a failed receipt is taken by compare-and-set on its attempt count.
- * @see docs/design.md §3 "Claim", "Stale takeover"; seed 004 (receipt lifecycle).
+ * @see docs/design.md §3 "Claim", "Stale takeover", "Payload fingerprint"; seed 004 (receipt lifecycle).
  */
 export function decideClaim(existing: Receipt, input: ClaimInput): ClaimStep {
   if (input.fingerprint !== null) {

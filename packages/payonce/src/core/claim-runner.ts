@@ -23,7 +23,7 @@ export interface ClaimRunnerDeps {
 /**
  * The second half of a guarded call: runs the handler of a claim the guard holds and records how it ended
  * (`completed` with the stored response, `failed` with the bounded error text, or lost to a takeover).
- * @see docs/design.md §3 "Complete", "Invalid handler response", "Heartbeat".
+ * @see docs/design.md §3 "Handler failure", "Invalid handler response", "Leases and heartbeats", "Fencing".
  */
 export class ClaimRunner {
   private readonly deps: ClaimRunnerDeps;
