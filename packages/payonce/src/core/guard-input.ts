@@ -1,18 +1,10 @@
 import { InvalidOption, InvalidRequestKey } from './errors.js';
 import { type PayloadBytes, fingerprint as sha256Fingerprint } from './fingerprint.js';
+import { kindOf } from './options.js';
 import { RequestKey } from './request-key.js';
 
-/**
- * The checks the guard runs on what a caller passes, before any store call (callers from JavaScript have no type
- * checker). Every message names what a wrong argument was, never its value.
- */
-
-/** `an object`, `null`, `a number`: what a wrong argument was, for messages that never echo its value. */
-export function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
+// The checks the guard runs on what a caller passes, before any store call (callers from JavaScript have no type
+// checker). Every message names what a wrong argument was, never its value.
 
 /**
  * `key` as a `RequestKey`: itself, or a plain `{ provider, externalId }` checked as the constructor checks it.

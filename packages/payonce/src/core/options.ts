@@ -1,18 +1,20 @@
 import { InvalidOption } from './errors.js';
 
-/**
- * The checks of numeric options, shared by every constructor and factory of the library, with one message format:
- * `invalid option <name>: must be <rule>, got <what>`, where `<what>` is the number itself, or only the kind of
- * a value that is not a number (`a string`, `an object`, `null`), never its text. Each check returns the value.
- * Source of the rules: docs/errors.md `INVALID_OPTION` (thrown once, at construction, before any I/O).
- */
+// The checks of numeric options, shared by every constructor and factory of the library, with one message format:
+// `invalid option <name>: must be <rule>, got <what>`, where `<what>` is the number itself, or only the kind of
+// a value that is not a number (`a string`, `an object`, `null`), never its text. Each check returns the value.
+// Source of the rules: docs/errors.md `INVALID_OPTION` (thrown once, at construction, before any I/O).
 
-/** What a wrong option value was: a number as written, anything else by its kind only. */
-function shown(value: unknown): string {
-  if (typeof value === 'number') return String(value);
+/** `an object`, `null`, `a number`: what a wrong argument was, for messages that never echo its value. */
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** What a wrong option value was: a number as written, anything else by its kind only. */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : kindOf(value);
 }
 
 /** Throws the typed error of one option in the one format. @throws {InvalidOption} always. */
