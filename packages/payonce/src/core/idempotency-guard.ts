@@ -8,6 +8,7 @@ import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } fro
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
+import { nonNegativeInt } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { Receipt } from './receipt.js';
 import { RequestKey } from './request-key.js';
@@ -21,8 +22,6 @@ export type {
   RunOptions,
   TransactionHandler,
 } from './guard-types.js';
-
-import { nonNegativeInt } from '../core/options.js';
 
 type ClaimDecision =
   | { readonly kind: 'claimed'; readonly receipt: Receipt; readonly takeover: boolean; readonly retry: boolean }
