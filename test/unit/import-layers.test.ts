@@ -183,6 +183,10 @@ describe('imports of the packages flow one way', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('has no import cycle at all inside the library, type-only imports included', () => {
+    expect(cycles().map((component) => component.map(rel).sort())).toEqual([]);
+  });
+
   it('resolves every relative import to a source file of its package', () => {
     const missing = [...graph].flatMap(([file, targets]) =>
       targets.filter((target) => !graph.has(target)).map((target) => `${rel(file)} → ${rel(target)}`),

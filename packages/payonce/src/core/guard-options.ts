@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import { InvalidOption } from './errors.js';
+import { nonNegativeInt, positiveInt } from './options.js';
 
 /** Options of `IdempotencyGuard`. */
 export interface GuardOptions {
@@ -100,26 +101,6 @@ export interface ResolvedGuardOptions {
 /** Where a guard checks for `NestedClaim`; see `GuardOptions.detectNestedClaims`. */
 export type NestedClaimDetection = 'everywhere' | 'waiting-or-transactional' | 'off';
 
-function positiveInt(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || !Number.isInteger(value) || value <= 0) {
-    throw new InvalidOption(name, `must be a positive finite integer, got ${String(value)}`);
-  }
-  return value;
-}
-
-/** A wait budget: a finite integer of milliseconds, 0 or more. @throws {InvalidOption} otherwise. */
-export function waitBudget(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new InvalidOption(name, `must be a finite integer of milliseconds, 0 or more, got ${String(value)}`);
-  }
-  return value;
-}
-
-function atMost(value: number, limit: number, name: string): number {
-  if (value > limit) throw new InvalidOption(name, `must be at most ${limit}, got ${value}`);
-  return value;
-}
-
 /**
  * Whether an unset `GuardOptions.detectNestedClaims` checks around every handler: where `AsyncLocalStorage` is
  * cheap (Node.js ≥ 24, async context frames) or outside production (`nodeEnv` other than exactly `production`,
@@ -156,9 +137,9 @@ function leaseOf(options: GuardOptions): { leaseMs: number; heartbeatMs: number 
   }
   const lease =
     leaseMs !== undefined
-      ? positiveInt(leaseMs, 'leaseMs')
-      : positiveInt(staleAfterMs ?? DEFAULT_LEASE_MS, staleAfterMs === undefined ? 'leaseMs' : 'staleAfterMs');
-  const heartbeatMs = waitBudget(options.heartbeatMs ?? Math.floor(lease / 3), 'heartbeatMs');
+      ? positiveInt('leaseMs', leaseMs)
+      : positiveInt(staleAfterMs === undefined ? 'leaseMs' : 'staleAfterMs', staleAfterMs ?? DEFAULT_LEASE_MS);
+  const heartbeatMs = nonNegativeInt('heartbeatMs', options.heartbeatMs ?? Math.floor(lease / 3));
   if (heartbeatMs >= lease) {
     throw new InvalidOption('heartbeatMs', `must be below leaseMs (${lease}), got ${heartbeatMs}`);
   }
@@ -178,13 +159,13 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     leaseMs,
     heartbeatMs,
     staleAfterMs: leaseMs,
-    maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
-    maxRetryAfterMs: positiveInt(options.maxRetryAfterMs ?? 5_000, 'maxRetryAfterMs'),
+    maxErrorChars: positiveInt('maxErrorChars', options.maxErrorChars ?? 2_000),
+    maxRetryAfterMs: positiveInt('maxRetryAfterMs', options.maxRetryAfterMs ?? 5_000),
     clock,
-    purgeBatchSize: atMost(positiveInt(options.purgeBatchSize ?? 500, 'purgeBatchSize'), 1_000, 'purgeBatchSize'),
-    maxResponseBytes: positiveInt(options.maxResponseBytes ?? 6_291_456, 'maxResponseBytes'),
-    waitForInFlightMs: waitBudget(options.waitForInFlightMs ?? 0, 'waitForInFlightMs'),
-    waitPollMaxMs: positiveInt(options.waitPollMaxMs ?? 100, 'waitPollMaxMs'),
+    purgeBatchSize: positiveInt('purgeBatchSize', options.purgeBatchSize ?? 500, 1_000),
+    maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes ?? 6_291_456),
+    waitForInFlightMs: nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs ?? 0),
+    waitPollMaxMs: positiveInt('waitPollMaxMs', options.waitPollMaxMs ?? 100),
     nestedClaimDetection: detection(options.detectNestedClaims),
   });
 }

@@ -1,4 +1,4 @@
-import { InvalidRequestKey } from './errors.js';
+import { InvalidRequestKey } from './payonce-error.js';
 
 /** Longest provider name or external id, in Unicode code points (the receipt columns hold 160). */
 export const MAX_KEY_PART_CHARS = 160;

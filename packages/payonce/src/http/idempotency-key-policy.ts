@@ -1,5 +1,5 @@
 import { InvalidOption } from '../core/errors.js';
-import { waitBudget } from '../core/guard-options.js';
+import { nonNegativeInt, positiveInt } from '../core/options.js';
 import { RequestKey } from '../core/request-key.js';
 import { type RequestFingerprint, rawBodyFingerprint } from './request-fingerprint.js';
 
@@ -84,10 +84,7 @@ function headerNames(names: readonly string[], option: string): readonly string[
  *   `set-cookie` in `storedHeaders`, a `namespace` that is not a valid `RequestKey` provider.
  */
 export function resolveIdempotencyKeyPolicy(policy: IdempotencyKeyPolicy = {}): ResolvedIdempotencyKeyPolicy {
-  const expiryMs = policy.expiryMs ?? 86_400_000;
-  if (!Number.isInteger(expiryMs) || expiryMs <= 0) {
-    throw new InvalidOption('expiryMs', `must be a positive finite integer, got ${String(expiryMs)}`);
-  }
+  const expiryMs = positiveInt('expiryMs', policy.expiryMs ?? 86_400_000);
   const methods = (policy.methods ?? ['POST', 'PATCH']).map((method) => {
     if (typeof method !== 'string' || !TOKEN.test(method)) throw new InvalidOption('methods', `bad method ${method}`);
     return method.toUpperCase();
@@ -112,6 +109,8 @@ export function resolveIdempotencyKeyPolicy(policy: IdempotencyKeyPolicy = {}): 
     fingerprint,
     namespace,
     waitForInFlightMs:
-      policy.waitForInFlightMs === undefined ? undefined : waitBudget(policy.waitForInFlightMs, 'waitForInFlightMs'),
+      policy.waitForInFlightMs === undefined
+        ? undefined
+        : nonNegativeInt('waitForInFlightMs', policy.waitForInFlightMs),
   });
 }

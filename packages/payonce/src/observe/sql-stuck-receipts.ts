@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
-import { InvalidOption } from '../core/errors.js';
+import { positiveInt } from '../core/options.js';
 import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
 
 /**
@@ -16,10 +16,7 @@ export function sqlStuckReceipts<DB>(
   holder: { readonly db: Kysely<DB> },
   options: { olderThanMs: number; clock?: Clock },
 ): () => Promise<number> {
-  const { olderThanMs } = options;
-  if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 1) {
-    throw new InvalidOption('olderThanMs', 'must be a positive integer of milliseconds');
-  }
+  const olderThanMs = positiveInt('olderThanMs', options.olderThanMs);
   const clock = options.clock ?? systemClock;
   const db = holder.db as unknown as Kysely<ReceiptsDatabase>;
   return async () => {

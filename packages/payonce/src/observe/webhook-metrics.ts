@@ -1,9 +1,9 @@
 import type * as PromClient from 'prom-client';
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { type Clock, systemClock } from '../core/clock.js';
-import { InvalidOption } from '../core/errors.js';
 import type { GuardEventName, GuardListener } from '../core/guard-events.js';
 import { requirePeer } from '../core/import-peer.js';
+import { positiveInt } from '../core/options.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { IntakeEventName, IntakeListener } from '../webhooks/intake-events.js';
 import { DELIVERY_DECISIONS, type DeliveryDecision } from '../webhooks/journal/delivery-record.js';
@@ -82,10 +82,7 @@ export class WebhookMetrics {
   constructor(options: WebhookMetricsOptions = {}) {
     const registry = options.registry ?? new prom.Registry();
     const prefix = options.prefix ?? 'payonce_';
-    const stuckAfterMs = options.stuckAfterMs ?? 60_000;
-    if (!Number.isSafeInteger(stuckAfterMs) || stuckAfterMs < 1) {
-      throw new InvalidOption('stuckAfterMs', 'must be a positive integer of milliseconds');
-    }
+    const stuckAfterMs = positiveInt('stuckAfterMs', options.stuckAfterMs ?? 60_000);
     this.registry = registry;
     this.clock = options.clock ?? systemClock;
     this.stuckAfterMs = stuckAfterMs;

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
+import { positiveInt } from '../core/options.js';
 
 /** Options of `OutboxWorker`. */
 export interface OutboxWorkerOptions {
@@ -38,13 +39,6 @@ export const DEFAULT_CONCURRENCY = 4;
 /** `OutboxWorkerOptions` with every default applied and checked. */
 export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOptions, 'clock' | 'random' | 'onError'>>>;
 
-function positiveInt(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOption(name, `must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Applies defaults and checks every option once. @throws {InvalidOption} for a non-positive or fractional number. */
 export function resolveOutboxWorkerOptions(
   options: OutboxWorkerOptions,
@@ -56,12 +50,12 @@ export function resolveOutboxWorkerOptions(
   }
   return Object.freeze({
     workerId,
-    leaseMs: positiveInt(options.leaseMs ?? 30_000, 'leaseMs'),
-    maxAttempts: positiveInt(options.maxAttempts ?? 5, 'maxAttempts'),
-    backoffBaseMs: positiveInt(options.backoffBaseMs ?? 1_000, 'backoffBaseMs'),
-    backoffMaxMs: positiveInt(options.backoffMaxMs ?? 300_000, 'backoffMaxMs'),
-    pollIntervalMs: positiveInt(options.pollIntervalMs ?? 1_000, 'pollIntervalMs'),
-    concurrency: positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency'),
-    maxErrorChars: positiveInt(options.maxErrorChars ?? 2_000, 'maxErrorChars'),
+    leaseMs: positiveInt('leaseMs', options.leaseMs ?? 30_000),
+    maxAttempts: positiveInt('maxAttempts', options.maxAttempts ?? 5),
+    backoffBaseMs: positiveInt('backoffBaseMs', options.backoffBaseMs ?? 1_000),
+    backoffMaxMs: positiveInt('backoffMaxMs', options.backoffMaxMs ?? 300_000),
+    pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs ?? 1_000),
+    concurrency: positiveInt('concurrency', options.concurrency ?? DEFAULT_CONCURRENCY),
+    maxErrorChars: positiveInt('maxErrorChars', options.maxErrorChars ?? 2_000),
   });
 }

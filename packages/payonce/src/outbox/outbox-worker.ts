@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
+import { PollLoop } from '../core/poll-loop.js';
 import { backoffDelayMs } from './backoff.js';
 import { claimJob } from './claim-job.js';
 import { type EffectResult, runEffectOnce } from './effect-ledger.js';
@@ -81,9 +82,7 @@ export class OutboxWorker<DB> {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly onError: (error: unknown) => void;
-  private loop: Promise<void> | null = null;
-  private stopping = false;
-  private readonly wakers = new Set<() => void>();
+  private readonly loop: PollLoop;
 
   /** @throws {InvalidOption} for a bad option (see `OutboxWorkerOptions`). */
   constructor(target: SqlTarget<DB>, handlers: Record<string, JobHandler<DB>>, options: OutboxWorkerOptions = {}) {
@@ -93,6 +92,12 @@ export class OutboxWorker<DB> {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.onError = options.onError ?? (() => {});
+    this.loop = new PollLoop({
+      round: async () => (await this.runOnce()) !== null,
+      idleMs: this.options.pollIntervalMs,
+      lanes: this.options.concurrency,
+      onError: (error) => this.onError(error),
+    });
   }
 
   /** Claims and runs ONE job of this worker's topics; `null` when none is claimable now. */
@@ -146,42 +151,12 @@ export class OutboxWorker<DB> {
    * job is claimable or a database error (reported to `onError`) occurred. Idempotent.
    */
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    const lanes = Array.from({ length: this.options.concurrency }, () => this.lane());
-    this.loop = Promise.all(lanes).then(() => {});
+    this.loop.start();
   }
 
   /** Stops every lane after its current job; resolves when all have stopped. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    for (const wake of this.wakers) wake();
-    await this.loop;
-    this.loop = null;
-  }
-
-  /** One lane of `start()`: claims and runs one job at a time until `stop()`. */
-  private async lane(): Promise<void> {
-    while (!this.stopping) {
-      const result = await this.runOnce().catch((error: unknown) => {
-        this.onError(error);
-        return null;
-      });
-      if (result === null && !this.stopping) await this.idle();
-    }
-  }
-
-  /** Sleeps `pollIntervalMs`, or less when `stop()` wakes the lane. */
-  private idle(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, this.options.pollIntervalMs);
-      this.wakers.add(wake);
-    });
+    await this.loop.stop();
   }
 
   private async finish(

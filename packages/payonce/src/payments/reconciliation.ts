@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidOption } from '../core/errors.js';
+import { nonNegativeInt, positiveInt } from '../core/options.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
 import { locateAttempt } from './attempt-rows.js';
@@ -54,12 +54,8 @@ export async function reconcile<DB>(
   ctx: PaymentsContext<DB>,
   options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
-  const olderThanMs = options.olderThanMs ?? 60_000;
-  const limit = options.limit ?? 100;
-  if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
-    throw new InvalidOption('olderThanMs', 'must be a non-negative integer');
-  }
-  if (!Number.isSafeInteger(limit) || limit <= 0) throw new InvalidOption('limit', 'must be a positive integer');
+  const olderThanMs = nonNegativeInt('olderThanMs', options.olderThanMs ?? 60_000);
+  const limit = positiveInt('limit', options.limit ?? 100);
   const stale = await staleAttempts(ctx, olderThanMs, limit);
   const count = { resolved: 0, lookupErrors: 0, resent: 0, resendErrors: 0 };
   for (const attempt of stale) {

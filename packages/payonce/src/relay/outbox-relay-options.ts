@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
+import { positiveInt } from '../core/options.js';
 import type { RelayMessage } from './relay-message.js';
 
 /** Options of `OutboxRelay`. Durations in ms. */
@@ -52,13 +53,6 @@ export interface ResolvedRelayOptions {
   readonly pollIntervalMs: number;
 }
 
-function positiveInt(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOption(name, `must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Applies defaults and checks every option. @throws {InvalidOption} empty topics, bad id, non-positive numbers. */
 export function resolveRelayOptions(options: OutboxRelayOptions, randomId: string): ResolvedRelayOptions {
   const topics = options.topics;
@@ -72,11 +66,11 @@ export function resolveRelayOptions(options: OutboxRelayOptions, randomId: strin
   return Object.freeze({
     topics: Object.freeze([...new Set(topics)]),
     relayId,
-    leaseMs: positiveInt(options.leaseMs ?? 30_000, 'leaseMs'),
-    batchSize: positiveInt(options.batchSize ?? 1_000, 'batchSize'),
-    maxAttempts: positiveInt(options.maxAttempts ?? 20, 'maxAttempts'),
-    backoffBaseMs: positiveInt(options.backoffBaseMs ?? 500, 'backoffBaseMs'),
-    backoffMaxMs: positiveInt(options.backoffMaxMs ?? 30_000, 'backoffMaxMs'),
-    pollIntervalMs: positiveInt(options.pollIntervalMs ?? 200, 'pollIntervalMs'),
+    leaseMs: positiveInt('leaseMs', options.leaseMs ?? 30_000),
+    batchSize: positiveInt('batchSize', options.batchSize ?? 1_000),
+    maxAttempts: positiveInt('maxAttempts', options.maxAttempts ?? 20),
+    backoffBaseMs: positiveInt('backoffBaseMs', options.backoffBaseMs ?? 500),
+    backoffMaxMs: positiveInt('backoffMaxMs', options.backoffMaxMs ?? 30_000),
+    pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs ?? 200),
   });
 }

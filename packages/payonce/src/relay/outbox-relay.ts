@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
+import { PollLoop } from '../core/poll-loop.js';
 import { backoffDelayMs } from '../outbox/backoff.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { intOf, type SqlTarget } from '../outbox/sql-transaction.js';
@@ -96,9 +97,8 @@ export class OutboxRelay<DB> {
   private readonly totals: RelayCounters = emptyCounters();
   /** Acknowledged by the broker, not yet marked sent (marked in the next claim transaction, or by `flush`). */
   private unmarked: RelayMessage[] = [];
-  private loop: Promise<void> | null = null;
-  private stopping = false;
-  private wake: (() => void) | null = null;
+  private readonly loop: PollLoop;
+  private prepared = false;
 
   /** @throws {InvalidOption} for a bad option (see `OutboxRelayOptions`). */
   constructor(target: SqlTarget<DB>, publisher: RelayPublisher, options: OutboxRelayOptions) {
@@ -108,6 +108,11 @@ export class OutboxRelay<DB> {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.onError = options.onError ?? (() => {});
+    this.loop = new PollLoop({
+      round: () => this.loopRound(),
+      idleMs: this.options.pollIntervalMs,
+      onError: (error) => this.onError(error),
+    });
     this.onAcknowledged = options.onAcknowledged;
   }
 
@@ -214,24 +219,8 @@ export class OutboxRelay<DB> {
    * a round that published nothing or failed (errors go to `onError`, e.g. broker or database down). Idempotent.
    */
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    let prepared = false;
-    this.loop = (async () => {
-      while (!this.stopping) {
-        const round = await (async () => {
-          if (!prepared) {
-            await this.prepare();
-            prepared = true;
-          }
-          return this.runOnce();
-        })().catch((error: unknown) => {
-          this.onError(error);
-          return null;
-        });
-        if ((round === null || round.claimed === 0 || round.acknowledged === 0) && !this.stopping) await this.sleep();
-      }
-    })();
+    if (!this.loop.running) this.prepared = false;
+    this.loop.start();
   }
 
   /**
@@ -239,23 +228,18 @@ export class OutboxRelay<DB> {
    * publisher stays open). @throws the database error of that last mark (the jobs are then published again later).
    */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = null;
+    await this.loop.stop();
     await this.flush();
   }
 
-  private sleep(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.options.pollIntervalMs);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }).finally(() => {
-      this.wake = null;
-    });
+  /** One round of `start()`: `prepare` until it has succeeded once, then `runOnce`; busy when it published. */
+  private async loopRound(): Promise<boolean> {
+    if (!this.prepared) {
+      await this.prepare();
+      this.prepared = true;
+    }
+    const round = await this.runOnce();
+    return round.claimed > 0 && round.acknowledged > 0;
   }
 
   /** Publishes one aggregate's jobs one after the other; stops at the first failure. */

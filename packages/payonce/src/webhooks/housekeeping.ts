@@ -1,5 +1,6 @@
 import { InvalidOption } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { nonNegativeNumber, positiveInt } from '../core/options.js';
 import { PeriodicTask } from '../core/periodic-task.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 
@@ -43,26 +44,19 @@ export interface Housekeeping {
   stop(): Promise<void>;
 }
 
-function checkAge(value: number, name: string): void {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidOption(name, `must be a non-negative age in ms, got ${String(value)}`);
-  }
-}
-
 /** @throws {InvalidOption} a negative or non-finite retention or interval, a retention without a guard/journal. */
 function checkOptions(options: HousekeepingOptions): void {
   options.receipts?.forEach((r, i) => {
     if (typeof r?.guard?.purge !== 'function') throw new InvalidOption(`receipts[${i}].guard`, 'must be a guard');
-    checkAge(r.olderThanMs, `receipts[${i}].olderThanMs`);
+    nonNegativeNumber(`receipts[${i}].olderThanMs`, r.olderThanMs);
   });
   if (options.journal !== undefined) {
     if (typeof options.journal.journal?.purge !== 'function') {
       throw new InvalidOption('journal.journal', 'must be a delivery journal');
     }
-    checkAge(options.journal.olderThanMs, 'journal.olderThanMs');
+    nonNegativeNumber('journal.olderThanMs', options.journal.olderThanMs);
   }
-  const everyMs = options.everyMs ?? 3_600_000;
-  if (!Number.isSafeInteger(everyMs) || everyMs < 1) throw new InvalidOption('everyMs', 'must be a positive integer');
+  positiveInt('everyMs', options.everyMs ?? 3_600_000);
 }
 
 /**

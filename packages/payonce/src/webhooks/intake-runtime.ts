@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
-import { waitBudget } from '../core/guard-options.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import { nonNegativeInt, positiveInt } from '../core/options.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { IntakeEmitter } from './intake-events.js';
@@ -41,12 +41,6 @@ export interface IntakeRuntime {
 const DEFAULT_MAX_BODY_BYTES = 2_097_152;
 const DEFAULT_MAX_JSON_DEPTH = 64;
 
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < 1) throw new InvalidOption(name, 'must be a positive integer');
-  return v;
-}
-
 function defaultAck(provider: string): Acknowledgement {
   if (provider === 'payme') return paymeAcknowledgement();
   if (provider === 'click') return clickAcknowledgement();
@@ -82,10 +76,10 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
 export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
-  const maxBodyBytes = positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes');
-  const maxErrorChars = positiveInt(options.maxErrorChars, 1_000, 'maxErrorChars');
-  const maxPayloadChars = positiveInt(options.maxPayloadChars, 65_536, 'maxPayloadChars');
-  const maxJsonDepth = positiveInt(options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH, 'maxJsonDepth');
+  const maxBodyBytes = positiveInt('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const maxErrorChars = positiveInt('maxErrorChars', options.maxErrorChars ?? 1_000);
+  const maxPayloadChars = positiveInt('maxPayloadChars', options.maxPayloadChars ?? 65_536);
+  const maxJsonDepth = positiveInt('maxJsonDepth', options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
   const redactor: Redactor =
     options.redaction !== undefined && 'redact' in options.redaction
       ? options.redaction
@@ -99,7 +93,9 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
     maxPayloadChars,
     maxJsonDepth,
     waitForInFlightMs:
-      options.waitForInFlightMs === undefined ? undefined : waitBudget(options.waitForInFlightMs, 'waitForInFlightMs'),
+      options.waitForInFlightMs === undefined
+        ? undefined
+        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs),
     redactor,
     refusalLimiter:
       options.refusalLimit === false

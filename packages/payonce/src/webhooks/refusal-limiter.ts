@@ -1,6 +1,6 @@
 import { ClientBuckets } from '../core/client-buckets.js';
 import type { Clock } from '../core/clock.js';
-import { InvalidOption } from '../core/errors.js';
+import { positiveNumber } from '../core/options.js';
 
 /**
  * How many unauthenticated deliveries (bad, missing or stale signature, body over the size limit) one client may
@@ -17,23 +17,15 @@ export interface RefusalLimitOptions {
   readonly maxClients?: number;
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw new InvalidOption(`refusalLimit.${name}`, 'must be a positive number');
-  }
-  return v;
-}
-
 /** The per-client refusal buckets of one intake, bounded in number (`maxClients`). */
 export class RefusalLimiter {
   private readonly buckets: ClientBuckets;
 
   /** @throws {InvalidOption} a `burst`, `perMinute` or `maxClients` that is not a positive number. */
   constructor(options: RefusalLimitOptions, clock: Clock) {
-    const burst = positive(options.burst, 100, 'burst');
-    const perSecond = positive(options.perMinute, 60, 'perMinute') / 60;
-    const maxClients = Math.floor(positive(options.maxClients, 10_000, 'maxClients'));
+    const burst = positiveNumber('refusalLimit.burst', options.burst ?? 100);
+    const perSecond = positiveNumber('refusalLimit.perMinute', options.perMinute ?? 60) / 60;
+    const maxClients = Math.floor(positiveNumber('refusalLimit.maxClients', options.maxClients ?? 10_000));
     this.buckets = new ClientBuckets(burst, perSecond, maxClients, clock);
   }
 

@@ -1,5 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
+import { positiveInt } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import {
   applyOnce,
@@ -83,11 +84,6 @@ interface Settings {
   readonly reconnectDelayMs: number;
 }
 
-function positive(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidOption(name, 'must be a positive integer');
-  return value;
-}
-
 function settingsOf<DB>(options: RabbitMqConsumerOptions<DB>): Settings {
   if (typeof options.queue !== 'string' || options.queue.length === 0 || options.queue.length > 200) {
     throw new InvalidOption('queue', 'must be 1–200 characters');
@@ -96,10 +92,10 @@ function settingsOf<DB>(options: RabbitMqConsumerOptions<DB>): Settings {
     exchange: options.exchange ?? 'payonce',
     bindingKeys: options.bindingKeys ?? ['payonce.#'],
     inboxName: checkInboxName(options.inboxName ?? options.queue),
-    prefetch: positive(options.prefetch ?? 1, 'prefetch'),
-    maxDeliveries: positive(options.maxDeliveries ?? 5, 'maxDeliveries'),
+    prefetch: positiveInt('prefetch', options.prefetch ?? 1),
+    maxDeliveries: positiveInt('maxDeliveries', options.maxDeliveries ?? 5),
     deadLetterExchange: options.deadLetterExchange ?? `${options.queue}.dead-letter`,
-    reconnectDelayMs: positive(options.reconnectDelayMs ?? 500, 'reconnectDelayMs'),
+    reconnectDelayMs: positiveInt('reconnectDelayMs', options.reconnectDelayMs ?? 500),
   };
 }
 

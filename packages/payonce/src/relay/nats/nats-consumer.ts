@@ -1,5 +1,6 @@
 import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
+import { positiveInt } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import {
   applyOnce,
@@ -52,11 +53,6 @@ export interface JetStreamConsumerOptions<DB> {
 }
 
 const NANOS_PER_MS = 1_000_000;
-
-function positive(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidOption(name, 'must be a positive integer');
-  return value;
-}
 
 function consumedOf(msg: JsMsg, stream: string): ConsumedMessage {
   const header = (name: string) => msg.headers?.get(name) || null;
@@ -116,10 +112,10 @@ function settingsOf<DB>(options: JetStreamConsumerOptions<DB>): Settings {
   return {
     filterSubject: options.filterSubject ?? 'payonce.>',
     inboxName: checkInboxName(options.inboxName ?? options.durable),
-    ackWaitMs: positive(options.ackWaitMs ?? 30_000, 'ackWaitMs'),
-    maxDeliver: positive(options.maxDeliver ?? 5, 'maxDeliver'),
-    maxAckPending: positive(options.maxAckPending ?? 1, 'maxAckPending'),
-    retryDelayMs: positive(options.retryDelayMs ?? 1_000, 'retryDelayMs'),
+    ackWaitMs: positiveInt('ackWaitMs', options.ackWaitMs ?? 30_000),
+    maxDeliver: positiveInt('maxDeliver', options.maxDeliver ?? 5),
+    maxAckPending: positiveInt('maxAckPending', options.maxAckPending ?? 1),
+    retryDelayMs: positiveInt('retryDelayMs', options.retryDelayMs ?? 1_000),
     deadLetterSubject: options.deadLetterSubject ?? `payonce-dead-letter.${options.stream}.${options.durable}`,
   };
 }

@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { bufferOf } from '../../core/buffer-of.js';
-import { InvalidOption } from '../../core/errors.js';
 import { importPeer } from '../../core/import-peer.js';
+import { positiveInt } from '../../core/options.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type {
@@ -197,9 +197,7 @@ export class RedisStore implements Store {
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
     const { timeoutMs = DEFAULT_TIMEOUT_MS, ...storeOptions } = options;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-      throw new InvalidOption('timeoutMs', `must be a positive integer, got ${String(timeoutMs)}`);
-    }
+    positiveInt('timeoutMs', timeoutMs);
     const { Redis } = await importPeer('ioredis', 'RedisStore', () => import('ioredis'));
     const client = new Redis(url, {
       lazyConnect: true,

@@ -1,4 +1,5 @@
 import { InvalidOption } from '../../core/errors.js';
+import { positiveInt } from '../../core/options.js';
 
 /** Largest accepted `maxBatchSize` (one statement's parameters stay far below every driver's limits). */
 export const MAX_BATCH_SIZE_LIMIT = 10_000;
@@ -11,13 +12,6 @@ export const DEFAULT_MAX_CONCURRENT_BATCHES = 10;
 export interface ResolvedBatching {
   readonly maxBatchSize: number;
   readonly maxConcurrentBatches: number;
-}
-
-function positiveInteger(name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new InvalidOption(`batching.${name}`, `must be an integer from 1 to ${max}, got ${String(value)}`);
-  }
-  return value;
 }
 
 /**
@@ -45,11 +39,11 @@ export function resolveBatching(batching: unknown, poolSize?: number): ResolvedB
     maxBatchSize:
       maxBatchSize === undefined
         ? DEFAULT_MAX_BATCH_SIZE
-        : positiveInteger('maxBatchSize', maxBatchSize, MAX_BATCH_SIZE_LIMIT),
+        : positiveInt('batching.maxBatchSize', maxBatchSize, MAX_BATCH_SIZE_LIMIT),
     maxConcurrentBatches:
       maxConcurrentBatches === undefined
         ? fallbackSlots
-        : positiveInteger('maxConcurrentBatches', maxConcurrentBatches, 1_000),
+        : positiveInt('batching.maxConcurrentBatches', maxConcurrentBatches, 1_000),
   });
 }
 

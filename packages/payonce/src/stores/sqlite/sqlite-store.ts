@@ -1,6 +1,7 @@
 import { Kysely } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { importPeer } from '../../core/import-peer.js';
+import { positiveInt } from '../../core/options.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -58,9 +59,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    */
   constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
     const wait = options.lockWaitMs;
-    if (wait !== undefined && (!Number.isSafeInteger(wait) || wait <= 0)) {
-      throw new InvalidOption('lockWaitMs', `must be a positive integer, got ${String(wait)}`);
-    }
+    if (wait !== undefined) positiveInt('lockWaitMs', wait);
     super(
       options.db,
       wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }),
@@ -80,10 +79,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    */
   static async open<DB = ReceiptsDatabase>(path: string, options: SqliteOpenOptions = {}): Promise<SqliteStore<DB>> {
     if (typeof path !== 'string' || path.length === 0) throw new InvalidOption('path', 'must be a non-empty file path');
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs <= 0) {
-      throw new InvalidOption('busyTimeoutMs', `must be a positive integer, got ${String(busyTimeoutMs)}`);
-    }
+    const busyTimeoutMs = positiveInt('busyTimeoutMs', options.busyTimeoutMs ?? 5_000);
     const { default: Database } = await importPeer('better-sqlite3', 'SqliteStore', () => import('better-sqlite3'));
     // better-sqlite3 busy-waits synchronously: keep each wait short, the store retries asynchronously.
     const blockingWaitMs = Math.min(busyTimeoutMs, BLOCKING_BUSY_WAIT_MS);
