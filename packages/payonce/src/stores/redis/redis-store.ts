@@ -1,5 +1,3 @@
-import { isAscii } from 'node:buffer';
-import { bufferOf } from '../../core/buffer-of.js';
 import { importPeer } from '../../core/import-peer.js';
 import { positiveInt } from '../../core/options.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
@@ -17,6 +15,7 @@ import type { PipeliningProbe } from './adaptive-pipelining.js';
 import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { countAbandonedClaims } from './redis-abandoned-count.js';
+import { bodyArg, integerReply, msText } from './redis-args.js';
 import { commands } from './redis-commands.js';
 import { heardChannel, RedisFinishListener } from './redis-finish-listener.js';
 import { legacyFinishedByProviderKey, type RedisKeys, receiptIdOf, redisKeys } from './redis-keys.js';
@@ -50,36 +49,6 @@ function endpointOf(url: string): string {
   } catch {
     return 'the configured Redis';
   }
-}
-
-/** Unix epoch ms as the decimal text stored in the hash and used as a sorted-set score. */
-const msText = (ms: number): string => String(ms);
-
-/** Bodies up to this many bytes that are pure ASCII become text straight from their bytes (no Buffer of their own). */
-const SHORT_BODY_BYTES = 256;
-
-/**
- * The body as a command argument. Pure ASCII (most JSON answers) goes as text: its UTF-8 encoding is the same bytes,
- * and a command of text arguments is encoded as one string instead of a list of pieces copied into a new Buffer.
- * A short body is read into a flat string directly from its bytes. Anything else goes as the raw bytes, so every
- * body is stored byte for byte.
- */
-const bodyArg = (body: Uint8Array): string | Buffer => {
-  if (body.byteLength <= SHORT_BODY_BYTES && isAscii(body)) {
-    return String.fromCharCode.apply(null, body as unknown as number[]);
-  }
-  const bytes = bufferOf(body);
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes;
-};
-
-/**
- * An integer reply as a number, or `null` for any other reply. ioredis returns integers as numbers, but as
- * text when the client was built with `stringNumbers: true`.
- */
-function integerReply(reply: unknown): number | null {
-  if (typeof reply === 'number') return reply;
-  const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString('latin1') : null;
-  return text !== null && /^-?\d+$/.test(text) ? Number(text) : null;
 }
 
 /**
