@@ -11,6 +11,7 @@ import { serviceProblem } from '../service-problems.js';
 import type { AdminActions } from './admin-actions.js';
 import { type AdminActor, journalAction } from './admin-audit.js';
 import { type AdminSession, type AdminSessions, CSRF_HEADER, operatorName, SESSION_COOKIE } from './admin-auth.js';
+import type { PageQuery } from './admin-cursor.js';
 import {
   type ActionQuery,
   type AttemptQuery,
@@ -24,7 +25,6 @@ import {
   listOrders,
   listReceipts,
   type OrderQuery,
-  type PageQuery,
   type ReceiptQuery,
 } from './admin-lists.js';
 import { readOverview } from './admin-overview.js';
