@@ -1,14 +1,13 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
+import { handleDelivery } from '../handle-delivery.js';
 import {
-  applyOnce,
   type ConsumedMessage,
   type ConsumerHandler,
   checkInboxName,
   emptyConsumerCounters,
   type InboxOutcome,
-  parseBody,
   type RunningConsumer,
 } from '../inbox.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -143,24 +142,20 @@ export async function consumeRabbitMq<DB>(options: RabbitMqConsumerOptions<DB>):
   let current: AmqpLink | null = null;
   let inHand: Promise<void> = Promise.resolve();
 
-  const handle = async (channel: Channel, delivery: ConsumeMessage) => {
-    let consumed = consumedOf(delivery);
-    try {
-      consumed = Object.freeze({ ...consumed, payload: parseBody(delivery.content.toString('utf8')) });
-      const outcome = await applyOnce(options.target, settings.inboxName, consumed, options.handler);
-      await options.onCommitted?.(consumed, outcome);
-      channel.ack(delivery);
-      counters[outcome === 'applied' ? 'applied' : 'duplicates']++;
-    } catch (error) {
-      counters.failed++;
-      report(error, consumed);
-      try {
-        channel.nack(delivery, false, true);
-      } catch (nackError) {
-        report(nackError, consumed);
-      }
-    }
-  };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const handle = (channel: Channel, delivery: ConsumeMessage) =>
+    handleDelivery(inbox, {
+      consumed: consumedOf(delivery),
+      body: () => delivery.content.toString('utf8'),
+      ack: () => channel.ack(delivery),
+      fail: (_error, consumed) => {
+        try {
+          channel.nack(delivery, false, true);
+        } catch (nackError) {
+          report(nackError, consumed);
+        }
+      },
+    });
 
   const open = async (): Promise<AmqpLink> => {
     const link = await connectAmqp(options.url, `payonce-consumer-${options.queue}`);

@@ -1,14 +1,13 @@
 import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
+import { handleDelivery } from '../handle-delivery.js';
 import {
-  applyOnce,
   type ConsumedMessage,
   type ConsumerHandler,
   checkInboxName,
   emptyConsumerCounters,
   type InboxOutcome,
-  parseBody,
   type RunningConsumer,
 } from '../inbox.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -167,21 +166,18 @@ export async function consumeJetStream<DB>(options: JetStreamConsumerOptions<DB>
     counters.deadLettered++;
   };
 
-  const handle = async (msg: JsMsg) => {
-    let consumed = consumedOf(msg, options.stream);
-    try {
-      consumed = Object.freeze({ ...consumed, payload: parseBody(msg.string()) });
-      const outcome = await applyOnce(options.target, settings.inboxName, consumed, options.handler);
-      await options.onCommitted?.(consumed, outcome);
-      msg.ack();
-      counters[outcome === 'applied' ? 'applied' : 'duplicates']++;
-    } catch (error) {
-      counters.failed++;
-      report(error, consumed);
-      if (msg.info.deliveryCount >= settings.maxDeliver) await deadLetter(msg, error).catch((e) => report(e, consumed));
-      else msg.nak(settings.retryDelayMs);
-    }
-  };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const handle = (msg: JsMsg) =>
+    handleDelivery(inbox, {
+      consumed: consumedOf(msg, options.stream),
+      body: () => msg.string(),
+      ack: () => msg.ack(),
+      fail: async (error, consumed) => {
+        if (msg.info.deliveryCount >= settings.maxDeliver)
+          await deadLetter(msg, error).catch((e) => report(e, consumed));
+        else msg.nak(settings.retryDelayMs);
+      },
+    });
 
   const loop = (async () => {
     for await (const msg of messages) await handle(msg);
