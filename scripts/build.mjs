@@ -11,7 +11,12 @@ for (const name of ORDER) {
   rmSync(`packages/${name}/dist`, { recursive: true, force: true });
   run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `packages/${name}/tsconfig.build.json`]);
 }
-run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'packages/service/web/console/vite.config.ts']);
+run(process.execPath, [
+  'node_modules/vite/bin/vite.js',
+  'build',
+  '--config',
+  'packages/service/web/console/vite.config.ts',
+]);
 rmSync('packages/payonce/docs', { recursive: true, force: true });
 cpSync('docs', 'packages/payonce/docs', { recursive: true });
 copyFileSync('README.md', 'packages/payonce/README.md');
