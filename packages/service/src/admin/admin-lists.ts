@@ -116,7 +116,7 @@ function selectDeliveries(reads: AdminReads, filter: DeliveryFilter, limit: numb
 
 /**
  * A delivery row as the console shows it. Identifiers are scrubbed again (the intake scrubs them before storage
- * since issue #34; older rows may hold a card number, e-mail address or phone number inside an id).
+ * now; rows stored before it did may hold a card number, e-mail address or phone number inside an id).
  */
 export function deliveryItem(reads: AdminReads, row: DeliveryRow): DeliveryItem {
   const id = (value: string | null) => (value === null ? null : reads.redactor.scrubText(value));

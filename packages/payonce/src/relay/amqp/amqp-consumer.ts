@@ -123,7 +123,7 @@ async function declare(channel: Channel, queue: string, settings: Settings): Pro
 }
 
 /**
- * An idempotent RabbitMQ consumer (issue #14): declares a durable QUORUM queue `queue` bound to the relay's
+ * An idempotent RabbitMQ consumer: declares a durable QUORUM queue `queue` bound to the relay's
  * exchange, with `x-single-active-consumer` (one consumer of the group gets the messages, in queue order; the
  * others take over when it goes), `x-delivery-limit` and a dead-letter exchange; consumes with manual acks and
  * `prefetch`, handling deliveries ONE AT A TIME through the inbox (`applyOnce` in `target`) and acking only

@@ -124,7 +124,7 @@ function settingsOf<DB>(options: JetStreamConsumerOptions<DB>): Settings {
 }
 
 /**
- * An idempotent JetStream consumer (issue #14): a durable pull consumer on `stream` (explicit ack, `ack_wait`,
+ * An idempotent JetStream consumer: a durable pull consumer on `stream` (explicit ack, `ack_wait`,
  * `max_deliver`, `max_ack_pending`) whose deliveries are handled ONE AT A TIME, in stream order, each through
  * the inbox (`applyOnce`: the handler's writes and the inbox row in one transaction of `target`), and acked
  * only after that commit. A duplicate (redelivery, republish, a copy past the duplicate window) is acked
