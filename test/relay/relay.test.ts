@@ -2,6 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../packages/payonce/src/core/clock.js';
 import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { consumeRabbitMq } from '../../packages/payonce/src/relay/amqp/amqp-consumer.js';
@@ -56,9 +57,16 @@ for (const dialect of sqlDialectsFromEnv())
       const jsm = await jetstreamManager(nc);
       try {
         await relay.prepare();
+        const enqueuedFrom = Date.now();
         await enqueueMany(store, topic, 3, 10);
-        expect(await relay.lagMs()).toBeGreaterThanOrEqual(0);
+        const enqueuedBy = Date.now();
+        // The lag is the age of the oldest unsent job by the relay's clock (one a minute ahead here), 0 once sent.
+        const atMs = enqueuedBy + 60_000;
+        const lag = await new OutboxRelay(store, publisher, { topics: [topic], clock: new ManualClock(atMs) }).lagMs();
+        expect(lag).toBeGreaterThanOrEqual(atMs - enqueuedBy);
+        expect(lag).toBeLessThanOrEqual(atMs - enqueuedFrom);
         expect(await relay.drain()).toBe(30);
+        expect(await relay.lagMs()).toBe(0);
         expect(relay.counters).toMatchObject({ published: 30, duplicates: 0 });
         consumer = await consumeJetStream({
           servers: NATS,

@@ -1,97 +1,28 @@
 import { type ActionContext, CONTROL_CONTEXT } from './action-context.js';
+import { cardError, outcomeOf } from './card-outcome.js';
 import { checkAmount, checkCurrency } from './currencies.js';
-import { EventLog, type EventLogSettings, type PendingEvent } from './event-log.js';
-import { type CardChoice, PaymentMethods } from './payment-methods.js';
-import { type ResolvedPaymentPlan, resolvePaymentPlan } from './payment-plan.js';
-import type { SandboxEvent } from './sandbox-event.js';
-import type { SandboxCharge, SandboxPayment, SandboxRefund } from './sandbox-payment.js';
-import { chargeObject, declineError, paymentIntentObject, refundObject, stripeId } from './stripe-objects.js';
-import type { EventDelivery } from './webhook-dispatcher.js';
+import type { PendingEvent } from './event-log.js';
+import type { CardChoice } from './payment-methods.js';
+import type { ResolvedPaymentPlan } from './payment-plan.js';
+import type { SandboxCharge, SandboxPayment } from './sandbox-payment.js';
+import type { ActionResult } from './stripe-ledger.js';
+import { declineError, stripeId } from './stripe-objects.js';
+import {
+  CANCEL_PARAMS,
+  CANCEL_REASONS,
+  CANCELABLE,
+  CAPTURE_METHODS,
+  CAPTURE_PARAMS,
+  CONFIRM_PARAMS,
+  CONFIRMABLE,
+  CREATE_PARAMS,
+  UPDATE_PARAMS,
+} from './stripe-params.js';
+import { StripeRefunds } from './stripe-refunds.js';
 import { mergeMetadata, type Params } from './wire/params.js';
-import { invalidParam, type JsonObject, noSuch, StripeApiError } from './wire/stripe-api-error.js';
+import { invalidParam, type JsonObject, StripeApiError } from './wire/stripe-api-error.js';
 
-/** What the engine needs from around it. */
-export interface EngineSettings extends EventLogSettings {
-  readonly baseUrl: () => string;
-  readonly timeScale: number;
-  /** Run-level knobs for new payments. */
-  readonly defaults: () => ResolvedPaymentPlan;
-}
-
-/** An action's result: the object answered, or a `402 card_error` that still took effect (a decline). */
-export type ActionResult =
-  | { readonly ok: true; readonly object: JsonObject }
-  | { readonly ok: false; readonly error: StripeApiError };
-
-const CREATE_PARAMS = [
-  'amount',
-  'currency',
-  'metadata',
-  'description',
-  'confirm',
-  'payment_method',
-  'payment_method_data',
-  'payment_method_types',
-  'payment_method_options',
-  'capture_method',
-  'confirmation_method',
-  'automatic_payment_methods',
-  'customer',
-  'receipt_email',
-  'return_url',
-  'off_session',
-  'setup_future_usage',
-  'statement_descriptor',
-  'statement_descriptor_suffix',
-  'shipping',
-  'expand',
-  'use_stripe_sdk',
-  'error_on_requires_action',
-  'mandate_data',
-  'transfer_group',
-];
-const UPDATE_PARAMS = [
-  'amount',
-  'currency',
-  'metadata',
-  'description',
-  'payment_method',
-  'payment_method_types',
-  'payment_method_options',
-  'capture_method',
-  'receipt_email',
-  'setup_future_usage',
-  'shipping',
-  'statement_descriptor',
-  'statement_descriptor_suffix',
-  'expand',
-];
-const CONFIRM_PARAMS = [
-  'payment_method',
-  'payment_method_data',
-  'payment_method_options',
-  'capture_method',
-  'return_url',
-  'off_session',
-  'receipt_email',
-  'setup_future_usage',
-  'shipping',
-  'expand',
-  'use_stripe_sdk',
-  'error_on_requires_action',
-  'mandate_data',
-];
-const CAPTURE_METHODS = ['automatic', 'automatic_async', 'manual'] as const;
-const CANCEL_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
-const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
-const CANCELABLE = new Set([
-  'requires_payment_method',
-  'requires_confirmation',
-  'requires_action',
-  'processing',
-  'requires_capture',
-]);
-const CONFIRMABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
+export type { ActionResult, EngineSettings } from './stripe-ledger.js';
 
 function unexpectedState(payment: JsonObject, verb: string, hint = ''): StripeApiError {
   return new StripeApiError(
@@ -109,90 +40,7 @@ function unexpectedState(payment: JsonObject, verb: string, hint = ''): StripeAp
  * for requests Stripe refuses and hands every event to the dispatcher for the endpoints that want it.
  * @see https://docs.stripe.com/payments/paymentintents/lifecycle; https://docs.stripe.com/api/events/types
  */
-export class StripeEngine {
-  readonly payments = new Map<string, SandboxPayment>();
-  readonly charges = new Map<string, SandboxCharge>();
-  readonly refunds = new Map<string, SandboxRefund>();
-  private readonly log: EventLog;
-  private readonly byReference = new Map<string, string[]>();
-  private readonly methods = new PaymentMethods();
-
-  constructor(private readonly settings: EngineSettings) {
-    this.log = new EventLog(settings);
-  }
-
-  private nowSec(): number {
-    return Math.floor(this.settings.nowMs() / 1000);
-  }
-
-  /** The PaymentIntent object of `id`. @throws {StripeApiError} 404. */
-  intentObject(id: string): JsonObject {
-    return paymentIntentObject(this.payment(id), this.settings.baseUrl());
-  }
-
-  /** @throws {StripeApiError} 404 resource_missing. */
-  payment(id: string): SandboxPayment {
-    const payment = this.payments.get(id);
-    if (payment === undefined) throw noSuch('payment_intent', id, 'intent');
-    return payment;
-  }
-
-  /** @throws {StripeApiError} 404 resource_missing. */
-  charge(id: string): SandboxCharge {
-    const charge = this.charges.get(id);
-    if (charge === undefined) throw noSuch('charge', id, 'charge');
-    return charge;
-  }
-
-  /** @throws {StripeApiError} 404 resource_missing. */
-  refund(id: string): SandboxRefund {
-    const refund = this.refunds.get(id);
-    if (refund === undefined) throw noSuch('refund', id, 'refund');
-    return refund;
-  }
-
-  chargeObject(id: string): JsonObject {
-    const charge = this.charge(id);
-    return chargeObject(charge, this.refundsOfCharge(charge.id));
-  }
-
-  refundsOfCharge(chargeId: string): SandboxRefund[] {
-    return [...this.refunds.values()].filter((r) => r.chargeId === chargeId);
-  }
-
-  /** PaymentIntent ids created with `metadata.merchant_reference = reference`, oldest first. */
-  paymentIdsOf(reference: string): readonly string[] {
-    return this.byReference.get(reference) ?? [];
-  }
-
-  /** Every event, oldest first. */
-  get events(): readonly SandboxEvent[] {
-    return this.log.events;
-  }
-
-  /** The deliveries an event went out as (for resends). */
-  deliveriesOf(event: SandboxEvent): EventDelivery[] {
-    return this.log.deliveriesOf(event);
-  }
-
-  private update(payment: SandboxPayment, change: Partial<SandboxPayment>): SandboxPayment {
-    const next = Object.freeze({ ...payment, ...change });
-    this.payments.set(payment.id, next);
-    return next;
-  }
-
-  private updateCharge(charge: SandboxCharge, change: Partial<SandboxCharge>): SandboxCharge {
-    const next = Object.freeze({ ...charge, ...change });
-    this.charges.set(charge.id, next);
-    return next;
-  }
-
-  private planOf(payment: SandboxPayment, ctx: ActionContext): ResolvedPaymentPlan {
-    return resolvePaymentPlan(payment.plan, ctx.explicit);
-  }
-
-  // ---- PaymentIntents -------------------------------------------------------------------------------------------
-
+export class StripeEngine extends StripeRefunds {
   /**
    * `POST /v1/payment_intents`. With `confirm=true` it confirms at once: with a payment method (a test card) the
    * card decides synchronously as at Stripe; with none, the sandbox's asynchronous test method answers
@@ -324,12 +172,12 @@ export class StripeEngine {
     batch: PendingEvent[],
   ): Promise<ActionResult> {
     const plan = this.planOf(payment, ctx);
-    const outcome = this.outcomeOf(payment, card, ctx);
+    const outcome = outcomeOf(payment, card, ctx);
     let current = payment;
     if (outcome.kind === 'decline') {
       current = this.decline(current, card, outcome, ctx, batch);
       await this.flush(batch, plan, ctx, payment.flow === 'plan');
-      return { ok: false, error: this.cardError(current, outcome) };
+      return { ok: false, error: cardError(current, outcome, this.settings.baseUrl()) };
     }
     if (outcome.kind === 'requires_action') {
       current = this.update(current, { status: 'requires_action', lastPaymentError: null });
@@ -347,37 +195,6 @@ export class StripeEngine {
     const object = this.intentObject(current.id);
     await this.flush(batch, plan, ctx);
     return { ok: true, object };
-  }
-
-  private outcomeOf(
-    payment: SandboxPayment,
-    card: CardChoice | null,
-    ctx: ActionContext,
-  ):
-    | { kind: 'succeed' | 'hold' | 'requires_action' }
-    | { kind: 'decline'; code: string; declineCode: string | null; message: string } {
-    const explicit = ctx.explicit.outcome ?? (payment.flow === 'plan' ? payment.plan.outcome : undefined);
-    const plan = this.planOf(payment, ctx);
-    if (explicit === 'decline') {
-      return {
-        kind: 'decline',
-        code: 'card_declined',
-        declineCode: plan.declineCode,
-        message: 'Your card was declined.',
-      };
-    }
-    if (explicit !== undefined) return { kind: explicit === 'succeed' ? 'succeed' : explicit };
-    if (card === null) return { kind: 'succeed' };
-    if (card.card === null) {
-      return {
-        kind: 'decline',
-        code: 'card_declined',
-        declineCode: 'test_mode_live_card',
-        message: 'Your card was declined. Your request was in test mode, but used a non test card.',
-      };
-    }
-    const cardOutcome = card.card.outcome;
-    return cardOutcome.kind === 'decline' ? { ...cardOutcome, kind: 'decline' } : cardOutcome;
   }
 
   private newCharge(payment: SandboxPayment, card: CardChoice | null, change: Partial<SandboxCharge>): SandboxCharge {
@@ -434,19 +251,8 @@ export class StripeEngine {
     return failed;
   }
 
-  private cardError(payment: SandboxPayment, outcome: { code: string; declineCode: string | null; message: string }) {
-    const extra: JsonObject = {
-      code: outcome.code,
-      charge: payment.latestChargeId,
-      doc_url: `https://stripe.com/docs/error-codes/${outcome.code.replace(/_/g, '-')}`,
-      payment_intent: paymentIntentObject(payment, this.settings.baseUrl()),
-    };
-    if (outcome.declineCode !== null) extra.decline_code = outcome.declineCode;
-    return new StripeApiError(402, 'card_error', outcome.message, extra);
-  }
-
   /** A successful authorization: captured at once (`succeeded`) or held (`requires_capture`). */
-  private succeed(payment: SandboxPayment, card: CardChoice | null, ctx: ActionContext, batch: PendingEvent[]) {
+  protected succeed(payment: SandboxPayment, card: CardChoice | null, ctx: ActionContext, batch: PendingEvent[]) {
     const manual = payment.captureMethod === 'manual';
     const charge = this.newCharge(payment, card, manual ? { captured: false, amountCaptured: 0 } : {});
     const next = this.update(payment, {
@@ -516,14 +322,7 @@ export class StripeEngine {
 
   /** `POST /v1/payment_intents/:id/capture` (`amount_to_capture` ≤ `amount_capturable`). */
   async capturePaymentIntent(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
-    params.only([
-      'amount_to_capture',
-      'metadata',
-      'expand',
-      'statement_descriptor',
-      'statement_descriptor_suffix',
-      'final_capture',
-    ]);
+    params.only(CAPTURE_PARAMS);
     const payment = this.payment(id);
     if (payment.status !== 'requires_capture') {
       throw unexpectedState(
@@ -551,7 +350,7 @@ export class StripeEngine {
 
   /** `POST /v1/payment_intents/:id/cancel`. @throws {StripeApiError} 400 payment_intent_unexpected_state. */
   async cancelPaymentIntent(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
-    params.only(['cancellation_reason', 'expand']);
+    params.only(CANCEL_PARAMS);
     const payment = this.payment(id);
     if (!CANCELABLE.has(payment.status)) throw unexpectedState(this.intentObject(id), 'cancel');
     const reason = params.oneOf('cancellation_reason', CANCEL_REASONS) ?? null;
@@ -563,138 +362,5 @@ export class StripeEngine {
     });
     await this.flush([this.emit('payment_intent.canceled', next, null, ctx)], this.planOf(next, ctx), ctx);
     return { ok: true, object: this.intentObject(id) };
-  }
-
-  // ---- Refunds ----------------------------------------------------------------------------------------------------
-
-  /** `POST /v1/refunds` (`payment_intent` or `charge`, optional `amount` for a partial refund). */
-  async createRefund(params: Params, ctx: ActionContext): Promise<ActionResult> {
-    params.only(['payment_intent', 'charge', 'amount', 'reason', 'metadata', 'expand', 'instructions_email']);
-    const intentId = params.string('payment_intent', 255);
-    const chargeId = params.string('charge', 255);
-    if (intentId === undefined && chargeId === undefined) {
-      throw invalidParam(
-        'payment_intent',
-        'One of the following params should be provided for this request: payment_intent or charge.',
-        'parameter_missing',
-      );
-    }
-    const charge =
-      chargeId !== undefined ? this.charge(chargeId) : this.capturedChargeOf(this.payment(intentId!), intentId!);
-    if (intentId !== undefined && charge.paymentIntentId !== intentId) {
-      throw invalidParam('charge', `Charge ${charge.id} does not belong to PaymentIntent ${intentId}.`);
-    }
-    if (charge.status !== 'succeeded' || !charge.captured) {
-      throw invalidParam(
-        chargeId === undefined ? 'payment_intent' : 'charge',
-        `Charge ${charge.id} has no captured funds to refund.`,
-        'charge_not_refundable',
-      );
-    }
-    const left = charge.amountCaptured - charge.amountRefunded;
-    if (left <= 0) {
-      throw new StripeApiError(400, 'invalid_request_error', `Charge ${charge.id} has already been refunded.`, {
-        code: 'charge_already_refunded',
-      });
-    }
-    const amount = params.integer('amount', 1, Number.MAX_SAFE_INTEGER) ?? left;
-    if (amount > left) {
-      throw invalidParam(
-        'amount',
-        `Refund amount (${amount}) is greater than unrefunded amount on charge (${left}).`,
-        'amount_too_large',
-      );
-    }
-    const reason = params.oneOf('reason', REFUND_REASONS) ?? null;
-    const batch: PendingEvent[] = [];
-    const refund = this.refundCharge(charge.id, amount, reason, mergeMetadata({}, params.metadata()), ctx, batch);
-    await this.flush(batch, this.planOf(this.payment(charge.paymentIntentId), ctx), ctx);
-    return { ok: true, object: refundObject(refund) };
-  }
-
-  private capturedChargeOf(payment: SandboxPayment, id: string): SandboxCharge {
-    const charge = payment.latestChargeId === null ? undefined : this.charges.get(payment.latestChargeId);
-    if (charge === undefined || charge.status !== 'succeeded') {
-      throw invalidParam(
-        'payment_intent',
-        `PaymentIntent ${id} does not have a successful charge to refund.`,
-        'charge_not_refundable',
-      );
-    }
-    return charge;
-  }
-
-  private refundCharge(
-    chargeId: string,
-    amount: number,
-    reason: string | null,
-    metadata: Record<string, string>,
-    ctx: ActionContext,
-    batch: PendingEvent[],
-  ): SandboxRefund {
-    const charge = this.charge(chargeId);
-    const refund: SandboxRefund = Object.freeze({
-      id: stripeId('re'),
-      chargeId,
-      paymentIntentId: charge.paymentIntentId,
-      amountMinor: amount,
-      currency: charge.currency,
-      status: 'succeeded',
-      reason,
-      metadata: Object.freeze(metadata),
-      createdSec: this.nowSec(),
-    });
-    this.refunds.set(refund.id, refund);
-    this.updateCharge(charge, { amountRefunded: charge.amountRefunded + amount });
-    const payment = this.payment(charge.paymentIntentId);
-    const next = this.update(payment, { refundedMinor: payment.refundedMinor + amount });
-    batch.push(this.emit('refund.created', next, refund.id, ctx));
-    batch.push(this.emit('charge.refunded', next, chargeId, ctx));
-    return refund;
-  }
-
-  /** `POST /v1/refunds/:id` (metadata): `refund.updated`. */
-  async updateRefund(id: string, params: Params, ctx: ActionContext): Promise<ActionResult> {
-    params.only(['metadata', 'expand']);
-    const refund = this.refund(id);
-    const next: SandboxRefund = Object.freeze({
-      ...refund,
-      metadata: Object.freeze(mergeMetadata(refund.metadata, params.metadata())),
-    });
-    this.refunds.set(id, next);
-    const payment = this.payment(refund.paymentIntentId);
-    await this.flush([this.emit('refund.updated', payment, id, ctx)], this.planOf(payment, ctx), ctx);
-    return { ok: true, object: refundObject(next) };
-  }
-
-  /** Control `refund`: the rest of a succeeded payment's charge, refunded (`charge.refunded`). */
-  async refundRest(id: string): Promise<SandboxPayment> {
-    const payment = this.payment(id);
-    const charge = payment.latestChargeId === null ? undefined : this.charges.get(payment.latestChargeId);
-    if (payment.status !== 'succeeded' || charge === undefined) return payment;
-    const left = charge.amountCaptured - charge.amountRefunded;
-    if (left <= 0) return payment;
-    const batch: PendingEvent[] = [];
-    this.refundCharge(charge.id, left, null, {}, CONTROL_CONTEXT, batch);
-    await this.flush(batch, payment.plan, { ...CONTROL_CONTEXT, requestId: null }, true);
-    return this.payment(id);
-  }
-
-  // ---- Events -----------------------------------------------------------------------------------------------------
-
-  private objectFor(type: string, payment: SandboxPayment, subjectId: string | null): JsonObject {
-    if (type.startsWith('charge.')) return this.chargeObject(subjectId ?? payment.latestChargeId!);
-    if (type.startsWith('refund.')) return refundObject(this.refund(subjectId!));
-    return paymentIntentObject(payment, this.settings.baseUrl());
-  }
-
-  /** Records one event about `payment` (its object as a retrieve returns it now). */
-  private emit(type: string, payment: SandboxPayment, subjectId: string | null, ctx: ActionContext): PendingEvent {
-    const object = this.objectFor(type, payment, subjectId);
-    return this.log.emit(type, object, payment, this.planOf(payment, ctx).twoEventIds, ctx);
-  }
-
-  private flush(batch: readonly PendingEvent[], plan: ResolvedPaymentPlan, ctx: ActionContext, wait = false) {
-    return this.log.flush(batch, plan, ctx, wait);
   }
 }

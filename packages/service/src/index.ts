@@ -5,7 +5,8 @@
  * @see docs/design.md §2 `src/service`; docs/service.md.
  */
 export { type BackgroundJobs, startBackgroundJobs } from './background-jobs.js';
-export { CUSTOMER_HEADER, createService, type PaymentService } from './create-service.js';
+export { createService, type PaymentService } from './create-service.js';
+export { CUSTOMER_HEADER } from './customer-id.js';
 export { type EffectOutcome, type FulfilmentHooks, fulfilmentHandlers } from './fulfilment-jobs.js';
 export { openServiceStore } from './open-service-store.js';
 export {

@@ -1,16 +1,13 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyIdempotencyKey } from 'payonce/http/fastify';
-import { PayonceError } from 'payonce/internal/core/errors.js';
-import { databaseReachable } from '../database-reachable.js';
-import { failureAnswer, SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
-import type { ServiceContext } from '../service-context.js';
+import { SERVICE_BODY_LIMIT_BYTES, sendResponse } from '../http-edge.js';
 import { ServiceError } from '../service-error.js';
 import { serviceProblem } from '../service-problems.js';
-import type { AdminActions } from './admin-actions.js';
-import { type AdminActor, journalAction } from './admin-audit.js';
-import { type AdminSession, type AdminSessions, CSRF_HEADER, operatorName, SESSION_COOKIE } from './admin-auth.js';
+import { actorOf, admitRequest, sessionOf } from './admin-actor.js';
+import type { Page, PageQuery } from './admin-cursor.js';
+import { journalFailure, sendProblem } from './admin-failures.js';
 import {
   type ActionQuery,
   type AttemptQuery,
@@ -24,11 +21,11 @@ import {
   listOrders,
   listReceipts,
   type OrderQuery,
-  type PageQuery,
   type ReceiptQuery,
 } from './admin-lists.js';
+import { ADMIN_OPENAPI, withActionHeaders } from './admin-openapi.js';
 import { readOverview } from './admin-overview.js';
-import { adminProblemOf } from './admin-problem.js';
+import type { AdminParts } from './admin-parts.js';
 import type { AdminReads } from './admin-reads.js';
 import {
   actionResultSchema,
@@ -43,57 +40,12 @@ import {
   timelineSchema,
 } from './admin-schemas.js';
 import { orderTimeline } from './admin-timeline.js';
-import { failedActionRecord, isJournaled } from './failed-action.js';
 import { nonAsciiViolation, type StrictSchema, strictInputViolation } from './strict-input.js';
 
-/** The parts the admin API serves from. */
-export interface AdminParts {
-  readonly ctx: ServiceContext;
-  readonly sessions: AdminSessions;
-  readonly reads: AdminReads;
-  readonly actions: AdminActions;
-}
+export type { AdminParts } from './admin-parts.js';
 
 /** Prefix of every admin API route. */
 export const ADMIN_API_PREFIX = '/admin/api';
-
-const actors = new WeakMap<FastifyRequest, AdminActor>();
-const sessionsOf = new WeakMap<FastifyRequest, AdminSession>();
-
-/** The actor the auth hook found for this request. */
-function actorOf(request: FastifyRequest): AdminActor {
-  const actor = actors.get(request);
-  if (!actor) throw new ServiceError('ADMIN_TOKEN_INVALID', 'log in or send Authorization: Bearer <token>');
-  return actor;
-}
-
-/**
- * Authenticates one admin request: `Authorization: Bearer <token>` (compared in constant time; the operator is
- * `X-Operator` or `operator`), else the console's session cookie, whose POSTs must carry the session's
- * `X-CSRF-Token`. Wrong bearer tokens are throttled per client address (`request.ip`).
- * @throws {ServiceError} `ADMIN_TOKEN_INVALID` (401), `ADMIN_CSRF_INVALID` (403), `ADMIN_AUTH_THROTTLED` (429).
- */
-export function authenticate(sessions: AdminSessions, request: FastifyRequest): AdminActor {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!sessions.checkTokenFrom(request.ip, given))
-      throw new ServiceError('ADMIN_TOKEN_INVALID', 'send Authorization: Bearer <token>');
-    const operator = request.headers['x-operator'];
-    return { name: operatorName(Array.isArray(operator) ? undefined : operator), via: 'token' };
-  }
-  const session = sessions.find(request.cookies?.[SESSION_COOKIE]);
-  if (!session)
-    throw new ServiceError('ADMIN_TOKEN_INVALID', 'log in at /console or send Authorization: Bearer <token>');
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const csrf = request.headers[CSRF_HEADER];
-    if (!sessions.checkCsrf(session, typeof csrf === 'string' ? csrf : undefined)) {
-      throw new ServiceError('ADMIN_CSRF_INVALID', 'send the session CSRF token in X-CSRF-Token');
-    }
-  }
-  sessionsOf.set(request, session);
-  return { name: session.operator, via: 'session' };
-}
 
 /**
  * Refuses, before any read or write, text the databases cannot take (a NUL on PostgreSQL, non-ASCII on MariaDB's
@@ -121,63 +73,6 @@ function json(reply: FastifyReply, status: number, value: unknown): FastifyReply
     .send(JSON.stringify(value));
 }
 
-/**
- * The problem answer of an admin scope error: Ajv validation → `ADMIN_QUERY_INVALID`; 429s with Retry-After; a
- * database that does not answer → 503 `STORE_UNAVAILABLE` with Retry-After (`failureAnswer`); else the generic 500.
- */
-async function problemFor(ctx: ServiceContext, error: unknown, request: FastifyRequest) {
-  const validation = (error as Partial<FastifyError> | null)?.validation;
-  if (validation) {
-    const where = (error as FastifyError).validationContext ?? 'request';
-    const first = validation[0];
-    const detail = `${where}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`;
-    return serviceProblem('ADMIN_QUERY_INVALID', detail);
-  }
-  const problem = adminProblemOf(error);
-  if (problem) return problem;
-  const where = { url: request.routeOptions.url ?? request.url, what: 'admin request failed' };
-  return failureAnswer(error, () => databaseReachable(ctx), ctx.logger, where);
-}
-
-/** Requests whose failure is journaled (by the action itself or by {@link journalFailure}). */
-const failureJournaled = new WeakSet<FastifyRequest>();
-
-/** Journals a failed action (bad input, no key, an unexpected error) that its own code did not journal. */
-async function journalFailure(
-  parts: AdminParts,
-  request: FastifyRequest,
-  failure: { error: unknown; status: number; code: string },
-) {
-  const actor = actors.get(request);
-  if (!actor || failureJournaled.has(request)) return;
-  failureJournaled.add(request);
-  if (isJournaled(failure.error)) return;
-  const { error, status, code } = failure;
-  const message = error instanceof Error ? error.message : String(error);
-  const record = failedActionRecord(request, actor, { code, message }, status);
-  if (!record) return;
-  try {
-    await journalAction(parts.reads.db, parts.reads.redactor, parts.ctx.clock.now(), record);
-  } catch (failure) {
-    parts.ctx.logger.error({ err: failure, action: record.action }, 'failed admin action could not be journaled');
-  }
-}
-
-/** The admin scope's error answer (problem+json), after journaling a failed action. */
-async function sendProblem(parts: AdminParts, error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const problem = await problemFor(parts.ctx, error, request);
-  const code =
-    error instanceof PayonceError
-      ? error.code
-      : (error as Partial<FastifyError> | null)?.validation
-        ? 'ADMIN_QUERY_INVALID'
-        : problem.status >= 500
-          ? 'INTERNAL_ERROR'
-          : 'INVALID_REQUEST_BODY';
-  await journalFailure(parts, request, { error, status: problem.status, code });
-  return sendResponse(reply, problem);
-}
-
 /** JSON bodies: empty → `{}`, unparsable → `INVALID_REQUEST_BODY`. */
 function jsonBodies(scope: FastifyInstance): void {
   scope.removeContentTypeParser('application/json');
@@ -196,36 +91,61 @@ function jsonBodies(scope: FastifyInstance): void {
   );
 }
 
-/** Adds the headers no schema can express to the generated OpenAPI document: Idempotency-Key on every POST. */
-function withActionHeaders(document: Record<string, unknown>): Record<string, unknown> {
-  const copy = JSON.parse(JSON.stringify(document)) as {
-    paths?: Record<string, Record<string, { parameters?: unknown[] }>>;
-  };
-  for (const operations of Object.values(copy.paths ?? {})) {
-    const post = operations.post;
-    if (!post) continue;
-    post.parameters = [
-      ...(post.parameters ?? []),
-      {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: true,
-        description: 'a fresh key per action; a retry with the same key and body replays the first answer',
-        schema: { type: 'string', maxLength: 255 },
-      },
-      {
-        name: 'X-CSRF-Token',
-        in: 'header',
-        required: false,
-        description: 'required with the console session cookie (from GET /admin/api/session); not with a bearer token',
-        schema: { type: 'string' },
-      },
-    ];
-  }
-  return copy as Record<string, unknown>;
+/** One list of the admin API: `GET /admin/api/<path>`, its query and item schemas, and the read behind it. */
+interface ListRoute {
+  readonly path: string;
+  readonly summary: string;
+  readonly query: Record<string, unknown>;
+  readonly item: Record<string, unknown>;
+  /** The page for a query the route's schema has validated. */
+  readonly read: (reads: AdminReads, query: unknown) => Promise<Page<unknown>>;
 }
 
-type Q<T> = { Querystring: T };
+/** A list route whose reader takes the query type its schema validates (Ajv checked it before the handler). */
+function listRoute<T>(
+  path: string,
+  summary: string,
+  query: Record<string, unknown>,
+  item: Record<string, unknown>,
+  read: (reads: AdminReads, query: T) => Promise<Page<unknown>>,
+): ListRoute {
+  return { path, summary, query, item, read: (reads, value) => read(reads, value as T) };
+}
+
+/** The keyset-paged lists, newest first (docs/console.md). */
+const LIST_ROUTES: readonly ListRoute[] = [
+  listRoute<ReceiptQuery>(
+    'receipts',
+    'Receipts, newest claim first',
+    querySchemas.receipts,
+    itemSchemas.receipt,
+    listReceipts,
+  ),
+  listRoute<DeliveryFilter & PageQuery>(
+    'deliveries',
+    'Webhook deliveries with their decision, newest first',
+    querySchemas.deliveries,
+    itemSchemas.delivery,
+    listDeliveries,
+  ),
+  listRoute<JobQuery>('jobs', 'Outbox jobs, newest first', querySchemas.jobs, itemSchemas.job, listJobs),
+  listRoute<AttemptQuery>(
+    'attempts',
+    'Payment attempts, newest first',
+    querySchemas.attempts,
+    itemSchemas.attempt,
+    listAttempts,
+  ),
+  listRoute<OrderQuery>('orders', 'Orders, newest first', querySchemas.orders, itemSchemas.order, listOrders),
+  listRoute<ActionQuery>(
+    'actions',
+    'The operator action journal, newest first',
+    querySchemas.actions,
+    itemSchemas.action,
+    listActions,
+  ),
+];
+
 const idParams = {
   type: 'object',
   required: ['id'],
@@ -244,27 +164,11 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
   const { ctx, sessions, reads, actions } = parts;
   await app.register(async (scope) => {
     await scope.register(fastifyCookie);
-    await scope.register(fastifySwagger, {
-      openapi: {
-        openapi: '3.0.3',
-        info: {
-          title: 'payonce admin API',
-          version: '1',
-          description: 'Operator console API of the payonce reference service (docs/console.md).',
-        },
-        components: {
-          securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', description: 'PAYONCE_ADMIN_TOKEN' },
-            sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
-          },
-        },
-        security: [{ bearerAuth: [] }, { sessionCookie: [] }],
-      },
-    });
+    await scope.register(fastifySwagger, ADMIN_OPENAPI);
     jsonBodies(scope);
     scope.setErrorHandler((error, request, reply) => sendProblem(parts, error, request, reply));
     scope.addHook('onRequest', async (request) => {
-      actors.set(request, authenticate(sessions, request));
+      admitRequest(sessions, request);
     });
     scope.addHook('preValidation', async (request) => refuseHiddenInput(request));
     // A refusal answered without an error (the Idempotency-Key adapter's 400/409/422) is journaled here.
@@ -319,7 +223,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       get('Who is calling, and the CSRF token of a console session', 'meta', {}, sessionSchema),
       async (request, reply) => {
         const actor = actorOf(request);
-        const session = sessionsOf.get(request);
+        const session = sessionOf(request);
         return json(reply, 200, {
           operator: actor.name,
           via: actor.via,
@@ -333,21 +237,11 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
       get('Counts: receipts, stuck, failed, jobs, parked, attempts, deliveries/min', 'reads', {}, overviewSchema),
       async (_r, reply) => json(reply, 200, await readOverview(reads)),
     );
-    scope.get<Q<ReceiptQuery>>(
-      `${p}/receipts`,
-      list('Receipts, newest claim first', 'reads', querySchemas.receipts, itemSchemas.receipt),
-      async (request, reply) => json(reply, 200, await listReceipts(reads, request.query)),
-    );
-    scope.get<Q<DeliveryFilter & PageQuery>>(
-      `${p}/deliveries`,
-      list(
-        'Webhook deliveries with their decision, newest first',
-        'reads',
-        querySchemas.deliveries,
-        itemSchemas.delivery,
-      ),
-      async (request, reply) => json(reply, 200, await listDeliveries(reads, request.query)),
-    );
+    for (const route of LIST_ROUTES) {
+      scope.get(`${p}/${route.path}`, list(route.summary, 'reads', route.query, route.item), async (request, reply) =>
+        json(reply, 200, await route.read(reads, request.query)),
+      );
+    }
     scope.get<P>(
       `${p}/deliveries/:id`,
       get('One delivery with its redacted payload', 'reads', {
@@ -365,21 +259,6 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
         return json(reply, 200, { ...deliveryItem(reads, row), payload });
       },
     );
-    scope.get<Q<JobQuery>>(
-      `${p}/jobs`,
-      list('Outbox jobs, newest first', 'reads', querySchemas.jobs, itemSchemas.job),
-      async (request, reply) => json(reply, 200, await listJobs(reads, request.query)),
-    );
-    scope.get<Q<AttemptQuery>>(
-      `${p}/attempts`,
-      list('Payment attempts, newest first', 'reads', querySchemas.attempts, itemSchemas.attempt),
-      async (request, reply) => json(reply, 200, await listAttempts(reads, request.query)),
-    );
-    scope.get<Q<OrderQuery>>(
-      `${p}/orders`,
-      list('Orders, newest first', 'reads', querySchemas.orders, itemSchemas.order),
-      async (request, reply) => json(reply, 200, await listOrders(reads, request.query)),
-    );
     scope.get<P>(
       `${p}/orders/:id/timeline`,
       get('One order: attempts, provider calls, deliveries, transitions, jobs, effects, alerts, actions', 'reads', {
@@ -392,11 +271,6 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
           return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
         return json(reply, 200, timeline);
       },
-    );
-    scope.get<Q<ActionQuery>>(
-      `${p}/actions`,
-      list('The operator action journal, newest first', 'reads', querySchemas.actions, itemSchemas.action),
-      async (request, reply) => json(reply, 200, await listActions(reads, request.query)),
     );
 
     scope.post<{ Body: { provider: string; externalId: string; expectedAttempts: number } }>(

@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ServiceError } from '../service-error.js';
 
 /** A keyset position: the sort time (epoch ms) then the tie-breaking id columns' values, newest first. */
@@ -64,4 +64,45 @@ export function pageOf<R, T>(
     items: kept.map(toItem),
     nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
   };
+}
+
+/** Most rows one list page returns; more is `ADMIN_QUERY_INVALID`. */
+export const MAX_PAGE = 200;
+
+/** Rows of a list page when the query names no `limit`. */
+const DEFAULT_PAGE = 50;
+
+/** Paging input of every list: `limit` rows (1–200, default 50) after the opaque `cursor`. */
+export interface PageQuery {
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+/** The keyset position of `row`: its time column (epoch ms) as a number, its id columns as text. */
+function positionOf(row: Readonly<Record<string, unknown>>, keys: readonly [string, ...string[]]): CursorValues {
+  const [time, ...ids] = keys;
+  const at = row[time];
+  const idText = (value: unknown) =>
+    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value ?? '');
+  return [typeof at === 'bigint' ? Number(at) : Number(at ?? 0), ...ids.map((key) => idText(row[key]))];
+}
+
+/**
+ * One page of a keyset-paged list, newest first: the rows of `query` strictly after `page.cursor`, ordered by
+ * `keys` descending (the time column, epoch ms, then the id columns that break ties), at most `page.limit` of them
+ * (default 50), each mapped by `toItem`, and the cursor of the next page (`null` on the last one). Every admin
+ * list pages through this one helper.
+ * @throws {ServiceError} `ADMIN_QUERY_INVALID` when `page.cursor` is not one this API issued for these keys.
+ */
+export async function keysetPage<DB, TB extends keyof DB, O extends Readonly<Record<string, unknown>>, T>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  keys: readonly [string, ...string[]],
+  page: PageQuery,
+  toItem: (row: O) => T,
+): Promise<Page<T>> {
+  const limit = page.limit ?? DEFAULT_PAGE;
+  let q = page.cursor ? query.where(afterCursor(keys, decodeCursor(page.cursor, keys.length - 1))) : query;
+  for (const key of keys) q = q.orderBy(sql.ref(key), 'desc');
+  const rows = await q.limit(limit + 1).execute();
+  return pageOf(rows, limit, toItem, (row) => positionOf(row, keys));
 }

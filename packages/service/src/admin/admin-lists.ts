@@ -1,15 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
-import { afterCursor, type CursorValues, decodeCursor, type Page, pageOf } from './admin-cursor.js';
+import { keysetPage, type Page, type PageQuery } from './admin-cursor.js';
 import { type AdminReads, num, numOrNull, staleAfterFor, text } from './admin-reads.js';
-
-/** Most rows one list page returns; more is `ADMIN_QUERY_INVALID`. */
-export const MAX_PAGE = 200;
-
-/** Paging input of every list: `limit` rows (1–200, default 50) after the opaque `cursor`. */
-export interface PageQuery {
-  readonly limit?: number;
-  readonly cursor?: string;
-}
 
 /** A receipt as the console shows it: never its stored response body. Times epoch ms UTC. */
 export interface ReceiptItem {
@@ -47,47 +38,30 @@ function stuckCondition(reads: AdminReads): Expression<SqlBool> {
     or (provider not like 'payments:%' and provider not in (${sql.join(webhook)}) and claimed_at <= ${now - stale.http})))`;
 }
 
-function limitOf(query: PageQuery): number {
-  return query.limit ?? 50;
-}
-
 /** Receipts, newest claim first, with filters. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
 export async function listReceipts(reads: AdminReads, query: ReceiptQuery): Promise<Page<ReceiptItem>> {
-  const limit = limitOf(query);
   let q = reads.db.selectFrom('payonce_receipts').selectAll();
   if (query.status) q = q.where('status', '=', query.status);
   if (query.provider) q = q.where('provider', '=', query.provider);
   if (query.stuck) q = q.where(stuckCondition(reads));
-  if (query.cursor) q = q.where(afterCursor(['claimed_at', 'provider', 'external_id'], decodeCursor(query.cursor, 2)));
-  const rows = await q
-    .orderBy('claimed_at', 'desc')
-    .orderBy('provider', 'desc')
-    .orderBy('external_id', 'desc')
-    .limit(limit + 1)
-    .execute();
   const now = reads.clock.now();
-  return pageOf(
-    rows,
-    limit,
-    (row): ReceiptItem => {
-      const provider = text(row.provider);
-      const staleAfterMs = staleAfterFor(reads.stale, provider);
-      const claimedAtMs = num(row.claimed_at);
-      return {
-        provider,
-        externalId: text(row.external_id),
-        status: row.status,
-        attempts: num(row.attempts),
-        claimedAtMs,
-        finishedAtMs: numOrNull(row.finished_at),
-        staleAfterMs,
-        stuck: row.status === 'processing' && claimedAtMs <= now - staleAfterMs,
-        responseStatus: numOrNull(row.response_status),
-        error: row.status === 'failed' && row.error !== null ? reads.redactor.scrubText(row.error) : null,
-      };
-    },
-    (row): CursorValues => [num(row.claimed_at), text(row.provider), text(row.external_id)],
-  );
+  return keysetPage(q, ['claimed_at', 'provider', 'external_id'], query, (row): ReceiptItem => {
+    const provider = text(row.provider);
+    const staleAfterMs = staleAfterFor(reads.stale, provider);
+    const claimedAtMs = num(row.claimed_at);
+    return {
+      provider,
+      externalId: text(row.external_id),
+      status: row.status,
+      attempts: num(row.attempts),
+      claimedAtMs,
+      finishedAtMs: numOrNull(row.finished_at),
+      staleAfterMs,
+      stuck: row.status === 'processing' && claimedAtMs <= now - staleAfterMs,
+      responseStatus: numOrNull(row.response_status),
+      error: row.status === 'failed' && row.error !== null ? reads.redactor.scrubText(row.error) : null,
+    };
+  });
 }
 
 /** A journaled webhook delivery (already redacted by the intake). */
@@ -142,7 +116,7 @@ function selectDeliveries(reads: AdminReads, filter: DeliveryFilter, limit: numb
 
 /**
  * A delivery row as the console shows it. Identifiers are scrubbed again (the intake scrubs them before storage
- * since issue #34; older rows may hold a card number, e-mail address or phone number inside an id).
+ * now; rows stored before it did may hold a card number, e-mail address or phone number inside an id).
  */
 export function deliveryItem(reads: AdminReads, row: DeliveryRow): DeliveryItem {
   const id = (value: string | null) => (value === null ? null : reads.redactor.scrubText(value));
@@ -170,20 +144,8 @@ export async function listDeliveries(
   reads: AdminReads,
   query: DeliveryFilter & PageQuery,
 ): Promise<Page<DeliveryItem>> {
-  const limit = limitOf(query);
-  let q = filteredDeliveries(reads, query);
-  if (query.cursor) q = q.where(afterCursor(['received_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q
-    .orderBy('received_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows,
-    limit,
-    (row) => deliveryItem(reads, row),
-    (row): CursorValues => [num(row.received_at), row.id],
-  );
+  const q = filteredDeliveries(reads, query);
+  return keysetPage(q, ['received_at', 'id'], query, (row) => deliveryItem(reads, row));
 }
 
 /** Every delivery a range replay selects (newest first, at most `max`). */
@@ -216,19 +178,13 @@ export interface JobQuery extends PageQuery {
 
 /** Outbox jobs, newest first. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
 export async function listJobs(reads: AdminReads, query: JobQuery): Promise<Page<JobItem>> {
-  const limit = limitOf(query);
   let q = reads.db.selectFrom('payonce_outbox').selectAll();
   if (query.status) q = q.where('status', '=', query.status);
   if (query.topic) q = q.where('topic', '=', query.topic);
-  if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows,
-    limit,
+  return keysetPage(
+    q,
+    ['created_at', 'id'],
+    query,
     (row): JobItem => ({
       id: row.id,
       topic: row.topic,
@@ -240,7 +196,6 @@ export async function listJobs(reads: AdminReads, query: JobQuery): Promise<Page
       availableAtMs: num(row.available_at),
       finishedAtMs: numOrNull(row.finished_at),
     }),
-    (row): CursorValues => [num(row.created_at), row.id],
   );
 }
 
@@ -274,20 +229,14 @@ export interface AttemptQuery extends PageQuery {
 
 /** Payment attempts, newest first. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
 export async function listAttempts(reads: AdminReads, query: AttemptQuery): Promise<Page<AttemptItem>> {
-  const limit = limitOf(query);
   let q = reads.db.selectFrom('payonce_payment_attempts').selectAll();
   if (query.status === 'unresolved') q = q.where('status', 'in', ['creating', 'unknown']);
   else if (query.status) q = q.where('status', '=', query.status);
   if (query.orderId) q = q.where('order_id', '=', query.orderId);
-  if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows,
-    limit,
+  return keysetPage(
+    q,
+    ['created_at', 'id'],
+    query,
     (row): AttemptItem => ({
       id: row.id,
       orderId: row.order_id,
@@ -300,7 +249,6 @@ export async function listAttempts(reads: AdminReads, query: AttemptQuery): Prom
       createdAtMs: num(row.created_at),
       updatedAtMs: num(row.updated_at),
     }),
-    (row): CursorValues => [num(row.created_at), row.id],
   );
 }
 
@@ -322,18 +270,12 @@ export interface OrderQuery extends PageQuery {
 
 /** Orders, newest first. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
 export async function listOrders(reads: AdminReads, query: OrderQuery): Promise<Page<OrderItem>> {
-  const limit = limitOf(query);
   let q = reads.db.selectFrom('payonce_orders').selectAll();
   if (query.status) q = q.where('status', '=', query.status);
-  if (query.cursor) q = q.where(afterCursor(['created_at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows,
-    limit,
+  return keysetPage(
+    q,
+    ['created_at', 'id'],
+    query,
     (row): OrderItem => ({
       id: row.id,
       status: row.status,
@@ -343,7 +285,6 @@ export async function listOrders(reads: AdminReads, query: OrderQuery): Promise<
       createdAtMs: num(row.created_at),
       updatedAtMs: num(row.updated_at),
     }),
-    (row): CursorValues => [num(row.created_at), row.id],
   );
 }
 
@@ -372,19 +313,13 @@ export interface ActionQuery extends PageQuery {
 
 /** The operator action journal, newest first. @throws {ServiceError} `ADMIN_QUERY_INVALID` for a bad cursor. */
 export async function listActions(reads: AdminReads, query: ActionQuery): Promise<Page<ActionItem>> {
-  const limit = limitOf(query);
   let q = reads.db.selectFrom('payonce_admin_actions').selectAll();
   if (query.orderId) q = q.where('order_id', '=', query.orderId);
   if (query.action) q = q.where('action', '=', query.action);
-  if (query.cursor) q = q.where(afterCursor(['at', 'id'], decodeCursor(query.cursor, 1)));
-  const rows = await q
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows,
-    limit,
+  return keysetPage(
+    q,
+    ['at', 'id'],
+    query,
     (row): ActionItem => ({
       id: row.id,
       atMs: num(row.at),
@@ -397,6 +332,5 @@ export async function listActions(reads: AdminReads, query: ActionQuery): Promis
       outcome: row.outcome,
       detail: row.detail === null ? null : (JSON.parse(row.detail) as unknown),
     }),
-    (row): CursorValues => [num(row.at), row.id],
   );
 }

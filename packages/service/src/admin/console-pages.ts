@@ -8,7 +8,7 @@ import { databaseReachable } from '../database-reachable.js';
 import { failureAnswer, sendResponse } from '../http-edge.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
-import { authenticate } from './admin-api.js';
+import { authenticate } from './admin-actor.js';
 import { type AdminSessions, operatorName, SESSION_COOKIE } from './admin-auth.js';
 import { adminProblemOf } from './admin-problem.js';
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { PaymentProvider } from 'payonce/internal/payments/payment-provider.js';
-import { webhookEndpoints } from '../create-service.js';
 import { serviceApp } from '../service-app.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
 import { openServiceRuntime } from '../service-runtime.js';
+import { webhookEndpoints } from '../webhook-endpoints.js';
 import { registerAdminConsole, replayPartsOf } from './admin-console.js';
 
 /** A running stand-alone console (`payonce console`). */

@@ -2,14 +2,13 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
+import { handleDelivery } from '../handle-delivery.js';
 import {
-  applyOnce,
   type ConsumedMessage,
   type ConsumerHandler,
   checkInboxName,
   emptyConsumerCounters,
   type InboxOutcome,
-  parseBody,
   type RunningConsumer,
 } from '../inbox.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -120,7 +119,7 @@ async function declare(channel: Channel, queue: string, settings: Settings): Pro
 }
 
 /**
- * An idempotent RabbitMQ consumer (issue #14): declares a durable QUORUM queue `queue` bound to the relay's
+ * An idempotent RabbitMQ consumer: declares a durable QUORUM queue `queue` bound to the relay's
  * exchange, with `x-single-active-consumer` (one consumer of the group gets the messages, in queue order; the
  * others take over when it goes), `x-delivery-limit` and a dead-letter exchange; consumes with manual acks and
  * `prefetch`, handling deliveries ONE AT A TIME through the inbox (`applyOnce` in `target`) and acking only
@@ -139,24 +138,20 @@ export async function consumeRabbitMq<DB>(options: RabbitMqConsumerOptions<DB>):
   let current: AmqpLink | null = null;
   let inHand: Promise<void> = Promise.resolve();
 
-  const handle = async (channel: Channel, delivery: ConsumeMessage) => {
-    let consumed = consumedOf(delivery);
-    try {
-      consumed = Object.freeze({ ...consumed, payload: parseBody(delivery.content.toString('utf8')) });
-      const outcome = await applyOnce(options.target, settings.inboxName, consumed, options.handler);
-      await options.onCommitted?.(consumed, outcome);
-      channel.ack(delivery);
-      counters[outcome === 'applied' ? 'applied' : 'duplicates']++;
-    } catch (error) {
-      counters.failed++;
-      report(error, consumed);
-      try {
-        channel.nack(delivery, false, true);
-      } catch (nackError) {
-        report(nackError, consumed);
-      }
-    }
-  };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const handle = (channel: Channel, delivery: ConsumeMessage) =>
+    handleDelivery(inbox, {
+      consumed: consumedOf(delivery),
+      body: () => delivery.content.toString('utf8'),
+      ack: () => channel.ack(delivery),
+      fail: (_error, consumed) => {
+        try {
+          channel.nack(delivery, false, true);
+        } catch (nackError) {
+          report(nackError, consumed);
+        }
+      },
+    });
 
   const open = async (): Promise<AmqpLink> => {
     const link = await connectAmqp(options.url, `payonce-consumer-${options.queue}`);

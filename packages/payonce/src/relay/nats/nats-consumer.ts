@@ -2,14 +2,13 @@ import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
+import { handleDelivery } from '../handle-delivery.js';
 import {
-  applyOnce,
   type ConsumedMessage,
   type ConsumerHandler,
   checkInboxName,
   emptyConsumerCounters,
   type InboxOutcome,
-  parseBody,
   type RunningConsumer,
 } from '../inbox.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -121,7 +120,7 @@ function settingsOf<DB>(options: JetStreamConsumerOptions<DB>): Settings {
 }
 
 /**
- * An idempotent JetStream consumer (issue #14): a durable pull consumer on `stream` (explicit ack, `ack_wait`,
+ * An idempotent JetStream consumer: a durable pull consumer on `stream` (explicit ack, `ack_wait`,
  * `max_deliver`, `max_ack_pending`) whose deliveries are handled ONE AT A TIME, in stream order, each through
  * the inbox (`applyOnce`: the handler's writes and the inbox row in one transaction of `target`), and acked
  * only after that commit. A duplicate (redelivery, republish, a copy past the duplicate window) is acked
@@ -163,21 +162,18 @@ export async function consumeJetStream<DB>(options: JetStreamConsumerOptions<DB>
     counters.deadLettered++;
   };
 
-  const handle = async (msg: JsMsg) => {
-    let consumed = consumedOf(msg, options.stream);
-    try {
-      consumed = Object.freeze({ ...consumed, payload: parseBody(msg.string()) });
-      const outcome = await applyOnce(options.target, settings.inboxName, consumed, options.handler);
-      await options.onCommitted?.(consumed, outcome);
-      msg.ack();
-      counters[outcome === 'applied' ? 'applied' : 'duplicates']++;
-    } catch (error) {
-      counters.failed++;
-      report(error, consumed);
-      if (msg.info.deliveryCount >= settings.maxDeliver) await deadLetter(msg, error).catch((e) => report(e, consumed));
-      else msg.nak(settings.retryDelayMs);
-    }
-  };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const handle = (msg: JsMsg) =>
+    handleDelivery(inbox, {
+      consumed: consumedOf(msg, options.stream),
+      body: () => msg.string(),
+      ack: () => msg.ack(),
+      fail: async (error, consumed) => {
+        if (msg.info.deliveryCount >= settings.maxDeliver)
+          await deadLetter(msg, error).catch((e) => report(e, consumed));
+        else msg.nak(settings.retryDelayMs);
+      },
+    });
 
   const loop = (async () => {
     for await (const msg of messages) await handle(msg);
