@@ -36,6 +36,7 @@ export {
   type RunOptions,
   type TransactionHandler,
 } from './core/idempotency-guard.js';
+export { MissingPeer } from './core/import-peer.js';
 export type { Outcome } from './core/outcome.js';
 export type { Receipt, ReceiptStatus, StoredResponse } from './core/receipt.js';
 export { MAX_KEY_PART_CHARS, RequestKey, requestKey } from './core/request-key.js';
