@@ -42,12 +42,15 @@ export type {
   ProviderPaymentStatus,
 } from './payment-provider.js';
 export {
+  type AttemptReconciliation,
   type CheckoutResult,
   type EventResult,
   PAYMENTS_RECEIPT_PREFIX,
   type PaymentAlert,
   Payments,
   type PaymentsOptions,
+  type ReconcileAttemptsOptions,
+  type ReconcileMode,
   type ReconcileOptions,
   type ReconcileReport,
 } from './payments.js';

@@ -17,14 +17,22 @@ import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
 import { applyProviderEvent, type EventResult } from './provider-events.js';
 import type { ProviderPaymentEvent } from './provider-payment-event.js';
-import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciliation.js';
+import { type AttemptReconciliation, type ReconcileMode, reconcileAttempt } from './reconcile-attempt.js';
+import {
+  type ReconcileAttemptsOptions,
+  type ReconcileOptions,
+  type ReconcileReport,
+  reconcile,
+  reconcileAttempts,
+} from './reconciliation.js';
 import { refundedOfAttempt } from './refund-amounts.js';
 import type { Transition } from './transition.js';
 
 export type { CheckoutResult } from './checkout.js';
 export type { PaymentAlert } from './payment-alert.js';
 export { type EventResult, PAYMENTS_RECEIPT_PREFIX } from './provider-events.js';
-export type { ReconcileOptions, ReconcileReport } from './reconciliation.js';
+export type { AttemptReconciliation, ReconcileMode } from './reconcile-attempt.js';
+export type { ReconcileAttemptsOptions, ReconcileOptions, ReconcileReport } from './reconciliation.js';
 
 /** Options of {@link Payments}. */
 export interface PaymentsOptions {
@@ -143,6 +151,30 @@ export class Payments<DB> {
    */
   reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     return reconcile(this.context, options);
+  }
+
+  /**
+   * Reconciles one attempt now (the reconciliation job's step, for an operator's "reconcile this attempt"): asks
+   * the provider by merchant reference (`getPaymentByReference(attempt.id)`) and records the answer as `mode`
+   * says — `create-answer` as `reconcile` does (re-sending the create when the provider knows none), `event` as a
+   * provider event through `applyProviderEvent` with receipt `<receiptPrefix>:<attemptId>:<uuid>` (a payment in
+   * the attempt's own status, or none, changes nothing). A provider error is returned as `lookup-failed` or
+   * `resend-failed`, never thrown. @see docs/design.md §6 "Reconciliation".
+   * @throws the database's error.
+   */
+  reconcileAttempt(attempt: PaymentAttempt, mode: ReconcileMode): Promise<AttemptReconciliation> {
+    return reconcileAttempt(this.context, attempt, mode);
+  }
+
+  /**
+   * Reconciles this provider's attempts in `statuses` not updated for `olderThanMs` (at most `limit`, oldest
+   * first, passing over the ids in `skip`), one after another as `reconcileAttempt` does; one outcome per attempt
+   * asked. `reconcile` is this over `creating`/`unknown` in `create-answer` mode, plus the parked events.
+   * @throws {InvalidOption} no or unknown statuses, `olderThanMs` not a non-negative integer, `limit` not a
+   *   positive integer. @throws the database's error.
+   */
+  reconcileAttempts(options: ReconcileAttemptsOptions): Promise<AttemptReconciliation[]> {
+    return reconcileAttempts(this.context, options);
   }
 
   /**

@@ -1,21 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { InvalidOption } from '../core/errors.js';
 import { nonNegativeInt, positiveInt } from '../core/options.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
 import { locateAttempt } from './attempt-rows.js';
-import type { AttemptStatus } from './attempt-status.js';
+import { ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { parkedMatchable, parkedReport, resolveParked } from './event-journal.js';
 import type { JournalEntry } from './journal-entry.js';
 import { lockOrder } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
-import type { ProviderPayment } from './payment-provider.js';
-import type { PaymentReport } from './payment-report.js';
 import { type PaymentsContext, paymentsDb } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
 import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
-import { createRequestOf, emptyFields, errorText, fieldsOf, recordProviderAnswer } from './provider-answer.js';
-import { ProviderDeclined } from './provider-declined.js';
+import { type AttemptReconciliation, type ReconcileMode, reconcileAttempt } from './reconcile-attempt.js';
 
 /** Options of `reconcile`. */
 export interface ReconcileOptions {
@@ -46,8 +43,68 @@ export interface ReconcileReport {
 
 const UNRESOLVED: readonly AttemptStatus[] = ['creating', 'unknown'];
 
-/** What one attempt's reconciliation did. */
-type AttemptOutcome = 'lookup-error' | 'resend-error' | 'resolved' | 'resent-resolved' | 'resent' | 'unresolved';
+/** Options of `reconcileAttempts`. Durations in milliseconds. */
+export interface ReconcileAttemptsOptions {
+  /** Attempts of this provider in these statuses are asked about. Non-empty. */
+  readonly statuses: readonly AttemptStatus[];
+  /** Only attempts not updated for this long (`updated_at <= nowMs - olderThanMs`). */
+  readonly olderThanMs: number;
+  /** At most this many attempts are asked about. @default 100 */
+  readonly limit?: number;
+  /** How each answer is recorded (see `ReconcileMode`). */
+  readonly mode: ReconcileMode;
+  /** Attempt ids passed over (asked about recently): they neither are asked nor count toward `limit`. */
+  readonly skip?: ReadonlySet<string>;
+  /** The time the age is measured from, epoch ms. @default the clock of `Payments` */
+  readonly nowMs?: number;
+  /** Called just before each attempt is asked about (e.g. to remember it was asked). */
+  readonly onAsk?: (attempt: PaymentAttempt) => void;
+}
+
+/**
+ * See `Payments.reconcileAttempts`: the selected attempts, oldest `updated_at` first, asked one after another.
+ * @throws {InvalidOption} no statuses, an unknown status, `olderThanMs` not a non-negative integer, `limit` not a
+ *   positive integer.
+ */
+export async function reconcileAttempts<DB>(
+  ctx: PaymentsContext<DB>,
+  options: ReconcileAttemptsOptions,
+): Promise<AttemptReconciliation[]> {
+  const statuses = attemptStatuses(options.statuses);
+  const olderThanMs = nonNegativeInt('olderThanMs', options.olderThanMs);
+  const limit = positiveInt('limit', options.limit ?? 100);
+  const skip = options.skip ?? new Set<string>();
+  const nowMs = options.nowMs ?? ctx.clock.now();
+  const rows = await paymentsDb(ctx)
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('provider', '=', ctx.provider.name)
+    .where('status', 'in', [...statuses])
+    .where('updated_at', '<=', nowMs - olderThanMs)
+    .orderBy('updated_at')
+    .limit(limit + skip.size)
+    .execute();
+  const outcomes: AttemptReconciliation[] = [];
+  for (const row of rows) {
+    if (outcomes.length >= limit) break;
+    if (skip.has(row.id)) continue;
+    const attempt = toAttempt(row);
+    options.onAsk?.(attempt);
+    outcomes.push(await reconcileAttempt(ctx, attempt, options.mode));
+  }
+  return outcomes;
+}
+
+/** `statuses` checked: a non-empty list of attempt statuses. */
+function attemptStatuses(statuses: unknown): readonly AttemptStatus[] {
+  if (!Array.isArray(statuses) || statuses.length === 0) {
+    throw new InvalidOption('statuses', 'at least one attempt status is required');
+  }
+  for (const status of statuses) {
+    if (!ATTEMPT_STATUSES.includes(status)) throw new InvalidOption('statuses', `unknown attempt status ${status}`);
+  }
+  return statuses;
+}
 
 /** See `Payments.reconcile`. */
 export async function reconcile<DB>(
@@ -56,80 +113,17 @@ export async function reconcile<DB>(
 ): Promise<ReconcileReport> {
   const olderThanMs = nonNegativeInt('olderThanMs', options.olderThanMs ?? 60_000);
   const limit = positiveInt('limit', options.limit ?? 100);
-  const stale = await staleAttempts(ctx, olderThanMs, limit);
+  const mode = { as: 'create-answer' } as const;
+  const outcomes = await reconcileAttempts(ctx, { statuses: UNRESOLVED, olderThanMs, limit, mode });
   const count = { resolved: 0, lookupErrors: 0, resent: 0, resendErrors: 0 };
-  for (const attempt of stale) {
-    const outcome = await reconcileAttempt(ctx, attempt);
-    if (outcome === 'lookup-error') count.lookupErrors++;
-    if (outcome === 'resend-error' || outcome === 'resent' || outcome === 'resent-resolved') count.resent++;
-    if (outcome === 'resend-error') count.resendErrors++;
-    if (outcome === 'resolved' || outcome === 'resent-resolved') count.resolved++;
+  for (const done of outcomes) {
+    if (done.outcome === 'lookup-failed') count.lookupErrors++;
+    if (done.outcome === 'resend-failed') count.resendErrors++;
+    if (done.outcome === 'resend-failed' || (done.outcome === 'recorded' && done.resent)) count.resent++;
+    if (done.outcome === 'recorded' && !UNRESOLVED.includes(done.updated.status)) count.resolved++;
   }
   const parkedMatched = await matchParked(ctx, limit);
-  return Object.freeze({ examined: stale.length, ...count, parkedMatched });
-}
-
-/** This provider's attempts in `creating`/`unknown` not updated for `olderThanMs`, oldest first. */
-async function staleAttempts<DB>(
-  ctx: PaymentsContext<DB>,
-  olderThanMs: number,
-  limit: number,
-): Promise<PaymentAttempt[]> {
-  const rows = await paymentsDb(ctx)
-    .selectFrom(ATTEMPTS_TABLE)
-    .selectAll()
-    .where('provider', '=', ctx.provider.name)
-    .where('status', 'in', [...UNRESOLVED])
-    .where('updated_at', '<=', ctx.clock.now() - olderThanMs)
-    .orderBy('updated_at')
-    .limit(limit)
-    .execute();
-  return rows.map(toAttempt);
-}
-
-/** Looks one attempt up by merchant reference (re-sending its create when unknown) and records the answer. */
-async function reconcileAttempt<DB>(ctx: PaymentsContext<DB>, attempt: PaymentAttempt): Promise<AttemptOutcome> {
-  let payment: ProviderPayment | null;
-  try {
-    payment = await ctx.provider.getPaymentByReference(attempt.id);
-  } catch {
-    return 'lookup-error';
-  }
-  const base = {
-    provider: attempt.provider,
-    eventId: `reconcile:${attempt.id}:${randomUUID()}`,
-    eventType: 'reconciliation',
-    orderRef: null,
-    occurredAtMs: null,
-    error: null,
-  };
-  let report: PaymentReport;
-  if (payment !== null) {
-    report = { ...base, ...fieldsOf(payment) };
-  } else {
-    const answer = await resendCreate(ctx, attempt);
-    if (answer === null) return 'resend-error';
-    report = { ...base, eventType: 'reconciliation.resend', ...answer };
-  }
-  const updated = await recordProviderAnswer(ctx, attempt, report);
-  const resolved = !UNRESOLVED.includes(updated.status);
-  if (payment === null) return resolved ? 'resent-resolved' : 'resent';
-  return resolved ? 'resolved' : 'unresolved';
-}
-
-/**
- * Re-sends the create of an unresolved attempt with its stored idempotency key and the same parameters: the
- * provider's payment fields, `failed` with the refusal on `ProviderDeclined`, or `null` when the answer is
- * still unknown (any other error).
- */
-async function resendCreate<DB>(ctx: PaymentsContext<DB>, attempt: PaymentAttempt) {
-  try {
-    const payment = await ctx.provider.createPayment(createRequestOf(attempt));
-    return { ...fieldsOf(payment), error: null };
-  } catch (error) {
-    if (!(error instanceof ProviderDeclined)) return null;
-    return { ...emptyFields(attempt), status: 'failed' as const, error: errorText(error) };
-  }
+  return Object.freeze({ examined: outcomes.length, ...count, parkedMatched });
 }
 
 /**

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { IdempotencyGuard } from 'payonce/internal/core/idempotency-guard.js';
 import { RequestKey } from 'payonce/internal/core/request-key.js';
 import type { TokenBucket } from 'payonce/internal/core/token-bucket.js';
 import { toAttempt } from 'payonce/internal/payments/payment-attempt.js';
-import type { ProviderPayment } from 'payonce/internal/payments/payment-provider.js';
+import type { AttemptReconciliation } from 'payonce/internal/payments/reconcile-attempt.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../service-error.js';
 import { type AdminActor, journalAction } from './admin-audit.js';
@@ -35,6 +34,26 @@ export interface ReconcileOutcome {
   readonly to?: string;
   readonly reason?: string | null;
   readonly error?: string;
+}
+
+/** The console's answer for one attempt's reconciliation (`event` mode). */
+function reconcileOutcomeOf(done: AttemptReconciliation): ReconcileOutcome {
+  const status = done.attempt.status;
+  switch (done.outcome) {
+    case 'lookup-failed':
+      return {
+        outcome: 'lookup-failed',
+        status,
+        error: done.error instanceof Error ? done.error.message : String(done.error),
+      };
+    case 'event-applied':
+      return { outcome: done.result.decision, from: status, to: done.payment.status, reason: done.result.reason };
+    case 'unchanged':
+    case 'not-found':
+      return { outcome: done.outcome, status };
+    default:
+      throw new Error(`reconcile-attempt answered ${done.outcome} in event mode`);
+  }
 }
 
 /** Most deliveries one range replay selects. */
@@ -225,8 +244,9 @@ export class AdminActions {
 
   /**
    * Reconciles one attempt now: asks the provider about it by merchant reference and, when the provider reports
-   * another status, applies it as a provider event (`eventType: 'reconciliation'`) through
-   * `payments.applyProviderEvent` (same checks, forward-only, journaled, fulfilment once). A provider that knows no
+   * another status, applies it as a provider event (`eventType: 'reconciliation'`, receipt `reconcile-admin:…`)
+   * through `payments.reconcileAttempt` in `event` mode (`applyProviderEvent`: same checks, forward-only,
+   * journaled, fulfilment once). A provider that knows no
    * payment yet changes nothing (the reconciliation loop re-sends the create of a `creating`/`unknown` attempt with
    * its own idempotency key).
    * @throws {ServiceError} `ATTEMPT_NOT_FOUND`; `ADMIN_ACTION_UNAVAILABLE` without a provider.
@@ -243,38 +263,9 @@ export class AdminActions {
         throw new ServiceError('ADMIN_ACTION_UNAVAILABLE', 'no provider is configured here (pass --provider-url)');
       }
       const attempt = toAttempt(row);
-      let payment: ProviderPayment | null;
-      try {
-        payment = await this.ctx.provider.getPaymentByReference(attempt.id);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return {
-          result: { outcome: 'lookup-failed', status: attempt.status, error: message },
-          orderId: attempt.orderId,
-        };
-      }
-      if (payment === null) {
-        return { result: { outcome: 'not-found', status: attempt.status }, orderId: attempt.orderId };
-      }
-      if (payment.status === attempt.status) {
-        return { result: { outcome: 'unchanged', status: attempt.status }, orderId: attempt.orderId };
-      }
-      const applied = await this.ctx.payments.applyProviderEvent({
-        provider: attempt.provider,
-        key: new RequestKey(attempt.provider, `reconcile-admin:${attempt.id}:${randomUUID()}`),
-        eventType: 'reconciliation',
-        status: payment.status,
-        paymentId: payment.paymentId,
-        amountMinor: payment.amountMinor,
-        currency: payment.currency,
-        merchantReference: payment.merchantReference,
-        occurredAtMs: null,
-        orderId: attempt.orderId,
-      });
-      return {
-        result: { outcome: applied.decision, from: attempt.status, to: payment.status, reason: applied.reason },
-        orderId: attempt.orderId,
-      };
+      const mode = { as: 'event', receiptPrefix: 'reconcile-admin' } as const;
+      const done = await this.ctx.payments.reconcileAttempt(attempt, mode);
+      return { result: reconcileOutcomeOf(done), orderId: attempt.orderId };
     });
   }
 
