@@ -1,7 +1,8 @@
 import { InvalidOption } from '../../core/errors.js';
-import { constantTimeEqual, decodeBase64, utf8 } from './bytes.js';
+import { decodeBase64, utf8 } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
 import { headerValue } from './headers.js';
+import { matchingSecret } from './match-signature.js';
 import { schemeName } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyInput, type VerifyResult } from './signature-scheme.js';
 
@@ -51,9 +52,8 @@ export function basicAuthScheme(options: BasicAuthSchemeOptions): SyncSignatureS
     }
     const credentials = decodeBase64(match[2] ?? '');
     if (credentials === undefined) return reject(name, 'malformed_header', HEADER, 'credentials are not base64');
-    for (const [index, e] of expected.entries()) {
-      if (constantTimeEqual(credentials, e)) return accept(name, index, null);
-    }
+    const index = matchingSecret(expected, [credentials], (e) => e);
+    if (index >= 0) return accept(name, index, null);
     return reject(name, 'signature_mismatch', HEADER, `credentials match none of ${expected.length} password(s)`);
   }
   return { name, verify };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { constantTimeEqual, decodeHex } from './bytes.js';
+import { decodeHex } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
+import { matchingSecret } from './match-signature.js';
 import { schemeName, secretList } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyInput, type VerifyResult } from './signature-scheme.js';
 
@@ -68,7 +69,7 @@ export function clickScheme(options: ClickSchemeOptions): SyncSignatureScheme {
       return reject(name, 'malformed_body', null, 'sign_string must be 32 hex digits');
     }
     const f = (k: string): string => fields.get(k) ?? '';
-    for (const [index, secret] of secrets.entries()) {
+    const index = matchingSecret(secrets, [presented], (secret) => {
       const signed =
         f('click_trans_id') +
         f('service_id') +
@@ -78,10 +79,9 @@ export function clickScheme(options: ClickSchemeOptions): SyncSignatureScheme {
         f('amount') +
         action +
         f('sign_time');
-      if (constantTimeEqual(presented, createHash('md5').update(signed, 'utf8').digest())) {
-        return accept(name, index, null);
-      }
-    }
+      return createHash('md5').update(signed, 'utf8').digest();
+    });
+    if (index >= 0) return accept(name, index, null);
     return reject(name, 'signature_mismatch', null, `sign_string matches none of ${secrets.length} secret(s)`);
   }
   return { name, verify };

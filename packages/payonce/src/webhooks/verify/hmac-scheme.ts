@@ -1,16 +1,8 @@
 import { InvalidOption } from '../../core/errors.js';
-import {
-  constantTimeEqual,
-  decodeBase64,
-  decodeHex,
-  HMAC_DIGEST_BYTES,
-  type HmacAlgorithm,
-  hmac,
-  isVisibleAscii,
-  utf8,
-} from './bytes.js';
+import { decodeBase64, decodeHex, HMAC_DIGEST_BYTES, type HmacAlgorithm, hmac, isVisibleAscii, utf8 } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
 import { headerValue } from './headers.js';
+import { matchingSecret } from './match-signature.js';
 import { headerName, type SecretsInput, schemeName, secretKeys, toleranceSeconds } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyInput, type VerifyResult } from './signature-scheme.js';
 import { outsideWindow, parseUnixSeconds } from './unix-timestamp.js';
@@ -142,8 +134,8 @@ export function hmacScheme(options: HmacSchemeOptions): SyncSignatureScheme {
       }
     }
 
-    for (const [index, key] of keys.entries()) {
-      if (!constantTimeEqual(presented, hmac(algorithm, key, content))) continue;
+    const index = matchingSecret(keys, [presented], (key) => hmac(algorithm, key, content));
+    if (index >= 0) {
       if (seconds !== null && tsHeader !== undefined) {
         const late = outsideWindow(seconds, nowMs, tolerance);
         if (late) return reject(name, late.reason, tsHeader, late.detail);

@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { InvalidOption } from '../../core/errors.js';
-import { constantTimeEqual, decodeBase64, isVisibleAscii } from './bytes.js';
+import { decodeBase64, isVisibleAscii } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
 import { type HeadersInput, headerValue } from './headers.js';
+import { matchingSecret } from './match-signature.js';
 import { type SecretsInput, schemeName, secretList, toleranceSeconds } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyResult } from './signature-scheme.js';
 import { outsideWindow, parseUnixSeconds } from './unix-timestamp.js';
@@ -86,10 +87,10 @@ export function standardWebhooksScheme(options: StandardWebhooksSchemeOptions): 
       return reject(name, 'malformed_body', null, 'body is not valid UTF-8; Standard Webhooks payloads are UTF-8 JSON');
     }
     const signedAt = new Date(parsed.seconds * 1000);
-    for (const [index, signer] of signers.entries()) {
-      const expected = decodeBase64(signer.sign(id, signedAt, body).slice(3));
-      if (expected === undefined) continue;
-      if (!candidates.some((c) => constantTimeEqual(c, expected))) continue;
+    const index = matchingSecret(signers, candidates, (signer) =>
+      decodeBase64(signer.sign(id, signedAt, body).slice(3)),
+    );
+    if (index >= 0) {
       const late = outsideWindow(parsed.seconds, nowMs, tolerance);
       if (late) return reject(name, late.reason, tsHeader, late.detail);
       return accept(name, index, parsed.seconds);

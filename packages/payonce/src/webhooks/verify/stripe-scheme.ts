@@ -1,6 +1,7 @@
-import { constantTimeEqual, decodeHex, hmac, utf8 } from './bytes.js';
+import { decodeHex, hmac, utf8 } from './bytes.js';
 import { checkVerifyInput } from './check-verify-input.js';
 import { headerGivenAsList, headerValue, headerValueCount } from './headers.js';
+import { matchingSecret } from './match-signature.js';
 import { hasSurroundingWhitespace, schemeName, secretKeys, toleranceSeconds } from './scheme-options.js';
 import { accept, reject, type SyncSignatureScheme, type VerifyInput, type VerifyResult } from './signature-scheme.js';
 import { outsideWindow, parseUnixSeconds } from './unix-timestamp.js';
@@ -76,9 +77,8 @@ export function stripeScheme(options: StripeSchemeOptions): SyncSignatureScheme 
       .map((s) => decodeHex(s))
       .filter((b): b is Uint8Array => b !== undefined && b.byteLength === SIGNATURE_BYTES);
     const prefix = utf8(`${parsed.seconds}.`);
-    for (const [index, key] of keys.entries()) {
-      const expected = hmac('sha256', key, [prefix, rawBody]);
-      if (!candidates.some((c) => constantTimeEqual(c, expected))) continue;
+    const index = matchingSecret(keys, candidates, (key) => hmac('sha256', key, [prefix, rawBody]));
+    if (index >= 0) {
       const late = outsideWindow(parsed.seconds, nowMs, tolerance);
       if (late) return reject(name, late.reason, HEADER, late.detail);
       return accept(name, index, parsed.seconds);
