@@ -18,7 +18,7 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
     const root = fileURLToPath(new URL(`./packages/${dir}/`, import.meta.url));
     const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Manifest;
     return Object.entries(manifest.exports).flatMap(([subpath, target]) => {
-      if (typeof target === 'string') return [];
+      if (target === null || typeof target === 'string') return []; // null: a path kept out of the package
       const spec = manifest.name + subpath.slice(1);
       const escaped = spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
       if (subpath.endsWith('/*')) {

@@ -25,7 +25,7 @@ const declarations = join(work, 'dts');
 function entries() {
   const manifest = JSON.parse(readFileSync(join(library, 'package.json'), 'utf8'));
   return Object.entries(manifest.exports)
-    .filter(([subpath, target]) => typeof target === 'object' && !subpath.includes('*'))
+    .filter(([subpath, target]) => typeof target === 'object' && target !== null && !subpath.includes('*'))
     .map(([subpath, target]) => {
       const name = manifest.name + subpath.slice(1);
       return {

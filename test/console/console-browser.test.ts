@@ -15,7 +15,7 @@ import { type StormWorld, startStormWorld } from '../storm/storm-harness.js';
 /** Screenshots of every page go here (gitignored). */
 const OUT = fileURLToPath(new URL('../../test-output/console/', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
-const BUILT = existsSync(fileURLToPath(new URL('../../dist/console/index.html', import.meta.url)));
+const BUILT = existsSync(fileURLToPath(new URL('../../packages/service/dist/console/index.html', import.meta.url)));
 
 let world: StormWorld;
 let context: BrowserContext;

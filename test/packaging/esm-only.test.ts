@@ -19,7 +19,7 @@ const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   exports: Record<string, unknown>;
 };
 const entryPoints = Object.keys(exports)
-  .filter((key) => key !== './package.json')
+  .filter((key) => key !== './package.json' && exports[key] !== null)
   .map((key) => key.replace('/*', '/core/errors.js'))
   .map((key) => `payonce${key.slice(1)}`);
 
@@ -57,5 +57,14 @@ console.log(JSON.stringify(results));`,
     expect(runInApp('dynamic.cjs', `import('payonce').then((m) => console.log(typeof m.IdempotencyGuard));`)).toBe(
       'function\n',
     );
+  });
+
+  it('keeps the executable out of payonce/internal: importing it never runs the payonce command', () => {
+    const printed = runInApp(
+      'internal-main.mjs',
+      `try { await import('payonce/internal/cli/main.js'); console.log('imported'); }
+catch (error) { console.log(error.code); }`,
+    );
+    expect(printed).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED\n');
   });
 });

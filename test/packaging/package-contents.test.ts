@@ -49,7 +49,7 @@ describe('the npm package', () => {
       exports: Record<string, string | Record<string, string>>;
     };
     const targets = Object.entries(exports)
-      .filter(([subpath]) => !subpath.includes('*'))
+      .filter(([subpath, entry]) => !subpath.includes('*') && entry !== null)
       .flatMap(([, entry]) => (typeof entry === 'string' ? [entry] : Object.values(entry)));
     expect(targets).toContain('./cjs/esm-only.cjs');
     expect(targets.map((target) => normalize(target)).filter((target) => !files.has(target))).toEqual([]);

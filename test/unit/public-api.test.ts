@@ -15,7 +15,10 @@ const entryPoints = ['payonce', 'sandbox', 'storm', 'service', 'cli'].flatMap((d
     exports: Record<string, string | { types: string; import: string }>;
   };
   return Object.entries(pkg.exports)
-    .filter((entry): entry is [string, { types: string; import: string }] => typeof entry[1] === 'object')
+    .filter(
+      (entry): entry is [string, { types: string; import: string }] =>
+        typeof entry[1] === 'object' && entry[1] !== null,
+    )
     .filter(([subpath]) => !subpath.endsWith('/*'))
     .map(([subpath, target]) => ({
       subpath: `${pkg.name}${subpath.slice(1)}`,

@@ -31,10 +31,10 @@ export function limitOption(): Option {
 export function staleOptions(): Option[] {
   return [
     new Option('--receipt-stale-after-ms <ms>', "the service's webhook receipt lease (default 30000)").argParser(
-      millis('--receipt-stale-after-ms', 1),
+      millis('--receipt-stale-after-ms', 1, Number.MAX_SAFE_INTEGER),
     ),
     new Option('--idempotency-stale-after-ms <ms>', "the service's Idempotency-Key lease (default 60000)").argParser(
-      millis('--idempotency-stale-after-ms', 1),
+      millis('--idempotency-stale-after-ms', 1, Number.MAX_SAFE_INTEGER),
     ),
   ];
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { type Clock, systemClock } from 'payonce/internal/core/clock.js';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { IdempotencyGuard } from 'payonce/internal/core/idempotency-guard.js';
+import { MAX_TIMER_MS } from 'payonce/internal/core/options.js';
 import { createLogger } from 'payonce/internal/observe/logger.js';
 import { sqlStuckReceipts } from 'payonce/internal/observe/sql-stuck-receipts.js';
 import type { PaymentProvider } from 'payonce/internal/payments/payment-provider.js';
@@ -28,7 +29,7 @@ import { withinMs } from './within-ms.js';
  * (issue 34 item H1); five times the health bound leaves a loaded but live database room to answer.
  */
 export function databaseWaitMs(config: Pick<ServiceConfig, 'storeTimeoutMs'>): number {
-  return 5 * config.storeTimeoutMs;
+  return Math.min(5 * config.storeTimeoutMs, MAX_TIMER_MS);
 }
 
 /** Store-wide stuck receipts for `payonce_receipts_stuck`, each count bounded by `waitMs` (a silent database). */

@@ -110,7 +110,7 @@ export function registerRelay(program: Command, io: CliIo): void {
     .option(
       '--lease-ms <ms>',
       'lease of claimed jobs (JetStream duplicate_window must be at least this)',
-      millis('--lease-ms', 1),
+      millis('--lease-ms', 1, Number.MAX_SAFE_INTEGER),
       30_000,
     )
     .option('--batch-size <n>', 'jobs claimed per round', millis('--batch-size', 1), 1_000)

@@ -1,6 +1,7 @@
 import type { ServiceOptions } from '@payonce/service/internal/service-options.js';
 import { type Command, Option } from 'commander';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
+import { MAX_TIMER_MS } from 'payonce/internal/core/options.js';
 import { brokerOf } from 'payonce/internal/relay/broker-url.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
@@ -36,12 +37,17 @@ export interface RuntimeFlags {
   subjectPrefix?: string;
 }
 
-/** A commander argument parser for a non-negative integer of milliseconds. @throws {CliUsageError} anything else. */
-export function millis(flag: string, min = 0): (value: string) => number {
+/**
+ * A commander argument parser for an integer of milliseconds from `min` to `max`. The default `max` is the longest
+ * delay a Node.js timer keeps (`MAX_TIMER_MS`, about 24.8 days): a longer interval or timeout would fire after
+ * 1 ms. Ages and retentions, which are never slept on, pass `Number.MAX_SAFE_INTEGER`.
+ * @throws {CliUsageError} anything else.
+ */
+export function millis(flag: string, min = 0, max = MAX_TIMER_MS): (value: string) => number {
   return (value) => {
     const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < min) {
-      throw new CliUsageError(`${flag}: "${value}" is not an integer of milliseconds >= ${min}`);
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new CliUsageError(`${flag}: "${value}" is not an integer of milliseconds from ${min} to ${max}`);
     }
     return n;
   };
@@ -115,7 +121,7 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--lease-ms <ms>',
       'lease of a claimed outbox job, not renewed while it runs: keep it above the slowest run (default 30000)',
-      millis('--lease-ms', 1),
+      millis('--lease-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--reconcile-every-ms <ms>',
@@ -125,7 +131,7 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--reconcile-after-ms <ms>',
       'age of unknown attempts to reconcile (default 60000)',
-      millis('--reconcile-after-ms'),
+      millis('--reconcile-after-ms', 0, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--fulfil-delay-ms <ms>',
@@ -135,7 +141,7 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--reconcile-pending-after-ms <ms>',
       'age of pending attempts (no webhook came) re-checked with the provider (default 300000)',
-      millis('--reconcile-pending-after-ms', 1),
+      millis('--reconcile-pending-after-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--retry-base-ms <ms>',
@@ -145,12 +151,12 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--receipt-stale-after-ms <ms>',
       'lease of a webhook receipt claim, renewed while its handler runs: a redelivery takes over a claim whose heartbeat stopped this long (its worker died) (default 30000)',
-      millis('--receipt-stale-after-ms', 1),
+      millis('--receipt-stale-after-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--idempotency-stale-after-ms <ms>',
       'age of an Idempotency-Key request left in progress (its process died) before a retry takes it over; above --provider-timeout-ms (default 60000)',
-      millis('--idempotency-stale-after-ms', 1),
+      millis('--idempotency-stale-after-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--wait-for-in-flight-ms <ms>',
@@ -165,12 +171,12 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--webhook-receipt-retention-ms <ms>',
       'how long finished webhook receipts are kept to recognise redeliveries (default 604800000, 7 days)',
-      millis('--webhook-receipt-retention-ms', 1),
+      millis('--webhook-receipt-retention-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .option(
       '--journal-retention-ms <ms>',
       'how long webhook delivery journal rows are kept (default 2592000000, 30 days)',
-      millis('--journal-retention-ms', 1),
+      millis('--journal-retention-ms', 1, Number.MAX_SAFE_INTEGER),
     )
     .addOption(
       new Option(

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import { InvalidOption } from './errors.js';
-import { nonNegativeInt, positiveInt } from './options.js';
+import { MAX_TIMER_MS, nonNegativeInt, optionsObject, positiveInt, timerMs } from './options.js';
 
 /** Options of `IdempotencyGuard`. */
 export interface GuardOptions {
@@ -139,7 +139,11 @@ function leaseOf(options: GuardOptions): { leaseMs: number; heartbeatMs: number 
     leaseMs !== undefined
       ? positiveInt('leaseMs', leaseMs)
       : positiveInt(staleAfterMs === undefined ? 'leaseMs' : 'staleAfterMs', staleAfterMs ?? DEFAULT_LEASE_MS);
-  const heartbeatMs = nonNegativeInt('heartbeatMs', options.heartbeatMs ?? Math.floor(lease / 3));
+  const heartbeatMs = nonNegativeInt(
+    'heartbeatMs',
+    options.heartbeatMs ?? Math.min(Math.floor(lease / 3), MAX_TIMER_MS),
+    MAX_TIMER_MS,
+  );
   if (heartbeatMs >= lease) {
     throw new InvalidOption('heartbeatMs', `must be below leaseMs (${lease}), got ${heartbeatMs}`);
   }
@@ -151,7 +155,8 @@ function leaseOf(options: GuardOptions): { leaseMs: number; heartbeatMs: number 
  * @throws {InvalidOption} for a lease (`leaseMs`, `staleAfterMs`), heartbeat or bound that is out of range,
  *   fractional or not finite, or a `detectNestedClaims` that is not a boolean.
  */
-export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOptions {
+export function resolveGuardOptions(given: GuardOptions = {}): ResolvedGuardOptions {
+  const options = optionsObject('options', given);
   const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new InvalidOption('clock', 'must have a now() method');
   const { leaseMs, heartbeatMs } = leaseOf(options);
@@ -164,8 +169,8 @@ export function resolveGuardOptions(options: GuardOptions = {}): ResolvedGuardOp
     clock,
     purgeBatchSize: positiveInt('purgeBatchSize', options.purgeBatchSize ?? 500, 1_000),
     maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes ?? 6_291_456),
-    waitForInFlightMs: nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs ?? 0),
-    waitPollMaxMs: positiveInt('waitPollMaxMs', options.waitPollMaxMs ?? 100),
+    waitForInFlightMs: nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs ?? 0, MAX_TIMER_MS),
+    waitPollMaxMs: timerMs('waitPollMaxMs', options.waitPollMaxMs ?? 100),
     nestedClaimDetection: detection(options.detectNestedClaims),
   });
 }

@@ -8,7 +8,7 @@ import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } fro
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
-import { nonNegativeInt } from './options.js';
+import { MAX_TIMER_MS, nonNegativeInt } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { Receipt } from './receipt.js';
 import { RequestKey } from './request-key.js';
@@ -272,7 +272,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const budgetMs =
       options.waitForInFlightMs === undefined
         ? this.options.waitForInFlightMs
-        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs);
+        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs, MAX_TIMER_MS);
     if (budgetMs <= 0 && options.signal === undefined) return NO_WAIT;
     return { untilMs: budgetMs > 0 ? performance.now() + budgetMs : 0, signal: options.signal };
   }

@@ -33,12 +33,39 @@ export function positiveInt(name: string, value: unknown, max = Number.MAX_SAFE_
 }
 
 /**
- * `value` when it is a safe integer, 0 or more (a budget or an age where 0 means "none" or "now").
- * @throws {InvalidOption} (option `name`) negative, fractional, NaN, ±Infinity, unsafe, not a number.
+ * `value` when it is a safe integer from 0 to `max` (a budget or an age where 0 means "none" or "now").
+ * @throws {InvalidOption} (option `name`) negative, fractional, NaN, ±Infinity, unsafe, above `max`, not a number.
  */
-export function nonNegativeInt(name: string, value: unknown): number {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  return refuse(name, 'an integer, 0 or more', value);
+export function nonNegativeInt(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max) return value;
+  return refuse(name, max === Number.MAX_SAFE_INTEGER ? 'an integer, 0 or more' : `an integer from 0 to ${max}`, value);
+}
+
+/**
+ * The longest delay a Node.js timer keeps: 2 147 483 647 ms (2^31 − 1, about 24.8 days). `setTimeout` runs a
+ * longer delay after 1 ms instead (Node.js "Timers": a delay above it "will be set to 1"), so an interval or a
+ * timeout above it would turn into a busy loop or an instant timeout. Every option that becomes a timer is checked
+ * against it; ages and retentions (compared with timestamps, never slept on) are not.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `value` when it is a whole number of milliseconds from 1 to {@link MAX_TIMER_MS} (an interval, a delay, a
+ * timeout: anything the library sleeps on).
+ * @throws {InvalidOption} (option `name`) 0, negative, fractional, NaN, ±Infinity, above the timer limit, not a number.
+ */
+export function timerMs(name: string, value: unknown): number {
+  return positiveInt(name, value, MAX_TIMER_MS);
+}
+
+/**
+ * The options object of a constructor or factory: `{}` when `undefined`, the object itself otherwise.
+ * @throws {InvalidOption} (option `name`) `null`, an array, a number, a string or anything else that is not an object.
+ */
+export function optionsObject<T extends object>(name: string, value: T | undefined): T {
+  if (value === undefined) return {} as T;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
+  return refuse(name, 'an object', value);
 }
 
 /**

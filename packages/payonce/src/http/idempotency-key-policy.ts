@@ -1,5 +1,5 @@
 import { InvalidOption } from '../core/errors.js';
-import { nonNegativeInt, positiveInt } from '../core/options.js';
+import { MAX_TIMER_MS, nonNegativeInt, positiveInt } from '../core/options.js';
 import { RequestKey } from '../core/request-key.js';
 import { type RequestFingerprint, rawBodyFingerprint } from './request-fingerprint.js';
 
@@ -111,6 +111,6 @@ export function resolveIdempotencyKeyPolicy(policy: IdempotencyKeyPolicy = {}): 
     waitForInFlightMs:
       policy.waitForInFlightMs === undefined
         ? undefined
-        : nonNegativeInt('waitForInFlightMs', policy.waitForInFlightMs),
+        : nonNegativeInt('waitForInFlightMs', policy.waitForInFlightMs, MAX_TIMER_MS),
   });
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
-import { positiveInt } from '../core/options.js';
+import { optionsObject, positiveInt, timerMs } from '../core/options.js';
 
 /** Options of `OutboxWorker`. */
 export interface OutboxWorkerOptions {
@@ -41,9 +41,10 @@ export type ResolvedOutboxWorkerOptions = Readonly<Required<Omit<OutboxWorkerOpt
 
 /** Applies defaults and checks every option once. @throws {InvalidOption} for a non-positive or fractional number. */
 export function resolveOutboxWorkerOptions(
-  options: OutboxWorkerOptions,
+  given: OutboxWorkerOptions | undefined,
   randomId: string,
 ): ResolvedOutboxWorkerOptions {
+  const options = optionsObject('options', given);
   const workerId = options.workerId ?? randomId;
   if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 100) {
     throw new InvalidOption('workerId', 'must be a non-empty string of at most 100 characters');
@@ -52,9 +53,9 @@ export function resolveOutboxWorkerOptions(
     workerId,
     leaseMs: positiveInt('leaseMs', options.leaseMs ?? 30_000),
     maxAttempts: positiveInt('maxAttempts', options.maxAttempts ?? 5),
-    backoffBaseMs: positiveInt('backoffBaseMs', options.backoffBaseMs ?? 1_000),
-    backoffMaxMs: positiveInt('backoffMaxMs', options.backoffMaxMs ?? 300_000),
-    pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs ?? 1_000),
+    backoffBaseMs: timerMs('backoffBaseMs', options.backoffBaseMs ?? 1_000),
+    backoffMaxMs: timerMs('backoffMaxMs', options.backoffMaxMs ?? 300_000),
+    pollIntervalMs: timerMs('pollIntervalMs', options.pollIntervalMs ?? 1_000),
     concurrency: positiveInt('concurrency', options.concurrency ?? DEFAULT_CONCURRENCY),
     maxErrorChars: positiveInt('maxErrorChars', options.maxErrorChars ?? 2_000),
   });

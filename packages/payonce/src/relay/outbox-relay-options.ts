@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
-import { positiveInt } from '../core/options.js';
+import { optionsObject, positiveInt, timerMs } from '../core/options.js';
 import type { RelayMessage } from './relay-message.js';
 
 /** Options of `OutboxRelay`. Durations in ms. */
@@ -54,7 +54,8 @@ export interface ResolvedRelayOptions {
 }
 
 /** Applies defaults and checks every option. @throws {InvalidOption} empty topics, bad id, non-positive numbers. */
-export function resolveRelayOptions(options: OutboxRelayOptions, randomId: string): ResolvedRelayOptions {
+export function resolveRelayOptions(given: OutboxRelayOptions, randomId: string): ResolvedRelayOptions {
+  const options = optionsObject('options', given);
   const topics = options.topics;
   if (!Array.isArray(topics) || topics.length === 0 || topics.some((t) => typeof t !== 'string' || t === '')) {
     throw new InvalidOption('topics', 'must be a non-empty list of outbox topics');
@@ -69,8 +70,8 @@ export function resolveRelayOptions(options: OutboxRelayOptions, randomId: strin
     leaseMs: positiveInt('leaseMs', options.leaseMs ?? 30_000),
     batchSize: positiveInt('batchSize', options.batchSize ?? 1_000),
     maxAttempts: positiveInt('maxAttempts', options.maxAttempts ?? 20),
-    backoffBaseMs: positiveInt('backoffBaseMs', options.backoffBaseMs ?? 500),
-    backoffMaxMs: positiveInt('backoffMaxMs', options.backoffMaxMs ?? 30_000),
-    pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs ?? 200),
+    backoffBaseMs: timerMs('backoffBaseMs', options.backoffBaseMs ?? 500),
+    backoffMaxMs: timerMs('backoffMaxMs', options.backoffMaxMs ?? 30_000),
+    pollIntervalMs: timerMs('pollIntervalMs', options.pollIntervalMs ?? 200),
   });
 }

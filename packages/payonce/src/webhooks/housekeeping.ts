@@ -1,6 +1,6 @@
 import { InvalidOption } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
-import { nonNegativeNumber, positiveInt } from '../core/options.js';
+import { nonNegativeNumber, optionsObject, timerMs } from '../core/options.js';
 import { PeriodicTask } from '../core/periodic-task.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 
@@ -46,6 +46,8 @@ export interface Housekeeping {
 
 /** @throws {InvalidOption} a negative or non-finite retention or interval, a retention without a guard/journal. */
 function checkOptions(options: HousekeepingOptions): void {
+  if (options === undefined) throw new InvalidOption('options', 'must be an object, got undefined');
+  optionsObject('options', options);
   options.receipts?.forEach((r, i) => {
     if (typeof r?.guard?.purge !== 'function') throw new InvalidOption(`receipts[${i}].guard`, 'must be a guard');
     nonNegativeNumber(`receipts[${i}].olderThanMs`, r.olderThanMs);
@@ -56,7 +58,7 @@ function checkOptions(options: HousekeepingOptions): void {
     }
     nonNegativeNumber('journal.olderThanMs', options.journal.olderThanMs);
   }
-  positiveInt('everyMs', options.everyMs ?? 3_600_000);
+  timerMs('everyMs', options.everyMs ?? 3_600_000);
 }
 
 /**

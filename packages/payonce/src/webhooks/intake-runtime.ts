@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
-import { nonNegativeInt, positiveInt } from '../core/options.js';
+import { MAX_TIMER_MS, nonNegativeInt, positiveInt } from '../core/options.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { IntakeEmitter } from './intake-events.js';
@@ -95,7 +95,7 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
     waitForInFlightMs:
       options.waitForInFlightMs === undefined
         ? undefined
-        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs),
+        : nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs, MAX_TIMER_MS),
     redactor,
     refusalLimiter:
       options.refusalLimit === false

@@ -1,6 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
-import { positiveInt } from '../../core/options.js';
+import { positiveInt, timerMs } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { handleDelivery } from '../handle-delivery.js';
 import {
@@ -94,7 +94,7 @@ function settingsOf<DB>(options: RabbitMqConsumerOptions<DB>): Settings {
     prefetch: positiveInt('prefetch', options.prefetch ?? 1),
     maxDeliveries: positiveInt('maxDeliveries', options.maxDeliveries ?? 5),
     deadLetterExchange: options.deadLetterExchange ?? `${options.queue}.dead-letter`,
-    reconnectDelayMs: positiveInt('reconnectDelayMs', options.reconnectDelayMs ?? 500),
+    reconnectDelayMs: timerMs('reconnectDelayMs', options.reconnectDelayMs ?? 500),
   };
 }
 

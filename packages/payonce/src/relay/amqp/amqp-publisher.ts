@@ -1,5 +1,5 @@
 import { InvalidOption } from '../../core/errors.js';
-import { positiveInt } from '../../core/options.js';
+import { timerMs } from '../../core/options.js';
 import { MessageUnroutable } from '../message-unroutable.js';
 import { RELAY_HEADERS, type RelayMessage, subjectOf } from '../relay-message.js';
 import type { PublishAck, RelayPublisher } from '../relay-publisher.js';
@@ -38,7 +38,7 @@ interface Pending {
 export function amqpPublisher(options: AmqpPublisherOptions): RelayPublisher {
   const subjectPrefix = options.subjectPrefix ?? 'payonce';
   const exchange = options.exchange ?? (subjectPrefix === '' ? 'payonce' : subjectPrefix);
-  const publishTimeoutMs = positiveInt('publishTimeoutMs', options.publishTimeoutMs ?? 5_000);
+  const publishTimeoutMs = timerMs('publishTimeoutMs', options.publishTimeoutMs ?? 5_000);
   if (exchange.length === 0 || exchange.length > 255) throw new InvalidOption('exchange', 'must be 1–255 characters');
   let link: Promise<AmqpLink> | null = null;
   const pending = new Map<string, Pending>();

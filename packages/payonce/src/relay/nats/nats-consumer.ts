@@ -1,6 +1,6 @@
 import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
-import { positiveInt } from '../../core/options.js';
+import { positiveInt, timerMs } from '../../core/options.js';
 import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { handleDelivery } from '../handle-delivery.js';
 import {
@@ -114,7 +114,7 @@ function settingsOf<DB>(options: JetStreamConsumerOptions<DB>): Settings {
     ackWaitMs: positiveInt('ackWaitMs', options.ackWaitMs ?? 30_000),
     maxDeliver: positiveInt('maxDeliver', options.maxDeliver ?? 5),
     maxAckPending: positiveInt('maxAckPending', options.maxAckPending ?? 1),
-    retryDelayMs: positiveInt('retryDelayMs', options.retryDelayMs ?? 1_000),
+    retryDelayMs: timerMs('retryDelayMs', options.retryDelayMs ?? 1_000),
     deadLetterSubject: options.deadLetterSubject ?? `payonce-dead-letter.${options.stream}.${options.durable}`,
   };
 }

@@ -1,5 +1,5 @@
 import { InvalidOption } from '../../core/errors.js';
-import { positiveInt } from '../../core/options.js';
+import { timerMs } from '../../core/options.js';
 import { MessageUnroutable } from '../message-unroutable.js';
 import { RELAY_HEADERS, type RelayMessage, subjectOf } from '../relay-message.js';
 import type { PublishAck, RelayPublisher } from '../relay-publisher.js';
@@ -30,7 +30,7 @@ function checked(options: NatsPublisherOptions) {
   }
   const stream = options.stream ?? subjectPrefix.toUpperCase().replaceAll('.', '_');
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(stream)) throw new InvalidOption('stream', 'must be 1–200 of A-Z a-z 0-9 _ -');
-  const publishTimeoutMs = positiveInt('publishTimeoutMs', options.publishTimeoutMs ?? 5_000);
+  const publishTimeoutMs = timerMs('publishTimeoutMs', options.publishTimeoutMs ?? 5_000);
   return { stream, subjectPrefix, publishTimeoutMs };
 }
 

@@ -1,6 +1,7 @@
 import { Kysely, MysqlDialect, type MysqlPool } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { importPeer } from '../../core/import-peer.js';
+import { timerMs } from '../../core/options.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
@@ -68,9 +69,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   ): Promise<MysqlStore<DB>> {
     const { queryTimeoutMs, ...config }: MysqlPoolConfig =
       typeof urlOrConfig === 'string' ? { uri: checkUrl(urlOrConfig) } : { ...urlOrConfig };
-    if (queryTimeoutMs !== undefined && !(Number.isSafeInteger(queryTimeoutMs) && queryTimeoutMs > 0)) {
-      throw new InvalidOption('queryTimeoutMs', `must be a positive integer, got ${String(queryTimeoutMs)}`);
-    }
+    if (queryTimeoutMs !== undefined) timerMs('queryTimeoutMs', queryTimeoutMs);
     const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
     const { default: mysql } = await importPeer('mysql2', 'MysqlStore', () => import('mysql2'));

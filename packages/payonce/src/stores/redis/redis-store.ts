@@ -1,5 +1,5 @@
 import { importPeer } from '../../core/import-peer.js';
-import { positiveInt } from '../../core/options.js';
+import { timerMs } from '../../core/options.js';
 import { firstClaimReceipt, type Receipt, type StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type {
@@ -166,7 +166,7 @@ export class RedisStore implements Store {
    */
   static async connect(url: string, options: RedisConnectOptions = {}): Promise<RedisStore> {
     const { timeoutMs = DEFAULT_TIMEOUT_MS, ...storeOptions } = options;
-    positiveInt('timeoutMs', timeoutMs);
+    timerMs('timeoutMs', timeoutMs);
     const { Redis } = await importPeer('ioredis', 'RedisStore', () => import('ioredis'));
     const client = new Redis(url, {
       lazyConnect: true,

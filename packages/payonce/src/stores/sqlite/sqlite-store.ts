@@ -1,7 +1,7 @@
 import { Kysely } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { importPeer } from '../../core/import-peer.js';
-import { positiveInt } from '../../core/options.js';
+import { positiveInt, timerMs } from '../../core/options.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -59,7 +59,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    */
   constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
     const wait = options.lockWaitMs;
-    if (wait !== undefined) positiveInt('lockWaitMs', wait);
+    if (wait !== undefined) timerMs('lockWaitMs', wait);
     super(
       options.db,
       wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }),
