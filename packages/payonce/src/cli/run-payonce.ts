@@ -19,7 +19,7 @@ const USAGE = [
   '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
   '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
   'The other payonce commands (demo, serve, sandbox, storm, console, relay, purge, …) come with @payonce/cli:',
-  '  npm install --save-dev @payonce/cli',
+  '  npm install @payonce/cli',
 ].join('\n');
 
 interface CliModule {
