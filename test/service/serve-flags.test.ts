@@ -26,7 +26,11 @@ describe('payonce serve / worker flags', () => {
     ],
     [
       ['serve', '--idempotency-stale-after-ms', 'soon', '--provider-url', 'http://127.0.0.1:9'],
-      '--idempotency-stale-after-ms: "soon" is not an integer of milliseconds >= 1',
+      '--idempotency-stale-after-ms: "soon" is not an integer of milliseconds from 1 to',
+    ],
+    [
+      ['serve', '--worker-poll-ms', '3000000000', '--provider-url', 'http://127.0.0.1:9'],
+      '--worker-poll-ms: "3000000000" is not an integer of milliseconds from 1 to 2147483647',
     ],
     [['worker', '--webhook-tolerance-sec', '5m', '--provider-url', 'http://127.0.0.1:9'], '--webhook-tolerance-sec'],
     [
