@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
+import { InvalidOption } from '../core/errors.js';
 import { importPeer, MissingPeer } from '../core/import-peer.js';
 import { databaseUrlFromEnv, InvalidDatabaseUrl } from '../stores/database-url.js';
-import { runMigrate } from './run-migrate.js';
+import { MIGRATION_GROUPS } from '../stores/sql/migration-groups.js';
+import { type MigratePlan, planMigrate } from './migrate-flags.js';
+import { printMigrationSql, runMigrate } from './run-migrate.js';
 
 /** Where the `payonce` executable writes: one line per call. Injected so tests capture output. */
 export interface PayonceIo {
@@ -15,9 +18,11 @@ const stdio: PayonceIo = {
 };
 
 const USAGE = [
-  'usage: payonce migrate [--database-url URL]   apply pending payonce migrations',
+  'usage: payonce migrate [--database-url URL] [--only GROUPS]   apply pending payonce migrations',
+  '       payonce migrate --print-sql --dialect sqlite|postgres|mysql [--only GROUPS]   print the SQL, connect to nothing',
   '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
   '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
+  `       (GROUPS: comma-separated, of ${MIGRATION_GROUPS.join(', ')}; default: all of them)`,
   'The other payonce commands (demo, serve, sandbox, storm, console, relay, purge, …) come with @payonce/cli:',
   '  npm install @payonce/cli',
 ].join('\n');
@@ -32,21 +37,45 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
     return 0;
   }
   let url: string | undefined;
+  let plan: MigratePlan;
   try {
-    const { values } = parseArgs({ args: [...args], options: { 'database-url': { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: [...args],
+      options: {
+        'database-url': { type: 'string' },
+        only: { type: 'string', multiple: true },
+        'print-sql': { type: 'boolean' },
+        dialect: { type: 'string' },
+      },
+      strict: true,
+    });
+    plan = planMigrate({
+      only: values.only,
+      printSql: values['print-sql'],
+      dialect: values.dialect,
+      databaseUrlFlag: values['database-url'] !== undefined,
+    });
     url = values['database-url'] ?? databaseUrlFromEnv(process.env);
   } catch (error) {
     io.err(`payonce migrate: ${(error as Error).message}`);
     return 2;
+  }
+  if (plan.printSql) {
+    printMigrationSql(plan.dialect, io, plan.options);
+    return 0;
   }
   if (url === undefined) {
     io.err('payonce migrate: --database-url (or PAYONCE_DATABASE_URL, or DATABASE_URL) is required');
     return 2;
   }
   try {
-    await runMigrate(url, io);
+    await runMigrate(url, io, plan.options);
     return 0;
   } catch (error) {
+    if (error instanceof InvalidOption) {
+      io.err(`payonce migrate: ${error.message}`);
+      return 2;
+    }
     if (error instanceof InvalidDatabaseUrl) {
       io.err(`payonce migrate: ${error.reason}`);
       return 2;

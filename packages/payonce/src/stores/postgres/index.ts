@@ -5,7 +5,8 @@
 
 export { MissingPeer } from '../../core/import-peer.js';
 export { isDuplicateKeyError } from '../sql/driver-error.js';
-export type { MigrationReport } from '../sql/migrate.js';
+export type { MigrateOptions, MigrationReport } from '../sql/migrate.js';
+export type { MigrationGroup } from '../sql/migration-groups.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
 export type { SqlBatching, SqlConnectOptions, SqlStoreOptions } from '../sql/sql-store.js';
 export { type PostgresPoolConfig, PostgresStore, type PostgresStoreOptions } from './postgres-store.js';

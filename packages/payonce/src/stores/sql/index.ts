@@ -4,7 +4,21 @@
  * @see docs/design.md §3 "Schema".
  */
 export { isDuplicateKeyError } from './driver-error.js';
-export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrationReport, migrate } from './migrate.js';
+export {
+  MIGRATION_LOCK_TABLE,
+  MIGRATION_TABLE,
+  type MigrateOptions,
+  type MigrationReport,
+  migrate,
+} from './migrate.js';
+export {
+  MIGRATION_GROUPS,
+  type MigrationGroup,
+  type MigrationSelection,
+  type PulledInGroup,
+  selectMigrations,
+} from './migration-groups.js';
+export { migrationSql } from './migration-script.js';
 export { RECEIPTS_TABLE, type ReceiptsDatabase, type ReceiptsTable } from './receipts-table.js';
 export { schema } from './schema.js';
 export { SQL_DIALECT_NAMES, type SqlDialect, type SqlDialectName } from './sql-dialect.js';

@@ -1,5 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import { dialectNamed } from './dialects.js';
+import { ledgerView } from './ledger-view.js';
+import { type MigrationGroup, selectMigrations } from './migration-groups.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 import type { SqlMigration } from './migrations/sql-migration.js';
 import { withRetry } from './retry.js';
@@ -14,10 +16,24 @@ export const MIGRATION_TABLE = 'payonce_migration';
 /** The lock table Kysely's `Migrator` uses so two concurrent `payonce migrate` runs apply each migration once. */
 export const MIGRATION_LOCK_TABLE = 'payonce_migration_lock';
 
-/** What `migrate` did: migration names applied now, and those found already applied. */
+/** What `migrate` did, each list oldest first. */
 export interface MigrationReport {
+  /** Migrations applied by this run. */
   readonly applied: readonly string[];
+  /** Migrations found applied already (by an earlier run, of any groups). */
   readonly alreadyApplied: readonly string[];
+  /** Migrations of the groups this run did not select that are still not applied (`[]` on a run of every group). */
+  readonly notSelected: readonly string[];
+}
+
+/** Options of `migrate` and `store.migrate`. */
+export interface MigrateOptions {
+  /**
+   * Apply only these groups' migrations, plus those of the groups they need (`payments` needs `receipts` and
+   * `outbox`; see `selectMigrations`); default: every group. A later run with more groups (or none named)
+   * applies what was skipped, oldest first.
+   */
+  readonly only?: readonly MigrationGroup[];
 }
 
 function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName): Migration {
@@ -43,33 +59,50 @@ async function holdingWriteLock(
 }
 
 /**
- * Applies every pending payonce migration to `db` with Kysely's own `Migrator` (bookkeeping in
+ * Applies every pending payonce migration (or those of `options.only`'s groups) to `db` with Kysely's own `Migrator` (bookkeeping in
  * `payonce_migration` / `payonce_migration_lock`). Safe to run any number of times: applied migrations are skipped, and concurrent runs are serialised (PostgreSQL advisory lock, MySQL
  * `GET_LOCK`, SQLite `BEGIN IMMEDIATE`). PostgreSQL and SQLite run the whole migration in one transaction;
  * on PostgreSQL everything goes into `current_schema()` (set the `search_path` to use another schema). Run it
  * at start-up, before the application uses `db`: on SQLite the run holds the write lock of `db`'s connection.
  * @param db any Kysely instance (not a transaction) connected to the target database.
  * @param dialect which DDL to use: `sqlite`, `postgres` or `mysql` (MariaDB too).
- * @throws {InvalidOption} for an unknown dialect.
+ * Migrations of groups left out are skipped, not recorded: a later run that selects them applies them then.
+ * @param options `only`: the groups to migrate (see `MigrateOptions`).
+ * @throws {InvalidOption} for an unknown dialect, or (`only`) an empty list or unknown group name.
  * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; on PostgreSQL and SQLite
  *   the whole run is rolled back, on MySQL (no transactional DDL) earlier migrations of the run stay applied.
  * @see docs/design.md §3 "Schema".
  * @example const { applied } = await migrate(db, 'postgres');
  */
-export async function migrate<DB>(db: Kysely<DB>, dialect: SqlDialectName): Promise<MigrationReport> {
+export async function migrate<DB>(
+  db: Kysely<DB>,
+  dialect: SqlDialectName,
+  options: MigrateOptions = {},
+): Promise<MigrationReport> {
   const target = dialectNamed(dialect);
+  const selected = new Set(selectMigrations(options.only).migrations);
   const kysely = db as unknown as Kysely<unknown>;
-  const migrations = Object.fromEntries(ALL_MIGRATIONS.map((m) => [m.name, kyselyMigration(m, target.name)]));
+  const migrations = Object.fromEntries(
+    ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [m.name, kyselyMigration(m, target.name)]),
+  );
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  // The migrator sees the selected migrations and no ledger row of the others (it refuses rows it has no migration for).
+  const ledger = ledgerView(
+    MIGRATION_TABLE,
+    new Set(ALL_MIGRATIONS.map((m) => m.name).filter((n) => !selected.has(n))),
+  );
+  const viewed = kysely.withPlugin(ledger.plugin);
   const schema = await target.migrationTableSchema(kysely);
   const migrator = new Migrator({
     // On PostgreSQL the migrator looks for its tables in our schema only (another schema dropped meanwhile cannot
     // fail the run: withSchemaScopedIntrospection).
-    db: schema === undefined ? kysely : withSchemaScopedIntrospection(kysely, schema),
+    db: schema === undefined ? viewed : withSchemaScopedIntrospection(viewed, schema),
     provider,
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     migrationTableSchema: schema,
+    // A group migrated later runs its migrations after newer ones of other groups; within a group they stay in order.
+    allowUnorderedMigrations: true,
   });
   const begin = target.migrationTransaction;
   const outcome =
@@ -83,6 +116,13 @@ export async function migrate<DB>(db: Kysely<DB>, dialect: SqlDialectName): Prom
     throw new Error(`payonce migration ${failed} failed: ${reason}`, { cause: error });
   }
   const applied = results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
-  const alreadyApplied = ALL_MIGRATIONS.map((m) => m.name).filter((name) => !applied.includes(name));
-  return Object.freeze({ applied: Object.freeze(applied), alreadyApplied: Object.freeze(alreadyApplied) });
+  const before = new Set(ledger.executedBefore());
+  const names = ALL_MIGRATIONS.map((m) => m.name);
+  const alreadyApplied = names.filter((name) => before.has(name));
+  const notSelected = names.filter((name) => !before.has(name) && !applied.includes(name) && !selected.has(name));
+  return Object.freeze({
+    applied: Object.freeze(applied),
+    alreadyApplied: Object.freeze(alreadyApplied),
+    notSelected: Object.freeze(notSelected),
+  });
 }

@@ -16,7 +16,7 @@ import { runClaimBatch } from './batched-claims.js';
 import { batchable, type CompleteRequest, runCompleteBatch } from './batched-completions.js';
 import { Batcher, BatchSlots } from './batcher.js';
 import { StatementCache, type StatementDefinition } from './compiled-statement.js';
-import { type MigrationReport, migrate } from './migrate.js';
+import { type MigrateOptions, type MigrationReport, migrate } from './migrate.js';
 import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
@@ -238,11 +238,13 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   }
 
   /**
-   * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/sql`).
+   * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/sql`); `options.only`
+   * limits the run to some groups (`{ only: ['receipts', 'outbox', 'journal'] }`), a later run adds the others.
+   * @throws {InvalidOption} (`only`) for an empty list or an unknown group name.
    * @throws {Error} when a migration fails, with the driver error as `cause`.
    */
-  migrate(): Promise<MigrationReport> {
-    return migrate(this.db, this.dialect.name);
+  migrate(options?: MigrateOptions): Promise<MigrationReport> {
+    return migrate(this.db, this.dialect.name, options);
   }
 
   /**
