@@ -30,6 +30,7 @@ interface NodePgResultLike {
 
 /** A Drizzle transaction: the `tx` of `db.transaction(async (tx) => …)` (its `execute` is what payonce uses). */
 export interface DrizzleTransactionLike {
+  /** Runs one Drizzle SQL statement on the transaction (Drizzle binds its parameters). */
   execute(query: SQL): PromiseLike<unknown>;
 }
 

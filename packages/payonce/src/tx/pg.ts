@@ -20,13 +20,17 @@ export type { JoinedHandler } from './run-joined.js';
 
 /** What node-postgres answers to one query (the part payonce reads). */
 export interface PgQueryResultLike {
+  /** The result rows, one object per row keyed by column name. */
   readonly rows: unknown[];
+  /** Rows the statement returned or changed; `null` where the server reports none. */
   readonly rowCount: number | null;
+  /** The statement's command tag: `INSERT`, `UPDATE`, `SELECT`, … */
   readonly command: string;
 }
 
 /** A node-postgres `PoolClient` or `Client` (the connection the application ran `BEGIN` on). */
 export interface PgTransactionClient {
+  /** Runs one statement with bound values (`$1`, `$2`, …) on this connection. */
   query(config: { text: string; values: unknown[] }): Promise<PgQueryResultLike>;
 }
 

@@ -4,6 +4,7 @@
  * @see docs/design.md §3 "Schema".
  */
 export { isDuplicateKeyError } from './driver-error.js';
+export { joinTransaction, type SqlExecutor, type SqlExecutorResult } from './joined-transaction.js';
 export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrationReport, migrate } from './migrate.js';
 export { RECEIPTS_TABLE, type ReceiptsDatabase, type ReceiptsTable } from './receipts-table.js';
 export { schema } from './schema.js';
