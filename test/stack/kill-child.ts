@@ -11,7 +11,7 @@ import { POSTGRES_TEST_URL } from '../contract/backends/postgres.js';
 import { STACK_ADAPTERS } from './stack-adapters.js';
 
 const [adapterName, schema, eventId, when] = process.argv.slice(2) as [string, string, string, string];
-const store = await PostgresStore.connect<unknown>({
+const store = await PostgresStore.connect({
   connectionString: POSTGRES_TEST_URL,
   options: `-c search_path=${schema}`,
 });

@@ -8,6 +8,7 @@ import type { IdempotencyGuard } from '../../packages/payonce/src/core/idempoten
 import type { Outcome } from '../../packages/payonce/src/core/outcome.js';
 import type { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import type { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
 import { runInDrizzleTransaction } from '../../packages/payonce/src/tx/drizzle.js';
 import { runInPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { POSTGRES_TEST_URL } from '../contract/backends/postgres.js';
@@ -38,14 +39,14 @@ export interface StackOps {
 }
 
 /** The handler of the suite: the stack's operations and the same transaction as payonce's Kysely view. */
-export type StackHandler = (ops: StackOps, payonceTx: Transaction<unknown>) => Promise<void>;
+export type StackHandler = (ops: StackOps, payonceTx: Transaction<ReceiptsDatabase>) => Promise<void>;
 
 /** One stack under test, on one PostgreSQL schema. */
 export interface StackAdapter {
   readonly name: string;
   /** One delivery in ONE transaction of the stack: commits when `handler` resolves, rolls back when it throws. */
   deliver(
-    guard: IdempotencyGuard<PostgresStore<unknown>>,
+    guard: IdempotencyGuard<PostgresStore>,
     key: RequestKey,
     handler: StackHandler,
     options?: RunOptions,

@@ -10,6 +10,7 @@ import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
 import { runInDrizzleTransaction, withDrizzleTransaction } from '../../packages/payonce/src/tx/drizzle.js';
 import { runInPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } from '../contract/backends/postgres.js';
@@ -25,15 +26,15 @@ const CHILD = fileURLToPath(new URL('./kill-child.ts', import.meta.url));
 for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
   describe(`one commit in the stack's own transaction: ${adapterName}`, () => {
     let ns: PostgresNamespace;
-    let store: PostgresStore<unknown>;
-    let guard: IdempotencyGuard<PostgresStore<unknown>>;
-    let outbox: Outbox<unknown>;
+    let store: PostgresStore;
+    let guard: IdempotencyGuard<PostgresStore>;
+    let outbox: Outbox<ReceiptsDatabase>;
     let adapter: StackAdapter;
-    let db: Kysely<unknown>;
+    let db: Kysely<ReceiptsDatabase>;
 
     beforeAll(async () => {
       ns = await createPostgresNamespace();
-      store = await PostgresStore.connect<unknown>(ns.config);
+      store = await PostgresStore.connect(ns.config);
       await store.migrate();
       db = store.db;
       for (const statement of BUSINESS_TABLES) await sql.raw(statement).execute(db);
@@ -196,12 +197,12 @@ for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
 describe('a wrong object for the stack adapters is refused with InvalidOption', () => {
   const key = new RequestKey('stack', 'wrong-1');
   let ns: PostgresNamespace;
-  let store: PostgresStore<unknown>;
+  let store: PostgresStore;
   let pool: pg.Pool;
 
   beforeAll(async () => {
     ns = await createPostgresNamespace();
-    store = await PostgresStore.connect<unknown>(ns.config);
+    store = await PostgresStore.connect(ns.config);
     await store.migrate();
     pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, options: `-c search_path=${ns.schema}` });
   });
@@ -229,10 +230,12 @@ describe('a wrong object for the stack adapters is refused with InvalidOption', 
   });
 
   it('a guard whose store cannot join a SQL transaction', async () => {
-    const memoryGuard = new IdempotencyGuard(new MemoryStore()) as unknown as IdempotencyGuard<PostgresStore<unknown>>;
+    const memoryGuard = new IdempotencyGuard(new MemoryStore()) as unknown as IdempotencyGuard<PostgresStore>;
     const client = await pool.connect();
     try {
-      await expect(runInPgTransaction(memoryGuard, client, key, async () => {})).rejects.toThrow(/postgres SQL store/);
+      await expect(runInPgTransaction(memoryGuard, client, key, async () => {})).rejects.toThrow(
+        /must be a postgres SQL store/,
+      );
     } finally {
       client.release();
     }
@@ -246,7 +249,7 @@ describe('a wrong object for the stack adapters is refused with InvalidOption', 
     ).rejects.toThrow(/withDrizzleTransaction \(payonce\/tx\/drizzle\)/);
     // Through the adapter the same call works.
     const result = await db.transaction((tx) =>
-      withDrizzleTransaction(tx, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', 'wrong-1', {})),
+      withDrizzleTransaction(store, tx, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', 'wrong-1', {})),
     );
     expect(result.kind).toBe('enqueued');
   });

@@ -7,19 +7,17 @@
  */
 import { is, type SQL, sql } from 'drizzle-orm';
 import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
-import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import type { RunOptions } from '../core/guard-types.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
-import { joinTransaction, type SqlExecutor } from '../stores/sql/joined-transaction.js';
-import type { SqlStore } from '../stores/sql/sql-store.js';
-import { type JoinedHandler, runJoined } from './run-joined.js';
+import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
+import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
-export type { JoinedHandler } from './run-joined.js';
+export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
 /** What `tx.execute` answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
 interface NodePgResultLike {
@@ -86,16 +84,18 @@ export function drizzleExecutor(tx: DrizzleTransactionLike): SqlExecutor {
 }
 
 /**
- * Runs `work` with `trx`, the Drizzle transaction `tx` as a Kysely `Transaction`, for payonce's one-commit calls that
- * take one (`outbox.enqueueOnce(trx, …)`, the payments' transitions).
- * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction.
+ * Runs `work` with `trx`, the Drizzle transaction `tx` as a Kysely `Transaction` typed for `store`'s tables, for
+ * payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the payments' transitions). `store` is
+ * the payonce store on the same database.
+ * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction, or `store` is not PostgreSQL.
  * @throws whatever `work` throws.
  */
-export async function withDrizzleTransaction<DB, T>(
+export async function withDrizzleTransaction<S extends JoinableStore, T>(
+  store: S,
   tx: DrizzleTransactionLike,
-  work: (trx: Transaction<DB>) => Promise<T>,
+  work: (trx: TransactionOf<S>) => Promise<T>,
 ): Promise<T> {
-  return await joinTransaction(drizzleExecutor(tx), work);
+  return await withJoined(store, drizzleExecutor(tx), work);
 }
 
 /**
@@ -113,7 +113,7 @@ export async function withDrizzleTransaction<DB, T>(
  *   }),
  * );
  */
-export async function runInDrizzleTransaction<S extends SqlStore<unknown>, X extends DrizzleTransactionLike>(
+export async function runInDrizzleTransaction<S extends JoinableStore, X extends DrizzleTransactionLike>(
   guard: IdempotencyGuard<S>,
   tx: X,
   key: RequestKey,

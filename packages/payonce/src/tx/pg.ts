@@ -4,19 +4,17 @@
  * an application that joins its own transactions loads it.
  * @see docs/your-stack.md "node-postgres".
  */
-import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import type { RunOptions } from '../core/guard-types.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
-import { joinTransaction, type SqlExecutor } from '../stores/sql/joined-transaction.js';
-import type { SqlStore } from '../stores/sql/sql-store.js';
-import { type JoinedHandler, runJoined } from './run-joined.js';
+import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
+import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
-export type { JoinedHandler } from './run-joined.js';
+export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
 /** What node-postgres answers to one query (the part payonce reads). */
 export interface PgQueryResultLike {
@@ -65,20 +63,22 @@ export function pgExecutor(client: PgTransactionClient): SqlExecutor {
 }
 
 /**
- * Runs `work` with `trx`, the application's open node-postgres transaction on `client` as a Kysely `Transaction`,
- * for payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the payments' transitions).
- * @throws {InvalidOption} `client` is not a `PoolClient`/`Client` (see `pgExecutor`).
+ * Runs `work` with `trx`, the application's open node-postgres transaction on `client` as a Kysely `Transaction`
+ * typed for `store`'s tables, for payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the
+ * payments' transitions). `store` is the payonce store on the same database.
+ * @throws {InvalidOption} `client` is not a `PoolClient`/`Client` (see `pgExecutor`), or `store` is not PostgreSQL.
  * @throws whatever `work` throws.
  * @example
  * await client.query('BEGIN');
- * await withPgTransaction(client, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', `order:${id}`, { id }));
+ * await withPgTransaction(store, client, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', `order:${id}`, { id }));
  * await client.query('COMMIT');
  */
-export async function withPgTransaction<DB, T>(
+export async function withPgTransaction<S extends JoinableStore, T>(
+  store: S,
   client: PgTransactionClient,
-  work: (trx: Transaction<DB>) => Promise<T>,
+  work: (trx: TransactionOf<S>) => Promise<T>,
 ): Promise<T> {
-  return await joinTransaction(pgExecutor(client), work);
+  return await withJoined(store, pgExecutor(client), work);
 }
 
 /**
@@ -96,7 +96,7 @@ export async function withPgTransaction<DB, T>(
  * });
  * await client.query('COMMIT');
  */
-export async function runInPgTransaction<S extends SqlStore<unknown>, C extends PgTransactionClient>(
+export async function runInPgTransaction<S extends JoinableStore, C extends PgTransactionClient>(
   guard: IdempotencyGuard<S>,
   client: C,
   key: RequestKey,

@@ -3,9 +3,18 @@ import type { ClaimContext, HandlerResult, RunOptions } from '../core/guard-type
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
-import type { TransactionOf } from '../core/store.js';
+import type { Store, TransactionOf } from '../core/store.js';
 import { joinTransaction, type SqlExecutor } from '../stores/sql/joined-transaction.js';
-import type { SqlStore } from '../stores/sql/sql-store.js';
+import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
+
+/**
+ * A store whose statements can join the application's transaction: a SQL store (`PostgresStore`, `MysqlStore`,
+ * `SqliteStore`) of any database type.
+ */
+export type JoinableStore = Store & {
+  readonly supportsTransactions: true;
+  readonly dialect: { readonly name: SqlDialectName };
+};
 
 /**
  * A handler run in the application's own transaction: `tx` is the stack's own transaction object (a pg `PoolClient`,
@@ -26,7 +35,32 @@ export type JoinedHandler<N, Tx> = (tx: N, claim: ClaimContext, payonceTx: Tx) =
  * @throws {InvalidOption} the guard's store is not a SQL store of the executor's dialect.
  * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws (the caller rolls back).
  */
-export async function runJoined<S extends SqlStore<unknown>, N>(
+/**
+ * `work` with `trx`, the application's transaction behind `executor` as a Kysely `Transaction` typed for `store`'s
+ * tables, for payonce's one-commit calls that take one (`outbox.enqueueOnce`, the payments' transitions).
+ * @throws {InvalidOption} `store` is not a SQL store of the executor's dialect.
+ * @throws whatever `work` throws.
+ */
+export async function withJoined<S extends JoinableStore, T>(
+  store: S,
+  executor: SqlExecutor,
+  work: (trx: TransactionOf<S>) => Promise<T>,
+): Promise<T> {
+  checkStore(store, executor);
+  return await joinTransaction(executor, (trx) => work(trx as TransactionOf<S>));
+}
+
+/** @throws {InvalidOption} `store` is not a SQL store of the executor's dialect. */
+function checkStore(store: Partial<JoinableStore> | undefined, executor: SqlExecutor): void {
+  if (store?.supportsTransactions !== true || store.dialect?.name !== executor.dialect) {
+    throw new InvalidOption(
+      'store',
+      `must be a ${executor.dialect} SQL store (PostgresStore, MysqlStore, SqliteStore) of the transaction's database`,
+    );
+  }
+}
+
+export async function runJoined<S extends JoinableStore, N>(
   guard: IdempotencyGuard<S>,
   executor: SqlExecutor,
   native: N,
@@ -34,13 +68,7 @@ export async function runJoined<S extends SqlStore<unknown>, N>(
   handler: JoinedHandler<N, TransactionOf<S>>,
   options: RunOptions = {},
 ): Promise<Outcome> {
-  const store = guard?.store as Partial<SqlStore<unknown>> | undefined;
-  if (store?.supportsTransactions !== true || store.dialect?.name !== executor.dialect) {
-    throw new InvalidOption(
-      'guard',
-      `must be an IdempotencyGuard on a ${executor.dialect} SQL store (PostgresStore, MysqlStore, SqliteStore) of the transaction's database`,
-    );
-  }
+  checkStore(guard?.store, executor);
   if (typeof handler !== 'function') throw new InvalidOption('handler', 'must be a function');
   return await joinTransaction(executor, (trx) => {
     const payonceTx = trx as TransactionOf<S>;
