@@ -11,7 +11,11 @@ import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
 import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
-import { runInDrizzleTransaction, withDrizzleTransaction } from '../../packages/payonce/src/tx/drizzle.js';
+import {
+  drizzleExecutor,
+  runInDrizzleTransaction,
+  withDrizzleTransaction,
+} from '../../packages/payonce/src/tx/drizzle.js';
 import { runInPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } from '../contract/backends/postgres.js';
 import { BUSINESS_TABLES, STACK_ADAPTERS, type StackAdapter } from './stack-adapters.js';
@@ -252,5 +256,17 @@ describe('a wrong object for the stack adapters is refused with InvalidOption', 
       withDrizzleTransaction(store, tx, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', 'wrong-1', {})),
     );
     expect(result.kind).toBe('enqueued');
+  });
+
+  it('the Drizzle executor binds $n as parameters (an array stays one value) and leaves a $1 in a literal alone', async () => {
+    const db = drizzle(pool);
+    const rows = await db.transaction(async (tx) => {
+      const result = await drizzleExecutor(tx).execute(
+        `select '$1' as literal, "x$2" as quoted, $2::int[] as arr, $1::text as text from (select 1 as "x$2") t`,
+        ['one', [1, 2]],
+      );
+      return result.rows;
+    });
+    expect(rows).toEqual([{ literal: '$1', quoted: 1, arr: [1, 2], text: 'one' }]);
   });
 });

@@ -35,18 +35,26 @@ export interface DrizzleTransactionLike {
 /** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-/** `$1`, `$2`, … of PostgreSQL SQL text (payonce's statements have no `$` inside literals or identifiers). */
-const PLACEHOLDER = /\$(\d+)/g;
+/**
+ * A `$n` placeholder of PostgreSQL SQL text, or a quoted literal / identifier (kept as written, so a `$1` inside
+ * one is never taken for a placeholder).
+ */
+const PLACEHOLDER_OR_QUOTED = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
 
-/** `text` with its `$n` placeholders as Drizzle parameters, so Drizzle numbers and binds them itself. */
+/**
+ * `text` with its `$n` placeholders as Drizzle parameters (`sql.param`, so an array stays ONE value), which Drizzle
+ * numbers and binds itself.
+ * @throws {Error} a placeholder without a parameter (a bug of the caller, never of a payonce statement).
+ */
 function toDrizzleSql(text: string, parameters: readonly unknown[]): SQL {
-  const chunks: SQL[] = [];
+  const chunks: (SQL | ReturnType<typeof sql.param>)[] = [];
   let from = 0;
-  for (const match of text.matchAll(PLACEHOLDER)) {
+  for (const match of text.matchAll(PLACEHOLDER_OR_QUOTED)) {
+    if (match[1] === undefined) continue;
     chunks.push(sql.raw(text.slice(from, match.index)));
     const position = Number(match[1]) - 1;
     if (position < 0 || position >= parameters.length) throw new Error(`placeholder ${match[0]} has no parameter`);
-    chunks.push(sql`${parameters[position]}`);
+    chunks.push(sql.param(parameters[position]));
     from = match.index + match[0].length;
   }
   chunks.push(sql.raw(text.slice(from)));
