@@ -26,7 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['observe'], // logs and metrics of the guard and the intake
   ['webhooks'], // the webhook intake: verify, extract, claim, handle, acknowledge, journal
   ['http', 'payments', 'relay'], // Idempotency-Key adapters; orders, attempts, provider events, reconciliation; outbox relay to brokers
-  ['outbox'], // transactional outbox, workers, effect ledger
+  ['outbox', 'tx'], // transactional outbox, workers, effect ledger; the one-commit mode in the application's own transaction (pg, Drizzle)
   ['stores'], // Store implementations (memory, SQL, Redis), migrations, database URLs
   ['problem'], // RFC 9457 problem details, owning no layer's codes
   ['core'], // receipts, claims, the guard, the Store port; knows nothing of HTTP, SQL or payments

@@ -86,6 +86,17 @@ function checkText(name: string, value: string, max: number): void {
   }
 }
 
+/** What `enqueueOnce` accepts as its transaction, named when something else is passed. */
+const TRANSACTION_ACCEPTED =
+  'must be a Kysely Transaction (db.transaction().execute(async (trx) => …)); wrap a pg client with withPgTransaction (payonce/tx/pg) or a Drizzle tx with withDrizzleTransaction (payonce/tx/drizzle)';
+
+/** @throws {InvalidOption} `trx` is not a Kysely `Transaction`. */
+function checkTransaction(trx: unknown): void {
+  if ((trx as { isTransaction?: unknown } | null)?.isTransaction !== true) {
+    throw new InvalidOption('trx', TRANSACTION_ACCEPTED);
+  }
+}
+
 /**
  * The transactional outbox of docs/design.md §7 on a SQL store (SQLite, PostgreSQL, MySQL/MariaDB; migration
  * `0003-outbox`). Jobs are written by `enqueueOnce` inside the caller's business transaction and run by an
@@ -119,7 +130,8 @@ export class Outbox<DB> {
    * job, also when that job is long done.
    * @param payload any JSON-serialisable value; stored as JSON text.
    * @param options `aggregateKey`: see {@link EnqueueOptions} (written only when the job is new).
-   * @throws {InvalidOption} empty or too long `topic` (100) / `dedupeKey` (200) / `aggregateKey` (200), or a
+   * @throws {InvalidOption} `trx` is not a Kysely `Transaction` (a Drizzle `tx` or a pg client goes through
+   *   `withDrizzleTransaction` of `payonce/tx/drizzle` / `withPgTransaction` of `payonce/tx/pg`); empty or too long `topic` (100) / `dedupeKey` (200) / `aggregateKey` (200), or a
    *   payload JSON cannot hold.
    * @see docs/design.md §7 "Enqueue once".
    */
@@ -130,6 +142,7 @@ export class Outbox<DB> {
     payload: unknown,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
+    checkTransaction(trx);
     checkText('topic', topic, MAX_TOPIC_CHARS);
     checkText('dedupeKey', dedupeKey, MAX_DEDUPE_CHARS);
     const { aggregateKey } = options;

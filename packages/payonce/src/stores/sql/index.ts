@@ -4,6 +4,7 @@
  * @see docs/design.md §3 "Schema".
  */
 export { isDuplicateKeyError } from './driver-error.js';
+export { joinTransaction, type SqlExecutor, type SqlExecutorResult } from './joined-transaction.js';
 export {
   MIGRATION_LOCK_TABLE,
   MIGRATION_TABLE,

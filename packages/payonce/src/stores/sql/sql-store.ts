@@ -209,7 +209,11 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * @see docs/design.md §3 "Transactional mode".
    */
   withTransaction(tx: Transaction<DB>): Store {
-    if (tx?.isTransaction !== true) throw new InvalidOption('tx', 'must be a Kysely Transaction (db.transaction())');
+    if (tx?.isTransaction !== true)
+      throw new InvalidOption(
+        'tx',
+        'must be a Kysely Transaction (db.transaction()); for a pg client or a Drizzle tx use payonce/tx/pg or payonce/tx/drizzle',
+      );
     return new SqlReceipts({
       db: tx as unknown as Kysely<ReceiptsDatabase>,
       dialect: this.dialect,

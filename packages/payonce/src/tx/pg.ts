@@ -1,0 +1,107 @@
+/**
+ * `payonce/tx/pg`: payonce's one-commit mode in a node-postgres transaction the application opened itself (a
+ * `PoolClient` or `Client` after `BEGIN`). Its own entry (not `payonce/postgres`, which is the store) so that only
+ * an application that joins its own transactions loads it.
+ * @see docs/your-stack.md "node-postgres".
+ */
+import { InvalidOption } from '../core/errors.js';
+import type { RunOptions } from '../core/guard-types.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Outcome } from '../core/outcome.js';
+import type { RequestKey } from '../core/request-key.js';
+import type { TransactionOf } from '../core/store.js';
+import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
+import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
+
+export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
+export type { JoinableStore, JoinedHandler } from './run-joined.js';
+
+/** What node-postgres answers to one query (the part payonce reads). */
+export interface PgQueryResultLike {
+  /** The result rows, one object per row keyed by column name. */
+  readonly rows: unknown[];
+  /** Rows the statement returned or changed; `null` where the server reports none. */
+  readonly rowCount: number | null;
+  /** The statement's command tag: `INSERT`, `UPDATE`, `SELECT`, … */
+  readonly command: string;
+}
+
+/** A node-postgres `PoolClient` or `Client` (the connection the application ran `BEGIN` on). */
+export interface PgTransactionClient {
+  /** Runs one statement with bound values (`$1`, `$2`, …) on this connection. */
+  query(config: { text: string; values: unknown[] }): Promise<PgQueryResultLike>;
+}
+
+/** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+const ACCEPTED =
+  'must be the node-postgres PoolClient (pool.connect()) or Client the transaction was begun on (BEGIN), not a Pool';
+
+/**
+ * The executor seam over `client`, a node-postgres `PoolClient` or `Client` inside `BEGIN … COMMIT`: payonce's
+ * statements run on it with `client.query({ text, values })`. A `Pool` is refused: each of its queries may take
+ * another connection, outside the transaction.
+ * @throws {InvalidOption} `client` is a `Pool`, or not an object with a `query` method.
+ */
+export function pgExecutor(client: PgTransactionClient): SqlExecutor {
+  const candidate = client as Partial<PgTransactionClient> & { idleCount?: unknown; totalCount?: unknown };
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.query !== 'function') {
+    throw new InvalidOption('tx', ACCEPTED);
+  }
+  if (typeof candidate.idleCount === 'number' && typeof candidate.totalCount === 'number') {
+    throw new InvalidOption('tx', ACCEPTED);
+  }
+  return {
+    dialect: 'postgres',
+    async execute(sql, parameters) {
+      const result = await client.query({ text: sql, values: [...parameters] });
+      if (!WRITES.has(result.command) || result.rowCount === null) return { rows: result.rows };
+      return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
+    },
+  };
+}
+
+/**
+ * Runs `work` with `trx`, the application's open node-postgres transaction on `client` as a Kysely `Transaction`
+ * typed for `store`'s tables, for payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the
+ * payments' transitions). `store` is the payonce store on the same database.
+ * @throws {InvalidOption} `client` is not a `PoolClient`/`Client` (see `pgExecutor`), or `store` is not PostgreSQL.
+ * @throws whatever `work` throws.
+ * @example
+ * await client.query('BEGIN');
+ * await withPgTransaction(store, client, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', `order:${id}`, { id }));
+ * await client.query('COMMIT');
+ */
+export async function withPgTransaction<S extends JoinableStore, T>(
+  store: S,
+  client: PgTransactionClient,
+  work: (trx: TransactionOf<S>) => Promise<T>,
+): Promise<T> {
+  return await withJoined(store, pgExecutor(client), work);
+}
+
+/**
+ * `guard.runInTransaction` in the application's own node-postgres transaction on `client` (after `BEGIN`): the
+ * receipt, `handler`'s writes on `client` and any outbox row enqueued with its third argument commit together when
+ * the application commits, or not at all. `handler` gets `client` itself. A duplicate inside a transaction never
+ * waits for an in-flight claim (see `runJoined`): it replays, or gets `RequestInProgress` (HTTP 409).
+ * @throws {InvalidOption} `client` is not a `PoolClient`/`Client`, or the guard's store is not a PostgreSQL store.
+ * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws (then run `ROLLBACK`).
+ * @see docs/your-stack.md "node-postgres".
+ * @example
+ * await client.query('BEGIN');
+ * await runInPgTransaction(guard, client, new RequestKey('stripe', event.id), async (client) => {
+ *   await client.query('UPDATE orders SET paid = true WHERE id = $1', [orderId]);
+ * });
+ * await client.query('COMMIT');
+ */
+export async function runInPgTransaction<S extends JoinableStore, C extends PgTransactionClient>(
+  guard: IdempotencyGuard<S>,
+  client: C,
+  key: RequestKey,
+  handler: JoinedHandler<C, TransactionOf<S>>,
+  options: RunOptions = {},
+): Promise<Outcome> {
+  return await runJoined(guard, pgExecutor(client), client, key, handler, options);
+}

@@ -1,0 +1,272 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { type Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InvalidOption, type PayonceError } from '../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
+import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import { PostgresStore } from '../../packages/payonce/src/stores/postgres/postgres-store.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
+import {
+  drizzleExecutor,
+  runInDrizzleTransaction,
+  withDrizzleTransaction,
+} from '../../packages/payonce/src/tx/drizzle.js';
+import { runInPgTransaction } from '../../packages/payonce/src/tx/pg.js';
+import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } from '../contract/backends/postgres.js';
+import { BUSINESS_TABLES, STACK_ADAPTERS, type StackAdapter } from './stack-adapters.js';
+
+// The conformance suite of the one-commit mode in the application's own transaction, written once and run per
+// adapter on PostgreSQL (a fresh schema per adapter): receipt + business write + outbox row commit together or not
+// at all, also when the process is killed; ten parallel copies of one delivery give one effect; the stack's own joins
+// keep their columns; the handler gets the stack's own transaction object.
+
+const CHILD = fileURLToPath(new URL('./kill-child.ts', import.meta.url));
+
+for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
+  describe(`one commit in the stack's own transaction: ${adapterName}`, () => {
+    let ns: PostgresNamespace;
+    let store: PostgresStore;
+    let guard: IdempotencyGuard<PostgresStore>;
+    let outbox: Outbox<ReceiptsDatabase>;
+    let adapter: StackAdapter;
+    let db: Kysely<ReceiptsDatabase>;
+
+    beforeAll(async () => {
+      ns = await createPostgresNamespace();
+      store = await PostgresStore.connect(ns.config);
+      await store.migrate();
+      db = store.db;
+      for (const statement of BUSINESS_TABLES) await sql.raw(statement).execute(db);
+      guard = new IdempotencyGuard(store);
+      outbox = new Outbox(store);
+      adapter = makeAdapter(ns.schema);
+    });
+
+    afterAll(async () => {
+      await adapter?.close();
+      await store?.close();
+      await ns?.drop();
+    });
+
+    /** What one event id left behind: receipt status, business rows, outbox jobs. */
+    async function traces(eventId: string) {
+      const receipt = await store.find(new RequestKey('stack', eventId));
+      const count = async (query: string) => Number((await sql.raw<{ n: string }>(query).execute(db)).rows[0]?.n ?? 0);
+      return {
+        receipt: receipt?.status ?? null,
+        effects: await count(`select count(*) as n from stack_effects where event_id = '${eventId}'`),
+        jobs: await count(`select count(*) as n from payonce_outbox where dedupe_key = '${eventId}'`),
+      };
+    }
+
+    /** The suite's delivery: the business write through the stack, the outbox row through payonce's view. */
+    const deliver = (eventId: string, fail = false) =>
+      adapter.deliver(guard, new RequestKey('stack', eventId), async (ops, payonceTx) => {
+        await ops.writeEffect(eventId);
+        await outbox.enqueueOnce(payonceTx, 'order.fulfil', eventId, { eventId });
+        if (fail) throw new Error('handler failed after its writes');
+      });
+
+    it('commits the receipt, the business write and the outbox row together', async () => {
+      const outcome = await deliver('commit-1');
+      expect(outcome.isReplay).toBe(false);
+      expect(await traces('commit-1')).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+      const again = await deliver('commit-1');
+      expect(again.isReplay).toBe(true);
+      expect(await traces('commit-1')).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+    });
+
+    it('leaves none of them when the handler throws, and the next delivery runs it', async () => {
+      await expect(deliver('rollback-1', true)).rejects.toThrow('handler failed after its writes');
+      expect(await traces('rollback-1')).toEqual({ receipt: null, effects: 0, jobs: 0 });
+      expect((await deliver('rollback-1')).isReplay).toBe(false);
+      expect(await traces('rollback-1')).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+    });
+
+    it('gives one effect for the same delivery ten times in parallel', async () => {
+      const settled = await Promise.allSettled(Array.from({ length: 10 }, () => deliver('parallel-1')));
+      const fulfilled = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      const rejected = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+      // A copy either replays the committed response or (a claim committed and still running) gets 409.
+      for (const reason of rejected) expect((reason as PayonceError).code).toBe('REQUEST_IN_PROGRESS');
+      expect(fulfilled.filter((outcome) => !outcome.isReplay)).toHaveLength(1);
+      expect(await traces('parallel-1')).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+    });
+
+    it("keeps the columns of the stack's own join (two tables with an id), and of one through payonce's view", async () => {
+      await sql`insert into stack_customers (id, name) values ('cust_1', 'Ann'), ('cust_2', 'Bob')`.execute(db);
+      await sql`insert into stack_orders (id, customer_id) values ('ord_1', 'cust_2'), ('ord_2', 'cust_1')`.execute(db);
+      let own: unknown;
+      let viaPayonce: unknown;
+      await adapter.deliver(guard, new RequestKey('stack', 'join-1'), async (ops, payonceTx) => {
+        own = await ops.joinedIds();
+        viaPayonce = (
+          await sql<{ order_id: string; customer_id: string }>`
+            select o.id as order_id, c.id as customer_id from stack_orders o
+            join stack_customers c on c.id = o.customer_id order by o.id`.execute(payonceTx)
+        ).rows;
+      });
+      expect(own).toEqual([
+        { orderId: 'ord_1', customerId: 'cust_2' },
+        { orderId: 'ord_2', customerId: 'cust_1' },
+      ]);
+      expect(viaPayonce).toEqual([
+        { order_id: 'ord_1', customer_id: 'cust_2' },
+        { order_id: 'ord_2', customer_id: 'cust_1' },
+      ]);
+    });
+
+    it('answers REQUEST_IN_PROGRESS at once to a duplicate while a committed claim runs, never waiting in the transaction', async () => {
+      const waiting = new IdempotencyGuard(store, { waitForInFlightMs: 20_000 });
+      const key = new RequestKey('stack', 'in-flight-1');
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let claimed = () => {};
+      const running = new Promise<void>((resolve) => {
+        claimed = resolve;
+      });
+      const first = waiting.run(key, async () => {
+        claimed();
+        await held;
+      });
+      await running;
+      // Were the copy to wait (the guard's 20 s), it would watch the receipt: the first then finishes and the copy
+      // replays instead of answering 409 — so the test fails if the joined mode ever waits.
+      const watch = vi.spyOn(store, 'watchReceipt').mockImplementation(async () => {
+        release();
+        await first;
+        return { changed: Promise.resolve(), close: () => {} };
+      });
+      try {
+        await expect(adapter.deliver(waiting, key, async () => {})).rejects.toMatchObject({
+          code: 'REQUEST_IN_PROGRESS',
+        });
+        expect(watch).not.toHaveBeenCalled();
+      } finally {
+        watch.mockRestore();
+        release();
+        await first;
+      }
+      expect((await adapter.deliver(waiting, key, async () => {})).isReplay).toBe(true);
+    });
+
+    it("hands the handler the stack's own transaction object", async () => {
+      let own = false;
+      await adapter.deliver(guard, new RequestKey('stack', 'own-1'), async (ops) => {
+        own = ops.isOwn;
+      });
+      expect(own).toBe(true);
+    });
+
+    for (const when of ['before-commit', 'after-commit'] as const) {
+      it(`leaves all or none when the process is killed with SIGKILL (${when})`, async () => {
+        const eventId = `kill-${when}`;
+        const child: ChildProcess = spawn(
+          process.execPath,
+          ['--import', 'tsx', CHILD, adapterName, ns.schema, eventId, when],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        const expected = when === 'before-commit' ? 'in-handler' : 'committed';
+        await new Promise<void>((resolve, reject) => {
+          let out = '';
+          child.stdout?.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            if (out.includes(expected)) resolve();
+          });
+          child.on('exit', (code) => reject(new Error(`child exited with ${code} before "${expected}"`)));
+        });
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+        if (when === 'after-commit') {
+          expect(await traces(eventId)).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+          return;
+        }
+        // The server rolls the dead connection's transaction back; the next delivery claims and commits once.
+        const outcome = await deliver(eventId);
+        expect(outcome.isReplay).toBe(false);
+        expect(await traces(eventId)).toEqual({ receipt: 'completed', effects: 1, jobs: 1 });
+      });
+    }
+  });
+}
+
+describe('a wrong object for the stack adapters is refused with InvalidOption', () => {
+  const key = new RequestKey('stack', 'wrong-1');
+  let ns: PostgresNamespace;
+  let store: PostgresStore;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    ns = await createPostgresNamespace();
+    store = await PostgresStore.connect(ns.config);
+    await store.migrate();
+    pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, options: `-c search_path=${ns.schema}` });
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await store?.close();
+    await ns?.drop();
+  });
+
+  it('a pg Pool instead of the client the transaction runs on', async () => {
+    const guard = new IdempotencyGuard(store);
+    await expect(runInPgTransaction(guard, pool, key, async () => {})).rejects.toThrow(InvalidOption);
+    await expect(runInPgTransaction(guard, pool, key, async () => {})).rejects.toThrow(/PoolClient/);
+  });
+
+  it('a Drizzle database instead of its transaction, and a plain object', async () => {
+    const guard = new IdempotencyGuard(store);
+    const db = drizzle(pool);
+    await expect(runInDrizzleTransaction(guard, db, key, async () => {})).rejects.toThrow(
+      /a Drizzle database, not a transaction/,
+    );
+    const notTx = { execute: async () => ({ rows: [] }) };
+    await expect(runInDrizzleTransaction(guard, notTx, key, async () => {})).rejects.toThrow(InvalidOption);
+  });
+
+  it('a guard whose store cannot join a SQL transaction', async () => {
+    const memoryGuard = new IdempotencyGuard(new MemoryStore()) as unknown as IdempotencyGuard<PostgresStore>;
+    const client = await pool.connect();
+    try {
+      await expect(runInPgTransaction(memoryGuard, client, key, async () => {})).rejects.toThrow(
+        /must be a postgres SQL store/,
+      );
+    } finally {
+      client.release();
+    }
+  });
+
+  it('outbox.enqueueOnce given a Drizzle tx names the adapter instead of a raw TypeError', async () => {
+    const outbox = new Outbox(store);
+    const db = drizzle(pool);
+    await expect(
+      db.transaction((tx) => outbox.enqueueOnce(tx as never, 'order.fulfil', 'wrong-1', {})),
+    ).rejects.toThrow(/withDrizzleTransaction \(payonce\/tx\/drizzle\)/);
+    // Through the adapter the same call works.
+    const result = await db.transaction((tx) =>
+      withDrizzleTransaction(store, tx, (trx) => outbox.enqueueOnce(trx, 'order.fulfil', 'wrong-1', {})),
+    );
+    expect(result.kind).toBe('enqueued');
+  });
+
+  it('the Drizzle executor binds $n as parameters (an array stays one value) and leaves a $1 in a literal alone', async () => {
+    const db = drizzle(pool);
+    const rows = await db.transaction(async (tx) => {
+      const result = await drizzleExecutor(tx).execute(
+        `select '$1' as literal, "x$2" as quoted, $2::int[] as arr, $1::text as text from (select 1 as "x$2") t`,
+        ['one', [1, 2]],
+      );
+      return result.rows;
+    });
+    expect(rows).toEqual([{ literal: '$1', quoted: 1, arr: [1, 2], text: 'one' }]);
+  });
+});
