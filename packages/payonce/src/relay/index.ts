@@ -17,6 +17,7 @@ export {
   type InboxOutcome,
   type RunningConsumer,
 } from './inbox.js';
+export type { InboxConsumerOptions } from './inbox-consumer-options.js';
 export { MessageUnroutable } from './message-unroutable.js';
 export { consumeJetStream, type JetStreamConsumerOptions } from './nats/nats-consumer.js';
 export { type NatsPublisherOptions, natsPublisher } from './nats/nats-publisher.js';

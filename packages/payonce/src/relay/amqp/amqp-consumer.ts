@@ -1,21 +1,14 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt, timerMs } from '../../core/options.js';
-import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { handleDelivery } from '../handle-delivery.js';
-import {
-  type ConsumedMessage,
-  type ConsumerHandler,
-  checkInboxName,
-  emptyConsumerCounters,
-  type InboxOutcome,
-  type RunningConsumer,
-} from '../inbox.js';
+import { type ConsumedMessage, checkInboxName, emptyConsumerCounters, type RunningConsumer } from '../inbox.js';
+import type { InboxConsumerOptions } from '../inbox-consumer-options.js';
 import { RELAY_HEADERS } from '../relay-message.js';
 import { type AmqpLink, connectAmqp } from './amqp-link.js';
 
 /** Options of `consumeRabbitMq`. Durations in ms. */
-export interface RabbitMqConsumerOptions<DB> {
+export interface RabbitMqConsumerOptions<DB> extends InboxConsumerOptions<DB> {
   /** Broker URL, e.g. `amqp://guest:guest@127.0.0.1:5672`. */
   readonly url: string;
   /** The relay's topic exchange. @default `payonce` */
@@ -24,10 +17,6 @@ export interface RabbitMqConsumerOptions<DB> {
   readonly queue: string;
   /** Routing-key patterns bound to the queue. @default [`payonce.#`] */
   readonly bindingKeys?: readonly string[];
-  /** The consumer's SQL database (migrated: `payonce_effects`), where the inbox and the handler's writes live. */
-  readonly target: SqlTarget<DB>;
-  /** Runs one message's effect inside the inbox transaction. */
-  readonly handler: ConsumerHandler<DB>;
   /** Inbox namespace. @default `queue` */
   readonly inboxName?: string;
   /**
@@ -42,10 +31,6 @@ export interface RabbitMqConsumerOptions<DB> {
   readonly deadLetterExchange?: string;
   /** Wait before reconnecting after the connection was lost. @default 500 */
   readonly reconnectDelayMs?: number;
-  /** After the inbox transaction committed and BEFORE the ack (observability; the relay storm kills here). */
-  readonly onCommitted?: (message: ConsumedMessage, outcome: InboxOutcome) => void | Promise<void>;
-  /** A handler failure or a connection error (the consumer goes on). */
-  readonly onError?: (error: unknown, message: ConsumedMessage | null) => void;
 }
 
 function headerText(message: ConsumeMessage, name: string): string | null {

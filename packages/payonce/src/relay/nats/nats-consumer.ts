@@ -1,21 +1,14 @@
 import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt, timerMs } from '../../core/options.js';
-import type { SqlTarget } from '../../outbox/sql-transaction.js';
 import { handleDelivery } from '../handle-delivery.js';
-import {
-  type ConsumedMessage,
-  type ConsumerHandler,
-  checkInboxName,
-  emptyConsumerCounters,
-  type InboxOutcome,
-  type RunningConsumer,
-} from '../inbox.js';
+import { type ConsumedMessage, checkInboxName, emptyConsumerCounters, type RunningConsumer } from '../inbox.js';
+import type { InboxConsumerOptions } from '../inbox-consumer-options.js';
 import { RELAY_HEADERS } from '../relay-message.js';
 import { connectNats, type NatsLink } from './nats-link.js';
 
 /** Options of `consumeJetStream`. Durations in ms. */
-export interface JetStreamConsumerOptions<DB> {
+export interface JetStreamConsumerOptions<DB> extends InboxConsumerOptions<DB> {
   /** NATS server URL(s). */
   readonly servers: string | readonly string[];
   /** The stream the relay publishes to. */
@@ -24,10 +17,6 @@ export interface JetStreamConsumerOptions<DB> {
   readonly durable: string;
   /** Subjects to consume. @default `payonce.>` */
   readonly filterSubject?: string;
-  /** The consumer's SQL database (migrated: `payonce_effects`), where the inbox and the handler's writes live. */
-  readonly target: SqlTarget<DB>;
-  /** Runs one message's effect inside the inbox transaction. */
-  readonly handler: ConsumerHandler<DB>;
   /** Inbox namespace: two consumers with one name share "already applied". @default `durable` */
   readonly inboxName?: string;
   /** JetStream `ack_wait`: an unacked delivery is redelivered after this. @default 30_000 */
@@ -45,10 +34,6 @@ export interface JetStreamConsumerOptions<DB> {
   readonly retryDelayMs?: number;
   /** Subject of dead letters; a stream `<stream>_DEAD_LETTER` capturing it is created. @default `payonce-dead-letter.<stream>.<durable>` */
   readonly deadLetterSubject?: string;
-  /** After the inbox transaction committed and BEFORE the ack (observability; the relay storm kills here). */
-  readonly onCommitted?: (message: ConsumedMessage, outcome: InboxOutcome) => void | Promise<void>;
-  /** A handler failure or a broker error (the consumer goes on). */
-  readonly onError?: (error: unknown, message: ConsumedMessage | null) => void;
 }
 
 const NANOS_PER_MS = 1_000_000;
