@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption, type PayonceError } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
@@ -18,39 +18,44 @@ import {
 } from '../../packages/payonce/src/tx/drizzle.js';
 import { runInPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } from '../contract/backends/postgres.js';
-import { BUSINESS_TABLES, STACK_ADAPTERS, type StackAdapter } from './stack-adapters.js';
+import { STACK_ADAPTERS } from './adapters/index.js';
+import type { StackAdapter } from './stack-adapter.js';
+import { openStackFixture, type StackStore, type StackTarget } from './stack-target.js';
 
 // The conformance suite of the one-commit mode in the application's own transaction, written once and run per
-// adapter on PostgreSQL (a fresh schema per adapter): receipt + business write + outbox row commit together or not
-// at all, also when the process is killed; ten parallel copies of one delivery give one effect; the stack's own joins
-// keep their columns; the handler gets the stack's own transaction object.
+// adapter (test/stack/adapters/) on every database its stack supports (a fresh namespace per run): receipt +
+// business write + outbox row commit together or not at all, also when the process is killed; ten parallel copies
+// of one delivery give one effect; the stack's own joins keep their columns; the handler gets the stack's own
+// transaction object.
 
 const CHILD = fileURLToPath(new URL('./kill-child.ts', import.meta.url));
 
-for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
-  describe(`one commit in the stack's own transaction: ${adapterName}`, () => {
-    let ns: PostgresNamespace;
-    let store: PostgresStore;
-    let guard: IdempotencyGuard<PostgresStore>;
+const RUNS = Object.entries(STACK_ADAPTERS).flatMap(([adapterName, definition]) =>
+  definition.databases.map((database) => ({ adapterName, definition, database })),
+);
+
+for (const { adapterName, definition, database } of RUNS) {
+  describe(`one commit in the stack's own transaction: ${adapterName} on ${database}`, () => {
+    let fixture: Awaited<ReturnType<typeof openStackFixture>>;
+    let target: StackTarget;
+    let store: StackStore;
+    let guard: IdempotencyGuard<StackStore>;
     let outbox: Outbox<ReceiptsDatabase>;
     let adapter: StackAdapter;
     let db: Kysely<ReceiptsDatabase>;
 
     beforeAll(async () => {
-      ns = await createPostgresNamespace();
-      store = await PostgresStore.connect(ns.config);
-      await store.migrate();
+      fixture = await openStackFixture(database);
+      ({ target, store } = fixture);
       db = store.db;
-      for (const statement of BUSINESS_TABLES) await sql.raw(statement).execute(db);
       guard = new IdempotencyGuard(store);
       outbox = new Outbox(store);
-      adapter = makeAdapter(ns.schema);
+      adapter = await definition.make(target);
     });
 
     afterAll(async () => {
       await adapter?.close();
-      await store?.close();
-      await ns?.drop();
+      await fixture?.drop();
     });
 
     /** What one event id left behind: receipt status, business rows, outbox jobs. */
@@ -139,18 +144,22 @@ for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
       await running;
       // Were the copy to wait (the guard's 20 s), it would watch the receipt: the first then finishes and the copy
       // replays instead of answering 409 — so the test fails if the joined mode ever waits.
-      const watch = vi.spyOn(store, 'watchReceipt').mockImplementation(async () => {
+      // The watch is set on the store object itself (every dialect; an own property over PostgreSQL's LISTEN).
+      const watchable = store as unknown as { watchReceipt?: () => Promise<unknown> };
+      let watched = 0;
+      watchable.watchReceipt = async () => {
+        watched += 1;
         release();
         await first;
         return { changed: Promise.resolve(), close: () => {} };
-      });
+      };
       try {
         await expect(adapter.deliver(waiting, key, async () => {})).rejects.toMatchObject({
           code: 'REQUEST_IN_PROGRESS',
         });
-        expect(watch).not.toHaveBeenCalled();
+        expect(watched).toBe(0);
       } finally {
-        watch.mockRestore();
+        delete watchable.watchReceipt;
         release();
         await first;
       }
@@ -170,7 +179,7 @@ for (const [adapterName, makeAdapter] of Object.entries(STACK_ADAPTERS)) {
         const eventId = `kill-${when}`;
         const child: ChildProcess = spawn(
           process.execPath,
-          ['--import', 'tsx', CHILD, adapterName, ns.schema, eventId, when],
+          ['--import', 'tsx', CHILD, adapterName, JSON.stringify(target), eventId, when],
           { stdio: ['ignore', 'pipe', 'inherit'] },
         );
         const expected = when === 'before-commit' ? 'in-handler' : 'committed';

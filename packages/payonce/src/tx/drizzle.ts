@@ -14,9 +14,11 @@ import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
+export type { StackTransactions } from '../stores/sql/stack-transactions.js';
 export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
 /** What `tx.execute` answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
@@ -129,4 +131,29 @@ export async function runInDrizzleTransaction<S extends JoinableStore, X extends
   options: RunOptions = {},
 ): Promise<Outcome> {
   return await runJoined(guard, drizzleExecutor(tx), tx, key, handler, options);
+}
+
+/** A Drizzle PostgreSQL database (the part payonce uses): it opens transactions. */
+export interface DrizzleDatabaseLike<X extends DrizzleTransactionLike> {
+  /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: X) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Transactions of a Drizzle PostgreSQL database (node-postgres driver) for the parts of payonce that open one
+ * themselves (a one-commit webhook endpoint, an Idempotency-Key route): each is `db.transaction(async (tx) => …)`,
+ * and the handler gets that `tx`.
+ * @throws {InvalidOption} `db` is not a Drizzle PostgreSQL database.
+ */
+export function drizzleTransactions<X extends DrizzleTransactionLike>(
+  db: DrizzleDatabaseLike<X>,
+): StackTransactions<X> {
+  if (!is(db, PgDatabase) || is(db, PgTransaction)) {
+    throw new InvalidOption('db', 'must be a Drizzle PostgreSQL database (drizzle(pool) of drizzle-orm/node-postgres)');
+  }
+  return {
+    dialect: 'postgres',
+    stack: 'drizzle (node-postgres)',
+    transaction: (work) => db.transaction((tx) => work(tx, drizzleExecutor(tx))),
+  };
 }

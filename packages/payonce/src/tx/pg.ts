@@ -11,9 +11,11 @@ import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
+export type { StackTransactions } from '../stores/sql/stack-transactions.js';
 export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
 /** What node-postgres answers to one query (the part payonce reads). */
@@ -104,4 +106,50 @@ export async function runInPgTransaction<S extends JoinableStore, C extends PgTr
   options: RunOptions = {},
 ): Promise<Outcome> {
   return await runJoined(guard, pgExecutor(client), client, key, handler, options);
+}
+
+/** A node-postgres `Pool` (the part payonce uses): it lends one client per transaction. */
+export interface PgPoolLike<C extends PgPooledClient> {
+  /** Lends one client of the pool. */
+  connect(): Promise<C>;
+}
+
+/** A client lent by a node-postgres `Pool`: a {@link PgTransactionClient} that goes back with `release`. */
+export interface PgPooledClient extends PgTransactionClient {
+  /** Gives the client back; with an error, the pool destroys it instead of lending it again. */
+  release(error?: Error | boolean): void;
+}
+
+/**
+ * Transactions of a node-postgres `Pool` for the parts of payonce that open one themselves (a one-commit webhook
+ * endpoint, an Idempotency-Key route): each is `BEGIN … COMMIT` on one client lent by `pool`, rolled back when the
+ * work throws; a client whose `ROLLBACK` fails is destroyed, never lent again.
+ * @throws {InvalidOption} `pool` has no `connect` method.
+ * @example createWebhookIntake({ guard, endpoints: { stripe: { transaction: pgTransactions(pool), … } } })
+ */
+export function pgTransactions<C extends PgPooledClient>(pool: PgPoolLike<C>): StackTransactions<C> {
+  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {
+    throw new InvalidOption('pool', 'must be a node-postgres Pool (new pg.Pool(…))');
+  }
+  return {
+    dialect: 'postgres',
+    stack: 'node-postgres',
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query({ text: 'BEGIN', values: [] });
+        const result = await work(client, pgExecutor(client));
+        await client.query({ text: 'COMMIT', values: [] });
+        return result;
+      } catch (error) {
+        await client.query({ text: 'ROLLBACK', values: [] }).catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
 }

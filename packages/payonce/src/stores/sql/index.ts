@@ -24,3 +24,4 @@ export { RECEIPTS_TABLE, type ReceiptsDatabase, type ReceiptsTable } from './rec
 export { schema } from './schema.js';
 export { SQL_DIALECT_NAMES, type SqlDialect, type SqlDialectName } from './sql-dialect.js';
 export { type SqlBatching, type SqlConnectOptions, SqlStore, type SqlStoreOptions } from './sql-store.js';
+export type { StackTransactions } from './stack-transactions.js';
