@@ -45,10 +45,12 @@ const ACCEPTED =
 
 /**
  * The executor seam over `tx`, the `TransactionSql` of postgres.js's `sql.begin(async (tx) => …)`: payonce's
- * statements run on it with `tx.unsafe(text, parameters)` (postgres.js binds a string as an untyped value the server
- * types from the statement, so payonce's JSON text lands in its `jsonb` columns; a `Uint8Array` is bound as `bytea`,
- * a `Date` as `timestamptz`, a `bigint` as `int8`, a boolean as `bool`). `numAffectedRows` is the result's `count`
- * for INSERT / UPDATE / DELETE / MERGE (its `command`).
+ * statements run on it with `tx.unsafe(text, parameters)`. postgres.js binds a `Uint8Array` as `bytea`, a `Date` as
+ * `timestamptz`, a `bigint` as `int8`, a boolean as `bool`, and lets the server type a string or a number from the
+ * statement, then serializes the value for that type: payonce's JSON is text in `text` columns and lands verbatim,
+ * but a string bound to a `json`/`jsonb` column is JSON-encoded again (a JSON string), so in your own statements
+ * through payonce's view bind the object, not its text. `numAffectedRows` is the result's `count` for INSERT /
+ * UPDATE / DELETE / MERGE (its `command`).
  *
  * How the root `sql` is told apart: postgres.js gives only a transaction's `tx` (and its savepoints) a `savepoint`
  * method, while the root `sql` has `begin` and `end` and a reserved connection (`sql.reserve()`) has `release`.
@@ -131,7 +133,9 @@ export async function runInPostgresJsTransaction<S extends JoinableStore, C exte
 /** A postgres.js root `sql` (the part payonce uses): `begin` runs a callback in one transaction. */
 export interface PostgresJsSqlLike<C extends PostgresJsTransactionSql> {
   /** `BEGIN`, the callback with the transaction's `tx`, then `COMMIT`, or `ROLLBACK` when the callback throws. */
-  begin<T>(callback: (tx: C) => Promise<T>): Promise<unknown>;
+  begin<T>(callback: (tx: C) => T | Promise<T>): Promise<unknown>;
+  /** The same with `options` after `BEGIN` (`'isolation level serializable'`, `'read write'`, …). */
+  begin<T>(options: string, callback: (tx: C) => T | Promise<T>): Promise<unknown>;
 }
 
 /**
