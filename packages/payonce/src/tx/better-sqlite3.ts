@@ -71,9 +71,10 @@ function checkDatabase(db: BetterSqlite3DatabaseLike): void {
  * The executor seam over `db`, a better-sqlite3 `Database` with a transaction open on it (`BEGIN IMMEDIATE`):
  * payonce's statements (SQLite dialect, `?` placeholders) run with `db.prepare(text)`, then `.all(...parameters)`
  * for a statement that returns rows (`reader`), else `.run(...parameters)`, whose `changes` is `numAffectedRows` and
- * `lastInsertRowid` is `insertId`. Parameters are bound as they come, as payonce's `SqliteStore` binds them (Kysely's
- * SQLite driver: strings, numbers, bigints, `Uint8Array`s and `null`); integers are read as numbers (`safeIntegers(false)`
- * on each statement) so that a database set to `defaultSafeIntegers(true)` still gives payonce what it reads.
+ * `lastInsertRowid` is `insertId`. Parameters are bound as they come, as payonce's `SqliteStore` binds them
+ * (Kysely's SQLite driver: strings, numbers, bigints, `Uint8Array`s and `null`); integers are read as numbers
+ * (`safeIntegers(false)` on each statement), so a database set to `defaultSafeIntegers(true)` still gives payonce what
+ * it reads.
  * Every statement checks `db.inTransaction` first: without an open transaction each statement would commit on its
  * own, and nothing would commit together.
  * @throws {InvalidOption} `db` is not a better-sqlite3 `Database`, or has no open transaction (when made, and at each
@@ -149,10 +150,10 @@ const queues = new WeakMap<object, Promise<void>>();
 /**
  * Transactions of a better-sqlite3 `Database` for the parts of payonce that open one themselves (a one-commit
  * webhook endpoint, an Idempotency-Key route): each is `BEGIN IMMEDIATE`, the work, `COMMIT`, or `ROLLBACK` and a
- * rethrow when the work (or the commit) throws. SQLite has one transaction per connection and no nested `BEGIN`, so
- * the transactions of one `db` are serialized: a second `transaction()` waits until the first has committed or rolled
- * back (one queue per `db`, shared by every opener made for it; transactions the application begins itself on the
- * same `db` are not in the queue and must not overlap these).
+ * rethrow of the error when the work (or the commit) throws. SQLite has one transaction per connection and no nested
+ * `BEGIN`, so the transactions of one `db` are serialized: a second `transaction()` waits until the first has
+ * committed or rolled back (one queue per `db`, shared by every opener made for it; transactions the application
+ * begins itself on the same `db` are not in the queue and must not overlap these).
  * @throws {InvalidOption} `db` is not a better-sqlite3 `Database`.
  * @example createWebhookIntake({ guard, endpoints: { stripe: { transaction: betterSqlite3Transactions(db), … } } })
  */
@@ -179,8 +180,11 @@ export function betterSqlite3Transactions<C extends BetterSqlite3DatabaseLike>(d
           db.exec('COMMIT');
           return result;
         } catch (error) {
-          // SQLite rolls some failures back on its own (SQLITE_FULL, an interrupted statement).
-          if (db.inTransaction) db.exec('ROLLBACK');
+          // SQLite rolls some failures back on its own (SQLITE_FULL, an interrupted statement). A failed ROLLBACK
+          // leaves the transaction open: the next BEGIN then fails with SQLite's own error; the work's error wins.
+          try {
+            if (db.inTransaction) db.exec('ROLLBACK');
+          } catch {}
           throw error;
         }
       } finally {
