@@ -1,6 +1,9 @@
 import type { StackAdapterDefinition } from '../stack-adapter.js';
+import { betterSqlite3Stack } from './better-sqlite3.js';
 import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
+import { mysql2Stack } from './mysql2.js';
 import { pgStack } from './pg.js';
+import { postgresJsStack } from './postgres-js.js';
 
 /**
  * Every adapter of the conformance suite, by name (the kill -9 child opens one by name). One file per adapter in
@@ -9,4 +12,7 @@ import { pgStack } from './pg.js';
 export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = {
   pg: pgStack,
   'drizzle-node-postgres': drizzleNodePostgresStack,
+  'postgres-js': postgresJsStack,
+  mysql2: mysql2Stack,
+  'better-sqlite3': betterSqlite3Stack,
 };

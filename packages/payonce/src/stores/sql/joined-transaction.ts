@@ -25,6 +25,8 @@ export interface SqlExecutorResult {
   readonly rows: readonly unknown[];
   /** Rows inserted, updated or deleted by an INSERT / UPDATE / DELETE (MySQL: affected rows); absent for a SELECT. */
   readonly numAffectedRows?: bigint;
+  /** The auto-increment id an INSERT generated (MySQL `insertId`, SQLite `lastInsertRowid`); absent otherwise. */
+  readonly insertId?: bigint;
 }
 
 /**
@@ -50,7 +52,11 @@ class ExecutorConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.executor.execute(query.sql, query.parameters);
     const rows = result.rows as R[];
-    return result.numAffectedRows === undefined ? { rows } : { rows, numAffectedRows: result.numAffectedRows };
+    return {
+      rows,
+      ...(result.numAffectedRows === undefined ? {} : { numAffectedRows: result.numAffectedRows }),
+      ...(result.insertId === undefined ? {} : { insertId: result.insertId }),
+    };
   }
 
   // biome-ignore lint/correctness/useYield: a joined transaction cannot stream; the generator only throws.
