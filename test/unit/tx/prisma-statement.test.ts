@@ -8,7 +8,10 @@ describe('answersRows: which Prisma raw call runs a statement', () => {
     ['(select 1) union (select 2)', true],
     ['with t as (select 1) select * from t', true],
     ['insert into "payonce_receipts" ("provider") values ($1) on conflict do nothing returning "provider"', true],
-    ['update "payonce_outbox" set "status" = ? where "id" = (select "id" from "payonce_outbox" limit 1) returning *', true],
+    [
+      'update "payonce_outbox" set "status" = ? where "id" = (select "id" from "payonce_outbox" limit 1) returning *',
+      true,
+    ],
     ['insert into "payonce_receipts" ("provider") values ($1) on conflict do nothing', false],
     ['insert into `payonce_receipts` (`provider`) values (?)', false],
     ['update "payonce_receipts" set "status" = $1 where "provider" = $2', false],
