@@ -97,6 +97,31 @@ describe('payonce/tx/prisma on PostgreSQL', () => {
     expect(await effects('opened-2')).toBe(0);
   });
 
+  it('takes a subclass of PrismaClient (a NestJS PrismaService) and an extended client, typed by their own tx', async () => {
+    class PrismaService extends PostgresClient {}
+    const { url, schema } = fixture.target;
+    const service = new PrismaService({
+      adapter: new PrismaPg({ connectionString: url, options: `-c search_path=${schema}` }, { schema }),
+    });
+    try {
+      const extended = service.$extends({ query: { $allOperations: ({ args, query }) => query(args) } });
+      const openers = [prismaTransactions(service), prismaTransactions(extended)];
+      for (const [index, transactions] of openers.entries()) {
+        expect(transactions.dialect).toBe('postgres');
+        const eventId = `subclass-${index}`;
+        await transactions.transaction(async (tx, executor) => {
+          await tx.stackEffect.create({ data: { eventId } });
+          expect(
+            (await executor.execute('select count(*) as n from stack_effects where event_id = $1', [eventId])).rows,
+          ).toEqual([{ n: 1n }]);
+        });
+        expect(await effects(eventId)).toBe(1);
+      }
+    } finally {
+      await service.$disconnect();
+    }
+  });
+
   it('rolls the transaction back when it outlives its timeout (Prisma ends it, payonce does not wait)', async () => {
     const transactions = prismaTransactions(prisma, { timeout: 100 });
     const failed = transactions.transaction(async (tx, executor) => {
