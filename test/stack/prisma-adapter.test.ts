@@ -72,6 +72,8 @@ describe('payonce/tx/prisma on PostgreSQL', () => {
     expect(() => prismaTransactions(prisma, { maxWait: 1.5 })).toThrow(/invalid option maxWait/);
     expect(() => prismaTransactions(prisma, { isolationLevel: 'Snapshot' as never })).toThrow(/isolationLevel/);
     expect(() => prismaTransactions({} as never)).toThrow(InvalidOption);
+    expect(prismaTransactions(prisma, { dialect: 'postgres' }).dialect).toBe('postgres');
+    expect(() => prismaTransactions(prisma, { dialect: 'sqlite' })).toThrow(/is sqlite, but/);
   });
 
   it('prismaTransactions opens one interactive transaction: commits with the work, rolls back when it throws', async () => {

@@ -185,6 +185,16 @@ export interface PrismaTransactionOptions {
   isolationLevel?: PrismaIsolationLevel;
 }
 
+/** Options of `prismaTransactions`: the interactive transactions' own, and the dialect. */
+export interface PrismaTransactionsOptions extends PrismaTransactionOptions {
+  /**
+   * `postgres`, `mysql` or `sqlite`: only for a client that does not tell its schema provider (Prisma 7 does); when
+   * given, it must agree with the provider.
+   * @default read from the client's schema provider
+   */
+  dialect?: SqlDialectName;
+}
+
 /** A `PrismaClient` (the part payonce uses): it opens interactive transactions. */
 export interface PrismaClientLike<X extends PrismaTransactionLike> {
   /** Runs `work` in one interactive transaction: commits when it resolves, rolls back when it throws. */
@@ -224,12 +234,12 @@ function checkOptions(options: PrismaTransactionOptions): PrismaTransactionOptio
  * `transactionOptions`). payonce itself never waits for an in-flight duplicate inside the transaction; on PostgreSQL
  * and MySQL a duplicate's claim waits only on the database's row lock of a copy that has not committed yet.
  * @throws {InvalidOption} `prisma` is not a `PrismaClient` (a transaction client included), its provider is not
- *   PostgreSQL, MySQL or SQLite, or an option is out of range.
+ *   PostgreSQL, MySQL or SQLite (or `dialect` disagrees with it), or an option is out of range.
  * @example createWebhookIntake({ guard, endpoints: { stripe: { transaction: prismaTransactions(prisma), … } } })
  */
 export function prismaTransactions<X extends PrismaTransactionLike>(
   prisma: PrismaClientLike<X>,
-  options: PrismaTransactionOptions = {},
+  options: PrismaTransactionsOptions = {},
 ): StackTransactions<X> {
   const candidate = prisma as Partial<PrismaClientLike<X>> | null;
   if (
@@ -240,8 +250,9 @@ export function prismaTransactions<X extends PrismaTransactionLike>(
   ) {
     throw new InvalidOption('prisma', 'must be a PrismaClient (new PrismaClient({ adapter })), not its transaction');
   }
-  const dialect = dialectOf(prisma, undefined);
-  const transactionOptions = checkOptions(options ?? {});
+  const { dialect: named, ...rest } = options ?? {};
+  const dialect = dialectOf(prisma, named);
+  const transactionOptions = checkOptions(rest);
   return {
     dialect,
     stack: 'prisma',
