@@ -4,6 +4,7 @@ import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
 import { mysql2Stack } from './mysql2.js';
 import { pgStack } from './pg.js';
 import { postgresJsStack } from './postgres-js.js';
+import { prismaStack } from './prisma.js';
 
 /**
  * Every adapter of the conformance suite, by name (the kill -9 child opens one by name). One file per adapter in
@@ -15,4 +16,5 @@ export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = 
   'postgres-js': postgresJsStack,
   mysql2: mysql2Stack,
   'better-sqlite3': betterSqlite3Stack,
+  prisma: prismaStack,
 };
