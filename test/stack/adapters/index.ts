@@ -1,5 +1,6 @@
 import type { StackAdapterDefinition } from '../stack-adapter.js';
 import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
+import { knexStack } from './knex.js';
 import { kyselyStack } from './kysely.js';
 import { pgStack } from './pg.js';
 
@@ -11,4 +12,5 @@ export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = 
   pg: pgStack,
   'drizzle-node-postgres': drizzleNodePostgresStack,
   kysely: kyselyStack,
+  knex: knexStack,
 };
