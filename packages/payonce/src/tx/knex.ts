@@ -141,8 +141,8 @@ function dialectOf(client: KnexClientLike | undefined): SqlDialectName | undefin
 
 /**
  * The executor seam over `trx`, a Knex transaction on the `pg`, `mysql2` or `better-sqlite3` client: payonce's
- * statements run as `trx.raw(sql, bindings)` (PostgreSQL `$n` placeholders become Knex's `?` bindings, see
- * {@link postgresToKnexRaw}), and each client's answer is read as rows and a count of changed rows. The `knex`
+ * statements run as `trx.raw(sql, bindings)` (PostgreSQL `$n` placeholders become Knex's `?` bindings, each bound
+ * in order; every other `?` escaped), and each client's answer is read as rows and a count of changed rows. The `knex`
  * instance itself (not a transaction) is refused: its statements may run on other connections, outside it.
  * @throws {InvalidOption} `trx` is not a Knex transaction, or its client is none of `pg`, `mysql2`, `better-sqlite3`.
  */
