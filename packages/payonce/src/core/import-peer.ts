@@ -9,6 +9,8 @@ const INSTALL: Readonly<Record<string, string>> = {
   'better-sqlite3': 'better-sqlite3@12',
   pg: 'pg@8',
   'drizzle-orm': 'drizzle-orm@0',
+  kysely: 'kysely@0.28',
+  knex: 'knex@3',
   mysql2: 'mysql2@3',
   ioredis: 'ioredis@6',
   express: 'express@5',
