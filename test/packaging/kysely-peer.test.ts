@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresNamespace, POSTGRES_TEST_URL } from '../contract/backends/postgres.js';
 import { type PackedApp, packedApp } from './support/packed-app.js';
 
 // kysely is a peer dependency of payonce (>=0.28.0 <0.30.0): an application on kysely 0.29 gets ONE copy, shared by
@@ -76,6 +77,40 @@ await db.destroy();
 await store.close();
 `;
 
+// The same on PostgreSQL (kysely 0.29's PostgresDialect under payonce's PostgresStore and under the app's own Kysely),
+// run only: the type check is main.ts's.
+const POSTGRES = `
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import { IdempotencyGuard, RequestKey } from 'payonce';
+import { Outbox } from 'payonce/outbox';
+import { PostgresStore } from 'payonce/postgres';
+import { runInKyselyTransaction } from 'payonce/tx/kysely';
+
+const [url, schema] = process.argv.slice(2);
+const options = '-c search_path=' + schema;
+const store = await PostgresStore.connect({ connectionString: url, options });
+await store.migrate();
+const guard = new IdempotencyGuard(store);
+const outbox = new Outbox(store);
+const db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, options }) }) });
+await db.schema.createTable('orders').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('paid', 'boolean').execute();
+await db.insertInto('orders').values({ id: 'ord_1', paid: false }).execute();
+const deliver = () =>
+  db.transaction().execute((trx) =>
+    runInKyselyTransaction(guard, trx, new RequestKey('stripe', 'evt_1'), async (trx, _claim, payonceTx) => {
+      await trx.updateTable('orders').set({ paid: true }).where('id', '=', 'ord_1').execute();
+      await outbox.enqueueOnce(payonceTx, 'order.fulfil', 'evt_1', {});
+    }),
+  );
+const first = await deliver();
+const again = await deliver();
+const order = await db.selectFrom('orders').select('paid').executeTakeFirstOrThrow();
+console.log(JSON.stringify({ first: first.isReplay, again: again.isReplay, paid: order.paid, fulfil: (await outbox.find('order.fulfil', 'evt_1')) !== null }));
+await db.destroy();
+await store.close();
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
@@ -93,7 +128,8 @@ const TSCONFIG = {
 
 let app: PackedApp;
 beforeAll(async () => {
-  app = await packedApp(['payonce'], ['kysely@0.29', '@types/better-sqlite3@7']);
+  app = await packedApp(['payonce'], ['kysely@0.29', '@types/better-sqlite3@7', 'pg@8']);
+  writeFileSync(join(app.dir, 'postgres.mjs'), POSTGRES);
   symlinkSync(BETTER_SQLITE3, join(app.dir, 'node_modules/better-sqlite3'), 'dir');
   writeFileSync(join(app.dir, 'main.ts'), MAIN);
   writeFileSync(join(app.dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
@@ -135,4 +171,15 @@ describe('payonce with the application on kysely 0.29', () => {
       audit: 'enqueued',
     });
   }, 180_000);
+
+  it("runs payonce's PostgresStore and the app's own PostgresDialect on kysely 0.29", async () => {
+    const ns = await createPostgresNamespace();
+    try {
+      const run = await app.exec(process.execPath, ['postgres.mjs', POSTGRES_TEST_URL, ns.schema]);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({ first: false, again: true, paid: true, fulfil: true });
+    } finally {
+      await ns.drop();
+    }
+  }, 120_000);
 });
