@@ -28,11 +28,11 @@ export function userEnv(): NodeJS.ProcessEnv {
 /**
  * Packs each of `dirs` (`packages/<dir>`, built: run `npm run build` first) with `npm pack` and installs the tarballs
  * into a new empty app with `npm install --prefer-offline --no-audit --no-fund`, so dependencies come from the npm
- * cache when it has them; `extras` are installed beside them in the same command (`drizzle-orm@0.45.4`, …), as a
- * user adds their own stack.
+ * cache when it has them. `extra` are further specs for the same install, the app's own dependencies
+ * (`kysely@0.29`, a folder).
  * @throws {Error} a package is not built, or npm fails (its output is in the message).
  */
-export async function packedApp(dirs: readonly string[], extras: readonly string[] = []): Promise<PackedApp> {
+export async function packedApp(dirs: readonly string[], extra: readonly string[] = []): Promise<PackedApp> {
   for (const dir of dirs) {
     if (!existsSync(join(PACKAGES, dir, 'dist'))) throw new Error(`packages/${dir}/dist is missing: run npm run build`);
   }
@@ -52,10 +52,7 @@ export async function packedApp(dirs: readonly string[], extras: readonly string
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     const files = readdirSync(tarballs).map((file) => join(tarballs, file));
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files, ...extras], {
-      cwd: app,
-      env,
-    });
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files, ...extra], { cwd: app, env });
     return {
       dir: app,
       async exec(command, args) {

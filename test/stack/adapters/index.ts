@@ -2,6 +2,8 @@ import type { StackAdapterDefinition } from '../stack-adapter.js';
 import { betterSqlite3Stack } from './better-sqlite3.js';
 import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
 import { mysql2Stack } from './mysql2.js';
+import { knexStack } from './knex.js';
+import { kyselyStack } from './kysely.js';
 import { pgStack } from './pg.js';
 import { postgresJsStack } from './postgres-js.js';
 import { prismaStack } from './prisma.js';
@@ -17,4 +19,6 @@ export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = 
   mysql2: mysql2Stack,
   'better-sqlite3': betterSqlite3Stack,
   prisma: prismaStack,
+  kysely: kyselyStack,
+  knex: knexStack,
 };

@@ -10,6 +10,8 @@ const INSTALL: Readonly<Record<string, string>> = {
   pg: 'pg@8',
   'drizzle-orm': 'drizzle-orm@0',
   postgres: 'postgres@3',
+  kysely: 'kysely@0.28',
+  knex: 'knex@3',
   mysql2: 'mysql2@3',
   ioredis: 'ioredis@6',
   express: 'express@5',

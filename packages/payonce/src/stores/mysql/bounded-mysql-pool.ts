@@ -4,9 +4,15 @@ import type { MysqlQueryPool } from './mysql-statement-runner.js';
 type QueryCallback = (error: Error | null, result: unknown) => void;
 
 /** The part of a `mysql2` callback pool connection the bound uses (`PoolConnection`). */
-interface RawConnection extends MysqlPoolConnection {
+interface RawConnection extends Pick<MysqlPoolConnection, 'query' | 'release'> {
   /** Closes the socket at once and takes the connection out of its pool (never handed out again). */
   destroy(): void;
+  /** Connects the connection (a pooled one is connected already). */
+  connect(callback?: (error: unknown) => void): void;
+  /** The connection's options. */
+  readonly config: object;
+  /** The server's id of the connection (`KILL QUERY` takes it). */
+  readonly threadId: number;
 }
 
 /** The part of a `mysql2` callback pool (`mysql.createPool`) the bound wraps. */
@@ -66,15 +72,26 @@ export function boundedMysqlPool(
   const wrap = (connection: RawConnection): MysqlPoolConnection => {
     let found = wrapped.get(connection);
     if (found === undefined) {
-      found = {
+      // Kysely 0.29 also reads `config`, `threadId`, `connect` and `destroy` (to cancel a statement); a variable, not a
+      // literal, so the same object type-checks against 0.28's narrower connection type.
+      const made = {
         query: ((sql: string, values: unknown[], callback?: QueryCallback) =>
           // Without a callback Kysely streams the rows: not bounded here (the store never streams).
           callback === undefined
             ? connection.query(sql, values)
             : boundedQuery(connection, sql, values, callback)) as MysqlPoolConnection['query'],
         release: () => connection.release(),
+        destroy: () => connection.destroy(),
+        connect: (callback?: (error: unknown) => void) => connection.connect(callback),
+        get config() {
+          return connection.config;
+        },
+        get threadId() {
+          return connection.threadId;
+        },
       };
-      wrapped.set(connection, found);
+      found = made;
+      wrapped.set(connection, made);
     }
     return found;
   };

@@ -120,9 +120,10 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
     // it through one idempotent `end`.
     const endPool = endOnce(() => pool.end());
-    const db = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: endPool } }),
-    });
+    // Kysely 0.29 also reads the pool's `options` (to cancel a statement); a variable, not a literal, so the same
+    // object type-checks against 0.28's narrower pool type.
+    const kyselyPool = { connect: () => pool.connect(), end: endPool, options: pool.options };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
     const store = new PostgresStore<DB>({ db, listenConnection: config, batching });
     store.release = async () => {
       await db.destroy();

@@ -1,5 +1,11 @@
-import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { dialectNamed } from './dialects.js';
+import {
+  type KyselyMigration,
+  type KyselyMigrationResultSet,
+  type KyselyMigratorProps,
+  kyselyMigratorClass,
+} from './kysely-migrator.js';
 import { ledgerView } from './ledger-view.js';
 import { type MigrationGroup, selectMigrations } from './migration-groups.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
@@ -36,7 +42,7 @@ export interface MigrateOptions {
   readonly only?: readonly MigrationGroup[];
 }
 
-function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName): Migration {
+function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName): KyselyMigration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const ddl of migration.statements[dialect]) await sql.raw(ddl).execute(db);
@@ -49,11 +55,11 @@ async function holdingWriteLock(
   db: Kysely<unknown>,
   begin: string,
   isTransient: (error: unknown) => boolean,
-  run: () => Promise<MigrationResultSet>,
-): Promise<MigrationResultSet> {
+  run: () => Promise<KyselyMigrationResultSet>,
+): Promise<KyselyMigrationResultSet> {
   // Another process may be migrating the same file: wait for its lock asynchronously, up to 30 s.
   await withRetry(() => sql.raw(begin).execute(db), isTransient, true, MIGRATION_LOCK_WAIT_MS);
-  const outcome = await run().catch((error: unknown): MigrationResultSet => ({ error }));
+  const outcome = await run().catch((error: unknown): KyselyMigrationResultSet => ({ error }));
   await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(db);
   return outcome;
 }
@@ -85,7 +91,7 @@ export async function migrate<DB>(
   const migrations = Object.fromEntries(
     ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [m.name, kyselyMigration(m, target.name)]),
   );
-  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const provider: KyselyMigratorProps['provider'] = { getMigrations: async () => migrations };
   // The migrator sees the selected migrations and no ledger row of the others (it refuses rows it has no migration for).
   const ledger = ledgerView(
     MIGRATION_TABLE,
@@ -93,6 +99,7 @@ export async function migrate<DB>(
   );
   const viewed = kysely.withPlugin(ledger.plugin);
   const schema = await target.migrationTableSchema(kysely);
+  const Migrator = await kyselyMigratorClass();
   const migrator = new Migrator({
     // On PostgreSQL the migrator looks for its tables in our schema only (another schema dropped meanwhile cannot
     // fail the run: withSchemaScopedIntrospection).

@@ -1,4 +1,4 @@
-import { type DatabaseIntrospector, type Kysely, sql, type TableMetadata } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * `db` as Kysely's `Migrator` sees it, with table introspection limited to `schema`. The migrator looks for its
@@ -6,15 +6,17 @@ import { type DatabaseIntrospector, type Kysely, sql, type TableMetadata } from 
  * the database and calls `has_schema_privilege` on each schema's name: a schema another client drops during that
  * scan fails the whole migration with `3F000` naming the other schema, although nothing is wrong with ours (reproduced
  * by test/stores/sql/migrate-schema-churn.test.ts). Here `getTables` reads `information_schema.tables` of `schema`
- * only (names; no columns, which the migrator does not use); everything else is `db`'s own.
+ * only (names; no columns, which the migrator does not use); everything else is `db`'s own. The introspector is
+ * written for Kysely 0.28 and 0.29 alike (0.29 dropped `getMetadata` and added `isForeign` to a table's metadata), so
+ * it is not typed as either version's `DatabaseIntrospector`.
  */
 export function withSchemaScopedIntrospection(db: Kysely<unknown>, schema: string): Kysely<unknown> {
-  const getTables = async (): Promise<TableMetadata[]> => {
+  const getTables = async () => {
     const { rows } = await sql<{ name: string; type: string }>`select table_name as name, table_type as type
       from information_schema.tables where table_schema = ${schema}`.execute(db);
-    return rows.map((row) => ({ name: row.name, schema, isView: row.type === 'VIEW', columns: [] }));
+    return rows.map((row) => ({ name: row.name, schema, isView: row.type === 'VIEW', isForeign: false, columns: [] }));
   };
-  const introspection: DatabaseIntrospector = {
+  const introspection = {
     getSchemas: () => db.introspection.getSchemas(),
     getTables,
     getMetadata: async () => ({ tables: await getTables() }),

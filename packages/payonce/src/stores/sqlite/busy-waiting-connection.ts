@@ -40,7 +40,7 @@ export class BusyWaitingConnection implements DatabaseConnection {
     );
   }
 
-  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
     return this.#inner.streamQuery<R>(query, chunkSize);
   }
 }

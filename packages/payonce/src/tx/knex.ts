@@ -1,0 +1,251 @@
+/**
+ * `payonce/tx/knex`: payonce's one-commit mode in the application's Knex transaction (the `trx` of
+ * `knex.transaction(async (trx) => …)`) on the `pg`, `mysql2` (MySQL, MariaDB) and `better-sqlite3` clients. Its own
+ * entry, apart from the stores, so that only an application on Knex loads this code; it imports nothing of `knex`
+ * (an optional peer dependency of payonce): it calls the `trx` it is given. payonce's statements run as
+ * `trx.raw(sql, bindings)`; the application's own queries stay Knex's.
+ * @see docs/your-stack.md "Knex".
+ */
+import { InvalidOption } from '../core/errors.js';
+import type { RunOptions } from '../core/guard-types.js';
+import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Outcome } from '../core/outcome.js';
+import type { RequestKey } from '../core/request-key.js';
+import type { TransactionOf } from '../core/store.js';
+import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
+import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
+
+export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
+export type { StackTransactions } from '../stores/sql/stack-transactions.js';
+export type { JoinableStore, JoinedHandler } from './run-joined.js';
+
+/** The Knex client of a `knex` instance or `trx` (the part payonce reads: which driver it runs). */
+export interface KnexClientLike {
+  /** Knex's name of the driver: `pg`, `mysql2`, `mysql`, `better-sqlite3`, … */
+  readonly driverName?: string;
+}
+
+/** A Knex transaction: the `trx` of `knex.transaction(async (trx) => …)` (the part payonce uses). */
+export interface KnexTransactionLike {
+  /** `true` on a transaction; absent or `false` on the `knex` instance itself. */
+  readonly isTransaction?: boolean;
+  /** The client the transaction runs on. */
+  readonly client: KnexClientLike;
+  /** One raw statement with `?` positional bindings, on the transaction's connection. */
+  raw(sql: string, bindings: readonly unknown[]): PromiseLike<unknown>;
+}
+
+/** The Knex drivers payonce joins, by the dialect of their SQL. */
+const DIALECT_BY_DRIVER: Readonly<Record<string, SqlDialectName>> = {
+  pg: 'postgres',
+  mysql2: 'mysql',
+  mysql: 'mysql',
+  'better-sqlite3': 'sqlite',
+};
+
+const ACCEPTED =
+  'must be the trx of knex.transaction(async (trx) => …) on the pg, mysql2 or better-sqlite3 client, not the knex instance';
+
+/** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+/**
+ * A `$n` placeholder or a `?` of PostgreSQL SQL text, or a quoted literal / identifier (kept as written, so a `$1`
+ * inside one is never taken for a placeholder).
+ */
+const POSTGRES_TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)|\?/g;
+
+/** A `?` placeholder of MySQL / SQLite SQL text, or a quoted literal / identifier. */
+const QUESTION_TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\?/g;
+
+/** A Knex raw statement: SQL with `?` placeholders and its bindings in order. */
+interface KnexRaw {
+  readonly sql: string;
+  readonly bindings: unknown[];
+}
+
+/**
+ * PostgreSQL `text` as Knex raw SQL: each `$n` becomes `?` bound to `parameters[n - 1]` (in order of appearance; an
+ * array stays ONE binding), and every other `?` (in a literal, an identifier or an operator) is escaped `\?`, which
+ * Knex's PostgreSQL client turns back into `?`.
+ * @throws {Error} a placeholder without a parameter (a bug of the caller, never of a payonce statement).
+ */
+function postgresToKnexRaw(text: string, parameters: readonly unknown[]): KnexRaw {
+  const bindings: unknown[] = [];
+  const sql = text.replace(POSTGRES_TOKENS, (token, position: string | undefined) => {
+    if (position !== undefined) {
+      const index = Number(position) - 1;
+      if (index < 0 || index >= parameters.length) throw new Error(`placeholder ${token} has no parameter`);
+      bindings.push(parameters[index]);
+      return '?';
+    }
+    return token.replaceAll('?', '\\?');
+  });
+  return { sql, bindings };
+}
+
+/**
+ * MySQL / SQLite `text` (`?` placeholders already) as Knex raw SQL. Knex reads every `?` as a placeholder, quotes or
+ * not, and its MySQL and SQLite clients have no escape for a literal one: a string literal holding a `?` is therefore
+ * bound as a parameter of the same text instead.
+ * @throws {Error} the placeholders and `parameters` differ in number, or a quoted identifier holds a `?` (neither
+ * happens with a payonce statement).
+ */
+function questionToKnexRaw(text: string, parameters: readonly unknown[]): KnexRaw {
+  const bindings: unknown[] = [];
+  let next = 0;
+  const sql = text.replace(QUESTION_TOKENS, (token) => {
+    if (token === '?') {
+      if (next >= parameters.length) throw new Error(`placeholder ${next + 1} has no parameter`);
+      bindings.push(parameters[next++]);
+      return '?';
+    }
+    if (!token.includes('?')) return token;
+    if (!token.startsWith("'")) throw new Error(`identifier ${token} holds a "?", which Knex would bind`);
+    bindings.push(token.slice(1, -1).replaceAll("''", "'"));
+    return '?';
+  });
+  if (next !== parameters.length) throw new Error(`${parameters.length} parameters for ${next} placeholders`);
+  return { sql, bindings };
+}
+
+/** A pg `QueryResult` as the executor's result. */
+function fromPg(answer: unknown): SqlExecutorResult {
+  const result = answer as { rows: unknown[]; rowCount: number | null; command: string };
+  if (!WRITES.has(result.command) || result.rowCount === null) return { rows: result.rows };
+  return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
+}
+
+/** mysql2's `[rows, fields]`, or `[ResultSetHeader, …]` for a write, as the executor's result. */
+function fromMysql(answer: unknown): SqlExecutorResult {
+  const [first] = answer as [unknown, unknown];
+  if (Array.isArray(first)) return { rows: first };
+  const header = first as { affectedRows?: number };
+  return { rows: [], numAffectedRows: BigInt(header.affectedRows ?? 0) };
+}
+
+/** better-sqlite3's rows (a statement that returns rows), or its run info `{ changes }`, as the executor's result. */
+function fromBetterSqlite(answer: unknown): SqlExecutorResult {
+  if (Array.isArray(answer)) return { rows: answer };
+  const info = answer as { changes?: number | bigint };
+  return { rows: [], numAffectedRows: BigInt(info.changes ?? 0) };
+}
+
+/** The SQL dialect of a Knex client, or `undefined` for a driver payonce does not join. */
+function dialectOf(client: KnexClientLike | undefined): SqlDialectName | undefined {
+  const driver = client?.driverName;
+  return driver === undefined ? undefined : DIALECT_BY_DRIVER[driver];
+}
+
+/**
+ * The executor seam over `trx`, a Knex transaction on the `pg`, `mysql2` or `better-sqlite3` client: payonce's
+ * statements run as `trx.raw(sql, bindings)` (PostgreSQL `$n` placeholders become Knex's `?` bindings, each bound
+ * in order; every other `?` escaped), and each client's answer is read as rows and a count of changed rows. The `knex`
+ * instance itself (not a transaction) is refused: its statements may run on other connections, outside it.
+ * @throws {InvalidOption} `trx` is not a Knex transaction, or its client is none of `pg`, `mysql2`, `better-sqlite3`.
+ */
+export function knexExecutor(trx: KnexTransactionLike): SqlExecutor {
+  const candidate = trx as Partial<KnexTransactionLike> | null;
+  if (
+    (typeof candidate !== 'object' && typeof candidate !== 'function') ||
+    candidate === null ||
+    typeof candidate.raw !== 'function' ||
+    candidate.isTransaction !== true
+  ) {
+    throw new InvalidOption('trx', ACCEPTED);
+  }
+  const dialect = dialectOf(candidate.client);
+  if (dialect === undefined) {
+    throw new InvalidOption('trx', `runs on the Knex client ${String(candidate.client?.driverName)}; ${ACCEPTED}`);
+  }
+  const toRaw = dialect === 'postgres' ? postgresToKnexRaw : questionToKnexRaw;
+  const read = dialect === 'postgres' ? fromPg : dialect === 'mysql' ? fromMysql : fromBetterSqlite;
+  return {
+    dialect,
+    async execute(text, parameters) {
+      const { sql, bindings } = toRaw(text, parameters);
+      return read(await trx.raw(sql, bindings));
+    },
+  };
+}
+
+/**
+ * Runs `work` with `trx`, the Knex transaction `knexTrx` as a Kysely `Transaction` typed for `store`'s tables, for
+ * payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the payments' transitions). `store` is the
+ * payonce store on the same database.
+ * @throws {InvalidOption} `knexTrx` is not a Knex transaction (see `knexExecutor`), or `store` is not a SQL store of
+ * its dialect.
+ * @throws whatever `work` throws (`knex.transaction` then rolls back).
+ */
+export async function withKnexTransaction<S extends JoinableStore, T>(
+  store: S,
+  knexTrx: KnexTransactionLike,
+  work: (trx: TransactionOf<S>) => Promise<T>,
+): Promise<T> {
+  return await withJoined(store, knexExecutor(knexTrx), work);
+}
+
+/**
+ * `guard.runInTransaction` in the application's Knex transaction `trx`: the receipt, `handler`'s Knex writes and any
+ * outbox row enqueued with its third argument commit together when `knex.transaction` commits, or not at all (a throw
+ * rolls the whole transaction back). `handler` gets `trx` itself, typed as the caller's. A duplicate inside a
+ * transaction never waits for an in-flight claim (see `runJoined`): it replays, or gets `RequestInProgress` (409).
+ * @throws {InvalidOption} `trx` is not a Knex transaction on a supported client, or the guard's store is not a SQL
+ * store of its dialect.
+ * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws.
+ * @see docs/your-stack.md "Knex".
+ * @example
+ * await knex.transaction((trx) =>
+ *   runInKnexTransaction(guard, trx, new RequestKey('stripe', event.id), async (trx) => {
+ *     await trx('orders').where({ id: orderId }).update({ paid: true });
+ *   }),
+ * );
+ */
+export async function runInKnexTransaction<S extends JoinableStore, X extends KnexTransactionLike>(
+  guard: IdempotencyGuard<S>,
+  trx: X,
+  key: RequestKey,
+  handler: JoinedHandler<X, TransactionOf<S>>,
+  options: RunOptions = {},
+): Promise<Outcome> {
+  return await runJoined(guard, knexExecutor(trx), trx, key, handler, options);
+}
+
+/** A `knex` instance (the part payonce uses): it opens transactions. */
+export interface KnexLike<X extends KnexTransactionLike> {
+  /** `true` on a transaction, which cannot open the transactions payonce asks for here. */
+  readonly isTransaction?: boolean;
+  /** The client the instance runs on. */
+  readonly client: KnexClientLike;
+  /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (trx: X) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Transactions of a `knex` instance (`pg`, `mysql2` or `better-sqlite3` client) for the parts of payonce that open
+ * one themselves (a one-commit webhook endpoint, an Idempotency-Key route): each is
+ * `knex.transaction(async (trx) => …)`, and the handler gets that `trx`. On `better-sqlite3` Knex keeps one
+ * connection, so its transactions run one after another.
+ * @throws {InvalidOption} `knex` is not a `knex` instance on a supported client, or is a transaction.
+ */
+export function knexTransactions<X extends KnexTransactionLike>(knex: KnexLike<X>): StackTransactions<X> {
+  const accepted = 'must be a knex instance (knex({ client: "pg" | "mysql2" | "better-sqlite3", … })), not a trx';
+  const candidate = knex as Partial<KnexLike<X>> | null;
+  if (
+    (typeof candidate !== 'object' && typeof candidate !== 'function') ||
+    candidate === null ||
+    typeof candidate.transaction !== 'function' ||
+    candidate.isTransaction === true
+  ) {
+    throw new InvalidOption('knex', accepted);
+  }
+  const dialect = dialectOf(candidate.client);
+  if (dialect === undefined) throw new InvalidOption('knex', accepted);
+  return {
+    dialect,
+    stack: `knex (${String(candidate.client?.driverName)})`,
+    transaction: (work) => knex.transaction((trx) => work(trx, knexExecutor(trx))),
+  };
+}
