@@ -5,11 +5,12 @@
  *   npx tsx stack/cpu-per-delivery.ts [rounds=6] [deliveries=2000]
  * Prints, per side, the median over rounds of (user + system CPU) ÷ deliveries, in µs, at 16 concurrent callers.
  */
+
+import { measureUnique } from '../lib/measure.js';
 import { createNamespace } from '../lib/namespaces.js';
+import { STACK_CONCURRENCY } from '../targets/stack.js';
 import { STACK_SIDES } from './sides/index.js';
 import { stackSubject } from './stack-subject.js';
-import { STACK_CONCURRENCY } from '../targets/stack.js';
-import { measureUnique } from '../lib/measure.js';
 
 const [roundsText = '6', deliveriesText = '2000'] = process.argv.slice(2);
 const rounds = Number(roundsText);
@@ -20,7 +21,8 @@ try {
   const opened = [];
   for (const name of names) opened.push({ name, deliverer: await stackSubject(name).open(ns.info, { runs: 0 }) });
   const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (const { deliverer } of opened) await measureUnique((id) => deliverer.deliver(id), 1_000, STACK_CONCURRENCY, 'w-');
+  for (const { deliverer } of opened)
+    await measureUnique((id) => deliverer.deliver(id), 1_000, STACK_CONCURRENCY, 'w-');
   for (let round = 0; round < rounds; round++) {
     for (const { name, deliverer } of opened) {
       await ns.reset();
