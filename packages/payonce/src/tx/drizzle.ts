@@ -21,7 +21,7 @@ export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transa
 export type { StackTransactions } from '../stores/sql/stack-transactions.js';
 export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
-/** What `tx.execute` answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
+/** What a statement of the Drizzle session answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
 interface NodePgResultLike {
   readonly rows: unknown[];
   readonly rowCount: number | null;
