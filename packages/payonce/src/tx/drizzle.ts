@@ -49,8 +49,8 @@ function resultOf(answer: unknown): { rows: unknown[]; numAffectedRows?: bigint 
  * The executor seam over `tx`, a Drizzle PostgreSQL transaction (node-postgres driver): payonce's statements run on
  * the transaction's Drizzle session (`tx._.session`), prepared from payonce's compiled SQL text and parameters
  * (`session.prepareQuery({ sql, params })`, what `tx.execute(sql)` runs once Drizzle has built its query) — no
- * rebuild of the text into a Drizzle `SQL` object and back, which cost about as much CPU as the rest of a delivery's
- * statements (packages/bench/notes/stack.md). The Drizzle database itself (`db`, not `tx`) is refused: its statements
+ * rebuild of the text into a Drizzle `SQL` object and back, which cost about 80 µs of CPU per statement
+ * (packages/bench/notes/stack.md). The Drizzle database itself (`db`, not `tx`) is refused: its statements
  * run outside the transaction.
  * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction.
  */
