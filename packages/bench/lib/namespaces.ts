@@ -69,7 +69,11 @@ async function postgresNamespace(): Promise<Namespace> {
   await admin(`set search_path = ${schema}; ${LEDGER_DDL.postgres}`);
   return {
     info: { backend: 'postgres', postgres: config },
-    reset: () => admin(`truncate ${schema}.payonce_receipts, ${schema}.bench_ledger`),
+    // The outbox rows are the stack-*-vs-own targets' (stack/stack-side.ts); the other rows write none.
+    reset: () =>
+      admin(
+        `truncate ${schema}.payonce_receipts, ${schema}.bench_ledger, ${schema}.payonce_outbox, ${schema}.payonce_outbox_order`,
+      ),
     drop: () => admin(`drop schema if exists ${schema} cascade`),
   };
 }

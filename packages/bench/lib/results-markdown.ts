@@ -3,6 +3,7 @@
  * ratios with their min–max, clean pairs, goal, met), why each miss is missed, the checks across targets and the host.
  */
 import type { BenchResults, TargetResult } from './bench-results.js';
+import type { AddedRun, MergedResults } from './merge-results.js';
 
 const num = (value: number, digits = 0): string =>
   Number.isFinite(value)
@@ -36,16 +37,41 @@ function pairsText(t: TargetResult): string {
   return `${t.cleanPairs}/${t.pairs.length}${failed > 0 ? ` (${failed} failed)` : ''}`;
 }
 
-/** The table at the top: one line per target. */
-export function targetTable(targets: readonly TargetResult[]): string[] {
+/** `2026-12-06 13:20 UTC` of an ISO time. */
+const minuteText = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/**
+ * The table at the top: one line per target. A target a later partial run added (`added`, `lib/merge-results.ts`)
+ * says when it was measured.
+ */
+export function targetTable(targets: readonly TargetResult[], added: readonly AddedRun[] = []): string[] {
   const lines = ['| target | id | median A÷B (min–max) | clean pairs | goal | met |', '|---|---|---:|---:|---|---|'];
+  const measuredAt = new Map(added.flatMap((run) => run.targetIds.map((id) => [id, run.generatedAt] as const)));
   for (const t of targets) {
     const once = t.exactlyOnce === false ? ' — **handler ran ≠ once per key**' : '';
+    const at = measuredAt.get(t.target.id);
+    const title = at === undefined ? t.target.title : `${t.target.title} (measured ${minuteText(at)}, below)`;
     lines.push(
-      `| ${cell(t.target.title)} | \`${t.target.id}\` | ${ratioText(t)} | ${pairsText(t)} | ${goalText(t)}${once} | ${metText(t)} |`,
+      `| ${cell(title)} | \`${t.target.id}\` | ${ratioText(t)} | ${pairsText(t)} | ${goalText(t)}${once} | ${metText(t)} |`,
     );
   }
   return lines;
+}
+
+/** What each added run was (`npm run bench -- --only …`, when, how long, the load), one line per run. */
+export function addedRunLines(added: readonly AddedRun[]): string[] {
+  if (added.length === 0) return [];
+  return [
+    'Rows added after this run by partial runs (`merge-run.ts`), the same method, measured apart:',
+    '',
+    ...added.map(
+      (run) =>
+        `- ${run.targetIds.map((id) => `\`${id}\``).join(', ')}: \`npm run bench -- --only ${run.only.join(',')}\` at ` +
+        `${run.generatedAt}, ${num(run.durationSec)} s, load average ${run.loadAverage.start.toFixed(2)} at start and ` +
+        `${run.loadAverage.end.toFixed(2)} at end.`,
+    ),
+    '',
+  ];
 }
 
 /** Checks across targets: peak RSS of payonce sides (< 200 MB) and exactly-once in every storm target. */
@@ -99,10 +125,10 @@ export interface SummaryInput {
 }
 
 /**
- * A run's short markdown summary (`results/<date>.md`): the run, the target table, the misses with why, the checks
- * across targets, PostgreSQL's commit cost and the host. Every pair and side is in the JSON next to it.
+ * A run's short markdown summary (`results/<date>.md`): the run, the target table (with the rows later partial runs
+ * added, and when they ran), the misses with why, the checks across targets, PostgreSQL's commit cost and the host. Every pair and side is in the JSON next to it.
  */
-export function renderSummary(results: BenchResults, input: SummaryInput): string {
+export function renderSummary(results: MergedResults, input: SummaryInput): string {
   const date = results.generatedAt.slice(0, 10);
   const how = results.only ? `\`npm run bench -- --only ${results.only.join(',')}\`` : '`npm run bench`';
   const out: string[] = [`# payonce bench, ${date}`, ''];
@@ -113,8 +139,9 @@ export function renderSummary(results: BenchResults, input: SummaryInput): strin
       'process) with their min–max; a target is met when every pair ran cleanly and the median clears its goal. ' +
       `Every pair and side: [${input.jsonFile}](${input.jsonFile})${results.limits?.markdown ? `; this machine's physical limits in the same run: [${input.jsonFile.replace(/\.json$/, '-limits.md')}](${input.jsonFile.replace(/\.json$/, '-limits.md')})` : ''}; how the bench works: [README](../README.md).`,
     '',
-    ...targetTable(results.targets),
+    ...targetTable(results.targets, results.added),
     '',
+    ...addedRunLines(results.added ?? []),
   );
   const judged = results.targets.filter((t) => t.met !== null);
   const missed = judged.filter((t) => t.met === false);

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { PairTarget } from './side-protocol.js';
 
 /** The target files a full run expects; a missing one is reported, never fatal. */
-export const EXPECTED_TARGET_FILES: readonly string[] = ['core.ts', 'service.ts', 'scale.ts'];
+export const EXPECTED_TARGET_FILES: readonly string[] = ['core.ts', 'service.ts', 'scale.ts', 'stack.ts'];
 
 /** A target file's optional set-up and clean-up around its targets. */
 export interface TargetFileHooks {

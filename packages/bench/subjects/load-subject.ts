@@ -5,7 +5,7 @@ import type { Subject } from '../lib/subject.js';
  * The subject of row `id`, importing only the module that implements it: a side's process (see
  * `lib/subject-side.ts`) must not load other rows' drivers, stores or peer libraries, so its RSS is its own.
  * Ids: `<backend>/bare`, `<backend>/payonce`, `<backend>/payonce-batched`, `redis/payonce-uncorked`, `postgres/bare-tx`,
- * `postgres/payonce-tx` and the peers' ids (`memory/node-idempotency`, `redis/node-idempotency`, `redis/powertools`).
+ * `postgres/payonce-tx`, `postgres/stack-<name>` (`stack/sides/`) and the peers' ids (`memory/node-idempotency`, `redis/node-idempotency`, `redis/powertools`).
  * @throws {Error} for an unknown id.
  */
 export async function loadSubject(id: string): Promise<Subject> {
@@ -17,6 +17,8 @@ export async function loadSubject(id: string): Promise<Subject> {
   if (id === 'redis/payonce-uncorked')
     return (await import('./payonce.js')).payonceSubject(backend, { uncorked: true });
   if (id === 'postgres/payonce-tx') return (await import('./payonce.js')).payonceTransactionSubject();
+  if (backend === 'postgres' && row.startsWith('stack-'))
+    return (await import('../stack/stack-subject.js')).stackSubject(row.slice('stack-'.length));
   const peers = await import('./peers.js');
   const peer = [peers.nodeIdempotencyMemory, peers.nodeIdempotencyRedis, peers.powertoolsRedis].find(
     (s) => s.id === id,

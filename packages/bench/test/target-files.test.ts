@@ -35,6 +35,7 @@ describe('targets/*.ts discovery', () => {
     ]);
     expect(loaded.problems).toEqual([
       'targets/service.ts is missing: its targets are not in this run',
+      'targets/stack.ts is missing: its targets are not in this run',
       expect.stringMatching(/^targets\/broken\.ts failed to load: .*cannot load/),
       'targets/scale.ts: target ids already taken, skipped: two',
       'targets/shapeless.ts target x: a side without a script',

@@ -2,11 +2,11 @@
  * `payonce/tx/drizzle`: payonce's one-commit mode in a Drizzle transaction (`db.transaction(async (tx) => …)`) on
  * node-postgres (`drizzle-orm/node-postgres`). Its own entry, apart from the stores, so that only an application on
  * Drizzle loads `drizzle-orm` through it. Drizzle's own queries stay Drizzle's (its joins keep their columns): only
- * payonce's statements go through the executor, as `tx.execute(sql)` with bound parameters.
+ * payonce's statements go through the executor, on the transaction's own Drizzle session with bound parameters.
  * @see docs/your-stack.md "Drizzle (node-postgres)".
  */
-import { is, type SQL, sql } from 'drizzle-orm';
-import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
+import { is, type SQL } from 'drizzle-orm';
+import { PgDatabase, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { InvalidOption } from '../core/errors.js';
 import type { RunOptions } from '../core/guard-types.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
@@ -21,7 +21,7 @@ export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transa
 export type { StackTransactions } from '../stores/sql/stack-transactions.js';
 export type { JoinableStore, JoinedHandler } from './run-joined.js';
 
-/** What `tx.execute` answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
+/** What a statement of the Drizzle session answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
 interface NodePgResultLike {
   readonly rows: unknown[];
   readonly rowCount: number | null;
@@ -37,33 +37,7 @@ export interface DrizzleTransactionLike {
 /** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-/**
- * A `$n` placeholder of PostgreSQL SQL text, or a quoted literal / identifier (kept as written, so a `$1` inside
- * one is never taken for a placeholder).
- */
-const PLACEHOLDER_OR_QUOTED = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
-
-/**
- * `text` with its `$n` placeholders as Drizzle parameters (`sql.param`, so an array stays ONE value), which Drizzle
- * numbers and binds itself.
- * @throws {Error} a placeholder without a parameter (a bug of the caller, never of a payonce statement).
- */
-function toDrizzleSql(text: string, parameters: readonly unknown[]): SQL {
-  const chunks: (SQL | ReturnType<typeof sql.param>)[] = [];
-  let from = 0;
-  for (const match of text.matchAll(PLACEHOLDER_OR_QUOTED)) {
-    if (match[1] === undefined) continue;
-    chunks.push(sql.raw(text.slice(from, match.index)));
-    const position = Number(match[1]) - 1;
-    if (position < 0 || position >= parameters.length) throw new Error(`placeholder ${match[0]} has no parameter`);
-    chunks.push(sql.param(parameters[position]));
-    from = match.index + match[0].length;
-  }
-  chunks.push(sql.raw(text.slice(from)));
-  return sql.join(chunks);
-}
-
-/** The node-postgres result of `tx.execute`, or a plain row array (postgres.js answers one). */
+/** The node-postgres result of a Drizzle session's statement, or a plain row array (postgres.js answers one). */
 function resultOf(answer: unknown): { rows: unknown[]; numAffectedRows?: bigint } {
   if (Array.isArray(answer)) return { rows: answer };
   const result = answer as NodePgResultLike;
@@ -72,9 +46,12 @@ function resultOf(answer: unknown): { rows: unknown[]; numAffectedRows?: bigint 
 }
 
 /**
- * The executor seam over `tx`, a Drizzle PostgreSQL transaction (node-postgres driver): payonce's statements run as
- * `tx.execute(sql)`. The Drizzle database itself (`db`, not `tx`) is refused: its statements run outside the
- * transaction.
+ * The executor seam over `tx`, a Drizzle PostgreSQL transaction (node-postgres driver): payonce's statements run on
+ * the transaction's Drizzle session (`tx._.session`), prepared from payonce's compiled SQL text and parameters
+ * (`session.prepareQuery({ sql, params })`, what `tx.execute(sql)` runs once Drizzle has built its query) — no
+ * rebuild of the text into a Drizzle `SQL` object and back, which cost about 80 µs of CPU per statement
+ * (packages/bench/notes/stack.md). The Drizzle database itself (`db`, not `tx`) is refused: its statements
+ * run outside the transaction.
  * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction.
  */
 export function drizzleExecutor(tx: DrizzleTransactionLike): SqlExecutor {
@@ -85,10 +62,12 @@ export function drizzleExecutor(tx: DrizzleTransactionLike): SqlExecutor {
       `is ${what}must be the tx of a Drizzle PostgreSQL db.transaction(async (tx) => …) (drizzle-orm/node-postgres)`,
     );
   }
+  const session = (tx as PgTransaction<PgQueryResultHKT>)._.session;
   return {
     dialect: 'postgres',
     async execute(text, parameters) {
-      return resultOf(await tx.execute(toDrizzleSql(text, parameters)));
+      const prepared = session.prepareQuery({ sql: text, params: [...parameters] }, undefined, undefined, false);
+      return resultOf(await prepared.execute());
     },
   };
 }

@@ -18,6 +18,7 @@ import {
 } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { SQL_DIALECT_NAMES, type SqlDialectName } from './sql-dialect.js';
+import { withDirectStatements } from './transaction-connection.js';
 
 /** What one statement run by a {@link SqlExecutor} gives back. */
 export interface SqlExecutorResult {
@@ -132,7 +133,7 @@ export function checkExecutor(executor: unknown): SqlExecutor {
  * Runs `work` with `trx`, a Kysely `Transaction` whose every statement runs on the caller's open transaction through
  * `executor`: pass `trx` to any one-commit API of payonce (`guard.runInTransaction`, `outbox.enqueueOnce`, the
  * payments' transitions) and its rows commit or roll back with the caller's own writes. `trx` refuses statements once
- * `work` has settled. Nothing is begun, committed or rolled back here, and no statement is retried.
+ * `work` has settled. While `work` runs, payonce's fixed statements skip Kysely's executor (`withDirectStatements`). Nothing is begun, committed or rolled back here, and no statement is retried.
  * @throws {InvalidOption} `executor` is not a `SqlExecutor`.
  * @throws whatever `work` throws, unchanged (the caller's stack then rolls back).
  * @see docs/your-stack.md "Transactions of your stack".
@@ -143,5 +144,7 @@ export async function joinTransaction<DB, T>(
 ): Promise<T> {
   const checked = checkExecutor(executor);
   const db = new Kysely<DB>({ dialect: kyselyDialectOf(checked) });
-  return await db.transaction().execute(work);
+  // payonce's fixed statements go straight to the executor while `work` runs (as in the store's own transactions,
+  // `SqlStore.transaction`), skipping Kysely's executor and connection provider per statement.
+  return await db.transaction().execute((trx) => withDirectStatements(trx, () => work(trx)));
 }
