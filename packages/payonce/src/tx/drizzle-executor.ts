@@ -154,5 +154,5 @@ export function drizzleExecutor(tx: DrizzleTransactionLike): SqlExecutor {
     return betterSqliteExecutor(client);
   }
   const what = is(tx, PgDatabase) || is(tx, MySqlDatabase) ? 'a Drizzle database, not a transaction; ' : '';
-  throw new InvalidOption('tx', `is ${what}${ACCEPTED}`);
+  throw new InvalidOption('tx', what === '' ? ACCEPTED : `is ${what}${ACCEPTED}`);
 }

@@ -17,7 +17,6 @@ import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
-import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import {
   betterSqliteClientOf,
@@ -125,6 +124,11 @@ function betterSqliteTransactions<D extends DrizzleBetterSqliteLike>(db: D): Sta
  * better-sqlite3.
  */
 export function drizzleTransactions<D extends DrizzleBetterSqliteLike>(db: D): StackTransactions<D>;
+/**
+ * Transactions of a Drizzle database of node-postgres, postgres.js or mysql2: each is
+ * `db.transaction(async (tx) => …)`, and the handler gets that `tx` (see the better-sqlite3 overload above).
+ * @throws {InvalidOption} `db` is a transaction, or not a Drizzle database of a supported driver.
+ */
 export function drizzleTransactions<X extends DrizzleAsyncTransactionLike>(
   db: DrizzleDatabaseLike<X>,
 ): StackTransactions<X>;

@@ -104,10 +104,10 @@ function transactionOf(tx: TypeormTransactionLike): { runner: TypeormQueryRunner
     const what =
       typeof candidate?.createQueryRunner === 'function'
         ? 'a TypeORM DataSource, not a transaction; '
-        : candidate !== null && 'queryRunner' in candidate && typeof candidate.transaction === 'function'
+        : typeof candidate?.getRepository === 'function' && typeof candidate.transaction === 'function'
           ? 'an EntityManager outside a transaction (dataSource.manager); '
           : '';
-    throw new InvalidOption('tx', `is ${what}${ACCEPTED}`);
+    throw new InvalidOption('tx', what === '' ? ACCEPTED : `is ${what}${ACCEPTED}`);
   }
   if (runner.isReleased || !runner.isTransactionActive) {
     throw new InvalidOption(
