@@ -146,7 +146,7 @@ describe('payonce/tx/typeorm on better-sqlite3: the opener runs one transaction 
       steps.push('first:end');
       throw new Error('first rolls back');
     });
-    const second = transactions.transaction(async (manager, executor) => {
+    const second = transactions.transaction(async (_manager, executor) => {
       steps.push('second:begin');
       await executor.execute('insert into stack_effects (event_id) values (?)', ['serial-2']);
     });
