@@ -5,7 +5,7 @@
  * whose `db.transaction` is synchronous) the `db` itself inside `begin immediate`. Its own entry, apart from the
  * stores, so that only an application on Drizzle loads `drizzle-orm` through it. Drizzle's own queries stay
  * Drizzle's (its joins keep their columns): only payonce's statements go through the executor.
- * @see docs/your-stack.md "Drizzle".
+ * @see docs/your-stack.md "Drizzle (node-postgres)", "Drizzle (postgres.js, mysql2, better-sqlite3)".
  */
 import { is, sql } from 'drizzle-orm';
 import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
@@ -62,7 +62,7 @@ export async function withDrizzleTransaction<S extends JoinableStore, T>(
  * @throws {InvalidOption} `tx` is not accepted (see `drizzleExecutor`), or the guard's store is not a SQL store of
  * its dialect.
  * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws.
- * @see docs/your-stack.md "Drizzle".
+ * @see docs/your-stack.md "Drizzle (postgres.js, mysql2, better-sqlite3)".
  * @example
  * await db.transaction((tx) =>
  *   runInDrizzleTransaction(guard, tx, new RequestKey('stripe', event.id), async (tx) => {
