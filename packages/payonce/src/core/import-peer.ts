@@ -9,6 +9,7 @@ const INSTALL: Readonly<Record<string, string>> = {
   'better-sqlite3': 'better-sqlite3@12',
   pg: 'pg@8',
   'drizzle-orm': 'drizzle-orm@0',
+  typeorm: 'typeorm@1',
   mysql2: 'mysql2@3',
   ioredis: 'ioredis@6',
   express: 'express@5',
