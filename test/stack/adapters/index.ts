@@ -1,12 +1,16 @@
 import type { StackAdapterDefinition } from '../stack-adapter.js';
 import { betterSqlite3Stack } from './better-sqlite3.js';
+import { drizzleBetterSqlite3Stack } from './drizzle-better-sqlite3.js';
+import { drizzleMysql2Stack } from './drizzle-mysql2.js';
 import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
-import { mysql2Stack } from './mysql2.js';
+import { drizzlePostgresJsStack } from './drizzle-postgres-js.js';
 import { knexStack } from './knex.js';
 import { kyselyStack } from './kysely.js';
+import { mysql2Stack } from './mysql2.js';
 import { pgStack } from './pg.js';
 import { postgresJsStack } from './postgres-js.js';
 import { prismaStack } from './prisma.js';
+import { typeormStack } from './typeorm.js';
 
 /**
  * Every adapter of the conformance suite, by name (the kill -9 child opens one by name). One file per adapter in
@@ -21,4 +25,8 @@ export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = 
   prisma: prismaStack,
   kysely: kyselyStack,
   knex: knexStack,
+  typeorm: typeormStack,
+  'drizzle-postgres-js': drizzlePostgresJsStack,
+  'drizzle-mysql2': drizzleMysql2Stack,
+  'drizzle-better-sqlite3': drizzleBetterSqlite3Stack,
 };

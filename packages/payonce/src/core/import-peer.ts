@@ -12,6 +12,7 @@ const INSTALL: Readonly<Record<string, string>> = {
   postgres: 'postgres@3',
   kysely: 'kysely@0.28',
   knex: 'knex@3',
+  typeorm: 'typeorm@1',
   mysql2: 'mysql2@3',
   ioredis: 'ioredis@6',
   express: 'express@5',

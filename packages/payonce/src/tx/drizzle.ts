@@ -1,82 +1,49 @@
 /**
- * `payonce/tx/drizzle`: payonce's one-commit mode in a Drizzle transaction (`db.transaction(async (tx) => …)`) on
- * node-postgres (`drizzle-orm/node-postgres`). Its own entry, apart from the stores, so that only an application on
- * Drizzle loads `drizzle-orm` through it. Drizzle's own queries stay Drizzle's (its joins keep their columns): only
- * payonce's statements go through the executor, on the transaction's own Drizzle session with bound parameters.
- * @see docs/your-stack.md "Drizzle (node-postgres)".
+ * `payonce/tx/drizzle`: payonce's one-commit mode in a Drizzle transaction: the `tx` of
+ * `db.transaction(async (tx) => …)` on node-postgres (`drizzle-orm/node-postgres`), postgres.js
+ * (`drizzle-orm/postgres-js`) or mysql2 (`drizzle-orm/mysql2`), and on better-sqlite3 (`drizzle-orm/better-sqlite3`,
+ * whose `db.transaction` is synchronous) the `db` itself inside `begin immediate`. Its own entry, apart from the
+ * stores, so that only an application on Drizzle loads `drizzle-orm` through it. Drizzle's own queries stay
+ * Drizzle's (its joins keep their columns): only payonce's statements go through the executor.
+ * @see docs/your-stack.md "Drizzle (node-postgres)", "Drizzle (postgres.js, mysql2, better-sqlite3)".
  */
-import { is, type SQL } from 'drizzle-orm';
-import { PgDatabase, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { is, sql } from 'drizzle-orm';
+import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
+import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
+import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
 import { InvalidOption } from '../core/errors.js';
 import type { RunOptions } from '../core/guard-types.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
-import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import {
+  betterSqliteClientOf,
+  type DrizzleAsyncTransactionLike,
+  type DrizzleBetterSqliteLike,
+  type DrizzleTransactionLike,
+  drizzleExecutor,
+} from './drizzle-executor.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 export type { StackTransactions } from '../stores/sql/stack-transactions.js';
+export type {
+  BetterSqliteClientLike,
+  BetterSqliteStatementLike,
+  DrizzleAsyncTransactionLike,
+  DrizzleBetterSqliteLike,
+  DrizzleTransactionLike,
+} from './drizzle-executor.js';
+export { drizzleExecutor } from './drizzle-executor.js';
 export type { JoinableStore, JoinedHandler } from './run-joined.js';
-
-/** What a statement of the Drizzle session answers on node-postgres (a pg `QueryResult`; the part payonce reads). */
-interface NodePgResultLike {
-  readonly rows: unknown[];
-  readonly rowCount: number | null;
-  readonly command: string;
-}
-
-/** A Drizzle transaction: the `tx` of `db.transaction(async (tx) => …)` (its `execute` is what payonce uses). */
-export interface DrizzleTransactionLike {
-  /** Runs one Drizzle SQL statement on the transaction (Drizzle binds its parameters). */
-  execute(query: SQL): PromiseLike<unknown>;
-}
-
-/** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-
-/** The node-postgres result of a Drizzle session's statement, or a plain row array (postgres.js answers one). */
-function resultOf(answer: unknown): { rows: unknown[]; numAffectedRows?: bigint } {
-  if (Array.isArray(answer)) return { rows: answer };
-  const result = answer as NodePgResultLike;
-  if (!WRITES.has(result.command) || result.rowCount === null) return { rows: result.rows };
-  return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
-}
-
-/**
- * The executor seam over `tx`, a Drizzle PostgreSQL transaction (node-postgres driver): payonce's statements run on
- * the transaction's Drizzle session (`tx._.session`), prepared from payonce's compiled SQL text and parameters
- * (`session.prepareQuery({ sql, params })`, what `tx.execute(sql)` runs once Drizzle has built its query) — no
- * rebuild of the text into a Drizzle `SQL` object and back, which cost about 80 µs of CPU per statement
- * (packages/bench/notes/stack.md). The Drizzle database itself (`db`, not `tx`) is refused: its statements
- * run outside the transaction.
- * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction.
- */
-export function drizzleExecutor(tx: DrizzleTransactionLike): SqlExecutor {
-  if (!is(tx, PgTransaction)) {
-    const what = is(tx, PgDatabase) ? 'a Drizzle database, not a transaction; ' : '';
-    throw new InvalidOption(
-      'tx',
-      `is ${what}must be the tx of a Drizzle PostgreSQL db.transaction(async (tx) => …) (drizzle-orm/node-postgres)`,
-    );
-  }
-  const session = (tx as PgTransaction<PgQueryResultHKT>)._.session;
-  return {
-    dialect: 'postgres',
-    async execute(text, parameters) {
-      const prepared = session.prepareQuery({ sql: text, params: [...parameters] }, undefined, undefined, false);
-      return resultOf(await prepared.execute());
-    },
-  };
-}
 
 /**
  * Runs `work` with `trx`, the Drizzle transaction `tx` as a Kysely `Transaction` typed for `store`'s tables, for
  * payonce's one-commit calls that take one (`outbox.enqueueOnce(trx, …)`, the payments' transitions). `store` is
  * the payonce store on the same database.
- * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction, or `store` is not PostgreSQL.
+ * @throws {InvalidOption} `tx` is not accepted (see `drizzleExecutor`), or `store` is not a SQL store of its dialect.
  * @throws whatever `work` throws.
  */
 export async function withDrizzleTransaction<S extends JoinableStore, T>(
@@ -89,12 +56,13 @@ export async function withDrizzleTransaction<S extends JoinableStore, T>(
 
 /**
  * `guard.runInTransaction` in the application's Drizzle transaction `tx`: the receipt, `handler`'s Drizzle writes
- * and any outbox row enqueued with its third argument commit together when `db.transaction` commits, or not at all
+ * and any outbox row enqueued with its third argument commit together when the transaction commits, or not at all
  * (a throw rolls the whole transaction back). `handler` gets `tx` itself, typed as the caller's. A duplicate inside a
  * transaction never waits for an in-flight claim (see `runJoined`): it replays, or gets `RequestInProgress` (409).
- * @throws {InvalidOption} `tx` is not a Drizzle PostgreSQL transaction, or the guard's store is not PostgreSQL.
+ * @throws {InvalidOption} `tx` is not accepted (see `drizzleExecutor`), or the guard's store is not a SQL store of
+ * its dialect.
  * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws.
- * @see docs/your-stack.md "Drizzle (node-postgres)".
+ * @see docs/your-stack.md "Drizzle (postgres.js, mysql2, better-sqlite3)".
  * @example
  * await db.transaction((tx) =>
  *   runInDrizzleTransaction(guard, tx, new RequestKey('stripe', event.id), async (tx) => {
@@ -112,27 +80,80 @@ export async function runInDrizzleTransaction<S extends JoinableStore, X extends
   return await runJoined(guard, drizzleExecutor(tx), tx, key, handler, options);
 }
 
-/** A Drizzle PostgreSQL database (the part payonce uses): it opens transactions. */
-export interface DrizzleDatabaseLike<X extends DrizzleTransactionLike> {
+/** A Drizzle PostgreSQL or MySQL database (the part payonce uses): it opens transactions. */
+export interface DrizzleDatabaseLike<X extends DrizzleAsyncTransactionLike> {
   /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: X) => Promise<T>): Promise<T>;
 }
 
 /**
- * Transactions of a Drizzle PostgreSQL database (node-postgres driver) for the parts of payonce that open one
- * themselves (a one-commit webhook endpoint, an Idempotency-Key route): each is `db.transaction(async (tx) => …)`,
- * and the handler gets that `tx`.
- * @throws {InvalidOption} `db` is not a Drizzle PostgreSQL database.
+ * One better-sqlite3 transaction at a time on `db`'s one connection, in the order asked: `begin immediate`, `work`
+ * with `db`, `commit`; `rollback` when `work` throws (unless SQLite already ended the transaction).
  */
-export function drizzleTransactions<X extends DrizzleTransactionLike>(
-  db: DrizzleDatabaseLike<X>,
-): StackTransactions<X> {
-  if (!is(db, PgDatabase) || is(db, PgTransaction)) {
-    throw new InvalidOption('db', 'must be a Drizzle PostgreSQL database (drizzle(pool) of drizzle-orm/node-postgres)');
-  }
+function betterSqliteTransactions<D extends DrizzleBetterSqliteLike>(db: D): StackTransactions<D> {
+  let last: Promise<unknown> = Promise.resolve();
   return {
-    dialect: 'postgres',
-    stack: 'drizzle (node-postgres)',
-    transaction: (work) => db.transaction((tx) => work(tx, drizzleExecutor(tx))),
+    dialect: 'sqlite',
+    stack: 'drizzle (better-sqlite3)',
+    transaction(work) {
+      const next = last.then(async () => {
+        db.run(sql.raw('begin immediate'));
+        try {
+          const result = await work(db, drizzleExecutor(db));
+          db.run(sql.raw('commit'));
+          return result;
+        } catch (error) {
+          if (db.$client.inTransaction) db.run(sql.raw('rollback'));
+          throw error;
+        }
+      });
+      last = next.catch(() => {});
+      return next;
+    },
+  };
+}
+
+/**
+ * Transactions of a Drizzle database for the parts of payonce that open one themselves (a one-commit webhook
+ * endpoint, an Idempotency-Key route). On node-postgres, postgres.js and mysql2 each is
+ * `db.transaction(async (tx) => …)` and the handler gets that `tx`. On better-sqlite3 (whose `db.transaction` cannot
+ * hold asynchronous work) each is `begin immediate` … `commit` on `db`'s one connection, one at a time in the order
+ * asked, and the handler gets `db`; any other statement the application runs on `db` meanwhile joins that
+ * transaction, so an application on better-sqlite3 runs its writes through these transactions.
+ * @throws {InvalidOption} `db` is a transaction, or not a Drizzle database of node-postgres, postgres.js, mysql2 or
+ * better-sqlite3.
+ */
+export function drizzleTransactions<D extends DrizzleBetterSqliteLike>(db: D): StackTransactions<D>;
+/**
+ * Transactions of a Drizzle database of node-postgres, postgres.js or mysql2: each is
+ * `db.transaction(async (tx) => …)`, and the handler gets that `tx` (see the better-sqlite3 overload above).
+ * @throws {InvalidOption} `db` is a transaction, or not a Drizzle database of a supported driver.
+ */
+export function drizzleTransactions<X extends DrizzleAsyncTransactionLike>(
+  db: DrizzleDatabaseLike<X>,
+): StackTransactions<X>;
+export function drizzleTransactions(
+  db: DrizzleBetterSqliteLike | DrizzleDatabaseLike<DrizzleAsyncTransactionLike>,
+): StackTransactions<DrizzleTransactionLike> {
+  if (is(db, BaseSQLiteDatabase) && !is(db, SQLiteTransaction) && betterSqliteClientOf(db) !== undefined) {
+    return betterSqliteTransactions(db as DrizzleBetterSqliteLike);
+  }
+  const dialect =
+    is(db, PgDatabase) && !is(db, PgTransaction)
+      ? 'postgres'
+      : is(db, MySqlDatabase) && !is(db, MySqlTransaction)
+        ? 'mysql'
+        : undefined;
+  if (dialect === undefined) {
+    throw new InvalidOption(
+      'db',
+      'must be a Drizzle database (drizzle(…) of drizzle-orm/node-postgres, postgres-js, mysql2 or better-sqlite3)',
+    );
+  }
+  const opener = db as DrizzleDatabaseLike<DrizzleAsyncTransactionLike>;
+  return {
+    dialect,
+    stack: `drizzle (${dialect})`,
+    transaction: (work) => opener.transaction((tx) => work(tx, drizzleExecutor(tx))),
   };
 }
