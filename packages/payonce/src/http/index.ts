@@ -24,6 +24,8 @@ export {
   type IdempotencyCoreOptions,
   type IdempotencyCoreSource,
   type IdempotencyResult,
+  type RouteNext,
+  type StackTransactionBox,
 } from './idempotency-core.js';
 export {
   IDEMPOTENCY_KEY_HEADER,
