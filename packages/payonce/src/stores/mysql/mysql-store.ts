@@ -6,8 +6,8 @@ import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
-import { checkSchema } from '../sql/table-namespace.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { checkSchema } from '../sql/table-namespace.js';
 import { boundedMysqlPool, type RawMysqlPool } from './bounded-mysql-pool.js';
 import { type MysqlQueryPool, mysqlStatementRunner } from './mysql-statement-runner.js';
 

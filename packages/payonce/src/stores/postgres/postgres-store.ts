@@ -7,8 +7,8 @@ import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
-import { checkSchema } from '../sql/table-namespace.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { checkSchema } from '../sql/table-namespace.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 

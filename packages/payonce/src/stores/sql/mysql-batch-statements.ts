@@ -98,7 +98,9 @@ export const mysqlBatchStatements: BatchStatements = Object.freeze({
       row.headersJson,
       bufferOf(row.body),
     ]);
-    const result = await ctx.db.executeQuery(CompiledQuery.raw(mysqlCompleteReceiptsSql(rows.length, ctx.receiptsTable), parameters));
+    const result = await ctx.db.executeQuery(
+      CompiledQuery.raw(mysqlCompleteReceiptsSql(rows.length, ctx.receiptsTable), parameters),
+    );
     if (Number(result.numAffectedRows ?? 0n) === rows.length) return new Set(rows.map((row) => keyId(row.key)));
     const columns = 'provider, external_id, status, attempts, finished_at';
     let found: FinishedRow[];

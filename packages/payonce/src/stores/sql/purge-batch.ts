@@ -35,7 +35,9 @@ async function purgeableKeys(
 ): Promise<ReceiptKeyRow[]> {
   const select = (abandoned: number | null, max: number) =>
     statement(ctx, () => {
-      let query = onSchema<ReceiptsDatabase>(ctx.db, ctx.schema).selectFrom(RECEIPTS_TABLE).select(['provider', 'external_id']);
+      let query = onSchema<ReceiptsDatabase>(ctx.db, ctx.schema)
+        .selectFrom(RECEIPTS_TABLE)
+        .select(['provider', 'external_id']);
       query =
         abandoned !== null
           ? query.where('status', '=', 'processing').where('claimed_at', '<', abandoned)

@@ -35,8 +35,9 @@ const QUALIFIED_NAMES = [
 const QUALIFIED_NAME = new RegExp(`(?<![A-Za-z0-9_."\`])(${QUALIFIED_NAMES.join('|')})(?![A-Za-z0-9_])`, 'g');
 
 /** What carries a namespace: a SQL store (`SqlStore.schema`), or a `{ db, dialect, schema }` target. */
-export interface Namespaced<DB> {
-  readonly db: Kysely<DB>;
+export interface Namespaced {
+  /** A Kysely instance (`Kysely<DB>` of any `DB`). */
+  readonly db: { withSchema(schema: string): object };
   /** The PostgreSQL schema or MySQL database of payonce's tables; `null`/absent: the connection's own. */
   readonly schema?: string | null;
 }
@@ -97,7 +98,7 @@ export function onSchema<T>(db: { withSchema(schema: string): object }, schema: 
 }
 
 /** `target.db` qualified with `target.schema` (see {@link onSchema}), typed with payonce's tables `T`. */
-export function tablesOf<T>(target: Namespaced<unknown>): Kysely<T> {
+export function tablesOf<T>(target: Namespaced): Kysely<T> {
   return onSchema<T>(target.db, target.schema);
 }
 
