@@ -71,7 +71,7 @@ describe('drizzle-kit push on a database holding payonce tables', () => {
   const suffix = randomBytes(5).toString('hex');
   const schemaDb = `ns_dk_schema_${suffix}`;
   const prefixDb = `ns_dk_prefix_${suffix}`;
-  const io = { out: () => {}, err: () => {} };
+  const io = { out: () => {} };
   let dir: string;
 
   beforeAll(async () => {

@@ -54,7 +54,7 @@ describe('mysql: payonce tables in a database of their own, the connection on th
     const out: string[] = [];
     await runMigrate(
       userUrl,
-      { out: (line) => out.push(line), err: (line) => out.push(line) },
+      { out: (line) => out.push(line) },
       { schema: payonceDatabase, only: ['receipts', 'outbox', 'journal'] },
     );
     expect(out[0]).toContain(`(database ${payonceDatabase})`);

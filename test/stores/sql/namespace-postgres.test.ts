@@ -71,7 +71,7 @@ describe('postgres: payonce tables in their own schema, the connection on anothe
     const out: string[] = [];
     const report = await runMigrate(
       userUrl,
-      { out: (line) => out.push(line), err: (line) => out.push(line) },
+      { out: (line) => out.push(line) },
       { schema: payonceSchema, only: ['receipts', 'outbox', 'journal'] },
     );
     expect(report.notSelected.length).toBeGreaterThan(0);
