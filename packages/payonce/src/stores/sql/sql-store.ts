@@ -78,7 +78,10 @@ export interface SqlBatching {
 export interface SqlConnectOptions {
   /** @see SqlStoreOptions.batching */
   readonly batching?: boolean | SqlBatching;
-  /** @see SqlStoreOptions.schema */
+  /**
+   * The PostgreSQL schema (MySQL: database) of payonce's tables, qualified in every statement; checked before the
+   * pool is created (`InvalidOption`). @see SqlStoreOptions.schema
+   */
   readonly schema?: string;
 }
 
