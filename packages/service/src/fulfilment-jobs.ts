@@ -5,6 +5,8 @@ import { runEffectOnce } from 'payonce/internal/outbox/effect-ledger.js';
 import type { OutboxJob } from 'payonce/internal/outbox/outbox-job.js';
 import type { JobHandler } from 'payonce/internal/outbox/outbox-worker.js';
 import { FULFIL_TOPIC, REFUND_TOPIC } from 'payonce/internal/payments/apply-report.js';
+import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
+import { tablesIn } from 'payonce/internal/stores/sql/table-namespace.js';
 import { ORDER_FULFILLED_TOPIC, ORDER_PAID_TOPIC } from './order-events.js';
 import type { ServiceContext } from './service-context.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE, type ServiceDatabase } from './service-tables.js';
@@ -29,17 +31,18 @@ function payloadOf(job: OutboxJob): { orderId: string; attemptId: string | null 
   return { orderId: payload.orderId, attemptId: typeof payload.attemptId === 'string' ? payload.attemptId : null };
 }
 
-function table(trx: Transaction<unknown>): Kysely<ServiceDatabase> {
-  return trx as unknown as Kysely<ServiceDatabase>;
+function table(store: SqlStore<unknown>, trx: Transaction<unknown>): Kysely<ServiceDatabase> {
+  return tablesIn<ServiceDatabase>(store, trx);
 }
 
 /** Inserts the row of one performed fulfilment or refund (the business effect the ledger guards). */
 async function insertEffectRow(
+  store: SqlStore<unknown>,
   trx: Transaction<unknown>,
   into: typeof FULFILMENTS_TABLE | typeof REFUNDS_TABLE,
   row: { orderId: string; attemptId: string | null; jobId: string; nowMs: number },
 ): Promise<void> {
-  await table(trx)
+  await table(store, trx)
     .insertInto(into)
     .values({
       id: randomUUID(),
@@ -89,7 +92,12 @@ export function fulfilmentHandlers(
       async (trx) => {
         const start = await ctx.payments.advanceOrder(trx, orderId, 'fulfilling');
         if (start.kind === 'ignored') return false;
-        await insertEffectRow(trx, FULFILMENTS_TABLE, { orderId, attemptId, jobId: job.id, nowMs: ctx.clock.now() });
+        await insertEffectRow(ctx.store, trx, FULFILMENTS_TABLE, {
+          orderId,
+          attemptId,
+          jobId: job.id,
+          nowMs: ctx.clock.now(),
+        });
         await ctx.payments.advanceOrder(trx, orderId, 'completed');
         if (events) await event(trx, ORDER_FULFILLED_TOPIC, { orderId, attemptId });
         return true;
@@ -109,7 +117,12 @@ export function fulfilmentHandlers(
       ctx.store,
       `refund:${orderId}`,
       async (trx) => {
-        await insertEffectRow(trx, REFUNDS_TABLE, { orderId, attemptId, jobId: job.id, nowMs: ctx.clock.now() });
+        await insertEffectRow(ctx.store, trx, REFUNDS_TABLE, {
+          orderId,
+          attemptId,
+          jobId: job.id,
+          nowMs: ctx.clock.now(),
+        });
       },
       { jobId: job.id, nowMs: ctx.clock.now() },
     );

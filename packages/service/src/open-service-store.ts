@@ -22,21 +22,29 @@ export async function openServiceStore(
   databaseUrl: string,
   poolSize?: number,
   waitMs?: number,
+  schema?: string | null,
 ): Promise<SqlStore<unknown>> {
   const target = parseDatabaseUrl(databaseUrl);
+  const namespace = schema === null || schema === undefined ? {} : { schema };
   if (target.dialect === 'postgres' && (poolSize !== undefined || waitMs !== undefined)) {
-    return (await PostgresStore.connect({
-      connectionString: target.url,
-      ...(poolSize === undefined ? {} : { max: poolSize }),
-      ...(waitMs === undefined ? {} : { connectionTimeoutMillis: waitMs, query_timeout: waitMs }),
-    })) as unknown as SqlStore<unknown>;
+    return (await PostgresStore.connect(
+      {
+        connectionString: target.url,
+        ...(poolSize === undefined ? {} : { max: poolSize }),
+        ...(waitMs === undefined ? {} : { connectionTimeoutMillis: waitMs, query_timeout: waitMs }),
+      },
+      namespace,
+    )) as unknown as SqlStore<unknown>;
   }
   if (target.dialect === 'mysql' && (poolSize !== undefined || waitMs !== undefined)) {
-    return (await MysqlStore.connect({
-      uri: target.url,
-      ...(poolSize === undefined ? {} : { connectionLimit: poolSize }),
-      ...(waitMs === undefined ? {} : { connectTimeout: waitMs, queryTimeoutMs: waitMs }),
-    })) as unknown as SqlStore<unknown>;
+    return (await MysqlStore.connect(
+      {
+        uri: target.url,
+        ...(poolSize === undefined ? {} : { connectionLimit: poolSize }),
+        ...(waitMs === undefined ? {} : { connectTimeout: waitMs, queryTimeoutMs: waitMs }),
+      },
+      namespace,
+    )) as unknown as SqlStore<unknown>;
   }
-  return (await openSqlStore(target)) as unknown as SqlStore<unknown>;
+  return (await openSqlStore(target, namespace)) as unknown as SqlStore<unknown>;
 }

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import { intOf } from 'payonce/internal/outbox/sql-transaction.js';
 import type { JournalEntry } from 'payonce/internal/payments/journal-entry.js';
 import type { Order } from 'payonce/internal/payments/order.js';
 import type { PaymentAttempt } from 'payonce/internal/payments/payment-attempt.js';
+import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import type { DeliveryRecord } from 'payonce/internal/webhooks/journal/delivery-record.js';
 import type { ServiceContext } from './service-context.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE, type ServiceDatabase } from './service-tables.js';
@@ -159,7 +159,7 @@ async function effectRows(
   table: typeof FULFILMENTS_TABLE | typeof REFUNDS_TABLE,
   orderId: string,
 ) {
-  const db = ctx.store.db as unknown as Kysely<ServiceDatabase>;
+  const db = tablesOf<ServiceDatabase>(ctx.store);
   const rows = await db
     .selectFrom(table)
     .selectAll()

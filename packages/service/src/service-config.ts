@@ -1,4 +1,6 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
+import { checkSchema } from 'payonce/internal/stores/sql/table-namespace.js';
 import { checkAdminTokenStrength } from './admin-token-strength.js';
 import { trustedProxiesOf } from './trusted-proxies.js';
 
@@ -12,6 +14,12 @@ export interface ServiceSettings {
    * Ignored when a `store` is given to `createService`. @default './payonce.sqlite'
    */
   databaseUrl?: string;
+  /**
+   * The PostgreSQL schema (MySQL/MariaDB: database) of every payonce and service table, created on start if missing
+   * and qualified in every statement (`SqlStoreOptions.schema`); not on SQLite. Ignored when a `store` is given
+   * (that store's own `schema` applies). @default none: the connection's search_path / database
+   */
+  databaseSchema?: string;
   /**
    * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). A webhook delivery takes a
    * connection four times (claim, business transaction, completion, journal row) and a checkout five; with more
@@ -135,6 +143,7 @@ export interface ServiceSettings {
 /** {@link ServiceSettings} checked, with every default applied. */
 export interface ServiceConfig {
   readonly databaseUrl: string;
+  readonly databaseSchema: string | null;
   readonly databasePoolSize: number;
   readonly redisUrl: string | null;
   readonly redisPrefix: string;
@@ -242,6 +251,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
   }
   return Object.freeze({
     databaseUrl,
+    databaseSchema: checkSchema(settings.databaseSchema, parseDatabaseUrl(databaseUrl).dialect),
     databasePoolSize: atMost(int(settings.databasePoolSize, 'databasePoolSize', 1, 10), 1_000, 'databasePoolSize'),
     redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
     redisPrefix,

@@ -1,9 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Clock } from 'payonce/internal/core/clock.js';
 import { WebhookMetrics, type WebhookMetricsOptions } from 'payonce/internal/observe/webhook-metrics.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from 'payonce/internal/outbox/outbox-tables.js';
 import { ATTEMPTS_TABLE, type PaymentsDatabase } from 'payonce/internal/payments/payments-tables.js';
 import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
+import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import { Counter, Gauge } from 'prom-client';
 import { withinMs } from './within-ms.js';
 
@@ -61,8 +62,8 @@ export class ServiceMetrics extends WebhookMetrics {
     super(options);
     const prefix = options.prefix ?? 'payonce_';
     const registers = [this.registry];
-    const outbox = options.store.db as unknown as Kysely<OutboxDatabase>;
-    const attempts = options.store.db as unknown as Kysely<PaymentsDatabase>;
+    const outbox = tablesOf<OutboxDatabase>(options.store);
+    const attempts = tablesOf<PaymentsDatabase>(options.store);
     const { clock } = options;
     const waitMs = options.storeTimeoutMs ?? 2_000;
     const readFailures = new Counter({

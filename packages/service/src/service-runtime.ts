@@ -86,7 +86,12 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     if (options.store) {
       store = options.store;
     } else {
-      store = await openServiceStore(config.databaseUrl, config.databasePoolSize, databaseWaitMs(config));
+      store = await openServiceStore(
+        config.databaseUrl,
+        config.databasePoolSize,
+        databaseWaitMs(config),
+        config.databaseSchema,
+      );
       closers.push(() => store.close());
     }
     let provider: PaymentProvider;

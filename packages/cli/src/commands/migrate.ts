@@ -12,6 +12,7 @@ interface MigrateCommandOptions {
   only?: string[];
   printSql?: boolean;
   dialect?: string;
+  schema?: string;
 }
 
 function planOf(options: MigrateCommandOptions): MigratePlan {
@@ -41,6 +42,12 @@ export function registerMigrate(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--print-sql', 'print the SQL (ledger tables, then each migration) and connect to nothing'))
     .addOption(new Option('--dialect <dialect>', 'with --print-sql: sqlite, postgres or mysql'))
+    .addOption(
+      new Option(
+        '--schema <name>',
+        'the PostgreSQL schema (MySQL: database) of every payonce table, created if missing; not on SQLite',
+      ),
+    )
     .action(async (options: MigrateCommandOptions) => {
       const plan = planOf(options);
       if (plan.printSql) {

@@ -14,6 +14,7 @@ export interface RuntimeFlags {
   databaseUrl?: string;
   /** Connections of the PostgreSQL / MySQL pool (1–1000); `undefined` = the service's default of 10. */
   databasePoolSize?: number;
+  schema?: string;
   redisUrl?: string;
   storeTimeoutMs?: number;
   providerUrl?: string;
@@ -87,6 +88,10 @@ export function addRuntimeOptions(command: Command): Command {
       databaseUrlOption(
         'SQLite file path / sqlite:PATH, postgres://… or mysql://… (migrated on start; default ./payonce.sqlite)',
       ),
+    )
+    .option(
+      '--schema <name>',
+      'the PostgreSQL schema (MySQL: database) of every payonce table, created on start if missing; not on SQLite',
     )
     .option(
       '--database-pool-size <n>',
@@ -243,6 +248,7 @@ export function runtimeOptions(
   }
   return {
     databaseUrl,
+    ...(flags.schema === undefined ? {} : { databaseSchema: flags.schema }),
     databasePoolSize: flags.databasePoolSize,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
     storeTimeoutMs: flags.storeTimeoutMs,

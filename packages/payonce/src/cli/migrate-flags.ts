@@ -3,6 +3,7 @@ import { dialectNamed } from '../stores/sql/dialects.js';
 import type { MigrateOptions } from '../stores/sql/migrate.js';
 import { parseMigrationGroups } from '../stores/sql/migration-groups.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
+import { checkSchema } from '../stores/sql/table-namespace.js';
 
 /** The flags of `payonce migrate` besides the database URL, as either CLI parsed them. */
 export interface MigrateFlags {
@@ -10,6 +11,8 @@ export interface MigrateFlags {
   readonly only?: readonly string[];
   readonly printSql?: boolean;
   readonly dialect?: string;
+  /** `--schema`: the PostgreSQL schema (MySQL/MariaDB: database) to create and put everything in. */
+  readonly schema?: string;
   /** True when `--database-url` itself was given (not a URL from the environment). */
   readonly databaseUrlFlag?: boolean;
 }
@@ -23,10 +26,16 @@ export type MigratePlan =
  * Checks the flags of `payonce migrate` and says what to do. Shared by the library's `payonce migrate` and
  * `@payonce/cli`'s, so both accept and refuse the same things.
  * @throws {InvalidOption} (`only`) an empty list or unknown group; (`dialect`) `--print-sql` without a known
- *   `--dialect`, or `--dialect` without `--print-sql`; (`database-url`) `--print-sql` with `--database-url`.
+ *   `--dialect`, or `--dialect` without `--print-sql`; (`database-url`) `--print-sql` with `--database-url`;
+ *   (`schema`) a name that is not 1–63 letters, digits or `_`, or any with `--dialect sqlite`.
  */
 export function planMigrate(flags: MigrateFlags): MigratePlan {
-  const options: MigrateOptions = flags.only === undefined ? {} : { only: parseMigrationGroups(flags.only.join(',')) };
+  const options: MigrateOptions = {
+    ...(flags.only === undefined ? {} : { only: parseMigrationGroups(flags.only.join(',')) }),
+    ...(flags.schema === undefined ? {} : { schema: flags.schema }),
+  };
+  // The name is checked now; whether the database has schemas once its dialect is known (SQLite has none).
+  if (flags.schema !== undefined) checkSchema(flags.schema, 'postgres');
   if (!flags.printSql) {
     if (flags.dialect !== undefined) {
       throw new InvalidOption('dialect', 'is for --print-sql only (migrate reads the dialect from --database-url)');
@@ -39,5 +48,7 @@ export function planMigrate(flags: MigrateFlags): MigratePlan {
   if (flags.dialect === undefined) {
     throw new InvalidOption('dialect', '--print-sql needs --dialect sqlite, postgres or mysql');
   }
-  return { printSql: true, dialect: dialectNamed(flags.dialect as SqlDialectName).name, options };
+  const dialect = dialectNamed(flags.dialect as SqlDialectName).name;
+  checkSchema(options.schema, dialect);
+  return { printSql: true, dialect, options };
 }

@@ -4,6 +4,7 @@ import type { MigrateOptions, MigrationReport } from '../stores/sql/migrate.js';
 import { type MigrationSelection, selectMigrations } from '../stores/sql/migration-groups.js';
 import { migrationSql } from '../stores/sql/migration-script.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
+import { checkSchema } from '../stores/sql/table-namespace.js';
 
 /** Where `runMigrate` writes its progress: one line per call (the newline is added by the writer). */
 export interface MigrateOutput {
@@ -26,7 +27,9 @@ function selectionLines(selection: MigrationSelection): string[] {
  * `postgresql://…` or `mysql://…`) and writes the groups pulled in, each migration it applied (or that nothing
  * was pending), and the migrations left out. Safe to run again; a later run with more groups adds theirs.
  * Returns the report.
- * @throws {InvalidOption} (`only`) for an empty list or unknown group name, before connecting (the CLI exits 2).
+ * With `options.schema` everything goes into that PostgreSQL schema (MySQL: database), created if missing.
+ * @throws {InvalidOption} (`only`) for an empty list or unknown group name, (`schema`) an invalid name or any on
+ *   SQLite, before connecting (the CLI exits 2).
  * @throws {InvalidDatabaseUrl} for an unsupported or malformed URL (the CLI exits with status 2).
  * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
  * @see docs/design.md §3 "Schema"; docs/your-stack.md "Migration tools".
@@ -38,9 +41,12 @@ export async function runMigrate(
 ): Promise<MigrationReport> {
   const selection = options.only === undefined ? undefined : selectMigrations(options.only);
   const target = parseDatabaseUrl(databaseUrl);
-  io.out(`payonce migrate: ${describeTarget(target)}`);
+  checkSchema(options.schema, target.dialect);
+  const where =
+    options.schema === undefined ? '' : ` (${target.dialect === 'mysql' ? 'database' : 'schema'} ${options.schema})`;
+  io.out(`payonce migrate: ${describeTarget(target)}${where}`);
   if (selection !== undefined) for (const line of selectionLines(selection)) io.out(line);
-  const store = await openSqlStore(target);
+  const store = await openSqlStore(target, { schema: options.schema });
   try {
     const report = await store.migrate(options);
     for (const name of report.applied) io.out(`applied ${name}`);

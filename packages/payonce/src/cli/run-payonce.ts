@@ -18,8 +18,9 @@ const stdio: PayonceIo = {
 };
 
 const USAGE = [
-  'usage: payonce migrate [--database-url URL] [--only GROUPS]   apply pending payonce migrations',
-  '       payonce migrate --print-sql --dialect sqlite|postgres|mysql [--only GROUPS]   print the SQL, connect to nothing',
+  'usage: payonce migrate [--database-url URL] [--only GROUPS] [--schema NAME]   apply pending payonce migrations',
+  '       payonce migrate --print-sql --dialect sqlite|postgres|mysql [--only GROUPS] [--schema NAME]   print the SQL, connect to nothing',
+  '       (NAME: the PostgreSQL schema or MySQL database of every payonce table, created if missing; not on SQLite)',
   '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
   '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
   `       (GROUPS: comma-separated, of ${MIGRATION_GROUPS.join(', ')}; default: all of them)`,
@@ -46,6 +47,7 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
         only: { type: 'string', multiple: true },
         'print-sql': { type: 'boolean' },
         dialect: { type: 'string' },
+        schema: { type: 'string' },
       },
       strict: true,
     });
@@ -53,6 +55,7 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
       only: values.only,
       printSql: values['print-sql'],
       dialect: values.dialect,
+      schema: values.schema,
       databaseUrlFlag: values['database-url'] !== undefined,
     });
     url = values['database-url'] ?? databaseUrlFromEnv(process.env);

@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { withRetry } from '../stores/sql/retry.js';
+import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
 import { type OutboxJob, toOutboxJob } from './outbox-job.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
 import { type SqlTarget, transaction } from './sql-transaction.js';
@@ -79,7 +80,7 @@ export async function claimJob<DB>(target: SqlTarget<DB>, request: ClaimJobReque
     lease_expires_at: nowMs + leaseMs,
   };
   if (target.dialect.name === 'sqlite') {
-    const db = target.db as unknown as Kysely<OutboxDatabase>;
+    const db = tablesOf<OutboxDatabase>(target);
     const row = await withRetry(
       () =>
         db
@@ -97,7 +98,7 @@ export async function claimJob<DB>(target: SqlTarget<DB>, request: ClaimJobReque
     return row ? toOutboxJob(row) : null;
   }
   return transaction(target, async (trx) => {
-    const db = trx as unknown as Kysely<OutboxDatabase>;
+    const db = tablesIn<OutboxDatabase>(target, trx);
     const next =
       target.dialect.name === 'mysql'
         ? await lockFirstCandidate(db, nowMs, topics)

@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
+import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
 import { insertUnlessDuplicate } from './insert-unless-duplicate.js';
 import { EFFECTS_TABLE, type OutboxDatabase } from './outbox-tables.js';
 import { type SqlTarget, transaction } from './sql-transaction.js';
@@ -40,11 +41,13 @@ export async function runEffectOnce<DB, T>(
   return transaction(target, async (trx) => {
     const first = await insertUnlessDuplicate(
       target.dialect,
-      (trx as unknown as Kysely<OutboxDatabase>).insertInto(EFFECTS_TABLE).values({
-        effect_key: effectKey,
-        job_id: options.jobId ?? null,
-        created_at: options.nowMs ?? Date.now(),
-      }),
+      tablesIn<OutboxDatabase>(target, trx)
+        .insertInto(EFFECTS_TABLE)
+        .values({
+          effect_key: effectKey,
+          job_id: options.jobId ?? null,
+          created_at: options.nowMs ?? Date.now(),
+        }),
     );
     if (!first) return Object.freeze({ kind: 'already-applied', effectKey });
     return Object.freeze({ kind: 'applied', value: await effect(trx) });
@@ -53,7 +56,7 @@ export async function runEffectOnce<DB, T>(
 
 /** True when `effectKey` is recorded in the ledger (committed). */
 export async function effectApplied<DB>(target: SqlTarget<DB>, effectKey: string): Promise<boolean> {
-  const row = await (target.db as unknown as Kysely<OutboxDatabase>)
+  const row = await tablesOf<OutboxDatabase>(target)
     .selectFrom(EFFECTS_TABLE)
     .select('effect_key')
     .where('effect_key', '=', effectKey)

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { PollLoop } from '../core/poll-loop.js';
+import { tablesIn } from '../stores/sql/table-namespace.js';
 import { backoffDelayMs } from './backoff.js';
 import { claimJob } from './claim-job.js';
 import { type EffectResult, runEffectOnce } from './effect-ledger.js';
@@ -168,7 +169,7 @@ export class OutboxWorker<DB> {
     const now = this.clock.now();
     const nextAttemptAtMs = now + delayMs;
     const updated = await transaction(this.target, async (trx) => {
-      const result = await (trx as unknown as Kysely<OutboxDatabase>)
+      const result = await tablesIn<OutboxDatabase>(this.target, trx)
         .updateTable(OUTBOX_TABLE)
         .set(
           outcome === 'retry'

@@ -5,6 +5,7 @@ import { InvalidOption } from '../core/errors.js';
 import { isStoredId } from '../core/stored-id.js';
 import { executeStatement, StatementCache, statementsOn } from '../stores/sql/compiled-statement.js';
 import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
+import { tablesOf } from '../stores/sql/table-namespace.js';
 import { insertedUnlessDuplicate } from './insert-unless-duplicate.js';
 import { type OutboxJob, toOutboxJob } from './outbox-job.js';
 import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
@@ -119,8 +120,7 @@ export class Outbox<DB> {
   constructor(target: SqlTarget<DB>, options: { clock?: Clock } = {}) {
     this.target = target;
     this.clock = options.clock ?? systemClock;
-    this.statements =
-      target.statements ?? new StatementCache(target.db as unknown as Kysely<ReceiptsDatabase>, target.dialect);
+    this.statements = target.statements ?? new StatementCache(tablesOf<ReceiptsDatabase>(target), target.dialect);
   }
 
   /**
@@ -169,7 +169,7 @@ export class Outbox<DB> {
 
   /** The job with this topic and dedupe key, or `null`. */
   async find(topic: string, dedupeKey: string): Promise<OutboxJob | null> {
-    const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const row = await tablesOf<OutboxDatabase>(this.target)
       .selectFrom(OUTBOX_TABLE)
       .selectAll()
       .where('topic', '=', topic)
@@ -181,7 +181,7 @@ export class Outbox<DB> {
   /** The job with this id, or `null` (also for an id that no stored job can have: see `isStoredId`). */
   async findById(jobId: string): Promise<OutboxJob | null> {
     if (!isStoredId(jobId)) return null;
-    const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const row = await tablesOf<OutboxDatabase>(this.target)
       .selectFrom(OUTBOX_TABLE)
       .selectAll()
       .where('id', '=', jobId)
@@ -191,7 +191,7 @@ export class Outbox<DB> {
 
   /** Every job with this dedupe key, whatever its topic (e.g. `order:<id>`: fulfilment and refund), oldest first. */
   async jobsByDedupeKey(dedupeKey: string): Promise<OutboxJob[]> {
-    const rows = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const rows = await tablesOf<OutboxDatabase>(this.target)
       .selectFrom(OUTBOX_TABLE)
       .selectAll()
       .where('dedupe_key', '=', dedupeKey)
@@ -241,7 +241,7 @@ export class Outbox<DB> {
    */
   async requeueIfStill(existing: OutboxJob, statuses: readonly FinishedStatus[]): Promise<OutboxJob | null> {
     const availableAtMs = this.clock.now();
-    const result = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const result = await tablesOf<OutboxDatabase>(this.target)
       .updateTable(OUTBOX_TABLE)
       .set({
         status: 'queued',
@@ -268,7 +268,7 @@ export class Outbox<DB> {
 
   /** Jobs in the dead letter (`dead`: failed `maxAttempts` times), oldest first, with their last error. */
   async deadLetters(limit = 100): Promise<OutboxJob[]> {
-    const rows = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const rows = await tablesOf<OutboxDatabase>(this.target)
       .selectFrom(OUTBOX_TABLE)
       .selectAll()
       .where('status', '=', 'dead')

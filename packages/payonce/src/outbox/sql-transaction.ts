@@ -12,6 +12,11 @@ export interface SqlTarget<DB> {
   readonly db: Kysely<DB>;
   readonly dialect: SqlDialect;
   readonly statements?: StatementCache;
+  /**
+   * The schema (PostgreSQL) or database (MySQL) of payonce's tables, qualified in every statement; a store's own
+   * `schema` option. `null`/absent: the connection's. Your own tables in a transaction stay unqualified.
+   */
+  readonly schema?: string | null;
 }
 
 /**

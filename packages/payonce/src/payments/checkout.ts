@@ -51,7 +51,7 @@ export async function createOrder<DB>(
     created_at: now,
     updated_at: now,
   };
-  await (trx === undefined ? paymentsDb(ctx) : paymentsTrx(trx)).insertInto(ORDERS_TABLE).values(row).execute();
+  await (trx === undefined ? paymentsDb(ctx) : paymentsTrx(ctx, trx)).insertInto(ORDERS_TABLE).values(row).execute();
   return toOrder(row);
 }
 
@@ -84,7 +84,9 @@ async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, princi
       created_at: now,
       updated_at: now,
     };
-    if (!(await insertUnlessDuplicate(ctx.store.dialect, on.db.insertInto(ATTEMPTS_TABLE).values(row)))) {
+    if (
+      !(await insertUnlessDuplicate(ctx.store.dialect, (on.tables ?? on.db).insertInto(ATTEMPTS_TABLE).values(row)))
+    ) {
       const winner = await findActiveAttempt(on, orderId);
       if (!winner) throw new Error(`attempt insert for order ${orderId} conflicted, but no active attempt exists`);
       return { kind: 'attempt', attempt: winner, created: false };

@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { SqlStore } from '../stores/sql/sql-store.js';
+import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
 import type { PaymentAlert } from './payment-alert.js';
 import type { PaymentProvider } from './payment-provider.js';
 import type { PaymentsDatabase } from './payments-tables.js';
@@ -20,12 +21,12 @@ export interface PaymentsContext<DB> {
   readonly onAlert: (alert: PaymentAlert) => void;
 }
 
-/** The store's query builder typed with the payments tables. */
+/** The store's query builder typed with the payments tables (qualified with the store's `schema`). */
 export function paymentsDb<DB>(ctx: PaymentsContext<DB>): Kysely<PaymentsDatabase> {
-  return ctx.store.db as unknown as Kysely<PaymentsDatabase>;
+  return tablesOf<PaymentsDatabase>(ctx.store);
 }
 
-/** A caller's transaction typed with the payments tables. */
-export function paymentsTrx<DB>(trx: Transaction<DB>): Kysely<PaymentsDatabase> {
-  return trx as unknown as Kysely<PaymentsDatabase>;
+/** A caller's transaction typed with the payments tables (qualified with the store's `schema`). */
+export function paymentsTrx<DB>(ctx: PaymentsContext<DB>, trx: Transaction<DB>): Kysely<PaymentsDatabase> {
+  return tablesIn<PaymentsDatabase>(ctx.store, trx);
 }

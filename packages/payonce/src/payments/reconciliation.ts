@@ -151,7 +151,7 @@ async function decideParked<DB>(ctx: PaymentsContext<DB>, entry: JournalEntry, a
     alerts = [];
     const on = paymentsSql(ctx, trx);
     await lockOrder(on, attempt.orderId);
-    const still = await on.db
+    const still = await (on.tables ?? on.db)
       .selectFrom(PAYMENT_EVENTS_TABLE)
       .select('decision')
       .where('provider', '=', entry.provider)

@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { intOf, type SqlTarget, transaction } from '../outbox/sql-transaction.js';
 import { withRetry } from '../stores/sql/retry.js';
+import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
 import type { RelayMessage } from './relay-message.js';
 
 /** Input of `claimRelayBatch`. Times are epoch ms UTC. */
@@ -166,13 +167,15 @@ export async function claimRelayBatch<DB>(
   before?: BeforeClaim,
 ): Promise<RelayMessage[]> {
   if (request.topics.length === 0 && before === undefined) return [];
-  const db = target.db as unknown as Kysely<OutboxDatabase>;
+  const db = tablesOf<OutboxDatabase>(target);
   const transient = (error: unknown) => target.dialect.isTransientError(error);
   if (target.dialect.name === 'sqlite') return withRetry(() => claimOnSqlite(db, request, before), transient, true);
   return transaction(target, async (trx: Transaction<DB>) => {
-    const tx = trx as unknown as Kysely<OutboxDatabase>;
+    const tx = tablesIn<OutboxDatabase>(target, trx);
     if (target.dialect.name === 'postgres') {
-      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.payonce_relay_claim'))`.execute(tx);
+      await sql`select pg_advisory_xact_lock(hashtext(${target.schema ?? sql`current_schema()`} || '.payonce_relay_claim'))`.execute(
+        tx,
+      );
     }
     return claimIn(tx, request, target.dialect.name === 'mysql', before);
   });

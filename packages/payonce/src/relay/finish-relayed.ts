@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { type SqlTarget, transaction } from '../outbox/sql-transaction.js';
+import { tablesIn } from '../stores/sql/table-namespace.js';
 import type { RelayMessage } from './relay-message.js';
 
 /** How a leased job ends its turn: `sent` (broker ack), `retry` at a time, `release` (not tried), `dead`. */
@@ -82,6 +83,6 @@ export async function finishRelayed<DB>(
 ): Promise<number> {
   if (messages.length === 0) return 0;
   return transaction(target, (trx) =>
-    finishIn(trx as unknown as Kysely<OutboxDatabase>, relayId, messages, finish, nowMs),
+    finishIn(tablesIn<OutboxDatabase>(target, trx), relayId, messages, finish, nowMs),
   );
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { PollLoop } from '../core/poll-loop.js';
 import { backoffDelayMs } from '../outbox/backoff.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
 import { intOf, type SqlTarget } from '../outbox/sql-transaction.js';
+import { tablesOf } from '../stores/sql/table-namespace.js';
 import { claimRelayBatch } from './claim-relay-batch.js';
 import { finishIn, finishRelayed } from './finish-relayed.js';
 import { MessageUnroutable } from './message-unroutable.js';
@@ -203,7 +203,7 @@ export class OutboxRelay<DB> {
    * Age in ms of the oldest unsent job of this relay's topics (queued or leased), 0 when none: the relay lag.
    */
   async lagMs(): Promise<number> {
-    const row = await (this.target.db as unknown as Kysely<OutboxDatabase>)
+    const row = await tablesOf<OutboxDatabase>(this.target)
       .selectFrom(OUTBOX_TABLE)
       .select((eb) => eb.fn.min('created_at').as('oldest'))
       .where('topic', 'in', [...this.options.topics])

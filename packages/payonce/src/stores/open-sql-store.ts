@@ -3,20 +3,28 @@ import { MysqlStore } from './mysql/mysql-store.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import type { ReceiptsDatabase } from './sql/receipts-table.js';
 import type { SqlStore } from './sql/sql-store.js';
+import { checkSchema } from './sql/table-namespace.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 
 /**
  * Opens the SQL store `target` names, owning its connection (call `close()`). Drivers are imported lazily, so
  * only the driver of the chosen database needs to be installed.
+ * `options.schema`: the namespace of payonce's tables (`SqlStoreOptions.schema`).
+ * @throws {InvalidOption} (`schema`) an invalid name, or any on SQLite, before anything is opened.
  * @throws the driver's error when the SQLite file cannot be opened.
  */
-export async function openSqlStore(target: DatabaseTarget): Promise<SqlStore<ReceiptsDatabase>> {
+export async function openSqlStore(
+  target: DatabaseTarget,
+  options: { readonly schema?: string } = {},
+): Promise<SqlStore<ReceiptsDatabase>> {
+  const { schema } = options;
   switch (target.dialect) {
     case 'sqlite':
+      checkSchema(schema, 'sqlite');
       return SqliteStore.open(target.path);
     case 'postgres':
-      return PostgresStore.connect(target.url);
+      return PostgresStore.connect(target.url, { schema });
     case 'mysql':
-      return MysqlStore.connect(target.url);
+      return MysqlStore.connect(target.url, { schema });
   }
 }

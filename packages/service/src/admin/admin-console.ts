@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
 import { StoreUnavailable } from 'payonce/internal/core/errors.js';
 import { TokenBucket } from 'payonce/internal/core/token-bucket.js';
+import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { createRedactor } from 'payonce/internal/webhooks/journal/redact.js';
 import type { ServiceContext } from '../service-context.js';
@@ -93,7 +93,7 @@ export async function registerAdminConsole(
 ): Promise<void> {
   const sessions = new AdminSessions(options.adminToken, ctx.clock);
   const reads: AdminReads = {
-    db: ctx.store.db as unknown as Kysely<AdminDatabase>,
+    db: tablesOf<AdminDatabase>(ctx.store),
     dialect: ctx.store.name,
     clock: ctx.clock,
     redactor: createRedactor(),

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
 import { systemClock } from 'payonce/internal/core/clock.js';
+import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import { createRedactor } from 'payonce/internal/webhooks/journal/redact.js';
 import { openServiceStore } from '../open-service-store.js';
 import { resolveServiceConfig } from '../service-config.js';
@@ -29,9 +29,9 @@ export async function openAdminReads(
     idempotencyStaleAfterMs: stale.idempotencyStaleAfterMs,
     receiptStaleAfterMs: stale.receiptStaleAfterMs,
   });
-  const store = await openServiceStore(config.databaseUrl);
+  const store = await openServiceStore(config.databaseUrl, undefined, undefined, config.databaseSchema);
   const reads: AdminReads = {
-    db: store.db as unknown as Kysely<AdminDatabase>,
+    db: tablesOf<AdminDatabase>(store),
     dialect: store.name,
     clock: systemClock,
     redactor: createRedactor(),

@@ -7,6 +7,7 @@ import { endOnce } from '../sql/end-once.js';
 import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { checkSchema } from '../sql/table-namespace.js';
 import { boundedMysqlPool, type RawMysqlPool } from './bounded-mysql-pool.js';
 import { type MysqlQueryPool, mysqlStatementRunner } from './mysql-statement-runner.js';
 
@@ -51,7 +52,7 @@ export interface MysqlPoolConfig {
 export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   /** Wraps the caller's Kysely instance (any database type, `MysqlDialect`). Nothing is opened or owned. */
   constructor(options: SqlStoreOptions<DB>) {
-    super(options.db, mysqlDialect, options.batching);
+    super(options.db, mysqlDialect, options.batching, options.schema);
   }
 
   /**
@@ -72,6 +73,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     if (queryTimeoutMs !== undefined) timerMs('queryTimeoutMs', queryTimeoutMs);
     const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
+    checkSchema(options.schema, 'mysql');
     const { default: mysql } = await importPeer('mysql2', 'MysqlStore', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
@@ -86,7 +88,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       queryTimeoutMs === undefined ? null : boundedMysqlPool(pool as unknown as RawMysqlPool, queryTimeoutMs, end);
     const facade: MysqlPool = bounded?.facade ?? { getConnection: (callback) => pool.getConnection(callback), end };
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: facade }) });
-    const store = new MysqlStore<DB>({ db, batching });
+    const store = new MysqlStore<DB>({ db, batching, schema: options.schema });
     store.release = async () => {
       await db.destroy();
       await endPool();

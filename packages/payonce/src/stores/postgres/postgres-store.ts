@@ -8,12 +8,14 @@ import { endOnce } from '../sql/end-once.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import { checkSchema } from '../sql/table-namespace.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 
 /**
  * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
- * `options: '-c search_path=my_schema'` puts the receipts in another schema.
+ * `options: '-c search_path=my_schema'` changes the schema of unqualified names for the whole pool; payonce's own
+ * `schema` option (`SqlStoreOptions.schema`) qualifies its tables instead, also in your transactions.
  */
 export interface PostgresPoolConfig {
   connectionString?: string;
@@ -71,7 +73,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * duplicates are notified; without it they poll.
    */
   constructor(options: PostgresStoreOptions<DB>) {
-    super(options.db, postgresDialect, options.batching);
+    super(options.db, postgresDialect, options.batching, options.schema);
     const listen = options.listenConnection;
     if (listen !== undefined) {
       const config = typeof listen === 'string' ? { connectionString: checkUrl(listen) } : { ...listen };
@@ -107,6 +109,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const batching = withPoolSize(options.batching, config.max) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
+    checkSchema(options.schema, 'postgres');
     const { default: pg } = await importPeer('pg', 'PostgresStore', () => import('pg'));
     const pool = new pg.Pool(config);
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
@@ -124,7 +127,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     // object type-checks against 0.28's narrower pool type.
     const kyselyPool = { connect: () => pool.connect(), end: endPool, options: pool.options };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
-    const store = new PostgresStore<DB>({ db, listenConnection: config, batching });
+    const store = new PostgresStore<DB>({ db, listenConnection: config, batching, schema: options.schema });
     store.release = async () => {
       await db.destroy();
       await endPool();

@@ -13,6 +13,7 @@ import type { SqlMigration } from './migrations/sql-migration.js';
 import { withRetry } from './retry.js';
 import { withSchemaScopedIntrospection } from './schema-scoped-introspection.js';
 import type { SqlDialectName } from './sql-dialect.js';
+import { checkSchema, qualifyStatement } from './table-namespace.js';
 
 /** How long a migration waits for another process's migration lock (SQLite `begin immediate`), ms. */
 const MIGRATION_LOCK_WAIT_MS = 30_000;
@@ -40,12 +41,21 @@ export interface MigrateOptions {
    * applies what was skipped, oldest first.
    */
   readonly only?: readonly MigrationGroup[];
+  /**
+   * The PostgreSQL schema (MySQL/MariaDB: database) to create, if missing, and put everything in: tables,
+   * sequences, the finish trigger and its function, and the migration ledger. Give the stores the same `schema`.
+   * @default none: the connection's `current_schema()` (PostgreSQL) or database (MySQL), as before
+   * @throws {InvalidOption} (`schema`) on SQLite, or for a name that is not 1–63 letters, digits or `_`.
+   */
+  readonly schema?: string;
 }
 
-function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName): KyselyMigration {
+function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName, schema: string | null): KyselyMigration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      for (const ddl of migration.statements[dialect]) await sql.raw(ddl).execute(db);
+      for (const ddl of migration.statements[dialect]) {
+        await sql.raw(qualifyStatement(dialect, schema, ddl)).execute(db);
+      }
     },
   };
 }
@@ -68,13 +78,14 @@ async function holdingWriteLock(
  * Applies every pending payonce migration (or those of `options.only`'s groups) to `db` with Kysely's own `Migrator` (bookkeeping in
  * `payonce_migration` / `payonce_migration_lock`). Safe to run any number of times: applied migrations are skipped, and concurrent runs are serialised (PostgreSQL advisory lock, MySQL
  * `GET_LOCK`, SQLite `BEGIN IMMEDIATE`). PostgreSQL and SQLite run the whole migration in one transaction;
- * on PostgreSQL everything goes into `current_schema()` (set the `search_path` to use another schema). Run it
+ * on PostgreSQL everything goes into `options.schema`, else `current_schema()`. Run it
  * at start-up, before the application uses `db`: on SQLite the run holds the write lock of `db`'s connection.
  * @param db any Kysely instance (not a transaction) connected to the target database.
  * @param dialect which DDL to use: `sqlite`, `postgres` or `mysql` (MariaDB too).
  * Migrations of groups left out are skipped, not recorded: a later run that selects them applies them then.
- * @param options `only`: the groups to migrate (see `MigrateOptions`).
- * @throws {InvalidOption} for an unknown dialect, or (`only`) an empty list or unknown group name.
+ * @param options `only`: the groups to migrate; `schema`: the schema/database to create and use (see `MigrateOptions`).
+ * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, or an invalid
+ *   `schema` (any on SQLite).
  * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; on PostgreSQL and SQLite
  *   the whole run is rolled back, on MySQL (no transactional DDL) earlier migrations of the run stay applied.
  * @see docs/design.md §3 "Schema".
@@ -86,10 +97,11 @@ export async function migrate<DB>(
   options: MigrateOptions = {},
 ): Promise<MigrationReport> {
   const target = dialectNamed(dialect);
+  const namespace = checkSchema(options.schema, target.name);
   const selected = new Set(selectMigrations(options.only).migrations);
   const kysely = db as unknown as Kysely<unknown>;
   const migrations = Object.fromEntries(
-    ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [m.name, kyselyMigration(m, target.name)]),
+    ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [m.name, kyselyMigration(m, target.name, namespace)]),
   );
   const provider: KyselyMigratorProps['provider'] = { getMigrations: async () => migrations };
   // The migrator sees the selected migrations and no ledger row of the others (it refuses rows it has no migration for).
@@ -98,7 +110,8 @@ export async function migrate<DB>(
     new Set(ALL_MIGRATIONS.map((m) => m.name).filter((n) => !selected.has(n))),
   );
   const viewed = kysely.withPlugin(ledger.plugin);
-  const schema = await target.migrationTableSchema(kysely);
+  // Kysely's Migrator creates `migrationTableSchema` when missing, before anything else of the run.
+  const schema = namespace ?? (await target.migrationTableSchema(kysely));
   const Migrator = await kyselyMigratorClass();
   const migrator = new Migrator({
     // On PostgreSQL the migrator looks for its tables in our schema only (another schema dropped meanwhile cannot

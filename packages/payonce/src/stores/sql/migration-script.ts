@@ -3,6 +3,7 @@ import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type MigrateOptions } from './mi
 import { migrationGroupOf, selectMigrations } from './migration-groups.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 import type { SqlDialectName } from './sql-dialect.js';
+import { checkSchema, qualifyStatement, quoteIdentifier } from './table-namespace.js';
 
 /** The lock row Kysely's `Migrator` keeps in its lock table (kysely's `MIGRATION_LOCK_ID`). */
 const LOCK_ROW_ID = 'migration_lock';
@@ -53,28 +54,41 @@ function recordStatement(dialect: SqlDialectName, migration: string): string {
  * `-- payonce migration <name> (group <group>)` comment, each statement ended by `;` and followed by the ledger row
  * recording it, so a later `payonce migrate` or `store.migrate()` skips it. Every statement is idempotent (`if not
  * exists`, insert-or-ignore). PostgreSQL's `0009` holds a `$$`-quoted function body (psql, Flyway and node-postgres
- * take it as one statement). Unqualified table names: the tables land in the session's schema/database.
+ * take it as one statement). Without `options.schema` table names are unqualified (they land in the session's
+ * schema/database); with it the script starts with `create schema if not exists` and qualifies every table, ledger
+ * table and function with it (`"payonce".payonce_receipts`; MySQL `` `payonce`.payonce_receipts ``).
  * @param options `only`: the groups to print, plus those they need (see `selectMigrations`); default every group.
- * @throws {InvalidOption} for an unknown dialect, or (`only`) an empty list or unknown group name.
+ *   `schema`: the PostgreSQL schema / MySQL database to qualify with.
+ * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, or an invalid
+ *   `schema` (any on SQLite).
  * @see docs/your-stack.md "Migration tools".
  * @example writeFileSync('V1__payonce.sql', migrationSql('postgres', { only: ['receipts', 'outbox'] }));
  */
 export function migrationSql(dialect: SqlDialectName, options: MigrateOptions = {}): string {
   const { name } = dialectNamed(dialect);
+  const schema = checkSchema(options.schema, name);
   const selection = selectMigrations(options.only);
+  const qualified = (statement: string): string => `${qualifyStatement(name, schema, statement)};`;
   const lines = [
     `-- payonce schema for ${name}: groups ${selection.groups.join(', ')} (payonce migrate --print-sql).`,
     '-- Apply in this order. Every statement is idempotent; the payonce_migration rows let a later',
     '-- `payonce migrate` (or store.migrate()) skip what this script applied.',
-    '',
-    '-- payonce migration ledger (payonce migrate keeps it; Kysely Migrator tables)',
-    ...ledgerStatements(name).map((statement) => `${statement};`),
   ];
+  if (schema !== null) {
+    const where = name === 'mysql' ? 'database' : 'schema';
+    lines.push(
+      `-- Every payonce table, sequence and function is in the ${where} ${schema} (give the stores { schema: '${schema}' }).`,
+      '',
+      `create schema if not exists ${quoteIdentifier(name, schema)};`,
+    );
+  }
+  lines.push('', '-- payonce migration ledger (payonce migrate keeps it; Kysely Migrator tables)');
+  lines.push(...ledgerStatements(name).map(qualified));
   const selected = new Set(selection.migrations);
   for (const migration of ALL_MIGRATIONS.filter((m) => selected.has(m.name))) {
     lines.push('', `-- payonce migration ${migration.name} (group ${migrationGroupOf(migration.name)})`);
-    for (const statement of migration.statements[name]) lines.push(`${statement};`);
-    lines.push(`${recordStatement(name, migration.name)};`);
+    for (const statement of migration.statements[name]) lines.push(qualified(statement));
+    lines.push(qualified(recordStatement(name, migration.name)));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -5,6 +5,7 @@ import type { RequestKey } from '../../core/request-key.js';
 import { type BatchStatements, type ClaimRow, type CompleteRow, keyId } from './batch-statements.js';
 import { isDuplicateKeyError } from './driver-error.js';
 import { type ReceiptRow, toInt, toReceipt } from './receipt-row.js';
+import { RECEIPTS_TABLE } from './receipts-table.js';
 import type { SqlContext } from './sql-context.js';
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -16,13 +17,13 @@ const placeholders = (count: number, group: string): string => Array.from({ leng
  * the altered row) nor `ON DUPLICATE KEY UPDATE` (its affected-row count does not say which rows were new; MariaDB's
  * RETURNING returns the rows of both kinds) can tell the caller exactly which of its rows it inserted.
  */
-export function mysqlInsertClaimsSql(count: number): string {
-  return `insert into payonce_receipts (provider, external_id, status, attempts, claimed_at, created_at, fingerprint) values ${placeholders(count, "(?, ?, 'processing', 1, ?, ?, ?)")}`;
+export function mysqlInsertClaimsSql(count: number, table = RECEIPTS_TABLE): string {
+  return `insert into ${table} (provider, external_id, status, attempts, claimed_at, created_at, fingerprint) values ${placeholders(count, "(?, ?, 'processing', 1, ?, ?, ?)")}`;
 }
 
 /** The read-back of many keys: a row-constructor IN list, a range of primary-key lookups. */
-export function mysqlFindReceiptsSql(count: number): string {
-  return `select * from payonce_receipts where (provider, external_id) in (${placeholders(count, '(?, ?)')})`;
+export function mysqlFindReceiptsSql(count: number, table = RECEIPTS_TABLE): string {
+  return `select * from ${table} where (provider, external_id) in (${placeholders(count, '(?, ?)')})`;
 }
 
 /**
@@ -30,10 +31,10 @@ export function mysqlFindReceiptsSql(count: number): string {
  * MySQL 8 and MariaDB alike) joined on the primary key (`eq_ref`). MySQL has no RETURNING for UPDATE, so when
  * fewer rows changed than were sent the keys are read back (see `completeReceipts`).
  */
-export function mysqlCompleteReceiptsSql(count: number): string {
+export function mysqlCompleteReceiptsSql(count: number, table = RECEIPTS_TABLE): string {
   const first = 'select ? as p, ? as e, ? as a, ? as n, ? as s, ? as h, ? as b';
   const rest = Array.from({ length: count - 1 }, () => ' union all select ?, ?, ?, ?, ?, ?, ?').join('');
-  return `update payonce_receipts as r join (${first}${rest}) as t on r.provider = t.p and r.external_id = t.e
+  return `update ${table} as r join (${first}${rest}) as t on r.provider = t.p and r.external_id = t.e
 set r.status = 'completed', r.finished_at = t.n, r.response_status = t.s, r.response_headers = t.h,
   r.response_body = t.b, r.error = null
 where r.status = 'processing' and r.attempts = t.a`;
@@ -48,7 +49,7 @@ type FinishedRow = {
 };
 
 async function findRows<R>(ctx: SqlContext, keys: readonly RequestKey[], columns: string): Promise<R[]> {
-  const sql = mysqlFindReceiptsSql(keys.length).replace('select *', `select ${columns}`);
+  const sql = mysqlFindReceiptsSql(keys.length, ctx.receiptsTable).replace('select *', `select ${columns}`);
   const parameters = keys.flatMap((key) => [utf8(key.provider), utf8(key.externalId)]);
   const result = await ctx.db.executeQuery(CompiledQuery.raw(sql, parameters));
   return result.rows as R[];
@@ -65,7 +66,7 @@ export const mysqlBatchStatements: BatchStatements = Object.freeze({
       row.fingerprint,
     ]);
     try {
-      await ctx.db.executeQuery(CompiledQuery.raw(mysqlInsertClaimsSql(rows.length), parameters));
+      await ctx.db.executeQuery(CompiledQuery.raw(mysqlInsertClaimsSql(rows.length, ctx.receiptsTable), parameters));
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'none';
       throw error;
@@ -97,7 +98,9 @@ export const mysqlBatchStatements: BatchStatements = Object.freeze({
       row.headersJson,
       bufferOf(row.body),
     ]);
-    const result = await ctx.db.executeQuery(CompiledQuery.raw(mysqlCompleteReceiptsSql(rows.length), parameters));
+    const result = await ctx.db.executeQuery(
+      CompiledQuery.raw(mysqlCompleteReceiptsSql(rows.length, ctx.receiptsTable), parameters),
+    );
     if (Number(result.numAffectedRows ?? 0n) === rows.length) return new Set(rows.map((row) => keyId(row.key)));
     const columns = 'provider, external_id, status, attempts, finished_at';
     let found: FinishedRow[];

@@ -4,6 +4,7 @@ import type { Receipt } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import { type BatchStatements, type ClaimRow, type CompleteRow, keyId } from './batch-statements.js';
 import { type ReceiptRow, toReceipt } from './receipt-row.js';
+import { RECEIPTS_TABLE } from './receipts-table.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
@@ -51,6 +52,11 @@ where r.ctid = any(array(
   and r.status = 'processing' and r.attempts = t.a
 returning r.provider, r.external_id`;
 
+/** `text` with `payonce_receipts` qualified by the store's schema (`ctx.receiptsTable`); `text` itself without one. */
+function inSchema(ctx: SqlContext, text: string): string {
+  return ctx.schema === null ? text : text.replaceAll(RECEIPTS_TABLE, ctx.receiptsTable);
+}
+
 type KeyRow = { provider: string; external_id: string };
 
 const idsOf = (rows: readonly KeyRow[]): Set<string> =>
@@ -65,13 +71,13 @@ export const postgresBatchStatements: BatchStatements = Object.freeze({
       rows.map((row) => row.nowMs),
       rows.map((row) => row.fingerprint),
     ];
-    const result = await ctx.db.executeQuery(CompiledQuery.raw(PG_INSERT_CLAIMS, parameters));
+    const result = await ctx.db.executeQuery(CompiledQuery.raw(inSchema(ctx, PG_INSERT_CLAIMS), parameters));
     return idsOf(result.rows as KeyRow[]);
   },
 
   async findReceipts(ctx: SqlContext, keys: readonly RequestKey[]): Promise<Map<string, Receipt>> {
     const parameters = [keys.map((key) => key.provider), keys.map((key) => key.externalId)];
-    const result = await ctx.db.executeQuery(CompiledQuery.raw(PG_FIND_RECEIPTS, parameters));
+    const result = await ctx.db.executeQuery(CompiledQuery.raw(inSchema(ctx, PG_FIND_RECEIPTS), parameters));
     const found = new Map<string, Receipt>();
     for (const row of result.rows as ReceiptRow[]) {
       const receipt = toReceipt(row);
@@ -90,7 +96,7 @@ export const postgresBatchStatements: BatchStatements = Object.freeze({
       rows.map((row) => row.headersJson),
       rows.map((row) => bufferOf(row.body)),
     ];
-    const result = await ctx.db.executeQuery(CompiledQuery.raw(PG_COMPLETE_RECEIPTS, parameters));
+    const result = await ctx.db.executeQuery(CompiledQuery.raw(inSchema(ctx, PG_COMPLETE_RECEIPTS), parameters));
     return idsOf(result.rows as KeyRow[]);
   },
 });

@@ -3,6 +3,7 @@ import type { PurgeCutoffs } from '../../core/store.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyPart, type SqlContext, statement } from './sql-context.js';
+import { onSchema } from './table-namespace.js';
 
 const FINISHED = ['completed', 'failed'];
 /** Keys per DELETE: keeps the OR chain far below SQLite's expression depth limit (1000) and Kysely's recursion. */
@@ -34,7 +35,9 @@ async function purgeableKeys(
 ): Promise<ReceiptKeyRow[]> {
   const select = (abandoned: number | null, max: number) =>
     statement(ctx, () => {
-      let query = ctx.db.selectFrom(RECEIPTS_TABLE).select(['provider', 'external_id']);
+      let query = onSchema<ReceiptsDatabase>(ctx.db, ctx.schema)
+        .selectFrom(RECEIPTS_TABLE)
+        .select(['provider', 'external_id']);
       query =
         abandoned !== null
           ? query.where('status', '=', 'processing').where('claimed_at', '<', abandoned)
@@ -69,7 +72,7 @@ export async function purgeBatch(
   for (let start = 0; start < keys.length; start += DELETE_CHUNK) {
     const chunk = keys.slice(start, start + DELETE_CHUNK);
     const result = await statement(ctx, () =>
-      ctx.db
+      onSchema<ReceiptsDatabase>(ctx.db, ctx.schema)
         .deleteFrom(RECEIPTS_TABLE)
         .where((eb) =>
           eb.or(chunk.map((k) => eb.and([eb('provider', '=', k.provider), eb('external_id', '=', k.external_id)]))),

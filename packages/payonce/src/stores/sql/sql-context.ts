@@ -11,7 +11,11 @@ export interface SqlContext {
   readonly dialect: SqlDialect;
   /** True inside a caller's transaction: statements are never retried there (the caller owns the outcome). */
   readonly inTransaction: boolean;
-  /** The store's fixed statements, compiled once on the store's own Kysely instance. */
+  /** The store's `schema` (see `SqlStoreOptions.schema`): query-builder statements qualify their tables with it. */
+  readonly schema: string | null;
+  /** `payonce_receipts` as raw SQL names it, qualified with `schema` (`"payonce".payonce_receipts`) when set. */
+  readonly receiptsTable: string;
+  /** The store's fixed statements, compiled once on the store's own Kysely instance (qualified with `schema`). */
   readonly statements: StatementCache;
   /**
    * Runs a fixed statement (SQL text, parameters) straight on the store's own connection or pool, returning the

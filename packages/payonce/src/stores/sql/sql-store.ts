@@ -19,11 +19,12 @@ import { StatementCache, type StatementDefinition } from './compiled-statement.j
 import { type MigrateOptions, type MigrationReport, migrate } from './migrate.js';
 import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
-import type { ReceiptsDatabase } from './receipts-table.js';
+import { RECEIPTS_TABLE, type ReceiptsDatabase } from './receipts-table.js';
 import { withRetry } from './retry.js';
 import { type SqlContext, sendFixed } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
+import { checkSchema, onSchema, qualifiedTable } from './table-namespace.js';
 import { withDirectStatements } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
@@ -47,6 +48,17 @@ export interface SqlStoreOptions<DB> {
    * @see docs/design.md §3 "Batched claims and completions".
    */
   readonly batching?: boolean | SqlBatching;
+  /**
+   * The namespace of payonce's tables: a PostgreSQL schema, or a MySQL/MariaDB database on the same server. Every
+   * statement payonce sends qualifies its tables with it (`"payonce".payonce_receipts`), on the store's pool and in a
+   * caller's transaction alike, whatever the connection's `search_path` or current database; `migrate` creates it if
+   * missing and puts every table, sequence, trigger, function and its ledger in it. Your own tables stay unqualified
+   * (a Kysely transaction of `transaction()` is yours). Not on SQLite.
+   * @default none: the connection's `search_path` (PostgreSQL) or database (MySQL), unqualified, as before
+   * @throws {InvalidOption} (`schema`) on SQLite, or for a name that is not 1–63 letters, digits or `_`.
+   * @see docs/your-stack.md "Migration tools".
+   */
+  readonly schema?: string;
 }
 
 /** Tuning of batched claims and completions (`SqlStoreOptions.batching`). */
@@ -66,6 +78,11 @@ export interface SqlBatching {
 export interface SqlConnectOptions {
   /** @see SqlStoreOptions.batching */
   readonly batching?: boolean | SqlBatching;
+  /**
+   * The PostgreSQL schema (MySQL: database) of payonce's tables, qualified in every statement; checked before the
+   * pool is created (`InvalidOption`). @see SqlStoreOptions.schema
+   */
+  readonly schema?: string;
 }
 
 /** The multi-row statements of each dialect; `null`: batching is refused there. */
@@ -93,6 +110,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   readonly db: Kysely<DB>;
   /** What differs on this backend (claim statement, key encoding, transient errors). */
   readonly dialect: SqlDialect;
+  /** The schema (PostgreSQL) or database (MySQL) payonce's tables are qualified with; `null`: the connection's. */
+  readonly schema: string | null;
   private receipts: SqlReceipts;
   /**
    * The fixed statements compiled once on `db`, shared with every `withTransaction` view and with the payments,
@@ -111,14 +130,16 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   private readonly completions: Batcher<CompleteRequest, boolean> | null = null;
 
   /** @throws {InvalidOption} for an invalid `batching`, or batching on a dialect without batched statements. */
-  protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching) {
+  protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching, schema?: string) {
     this.db = db;
     this.batching = resolveBatching(batching);
+    this.schema = checkSchema(schema, dialect.name);
     this.dialect = dialect;
     this.name = dialect.name;
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
-    this.statements = new StatementCache(receiptsDb, dialect);
-    const ctx: SqlContext = { db: receiptsDb, dialect, inTransaction: false, statements: this.statements };
+    // Fixed statements are compiled once on the qualified view: their text names the schema, on any connection.
+    this.statements = new StatementCache(onSchema(receiptsDb, this.schema), dialect);
+    const ctx = this.context(receiptsDb, false);
     this.receipts = new SqlReceipts(ctx);
     if (this.batching !== null) {
       const statements = BATCH_STATEMENTS[dialect.name];
@@ -150,13 +171,19 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    */
   protected runStatementsDirectly(direct: NonNullable<SqlContext['direct']>): void {
     this.direct = direct;
-    this.receipts = new SqlReceipts({
-      db: this.db as unknown as Kysely<ReceiptsDatabase>,
+    this.receipts = new SqlReceipts({ ...this.context(this.db as unknown as Kysely<ReceiptsDatabase>, false), direct });
+  }
+
+  /** The statement context of this store on `db` (its pool, or a caller's transaction when `inTransaction`). */
+  private context(db: Kysely<ReceiptsDatabase>, inTransaction: boolean): SqlContext {
+    return {
+      db,
       dialect: this.dialect,
-      inTransaction: false,
+      inTransaction,
       statements: this.statements,
-      direct,
-    });
+      schema: this.schema,
+      receiptsTable: qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE),
+    };
   }
 
   /**
@@ -214,12 +241,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
         'tx',
         'must be a Kysely Transaction (db.transaction()); for a pg client or a Drizzle tx use payonce/tx/pg or payonce/tx/drizzle',
       );
-    return new SqlReceipts({
-      db: tx as unknown as Kysely<ReceiptsDatabase>,
-      dialect: this.dialect,
-      inTransaction: true,
-      statements: this.statements,
-    });
+    return new SqlReceipts(this.context(tx as unknown as Kysely<ReceiptsDatabase>, true));
   }
 
   /**
@@ -244,11 +266,12 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /**
    * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/sql`); `options.only`
    * limits the run to some groups (`{ only: ['receipts', 'outbox', 'journal'] }`), a later run adds the others.
+   * Everything goes into the store's `schema` when it has one (`options.schema` is ignored).
    * @throws {InvalidOption} (`only`) for an empty list or an unknown group name.
    * @throws {Error} when a migration fails, with the driver error as `cause`.
    */
-  migrate(options?: MigrateOptions): Promise<MigrationReport> {
-    return migrate(this.db, this.dialect.name, options);
+  migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
+    return migrate(this.db, this.dialect.name, { only: options.only, schema: this.schema ?? undefined });
   }
 
   /**

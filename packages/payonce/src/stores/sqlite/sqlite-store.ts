@@ -55,7 +55,8 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * `batching` must be absent or `false`: better-sqlite3 runs every statement synchronously on the one connection,
    * so no call ever waits behind a statement in flight and a batch would always hold one row (docs/design.md §3
    * "Batched claims and completions").
-   * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer, or `batching` other than `false`.
+   * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer, `batching` other than `false`, or any
+   *   `schema` (SQLite has none; payonce's tables all start with `payonce_`).
    */
   constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
     const wait = options.lockWaitMs;
@@ -64,6 +65,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       options.db,
       wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }),
       options.batching,
+      options.schema,
     );
   }
 

@@ -8,6 +8,7 @@ import {
 } from '../../stores/sql/compiled-statement.js';
 import type { ReceiptsDatabase } from '../../stores/sql/receipts-table.js';
 import type { SqlDialect } from '../../stores/sql/sql-dialect.js';
+import { tablesOf } from '../../stores/sql/table-namespace.js';
 import type { DeliveriesDatabase, DeliveriesTable } from './deliveries-table.js';
 import type { DeliveryJournal, PaymentLookup } from './delivery-journal.js';
 import type { DeliveryDecision, DeliveryOutcome, DeliveryRecord } from './delivery-record.js';
@@ -22,6 +23,8 @@ export interface KyselyHolder<DB> {
   readonly db: Kysely<DB>;
   readonly dialect: SqlDialect;
   readonly statements?: StatementCache;
+  /** The schema (PostgreSQL) or database (MySQL) of payonce's tables, as a store's `schema` option; absent: the connection's. */
+  readonly schema?: string | null;
   executeFixed?<N extends string, R, D>(
     definition: StatementDefinition<N, R, D>,
     values: Readonly<Record<N, unknown>>,
@@ -117,11 +120,10 @@ export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
    * @param options.clock source of "now" for age-based purges. @default systemClock
    */
   constructor(holder: KyselyHolder<DB>, options: { clock?: Clock } = {}) {
-    this.db = holder.db as unknown as Kysely<DeliveriesDatabase>;
+    this.db = tablesOf<DeliveriesDatabase>(holder);
     this.clock = options.clock ?? systemClock;
     this.holder = holder;
-    this.statements =
-      holder.statements ?? new StatementCache(holder.db as unknown as Kysely<ReceiptsDatabase>, holder.dialect);
+    this.statements = holder.statements ?? new StatementCache(tablesOf<ReceiptsDatabase>(holder), holder.dialect);
   }
 
   async record(entry: DeliveryRecord): Promise<void> {
