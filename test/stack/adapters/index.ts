@@ -1,6 +1,7 @@
 import type { StackAdapterDefinition } from '../stack-adapter.js';
 import { drizzleNodePostgresStack } from './drizzle-node-postgres.js';
 import { pgStack } from './pg.js';
+import { prismaStack } from './prisma.js';
 
 /**
  * Every adapter of the conformance suite, by name (the kill -9 child opens one by name). One file per adapter in
@@ -9,4 +10,5 @@ import { pgStack } from './pg.js';
 export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = {
   pg: pgStack,
   'drizzle-node-postgres': drizzleNodePostgresStack,
+  prisma: prismaStack,
 };

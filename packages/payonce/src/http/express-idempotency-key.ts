@@ -3,6 +3,7 @@ import { bufferOf } from '../core/buffer-of.js';
 import { InvalidOption, PayonceError } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
@@ -27,7 +28,7 @@ export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
 type RequestWithRawBody = Request & { rawBody?: unknown };
 
 const rawBodies = new WeakMap<Request, Buffer>();
-const transactions = new TransactionSlot<Request>('expressTransaction');
+const transactions = new TransactionSlot<Request>('expressTransaction', 'expressStackTransaction');
 
 /**
  * The one-commit transaction a route handler runs in (middleware built with `transaction: true`): the Kysely
@@ -44,6 +45,23 @@ export function expressTransaction<S extends Store>(req: Request, guard: Idempot
 export function expressTransaction<Tx>(req: Request): Tx;
 export function expressTransaction(req: Request, _guard?: IdempotencyGuard): unknown {
   return transactions.get(req);
+}
+
+/**
+ * The application's stack's own transaction object a route handler runs in (middleware built with `transaction:`
+ * the transactions of your stack, e.g. `pgTransactions(pool)`, `drizzleTransactions(db)`): the pg `PoolClient`, the
+ * Drizzle `tx`, … that also holds the request's `Idempotency-Key` receipt. Business rows written through it commit
+ * with the stored response, once; payonce's view of the same transaction (for `outbox.enqueueOnce`, the payments'
+ * transitions) is `expressTransaction(req)`. Typed from the opener the middleware was built with
+ * (`expressStackTransaction(req, transactions)`; it is only read for its type) or from a type argument.
+ * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
+ *   method, or the response was already sent).
+ * @example const tx = expressStackTransaction(req, transactions); await tx.insert(orders).values(row);
+ */
+export function expressStackTransaction<N>(req: Request, transactions: StackTransactions<N>): N;
+export function expressStackTransaction<N>(req: Request): N;
+export function expressStackTransaction(req: Request, _transactions?: StackTransactions<unknown>): unknown {
+  return transactions.getStack(req);
 }
 
 /**
@@ -196,7 +214,8 @@ function sendResponse(res: Response, { status, headers, body }: HttpResponse): v
  * (`expressRawBody(req)`), buffers the
  * handler's response, lets the core store it, then sends it; replays and problems are sent instead. A body over
  * `maxBodyBytes` (declared or read) is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` here, before any claim. With
- * `transaction: true` the handler runs inside the one-commit transaction (`expressTransaction(req)`).
+ * `transaction: true` the handler runs inside the one-commit transaction (`expressTransaction(req)`); with
+ * `transaction:` your stack's transactions, inside one of your stack (`expressStackTransaction(req)`).
  * @throws {InvalidOption} at construction for a bad policy. Per request, the same misconfigurations (mounted
  *   without a route, after a body parser that did not keep the raw bytes, a `principal` that resolves to no
  *   non-empty string) are answered 500 problem+json `INVALID_OPTION`, never express's HTML page; an error thrown
@@ -227,8 +246,8 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
       };
       const output = capture(res);
       captured = output;
-      const result = await core.handle(exchange, (tx) => {
-        transactions.set(req, tx);
+      const result = await core.handle(exchange, (tx, stack) => {
+        transactions.set(req, tx, stack);
         next();
         return output.response.finally(() => transactions.clear(req));
       });

@@ -10,11 +10,12 @@ import {
 import { bufferOf } from '../core/buffer-of.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
-import { TransactionSlot } from './transaction-slot.js';
+import { type StackTransactionBox, TransactionSlot } from './transaction-slot.js';
 
 /** Options of `fastifyIdempotencyKey`: the core's options plus how the principal is found. */
 export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
@@ -26,7 +27,7 @@ const RAW = Symbol('payonce.rawBody');
 const IN_FLIGHT = Symbol('payonce.idempotency');
 type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
 
-const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction');
+const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction', 'fastifyStackTransaction');
 
 /**
  * The one-commit transaction a route handler runs in (plugin registered with `transaction: true`): the Kysely
@@ -46,6 +47,23 @@ export function fastifyTransaction<S extends Store>(
 export function fastifyTransaction<Tx>(request: FastifyRequest): Tx;
 export function fastifyTransaction(request: FastifyRequest, _guard?: IdempotencyGuard): unknown {
   return transactions.get(request);
+}
+
+/**
+ * The application's stack's own transaction object a route handler runs in (middleware built with `transaction:`
+ * the transactions of your stack, e.g. `pgTransactions(pool)`, `drizzleTransactions(db)`): the pg `PoolClient`, the
+ * Drizzle `tx`, … that also holds the request's `Idempotency-Key` receipt. Business rows written through it commit
+ * with the stored response, once; payonce's view of the same transaction (for `outbox.enqueueOnce`, the payments'
+ * transitions) is `fastifyTransaction(request)`. Typed from the opener the middleware was built with
+ * (`fastifyStackTransaction(request, transactions)`; it is only read for its type) or from a type argument.
+ * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
+ *   method, or the response was already sent).
+ * @example const tx = fastifyStackTransaction(request, transactions); await tx.insert(orders).values(row);
+ */
+export function fastifyStackTransaction<N>(request: FastifyRequest, transactions: StackTransactions<N>): N;
+export function fastifyStackTransaction<N>(request: FastifyRequest): N;
+export function fastifyStackTransaction(request: FastifyRequest, _transactions?: StackTransactions<unknown>): unknown {
+  return transactions.getStack(request);
 }
 
 /** The exact body bytes a request arrived with, as seen by `fastifyIdempotencyKey` (empty if it had no body). */
@@ -157,13 +175,13 @@ class InFlight {
   ) {}
 
   /** The core's `next`: lets fastify run the route; the promise resolves in onSend with what fastify serialised. */
-  run(tx: unknown): Promise<HttpResponse> {
+  run(tx: unknown, stack?: StackTransactionBox): Promise<HttpResponse> {
     this.running = true;
     const produced = new Promise<HttpResponse>((respond) => {
       this.respond = respond;
     });
     this.request[IN_FLIGHT] = this;
-    if (tx !== undefined) transactions.set(this.request, tx);
+    if (tx !== undefined) transactions.set(this.request, tx, stack);
     this.preHandlerDone(); // this request owns the key (or is not covered): fastify runs the route
     if (tx === undefined) return produced;
     return produced.finally(() => transactions.clear(this.request));
@@ -253,7 +271,8 @@ function answerTooLarge(route: RouteOptions, covers: (method: string) => boolean
  * a handler reach fastify's error handler and become a 5xx reply, which releases the key. A covered request whose
  * body is over fastify's `bodyLimit` is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` by the plugin (a
  * route-level error handler it adds to every route registered after it), before any claim. With `transaction: true`
- * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt.
+ * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt; with
+ * `transaction:` your stack's transactions, inside one of your stack (`fastifyStackTransaction(request)`).
  * @throws {InvalidOption} at construction for a bad policy.
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
  * @example await app.register(fastifyIdempotencyKey({ guard, principal: (req) => req.headers['x-account'] as string }));
@@ -280,7 +299,7 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
     };
     const flight = new InFlight(request, reply, done);
     core
-      .handle(exchange, (tx) => flight.run(tx))
+      .handle(exchange, (tx, stack) => flight.run(tx, stack))
       .then(
         (result) => flight.decided(result),
         (failure: unknown) => flight.rejected(failure),

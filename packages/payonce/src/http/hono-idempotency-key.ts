@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { bodyTooLarge } from './body-too-large.js';
 import type { HttpResponse } from './http-exchange.js';
 import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
@@ -45,7 +46,7 @@ async function responseOf(res: Response): Promise<HttpResponse> {
   return { status: res.status, headers, body: new Uint8Array(await res.clone().arrayBuffer()) };
 }
 
-const transactions = new TransactionSlot<Context>('honoTransaction');
+const transactions = new TransactionSlot<Context>('honoTransaction', 'honoStackTransaction');
 
 /**
  * The one-commit transaction a handler runs in (middleware built with `transaction: true`): the Kysely
@@ -62,6 +63,23 @@ export function honoTransaction<S extends Store>(c: Context, guard: IdempotencyG
 export function honoTransaction<Tx>(c: Context): Tx;
 export function honoTransaction(c: Context, _guard?: IdempotencyGuard): unknown {
   return transactions.get(c);
+}
+
+/**
+ * The application's stack's own transaction object a route handler runs in (middleware built with `transaction:`
+ * the transactions of your stack, e.g. `pgTransactions(pool)`, `drizzleTransactions(db)`): the pg `PoolClient`, the
+ * Drizzle `tx`, … that also holds the request's `Idempotency-Key` receipt. Business rows written through it commit
+ * with the stored response, once; payonce's view of the same transaction (for `outbox.enqueueOnce`, the payments'
+ * transitions) is `honoTransaction(c)`. Typed from the opener the middleware was built with
+ * (`honoStackTransaction(c, transactions)`; it is only read for its type) or from a type argument.
+ * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
+ *   method, or the response was already sent).
+ * @example const tx = honoStackTransaction(c, transactions); await tx.insert(orders).values(row);
+ */
+export function honoStackTransaction<N>(c: Context, transactions: StackTransactions<N>): N;
+export function honoStackTransaction<N>(c: Context): N;
+export function honoStackTransaction(c: Context, _transactions?: StackTransactions<unknown>): unknown {
+  return transactions.getStack(c);
 }
 
 /** Makes `response` the answer of `c` in place of anything a handler set (a replay, a problem). */
@@ -81,7 +99,8 @@ function targetOf(url: string): string {
  * pattern, `routePath(c, -1)`). It reads the body itself, up to `maxBodyBytes` (a larger one is answered 413
  * problem+json `REQUEST_BODY_TOO_LARGE`, before any claim), and rebuilds the request on those bytes, so the handler
  * can still call `c.req.json()`; handler errors become `app.onError`'s response (5xx → key released). With
- * `transaction: true` the handler runs inside the one-commit transaction (`honoTransaction(c)`).
+ * `transaction: true` the handler runs inside the one-commit transaction (`honoTransaction(c)`); with
+ * `transaction:` your stack's transactions, inside one of your stack (`honoStackTransaction(c)`).
  * @throws {InvalidOption} at construction for a bad policy.
  * @see `createIdempotencyCore`; draft-ietf-httpapi-idempotency-key-header-07; Stripe "Idempotent requests".
  * @example app.post('/v1/payments', honoIdempotencyKey({ guard, principal: (c) => c.get('accountId') }), pay);
@@ -108,8 +127,8 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
       // Aborted by @hono/node-server (and other runtimes) when the client disconnects.
       signal: c.req.raw.signal,
     };
-    const result = await core.handle(exchange, async (tx) => {
-      transactions.set(c, tx);
+    const result = await core.handle(exchange, async (tx, stack) => {
+      transactions.set(c, tx, stack);
       try {
         await next();
       } finally {

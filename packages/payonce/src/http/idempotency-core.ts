@@ -1,7 +1,10 @@
 import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress, StoreUnavailable } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
+import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
+import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { HttpExchange, HttpResponse } from './http-exchange.js';
 import { httpRequestKey } from './http-request-key.js';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key-header.js';
@@ -12,6 +15,15 @@ import {
 } from './idempotency-key-policy.js';
 import { problemResponse } from './problem-response.js';
 import type { ProblemCode } from './problem-status.js';
+import type { StackTransactionBox } from './transaction-slot.js';
+
+export type { StackTransactionBox } from './transaction-slot.js';
+
+/**
+ * The route as the core calls it: `tx` is the one-commit transaction as payonce's Kysely `Transaction` (`undefined`
+ * outside the one-commit modes), `stack` the application's stack's own transaction object in a one-commit mode on it.
+ */
+export type RouteNext = (tx?: unknown, stack?: StackTransactionBox) => Promise<HttpResponse>;
 
 /** Options of `createIdempotencyCore`: the policy plus the guard whose store holds the keys. */
 export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
@@ -31,9 +43,17 @@ export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
    * response or a throwing handler rolls the business writes back with the claim. Covered requests without a key
    * (on routes that do not require one) run in a transaction too, without a receipt. The route handler must not
    * open other transactions on a single-connection database (SQLite) or call the network inside.
+   *
+   * The transactions of the application's stack (`pgTransactions(pool)`, `drizzleTransactions(db)`, any
+   * `payonce/tx/*` opener) instead of `true`: the same one-commit mode in ONE transaction payonce opens on that stack;
+   * the route reads the stack's own transaction object with `fastifyStackTransaction(request)` /
+   * `expressStackTransaction(req)` / `honoStackTransaction(c)` and payonce's view of it with the accessors above. A
+   * request meeting the same key still running elsewhere never waits inside the transaction: 409
+   * `REQUEST_IN_PROGRESS` at once. The guard's store must be a SQL store of the opener's dialect (`InvalidOption`
+   * at construction otherwise). See docs/your-stack.md "When payonce opens the transaction".
    * @default false
    */
-  readonly transaction?: boolean;
+  readonly transaction?: boolean | StackTransactions<unknown>;
 }
 
 /**
@@ -54,16 +74,19 @@ export interface IdempotencyCore {
   readonly guard: IdempotencyGuard;
   /** True when `method` is covered by the policy (the adapter may skip reading the body otherwise). */
   covers(method: string): boolean;
-  /** True in the one-commit mode (`transaction: true`): `next` is called with the open transaction. */
+  /** True in a one-commit mode (`transaction: true` or a stack's): `next` is called with the open transaction. */
   readonly transactional: boolean;
+  /** The transactions of the application's stack the one-commit mode opens, or `null` (not that mode). */
+  readonly stack: StackTransactions<unknown> | null;
   /**
    * Decides one request; calls `next` (which runs the route handler and returns its response) at most once, and
-   * only when the request owns the key, or when the layer does not apply to it. In the one-commit mode `next`
-   * gets the open transaction (the store's `Transaction`), else `undefined`.
+   * only when the request owns the key, or when the layer does not apply to it. In the one-commit modes `next`
+   * gets the open transaction (payonce's Kysely `Transaction`), else `undefined`; on the application's stack also
+   * the stack's own transaction object, boxed (`stack.tx`).
    * @throws whatever `next` throws (after the key is released), or `InvalidOption` for a principal that is
    *   not a non-empty string.
    */
-  handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult>;
+  handle(exchange: HttpExchange, next: RouteNext): Promise<IdempotencyResult>;
   /**
    * Deletes finished keys older than `expiryMs` of this layer's `namespace` only (never another provider's
    * receipts in a shared store); returns how many. @throws {StoreUnavailable}
@@ -91,12 +114,12 @@ class RouteCall {
   produced: HttpResponse | undefined = undefined;
 
   constructor(
-    private readonly next: (tx?: unknown) => Promise<HttpResponse>,
+    private readonly next: RouteNext,
     private readonly storedOf: (response: HttpResponse) => StoredShape,
   ) {}
 
-  async run(tx: unknown): Promise<StoredShape> {
-    const produced = await this.next(tx);
+  async run(tx: unknown, stack?: StackTransactionBox): Promise<StoredShape> {
+    const produced = await this.next(tx, stack);
     this.produced = produced;
     if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
     return this.storedOf(produced);
@@ -157,8 +180,10 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  * - a finished key older than `expiryMs` (age > expiryMs, the same cut-off as `purge`) is expired: finding one
  *   purges expired keys of `namespace` (never other providers' receipts in a shared store) and claims afresh.
  * - with `transaction: true` (one-commit mode) the claim, the route's business writes (through the transaction
- *   handed to `next`) and the stored response commit in ONE transaction (`IdempotencyGuard.runInNewTransaction`).
- * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`).
+ *   handed to `next`) and the stored response commit in ONE transaction (`IdempotencyGuard.runInNewTransaction`);
+ *   with `transaction: <your stack's transactions>` that transaction is one of the application's stack.
+ * @throws {InvalidOption} for a bad policy (see `resolveIdempotencyKeyPolicy`), a `transaction` that is neither a
+ *   boolean nor a stack's transactions, or a stack's transactions whose dialect is not the guard's SQL store's.
  * @throws {TransactionsUnsupported} `transaction: true` on a guard whose store is memory or Redis, at construction.
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.5–2.7; Stripe API reference "Idempotent requests";
  *   docs/design.md §4.
@@ -169,8 +194,12 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
 export function createIdempotencyCore(options: IdempotencyCoreOptions): IdempotencyCore {
   const { guard, transaction = false, ...rest } = options;
   const policy = resolveIdempotencyKeyPolicy(rest);
-  const transactional = transaction === true;
-  const store = transactional ? guard.transactionalStore() : null; // memory/Redis: TransactionsUnsupported, now
+  const stack =
+    transaction === true || transaction === false
+      ? null
+      : checkStackTransactions(transaction, guard.store, 'transaction');
+  const transactional = transaction === true || stack !== null;
+  const store = transaction === true ? guard.transactionalStore() : null; // memory/Redis: TransactionsUnsupported, now
   const clock = guard.options.clock;
   const expired = (receipt: Receipt): boolean =>
     receipt.status !== 'processing' &&
@@ -193,15 +222,18 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     key: RequestKey,
     fingerprint: string,
     signal: AbortSignal | undefined,
-    next: (tx?: unknown) => Promise<HttpResponse>,
+    next: RouteNext,
   ): Promise<IdempotencyResult> {
     const runOptions = { fingerprint, waitForInFlightMs: policy.waitForInFlightMs, signal };
     for (let round = 0; ; round++) {
       const call = new RouteCall(next, storedOf);
       try {
-        const outcome = transactional
-          ? await guard.runInNewTransaction(key, (tx) => call.run(tx), runOptions)
-          : await guard.run(key, () => call.run(undefined), runOptions);
+        let outcome: Outcome;
+        if (stack !== null) {
+          const run = (native: unknown, _claim: unknown, payonceTx: unknown) => call.run(payonceTx, { tx: native });
+          outcome = await runInStackTransaction(guard, stack, key, run, runOptions);
+        } else if (store !== null) outcome = await guard.runInNewTransaction(key, (tx) => call.run(tx), runOptions);
+        else outcome = await guard.run(key, () => call.run(undefined), runOptions);
         if (!outcome.isReplay) return { kind: 'executed', response: call.produced!, stored: true };
         if (round === 0 && expired(outcome.receipt)) {
           await purge();
@@ -226,26 +258,28 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
   }
 
   /** A method the policy does not cover: the route runs, nothing is stored. */
-  async function notCovered(next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+  async function notCovered(next: RouteNext): Promise<IdempotencyResult> {
     return { kind: 'executed', response: await next(), stored: false };
   }
 
   /** A covered request without a key: in the one-commit mode its handler still runs in one transaction. */
-  async function withoutKey(next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
-    if (store === null) return { kind: 'executed', response: await next(), stored: false };
+  async function withoutKey(next: RouteNext): Promise<IdempotencyResult> {
+    if (store === null && stack === null) return { kind: 'executed', response: await next(), stored: false };
     let produced: HttpResponse | undefined;
+    const work = async (tx: unknown, box?: StackTransactionBox) => {
+      produced = await next(tx, box);
+      if (produced.status >= 500) throw new ServerErrorReleased(produced.status); // rolls its writes back
+    };
     try {
-      await store.transaction(async (tx) => {
-        produced = await next(tx);
-        if (produced.status >= 500) throw new ServerErrorReleased(produced.status); // rolls its writes back
-      });
+      if (stack !== null) await inStackTransaction(stack, (native, payonceTx) => work(payonceTx, { tx: native }));
+      else await store!.transaction((tx) => work(tx));
     } catch (error) {
       if (!(error instanceof ServerErrorReleased) || produced === undefined) throw error;
     }
     return { kind: 'executed', response: produced!, stored: false };
   }
 
-  function decide(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+  function decide(exchange: HttpExchange, next: RouteNext): Promise<IdempotencyResult> {
     const method = upperMethod(exchange.method);
     if (!policy.methods.includes(method)) return notCovered(next);
     const parsed = parseIdempotencyKey(exchange.headers[IDEMPOTENCY_KEY_HEADER]);
@@ -279,9 +313,10 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     policy,
     guard,
     transactional,
+    stack,
     covers: (method: string) => policy.methods.includes(upperMethod(method)),
     purge,
-    handle(exchange: HttpExchange, next: (tx?: unknown) => Promise<HttpResponse>): Promise<IdempotencyResult> {
+    handle(exchange: HttpExchange, next: RouteNext): Promise<IdempotencyResult> {
       // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which
       // the guard's promise hooks would also pay for); a synchronous throw still becomes a rejection.
       try {

@@ -1,18 +1,41 @@
 import { InvalidOption } from '../core/errors.js';
 
 /**
+ * The stack's own transaction object of a request in a one-commit mode on the application's stack (`transaction:
+ * pgTransactions(pool)`, `drizzleTransactions(db)`, …), boxed so that any value, even `undefined`, is told apart
+ * from "no stack transaction".
+ */
+export interface StackTransactionBox {
+  /** The stack's transaction object (a pg `PoolClient`, a Drizzle `tx`, …). */
+  readonly tx: unknown;
+}
+
+/** What one request in flight runs in. */
+interface OpenTransaction {
+  readonly tx: unknown;
+  readonly stack: StackTransactionBox | undefined;
+}
+
+/**
  * The open one-commit transaction of each request in flight, keyed by the framework's request object (a
  * `WeakMap`: nothing outlives the request). The adapters set it before the route handler runs and clear it when the
- * handler's response is in; the accessors (`fastifyTransaction`, `expressTransaction`, `honoTransaction`) read it.
+ * handler's response is in; the accessors (`fastifyTransaction`, `expressTransaction`, `honoTransaction`, and for the
+ * stack's own object `fastifyStackTransaction`, `expressStackTransaction`, `honoStackTransaction`) read it.
  */
 export class TransactionSlot<K extends object> {
-  private readonly open = new WeakMap<K, unknown>();
+  private readonly open = new WeakMap<K, OpenTransaction>();
 
-  constructor(private readonly accessor: string) {}
+  constructor(
+    private readonly accessor: string,
+    private readonly stackAccessor: string,
+  ) {}
 
-  /** Remembers `tx` for `request` (`undefined` outside the one-commit mode: nothing is stored). */
-  set(request: K, tx: unknown): void {
-    if (tx !== undefined) this.open.set(request, tx);
+  /**
+   * Remembers `tx` (payonce's Kysely transaction) and, in a one-commit mode on the application's stack, `stack`
+   * (its own transaction object) for `request`; `tx` `undefined` (outside the one-commit modes): nothing is stored.
+   */
+  set(request: K, tx: unknown, stack?: StackTransactionBox): void {
+    if (tx !== undefined) this.open.set(request, { tx, stack });
   }
 
   /** Forgets the transaction of `request` (its commit or rollback is under way). */
@@ -21,17 +44,36 @@ export class TransactionSlot<K extends object> {
   }
 
   /**
-   * The transaction `request` runs in. @throws {InvalidOption} the request does not run under a one-commit claim
-   * (the middleware is not in `transaction: true` mode, the method is not covered, or the handler already answered).
+   * The transaction `request` runs in, as payonce's Kysely `Transaction`. @throws {InvalidOption} the request does
+   * not run under a one-commit claim (the middleware is in neither one-commit mode, the method is not covered, or
+   * the handler already answered).
    */
   get<Tx>(request: K): Tx {
-    if (!this.open.has(request)) {
+    const open = this.open.get(request);
+    if (open === undefined) {
       throw new InvalidOption(
         this.accessor,
         'this request runs in no one-commit transaction: mount the Idempotency-Key middleware with transaction: true ' +
-          'on a covered method, and read the transaction before the response is sent',
+          "(or your stack's transactions) on a covered method, and read the transaction before the response is sent",
       );
     }
-    return this.open.get(request) as Tx;
+    return open.tx as Tx;
+  }
+
+  /**
+   * The stack's own transaction object `request` runs in. @throws {InvalidOption} the request does not run in a
+   * transaction of the application's stack (the middleware's `transaction` is not a stack's transactions such as
+   * `pgTransactions(pool)`, the method is not covered, or the handler already answered).
+   */
+  getStack<N>(request: K): N {
+    const stack = this.open.get(request)?.stack;
+    if (stack === undefined) {
+      throw new InvalidOption(
+        this.stackAccessor,
+        "this request runs in no transaction of your stack: mount the Idempotency-Key middleware with transaction: your stack's " +
+          'transactions (pgTransactions(pool), drizzleTransactions(db), …) on a covered method, and read it before the response is sent',
+      );
+    }
+    return stack.tx as N;
   }
 }

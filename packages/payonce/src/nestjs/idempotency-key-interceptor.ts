@@ -22,6 +22,7 @@ import { resolveIdempotencyKeyPolicy } from '../http/idempotency-key-policy.js';
 import { problemResponse } from '../http/problem-response.js';
 import { isProblemCode } from '../http/problem-status.js';
 import { TransactionSlot } from '../http/transaction-slot.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type NestHttpRequest, rawBodyOf, routePatternOf, serverResponseOf, targetOf } from './nest-http.js';
 import { PAYONCE_GUARD } from './payonce-tokens.js';
 
@@ -31,7 +32,7 @@ export type NestIdempotencyOptions = Omit<IdempotencyCoreOptions, 'guard'> & {
   readonly principal: (request: NestHttpRequest) => string | Promise<string>;
 };
 
-const transactions = new TransactionSlot<object>('nestTransaction');
+const transactions = new TransactionSlot<object>('nestTransaction', 'nestStackTransaction');
 const reflector = new Reflector();
 
 /**
@@ -44,6 +45,21 @@ const reflector = new Reflector();
  */
 export function nestTransaction<Tx>(request: object): Tx {
   return transactions.get<Tx>(request);
+}
+
+/**
+ * The application's stack's own transaction object a route handler runs in, under an `IdempotencyKeyInterceptor`
+ * whose `transaction` is your stack's transactions (`prismaTransactions(prisma)`, `drizzleTransactions(db)`, …): the
+ * Prisma transaction client, the Drizzle `tx`, … that also holds the request's Idempotency-Key receipt; payonce's
+ * view of the same transaction (for `outbox.enqueueOnce`) is `nestTransaction(request)`. Typed from the opener (only
+ * read for its type) or from a type argument.
+ * @throws {InvalidOption} the request runs in no transaction of the application's stack.
+ * @example const tx = nestStackTransaction(request, transactions); await tx.order.create({ data });
+ */
+export function nestStackTransaction<N>(request: object, transactions: StackTransactions<N>): N;
+export function nestStackTransaction<N>(request: object): N;
+export function nestStackTransaction(request: object, _transactions?: StackTransactions<unknown>): unknown {
+  return transactions.getStack(request);
 }
 
 /** The handler's value as bytes and a content type: JSON for objects, UTF-8 text for strings, bytes as they are. */
@@ -131,8 +147,8 @@ async function decide(
         ? clientGoneSignal(serverResponseOf(response))
         : undefined,
     };
-    const result = await core.handle(exchange, async (tx) => {
-      transactions.set(request, tx);
+    const result = await core.handle(exchange, async (tx, stack) => {
+      transactions.set(request, tx, stack);
       try {
         return producedOf(await lastValueFrom(next.handle(), { defaultValue: undefined }), status, response);
       } catch (error) {
@@ -162,7 +178,8 @@ async function decide(
  * they are) with its `@HttpCode` status (else 201 for POST, 200 otherwise), and stored byte for byte; an
  * `HttpException` below 500 thrown by the handler (or a pipe) is stored as Nest would answer it; a 5xx or any other
  * throw releases the key and reaches Nest's exception filters. The fingerprint is of the raw body: create the app
- * with `rawBody: true`. With `transaction` the route runs in the one-commit transaction (`nestTransaction(req)`).
+ * with `rawBody: true`. With `transaction: true` the route runs in the one-commit transaction (`nestTransaction(req)`);
+ * with your stack's transactions (`prismaTransactions(prisma)`, …) in one of your stack (`nestStackTransaction(req)`).
  * Requires @nestjs/core 12.4 or later (it answers with a web `Response`), on express or fastify.
  * @throws {InvalidOption} `principal` is not a function, or a bad policy (`resolveIdempotencyKeyPolicy`), when the
  *   interceptor is made; per request, a missing raw body or an unresolvable principal is answered 500

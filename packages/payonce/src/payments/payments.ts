@@ -124,12 +124,17 @@ export class Payments<DB> {
    * success, whichever path brings it (webhook, checkout answer, reconciliation); a `succeeded` on an attempt
    * recorded `failed`/`cancelled` is never ignored: applied as a late success when the order can still be paid,
    * else alerted as money to refund (see `applyReport`, `MONEY_ON_CLOSED_ATTEMPT`). Every event gets one journal row.
+   * With `trx` (the caller's open transaction on the store's database: a one-commit intake handler's
+   * `context.tx`/`context.payonceTx`, or `withDrizzleTransaction(store, tx, (trx) => …)` of `payonce/tx/*`) the
+   * receipt, the transition, the journal row and the fulfilment outbox row are written in THAT transaction and
+   * commit or roll back with the caller's own writes; nothing is retried here (the caller owns the transaction), and
+   * `onAlert` is called when the event is applied, before the caller commits (the journal row is the durable record).
    * @throws {InvalidPaymentEvent} no receipt key, an unknown status, or neither payment id nor merchant reference.
    * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
    */
-  applyProviderEvent(event: ProviderPaymentEvent): Promise<EventResult> {
-    return applyProviderEvent(this.context, event);
+  applyProviderEvent(event: ProviderPaymentEvent, trx?: Transaction<DB>): Promise<EventResult> {
+    return applyProviderEvent(this.context, event, trx);
   }
 
   /**

@@ -66,16 +66,20 @@ function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly 
   };
 }
 
-/** See `Payments.applyProviderEvent`. */
+/**
+ * See `Payments.applyProviderEvent`. With `callerTrx` the event is applied in the caller's open transaction (no
+ * transaction of its own, no retry: the caller owns commit, rollback and any retry after a deadlock).
+ */
 export async function applyProviderEvent<DB>(
   ctx: PaymentsContext<DB>,
   event: ProviderPaymentEvent,
+  callerTrx?: Transaction<DB>,
 ): Promise<EventResult> {
   const { key, ...report } = reportOfEvent(event);
   const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
   let alerts: PaymentAlert[] = [];
   let applied: Omit<EventResult, 'duplicate'> | null = null;
-  const outcome = await transaction(ctx.store, (trx) => {
+  const apply = (trx: Transaction<DB>) => {
     alerts = [];
     applied = null;
     return ctx.guard.runInTransaction(trx, receiptKey, async (tx) => {
@@ -83,7 +87,8 @@ export async function applyProviderEvent<DB>(
       applied = result;
       return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
     });
-  });
+  };
+  const outcome = callerTrx === undefined ? await transaction(ctx.store, apply) : await apply(callerTrx);
   const stored = () => JSON.parse(new TextDecoder().decode(outcome.response.body)) as Omit<EventResult, 'duplicate'>;
   if (outcome.isReplay) return Object.freeze({ ...stored(), duplicate: true, becamePaid: false });
   for (const alert of alerts) ctx.onAlert(alert);

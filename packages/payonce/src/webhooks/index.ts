@@ -15,6 +15,8 @@ export {
 } from './housekeeping.js';
 export {
   createWebhookIntake,
+  type StackWebhookContext,
+  type StackWebhookEndpoint,
   type TransactionalWebhookContext,
   type TransactionalWebhookEndpoint,
   type TransactionalWebhookHandler,

@@ -1,5 +1,6 @@
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
 import type { RedactionOptions, Redactor } from './journal/redact.js';
@@ -43,6 +44,26 @@ export type TransactionalWebhookHandler<Tx> = (
   event: ProviderEvent,
   context: TransactionalWebhookContext<Tx>,
 ) => unknown;
+
+/**
+ * What the handler of a one-commit endpoint on the application's stack (`transaction: pgTransactions(pool)`,
+ * `drizzleTransactions(db)`, …) learns: the context plus the ONE open transaction, seen two ways.
+ * @typeParam N the stack's own transaction object (a pg `PoolClient`, a Drizzle `tx`, …).
+ * @typeParam Tx payonce's Kysely view of the same transaction (`Transaction<DB>` of the guard's SQL store).
+ */
+export interface StackWebhookContext<N, Tx> extends WebhookContext {
+  /**
+   * The stack's own transaction object that also holds the delivery's receipt: write the business effect through
+   * it with the application's own ORM or driver. It commits once, with the completed receipt, after the handler
+   * returns; a throw rolls both back.
+   */
+  readonly tx: N;
+  /**
+   * The same transaction as payonce's Kysely `Transaction`, for payonce's other one-commit calls
+   * (`outbox.enqueueOnce(payonceTx, …)`, the payments' transitions): their rows commit with `tx`'s writes.
+   */
+  readonly payonceTx: Tx;
+}
 
 /** What every endpoint has, whatever its commit mode. */
 export interface WebhookEndpointBase {
@@ -98,15 +119,47 @@ export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
   handler(event: ProviderEvent, context: TransactionalWebhookContext<Tx>): unknown;
 }
 
+/**
+ * A one-commit endpoint in a transaction of the application's OWN stack: per delivery payonce opens ONE
+ * transaction through `transaction` (`pgTransactions(pool)`, `drizzleTransactions(db)`, any `payonce/tx/*`
+ * opener), claims the receipt in it, runs the handler with the stack's transaction object (`context.tx`) and
+ * payonce's view of it (`context.payonceTx`), completes the receipt and commits once. A handler that throws, or a
+ * process that dies before the commit, leaves neither its business writes nor a receipt, so the provider's
+ * redelivery runs it again. A redelivery that meets the same event still running elsewhere never waits inside the
+ * transaction: it is answered as an in-flight duplicate (409 `REQUEST_IN_PROGRESS` + `Retry-After`, or the
+ * provider's retryable answer). The guard's store must be a SQL store of the opener's dialect on the same database.
+ * Declare it with `webhookEndpoint({ transaction: drizzleTransactions(db), … })` to type `context.tx` from the opener.
+ * @typeParam N the stack's own transaction object.
+ * @typeParam Tx payonce's Kysely view (`Transaction<DB>` of the guard's store; `unknown` when not stated).
+ * @see docs/your-stack.md "When payonce opens the transaction".
+ */
+export interface StackWebhookEndpoint<N, Tx = unknown> extends WebhookEndpointBase {
+  /** The transactions of the application's stack (`pgTransactions(pool)`, `drizzleTransactions(db)`, …). */
+  readonly transaction: StackTransactions<N>;
+  /**
+   * The business step, run in the open transaction (`context.tx`, `context.payonceTx`). Write only through them (no
+   * network calls): after a deadlock or serialization failure the whole transaction, handler included, runs again.
+   */
+  handler(event: ProviderEvent, context: StackWebhookContext<N, Tx>): unknown;
+}
+
 /** Options of {@link createWebhookIntake}. */
 export interface WebhookIntakeOptions<S extends Store = Store> {
   /**
    * The receipt guard; its clock also stamps `receivedAtMs`. Any store for default endpoints; a SQL store
-   * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`.
+   * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`, and one of the opener's
+   * dialect on the same database when an endpoint's `transaction` is the transactions of the application's stack.
    */
   readonly guard: IdempotencyGuard<S>;
   /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
-  readonly endpoints: Readonly<Record<string, WebhookEndpoint | TransactionalWebhookEndpoint<HandlerTransactionOf<S>>>>;
+  readonly endpoints: Readonly<
+    Record<
+      string,
+      | WebhookEndpoint
+      | TransactionalWebhookEndpoint<HandlerTransactionOf<S>>
+      | StackWebhookEndpoint<unknown, HandlerTransactionOf<S>>
+    >
+  >;
   /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
   readonly journal?: DeliveryJournal;
   /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */

@@ -1,13 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { PayonceError } from '../core/errors.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
+import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
 import type { HttpResponse } from '../http/http-exchange.js';
+import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
+import type { StackWebhookEndpoint, WebhookContext, WebhookEndpoint } from './intake-options.js';
 import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
 import { type DeliveryArrival, recordDelivery } from './intake-record.js';
-import { type IntakeRuntime, resolveEndpoint } from './intake-runtime.js';
+import { type IntakeRuntime, type ResolvedEndpoint, resolveEndpoint } from './intake-runtime.js';
 import { errorText, freshTrace, looseParse, refusedTrace, type Trace, tooDeep } from './intake-trace.js';
 import type { DeliveryOutcome } from './journal/delivery-record.js';
 import { checkEventLimits } from './providers/event-limits.js';
@@ -123,22 +126,35 @@ function failedTrace(trace: Trace, problem: IntakeProblem, error: unknown, handl
   return refusedTrace(trace, problem, errorText(error));
 }
 
+/** Runs the endpoint's handler in its mode: plain, in the store's transaction `tx`, or in the stack's `tx`. */
+function callHandler(resolved: ResolvedEndpoint, event: ProviderEvent, context: WebhookContext, txs: Txs): unknown {
+  const { endpoint } = resolved;
+  if (resolved.stack !== null) {
+    const stackEndpoint = endpoint as StackWebhookEndpoint<unknown>;
+    return stackEndpoint.handler(event, { ...context, tx: txs.tx, payonceTx: txs.payonceTx });
+  }
+  if (endpoint.transaction === true) return endpoint.handler(event, { ...context, tx: txs.tx });
+  return (endpoint as WebhookEndpoint).handler(event, context);
+}
+
+/** The transactions a one-commit handler gets: the one it writes through, and payonce's view (stack mode only). */
+interface Txs {
+  readonly tx?: unknown;
+  readonly payonceTx?: unknown;
+}
+
 /** Steps 4–6: claim the event key, run the handler, answer with the acknowledgement (or replay the stored one). */
 async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEvent): Promise<HttpResponse> {
-  const { endpoint, ack, fingerprint } = delivery.resolved;
+  const { endpoint, ack, fingerprint, stack } = delivery.resolved;
   const { request, receivedAtMs } = delivery;
   let handlerRan = false;
   let outcome: DeliveryOutcome = 'completed';
-  const handle = async (claim: ClaimContext | null, tx?: unknown): Promise<ResponseInit> => {
+  const handle = async (claim: ClaimContext | null, txs: Txs = {}): Promise<ResponseInit> => {
     handlerRan = true;
     outcome = 'completed'; // a one-commit transaction retried after a deadlock runs this again
     const context = { claim, headers: request.headers, receivedAtMs };
     try {
-      const result =
-        endpoint.transaction === true
-          ? await endpoint.handler(event, { ...context, tx })
-          : await endpoint.handler(event, context);
-      return ack.accepted(event, result);
+      return ack.accepted(event, await callHandler(delivery.resolved, event, context, txs));
     } catch (error) {
       if (!(error instanceof WebhookDecline)) throw error;
       outcome = 'declined';
@@ -149,11 +165,13 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
   try {
     const key = event.key;
     if (key === null) {
-      const stored = toStoredResponse(
-        endpoint.transaction === true
-          ? await guard.transactionalStore().transaction((tx) => handle(null, tx))
-          : await handle(null),
-      );
+      let response: ResponseInit;
+      if (stack !== null)
+        response = await inStackTransaction(stack, (tx, payonceTx) => handle(null, { tx, payonceTx }));
+      else if (endpoint.transaction === true)
+        response = await guard.transactionalStore().transaction((tx) => handle(null, { tx }));
+      else response = await handle(null);
+      const stored = toStoredResponse(response);
       return answer(delivery, { ...trace, decision: 'new', outcome }, ack.deliver(stored, request));
     }
     const payload = {
@@ -161,11 +179,19 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
       waitForInFlightMs: delivery.runtime.waitForInFlightMs,
       signal: request.signal,
     };
-    // One-commit endpoints: claim, handler and completion in ONE transaction of the guard's SQL store.
-    const result =
-      endpoint.transaction === true
-        ? await guard.runInNewTransaction(key, (tx, claim) => handle(claim, tx), payload)
-        : await guard.run(key, (claim) => handle(claim), payload);
+    // One-commit endpoints: claim, handler and completion in ONE transaction of the stack's or the guard's store.
+    let result: Outcome;
+    if (stack !== null) {
+      result = await runInStackTransaction(
+        guard,
+        stack,
+        key,
+        (tx, claim, payonceTx) => handle(claim, { tx, payonceTx }),
+        payload,
+      );
+    } else if (endpoint.transaction === true) {
+      result = await guard.runInNewTransaction(key, (tx, claim) => handle(claim, { tx }), payload);
+    } else result = await guard.run(key, (claim) => handle(claim), payload);
     const decided: Trace = result.isReplay
       ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
       : { ...trace, decision: 'new', outcome };

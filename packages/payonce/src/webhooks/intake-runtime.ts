@@ -2,10 +2,17 @@ import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { MAX_TIMER_MS, nonNegativeInt, positiveInt } from '../core/options.js';
+import { checkStackTransactions } from '../stores/sql/stack-one-commit.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
 import { clickAcknowledgement } from './intake-click.js';
 import { IntakeEmitter } from './intake-events.js';
-import type { TransactionalWebhookEndpoint, WebhookEndpoint, WebhookIntakeOptions } from './intake-options.js';
+import type {
+  StackWebhookEndpoint,
+  TransactionalWebhookEndpoint,
+  WebhookEndpoint,
+  WebhookIntakeOptions,
+} from './intake-options.js';
 import { paymeAcknowledgement } from './intake-payme.js';
 import { withRejectionStatus } from './intake-rejection-status.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
@@ -14,7 +21,9 @@ import { RefusalLimiter } from './refusal-limiter.js';
 
 /** An endpoint with its defaults applied. */
 export interface ResolvedEndpoint {
-  readonly endpoint: WebhookEndpoint | TransactionalWebhookEndpoint<unknown>;
+  readonly endpoint: WebhookEndpoint | TransactionalWebhookEndpoint<unknown> | StackWebhookEndpoint<unknown>;
+  /** The transactions of the application's stack of a one-commit endpoint on it, else `null`. */
+  readonly stack: StackTransactions<unknown> | null;
   readonly ack: Acknowledgement;
   readonly fingerprint: 'raw-body' | 'none';
 }
@@ -47,11 +56,21 @@ function defaultAck(provider: string): Acknowledgement {
   return jsonAcknowledgement();
 }
 
+/**
+ * The stack's transactions of an endpoint whose `transaction` is neither absent, `false` nor `true`, else `null`.
+ * @throws {InvalidOption} it is not an opener of `payonce/tx/*`, or the guard's store is not a SQL store of its dialect.
+ */
+function stackOf(options: WebhookIntakeOptions, name: string, transaction: unknown): StackTransactions<unknown> | null {
+  if (transaction === undefined || transaction === false || transaction === true) return null;
+  return checkStackTransactions(transaction, options.guard.store, `endpoints.${name}.transaction`);
+}
+
 function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEndpoint> {
   const endpoints = new Map<string, ResolvedEndpoint>();
   for (const [name, endpoint] of Object.entries(options.endpoints ?? {})) {
     const provider = endpoint.profile.provider;
     if (endpoint.transaction === true) options.guard.transactionalStore(); // memory/Redis: TransactionsUnsupported, now
+    const stack = stackOf(options, name, endpoint.transaction);
     const rejection = endpoint.rejectionStatus ?? endpoint.scheme.rejectionStatus ?? 401;
     if (rejection !== 400 && rejection !== 401) {
       const where = endpoint.rejectionStatus === undefined ? 'scheme.rejectionStatus' : 'rejectionStatus';
@@ -59,7 +78,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
     }
     const ack = endpoint.acknowledgement ?? defaultAck(provider);
     endpoints.set(name, {
-      endpoint: endpoint as WebhookEndpoint | TransactionalWebhookEndpoint<unknown>,
+      endpoint: endpoint as ResolvedEndpoint['endpoint'],
+      stack,
       ack: rejection === 401 ? ack : withRejectionStatus(ack, rejection),
       fingerprint: endpoint.fingerprint ?? (provider === 'payme' || provider === 'click' ? 'none' : 'raw-body'),
     });
@@ -71,7 +91,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
  * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`/
- * `refusalLimit`.
+ * `refusalLimit`, an endpoint `transaction` that is not `true`/`false`/a stack's transactions, or a stack's
+ * transactions on a guard whose store is not a SQL store of their dialect.
  * @throws {TransactionsUnsupported} an
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */

@@ -10,6 +10,8 @@ import type { Redactor } from './journal/redact.js';
 import type { HeadersInput } from './verify/headers.js';
 
 export type {
+  StackWebhookContext,
+  StackWebhookEndpoint,
   TransactionalWebhookContext,
   TransactionalWebhookEndpoint,
   TransactionalWebhookHandler,
@@ -61,10 +63,13 @@ export interface WebhookIntake {
  *
  * An endpoint with `transaction: true` (one-commit mode) runs claim, handler and completion in ONE transaction of
  * the guard's SQL store and hands it to the handler as `context.tx`: one commit per delivery; a rollback leaves no
- * receipt. A bad signature is answered with the endpoint's `rejectionStatus` (by default its scheme's: 400 for
+ * receipt. With `transaction: <your stack's transactions>` (`pgTransactions(pool)`, `drizzleTransactions(db)`, …)
+ * that ONE transaction is opened on the application's stack instead, and the handler gets the stack's own
+ * transaction object as `context.tx` and payonce's view of it as `context.payonceTx`. A bad signature is answered with the endpoint's `rejectionStatus` (by default its scheme's: 400 for
  * Stripe and Standard Webhooks, 401 for the others; docs/webhooks.md).
  * @throws {InvalidOption} no endpoint, a bad `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`rejectionStatus`/
- *   `waitForInFlightMs`.
+ *   `waitForInFlightMs`, an endpoint `transaction` that is not `true`, `false` or a stack's transactions, or a
+ *   stack's transactions whose dialect is not the guard's SQL store's.
  * @throws {TransactionsUnsupported} an endpoint is `transaction: true` but the guard's store is memory or Redis.
  * @see docs/design.md §3, §5; fixtures README (provider answer formats).
  * @example

@@ -1,0 +1,27 @@
+// Generates the Prisma clients of the stack suite (test/stack/prisma/<database>.prisma → test/stack/prisma/generated/
+// <database>/, gitignored) with the Prisma CLI of the root devDependencies. Offline: `prisma generate` looks for the
+// schema engine at start (and would download it), so PRISMA_SCHEMA_ENGINE_BINARY points at a stub that is never asked
+// for work, and PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING=1 stops the checksum download. A client newer than its schema
+// and than the CLI is kept. Run by `npm run pretest` (the type check and the suite import the clients).
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const folder = `${root}test/stack/prisma/`;
+const cli = `${root}node_modules/prisma/build/index.js`;
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: `${folder}schema-engine-stub.sh`,
+  PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING: '1',
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  CHECKPOINT_DISABLE: '1',
+};
+const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+
+for (const database of ['postgres', 'mysql', 'sqlite']) {
+  const schema = `${folder}${database}.prisma`;
+  const client = `${folder}generated/${database}/client.ts`;
+  if (mtime(client) > Math.max(mtime(schema), mtime(cli))) continue;
+  execFileSync(process.execPath, [cli, 'generate', '--schema', schema], { cwd: root, env, stdio: 'inherit' });
+}
