@@ -19,9 +19,17 @@ const env = {
 };
 const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 
-for (const database of ['postgres', 'mysql', 'sqlite']) {
-  const schema = `${folder}${database}.prisma`;
-  const client = `${folder}generated/${database}/client.ts`;
+const schemas = ['postgres', 'mysql', 'sqlite'].map((database) => ({
+  schema: `${folder}${database}.prisma`,
+  client: `${folder}generated/${database}/client.ts`,
+}));
+// The NestJS example app's client (examples/nestjs/src/generated/prisma, gitignored too).
+schemas.push({
+  schema: `${root}examples/nestjs/prisma/schema.prisma`,
+  client: `${root}examples/nestjs/src/generated/prisma/client.ts`,
+});
+
+for (const { schema, client } of schemas) {
   if (mtime(client) > Math.max(mtime(schema), mtime(cli))) continue;
   execFileSync(process.execPath, [cli, 'generate', '--schema', schema], { cwd: root, env, stdio: 'inherit' });
 }

@@ -24,10 +24,18 @@ import { isProblemCode } from '../http/problem-status.js';
 import { TransactionSlot } from '../http/transaction-slot.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type NestHttpRequest, rawBodyOf, routePatternOf, serverResponseOf, targetOf } from './nest-http.js';
-import { PAYONCE_GUARD } from './payonce-tokens.js';
+import type { PayonceModuleOptions } from './payonce-module-options.js';
+import { PAYONCE_GUARD, PAYONCE_OPTIONS } from './payonce-tokens.js';
 
 /** Options of `IdempotencyKeyInterceptor`: the Idempotency-Key policy (the guard is the module's) and the principal. */
-export type NestIdempotencyOptions = Omit<IdempotencyCoreOptions, 'guard'> & {
+export type NestIdempotencyOptions = Omit<IdempotencyCoreOptions, 'guard' | 'transaction'> & {
+  /**
+   * The one-commit mode: `true` (a transaction of the guard's SQL store, `nestTransaction(req)`), your stack's
+   * transactions (`nestStackTransaction(req)`), or `'stack'`: the `stackTransactions` of `PayonceModule`'s options
+   * (made in `forRootAsync`'s factory, where your ORM client is injected). See `IdempotencyCoreOptions.transaction`.
+   * @default false
+   */
+  readonly transaction?: IdempotencyCoreOptions['transaction'] | 'stack';
   /** The authenticated principal the key is scoped to (e.g. the account id a guard put on the request). */
   readonly principal: (request: NestHttpRequest) => string | Promise<string>;
 };
@@ -123,6 +131,18 @@ function webResponse({ status, headers, body }: HttpResponse): Response {
   return new Response(sent, { status, headers: all });
 }
 
+/** The core's `transaction` option: `'stack'` is the module's `stackTransactions`. @throws {InvalidOption} none set. */
+function transactionOf(
+  options: NestIdempotencyOptions,
+  module: PayonceModuleOptions,
+): IdempotencyCoreOptions['transaction'] {
+  if (options.transaction !== 'stack') return options.transaction;
+  if (module.stackTransactions === undefined) {
+    throw new InvalidOption('transaction', "'stack' uses the stackTransactions option of PayonceModule; set it");
+  }
+  return module.stackTransactions;
+}
+
 /** One covered request: builds the exchange, lets the core decide, runs the route at most once. */
 async function decide(
   core: IdempotencyCore,
@@ -179,7 +199,8 @@ async function decide(
  * `HttpException` below 500 thrown by the handler (or a pipe) is stored as Nest would answer it; a 5xx or any other
  * throw releases the key and reaches Nest's exception filters. The fingerprint is of the raw body: create the app
  * with `rawBody: true`. With `transaction: true` the route runs in the one-commit transaction (`nestTransaction(req)`);
- * with your stack's transactions (`prismaTransactions(prisma)`, …) in one of your stack (`nestStackTransaction(req)`).
+ * with your stack's transactions (`prismaTransactions(prisma)`, …, or `'stack'` for the module's `stackTransactions`)
+ * in one of your stack (`nestStackTransaction(req)`).
  * Requires @nestjs/core 12.4 or later (it answers with a web `Response`), on express or fastify.
  * @throws {InvalidOption} `principal` is not a function, or a bad policy (`resolveIdempotencyKeyPolicy`), when the
  *   interceptor is made; per request, a missing raw body or an unresolvable principal is answered 500
@@ -195,8 +216,8 @@ export function IdempotencyKeyInterceptor(options: NestIdempotencyOptions): Type
   class PayonceIdempotencyKey implements NestInterceptor {
     private readonly core: IdempotencyCore;
 
-    constructor(guard: IdempotencyGuard) {
-      this.core = coreOf({ ...options, guard } as IdempotencyCoreOptions);
+    constructor(guard: IdempotencyGuard, module: PayonceModuleOptions) {
+      this.core = coreOf({ ...options, guard, transaction: transactionOf(options, module) });
     }
 
     intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -206,6 +227,7 @@ export function IdempotencyKeyInterceptor(options: NestIdempotencyOptions): Type
     }
   }
   Inject(PAYONCE_GUARD)(PayonceIdempotencyKey, undefined, 0);
+  Inject(PAYONCE_OPTIONS)(PayonceIdempotencyKey, undefined, 1);
   Injectable()(PayonceIdempotencyKey);
   return mixin(PayonceIdempotencyKey);
 }

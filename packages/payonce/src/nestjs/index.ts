@@ -8,6 +8,7 @@
 export {
   IdempotencyKeyInterceptor,
   type NestIdempotencyOptions,
+  nestStackTransaction,
   nestTransaction,
 } from './idempotency-key-interceptor.js';
 export type { NestHttpRequest } from './nest-http.js';

@@ -2,6 +2,7 @@ import type { DynamicModule, InjectionToken, OptionalFactoryDependency } from '@
 import type { GuardOptions } from '../core/guard-options.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Store } from '../core/store.js';
+import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { WebhookIntakeOptions } from '../webhooks/intake-options.js';
 
 /**
@@ -21,6 +22,12 @@ export interface PayonceModuleOptions<S extends Store = Store> {
   readonly guardOptions?: GuardOptions;
   /** Whether the module closes `store` on application shutdown (`onApplicationShutdown`). @default true */
   readonly closeStore?: boolean;
+  /**
+   * The transactions of your stack (`prismaTransactions(prisma)`, `drizzleTransactions(db)`, `pgTransactions(pool)`),
+   * made here where your client is injected: an `IdempotencyKeyInterceptor({ transaction: 'stack', … })` route runs
+   * in one of them (`nestStackTransaction(request)`). @default none
+   */
+  readonly stackTransactions?: StackTransactions<unknown>;
   /** Provide an `Outbox` on the store under `PAYONCE_OUTBOX` (SQL stores only). @default false */
   readonly outbox?: boolean;
   /**
