@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -113,6 +113,9 @@ beforeAll(async () => {
     );
   }
   await mkdir(runDir, { recursive: true });
+  // The Prisma guide's blocks import the client generated from test/docs/prisma/schema.prisma (npm run
+  // prisma:generate, run by pretest) as a user's file beside its `generated/` folder does.
+  await symlink(path.join(root, 'test', 'docs', 'prisma', 'generated'), path.join(runDir, 'generated'));
   for (const block of blocks) await writeFile(fileOf(block), block.code);
 });
 

@@ -16,9 +16,10 @@ import type { StackStore, StackTarget } from '../stack-target.js';
 
 /**
  * Prisma's interactive-transaction defaults (maxWait 2 s for a connection, timeout 5 s for the whole transaction) are
- * raised here: ten parallel copies of one delivery wait on the receipt's row lock (PostgreSQL, MariaDB) or for the
- * one SQLite connection of the adapter, and on a busy 2-core machine that takes longer than 2 s. The timeout is
- * kept far below the suite's 30 s so that a stuck transaction still fails the test.
+ * raised here as a margin: ten parallel copies of one delivery queue for the pool's connections and the receipt's
+ * row lock (PostgreSQL, MariaDB) or for the one SQLite connection of the adapter, and on a busy 2-core machine the
+ * whole case took up to 2.5 s with the defaults (2026-12-06). The timeout stays below the suite's 30 s so that a
+ * stuck transaction still fails the test.
  */
 const TRANSACTION_OPTIONS: PrismaTransactionOptions = { maxWait: 20_000, timeout: 20_000 };
 

@@ -19,7 +19,12 @@ interface PrismaRawErrorLike {
  * number). `cause` is Prisma's own error, unchanged.
  */
 export class PrismaDriverError extends Error {
+  /**
+   * The database's code: PostgreSQL SQLSTATE (`23505`), SQLite result code (`SQLITE_CONSTRAINT_PRIMARYKEY`), MySQL
+   * errno as text (`1062`).
+   */
   readonly code: string;
+  /** MySQL/MariaDB only: the server's errno as a number (`1062` duplicate key), as mysql2 gives it. */
   readonly errno?: number;
   constructor(code: string, message: string, errno: number | undefined, cause: unknown) {
     super(message, { cause });

@@ -86,8 +86,8 @@ function rowsOf(answer: unknown): readonly unknown[] {
  * payonce's row readers take as they take better-sqlite3's and mysql2's (payonce's tables hold no numeric, JSON or
  * timestamp column, so Prisma's `Decimal`, parsed JSON and `Date` never reach them). A database error of one of these
  * statements is thrown as {@link PrismaDriverError} with the database's own code (Prisma's error as its `cause`), so
- * that payonce tells a duplicate key on MySQL from a failure. The root `PrismaClient` is refused: its statements would run outside the
- * transaction (it has `$connect`; a transaction client has not).
+ * that payonce tells a duplicate key on MySQL from a failure. The root `PrismaClient` is refused: its statements would
+ * run outside the transaction (it has `$connect`; a transaction client has not).
  * @param dialect `postgres`, `mysql` or `sqlite`; read from the client's schema provider when omitted (must agree).
  * @throws {InvalidOption} `tx` is a `PrismaClient` rather than its transaction client, is not a Prisma client, is of
  *   a provider payonce does not run on, or `dialect` disagrees with it.
