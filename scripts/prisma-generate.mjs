@@ -1,5 +1,6 @@
 // Generates the Prisma clients of the stack suite (test/stack/prisma/<database>.prisma → test/stack/prisma/generated/
-// <database>/) and of the Prisma guide's doc blocks (test/docs/prisma/schema.prisma → test/docs/prisma/generated/; both
+// <database>/), of the Prisma guide's doc blocks (test/docs/prisma/schema.prisma → test/docs/prisma/generated/) and of the
+// NestJS example (examples/nestjs/prisma/schema.prisma → examples/nestjs/src/generated/prisma/; all
 // gitignored) with the Prisma CLI of the root devDependencies. Offline: `prisma generate` looks for the
 // schema engine at start (and would download it), so PRISMA_SCHEMA_ENGINE_BINARY points at a stub that is never asked
 // for work, and PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING=1 stops the checksum download. A client newer than its schema

@@ -7,10 +7,15 @@ import { InvalidOption } from '../core/errors.js';
  * application is created with `rawBody: true` (for the JSON and URL-encoded bodies Nest parses).
  */
 export interface NestHttpRequest {
+  /** Upper-case method, e.g. `POST`. */
   readonly method: string;
+  /** The request target as received (path and query). */
   readonly url: string;
+  /** Request headers, names lower case. */
   readonly headers: IncomingHttpHeaders;
+  /** The client's address (the platform's `request.ip`). */
   readonly ip?: string;
+  /** The exact body bytes (a `Buffer`), kept by Nest when the app is created with `rawBody: true`. */
   readonly rawBody?: unknown;
 }
 
