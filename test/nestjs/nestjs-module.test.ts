@@ -215,6 +215,22 @@ for (const platform of PLATFORMS) {
 }
 
 describe('PayonceModule options', () => {
+  it("refuses an interceptor with transaction: 'stack' when the module has no stackTransactions, at boot", async () => {
+    class StackController {
+      create() {
+        return {};
+      }
+    }
+    Post()(StackController.prototype, 'create', Object.getOwnPropertyDescriptor(StackController.prototype, 'create')!);
+    UseInterceptors(IdempotencyKeyInterceptor({ principal: () => 'acct_1', transaction: 'stack' }))(StackController);
+    Controller('stack')(StackController);
+    class StackModule {}
+    Module({ imports: [PayonceModule.forRoot({ store: new MemoryStore() })], controllers: [StackController] })(
+      StackModule,
+    );
+    await expect(bootNest(StackModule, 'express')).rejects.toThrow(/stackTransactions/);
+  });
+
   it('refuses neither or both of store and guard, and a principal that is not a function', () => {
     const store = new MemoryStore();
     const guard = new IdempotencyGuard(store);
