@@ -1,5 +1,6 @@
 // Generates the Prisma clients of the stack suite (test/stack/prisma/<database>.prisma → test/stack/prisma/generated/
-// <database>/) and of the Prisma guide's doc blocks (test/docs/prisma/schema.prisma → test/docs/prisma/generated/; both
+// <database>/), of the Prisma guide's doc blocks (test/docs/prisma/schema.prisma → test/docs/prisma/generated/) and of the
+// NestJS example (examples/nestjs/prisma/schema.prisma → examples/nestjs/src/generated/prisma/; all
 // gitignored) with the Prisma CLI of the root devDependencies. Offline: `prisma generate` looks for the
 // schema engine at start (and would download it), so PRISMA_SCHEMA_ENGINE_BINARY points at a stub that is never asked
 // for work, and PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING=1 stops the checksum download. A client newer than its schema
@@ -28,6 +29,11 @@ const SCHEMAS = [
   })),
   // docs/your-stack.md "Prisma": its schema block is this file; test/docs/docs-run.test.ts links the client in.
   { schema: `${root}test/docs/prisma/schema.prisma`, client: `${root}test/docs/prisma/generated/prisma/client.ts` },
+  // The NestJS example app (examples/nestjs): its Prisma client, imported by its e2e test.
+  {
+    schema: `${root}examples/nestjs/prisma/schema.prisma`,
+    client: `${root}examples/nestjs/src/generated/prisma/client.ts`,
+  },
 ];
 
 for (const { schema, client } of SCHEMAS) {

@@ -15,6 +15,7 @@ interface Manifest {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  devDependencies?: Record<string, string>;
 }
 
 const PACKAGES = ['payonce', 'sandbox', 'storm', 'service', 'cli'];
@@ -33,10 +34,17 @@ const packageOf = (specifier: string) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
+/**
+ * Example apps with a package.json of their own: what they import is declared there (the app's `npm i`), not by the
+ * library. examples/nestjs brings its framework and ORM (@nestjs/*, Prisma).
+ */
+const OWN_MANIFEST_EXAMPLES = ['examples/nestjs'];
+
 /** Packages imported (statically or with `import()`) by the TypeScript files under `dirs`, `self` excluded. */
-function importedPackages(dirs: string[], self: string): string[] {
+function importedPackages(dirs: string[], self: string, skip: readonly string[] = []): string[] {
   const found = new Set<string>();
-  for (const file of dirs.flatMap(tsFiles)) {
+  const skipped = (file: string) => skip.some((dir) => file.startsWith(join(root, dir, '/')));
+  for (const file of dirs.flatMap(tsFiles).filter((file) => !skipped(file))) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)'([^'.][^']*)'/g)) {
       const name = packageOf(match[1] as string);
@@ -59,7 +67,7 @@ describe('package.json dependencies of each workspace package', () => {
 
   it('the library declares what the examples import, and every peer of the library but kysely is optional', () => {
     const library = manifestOf('payonce');
-    const imported = importedPackages(['examples'], 'payonce');
+    const imported = importedPackages(['examples'], 'payonce', OWN_MANIFEST_EXAMPLES);
     expect(imported).toContain('@hono/node-server');
     expect(imported.filter((name) => !declared(library, name))).toEqual([]);
     const required = Object.keys(library.peerDependencies ?? {}).filter(
@@ -69,6 +77,15 @@ describe('package.json dependencies of each workspace package', () => {
     // Kysely: a required peer (npm 7+ installs it with payonce), so an application has ONE copy of it.
     expect(required).toEqual(['kysely']);
     expect(library.dependencies?.kysely).toBeUndefined();
+  });
+
+  it.each(OWN_MANIFEST_EXAMPLES)('%s declares what it imports in its own package.json', (dir) => {
+    const manifest = read(`${dir}/package.json`) as Manifest;
+    const imported = importedPackages([dir], manifest.name);
+    expect(imported).toContain('payonce');
+    expect(imported.filter((name) => !declared(manifest, name) && !(name in (manifest.devDependencies ?? {})))).toEqual(
+      [],
+    );
   });
 
   it('has package-lock.json in step: each package entry lists the same dependencies and peers', () => {
