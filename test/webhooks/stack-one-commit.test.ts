@@ -222,7 +222,7 @@ describe('postgres: intake endpoint with transaction = the stack of the applicat
       },
     });
     expectTypeOf(endpoint.transaction).toEqualTypeOf<StackTransactions<DrizzleTx>>();
-    expect(endpoint.transaction.stack).toBe('drizzle (node-postgres)');
+    expect(endpoint.transaction.stack).toBe('drizzle (postgres)');
   });
 
   it('refuses a wrong opener object, and an opener of another dialect than the store, with InvalidOption', async () => {

@@ -12,8 +12,15 @@ const PACKAGES = fileURLToPath(new URL('../../../packages/', import.meta.url));
 export interface PackedApp {
   /** The app's directory (its package.json, node_modules). */
   readonly dir: string;
-  /** Runs `command args` in the app with the environment a user has (no `npm_*` variables of the test's npm). */
-  exec(command: string, args: readonly string[]): Promise<{ stdout: string; stderr: string; code: number }>;
+  /**
+   * Runs `command args` in the app with the environment a user has (no `npm_*` variables of the test's npm), plus
+   * `extraEnv`.
+   */
+  exec(
+    command: string,
+    args: readonly string[],
+    extraEnv?: Readonly<Record<string, string>>,
+  ): Promise<{ stdout: string; stderr: string; code: number }>;
   /** Names directly under node_modules, with scoped packages as `@scope/name`. */
   installed(): string[];
   /** Removes the app and the tarballs. */
@@ -55,9 +62,13 @@ export async function packedApp(dirs: readonly string[], extra: readonly string[
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files, ...extra], { cwd: app, env });
     return {
       dir: app,
-      async exec(command, args) {
+      async exec(command, args, extraEnv = {}) {
         try {
-          const { stdout, stderr } = await run(command, [...args], { cwd: app, env, timeout: 60_000 });
+          const { stdout, stderr } = await run(command, [...args], {
+            cwd: app,
+            env: { ...env, ...extraEnv },
+            timeout: 60_000,
+          });
           return { stdout, stderr, code: 0 };
         } catch (error) {
           const failed = error as { stdout?: string; stderr?: string; code?: unknown };

@@ -33,7 +33,7 @@ export interface PostgresJsTransactionSql {
    * postgres.js's parameters is accepted; payonce passes the values Kysely compiled.)
    */
   unsafe(query: string, parameters: never[]): PromiseLike<PostgresJsRowListLike>;
-  /** Opens a savepoint; only a transaction's `tx` has it (postgres.js's root `sql` has `begin` instead). */
+  /** Opens a savepoint; only a transaction's `tx` has it (postgres.js's root `sql` has `begin` and `end` instead). */
   readonly savepoint: (...parameters: never[]) => unknown;
 }
 
@@ -53,7 +53,8 @@ const ACCEPTED =
  * UPDATE / DELETE / MERGE (its `command`).
  *
  * How the root `sql` is told apart: postgres.js gives only a transaction's `tx` (and its savepoints) a `savepoint`
- * method, while the root `sql` has `begin` and `end` and a reserved connection (`sql.reserve()`) has `release`.
+ * method, while the root `sql` has `end` (and `savepoint` nowhere) and a reserved connection (`sql.reserve()`) has
+ * `release`; postgres.js 4 also gives `tx` a `begin` (nested transactions), so `begin` tells nothing.
  * Those two run each statement outside any transaction the callback could own (postgres.js refuses a raw `BEGIN` on
  * the root pool), so they are refused.
  * The transaction must not transform column names (`transform: postgres.camel` or similar on the `postgres()`
@@ -63,14 +64,14 @@ const ACCEPTED =
  * @see postgres.js README "Transactions" (`sql.begin`, `savepoint`) and "Unsafe raw string queries".
  */
 export function postgresJsExecutor(tx: PostgresJsTransactionSql): SqlExecutor {
-  const candidate = tx as Partial<PostgresJsTransactionSql> & { begin?: unknown; release?: unknown };
+  const candidate = tx as Partial<PostgresJsTransactionSql> & { end?: unknown; release?: unknown };
   // postgres.js's `sql` and `tx` are functions (tagged templates) with methods.
   if (
     (typeof candidate !== 'object' && typeof candidate !== 'function') ||
     candidate === null ||
     typeof candidate.unsafe !== 'function' ||
     typeof candidate.savepoint !== 'function' ||
-    typeof candidate.begin === 'function' ||
+    typeof candidate.end === 'function' ||
     typeof candidate.release === 'function'
   ) {
     throw new InvalidOption('tx', ACCEPTED);
