@@ -15,4 +15,14 @@ export const CAUSES: Readonly<Record<string, string>> = {
     "(notes/stack.md) both sides send the same six statements per delivery (BEGIN, claim, business INSERT, outbox INSERT, completion, COMMIT; counted at pg), so a gap is client CPU: on node-postgres the adapter adds only the joined Kysely view (about 5 µs per transaction) and payonce's statements go straight to the client; a miss here is the host's spread (compare the pair min–max and `stack/cpu-per-delivery.ts`).",
   'stack-drizzle-vs-own':
     "(notes/stack.md) both sides send the same six statements per delivery, so a gap is client CPU: Drizzle's own `db.transaction` and query builder for the business INSERT (the application's cost with or without payonce); payonce's statements are prepared on the transaction's Drizzle session as compiled (`tx._.session.prepareQuery`), no longer rebuilt into Drizzle SQL.",
+  'stack-postgres-js-vs-own':
+    "(notes/stack.md) client CPU (about 1.45× that of `own` in `stack/cpu-per-delivery.ts`): postgres.js's `sql.begin` and `tx.unsafe` (parse and describe per statement text) against payonce's lean node-postgres path; no payonce hot spot in the profile.",
+  'stack-kysely-vs-own':
+    "(notes/stack.md) same six statements per delivery (counted at pg), so the gap is client CPU (about 1.45× that of `own`): the application's Kysely transaction, and payonce's three statements through `trx.withoutPlugins().executeQuery` (Kysely's executor and connection provider, which payonce's own transactions skip) plus a dialect probe per delivery; candidate fix: the transaction's connection directly, the dialect detected once per instance.",
+  'stack-knex-vs-own':
+    "(notes/stack.md) same six statements per delivery (counted at pg), so the gap is client CPU (about 1.9× that of `own`): Knex's transaction (a transaction client and knex instance per call, tarn) and payonce's statements through `trx.raw` ($n rewritten to ? by the adapter, then back to $n by Knex); candidate fix: payonce's compiled text on the transaction's connection (`trx.client.acquireConnection()`), or a per-text cache of the rewrite.",
+  'stack-prisma-vs-own':
+    "(notes/stack.md) same six statements per delivery (counted at pg), so the gap is client CPU (about 4× that of `own`): each of payonce's three statements is a full Prisma request (`$queryRawUnsafe`/`$executeRawUnsafe`: request pipeline, query engine, adapter mapping), `@prisma/client` the top package of the profile; candidate fix: the statements on the driver adapter's transaction object Prisma holds for the interactive transaction (internal API, with a fallback).",
+  'stack-drizzle-postgres-js-vs-own':
+    "(notes/stack.md) client CPU (about 1.8× that of `own`): postgres.js's `sql.begin` and `unsafe` plus Drizzle's own session, transaction objects and query builder (the same Drizzle overhead as on node-postgres); no payonce hot spot in the profile.",
 };

@@ -67,3 +67,14 @@ export interface StackSide {
   readonly backend: 'postgres';
   open(ns: NamespaceInfo, work: StackWork): Promise<StackRunner>;
 }
+
+/**
+ * The schema of `pool.options` (`-c search_path=<schema>`, `lib/namespaces.ts`), for a driver that takes it as a
+ * connection parameter rather than as libpq `options` (postgres.js).
+ * @throws {Error} `options` without a `search_path`.
+ */
+export function searchPathOf(pool: StackWork['pool']): string {
+  const match = /search_path=(\S+)/.exec(pool.options);
+  if (match === null) throw new Error(`no search_path in the pool options ${JSON.stringify(pool.options)}`);
+  return match[1]!;
+}

@@ -1,6 +1,12 @@
 import type { StackSide } from '../stack-side.js';
 import { drizzleSide } from './drizzle.js';
+import { drizzlePostgresJsSide } from './drizzle-postgres-js.js';
+import { knexSide } from './knex.js';
+import { kyselySide } from './kysely.js';
 import { pgSide } from './pg.js';
+import { postgresJsSide } from './postgres-js.js';
+import { prismaSide } from './prisma.js';
+import { typeormSide } from './typeorm.js';
 
 /**
  * The stacks whose own transaction the bench runs the one-commit path in, by name: each becomes the target
@@ -13,4 +19,10 @@ import { pgSide } from './pg.js';
 export const STACK_SIDES: Readonly<Record<string, StackSide>> = {
   pg: pgSide,
   drizzle: drizzleSide,
+  'postgres-js': postgresJsSide,
+  kysely: kyselySide,
+  knex: knexSide,
+  typeorm: typeormSide,
+  prisma: prismaSide,
+  'drizzle-postgres-js': drizzlePostgresJsSide,
 };
