@@ -118,12 +118,19 @@ export interface PgPoolLike<C extends PgPooledClient> {
 export interface PgPooledClient extends PgTransactionClient {
   /** Gives the client back; with an error, the pool destroys it instead of lending it again. */
   release(error?: Error | boolean): void;
+  /** Listens for the client's `error` event (a connection the server ended while the client was lent). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops listening for `error`. */
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /**
  * Transactions of a node-postgres `Pool` for the parts of payonce that open one themselves (a one-commit webhook
  * endpoint, an Idempotency-Key route): each is `BEGIN … COMMIT` on one client lent by `pool`, rolled back when the
- * work throws; a client whose `ROLLBACK` fails is destroyed, never lent again.
+ * work throws; a client whose `ROLLBACK` fails is destroyed, never lent again. While a client is lent, its `error`
+ * event (the server ended the connection: a failover, `pg_terminate_backend`) is listened for, so it fails the
+ * transaction (the statement in flight rejects, the client is destroyed) instead of crashing the process, which a
+ * lent node-postgres client with no listener does.
  * @throws {InvalidOption} `pool` has no `connect` method.
  * @example createWebhookIntake({ guard, endpoints: { stripe: { transaction: pgTransactions(pool), … } } })
  */
@@ -137,6 +144,10 @@ export function pgTransactions<C extends PgPooledClient>(pool: PgPoolLike<C>): S
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on?.('error', onError);
       try {
         await client.query({ text: 'BEGIN', values: [] });
         const result = await work(client, pgExecutor(client));
@@ -148,6 +159,7 @@ export function pgTransactions<C extends PgPooledClient>(pool: PgPoolLike<C>): S
         });
         throw error;
       } finally {
+        client.off?.('error', onError);
         client.release(broken);
       }
     },

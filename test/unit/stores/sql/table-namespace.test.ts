@@ -14,6 +14,11 @@ describe('table namespace', () => {
       expect(() => checkSchema(bad, 'postgres')).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
     }
     expect(() => checkSchema('payonce', 'sqlite')).toThrow(/SQLite/);
+    for (const system of ['pg_catalog', 'PG_TOAST', 'information_schema', 'mysql', 'performance_schema', 'sys']) {
+      expect(() => checkSchema(system, 'postgres'), system).toThrow(/system schema/);
+      expect(() => checkSchema(system, 'mysql'), system).toThrow(/system database/);
+    }
+    expect(checkSchema('pgx_payonce', 'postgres')).toBe('pgx_payonce');
   });
 
   it('qualifies tables and the finish function, never index, trigger, constraint or sequence names', () => {

@@ -34,6 +34,9 @@ const QUALIFIED_NAMES = [
 /** One of {@link QUALIFIED_NAMES} as a whole identifier: not part of a longer name, not already qualified. */
 const QUALIFIED_NAME = new RegExp(`(?<![A-Za-z0-9_."\`])(${QUALIFIED_NAMES.join('|')})(?![A-Za-z0-9_])`, 'g');
 
+/** The server's own catalogs, never a place for payonce's tables (PostgreSQL reserves `pg_*` names). */
+const SYSTEM_NAMESPACE = /^(pg_.*|information_schema|mysql|performance_schema|sys)$/i;
+
 /** What carries a namespace: a SQL store (`SqlStore.schema`), or a `{ db, dialect, schema }` target. */
 export interface Namespaced {
   /** A Kysely instance (`Kysely<DB>` of any `DB`). */
@@ -44,8 +47,9 @@ export interface Namespaced {
 
 /**
  * Checks a `schema` option: `undefined`/`null` → `null` (the connection's search_path or database, as before).
- * @throws {InvalidOption} (`schema`) on SQLite (no schemas: payonce's tables all start with `payonce_`), or for a
- *   name that is not 1–63 letters, digits or `_` starting with a letter or `_`.
+ * @throws {InvalidOption} (`schema`) on SQLite (no schemas: payonce's tables all start with `payonce_`), for a
+ *   name that is not 1–63 letters, digits or `_` starting with a letter or `_`, or for a system schema or database
+ *   (`pg_*`, `information_schema`, `mysql`, `performance_schema`, `sys`: the server's own catalogs).
  */
 export function checkSchema(schema: unknown, dialect: SqlDialectName): string | null {
   if (schema === undefined || schema === null) return null;
@@ -54,6 +58,12 @@ export function checkSchema(schema: unknown, dialect: SqlDialectName): string | 
   }
   if (typeof schema !== 'string' || !NAMESPACE.test(schema)) {
     throw new InvalidOption('schema', 'must be 1-63 letters, digits or _, starting with a letter or _');
+  }
+  if (SYSTEM_NAMESPACE.test(schema)) {
+    throw new InvalidOption(
+      'schema',
+      `is a system ${dialect === 'mysql' ? 'database' : 'schema'} of the server: name one of your own`,
+    );
   }
   return schema;
 }
