@@ -15,6 +15,7 @@ import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
+import { onSqliteConnection } from './sqlite-connection-queue.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 export type { StackTransactions } from '../stores/sql/stack-transactions.js';
@@ -144,15 +145,13 @@ export async function runInBetterSqlite3Transaction<S extends JoinableStore, C e
   return await runJoined(guard, betterSqlite3Executor(db), db, key, handler, options);
 }
 
-/** The end of the queue of transactions of each connection, shared by every opener made for it. */
-const queues = new WeakMap<object, Promise<void>>();
-
 /**
  * Transactions of a better-sqlite3 `Database` for the parts of payonce that open one themselves (a one-commit
  * webhook endpoint, an Idempotency-Key route): each is `BEGIN IMMEDIATE`, the work, `COMMIT`, or `ROLLBACK` and a
  * rethrow of the error when the work (or the commit) throws. SQLite has one transaction per connection and no nested
  * `BEGIN`, so the transactions of one `db` are serialized: a second `transaction()` waits until the first has
- * committed or rolled back (one queue per `db`, shared by every opener made for it; transactions the application
+ * committed or rolled back (one queue per `db`, shared by every opener made for it, `drizzleTransactions` of a Drizzle
+ * database on it included; transactions the application
  * begins itself on the same `db` are not in the queue and must not overlap these).
  * @throws {InvalidOption} `db` is not a better-sqlite3 `Database`.
  * @example createWebhookIntake({ guard, endpoints: { stripe: { transaction: betterSqlite3Transactions(db), … } } })
@@ -163,17 +162,7 @@ export function betterSqlite3Transactions<C extends BetterSqlite3DatabaseLike>(d
     dialect: 'sqlite',
     stack: 'better-sqlite3',
     async transaction(work) {
-      const previous = queues.get(db) ?? Promise.resolve();
-      let done = () => {};
-      const mine = new Promise<void>((resolve) => {
-        done = resolve;
-      });
-      queues.set(
-        db,
-        previous.then(() => mine),
-      );
-      await previous;
-      try {
+      return await onSqliteConnection(db, async () => {
         db.exec('BEGIN IMMEDIATE');
         try {
           const result = await work(db, betterSqlite3Executor(db));
@@ -187,9 +176,7 @@ export function betterSqlite3Transactions<C extends BetterSqlite3DatabaseLike>(d
           } catch {}
           throw error;
         }
-      } finally {
-        done();
-      }
+      });
     },
   };
 }

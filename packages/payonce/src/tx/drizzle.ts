@@ -26,6 +26,7 @@ import {
   drizzleExecutor,
 } from './drizzle-executor.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
+import { onSqliteConnection } from './sqlite-connection-queue.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 export type { StackTransactions } from '../stores/sql/stack-transactions.js';
@@ -87,16 +88,16 @@ export interface DrizzleDatabaseLike<X extends DrizzleAsyncTransactionLike> {
 }
 
 /**
- * One better-sqlite3 transaction at a time on `db`'s one connection, in the order asked: `begin immediate`, `work`
- * with `db`, `commit`; `rollback` when `work` throws (unless SQLite already ended the transaction).
+ * One better-sqlite3 transaction at a time on `db`'s one connection, in the order asked (one queue per connection,
+ * shared with every other opener of it: `onSqliteConnection`): `begin immediate`, `work` with `db`, `commit`;
+ * `rollback` when `work` throws (unless SQLite already ended the transaction).
  */
 function betterSqliteTransactions<D extends DrizzleBetterSqliteLike>(db: D): StackTransactions<D> {
-  let last: Promise<unknown> = Promise.resolve();
   return {
     dialect: 'sqlite',
     stack: 'drizzle (better-sqlite3)',
-    transaction(work) {
-      const next = last.then(async () => {
+    transaction: (work) =>
+      onSqliteConnection(db.$client, async () => {
         db.run(sql.raw('begin immediate'));
         try {
           const result = await work(db, drizzleExecutor(db));
@@ -106,10 +107,7 @@ function betterSqliteTransactions<D extends DrizzleBetterSqliteLike>(db: D): Sta
           if (db.$client.inTransaction) db.run(sql.raw('rollback'));
           throw error;
         }
-      });
-      last = next.catch(() => {});
-      return next;
-    },
+      }),
   };
 }
 
