@@ -1,0 +1,4 @@
+import { conformanceSuite } from './conformance-cases.js';
+
+// The stack conformance suite (test/stack/conformance-cases.ts) for every adapter whose stack runs on mysql.
+conformanceSuite('mysql');
