@@ -5,6 +5,7 @@ import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
 import { InvalidOption } from '../core/errors.js';
 import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 import { toDrizzleSql } from './drizzle-sql.js';
+import { postgresResult } from './postgres-result.js';
 
 /**
  * A Drizzle transaction whose statements run asynchronously: the `tx` of `db.transaction(async (tx) => …)` on
@@ -57,16 +58,11 @@ const SYNC_TRANSACTION =
   'statements would run after it ended, outside any transaction; run db.run(sql`begin immediate`) and pass db, ' +
   'or open it with drizzleTransactions(db)';
 
-/** Statements whose count is a count of changed rows (as in Kysely's own PostgreSQL driver). */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-
 /** node-postgres answers `{ rows, rowCount, command }`; postgres.js a row array with `count` and `command`. */
 function postgresResultOf(answer: unknown): SqlExecutorResult {
   const result = answer as { rows?: unknown[]; rowCount?: number | null; count?: number | null; command?: string };
   const rows = Array.isArray(answer) ? answer : (result.rows ?? []);
-  const count = Array.isArray(answer) ? result.count : result.rowCount;
-  if (!WRITES.has(String(result.command)) || typeof count !== 'number') return { rows };
-  return { rows, numAffectedRows: BigInt(count) };
+  return postgresResult(rows, result.command, Array.isArray(answer) ? result.count : result.rowCount);
 }
 
 /**

@@ -15,6 +15,7 @@ import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
@@ -47,9 +48,6 @@ const DIALECT_BY_DRIVER: Readonly<Record<string, SqlDialectName>> = {
 
 const ACCEPTED =
   'must be the trx of knex.transaction(async (trx) => …) on the pg, mysql2 or better-sqlite3 client, not the knex instance';
-
-/** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * A `$n` placeholder or a `?` of PostgreSQL SQL text, or a quoted literal / identifier (kept as written, so a `$1`
@@ -114,8 +112,7 @@ function questionToKnexRaw(text: string, parameters: readonly unknown[]): KnexRa
 /** A pg `QueryResult` as the executor's result. */
 function fromPg(answer: unknown): SqlExecutorResult {
   const result = answer as { rows: unknown[]; rowCount: number | null; command: string };
-  if (!WRITES.has(result.command) || result.rowCount === null) return { rows: result.rows };
-  return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
+  return postgresResult(result.rows, result.command, result.rowCount);
 }
 
 /** mysql2's `[rows, fields]`, or `[ResultSetHeader, …]` for a write, as the executor's result. */

@@ -12,6 +12,7 @@ import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
@@ -34,9 +35,6 @@ export interface PgTransactionClient {
   query(config: { text: string; values: unknown[] }): Promise<PgQueryResultLike>;
 }
 
-/** Statements whose `rowCount` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-
 const ACCEPTED =
   'must be the node-postgres PoolClient (pool.connect()) or Client the transaction was begun on (BEGIN), not a Pool';
 
@@ -58,8 +56,7 @@ export function pgExecutor(client: PgTransactionClient): SqlExecutor {
     dialect: 'postgres',
     async execute(sql, parameters) {
       const result = await client.query({ text: sql, values: [...parameters] });
-      if (!WRITES.has(result.command) || result.rowCount === null) return { rows: result.rows };
-      return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
+      return postgresResult(result.rows, result.command, result.rowCount);
     },
   };
 }

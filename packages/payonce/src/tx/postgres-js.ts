@@ -12,6 +12,7 @@ import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
@@ -36,9 +37,6 @@ export interface PostgresJsTransactionSql {
   /** Opens a savepoint; only a transaction's `tx` has it (postgres.js's root `sql` has `begin` and `end` instead). */
   readonly savepoint: (...parameters: never[]) => unknown;
 }
-
-/** Statements whose `count` is a count of changed rows (as in Kysely's own PostgreSQL driver). */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 const ACCEPTED =
   'must be the tx of postgres.js sql.begin(async (tx) => …) (a TransactionSql), not the root sql nor a reserved connection';
@@ -80,9 +78,7 @@ export function postgresJsExecutor(tx: PostgresJsTransactionSql): SqlExecutor {
     dialect: 'postgres',
     async execute(sql, parameters) {
       const result = await tx.unsafe(sql, [...parameters] as never[]);
-      const rows = [...result];
-      if (!WRITES.has(result.command) || result.count === null) return { rows };
-      return { rows, numAffectedRows: BigInt(result.count) };
+      return postgresResult([...result], result.command, result.count);
     },
   };
 }
