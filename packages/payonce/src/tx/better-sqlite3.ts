@@ -87,6 +87,9 @@ export function betterSqlite3Executor(db: BetterSqlite3DatabaseLike): SqlExecuto
   if (!db.inTransaction) throw new InvalidOption('db', NOT_OPEN);
   return {
     dialect: 'sqlite',
+    // `db.inTransaction` is checked before every statement: the database file is checked once per connection.
+    isOpen: () => db.inTransaction,
+    origin: db,
     async execute(sql, parameters) {
       if (!db.inTransaction) throw new InvalidOption('db', NOT_OPEN);
       const statement = db.prepare(sql);

@@ -5,6 +5,7 @@ import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
 import { InvalidOption } from '../core/errors.js';
 import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 import { toDrizzleSql } from './drizzle-sql.js';
+import { pgTransactionOpen } from './pg-transaction-status.js';
 import { postgresResult } from './postgres-result.js';
 
 /**
@@ -100,8 +101,12 @@ function driverErrorOf(error: unknown): unknown {
  */
 function postgresExecutor(tx: PgTransaction<PgQueryResultHKT>): SqlExecutor {
   const session = tx._.session;
+  // node-postgres' session holds the pg client, which reports the server's transaction status; postgres.js' does not.
+  const client = (session as unknown as { client?: unknown }).client;
   return {
     dialect: 'postgres',
+    isOpen: pgTransactionOpen(client),
+    ...(typeof client === 'object' && client !== null ? { origin: client } : {}),
     async execute(text, parameters) {
       let answer: unknown;
       try {
@@ -144,7 +149,13 @@ export function betterSqliteClientOf(db: unknown): BetterSqliteClientLike | unde
 function betterSqliteExecutor(client: BetterSqliteClientLike): SqlExecutor {
   return {
     dialect: 'sqlite',
+    // The connection's transaction is checked before every statement: its file is checked once per connection.
+    isOpen: () => client.inTransaction,
+    origin: client,
     async execute(text, parameters) {
+      if (!client.inTransaction) {
+        throw new InvalidOption('tx', `is a Drizzle better-sqlite3 database whose transaction has ended; ${ACCEPTED}`);
+      }
       const statement = client.prepare(text);
       if (statement.reader) return { rows: statement.all(...parameters) };
       return { rows: [], numAffectedRows: BigInt(statement.run(...parameters).changes) };

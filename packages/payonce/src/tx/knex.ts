@@ -159,8 +159,15 @@ export function knexExecutor(trx: KnexTransactionLike): SqlExecutor {
   }
   const toRaw = dialect === 'postgres' ? postgresToKnexRaw : questionToKnexRaw;
   const read = dialect === 'postgres' ? fromPg : dialect === 'mysql' ? fromMysql : fromBetterSqlite;
+  const isCompleted = (candidate as { isCompleted?: unknown }).isCompleted;
+  // A transaction's client derives from the Knex instance's, whose `config` it shares.
+  const config = (candidate.client as { config?: unknown } | undefined)?.config;
   return {
     dialect,
+    // Knex knows whether the transaction has completed: the database is then checked once per Knex instance.
+    ...(typeof isCompleted === 'function' && typeof config === 'object' && config !== null
+      ? { isOpen: () => !isCompleted.call(trx), origin: config }
+      : {}),
     async execute(text, parameters) {
       const { sql, bindings } = toRaw(text, parameters);
       return read(await trx.raw(sql, bindings));

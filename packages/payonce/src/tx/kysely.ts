@@ -106,6 +106,8 @@ function executorOver(trx: KyselyTransactionLike, dialect: SqlDialectName): SqlE
   const bare = trx.withoutPlugins();
   return {
     dialect,
+    // Kysely refuses a statement on a transaction that has committed or rolled back ("Transaction is already …").
+    isOpen: () => true,
     async execute(text, parameters) {
       const result = await bare.executeQuery<unknown>(CompiledQuery.raw(text, [...parameters]));
       const { rows, numAffectedRows } = result;

@@ -12,6 +12,7 @@ import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { pgTransactionOpen } from './pg-transaction-status.js';
 import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
@@ -46,6 +47,9 @@ const ACCEPTED =
  */
 export function pgExecutor(client: PgTransactionClient): SqlExecutor {
   const candidate = client as Partial<PgTransactionClient> & { idleCount?: unknown; totalCount?: unknown };
+  if (typeof candidate === 'function' && typeof (candidate as { unsafe?: unknown }).unsafe === 'function') {
+    throw new InvalidOption('tx', 'is a postgres.js sql or transaction: use payonce/tx/postgres-js for it');
+  }
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.query !== 'function') {
     throw new InvalidOption('tx', ACCEPTED);
   }
@@ -54,6 +58,9 @@ export function pgExecutor(client: PgTransactionClient): SqlExecutor {
   }
   return {
     dialect: 'postgres',
+    // The server's transaction status on the connection (pg ≥ 8.16): its database is then checked once.
+    isOpen: pgTransactionOpen(client),
+    origin: client,
     async execute(sql, parameters) {
       const result = await client.query({ text: sql, values: [...parameters] });
       return postgresResult(result.rows, result.command, result.rowCount);

@@ -108,6 +108,8 @@ export function prismaExecutor(tx: PrismaTransactionLike, dialect?: SqlDialectNa
   const resolved = dialectOf(candidate, dialect);
   return {
     dialect: resolved,
+    // Prisma refuses a statement on an interactive transaction that has ended (P2028 "Transaction already closed").
+    isOpen: () => true,
     async execute(sql, parameters) {
       try {
         if (answersRows(sql)) return { rows: rowsOf(await tx.$queryRawUnsafe(sql, ...parameters)) };

@@ -4,6 +4,7 @@ import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { RequestKey } from '../core/request-key.js';
 import type { Store, TransactionOf } from '../core/store.js';
+import { checkJoinedTransaction } from '../stores/sql/joined-check.js';
 import { joinTransaction, type SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
 
@@ -24,21 +25,10 @@ export type JoinableStore = Store & {
 export type JoinedHandler<N, Tx> = (tx: N, claim: ClaimContext, payonceTx: Tx) => HandlerResult;
 
 /**
- * `guard.runInTransaction` on a transaction the application's stack opened, through `executor`: the receipt, the
- * handler's business writes and any outbox row commit or roll back together when the caller's stack ends its
- * transaction. A duplicate never waits for an in-flight claim here (`waitForInFlightMs` is 0 whatever the guard or
- * `options` say: a caller's transaction must not sit idle, Prisma's time out after 5 s): a claim committed and still
- * running elsewhere answers `RequestInProgress` (HTTP 409 `REQUEST_IN_PROGRESS`). A copy in another transaction that
- * has not committed yet holds the receipt's row lock, so on PostgreSQL this one's claim statement waits for
- * that transaction to end (the database's own lock, never a poll) and then replays its committed response, or claims
- * if it rolled back.
- * @throws {InvalidOption} the guard's store is not a SQL store of the executor's dialect.
- * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws (the caller rolls back).
- */
-/**
  * `work` with `trx`, the application's transaction behind `executor` as a Kysely `Transaction` typed for `store`'s
  * tables, for payonce's one-commit calls that take one (`outbox.enqueueOnce`, the payments' transitions).
- * @throws {InvalidOption} `store` is not a SQL store of the executor's dialect.
+ * @throws {InvalidOption} `store` is not a SQL store of the executor's dialect; the transaction has ended or is on
+ *   another database or schema than `store` (see `checkJoinedTransaction`).
  * @throws whatever `work` throws.
  */
 export async function withJoined<S extends JoinableStore, T>(
@@ -47,6 +37,7 @@ export async function withJoined<S extends JoinableStore, T>(
   work: (trx: TransactionOf<S>) => Promise<T>,
 ): Promise<T> {
   checkStore(store, executor);
+  await checkJoinedTransaction(store, executor);
   return await joinTransaction(executor, (trx) => work(trx as TransactionOf<S>));
 }
 
@@ -60,6 +51,19 @@ function checkStore(store: Partial<JoinableStore> | undefined, executor: SqlExec
   }
 }
 
+/**
+ * `guard.runInTransaction` on a transaction the application's stack opened, through `executor`: the receipt, the
+ * handler's business writes and any outbox row commit or roll back together when the caller's stack ends its
+ * transaction. A duplicate never waits for an in-flight claim here (`waitForInFlightMs` is 0 whatever the guard or
+ * `options` say: a caller's transaction must not sit idle, Prisma's time out after 5 s): a claim committed and still
+ * running elsewhere answers `RequestInProgress` (HTTP 409 `REQUEST_IN_PROGRESS`). A copy in another transaction that
+ * has not committed yet holds the receipt's row lock, so on PostgreSQL this one's claim statement waits for
+ * that transaction to end (the database's own lock, never a poll) and then replays its committed response, or claims
+ * if it rolled back.
+ * @throws {InvalidOption} the guard's store is not a SQL store of the executor's dialect; the transaction has ended
+ *   or is on another database or schema than the store (see `checkJoinedTransaction`).
+ * @throws the errors of `IdempotencyGuard.runInTransaction`, and whatever `handler` throws (the caller rolls back).
+ */
 export async function runJoined<S extends JoinableStore, N>(
   guard: IdempotencyGuard<S>,
   executor: SqlExecutor,
@@ -70,6 +74,7 @@ export async function runJoined<S extends JoinableStore, N>(
 ): Promise<Outcome> {
   checkStore(guard?.store, executor);
   if (typeof handler !== 'function') throw new InvalidOption('handler', 'must be a function');
+  await checkJoinedTransaction(guard.store, executor);
   return await joinTransaction(executor, (trx) => {
     const payonceTx = trx as TransactionOf<S>;
     return guard.runInTransaction(payonceTx, key, (_, claim) => handler(native, claim, payonceTx), {

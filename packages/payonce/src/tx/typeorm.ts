@@ -97,7 +97,11 @@ function isQueryRunner(value: Loose): value is Loose & TypeormQueryRunnerLike {
  * @throws {InvalidOption} `tx` is a `DataSource`, the root manager, a released runner, a runner or manager outside a
  * transaction, or anything else.
  */
-function transactionOf(tx: TypeormTransactionLike): { runner: TypeormQueryRunnerLike; dialect: SqlDialectName } {
+function transactionOf(tx: TypeormTransactionLike): {
+  runner: TypeormQueryRunnerLike;
+  dialect: SqlDialectName;
+  source: TypeormDataSourceLike;
+} {
   const candidate = (typeof tx === 'object' ? tx : null) as Loose;
   const runner = isQueryRunner(candidate) ? candidate : (candidate?.queryRunner as Loose);
   if (!isQueryRunner(runner)) {
@@ -117,7 +121,7 @@ function transactionOf(tx: TypeormTransactionLike): { runner: TypeormQueryRunner
   }
   const source = dataSourceOf(runner) ?? dataSourceOf(candidate);
   if (source === undefined) throw new InvalidOption('tx', ACCEPTED);
-  return { runner, dialect: dialectOf(source.options.type, 'tx') };
+  return { runner, dialect: dialectOf(source.options.type, 'tx'), source };
 }
 
 /**
@@ -130,9 +134,12 @@ function transactionOf(tx: TypeormTransactionLike): { runner: TypeormQueryRunner
  * is not postgres, mysql, mariadb or better-sqlite3.
  */
 export function typeormExecutor(tx: TypeormTransactionLike): SqlExecutor {
-  const { runner, dialect } = transactionOf(tx);
+  const { runner, dialect, source } = transactionOf(tx);
   return {
     dialect,
+    // The runner says itself whether its transaction is open: the database is checked once per data source.
+    isOpen: () => runner.isTransactionActive && !runner.isReleased,
+    origin: source,
     async execute(sql, parameters) {
       const result = await runner.query(sql, [...parameters], true);
       const rows = result.records ?? [];

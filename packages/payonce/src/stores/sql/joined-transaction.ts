@@ -44,6 +44,20 @@ export interface SqlExecutor {
   readonly dialect: SqlDialectName;
   /** Runs `sql` with `parameters` on the caller's transaction. Driver errors propagate unchanged. */
   execute(sql: string, parameters: readonly unknown[]): Promise<SqlExecutorResult>;
+  /**
+   * Whether a statement of this executor can still only run inside the caller's transaction, from the stack's own
+   * state, without a statement: `false` once the transaction has ended (node-postgres' transaction status, Knex's
+   * `isCompleted()`, TypeORM's query runner, better-sqlite3's `inTransaction`), or always `true` where the stack
+   * itself refuses statements on an ended transaction (Kysely, Prisma). Absent, or `undefined`: payonce asks the
+   * database before it writes (PostgreSQL: a transaction-local setting; MariaDB: `@@in_transaction`).
+   */
+  readonly isOpen?: () => boolean | undefined;
+  /**
+   * The object every transaction of this stack on one database shares (a pg connection, a Knex client, a TypeORM
+   * `DataSource`, a better-sqlite3 `Database`), set by adapters that also give `isOpen`: payonce then checks the
+   * transaction's database against its store's once per origin, instead of with a statement per transaction.
+   */
+  readonly origin?: object;
 }
 
 /** The one connection of a joined transaction: every statement goes to the executor. */

@@ -6,6 +6,7 @@ import type { Outcome } from '../../core/outcome.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { Store } from '../../core/store.js';
 import { dialectNamed } from './dialects.js';
+import { type CheckedStore, checkOpenerDatabase } from './joined-check.js';
 import { joinTransaction } from './joined-transaction.js';
 import { withRetry } from './retry.js';
 import { SQL_DIALECT_NAMES, type SqlDialectName } from './sql-dialect.js';
@@ -20,7 +21,10 @@ const ACCEPTED =
 
 /**
  * Checks that `value` is a {@link StackTransactions} (an opener of `payonce/tx/*`) and that `store` is a SQL store of
- * its dialect, so that payonce's statements, written in the store's dialect, run on the stack's database.
+ * its dialect, so that payonce's statements, written in the store's dialect, run on the stack's database. The opener
+ * given back checks, in its first transaction (until one passes), that the stack's database holds the same payonce
+ * tables as the store (`checkOpenerDatabase`): its transactions then throw `InvalidOption` (`where`) when the pool
+ * is on another database or schema, whose own copy of the tables would split the receipts.
  * @param where the option's name for the message (`endpoints.stripe.transaction`, `transaction`).
  * @throws {InvalidOption} `value` is not an opener, or `store` is not a SQL store of the opener's dialect.
  */
@@ -42,7 +46,16 @@ export function checkStackTransactions(value: unknown, store: Store, where: stri
         `${candidate.dialect} SQL store (PostgresStore, MysqlStore, SqliteStore) on the same database`,
     );
   }
-  return candidate as StackTransactions<unknown>;
+  const opener = candidate as StackTransactions<unknown>;
+  return {
+    dialect: opener.dialect,
+    stack: opener.stack,
+    transaction: (work) =>
+      opener.transaction(async (tx, executor) => {
+        await checkOpenerDatabase(store as unknown as CheckedStore, opener, executor, where);
+        return await work(tx, executor);
+      }),
+  };
 }
 
 /** True when `error`, or one of its causes, is a transient error of `dialect` (deadlock, lock wait, busy). */
