@@ -29,7 +29,7 @@ import { openStackFixture, type StackStore } from './stack-target.js';
 // another request's transaction on the same pooled connection. And a transaction on another database or schema with
 // its own copy of payonce's tables must never be used: the receipts would split between two copies.
 
-const ENDED = /not inside an open transaction|has no open transaction|transaction has ended/;
+const ENDED = /not inside an open transaction|no longer inside its transaction|has no open transaction|transaction has ended/;
 let serial = 0;
 const nextKey = () => {
   serial += 1;
@@ -142,6 +142,57 @@ describe('PostgreSQL: a transaction object whose transaction has ended is refuse
     }
   });
 
+  it('a call not awaited inside the transaction stops before the handler runs; the redelivery applies once', async () => {
+    await sql`create table if not exists ended_effects (key text not null)`.execute(fixture.store.db);
+    const key = nextKey();
+    const effects = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from ended_effects where key = ${key.externalId}`.execute(
+            fixture.store.db,
+          )
+        ).rows[0]?.n,
+      );
+    const writeThenThrow = async (tx: pg.PoolClient) => {
+      await tx.query('insert into ended_effects (key) values ($1)', [key.externalId]);
+      throw new Error('the business step failed after its write');
+    };
+    const shortLease = new IdempotencyGuard(fixture.store, { leaseMs: 300 });
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const notAwaited = runInPgTransaction(shortLease, client, key, writeThenThrow);
+      await client.query('COMMIT');
+      await expect(notAwaited).rejects.toThrow(ENDED);
+    } finally {
+      client.release();
+    }
+    expect(await effects()).toBe(0);
+    // The claim may have committed on its own: a lease, taken over once it expires; the handler then runs once.
+    const apply = async (tx: pg.PoolClient) => {
+      await tx.query('insert into ended_effects (key) values ($1)', [key.externalId]);
+      return { status: 200, body: 'applied' };
+    };
+    let applied = false;
+    for (let attempt = 0; attempt < 50 && !applied; attempt++) {
+      const again = await pool.connect();
+      try {
+        await again.query('BEGIN');
+        await runInPgTransaction(shortLease, again, key, apply);
+        await again.query('COMMIT');
+        applied = true;
+      } catch (error) {
+        await again.query('ROLLBACK');
+        if ((error as { code?: string }).code !== 'REQUEST_IN_PROGRESS') throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        again.release();
+      }
+    }
+    expect(applied).toBe(true);
+    expect(await effects()).toBe(1);
+  });
+
   it('a postgres.js transaction handed to payonce/tx/pg is refused naming payonce/tx/postgres-js', async () => {
     const client = postgres(fixture.target.url, { max: 1, onnotice: () => {} });
     try {
@@ -179,6 +230,32 @@ describe('PostgreSQL: a transaction on another copy of payonce tables is refused
     await otherPool?.end();
     await other?.drop();
     await fixture?.drop();
+  });
+
+  it('a SET LOCAL search_path to the other copy, on a connection that passed the check before, is refused', async () => {
+    const onePool = new pg.Pool({
+      connectionString: fixture.target.url,
+      options: `-c search_path=${fixture.target.schema}`,
+      max: 1,
+    });
+    try {
+      const client = await onePool.connect();
+      try {
+        await client.query('BEGIN');
+        await runInPgTransaction(guard, client, nextKey(), handler);
+        await client.query('COMMIT');
+        const key = nextKey();
+        await client.query('BEGIN');
+        await client.query(`SET LOCAL search_path TO ${other.schema}`);
+        await expect(runInPgTransaction(guard, client, key, handler)).rejects.toThrow(/receipts would be split/);
+        await client.query('ROLLBACK');
+        expect(await receiptsOf(fixture.store, key)).toBe(0);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await onePool.end();
+    }
   });
 
   it('a client in BEGIN on another search_path gets InvalidOption naming both places; no receipt anywhere', async () => {

@@ -1,5 +1,8 @@
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drizzleTransactions } from '../../packages/payonce/src/tx/drizzle.js';
 import { pgTransactions } from '../../packages/payonce/src/tx/pg.js';
 import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } from '../contract/backends/postgres.js';
 
@@ -8,7 +11,7 @@ import { createPostgresNamespace, POSTGRES_TEST_URL, type PostgresNamespace } fr
 // instead, the dead client is destroyed, and the pool lends a fresh one. Were the listener missing, the client's
 // `error` event would be an uncaught exception and vitest would fail this file.
 
-describe('pgTransactions when the server ends the connection mid-transaction', () => {
+describe('pgTransactions and drizzleTransactions when the server ends the connection mid-transaction', () => {
   let ns: PostgresNamespace;
   let pool: pg.Pool;
   let admin: pg.Client;
@@ -42,6 +45,25 @@ describe('pgTransactions when the server ends the connection mid-transaction', (
     expect(rows[0].n).toBe(0);
     const next = await transactions.transaction(async (client) => {
       await client.query({ text: 'insert into conn_loss (id) values ($1)', values: ['after-1'] });
+      return 'committed';
+    });
+    expect(next).toBe('committed');
+  });
+
+  it('drizzleTransactions on a node-postgres pool: the same, the process survives', async () => {
+    const transactions = drizzleTransactions(drizzle(pool));
+    const failed = transactions.transaction(async (tx) => {
+      await tx.execute(sql`insert into conn_loss (id) values (${'lost-2'})`);
+      const { rows } = await tx.execute(sql`select pg_backend_pid() as pid`);
+      await admin.query('select pg_terminate_backend($1)', [(rows[0] as { pid: number }).pid]);
+      await tx.execute(sql`select pg_sleep(0.2)`);
+      return 'committed';
+    });
+    await expect(failed).rejects.toThrow();
+    const { rows } = await admin.query(`select count(*)::int as n from ${ns.schema}.conn_loss where id = 'lost-2'`);
+    expect(rows[0].n).toBe(0);
+    const next = await transactions.transaction(async (tx) => {
+      await tx.execute(sql`insert into conn_loss (id) values (${'after-2'})`);
       return 'committed';
     });
     expect(next).toBe('committed');

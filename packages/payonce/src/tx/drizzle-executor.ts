@@ -73,8 +73,12 @@ function postgresResultOf(answer: unknown): SqlExecutorResult {
 function mysqlResultOf(answer: unknown): SqlExecutorResult {
   const first: unknown = Array.isArray(answer) ? answer[0] : undefined;
   if (Array.isArray(first)) return { rows: first };
-  const affected = (first as { affectedRows?: unknown } | undefined)?.affectedRows;
-  if (typeof affected === 'number') return { rows: [], numAffectedRows: BigInt(affected) };
+  const header = first as { affectedRows?: unknown; serverStatus?: unknown } | undefined;
+  const affected = header?.affectedRows;
+  const status = header?.serverStatus;
+  // SERVER_STATUS_IN_TRANS (bit 0 of the OK packet's status flags): the server was inside a transaction.
+  const inTransaction = typeof status === 'number' ? { inTransaction: (status & 1) !== 0 } : {};
+  if (typeof affected === 'number') return { rows: [], numAffectedRows: BigInt(affected), ...inTransaction };
   throw new InvalidOption('tx', `answered tx.execute with an unknown shape; ${ACCEPTED}`);
 }
 

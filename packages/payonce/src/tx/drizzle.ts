@@ -25,6 +25,7 @@ import {
   type DrizzleTransactionLike,
   drizzleExecutor,
 } from './drizzle-executor.js';
+import { withClientErrorsHeld } from './pg-client-errors.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 import { onSqliteConnection } from './sqlite-connection-queue.js';
 
@@ -152,6 +153,15 @@ export function drizzleTransactions(
   return {
     dialect,
     stack: `drizzle (${dialect})`,
-    transaction: (work) => opener.transaction((tx) => work(tx, drizzleExecutor(tx))),
+    transaction: (work) =>
+      opener.transaction((tx) =>
+        // node-postgres: the lent client's `error` event is listened for while the transaction runs.
+        withClientErrorsHeld(sessionClientOf(tx), () => work(tx, drizzleExecutor(tx))),
+      ),
   };
+}
+
+/** The driver client of a Drizzle transaction's session (node-postgres: the lent `PoolClient`), if any. */
+function sessionClientOf(tx: unknown): unknown {
+  return (tx as { _?: { session?: { client?: unknown } } } | null)?._?.session?.client;
 }

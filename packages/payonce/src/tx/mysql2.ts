@@ -53,9 +53,12 @@ export function mysql2ResultOf(answer: unknown): SqlExecutorResult {
   if (!isResultSetHeader(answer)) return { rows: [] };
   const insertId = answer.insertId;
   const numAffectedRows = BigInt(answer.affectedRows);
+  const status = (answer as { serverStatus?: unknown }).serverStatus;
+  // SERVER_STATUS_IN_TRANS (bit 0 of the OK packet's status flags): the server was inside a transaction.
+  const inTransaction = typeof status === 'number' ? { inTransaction: (status & 1) !== 0 } : {};
   return insertId === undefined || insertId === null || BigInt(insertId) === 0n
-    ? { rows: [], numAffectedRows }
-    : { rows: [], numAffectedRows, insertId: BigInt(insertId) };
+    ? { rows: [], numAffectedRows, ...inTransaction }
+    : { rows: [], numAffectedRows, insertId: BigInt(insertId), ...inTransaction };
 }
 
 const ACCEPTED =

@@ -91,8 +91,8 @@ function remember(checked: WeakMap<object, WeakSet<object>>, store: object, memb
  * open (a statement on an ended transaction would commit on its own, or land in another request's transaction on
  * the same pooled connection), and that it sees the same payonce tables as the guard's store (the same database,
  * and the same schema or search_path). Where the adapter tells both from the stack's own state (`isOpen` and
- * `origin`: node-postgres, Knex, TypeORM, better-sqlite3) nothing is run after the first transaction of an origin;
- * otherwise one statement (MariaDB: `@@in_transaction` with the database; PostgreSQL through Kysely or Prisma, which
+ * `origin`: node-postgres, Knex, TypeORM, better-sqlite3) and the tables cannot move (the store names its schema,
+ * or SQLite) nothing is run after the first transaction of an origin; otherwise one statement (MariaDB: `@@in_transaction` with the database; PostgreSQL through Kysely or Prisma, which
  * refuse an ended transaction themselves: the database), or two where PostgreSQL must be asked (postgres.js: a
  * transaction-local setting, then the database). A MySQL server (no `@@in_transaction`) cannot be asked: only its
  * database is checked there. A connection that went back to its pool and was lent to another transaction cannot be
@@ -103,7 +103,10 @@ function remember(checked: WeakMap<object, WeakSet<object>>, store: object, memb
 export async function checkJoinedTransaction(store: CheckedStore, executor: SqlExecutor, where = 'tx'): Promise<void> {
   const open = executor.isOpen?.();
   if (open === false) throw new InvalidOption(where, ENDED);
-  const origin = open === true ? executor.origin : undefined;
+  // A connection's search_path (PostgreSQL) or database (MySQL `USE`) can change between its transactions (a
+  // tenant's `SET LOCAL search_path`): only names the store qualifies itself, or SQLite's one file, stay put.
+  const settled = executor.dialect === 'sqlite' || (store.schema !== null && store.schema !== undefined);
+  const origin = open === true && settled ? executor.origin : undefined;
   if (origin !== undefined && checkedOrigins.get(store)?.has(origin) === true) return;
   const run = (sql: string, parameters: readonly unknown[]) => executor.execute(sql, parameters);
   let facts: SessionFacts;
@@ -115,6 +118,8 @@ export async function checkJoinedTransaction(store: CheckedStore, executor: SqlE
     throw error;
   }
   if (open === undefined && facts.inTransaction === false) throw new InvalidOption(where, ENDED);
+  // The transaction may have ended while the check ran (a COMMIT queued before it on the connection).
+  if (executor.isOpen?.() === false) throw new InvalidOption(where, ENDED);
   const compared = await checkSamePlace(store, facts, where);
   if (compared && origin !== undefined) remember(checkedOrigins, store, origin);
 }

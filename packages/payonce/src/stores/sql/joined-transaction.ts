@@ -28,7 +28,16 @@ export interface SqlExecutorResult {
   readonly numAffectedRows?: bigint;
   /** The auto-increment id an INSERT generated (MySQL `insertId`, SQLite `lastInsertRowid`); absent otherwise. */
   readonly insertId?: bigint;
+  /**
+   * The server's transaction status after the statement, where the driver reports it with the result (MySQL's OK
+   * packet, `SERVER_STATUS_IN_TRANS`): `false` means the statement ran on its own, outside any transaction.
+   */
+  readonly inTransaction?: boolean;
 }
+
+const ENDED_MEANWHILE =
+  "is no longer inside its transaction: it ended while payonce's call was running (a call not awaited inside the " +
+  'transaction?), so this statement ran on its own. Await payonce inside the transaction';
 
 /**
  * The executor seam: runs ONE SQL statement with its parameters on the caller's open transaction and gives back the
@@ -66,6 +75,11 @@ class ExecutorConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.executor.execute(query.sql, query.parameters);
+    // The caller's transaction ended under payonce's call: stop before the handler runs (after the claim) or before
+    // anything else is written; the claim, committed on its own, is a lease that expires and is taken over.
+    if (result.inTransaction === false || this.executor.isOpen?.() === false) {
+      throw new InvalidOption('tx', ENDED_MEANWHILE);
+    }
     const rows = result.rows as R[];
     return {
       rows,
