@@ -9,8 +9,9 @@
  * 2. All blocks are type-checked together with `tsc --noEmit` (strict, NodeNext) against the public types.
  * 3. Each block runs as its own process (`node --import tsx`), in a fresh empty working directory (SQLite files
  *    land there), with fresh services in its environment: `DATABASE_URL` (an empty PostgreSQL schema),
- *    `MYSQL_URL` (an empty MariaDB database), `REDIS_URL` + `PAYONCE_REDIS_PREFIX` (a unique key prefix); the
- *    databases are created only for blocks whose text names `DATABASE_URL` / `MYSQL_URL`.
+ *    `MYSQL_URL` (an empty MariaDB database), `REDIS_URL` + `PAYONCE_REDIS_PREFIX` (a unique key prefix),
+ *    `PAYONCE_SCHEMA` (the name of a second empty PostgreSQL schema, for payonce's own tables: `--schema`); the
+ *    databases are created only for blocks whose text names `DATABASE_URL` / `MYSQL_URL` / `PAYONCE_SCHEMA`.
  *    It must exit 0 within 30 s on its own: close what it opens, listen on port 0, call loopback only.
  * A snippet that is not a whole program is not TypeScript for this test: mark it ```text (or ```sh, ```json).
  */
@@ -83,9 +84,10 @@ async function runFresh(block: DocBlock): Promise<Run> {
   const cwd = await mkdtemp(path.join(tmpdir(), 'payonce-doc-'));
   // Databases only for the blocks that read them (creating them costs a round of DDL per block).
   const none = { url: '', drop: async () => {} };
-  const [pg, mysql] = await Promise.all([
+  const [pg, mysql, payonceSchema] = await Promise.all([
     block.code.includes('DATABASE_URL') ? createPostgresNamespace() : none,
     block.code.includes('MYSQL_URL') ? createMysqlNamespace() : none,
+    block.code.includes('PAYONCE_SCHEMA') ? createPostgresNamespace() : { ...none, schema: '' },
   ]);
   const prefix = `payonce-doc-${randomBytes(4).toString('hex')}:`;
   try {
@@ -95,12 +97,13 @@ async function runFresh(block: DocBlock): Promise<Run> {
       MYSQL_URL: mysql.url,
       REDIS_URL: redisTestUrl(),
       PAYONCE_REDIS_PREFIX: prefix,
+      PAYONCE_SCHEMA: payonceSchema.schema,
       NODE_ENV: 'test',
     };
     const tsx = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href;
     return await run(process.execPath, ['--import', tsx, fileOf(block)], cwd, env, BLOCK_TIMEOUT_MS);
   } finally {
-    await Promise.all([pg.drop(), mysql.drop(), rm(cwd, { recursive: true, force: true })]);
+    await Promise.all([pg.drop(), mysql.drop(), payonceSchema.drop(), rm(cwd, { recursive: true, force: true })]);
     const redis = redisTestClient();
     await deleteKeysWithPrefix(redis, prefix).finally(() => redis.quit());
   }

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type Request } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
-import { expressIdempotencyKey, expressRawBody } from '../../packages/payonce/src/http/express-idempotency-key.js';
+import {
+  expressIdempotencyKey,
+  expressRawBody,
+  keepRawBody,
+} from '../../packages/payonce/src/http/express-idempotency-key.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 
 const servers: Server[] = [];
@@ -69,6 +73,19 @@ describe('expressIdempotencyKey body sources (loopback)', () => {
     expect(await (await send(url, '{ "amount": 1 }')).text()).toBe('{ "amount": 1 }');
   });
 
+  it('uses the bytes keepRawBody kept, and the route still gets the parsed body', async () => {
+    const app = express();
+    app.post('/pay', express.json({ verify: keepRawBody }), middleware(), (req, res) => {
+      res.json({ raw: expressRawBody(req).toString(), parsed: req.body });
+    });
+    const url = await listen(app);
+    expect(await (await send(url, '{ "amount": 1 }')).json()).toEqual({
+      raw: '{ "amount": 1 }',
+      parsed: { amount: 1 },
+    });
+    expect((await send(url, '{"amount":1}')).status).toBe(422); // same JSON, other bytes: the bytes are fingerprinted
+  });
+
   // Issue #34 item 25: a global express.json() made every idempotent route answer 500 INVALID_OPTION at the
   // first request, with a message that did not say how to keep the bytes.
   it('refuses (500 INVALID_OPTION) a body a global express.json() consumed, naming the verify fix that works', async () => {
@@ -80,10 +97,10 @@ describe('expressIdempotencyKey body sources (loopback)', () => {
     expect(reply.headers.get('content-type')).toBe('application/problem+json');
     const problem = (await reply.json()) as { code: string; detail: string };
     expect(problem.code).toBe('INVALID_OPTION');
-    expect(problem.detail).toContain('express.json({ verify: (req, _res, buf) => { req.rawBody = buf } })');
+    expect(problem.detail).toContain('express.json({ verify: keepRawBody }) (keepRawBody from payonce/http/express)');
 
     const fixed = express();
-    fixed.use(express.json({ verify: (req, _res, buf) => Object.assign(req, { rawBody: buf }) })); // the fix, typed
+    fixed.use(express.json({ verify: keepRawBody })); // the fix the detail names, as written (it type-checks)
     fixed.post('/pay', middleware(), echo);
     const url = await listen(fixed);
     expect(await (await send(url, '{ "amount": 1 }')).text()).toBe('{ "amount": 1 }');

@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   BadRequestException,
   Body,
@@ -9,7 +12,12 @@ import {
   Post,
   UseInterceptors,
 } from '@nestjs/common';
-import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Transaction } from 'kysely';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { IdempotencyKeyInterceptor } from '../../packages/payonce/src/nestjs/idempotency-key-interceptor.js';
@@ -17,6 +25,9 @@ import { PayonceModule } from '../../packages/payonce/src/nestjs/payonce-module.
 import { PAYONCE_GUARD, PAYONCE_STORE } from '../../packages/payonce/src/nestjs/payonce-tokens.js';
 import { payonceWebhookController } from '../../packages/payonce/src/nestjs/payonce-webhook-controller.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
+import type { ReceiptsDatabase } from '../../packages/payonce/src/stores/sql/receipts-table.js';
+import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
+import { drizzleTransactions } from '../../packages/payonce/src/tx/drizzle.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from '../webhooks/support/stripe-deliveries.js';
@@ -229,6 +240,50 @@ describe('PayonceModule options', () => {
       StackModule,
     );
     await expect(bootNest(StackModule, 'express')).rejects.toThrow(/stackTransactions/);
+  });
+
+  it('forRoot types an inline endpoint on the stack from its opener and the store, and runs it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payonce-nest-types-'));
+    const store = await SqliteStore.open(join(dir, 'app.db'));
+    await store.migrate();
+    const db = drizzle(new Database(join(dir, 'app.db')));
+    db.run(sql`create table credits (event_id text not null)`);
+    const credits = sqliteTable('credits', { eventId: text('event_id').notNull() });
+    class TypedModule {}
+    Module({
+      imports: [
+        PayonceModule.forRoot({
+          store,
+          webhooks: {
+            endpoints: {
+              stripe: {
+                profile: stripeProfile(),
+                scheme: stripeScheme({ secrets: [STRIPE_SECRET] }),
+                transaction: drizzleTransactions(db),
+                handler: (event, { tx, payonceTx }) => {
+                  expectTypeOf(tx).toEqualTypeOf<typeof db>(); // was TS7006: parameter implicitly any
+                  expectTypeOf(payonceTx).toEqualTypeOf<Transaction<ReceiptsDatabase>>();
+                  tx.insert(credits)
+                    .values({ eventId: event.eventId ?? '' })
+                    .run();
+                },
+              },
+            },
+          },
+        }),
+      ],
+      controllers: [payonceWebhookController()],
+    })(TypedModule);
+    const { app, url } = await bootNest(TypedModule, 'express');
+    try {
+      const body = invoicePaidBody('evt_nest_types', 'in_nest_types');
+      expect((await postText(`${url}/webhooks/stripe`, body, signedStripeHeaders(body))).status).toBe(200);
+      expect(db.select().from(credits).all()).toEqual([{ eventId: 'evt_nest_types' }]);
+    } finally {
+      await app.close(); // closes the store
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses neither or both of store and guard, and a principal that is not a function', () => {

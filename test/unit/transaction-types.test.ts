@@ -2,21 +2,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import express from 'express';
 import type { FastifyRequest } from 'fastify';
 import type { Context } from 'hono';
 import type { Kysely, Transaction } from 'kysely';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../../packages/payonce/src/core/store.js';
 import { expressIdempotencyKey, expressTransaction } from '../../packages/payonce/src/http/express-idempotency-key.js';
 import { fastifyTransaction } from '../../packages/payonce/src/http/fastify-idempotency-key.js';
 import { honoTransaction } from '../../packages/payonce/src/http/hono-idempotency-key.js';
+import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import type { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import type { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
 import { SqliteStore } from '../../packages/payonce/src/stores/sqlite/sqlite-store.js';
+import { drizzleTransactions } from '../../packages/payonce/src/tx/drizzle.js';
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
-import type { TransactionalWebhookContext } from '../../packages/payonce/src/webhooks/intake-options.js';
+import type {
+  TransactionalWebhookContext,
+  WebhookContext,
+} from '../../packages/payonce/src/webhooks/intake-options.js';
 import { stripeObject } from '../../packages/payonce/src/webhooks/providers/event-objects.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
@@ -145,5 +154,116 @@ describe('transaction types of the one-commit modes', () => {
       await new Promise((resolve) => server.close(resolve));
       await store.close();
     }
+  });
+});
+
+// Issue #41 follow-up, type-level: an endpoint on the application's stack typed `context.payonceTx` as `unknown`
+// whatever the guard, and one written inline in `createWebhookIntake({ endpoints })` with `transaction:
+// drizzleTransactions(db)` had untyped handler parameters (TS7006 under strict: the endpoint union could not be told
+// apart by a `transaction` that is a call). Both compile only with the types of this change.
+describe('stack endpoints: context.tx from the opener, context.payonceTx from the guard’s store', () => {
+  const creditsTable = sqliteTable('credits', {
+    invoiceId: text('invoice_id').notNull(),
+    amountMinor: integer('amount_minor').notNull(),
+  });
+  const common = { profile: stripeProfile(), scheme: stripeScheme({ secrets: [STRIPE_SECRET] }) };
+
+  it('types both inline and with webhookEndpoint(…, guard | store), and their writes commit with the receipt', async () => {
+    const store = await openStore('stack-endpoints');
+    const guard = new IdempotencyGuard(store);
+    const outbox = new Outbox(store);
+    const db = drizzle(new Database(join(dir, 'stack-endpoints.db')));
+    type DrizzleDb = typeof db; // on better-sqlite3 the handler gets the db inside `begin immediate`
+    const write = async (tx: DrizzleDb, payonceTx: Transaction<AppDb>, eventId: string | null, amountMinor: number) => {
+      tx.insert(creditsTable)
+        .values({ invoiceId: eventId ?? '', amountMinor })
+        .run();
+      await outbox.enqueueOnce(payonceTx, 'credit.granted', eventId ?? '', {});
+    };
+    const byGuard = webhookEndpoint(
+      {
+        ...common,
+        transaction: drizzleTransactions(db),
+        handler: async (event, { tx, payonceTx }) => {
+          expectTypeOf(tx).toEqualTypeOf<DrizzleDb>();
+          expectTypeOf(payonceTx).toEqualTypeOf<Transaction<AppDb>>(); // was unknown
+          await write(tx, payonceTx, event.eventId, 1);
+        },
+      },
+      guard,
+    );
+    const byStore = webhookEndpoint(
+      {
+        ...common,
+        transaction: true,
+        handler: (_event, { tx }) => {
+          expectTypeOf(tx).toEqualTypeOf<Transaction<AppDb>>();
+        },
+      },
+      store,
+    );
+    const intake = createWebhookIntake({
+      guard,
+      endpoints: {
+        byGuard,
+        byStore,
+        inline: {
+          ...common,
+          transaction: drizzleTransactions(db),
+          handler: async (event, context) => {
+            expectTypeOf(context.tx).toEqualTypeOf<DrizzleDb>(); // was TS7006: parameter implicitly any
+            expectTypeOf(context.payonceTx).toEqualTypeOf<Transaction<AppDb>>();
+            await write(context.tx, context.payonceTx, event.eventId, 2);
+          },
+        },
+        inlineOneCommit: {
+          ...common,
+          transaction: true,
+          handler: (_event, { tx }) => expectTypeOf(tx).toEqualTypeOf<Transaction<AppDb>>(),
+        },
+        inlineDefault: {
+          ...common,
+          handler: (_event, context) => expectTypeOf(context).toEqualTypeOf<WebhookContext>(),
+        },
+      },
+    });
+    for (const [endpoint, eventId] of [
+      ['byGuard', 'evt_types_by_guard'],
+      ['inline', 'evt_types_inline'],
+    ] as const) {
+      const { rawBody, headers } = delivery(eventId, `in_${eventId}`);
+      expect((await intake.receive({ endpoint, rawBody, headers })).status).toBe(200);
+    }
+    expect(db.select().from(creditsTable).all()).toEqual([
+      { invoiceId: 'evt_types_by_guard', amountMinor: 1 },
+      { invoiceId: 'evt_types_inline', amountMinor: 2 },
+    ]);
+    expect(await outbox.find('credit.granted', 'evt_types_inline')).not.toBeNull();
+    db.$client.close();
+    await store.close();
+  });
+
+  it('a guard typed as plain IdempotencyGuard leaves payonceTx unknown; a wrong transaction does not compile', async () => {
+    const store = await openStore('stack-plain-guard');
+    const guard: IdempotencyGuard = new IdempotencyGuard(store);
+    const db = drizzle(new Database(join(dir, 'stack-plain-guard.db')));
+    const endpoint = webhookEndpoint(
+      {
+        ...common,
+        transaction: drizzleTransactions(db),
+        handler: (_event, { tx, payonceTx }) => {
+          expectTypeOf(tx).toEqualTypeOf<typeof db>();
+          expectTypeOf(payonceTx).toBeUnknown();
+        },
+      },
+      guard,
+    );
+    expect(() => createWebhookIntake({ guard, endpoints: { endpoint } })).not.toThrow();
+    const notAnOpener = { ...common, transaction: db, handler() {} };
+    // @ts-expect-error the Drizzle db itself is not a `transaction` (drizzleTransactions(db) is)
+    const wrong = () => createWebhookIntake({ guard, endpoints: { stripe: notAnOpener } });
+    expect(wrong).toThrow(InvalidOption);
+    db.$client.close();
+    await store.close();
   });
 });

@@ -185,6 +185,41 @@ describe('expressWebhooks behind a global express.json()', () => {
       server.close();
     }
   });
+
+  it('verifies the exact bytes a global express.json({ verify: keepRawBody }) kept', async () => {
+    const express = (await import('express')).default;
+    const { createServer } = await import('node:http');
+    const { expressWebhooks, keepRawBody } = await import('../../packages/payonce/src/webhooks/express-webhooks.js');
+    const handled: unknown[] = [];
+    const intake = createWebhookIntake({
+      guard: new IdempotencyGuard(new MemoryStore(), { clock: new ManualClock(NOW_S * 1000) }),
+      endpoints: {
+        stripe: {
+          profile: stripeProfile(),
+          scheme: stripeScheme({ secrets: [STRIPE_SECRET] }),
+          handler: (event) => {
+            handled.push(event.eventId);
+          },
+        },
+      },
+    });
+    const app = express();
+    app.use(express.json({ verify: keepRawBody })); // parses, and keeps the bytes in req.rawBody
+    app.use(expressWebhooks(intake));
+    const server = createServer(app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const body = eventBody('evt_route_kept'); // pretty-printed: re-serialised JSON would not verify
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks/stripe`;
+      const headers = { 'stripe-signature': stripeSignature(body, NOW_S), 'content-type': 'application/json' };
+      expect((await postBytes(url, body, headers)).status).toBe(200);
+      const forged = body.replace('1999', '2999');
+      expect((await postBytes(url, forged, headers)).status).toBe(400); // the kept bytes are what is verified
+      expect(handled).toEqual(['evt_route_kept']);
+    } finally {
+      server.close();
+    }
+  });
 });
 
 describe('one-commit endpoints on stores without SQL transactions', () => {

@@ -1,15 +1,8 @@
-import type { Transaction } from 'kysely';
 import type { PayonceModuleOptions } from 'payonce/nestjs';
 import { Outbox } from 'payonce/outbox';
-import { PostgresStore, type ReceiptsDatabase } from 'payonce/postgres';
+import { PostgresStore } from 'payonce/postgres';
 import { prismaTransactions } from 'payonce/tx/prisma';
-import {
-  type ProviderEvent,
-  type StackWebhookContext,
-  stripeProfile,
-  stripeScheme,
-  webhookEndpoint,
-} from 'payonce/webhooks';
+import { stripeProfile, stripeScheme, webhookEndpoint } from 'payonce/webhooks';
 import type { ShopConfig } from './config.js';
 import type { Prisma } from './generated/prisma/client.js';
 import { FULFIL_TOPIC } from './orders/fulfilment.js';
@@ -33,29 +26,29 @@ export async function payonceOptions(
   const outbox = new Outbox(store);
   const transactions = prismaTransactions<Prisma.TransactionClient>(prisma);
 
-  /** A paid Checkout Session marks its order paid and queues its fulfilment: one Prisma transaction, once. */
-  async function onStripeEvent(
-    event: ProviderEvent,
-    { tx, payonceTx }: StackWebhookContext<Prisma.TransactionClient, Transaction<ReceiptsDatabase>>,
-  ): Promise<void> {
-    const orderId = event.merchantReference;
-    if (event.eventType !== 'checkout.session.completed' || orderId === null) return;
-    if (!(await orders.markPaid(tx, orderId, event.eventId ?? ''))) return;
-    await outbox.enqueueOnce(payonceTx, FULFIL_TOPIC, `order:${orderId}`, { orderId });
-  }
+  /**
+   * A paid Checkout Session marks its order paid and queues its fulfilment: one Prisma transaction, once. `tx` is
+   * Prisma's transaction client (from the opener), `payonceTx` the store's `Transaction` (from `store`, the second
+   * argument of `webhookEndpoint`, read only for its type).
+   */
+  const stripe = webhookEndpoint(
+    {
+      profile: stripeProfile(),
+      scheme: stripeScheme({ secrets: [config.stripeWebhookSecret] }),
+      transaction: transactions,
+      handler: async (event, { tx, payonceTx }) => {
+        const orderId = event.merchantReference;
+        if (event.eventType !== 'checkout.session.completed' || orderId === null) return;
+        if (!(await orders.markPaid(tx, orderId, event.eventId ?? ''))) return;
+        await outbox.enqueueOnce(payonceTx, FULFIL_TOPIC, `order:${orderId}`, { orderId });
+      },
+    },
+    store,
+  );
 
   return {
     store,
     stackTransactions: transactions,
-    webhooks: {
-      endpoints: {
-        stripe: webhookEndpoint({
-          profile: stripeProfile(),
-          scheme: stripeScheme({ secrets: [config.stripeWebhookSecret] }),
-          transaction: transactions,
-          handler: onStripeEvent,
-        }),
-      },
-    },
+    webhooks: { endpoints: { stripe } },
   };
 }

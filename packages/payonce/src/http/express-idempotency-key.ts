@@ -13,6 +13,8 @@ import { problemResponse } from './problem-response.js';
 import { isProblemCode } from './problem-status.js';
 import { TransactionSlot } from './transaction-slot.js';
 
+export { keepRawBody } from './keep-raw-body.js';
+
 /** Options of `expressIdempotencyKey`: the core's options plus how the principal is found and a body limit. */
 export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
   /** The authenticated principal the key is scoped to (e.g. `req.user.accountId`); a non-empty string. */
@@ -24,7 +26,7 @@ export type ExpressIdempotencyOptions = IdempotencyCoreSource & {
   maxBodyBytes?: number;
 };
 
-/** A request whose raw body an earlier body parser kept in `rawBody` (e.g. `express.json({ verify })`). */
+/** A request whose raw body an earlier body parser kept in `rawBody` (`express.json({ verify: keepRawBody })`). */
 type RequestWithRawBody = Request & { rawBody?: unknown };
 
 const rawBodies = new WeakMap<Request, Buffer>();
@@ -78,7 +80,7 @@ export function expressRawBody(req: Request): Buffer {
  */
 const BODY_PARSED =
   'a body parser (e.g. a global express.json()) turned the body into an object and dropped its bytes, which the ' +
-  'Idempotency-Key fingerprint needs: keep them with express.json({ verify: (req, _res, buf) => { req.rawBody = buf } }), ' +
+  'Idempotency-Key fingerprint needs: keep them with express.json({ verify: keepRawBody }) (keepRawBody from payonce/http/express), ' +
   'or mount this middleware (or express.raw()) before the parser';
 
 /** The body bytes (`null`: over `limit`, nothing more is buffered). */

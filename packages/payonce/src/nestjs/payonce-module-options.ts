@@ -3,13 +3,20 @@ import type { GuardOptions } from '../core/guard-options.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Store } from '../core/store.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
-import type { WebhookIntakeOptions } from '../webhooks/intake-options.js';
+import type {
+  AnyWebhookEndpointModes,
+  WebhookEndpointModes,
+  WebhookIntakeOptions,
+} from '../webhooks/intake-options.js';
 
 /**
  * What `PayonceModule` provides. Give exactly one of `store` (the module builds the guard on it, and closes it when
  * the application shuts down) or `guard` (yours: the module closes nothing of it).
  */
-export interface PayonceModuleOptions<S extends Store = Store> {
+export interface PayonceModuleOptions<
+  S extends Store = Store,
+  Modes extends WebhookEndpointModes = AnyWebhookEndpointModes,
+> {
   /**
    * The store payonce keeps its receipts (and outbox) in, e.g. `await PostgresStore.connect(url)`. The module
    * builds the `IdempotencyGuard` on it with `guardOptions`, and calls `store.close()` on application shutdown
@@ -33,9 +40,12 @@ export interface PayonceModuleOptions<S extends Store = Store> {
   /**
    * The webhook intake's options without `guard` (the module's guard is used): endpoints by provider name,
    * journal, limits. Provided as a `WebhookIntake` under `PAYONCE_WEBHOOK_INTAKE`, served by a controller of
-   * `payonceWebhookController()`. @default none
+   * `payonceWebhookController()`. Given to `forRoot`, an endpoint written inline is typed from its `transaction`
+   * (as in `createWebhookIntake`); in `forRootAsync`'s factory TypeScript cannot type an inline handler from an opener
+   * (`transaction: drizzleTransactions(db)`): declare that endpoint with `webhookEndpoint({ … }, store)`.
+   * @default none
    */
-  readonly webhooks?: Omit<WebhookIntakeOptions<S>, 'guard'>;
+  readonly webhooks?: Omit<WebhookIntakeOptions<S, Modes>, 'guard'>;
 }
 
 /** Options of `PayonceModule.forRootAsync`: the module's options made by a factory with injected dependencies. */
@@ -51,7 +61,10 @@ export interface PayonceModuleAsyncOptions<S extends Store = Store> {
 }
 
 /** Options of `PayonceModule.forRoot`: the module's options plus whether it is global. */
-export type PayonceModuleRootOptions<S extends Store = Store> = PayonceModuleOptions<S> & {
+export type PayonceModuleRootOptions<
+  S extends Store = Store,
+  Modes extends WebhookEndpointModes = AnyWebhookEndpointModes,
+> = PayonceModuleOptions<S, Modes> & {
   /** Register the module globally. @default false */
   readonly global?: boolean;
 };

@@ -5,6 +5,7 @@ import type { Store } from '../core/store.js';
 import { Outbox } from '../outbox/outbox.js';
 import type { SqlTarget } from '../outbox/sql-transaction.js';
 import { createWebhookIntake, type WebhookIntake } from '../webhooks/intake.js';
+import type { WebhookEndpointModes } from '../webhooks/intake-options.js';
 import type {
   PayonceModuleAsyncOptions,
   PayonceModuleOptions,
@@ -102,7 +103,9 @@ export class PayonceModule {
    * @throws {InvalidOption} not exactly one of `store` and `guard`; `outbox: true` on a store that is not SQL; bad
    *   webhook options (see `createWebhookIntake`) — when the application boots.
    */
-  static forRoot<S extends Store>(options: PayonceModuleRootOptions<S>): DynamicModule {
+  static forRoot<S extends Store, Modes extends WebhookEndpointModes>(
+    options: PayonceModuleRootOptions<S, Modes>,
+  ): DynamicModule {
     const { global = false, ...rest } = options;
     return {
       module: PayonceModule,

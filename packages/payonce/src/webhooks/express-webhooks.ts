@@ -4,13 +4,15 @@ import type { HttpResponse } from '../http/http-exchange.js';
 import type { WebhookIntake } from './intake.js';
 import { bodyBuffer, declaresTooLarge, readLimited } from './webhook-body.js';
 
+export { keepRawBody } from '../http/keep-raw-body.js';
+
 /** Options of {@link expressWebhooks}. */
 export interface ExpressWebhooksOptions {
   /** Route path; must contain the `:provider` parameter. @default '/webhooks/:provider' */
   readonly path?: string;
 }
 
-/** A request whose body an earlier parser consumed but kept as bytes (`express.json({ verify })` style). */
+/** A request whose body an earlier parser consumed but kept as bytes (`express.json({ verify: keepRawBody })`). */
 type RequestWithRawBody = Request & { rawBody?: unknown };
 
 function send(res: Response, response: HttpResponse): void {
@@ -34,8 +36,8 @@ function consumedBody(req: RequestWithRawBody): Uint8Array | null | undefined {
  * actual body over the limit is answered by `intake.rejectTooLarge` (413 problem+json, journaled) before anything
  * else runs; an unknown provider falls through to the app's 404. Every answer (acknowledgement, replay,
  * problem+json) is the intake's response, sent byte for byte. Mount it before any global body parser, or keep the
- * raw bytes in `req.rawBody`: a body an earlier parser turned into an object is refused 500 `RAW_BODY_REQUIRED`
- * (journaled), never verified on re-serialised JSON.
+ * raw bytes in `req.rawBody` (`express.json({ verify: keepRawBody })`): a body an earlier parser turned into an
+ * object is refused 500 `RAW_BODY_REQUIRED` (journaled), never verified on re-serialised JSON.
  * @see docs/design.md §5 "Order of work"; `fastifyWebhooks`; STYLE pattern 8 (adapters translate, nothing else).
  * @example app.use(expressWebhooks(intake)); // before app.use(express.json())
  */

@@ -14,6 +14,7 @@ export {
   startHousekeeping,
 } from './housekeeping.js';
 export {
+  type AnyWebhookEndpointModes,
   createWebhookIntake,
   type StackWebhookContext,
   type StackWebhookEndpoint,
@@ -23,6 +24,10 @@ export {
   type WebhookContext,
   type WebhookEndpoint,
   type WebhookEndpointBase,
+  type WebhookEndpointFor,
+  type WebhookEndpointModes,
+  type WebhookEndpoints,
+  type WebhookEndpointTransaction,
   type WebhookHandler,
   type WebhookIntake,
   type WebhookIntakeOptions,

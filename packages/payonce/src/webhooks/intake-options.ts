@@ -128,7 +128,9 @@ export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
  * redelivery runs it again. A redelivery that meets the same event still running elsewhere never waits inside the
  * transaction: it is answered as an in-flight duplicate (409 `REQUEST_IN_PROGRESS` + `Retry-After`, or the
  * provider's retryable answer). The guard's store must be a SQL store of the opener's dialect on the same database.
- * Declare it with `webhookEndpoint({ transaction: drizzleTransactions(db), … })` to type `context.tx` from the opener.
+ * Written inline in `createWebhookIntake({ guard, endpoints })`, or declared with `webhookEndpoint({ transaction:
+ * drizzleTransactions(db), … }, guard)`, its handler gets `context.tx` typed from the opener and `context.payonceTx`
+ * from the guard's store.
  * @typeParam N the stack's own transaction object.
  * @typeParam Tx payonce's Kysely view (`Transaction<DB>` of the guard's store; `unknown` when not stated).
  * @see docs/your-stack.md "When payonce opens the transaction".
@@ -143,23 +145,71 @@ export interface StackWebhookEndpoint<N, Tx = unknown> extends WebhookEndpointBa
   handler(event: ProviderEvent, context: StackWebhookContext<N, Tx>): unknown;
 }
 
-/** Options of {@link createWebhookIntake}. */
-export interface WebhookIntakeOptions<S extends Store = Store> {
+/**
+ * What an endpoint's `transaction` may be: absent or `false` (the default mode), `true` (one commit in the guard's
+ * SQL store) or the transactions of the application's stack (`drizzleTransactions(db)`, `pgTransactions(pool)`, …).
+ */
+export type WebhookEndpointTransaction = StackTransactions<unknown> | boolean;
+
+/**
+ * The commit mode of each endpoint of an intake, by endpoint name: the type of its `transaction` (`unknown` when the
+ * endpoint has none). `createWebhookIntake` infers it from the `endpoints` object, so an endpoint written inline is
+ * typed from its own `transaction`; nobody writes it by hand. Spelled out instead of `unknown` so that `boolean`
+ * is part of it: that keeps an inline `transaction: true` the literal `true` while it is inferred.
+ */
+export type WebhookEndpointModes = Readonly<Record<string, NonNullable<unknown> | boolean | null | undefined>>;
+
+/** Every mode an endpoint may have: the modes of an intake when they are not inferred from its endpoints. */
+export type AnyWebhookEndpointModes = Readonly<Record<string, WebhookEndpointTransaction | undefined>>;
+
+/** The endpoint interface of one mode (`Mode` is not a union here). */
+type EndpointOfMode<Mode, Tx> = [Mode] extends [StackTransactions<infer N>]
+  ? StackWebhookEndpoint<N, Tx>
+  : [Mode] extends [true]
+    ? TransactionalWebhookEndpoint<Tx>
+    : WebhookEndpoint;
+
+/**
+ * The endpoint whose `transaction` has the type `Mode`, its handler's context typed from it: for
+ * `StackTransactions<N>`, `context.tx: N` and `context.payonceTx: Tx`; for `true`, `context.tx: Tx`; otherwise no
+ * transaction. A union of modes is a union of endpoints, one per mode.
+ * @typeParam Tx payonce's Kysely view of the transaction: `HandlerTransactionOf` the guard's store.
+ */
+export type WebhookEndpointFor<Mode, Tx> = [Mode] extends [never]
+  ? WebhookEndpointFor<WebhookEndpointTransaction | undefined, Tx> // `transaction: x as never`: any endpoint
+  : Mode extends unknown
+    ? { readonly transaction?: Mode & WebhookEndpointTransaction } & EndpointOfMode<Mode, Tx>
+    : never;
+
+/**
+ * The `endpoints` of an intake: each typed from its own `transaction` (see {@link WebhookEndpointFor}), so a handler
+ * written inline gets `context.tx` and `context.payonceTx` without annotations.
+ */
+export type WebhookEndpoints<Modes extends WebhookEndpointModes, Tx> = {
+  readonly [Name in keyof Modes]: WebhookEndpointFor<Modes[Name], Tx>;
+};
+
+/**
+ * Options of {@link createWebhookIntake}.
+ * @typeParam S the guard's store: its `HandlerTransactionOf` types the one-commit handlers' payonce transaction.
+ * @typeParam Modes each endpoint's `transaction` type, inferred by `createWebhookIntake` (see {@link WebhookEndpointModes}).
+ */
+export interface WebhookIntakeOptions<
+  S extends Store = Store,
+  Modes extends WebhookEndpointModes = AnyWebhookEndpointModes,
+> {
   /**
    * The receipt guard; its clock also stamps `receivedAtMs`. Any store for default endpoints; a SQL store
    * (`SqliteStore`, `PostgresStore`, `MysqlStore`) when an endpoint is `transaction: true`, and one of the opener's
    * dialect on the same database when an endpoint's `transaction` is the transactions of the application's stack.
    */
   readonly guard: IdempotencyGuard<S>;
-  /** Endpoints by name; the name is the `:provider` path segment of the route. At least one. */
-  readonly endpoints: Readonly<
-    Record<
-      string,
-      | WebhookEndpoint
-      | TransactionalWebhookEndpoint<HandlerTransactionOf<S>>
-      | StackWebhookEndpoint<unknown, HandlerTransactionOf<S>>
-    >
-  >;
+  /**
+   * Endpoints by name; the name is the `:provider` path segment of the route. At least one. Each handler's context
+   * is typed from its endpoint's `transaction` and the guard's store (`context.tx`: the stack's transaction of
+   * `drizzleTransactions(db)`, or the store's `Transaction<DB>` for `true`; `context.payonceTx`: the store's).
+   */
+  readonly endpoints: WebhookEndpoints<Modes, HandlerTransactionOf<S>>;
   /** Where one row per delivery goes. @default none (deliveries are only reported through `on('delivery')`) */
   readonly journal?: DeliveryJournal;
   /** Redaction applied to every payload and error before it is journaled or reported. @default DEFAULT_REDACT_PATHS */

@@ -3,13 +3,14 @@ import { mayWait } from '../http/client-gone.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import type { IntakeEventName, IntakeListener } from './intake-events.js';
-import type { WebhookIntakeOptions } from './intake-options.js';
+import type { WebhookEndpointModes, WebhookIntakeOptions } from './intake-options.js';
 import { receiveDelivery, rejectTooLarge } from './intake-receive.js';
 import { intakeRuntime } from './intake-runtime.js';
 import type { Redactor } from './journal/redact.js';
 import type { HeadersInput } from './verify/headers.js';
 
 export type {
+  AnyWebhookEndpointModes,
   StackWebhookContext,
   StackWebhookEndpoint,
   TransactionalWebhookContext,
@@ -18,6 +19,10 @@ export type {
   WebhookContext,
   WebhookEndpoint,
   WebhookEndpointBase,
+  WebhookEndpointFor,
+  WebhookEndpointModes,
+  WebhookEndpoints,
+  WebhookEndpointTransaction,
   WebhookHandler,
   WebhookIntakeOptions,
 } from './intake-options.js';
@@ -78,7 +83,9 @@ export interface WebhookIntake {
  * } });
  * const response = await intake.receive({ endpoint: 'stripe', rawBody, headers });
  */
-export function createWebhookIntake<S extends Store>(options: WebhookIntakeOptions<S>): WebhookIntake {
+export function createWebhookIntake<S extends Store, Modes extends WebhookEndpointModes>(
+  options: WebhookIntakeOptions<S, Modes>,
+): WebhookIntake {
   const runtime = intakeRuntime(options as unknown as WebhookIntakeOptions);
   return Object.freeze({
     maxBodyBytes: runtime.maxBodyBytes,
