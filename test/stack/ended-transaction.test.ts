@@ -29,7 +29,8 @@ import { openStackFixture, type StackStore } from './stack-target.js';
 // another request's transaction on the same pooled connection. And a transaction on another database or schema with
 // its own copy of payonce's tables must never be used: the receipts would split between two copies.
 
-const ENDED = /not inside an open transaction|no longer inside its transaction|has no open transaction|transaction has ended/;
+const ENDED =
+  /not inside an open transaction|no longer inside its transaction|has no open transaction|transaction has ended/;
 let serial = 0;
 const nextKey = () => {
   serial += 1;
