@@ -103,6 +103,27 @@ describe('payonce/tx/drizzle on postgres.js', () => {
     );
     expect(drizzleTransactions(db).dialect).toBe('postgres');
   });
+
+  it("prepares each of payonce's statements once on a connection, and none when postgres() says prepare: false", async () => {
+    const text = 'select $1::text as v';
+    const preparedOn = (sqlClient: postgres.Sql) =>
+      drizzlePostgresJs(sqlClient).transaction(async (tx) => {
+        const executor = drizzleExecutor(tx);
+        for (const v of ['a', 'b', 'c']) expect((await executor.execute(text, [v])).rows).toEqual([{ v }]);
+        const { rows } = await executor.execute(
+          'select count(*)::int as n from pg_prepared_statements where statement = $1',
+          [text],
+        );
+        return (rows[0] as { n: number }).n;
+      });
+    expect(await preparedOn(client)).toBe(1);
+    const unprepared = postgres(fixture.target.url, { max: 1, prepare: false });
+    try {
+      expect(await preparedOn(unprepared)).toBe(0);
+    } finally {
+      await unprepared.end();
+    }
+  });
 });
 
 describe('payonce/tx/drizzle on better-sqlite3', () => {

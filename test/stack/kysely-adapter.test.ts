@@ -1,5 +1,19 @@
 import Database from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  IdentifierNode,
+  Kysely,
+  type KyselyPlugin,
+  MysqlDialect,
+  OperationNodeTransformer,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  PostgresDialect,
+  type QueryResult,
+  type RootOperationNode,
+  SqliteDialect,
+  sql,
+  type UnknownRow,
+} from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +38,23 @@ import { openStackFixture } from './stack-target.js';
 
 interface AppDatabase {
   stack_effects: { event_id: string };
+}
+
+/** An application's plugin that prefixes every identifier it compiles with `app_` (a table-prefix convention). */
+class PrefixIdentifiers implements KyselyPlugin {
+  readonly #transformer = new (class extends OperationNodeTransformer {
+    protected override transformIdentifier(node: IdentifierNode): IdentifierNode {
+      return IdentifierNode.create(`app_${node.name}`);
+    }
+  })();
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return this.#transformer.transformNode(args.node);
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
 }
 
 describe('payonce/tx/kysely', () => {
@@ -55,6 +86,35 @@ describe('payonce/tx/kysely', () => {
     } finally {
       mysqlPool.end();
     }
+  });
+
+  it("reads the dialect past the application's plugins (one that renames every identifier)", async () => {
+    const prefixed = new Kysely<AppDatabase>({
+      dialect: new PostgresDialect({ pool }),
+      plugins: [new PrefixIdentifiers()],
+    });
+    expect(sql`${sql.ref('t')}`.compile(prefixed).sql).toBe('"app_t"');
+    expect(kyselyDialectOf(prefixed)).toBe('postgres');
+    await prefixed.transaction().execute(async (trx) => {
+      expect(kyselyExecutor(trx).dialect).toBe('postgres');
+    });
+  });
+
+  it("refuses a statement once the application's transaction has committed, writing nothing", async () => {
+    let executor: ReturnType<typeof kyselyExecutor> | undefined;
+    await db.transaction().execute(async (trx) => {
+      executor = kyselyExecutor(trx);
+      await executor.execute('insert into stack_effects (event_id) values (?)', ['ended-1']);
+    });
+    await expect(executor!.execute('insert into stack_effects (event_id) values (?)', ['ended-2'])).rejects.toThrow(
+      /committed/,
+    );
+    const effects = await db
+      .selectFrom('stack_effects')
+      .select('event_id')
+      .where('event_id', 'like', 'ended-%')
+      .execute();
+    expect(effects).toEqual([{ event_id: 'ended-1' }]);
   });
 
   it('kyselyTransactions opens the transaction: the work commits, or rolls back when it throws', async () => {

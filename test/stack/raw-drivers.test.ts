@@ -98,6 +98,26 @@ describe('payonce/tx/postgres-js on PostgreSQL', () => {
     ]);
   });
 
+  it("prepares each of payonce's statements once on a connection, and none when postgres() says prepare: false", async () => {
+    const text = 'select $1::text as v, $2::int8 as n';
+    const preparedOn = (client: postgres.Sql) =>
+      client.begin(async (tx) => {
+        const executor = postgresJsExecutor(tx);
+        for (const v of ['a', 'b', 'c']) {
+          expect((await executor.execute(text, [v, 7])).rows).toEqual([{ v, n: '7' }]);
+        }
+        const [row] = await tx`select count(*)::int as n from pg_prepared_statements where statement = ${text}`;
+        return row?.n as number;
+      });
+    expect(await preparedOn(sql)).toBe(1);
+    const unprepared = postgres(fixture.target.url, { max: 1, prepare: false });
+    try {
+      expect(await preparedOn(unprepared)).toBe(0);
+    } finally {
+      await unprepared.end();
+    }
+  });
+
   it('the opener commits the work, rolls back a throw, and hands the work the tx', async () => {
     const transactions = postgresJsTransactions(sql);
     expect(transactions).toMatchObject({ dialect: 'postgres', stack: 'postgres.js' });

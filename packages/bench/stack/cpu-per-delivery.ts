@@ -2,8 +2,9 @@
  * Client CPU per delivery of every stack side (`sides/`) and of `own`, in one process, round after round: the
  * measure behind notes/stack.md, steadier than a rate on a busy host (CPU time is the process's own, whatever else
  * runs). Run from packages/bench after `npm run build` at the root:
- *   npx tsx stack/cpu-per-delivery.ts [rounds=6] [deliveries=2000]
+ *   npx tsx stack/cpu-per-delivery.ts [rounds=6] [deliveries=2000] [side …]
  * Prints, per side, the median over rounds of (user + system CPU) ÷ deliveries, in µs, at 16 concurrent callers.
+ * With side names after the numbers (`own`, keys of `sides/index.ts`), only those sides run (`own` always).
  */
 
 import { measureUnique } from '../lib/measure.js';
@@ -12,10 +13,10 @@ import { STACK_CONCURRENCY } from '../targets/stack.js';
 import { STACK_SIDES } from './sides/index.js';
 import { stackSubject } from './stack-subject.js';
 
-const [roundsText = '6', deliveriesText = '2000'] = process.argv.slice(2);
+const [roundsText = '6', deliveriesText = '2000', ...chosen] = process.argv.slice(2);
 const rounds = Number(roundsText);
 const deliveries = Number(deliveriesText);
-const names = ['own', ...Object.keys(STACK_SIDES)];
+const names = ['own', ...(chosen.length > 0 ? chosen.filter((name) => name !== 'own') : Object.keys(STACK_SIDES))];
 const ns = await createNamespace('postgres');
 try {
   const opened = [];

@@ -19,6 +19,72 @@ function recordingTrx(driverName: string, answer: unknown) {
   return { trx, calls };
 }
 
+/**
+ * A Knex-like trx on `pg` whose client lends its one connection, as a Knex transaction's client does: the
+ * connection records each `query`; `end()` completes the transaction.
+ */
+function lendingPgTrx() {
+  const queries: { text: string; values: unknown[] }[] = [];
+  let lent = 0;
+  let completed = false;
+  const connection = {
+    async query(config: { text: string; values: unknown[] }) {
+      queries.push(config);
+      return config.text.startsWith('select')
+        ? { rows: [{ a: 1 }], rowCount: 1, command: 'SELECT' }
+        : { rows: [], rowCount: 2, command: 'UPDATE' };
+    },
+  };
+  const trx: KnexTransactionLike = {
+    isTransaction: true,
+    client: {
+      driverName: 'pg',
+      transacting: true,
+      acquireConnection: async () => {
+        lent++;
+        return connection;
+      },
+    },
+    raw: async () => {
+      throw new Error('trx.raw is not used on pg');
+    },
+    isCompleted: () => completed,
+  };
+  return {
+    trx,
+    queries,
+    lent: () => lent,
+    end: () => {
+      completed = true;
+    },
+  };
+}
+
+describe('knexExecutor on pg, with the transaction lending its connection', () => {
+  it("sends payonce's text and values to the transaction's connection as written, taking it once", async () => {
+    const { trx, queries, lent } = lendingPgTrx();
+    const executor = knexExecutor(trx);
+    expect(executor.dialect).toBe('postgres');
+    const text = `select '$1 ?' as l, data ? 'k' as has, $2::int[] as arr, $1 as one from t`;
+    expect(await executor.execute(text, ['one', [1, 2]])).toEqual({ rows: [{ a: 1 }] });
+    expect(await executor.execute('update t set a = $1', [1])).toEqual({ rows: [], numAffectedRows: 2n });
+    expect(queries).toEqual([
+      { text, values: ['one', [1, 2]] },
+      { text: 'update t set a = $1', values: [1] },
+    ]);
+    expect(lent()).toBe(1);
+  });
+
+  it('refuses a statement once the Knex transaction has ended, sending nothing', async () => {
+    const { trx, queries, end } = lendingPgTrx();
+    const executor = knexExecutor(trx);
+    await executor.execute('update t set a = $1', [1]);
+    end();
+    await expect(executor.execute('update t set a = $1', [2])).rejects.toThrow(/already committed or rolled back/);
+    expect(queries).toHaveLength(1);
+  });
+});
+
 describe('knexExecutor', () => {
   it('turns PostgreSQL $n into Knex ? bindings in order of appearance, escapes other ?, keeps quoted $1', async () => {
     const { trx, calls } = recordingTrx('pg', { rows: [{ a: 1 }], rowCount: 1, command: 'SELECT' });

@@ -1,4 +1,4 @@
-import { is, type SQL } from 'drizzle-orm';
+import { entityKind, is, type SQL } from 'drizzle-orm';
 import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
 import { PgDatabase, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
@@ -98,13 +98,27 @@ function driverErrorOf(error: unknown): unknown {
 }
 
 /**
+ * The name given to `prepareQuery` for payonce's statements: on postgres.js (`PostgresJsSession`) a name only says
+ * "prepare" (Drizzle passes `prepare: name !== undefined` to postgres.js's `unsafe`), so each statement is prepared
+ * on the connection the first time it runs there and then sent in one round trip instead of two (see
+ * `postgresJsExecutor`); a `postgres()` call with `prepare: false` still wins. On node-postgres a name would be a
+ * server-side statement name, so none is given there (pg sends an unnamed statement in one round trip anyway).
+ */
+function statementNameFor(session: object): string | undefined {
+  const kind = (session.constructor as { [entityKind]?: unknown } | undefined)?.[entityKind];
+  return kind === 'PostgresJsSession' ? 'payonce' : undefined;
+}
+
+/**
  * An executor over a Drizzle PostgreSQL transaction (node-postgres or postgres.js): payonce's compiled text and
  * parameters are prepared straight on the transaction's own Drizzle session (`tx._.session.prepareQuery`, what
  * `tx.execute(sql)` runs once Drizzle has built its query), with no rebuild of the text into a Drizzle `SQL` object
- * and back, which cost about 80 µs of CPU per statement (packages/bench/notes/stack.md).
+ * and back, which cost about 80 µs of CPU per statement (packages/bench/notes/stack.md); on postgres.js prepared on
+ * the connection ({@link statementNameFor}).
  */
 function postgresExecutor(tx: PgTransaction<PgQueryResultHKT>): SqlExecutor {
   const session = tx._.session;
+  const name = statementNameFor(session);
   // node-postgres' session holds the pg client, which reports the server's transaction status; postgres.js' does not.
   const client = (session as unknown as { client?: unknown }).client;
   return {
@@ -114,9 +128,7 @@ function postgresExecutor(tx: PgTransaction<PgQueryResultHKT>): SqlExecutor {
     async execute(text, parameters) {
       let answer: unknown;
       try {
-        answer = await session
-          .prepareQuery({ sql: text, params: [...parameters] }, undefined, undefined, false)
-          .execute();
+        answer = await session.prepareQuery({ sql: text, params: [...parameters] }, undefined, name, false).execute();
       } catch (error) {
         throw driverErrorOf(error);
       }

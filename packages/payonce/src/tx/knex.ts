@@ -2,8 +2,9 @@
  * `payonce/tx/knex`: payonce's one-commit mode in the application's Knex transaction (the `trx` of
  * `knex.transaction(async (trx) => …)`) on the `pg`, `mysql2` (MySQL, MariaDB) and `better-sqlite3` clients. Its own
  * entry, apart from the stores, so that only an application on Knex loads this code; it imports nothing of `knex`
- * (an optional peer dependency of payonce): it calls the `trx` it is given. payonce's statements run as
- * `trx.raw(sql, bindings)`; the application's own queries stay Knex's.
+ * (an optional peer dependency of payonce): it calls the `trx` it is given. payonce's statements run on the
+ * transaction's own connection on `pg`, as `trx.raw(sql, bindings)` on the other clients; the application's own
+ * queries stay Knex's.
  * @see docs/your-stack.md "Knex".
  */
 import { InvalidOption } from '../core/errors.js';
@@ -15,6 +16,7 @@ import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import type { PgTransactionClient } from './pg.js';
 import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
@@ -26,6 +28,10 @@ export type { JoinableStore, JoinedHandler } from './run-joined.js';
 export interface KnexClientLike {
   /** Knex's name of the driver: `pg`, `mysql2`, `mysql`, `better-sqlite3`, … */
   readonly driverName?: string;
+  /** `true` on the client of a transaction, whose `acquireConnection` answers the transaction's one connection. */
+  readonly transacting?: boolean;
+  /** On a transaction's client: the connection the transaction runs on (the driver's own, a pg `Client` on `pg`). */
+  acquireConnection?(): Promise<unknown>;
 }
 
 /** A Knex transaction: the `trx` of `knex.transaction(async (trx) => …)` (the part payonce uses). */
@@ -36,6 +42,8 @@ export interface KnexTransactionLike {
   readonly client: KnexClientLike;
   /** One raw statement with `?` positional bindings, on the transaction's connection. */
   raw(sql: string, bindings: readonly unknown[]): PromiseLike<unknown>;
+  /** `true` once the transaction (or one it is nested in) has committed or rolled back. */
+  isCompleted?(): boolean;
 }
 
 /** The Knex drivers payonce joins, by the dialect of their SQL. */
@@ -136,11 +144,70 @@ function dialectOf(client: KnexClientLike | undefined): SqlDialectName | undefin
   return driver === undefined ? undefined : DIALECT_BY_DRIVER[driver];
 }
 
+/** The message when a statement would run after the Knex transaction ended (it would run outside any transaction). */
+const TRANSACTION_ENDED =
+  'the Knex transaction has already committed or rolled back: payonce runs no statement on its connection after that';
+
 /**
- * The executor seam over `trx`, a Knex transaction on the `pg`, `mysql2` or `better-sqlite3` client: payonce's
- * statements run as `trx.raw(sql, bindings)` (PostgreSQL `$n` placeholders become Knex's `?` bindings, each bound
- * in order; every other `?` escaped), and each client's answer is read as rows and a count of changed rows. The `knex`
- * instance itself (not a transaction) is refused: its statements may run on other connections, outside it.
+ * On `pg`, payonce's PostgreSQL text and values go to the transaction's own pg `Client` (`trx.client.acquireConnection()`,
+ * which on a transaction's client answers its one connection) as `client.query({ text, values })`, as written: no
+ * rewrite of `$n` to Knex's `?` and back (Knex's `positionBindings`), no Knex query builder, runner or query events
+ * per statement (packages/bench/notes/stack.md). Each statement first checks `trx.isCompleted()`, so none runs on the
+ * connection once the transaction has ended (Knex gives it back to the pool then).
+ */
+function pgConnectionExecutor(trx: KnexTransactionLike): SqlExecutor {
+  let connection: Promise<PgTransactionClient> | undefined;
+  const connectionOf = async (): Promise<PgTransactionClient> => {
+    const lent = (await trx.client.acquireConnection?.()) as Partial<PgTransactionClient> | null | undefined;
+    if (typeof lent?.query !== 'function') throw new Error('the Knex transaction lent no pg connection');
+    return lent as PgTransactionClient;
+  };
+  return {
+    dialect: 'postgres',
+    async execute(text, parameters) {
+      if (trx.isCompleted?.() === true) throw new Error(TRANSACTION_ENDED);
+      connection ??= connectionOf();
+      const result = await (await connection).query({ text, values: [...parameters] });
+      return postgresResult(result.rows, result.command, result.rowCount);
+    },
+  };
+}
+
+/**
+ * What Knex knows of `trx`'s transaction: `isOpen` from `trx.isCompleted()`, and the Knex instance's `config` (shared
+ * by every transaction of one instance, whose client derives from the instance's) as the origin of its database.
+ */
+function transactionStateOf(trx: KnexTransactionLike): Pick<SqlExecutor, 'isOpen' | 'origin'> {
+  const isCompleted = (trx as { isCompleted?: unknown }).isCompleted;
+  const config = (trx.client as { config?: unknown } | undefined)?.config;
+  return typeof isCompleted === 'function' && typeof config === 'object' && config !== null
+    ? { isOpen: () => !isCompleted.call(trx), origin: config }
+    : {};
+}
+
+/** `trx.raw(sql, bindings)` with payonce's text rewritten for Knex, the client's answer read by `read`. */
+function rawExecutor(trx: KnexTransactionLike, dialect: SqlDialectName): SqlExecutor {
+  const toRaw = dialect === 'postgres' ? postgresToKnexRaw : questionToKnexRaw;
+  const read = dialect === 'postgres' ? fromPg : dialect === 'mysql' ? fromMysql : fromBetterSqlite;
+  return {
+    dialect,
+    async execute(text, parameters) {
+      const { sql, bindings } = toRaw(text, parameters);
+      return read(await trx.raw(sql, bindings));
+    },
+  };
+}
+
+/**
+ * The executor seam over `trx`, a Knex transaction on the `pg`, `mysql2` or `better-sqlite3` client. On `pg`
+ * payonce's statements run on the transaction's own pg connection as written, `client.query({ text, values })`: no
+ * rewrite of `$n` to Knex's `?` and back, not passed through Knex's `postProcessResponse`, not reported by its `query`
+ * events; once `trx.isCompleted()` a statement is refused (its promise rejects) instead of running on a connection
+ * the transaction no longer holds. On `mysql2` and `better-sqlite3` (and on `pg` when the transaction's client does
+ * not lend its connection) they run as `trx.raw(sql, bindings)` (PostgreSQL `$n` placeholders become Knex's `?`
+ * bindings, each bound in order; every other `?` escaped). Each client's answer is read as rows and a count of
+ * changed rows. The `knex` instance itself (not a transaction) is refused: its statements may run on other
+ * connections, outside it.
  * @throws {InvalidOption} `trx` is not a Knex transaction, or its client is none of `pg`, `mysql2`, `better-sqlite3`.
  */
 export function knexExecutor(trx: KnexTransactionLike): SqlExecutor {
@@ -157,22 +224,12 @@ export function knexExecutor(trx: KnexTransactionLike): SqlExecutor {
   if (dialect === undefined) {
     throw new InvalidOption('trx', `runs on the Knex client ${String(candidate.client?.driverName)}; ${ACCEPTED}`);
   }
-  const toRaw = dialect === 'postgres' ? postgresToKnexRaw : questionToKnexRaw;
-  const read = dialect === 'postgres' ? fromPg : dialect === 'mysql' ? fromMysql : fromBetterSqlite;
-  const isCompleted = (candidate as { isCompleted?: unknown }).isCompleted;
-  // A transaction's client derives from the Knex instance's, whose `config` it shares.
-  const config = (candidate.client as { config?: unknown } | undefined)?.config;
-  return {
-    dialect,
-    // Knex knows whether the transaction has completed: the database is then checked once per Knex instance.
-    ...(typeof isCompleted === 'function' && typeof config === 'object' && config !== null
-      ? { isOpen: () => !isCompleted.call(trx), origin: config }
-      : {}),
-    async execute(text, parameters) {
-      const { sql, bindings } = toRaw(text, parameters);
-      return read(await trx.raw(sql, bindings));
-    },
-  };
+  const client = candidate.client as KnexClientLike;
+  const executor =
+    dialect === 'postgres' && client.transacting === true && typeof client.acquireConnection === 'function'
+      ? pgConnectionExecutor(candidate as KnexTransactionLike)
+      : rawExecutor(candidate as KnexTransactionLike, dialect);
+  return { ...executor, ...transactionStateOf(candidate as KnexTransactionLike) };
 }
 
 /**

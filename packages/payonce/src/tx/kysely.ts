@@ -5,7 +5,7 @@
  * `CamelCasePlugin` of the application never renames payonce's columns); the application's own queries stay its own.
  * @see docs/your-stack.md "Kysely".
  */
-import { CompiledQuery, type QueryExecutor, type QueryResult, sql } from 'kysely';
+import { CompiledQuery, createQueryId, type QueryExecutor, type QueryResult, sql } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import type { RunOptions } from '../core/guard-types.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
@@ -54,18 +54,38 @@ const NOT_A_TRANSACTION =
   'must be the trx of db.transaction().execute(async (trx) => …) (a Kysely Transaction), not the Kysely database';
 
 /**
- * The SQL dialect of `db`, an application's Kysely instance, read from what its query compiler writes for a column
- * reference and a parameter: `"c" = $1` is PostgreSQL, `` `c` = ? `` MySQL/MariaDB, `"c" = ?` SQLite. It holds for
- * Kysely's own dialects and for third-party dialects built on their compilers, in Kysely 0.28 and 0.29 alike.
- * Nothing is sent to the database.
- * @returns the dialect, or `undefined` when the compiler writes none of these (MSSQL, an unknown compiler).
+ * The dialect read from each Kysely instance's query compiler, by the instance's dialect adapter: `new Kysely` makes
+ * one adapter (with its compiler), which its transactions and `withPlugin` copies share, so the probe is compiled
+ * once per application database, not once per transaction. `null`: the compiler wrote none of payonce's dialects.
  */
-export function kyselyDialectOf(db: KyselyInstanceLike): SqlDialectName | undefined {
-  const probe = sql`${sql.ref('payonce_probe')} = ${0}`.compile(db).sql;
+const dialectByAdapter = new WeakMap<object, SqlDialectName | null>();
+
+/** What the compiler of `executor` writes for a column reference and a parameter, past any plugin. */
+function probeDialect(executor: QueryExecutor): SqlDialectName | undefined {
+  const probe = executor.compileQuery(sql`${sql.ref('payonce_probe')} = ${0}`.toOperationNode(), createQueryId()).sql;
   if (probe === '"payonce_probe" = $1') return 'postgres';
   if (probe === '`payonce_probe` = ?') return 'mysql';
   if (probe === '"payonce_probe" = ?') return 'sqlite';
   return undefined;
+}
+
+/**
+ * The SQL dialect of `db`, an application's Kysely instance, read from what its query compiler writes for a column
+ * reference and a parameter: `"c" = $1` is PostgreSQL, `` `c` = ? `` MySQL/MariaDB, `"c" = ?` SQLite. It holds for
+ * Kysely's own dialects and for third-party dialects built on their compilers, in Kysely 0.28 and 0.29 alike. The
+ * application's plugins play no part (the probe is compiled without them), and the answer is kept per Kysely
+ * database (its dialect adapter), so its transactions reuse it. Nothing is sent to the database.
+ * @returns the dialect, or `undefined` when the compiler writes none of these (MSSQL, an unknown compiler).
+ */
+export function kyselyDialectOf(db: KyselyInstanceLike): SqlDialectName | undefined {
+  const executor = db.getExecutor();
+  const adapter: unknown = executor.adapter;
+  if (typeof adapter !== 'object' || adapter === null) return probeDialect(executor);
+  const known = dialectByAdapter.get(adapter);
+  if (known !== undefined) return known ?? undefined;
+  const detected = probeDialect(executor);
+  dialectByAdapter.set(adapter, detected ?? null);
+  return detected;
 }
 
 /** @throws {InvalidOption} `candidate` is not a Kysely instance. */
@@ -101,16 +121,24 @@ function dialectFor(db: KyselyInstanceLike, chosen: SqlDialectName | undefined):
   return detected;
 }
 
-/** The executor over a checked transaction, in `dialect`. */
+/**
+ * The executor over a checked transaction, in `dialect`: each statement runs on the transaction's own connection,
+ * lent by the transaction's connection provider (`getExecutor().provideConnection`), which answers in the order
+ * asked and refuses once the application's transaction has committed or rolled back, as `trx.executeQuery` does.
+ * Kysely's query executor is skipped: no plugin sees payonce's statements or rows (an application's
+ * `CamelCasePlugin` never renames payonce's columns), and no executor copy is made per statement.
+ */
 function executorOver(trx: KyselyTransactionLike, dialect: SqlDialectName): SqlExecutor {
-  const bare = trx.withoutPlugins();
+  const executor = trx.getExecutor();
   return {
     dialect,
     // Kysely refuses a statement on a transaction that has committed or rolled back ("Transaction is already …").
     isOpen: () => true,
     async execute(text, parameters) {
-      const result = await bare.executeQuery<unknown>(CompiledQuery.raw(text, [...parameters]));
-      const { rows, numAffectedRows } = result;
+      const query = CompiledQuery.raw(text, [...parameters]);
+      const { rows, numAffectedRows } = await executor.provideConnection((connection) =>
+        connection.executeQuery<unknown>(query),
+      );
       return numAffectedRows === undefined ? { rows } : { rows, numAffectedRows };
     },
   };
@@ -131,8 +159,9 @@ function checkTransaction(trx: unknown): KyselyTransactionLike {
 
 /**
  * The executor seam over `trx`, the application's own Kysely `Transaction`: payonce's statements run as
- * `trx.executeQuery(CompiledQuery.raw(sql, parameters))`, without the application's plugins (whose result
- * transforms would rename payonce's columns). The dialect is `options.dialect`, else detected (see
+ * `CompiledQuery.raw(sql, parameters)` on the transaction's connection (`trx.getExecutor().provideConnection`),
+ * without the application's plugins (whose result transforms would rename payonce's columns) and without Kysely's
+ * query executor around each (packages/bench/notes/stack.md). The dialect is `options.dialect`, else detected (see
  * {@link kyselyDialectOf}). A `Kysely` database (not a transaction) is refused: its statements may run on other
  * connections, outside the transaction.
  * @throws {InvalidOption} `trx` is not a Kysely `Transaction`, or its dialect is neither given nor detectable.

@@ -12,6 +12,7 @@ import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { type ConnectionLease, inLeasedTransaction } from './leased-transaction.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
 
 export type { SqlExecutor, SqlExecutorResult } from '../stores/sql/joined-transaction.js';
@@ -179,26 +180,24 @@ export function mysql2Transactions<C extends Mysql2PooledConnection>(pool: Mysql
       'must be a pool of mysql2/promise: this one is of the callback API (pass pool.promise())',
     );
   }
+  const lease = mysql2Lease(pool);
   return {
     dialect: 'mysql',
     stack: 'mysql2',
-    async transaction(work) {
-      const connection = await pool.getConnection();
-      let broken = false;
-      try {
-        await connection.beginTransaction();
-        const result = await work(connection, mysql2Executor(connection));
-        await connection.commit();
-        return result;
-      } catch (error) {
-        await connection.rollback().catch(() => {
-          broken = true;
-        });
-        throw error;
-      } finally {
-        if (broken) connection.destroy();
-        else connection.release();
-      }
+    transaction: (work) => inLeasedTransaction(lease, (connection) => work(connection, mysql2Executor(connection))),
+  };
+}
+
+/** mysql2's lease: `getConnection()`, its transaction calls, `release()`, or `destroy()` for a broken connection. */
+function mysql2Lease<C extends Mysql2PooledConnection>(pool: Mysql2PoolLike<C>): ConnectionLease<C> {
+  return {
+    lend: () => pool.getConnection(),
+    begin: (connection) => connection.beginTransaction(),
+    commit: (connection) => connection.commit(),
+    rollback: (connection) => connection.rollback(),
+    giveBack(connection, broken) {
+      if (broken === undefined) connection.release();
+      else connection.destroy();
     },
   };
 }

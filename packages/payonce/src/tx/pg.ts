@@ -12,6 +12,7 @@ import type { RequestKey } from '../core/request-key.js';
 import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
+import { type ConnectionLease, inLeasedTransaction } from './leased-transaction.js';
 import { pgTransactionOpen } from './pg-transaction-status.js';
 import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
@@ -142,30 +143,33 @@ export function pgTransactions<C extends PgPooledClient>(pool: PgPoolLike<C>): S
   if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {
     throw new InvalidOption('pool', 'must be a node-postgres Pool (new pg.Pool(…))');
   }
+  const lease = pgLease(pool);
   return {
     dialect: 'postgres',
     stack: 'node-postgres',
-    async transaction(work) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on?.('error', onError);
-      try {
-        await client.query({ text: 'BEGIN', values: [] });
-        const result = await work(client, pgExecutor(client));
-        await client.query({ text: 'COMMIT', values: [] });
-        return result;
-      } catch (error) {
-        await client.query({ text: 'ROLLBACK', values: [] }).catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
-        throw error;
-      } finally {
-        client.off?.('error', onError);
-        client.release(broken);
-      }
+    transaction: (work) => inLeasedTransaction(lease, (client) => work(client, pgExecutor(client))),
+  };
+}
+
+/** One statement without values on `client`, its answer dropped. */
+async function run(client: PgTransactionClient, text: string): Promise<void> {
+  await client.query({ text, values: [] });
+}
+
+/**
+ * node-postgres's lease: `pool.connect()`, `BEGIN` / `COMMIT` / `ROLLBACK` as statements, `release(error)` (which
+ * destroys the client when given an error), and the client's `error` event listened for while it is lent.
+ */
+function pgLease<C extends PgPooledClient>(pool: PgPoolLike<C>): ConnectionLease<C> {
+  return {
+    lend: () => pool.connect(),
+    begin: (client) => run(client, 'BEGIN'),
+    commit: (client) => run(client, 'COMMIT'),
+    rollback: (client) => run(client, 'ROLLBACK'),
+    giveBack: (client, broken) => client.release(broken),
+    watch(client, broken) {
+      client.on?.('error', broken);
+      return () => client.off?.('error', broken);
     },
   };
 }

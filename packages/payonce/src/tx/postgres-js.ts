@@ -27,13 +27,22 @@ export interface PostgresJsRowListLike extends ReadonlyArray<unknown> {
   readonly command: string;
 }
 
+/** The options of postgres.js's `unsafe` that payonce passes. */
+export interface PostgresJsUnsafeOptions {
+  /**
+   * `true`: the statement is prepared (named) on the connection the first time its text runs there and only bound
+   * and executed after that, unless the `postgres()` call set `prepare: false`.
+   */
+  prepare?: boolean;
+}
+
 /** A postgres.js `TransactionSql`: the `tx` that `sql.begin(async (tx) => …)` hands its callback. */
 export interface PostgresJsTransactionSql {
   /**
    * Runs one statement with bound values (`$1`, `$2`, …) on the transaction's connection. (`never[]`: any typing of
    * postgres.js's parameters is accepted; payonce passes the values Kysely compiled.)
    */
-  unsafe(query: string, parameters: never[]): PromiseLike<PostgresJsRowListLike>;
+  unsafe(query: string, parameters: never[], options?: PostgresJsUnsafeOptions): PromiseLike<PostgresJsRowListLike>;
   /** Opens a savepoint; only a transaction's `tx` has it (postgres.js's root `sql` has `begin` and `end` instead). */
   readonly savepoint: (...parameters: never[]) => unknown;
 }
@@ -41,9 +50,17 @@ export interface PostgresJsTransactionSql {
 const ACCEPTED =
   'must be the tx of postgres.js sql.begin(async (tx) => …) (a TransactionSql), not the root sql nor a reserved connection';
 
+/** `unsafe`'s options for payonce's statements: prepared, as postgres.js prepares its own tagged queries. */
+const PREPARED: PostgresJsUnsafeOptions = Object.freeze({ prepare: true });
+
 /**
  * The executor seam over `tx`, the `TransactionSql` of postgres.js's `sql.begin(async (tx) => …)`: payonce's
- * statements run on it with `tx.unsafe(text, parameters)`. postgres.js binds a `Uint8Array` as `bytea`, a `Date` as
+ * statements run on it with `tx.unsafe(text, parameters, { prepare: true })`. Prepared, as postgres.js prepares its
+ * own tagged queries by default: `unsafe` alone sends every statement with values in two round trips (Parse and
+ * Describe, wait for the server's parameter types, then Bind and Execute), a prepared one in one after its first run
+ * on a connection (payonce's statement texts are fixed, so each connection prepares a handful). A `postgres()` call
+ * with `prepare: false` (a pooler in transaction mode, PgBouncer) still prepares nothing: postgres.js lets that
+ * option win. postgres.js binds a `Uint8Array` as `bytea`, a `Date` as
  * `timestamptz`, a `bigint` as `int8`, a boolean as `bool`, and lets the server type a string or a number from the
  * statement, then serializes the value for that type: payonce's JSON is text in `text` columns and lands verbatim,
  * but a string bound to a `json`/`jsonb` column is JSON-encoded again (a JSON string), so in your own statements
@@ -59,7 +76,8 @@ const ACCEPTED =
  * call): payonce reads its own columns by their snake_case names.
  * @throws {InvalidOption} `tx` is the root `sql` or a reserved connection, or not an object with `unsafe` and
  * `savepoint`.
- * @see postgres.js README "Transactions" (`sql.begin`, `savepoint`) and "Unsafe raw string queries".
+ * @see postgres.js README "Transactions" (`sql.begin`, `savepoint`), "Unsafe raw string queries" and "Prepared
+ * statements"; packages/bench/notes/stack.md (the round trips counted).
  */
 export function postgresJsExecutor(tx: PostgresJsTransactionSql): SqlExecutor {
   const candidate = tx as Partial<PostgresJsTransactionSql> & { end?: unknown; release?: unknown };
@@ -77,7 +95,7 @@ export function postgresJsExecutor(tx: PostgresJsTransactionSql): SqlExecutor {
   return {
     dialect: 'postgres',
     async execute(sql, parameters) {
-      const result = await tx.unsafe(sql, [...parameters] as never[]);
+      const result = await tx.unsafe(sql, [...parameters] as never[], PREPARED);
       return postgresResult([...result], result.command, result.count);
     },
   };
