@@ -55,7 +55,8 @@ export async function checkPerform<DB>(
  *   reason 4) and answered -31008; in any other state → -31008;
  * - a new id → the order checks (-31050, -31001); an order with another live transaction → -31050 (one whose
  *   12 hours passed is cancelled by timeout first); else the row is inserted in state 1. A unique index refusing the
- *   insert (a concurrent call) throws {@link PaymeRaceLost}: the whole call runs again and finds that row.
+ *   insert, or finding this very id as the order's live transaction (both written by a concurrent call since the
+ *   look-up), throws {@link PaymeRaceLost}: the whole call runs again and finds that row.
  * @see fixtures payme/idempotency-rules.json (CreateTransaction rules); payme/rpc/CreateTransaction.json.
  */
 export async function createTransaction<DB>(
@@ -79,6 +80,8 @@ export async function createTransaction<DB>(
   if (found.error) return found;
   const { orderId } = found.order;
   const live = await liveTransactionOf(ctx, trx, orderId);
+  // The same id committed by a concurrent call since this call looked it up: run again and answer from that row.
+  if (live?.paymeId === paymeId) throw new PaymeRaceLost();
   if (live !== null) {
     if (!isExpired(live, now, ctx.timeoutMs)) return { error: paymeError(PAYME_ERROR_CODES.account, ctx.accountField) };
     await markCancelled(ctx, trx, live, -1, REASON_TIMEOUT);
