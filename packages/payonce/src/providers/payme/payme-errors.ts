@@ -29,14 +29,19 @@ export const PAYME_ERROR_CODES = Object.freeze({
 
 /** A Payme error message in the three languages Payme shows (`message` of a JSON-RPC error). */
 export interface PaymeMessage {
+  /** In Russian. */
   readonly ru: string;
+  /** In Uzbek (Latin script). */
   readonly uz: string;
+  /** In English. */
   readonly en: string;
 }
 
 /** A JSON-RPC error as Payme expects it: `{ code, message: { ru, uz, en }, data? }`. */
 export interface PaymeRpcError {
+  /** One of {@link PAYME_ERROR_CODES}. */
   readonly code: number;
+  /** What went wrong, in payonce's wording, in the three languages. */
   readonly message: PaymeMessage;
   /** The account sub-field at fault (-31050…-31099), or the method name (-32601). */
   readonly data?: string;

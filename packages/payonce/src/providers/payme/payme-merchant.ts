@@ -21,7 +21,9 @@ import { type PaymeTransaction, toPaymeTransaction } from './payme-transaction.j
 
 /** A Merchant API call as received: the exact body bytes, the headers, and the sender's address. */
 export interface PaymeRequest {
+  /** The body exactly as received (a JSON-RPC object). */
   readonly rawBody: Uint8Array | string;
+  /** The request headers (names in any case); `Authorization` is read. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The sender's IP address, checked against `allowIps` when that option is set. */
   readonly client?: string;
@@ -29,8 +31,11 @@ export interface PaymeRequest {
 
 /** The answer to send: always HTTP 200 with a JSON-RPC body (fixtures payme/errors.json). */
 export interface PaymeResponse {
+  /** Always 200: Payme reads errors from the body. */
   readonly status: 200;
+  /** `content-type: application/json; charset=utf-8`. */
   readonly headers: Readonly<Record<string, string>>;
+  /** `{ jsonrpc: "2.0", id, result }` or `{ jsonrpc: "2.0", id, error: { code, message: { ru, uz, en }, data? } }`. */
   readonly body: string;
 }
 

@@ -4,6 +4,8 @@
  * @see fixtures payme/states-and-reasons.json "data_types" (Amount); payme/rpc/CheckPerformTransaction.json.
  */
 export interface PaymeOrder {
+  /** Your order's id, 1–64 characters. */
   readonly orderId: string;
+  /** The amount Payme must charge, a positive integer of tiyin. */
   readonly amountTiyin: number;
 }

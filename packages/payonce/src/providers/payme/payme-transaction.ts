@@ -23,6 +23,7 @@ export interface PaymeTransaction {
   readonly account: Readonly<Record<string, unknown>>;
   /** Amount in tiyin (1 sum = 100 tiyin). */
   readonly amountTiyin: number;
+  /** The current state. */
   readonly state: PaymeState;
   /** Cancel reason (fixtures payme/states-and-reasons.json "reasons"), `null` while not cancelled. */
   readonly reason: number | null;
@@ -30,7 +31,9 @@ export interface PaymeTransaction {
   readonly paymeTime: number;
   /** When this merchant created the transaction, ms. */
   readonly createTime: number;
+  /** When it was performed (state 2), ms; `null` before. */
   readonly performTime: number | null;
+  /** When it was cancelled (state -1 or -2), ms; `null` before. */
   readonly cancelTime: number | null;
 }
 
