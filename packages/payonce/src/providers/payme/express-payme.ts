@@ -28,7 +28,8 @@ export function expressPayme(merchant: PaymeMerchant, options: ExpressPaymeOptio
     try {
       if (req.method !== 'POST') {
         const error = paymeError(PAYME_ERROR_CODES.notPost);
-        return send(res, { status: 200, headers: {}, body: JSON.stringify({ jsonrpc: '2.0', id: null, error }) });
+        const body = JSON.stringify({ jsonrpc: '2.0', id: null, error });
+        return send(res, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
       }
       const client = req.ip;
       let rawBody: Uint8Array;
