@@ -89,6 +89,20 @@ for (const backend of PAYME_BACKENDS) {
       expect(JSON.parse(inside.body).result).toEqual({ allow: true });
     });
 
+    it('answers an id no row can hold -32600, and a findOrder answer that is no order -32400 with InvalidOption', async () => {
+      const bench = paymeBench(store);
+      const badId = await bench.call('PerformTransaction', { id: 'ид-транзакции' });
+      expect(badId.error).toMatchObject({ code: code('-32600'), data: 'id' });
+      const errors: unknown[] = [];
+      const broken = paymeBench(store, {
+        onError: (error) => errors.push(error),
+        findOrder: async () => ({ orderId: '', amountTiyin: AMOUNT }),
+      });
+      const answer = await broken.call('CheckPerformTransaction', { amount: AMOUNT, account: { any: '1' } });
+      expect(answer.error?.code).toBe(code('-32400'));
+      expect(errors).toEqual([expect.any(InvalidOption)]);
+    });
+
     it('refuses bad options with InvalidOption', () => {
       const base = { store, findOrder: async () => null, onPerformed: async () => {} };
       expect(() => createPaymeMerchant({ ...base })).toThrow(InvalidOption);

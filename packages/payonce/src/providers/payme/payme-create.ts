@@ -1,4 +1,6 @@
 import type { Transaction } from 'kysely';
+import { InvalidOption } from '../../core/errors.js';
+import { isStoredId } from '../../core/stored-id.js';
 import type { PaymeContext } from './payme-context.js';
 import { PAYME_ERROR_CODES, paymeError } from './payme-errors.js';
 import { isExpired, type PaymeOutcome, PaymeRaceLost } from './payme-outcome.js';
@@ -24,6 +26,15 @@ async function payableOrder<DB>(
   amount: number,
 ) {
   const order = await ctx.findOrder(account, trx);
+  if (
+    order !== null &&
+    (!isStoredId(order?.orderId) || !Number.isSafeInteger(order.amountTiyin) || order.amountTiyin <= 0)
+  ) {
+    throw new InvalidOption(
+      'findOrder',
+      'must answer null or { orderId: 1-64 printable ASCII, amountTiyin: a positive integer }',
+    );
+  }
   if (order === null) return { error: paymeError(PAYME_ERROR_CODES.account, ctx.accountField) } as const;
   if (order.amountTiyin !== amount) return { error: paymeError(PAYME_ERROR_CODES.wrongAmount) } as const;
   return { order } as const;
@@ -31,7 +42,8 @@ async function payableOrder<DB>(
 
 /**
  * CheckPerformTransaction: `{ allow: true }` when the account names a payable order of this amount and the order has
- * no live transaction; else -31050 / -31001 / -31008 (an active or completed transaction exists).
+ * no live transaction; else -31050 / -31001 / -31008 (an active or completed transaction exists). A `findOrder`
+ * answer that is neither `null` nor a valid order throws {@link InvalidOption} (answered -32400, given to `onError`).
  * @see fixtures payme/rpc/CheckPerformTransaction.json; payme/idempotency-rules.json (CheckPerformTransaction).
  */
 export async function checkPerform<DB>(

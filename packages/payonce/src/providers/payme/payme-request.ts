@@ -1,3 +1,4 @@
+import { isStoredId } from '../../core/stored-id.js';
 import { jsonNestsDeeperThan } from '../../webhooks/json-nesting.js';
 import { PAYME_ERROR_CODES, type PaymeRpcError, paymeError } from './payme-errors.js';
 
@@ -69,10 +70,10 @@ export class PaymeParamError extends Error {
   }
 }
 
-/** `params[field]` as a non-empty string of at most 64 characters (Payme's ids are 24). */
+/** `params[field]` as an id payonce can store: 1–64 printable ASCII characters (Payme's ids are 24). */
 export function idParam(params: Readonly<Record<string, unknown>>, field: string): string {
   const value = params[field];
-  if (typeof value !== 'string' || value.length === 0 || value.length > 64) throw new PaymeParamError(field);
+  if (!isStoredId(value)) throw new PaymeParamError(field);
   return value;
 }
 
