@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
 import { expressPayme } from '../../../packages/payonce/src/providers/payme/express-payme.js';
 import { fastifyPayme } from '../../../packages/payonce/src/providers/payme/fastify-payme.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
@@ -35,6 +36,27 @@ describe('Payme Merchant API over HTTP (Express, Fastify)', () => {
   afterAll(async () => {
     for (const close of closers) await close();
     await namespace?.drop();
+  });
+
+  it('express: refuses a body an earlier JSON parser consumed with InvalidOption, never answering Payme from it', async () => {
+    const errors: unknown[] = [];
+    const app = express();
+    app.use(express.json());
+    app.use('/payme', expressPayme(bench.merchant));
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      errors.push(error);
+      res.status(500).end();
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payme`;
+      const response = await fetch(url, { method: 'POST', headers: AUTH.valid.headers, body: AUTH.valid.raw_body });
+      expect(response.status).toBe(500);
+      expect(errors).toEqual([expect.any(InvalidOption)]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   for (const framework of ['express', 'fastify']) {

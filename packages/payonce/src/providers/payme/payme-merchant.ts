@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { systemClock } from '../../core/clock.js';
 import { InvalidOption } from '../../core/errors.js';
+import { isStoredId } from '../../core/stored-id.js';
 import { transaction } from '../../outbox/sql-transaction.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
@@ -43,7 +44,7 @@ export interface PaymeResponse {
 export interface PaymeMerchant {
   /** Answers one Merchant API call (see `createPaymeMerchant`). Never throws. */
   handle(request: PaymeRequest): Promise<PaymeResponse>;
-  /** The stored transaction with Payme id `paymeId`, or `null`. */
+  /** The stored transaction with Payme id `paymeId`, or `null` (also for a string no row can hold). */
   find(paymeId: string): Promise<PaymeTransaction | null>;
 }
 
@@ -194,6 +195,7 @@ export function createPaymeMerchant<DB>(options: PaymeMerchantOptions<DB>): Paym
   }
 
   async function find(paymeId: string): Promise<PaymeTransaction | null> {
+    if (!isStoredId(paymeId)) return null;
     const row = await tablesOf<PaymeDatabase>(ctx.store)
       .selectFrom(PAYME_TRANSACTIONS_TABLE)
       .selectAll()
