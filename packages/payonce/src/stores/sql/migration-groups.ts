@@ -9,9 +9,10 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
  * - `journal`: `payonce_webhook_deliveries` (the webhook delivery journal);
  * - `payments`: `payonce_orders`, `payonce_payment_attempts`, `payonce_payment_events`, `payonce_payment_refunds`;
  * - `service`: the reference service's `payonce_service_fulfilments`, `payonce_service_refunds`,
- *   `payonce_admin_actions`.
+ *   `payonce_admin_actions`;
+ * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`).
  */
-export type MigrationGroup = 'receipts' | 'http' | 'outbox' | 'journal' | 'payments' | 'service';
+export type MigrationGroup = 'receipts' | 'http' | 'outbox' | 'journal' | 'payments' | 'service' | 'payme';
 
 /** Every `MigrationGroup`, in the order `payonce migrate --only` lists them. */
 export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
@@ -21,6 +22,7 @@ export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
   'journal',
   'payments',
   'service',
+  'payme',
 ]);
 
 interface GroupDefinition {
@@ -54,6 +56,10 @@ const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze(
       { group: 'payments', because: 'the service sells orders through payments' },
       { group: 'journal', because: 'the service journals every webhook delivery' },
     ],
+  },
+  payme: {
+    migrations: ['0011-payme'],
+    needs: [{ group: 'outbox', because: 'a performed Payme transaction enqueues its fulfilment in the outbox' }],
   },
 });
 

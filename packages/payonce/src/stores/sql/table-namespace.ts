@@ -26,6 +26,8 @@ const QUALIFIED_NAMES = [
   'payonce_service_fulfilments',
   'payonce_service_refunds',
   'payonce_admin_actions',
+  'payonce_payme_transactions',
+  'payonce_payme_keys',
   'payonce_migration',
   'payonce_migration_lock',
   'payonce_receipt_finished_notify',
