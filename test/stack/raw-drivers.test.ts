@@ -184,14 +184,14 @@ describe('payonce/tx/mysql2 on MariaDB', () => {
       const select = await executor.execute('select id, n from counters order by id', []);
       const update = await executor.execute('update counters set n = n + 1 where n > ?', [0]);
       await connection.commit();
-      expect(insert).toEqual({ rows: [], numAffectedRows: 2n, insertId: 1n });
+      expect(insert).toEqual({ rows: [], numAffectedRows: 2n, insertId: 1n, inTransaction: true });
       expect(select).toEqual({
         rows: [
           { id: 1, n: 1 },
           { id: 2, n: 2 },
         ],
       });
-      expect(update).toEqual({ rows: [], numAffectedRows: 2n });
+      expect(update).toEqual({ rows: [], numAffectedRows: 2n, inTransaction: true });
     } finally {
       await connection.end();
     }
