@@ -17,6 +17,7 @@ export {
   ReceiptCorrupted,
   RequestInProgress,
   StoreUnavailable,
+  TransactionEnded,
   TransactionsUnsupported,
 } from './core/errors.js';
 export { fingerprint, type PayloadBytes } from './core/fingerprint.js';

@@ -16,7 +16,8 @@ export type PayonceErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'TRANSACTIONS_UNSUPPORTED'
   | 'RECEIPT_CORRUPTED'
-  | 'NESTED_CLAIM';
+  | 'NESTED_CLAIM'
+  | 'TRANSACTION_ENDED';
 
 /** An option passed to a payonce constructor or factory is out of range. Thrown once, at construction. */
 export class InvalidOption extends PayonceError {
@@ -97,6 +98,25 @@ export class StoreUnavailable extends PayonceError {
   readonly retryAfterMs = STORE_RETRY_AFTER_MS;
   constructor(operation: string, cause: unknown) {
     super(`store failed during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * A one-commit transaction object (`expressStackTransaction(req)`, a webhook handler's `context.tx`, …) was used
+ * after the work it was lent for had ended: its route handler or webhook handler had returned (or thrown), and the
+ * transaction was committed or rolled back, or is being. A statement sent now would run outside that transaction
+ * (on a connection already back in the pool: autocommitted, or inside another request's transaction), so it is
+ * refused before it reaches the database. A programming error: finish every write before the handler returns
+ * (await it), or open a transaction of your own for work that runs later. HTTP: 500.
+ * @see docs/your-stack.md "When payonce opens the transaction".
+ */
+export class TransactionEnded extends PayonceError {
+  readonly code = 'TRANSACTION_ENDED';
+  constructor() {
+    super(
+      'this one-commit transaction has ended (its handler returned or threw; it was committed or rolled back): ' +
+        'a statement now would run outside it. Await every write before the handler returns',
+    );
   }
 }
 
