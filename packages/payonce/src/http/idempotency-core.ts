@@ -3,6 +3,7 @@ import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
+import { TransactionFence } from '../core/transaction-fence.js';
 import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { HttpExchange, HttpResponse } from './http-exchange.js';
@@ -20,10 +21,20 @@ import type { StackTransactionBox } from './transaction-slot.js';
 export type { StackTransactionBox } from './transaction-slot.js';
 
 /**
+ * What a route gives back to the core: the response to send, and `threw: true` when the route handler threw (or
+ * passed an error on) and the framework's error handler made `response`. A route that threw releases the key like a
+ * 5xx (nothing is stored, the one-commit transaction rolls back), whatever status its error handler chose.
+ */
+export type RouteAnswer = HttpResponse & { readonly threw?: boolean };
+
+/**
  * The route as the core calls it: `tx` is the one-commit transaction as payonce's Kysely `Transaction` (`undefined`
  * outside the one-commit modes), `stack` the application's stack's own transaction object in a one-commit mode on it.
+ * It resolves once the route handler has finished (returned, or thrown and been answered by the framework's error
+ * handler) and its answer is complete: the one-commit transaction commits only then. Both objects are lent to the
+ * route (`TransactionFence`): once it resolves, using them throws `TransactionEnded`.
  */
-export type RouteNext = (tx?: unknown, stack?: StackTransactionBox) => Promise<HttpResponse>;
+export type RouteNext = (tx?: unknown, stack?: StackTransactionBox) => Promise<RouteAnswer>;
 
 /** Options of `createIdempotencyCore`: the policy plus the guard whose store holds the keys. */
 export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
@@ -94,11 +105,36 @@ export interface IdempotencyCore {
   purge(): Promise<number>;
 }
 
-/** Thrown inside the guard for a 5xx response, so the guard marks the key `failed` (released, retry runs again). */
+/**
+ * Thrown inside the guard for a 5xx response or a route that threw, so the guard marks the key `failed` (released,
+ * retry runs again) and a one-commit transaction rolls back.
+ */
 class ServerErrorReleased extends Error {
-  constructor(readonly status: number) {
-    super(`route handler responded ${status}; key released`);
+  constructor(answer: RouteAnswer) {
+    super(
+      answer.threw === true
+        ? `route handler threw (its error handler answered ${answer.status}); key released`
+        : `route handler responded ${answer.status}; key released`,
+    );
     this.name = 'ServerErrorReleased';
+  }
+}
+
+/** True for an answer that must not be stored: a 5xx, or a route handler that threw. */
+const releases = (answer: RouteAnswer): boolean => answer.status >= 500 || answer.threw === true;
+
+/**
+ * Calls the route with the one-commit transaction objects lent through a {@link TransactionFence}, closed as soon
+ * as the route's answer is in (before payonce completes the receipt and commits): a write the route left running
+ * is refused with `TransactionEnded` instead of running outside the transaction.
+ */
+async function callRoute(next: RouteNext, tx: unknown, stack: StackTransactionBox | undefined): Promise<RouteAnswer> {
+  if (tx === undefined) return await next(undefined, stack);
+  const fence = new TransactionFence();
+  try {
+    return await next(fence.lend(tx), stack === undefined ? undefined : { tx: fence.lend(stack.tx) });
+  } finally {
+    fence.close();
   }
 }
 
@@ -111,7 +147,7 @@ type StoredShape = { readonly status: number; readonly headers: Record<string, s
  * releases the key. A small object per claim round instead of closures made per request.
  */
 class RouteCall {
-  produced: HttpResponse | undefined = undefined;
+  produced: RouteAnswer | undefined = undefined;
 
   constructor(
     private readonly next: RouteNext,
@@ -119,9 +155,9 @@ class RouteCall {
   ) {}
 
   async run(tx: unknown, stack?: StackTransactionBox): Promise<StoredShape> {
-    const produced = await this.next(tx, stack);
+    const produced = await callRoute(this.next, tx, stack);
     this.produced = produced;
-    if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
+    if (releases(produced)) throw new ServerErrorReleased(produced);
     return this.storedOf(produced);
   }
 }
@@ -267,8 +303,8 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     if (store === null && stack === null) return { kind: 'executed', response: await next(), stored: false };
     let produced: HttpResponse | undefined;
     const work = async (tx: unknown, box?: StackTransactionBox) => {
-      produced = await next(tx, box);
-      if (produced.status >= 500) throw new ServerErrorReleased(produced.status); // rolls its writes back
+      produced = await callRoute(next, tx, box);
+      if (releases(produced)) throw new ServerErrorReleased(produced); // rolls its writes back
     };
     try {
       if (stack !== null) await inStackTransaction(stack, (native, payonceTx) => work(payonceTx, { tx: native }));
