@@ -3,6 +3,7 @@ import { PayonceError } from '../core/errors.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
+import { TransactionFence } from '../core/transaction-fence.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
@@ -153,12 +154,17 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
     handlerRan = true;
     outcome = 'completed'; // a one-commit transaction retried after a deadlock runs this again
     const context = { claim, headers: request.headers, receivedAtMs };
+    // The transaction objects are lent to the handler: once it returns, using them throws `TransactionEnded`.
+    const fence = txs.tx === undefined ? null : new TransactionFence();
     try {
-      return ack.accepted(event, await callHandler(delivery.resolved, event, context, txs));
+      const lent = fence === null ? txs : { tx: fence.lend(txs.tx), payonceTx: fence.lend(txs.payonceTx) };
+      return ack.accepted(event, await callHandler(delivery.resolved, event, context, lent));
     } catch (error) {
       if (!(error instanceof WebhookDecline)) throw error;
       outcome = 'declined';
       return ack.declined(event, error);
+    } finally {
+      fence?.close();
     }
   };
   const { guard } = delivery.runtime;
