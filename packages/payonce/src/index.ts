@@ -16,6 +16,7 @@ export {
   type PayonceErrorCode,
   ReceiptCorrupted,
   RequestInProgress,
+  StoreSchemaMissing,
   StoreUnavailable,
   TransactionEnded,
   TransactionsUnsupported,

@@ -1,4 +1,11 @@
-import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress, StoreUnavailable } from '../core/errors.js';
+import {
+  InvalidOption,
+  PayloadMismatch,
+  PayonceError,
+  RequestInProgress,
+  StoreSchemaMissing,
+  StoreUnavailable,
+} from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
@@ -170,12 +177,14 @@ type GuardRejection =
   | 'PAYLOAD_MISMATCH'
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
+  | 'STORE_SCHEMA_MISSING'
   | 'RECEIPT_CORRUPTED';
 const GUARD_REJECTIONS: ReadonlySet<string> = new Set<GuardRejection>([
   'REQUEST_IN_PROGRESS',
   'PAYLOAD_MISMATCH',
   'CLAIM_LOST',
   'STORE_UNAVAILABLE',
+  'STORE_SCHEMA_MISSING',
   'RECEIPT_CORRUPTED',
 ]);
 const isGuardRejection = (code: string): code is GuardRejection => GUARD_REJECTIONS.has(code);
@@ -190,6 +199,11 @@ function detailOf(code: GuardRejection): string {
       return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
     case 'STORE_UNAVAILABLE':
       return 'The idempotency store failed; retry with the same Idempotency-Key.';
+    case 'STORE_SCHEMA_MISSING':
+      return (
+        "The idempotency store is not migrated (its tables are missing); nothing ran. The server's operators must " +
+        'migrate it; retry with the same Idempotency-Key later.'
+      );
     case 'RECEIPT_CORRUPTED':
       return 'The stored receipt of this Idempotency-Key is corrupted (no payload fingerprint); nothing was run.';
   }
@@ -197,7 +211,7 @@ function detailOf(code: GuardRejection): string {
 
 function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult {
   const headers: Record<string, string> = {};
-  if (error instanceof RequestInProgress || error instanceof StoreUnavailable)
+  if (error instanceof RequestInProgress || error instanceof StoreUnavailable || error instanceof StoreSchemaMissing)
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   return { kind: 'rejected', code, response: problemResponse(code, detailOf(code), headers) };
 }
@@ -210,6 +224,8 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  *   fingerprint, which covers the concrete target: the same key on another path of the pattern → 422;
  * - same key, different fingerprint → 422 `PAYLOAD_MISMATCH`; still running → 409 `REQUEST_IN_PROGRESS` with
  *   `Retry-After` in whole seconds; both leave the owner's claim untouched;
+ * - the store failed → 503 `STORE_UNAVAILABLE`, its tables are missing → 503 `STORE_SCHEMA_MISSING` (the guard
+ *   reports that once: `store:schema-missing`), both with `Retry-After`;
  * - a 2xx, 3xx or 4xx response is stored (status, the policy's `storedHeaders`, body bytes) and replayed to
  *   every reuse with `Idempotent-Replayed: true`; a 5xx response or a throwing `next` releases the key (receipt
  *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;

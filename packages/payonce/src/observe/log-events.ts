@@ -34,7 +34,8 @@ export function logIntake(intake: IntakeEventSource, logger: Logger): () => void
 
 /**
  * Logs receipt guard events: claims, takeovers and replays at `debug`, in-progress at `info`, failures,
- * lost claims and payload mismatches at `warn`, a corrupted stored receipt at `error`. Keys are logged as `provider/externalId`.
+ * lost claims and payload mismatches at `warn`, a corrupted stored receipt and a store whose tables are missing
+ * (`store:schema-missing`, once per guard, with the `payonce migrate` to run) at `error`. Keys are logged as `provider/externalId`.
  * @returns a function that stops logging.
  * @see docs/design.md §3; STYLE pattern 12.
  */
@@ -61,6 +62,9 @@ export function logGuard(guard: GuardEventSource, logger: Logger): () => void {
     ),
     guard.on('receipt:corrupted', ({ key, problem }) =>
       logger.error({ key: key.toString(), problem, code: 'RECEIPT_CORRUPTED' }, 'stored receipt is corrupted'),
+    ),
+    guard.on('store:schema-missing', ({ missing, schema, message }) =>
+      logger.error({ code: 'STORE_SCHEMA_MISSING', missing, schema }, message),
     ),
   ];
   return () => {
