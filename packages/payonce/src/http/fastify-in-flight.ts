@@ -79,6 +79,8 @@ export class InFlight {
   private returned = false;
   /** The route handler threw or rejected. */
   private threw = false;
+  /** The route handler ran through `runHandler` (a route registered before the plugin is not watched). */
+  private watched = false;
   /** The reply's headers when the route started (set by earlier hooks), kept when a thrown handler's reply is dropped. */
   private headersBefore: Partial<ReturnType<FastifyReply['getHeaders']>> = {};
 
@@ -119,6 +121,7 @@ export class InFlight {
 
   /** Runs the route `handler` (fastify's `this` and arguments), noting when it returns or fails. */
   runHandler(handler: RouteHandlerMethod, instance: FastifyInstance, reply: FastifyReply): unknown {
+    this.watched = true;
     let result: unknown;
     try {
       result = handler.call(instance, this.request, reply);
@@ -218,6 +221,7 @@ export class InFlight {
     this.sendDone = done;
     this.sent = sent;
     this.answer = { status: this.reply.statusCode, headers: storedHeadersOf(this.reply, storedHeaders), body };
+    if (!this.watched) this.returned = true; // an unwatched handler cannot be waited for: its reply is its end
     this.answerIfDone();
     this.settle();
   }
