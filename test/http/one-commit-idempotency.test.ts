@@ -24,6 +24,7 @@ import { createIdempotencyCore } from '../../packages/payonce/src/http/idempoten
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { errorAnswer, postPayment, RouteError, startRouteApp } from './support/route-apps.js';
 
 // The Idempotency-Key adapters' one-commit mode (issue 13 item 1): the route's business row and the key's
 // receipt commit in one transaction, on each framework. A business table without a unique constraint.
@@ -138,6 +139,34 @@ describe('Idempotency-Key one-commit mode on SQLite', () => {
         );
         expect(parallel).toEqual(Array(10).fill(201));
         expect(await rows(`${reference}-par`)).toBe(1);
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
+  it.each<Framework>(['fastify', 'express', 'hono'])(
+    "%s: a route that throws after answering and writing leaves no row and no receipt; the client gets the app's error answer alone",
+    async (framework) => {
+      const core = createIdempotencyCore({ guard, transaction: true, storedHeaders: ['content-type'] });
+      const failedOnce = new Set<string>();
+      const app = await startRouteApp(framework, core, async (ctx) => {
+        const reference = String(ctx.body.reference);
+        ctx.answer(201, JSON.stringify({ paid: reference }));
+        await (ctx.payonceTx() as Tx).insertInto('payments').values({ reference, amount: 100 }).execute();
+        if (!failedOnce.has(reference)) {
+          failedOnce.add(reference);
+          throw new RouteError('failed after answering');
+        }
+      });
+      try {
+        const reference = `late-throw-${framework}`;
+        const failed = await postPayment(app, `throw-${framework}`, { reference });
+        expect([failed.status, failed.text]).toEqual([500, errorAnswer(new RouteError('failed after answering')).body]);
+        expect(await rows(reference)).toBe(0);
+        const retry = await postPayment(app, `throw-${framework}`, { reference });
+        expect([retry.status, retry.text]).toEqual([201, `{"paid":"${reference}"}`]);
+        expect(await rows(reference)).toBe(1);
       } finally {
         await app.close();
       }

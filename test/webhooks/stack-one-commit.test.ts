@@ -2,16 +2,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
+import { InvalidOption, TransactionEnded } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-store.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import type { StackTransactions } from '../../packages/payonce/src/stores/sql/stack-transactions.js';
 import { drizzleTransactions } from '../../packages/payonce/src/tx/drizzle.js';
+import { type PgTransactionClient, pgTransactions } from '../../packages/payonce/src/tx/pg.js';
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import type { DeliveryRecord } from '../../packages/payonce/src/webhooks/journal/delivery-record.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
@@ -223,6 +224,31 @@ describe('postgres: intake endpoint with transaction = the stack of the applicat
     });
     expectTypeOf(endpoint.transaction).toEqualTypeOf<StackTransactions<DrizzleTx>>();
     expect(endpoint.transaction.stack).toBe('drizzle (postgres)');
+  });
+
+  it('lends the handler its tx and payonceTx: once it returned, they refuse use (TransactionEnded), nothing autocommits', async () => {
+    let lent: { tx: PgTransactionClient; payonceTx: unknown } | undefined;
+    const intake = createWebhookIntake({
+      guard: new IdempotencyGuard(fixture.store),
+      endpoints: {
+        stripe: webhookEndpoint({
+          profile: stripeProfile(),
+          scheme: stripeScheme({ secrets: [STRIPE_SECRET] }),
+          transaction: pgTransactions(pool),
+          handler: async (_event, { tx, payonceTx }) => {
+            lent = { tx, payonceTx };
+            return { received: true };
+          },
+        }),
+      },
+    });
+    const { eventId, invoiceId } = ids('lent');
+    expect((await deliver(intake, invoicePaidBody(eventId, invoiceId))).status).toBe(200);
+    const kept = lent!;
+    const late = { text: 'insert into stack_effects (event_id) values ($1)', values: [eventId] };
+    await expect(Promise.resolve().then(() => kept.tx.query(late))).rejects.toThrow(TransactionEnded);
+    await expect(sql`select 1`.execute(kept.payonceTx as Kysely<unknown>)).rejects.toThrow(TransactionEnded);
+    expect(await effectsOf(eventId)).toBe(0);
   });
 
   it('refuses a wrong opener object, and an opener of another dialect than the store, with InvalidOption', async () => {

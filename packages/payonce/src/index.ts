@@ -16,7 +16,9 @@ export {
   type PayonceErrorCode,
   ReceiptCorrupted,
   RequestInProgress,
+  StoreSchemaMissing,
   StoreUnavailable,
+  TransactionEnded,
   TransactionsUnsupported,
 } from './core/errors.js';
 export { fingerprint, type PayloadBytes } from './core/fingerprint.js';

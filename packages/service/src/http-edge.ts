@@ -1,7 +1,12 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { bufferOf } from 'payonce/internal/core/buffer-of.js';
-import { PayonceError, STORE_RETRY_AFTER_MS, StoreUnavailable } from 'payonce/internal/core/errors.js';
+import {
+  PayonceError,
+  STORE_RETRY_AFTER_MS,
+  StoreSchemaMissing,
+  StoreUnavailable,
+} from 'payonce/internal/core/errors.js';
 import type { HttpResponse } from 'payonce/internal/http/http-exchange.js';
 import type { Logger } from 'pino';
 import { isServiceRouteCode, type ServiceRouteCode, serviceProblem } from './service-problems.js';
@@ -53,14 +58,15 @@ function edgeProblem(code: ServiceRouteCode): HttpResponse {
 
 /**
  * The problem+json answer for an error thrown by a route, a hook or a body parser, or `null` for a server error
- * (the caller logs it and answers a generic 500). A `StoreUnavailable` is 503 with `Retry-After`
+ * (the caller logs it and answers a generic 500). A `StoreUnavailable` (or `StoreSchemaMissing`: tables dropped
+ * after the service migrated at start) is 503 with `Retry-After`
  * (`storeUnavailableProblem`); any other `PayonceError` keeps its code and message; fastify's own 4xx
  * errors are mapped by status: 413 → `REQUEST_BODY_TOO_LARGE`, 404 → `ROUTE_NOT_FOUND`, any other →
  * `INVALID_REQUEST_BODY` (an unparsable body or a content type other than JSON), with a fixed detail (fastify's
  * messages can quote the request).
  */
 export function problemOf(error: unknown): HttpResponse | null {
-  if (error instanceof StoreUnavailable) return storeUnavailableProblem();
+  if (error instanceof StoreUnavailable || error instanceof StoreSchemaMissing) return storeUnavailableProblem();
   if (error instanceof PayonceError && isServiceRouteCode(error.code)) return serviceProblem(error.code, error.message);
   const status = (error as Partial<FastifyError> | null)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;

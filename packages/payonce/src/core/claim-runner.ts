@@ -1,7 +1,7 @@
 import { ClaimHeartbeat } from './claim-heartbeat.js';
 import { ClaimLost } from './errors.js';
 import type { GuardEmitter } from './guard-events.js';
-import { errorText, storeError } from './guard-failures.js';
+import { errorText, type StoreFailures } from './guard-failures.js';
 import type { ResolvedGuardOptions } from './guard-options.js';
 import type { HandlerResult } from './guard-types.js';
 import { holdClaim, runHolding } from './held-claims.js';
@@ -17,6 +17,8 @@ export interface ClaimRunnerDeps {
   readonly guardStore: Store;
   readonly options: ResolvedGuardOptions;
   readonly events: GuardEmitter;
+  /** How the guard turns store failures into its errors (and reports a missing schema once). */
+  readonly failures: StoreFailures;
   readonly now: () => number;
 }
 
@@ -84,7 +86,7 @@ export class ClaimRunner {
     try {
       completed = await store.complete({ key, attempt, nowMs, response });
     } catch (error) {
-      throw storeError('complete', error);
+      throw this.deps.failures.of('complete', error, store);
     }
     if (!completed) this.claimLost(key, attempt, true);
     if (this.deps.events.has('receipt:completed')) {

@@ -16,7 +16,9 @@ export type PayonceErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'TRANSACTIONS_UNSUPPORTED'
   | 'RECEIPT_CORRUPTED'
-  | 'NESTED_CLAIM';
+  | 'NESTED_CLAIM'
+  | 'TRANSACTION_ENDED'
+  | 'STORE_SCHEMA_MISSING';
 
 /** An option passed to a payonce constructor or factory is out of range. Thrown once, at construction. */
 export class InvalidOption extends PayonceError {
@@ -97,6 +99,56 @@ export class StoreUnavailable extends PayonceError {
   readonly retryAfterMs = STORE_RETRY_AFTER_MS;
   constructor(operation: string, cause: unknown) {
     super(`store failed during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * payonce's tables are not where the store looks for them: the driver answered "no such table" or "no such schema
+ * or database" (PostgreSQL SQLSTATE 42P01 `undefined_table` or 3F000 `invalid_schema_name`, MySQL/MariaDB errno 1146
+ * `ER_NO_SUCH_TABLE` or 1049 `ER_BAD_DB_ERROR`, SQLite `no such table`). The migrations were never run on this
+ * database (`payonce migrate`), or the store's `schema` option names another schema than the one they were run in.
+ * A configuration failure, not an outage: it lasts until an operator acts, so the guard reports it once
+ * (`store:schema-missing`). The driver error is the `cause`; nothing was recorded. HTTP: 503 with `Retry-After`
+ * (`STORE_RETRY_AFTER_MS`), as for a store that is down, with its own code.
+ * @see docs/errors.md `STORE_SCHEMA_MISSING`; docs/your-stack.md "Migration tools".
+ */
+export class StoreSchemaMissing extends PayonceError {
+  readonly code = 'STORE_SCHEMA_MISSING';
+  /** Suggested wait before a retry, in milliseconds (`Retry-After` of the 503 answer). */
+  readonly retryAfterMs = STORE_RETRY_AFTER_MS;
+  /** What the driver named as missing (`payonce.payonce_receipts`, a schema or database name), or `null`. */
+  readonly missing: string | null;
+  /** The store's `schema` option (PostgreSQL schema, MySQL database), or `null`: the connection's own. */
+  readonly schema: string | null;
+  constructor(dialect: string, missing: string | null, schema: string | null, cause: unknown) {
+    const what = missing === null ? "payonce's tables" : `"${missing}"`;
+    const where = schema === null ? "the connection's search_path or database" : `schema "${schema}"`;
+    const fix =
+      schema === null
+        ? 'run `payonce migrate` against this database (or store.migrate()), or pass the `schema` option the tables were migrated into'
+        : `run \`payonce migrate --schema ${schema}\` against this database (or store.migrate()), or fix the store's \`schema\` option`;
+    super(`${dialect}: ${what} does not exist in ${where}: ${fix}`, { cause });
+    this.missing = missing;
+    this.schema = schema;
+  }
+}
+
+/**
+ * A one-commit transaction object (`expressStackTransaction(req)`, a webhook handler's `context.tx`, …) was used
+ * after the work it was lent for had ended: its route handler or webhook handler had returned (or thrown), and the
+ * transaction was committed or rolled back, or is being. A statement sent now would run outside that transaction
+ * (on a connection already back in the pool: autocommitted, or inside another request's transaction), so it is
+ * refused before it reaches the database. A programming error: finish every write before the handler returns
+ * (await it), or open a transaction of your own for work that runs later. HTTP: 500.
+ * @see docs/your-stack.md "When payonce opens the transaction".
+ */
+export class TransactionEnded extends PayonceError {
+  readonly code = 'TRANSACTION_ENDED';
+  constructor() {
+    super(
+      'this one-commit transaction has ended (its handler returned or threw; it was committed or rolled back): ' +
+        'a statement now would run outside it. Await every write before the handler returns',
+    );
   }
 }
 

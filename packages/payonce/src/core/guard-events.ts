@@ -37,6 +37,13 @@ export interface GuardEvents {
    * budget ran out: `RequestInProgress` follows) or `aborted` (the caller's signal).
    */
   'receipt:waited': { key: RequestKey; waitedMs: number; end: 'changed' | 'timeout' | 'aborted' };
+  /**
+   * payonce's tables are not where the store looks for them (`StoreSchemaMissing`: never migrated, or the store's
+   * `schema` option names another schema). Emitted once per guard, the first time a store call meets it; every call
+   * still throws it. `missing` is what the driver named (a table, schema or database), `schema` the store's `schema`
+   * option, `message` says what to run (`payonce migrate --schema …`).
+   */
+  'store:schema-missing': { missing: string | null; schema: string | null; message: string };
 }
 
 /** The name of a guard event: `receipt:claimed`, `receipt:replayed`, … */

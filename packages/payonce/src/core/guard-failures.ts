@@ -1,4 +1,6 @@
-import { PayonceError, StoreUnavailable } from './errors.js';
+import { PayonceError, StoreSchemaMissing, StoreUnavailable } from './errors.js';
+import type { GuardEmitter } from './guard-events.js';
+import type { Store } from './store.js';
 
 /**
  * Printable, storable text of anything a handler (or a store) threw, at most `maxChars` code points: never
@@ -16,16 +18,45 @@ export function errorText(error: unknown, maxChars: number): string {
   return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
 }
 
-/** What a store's failure in `operation` is rethrown as: a `PayonceError` as is, anything else as `StoreUnavailable`. */
-export function storeError(operation: string, error: unknown): unknown {
-  return error instanceof PayonceError ? error : new StoreUnavailable(operation, error);
+/**
+ * What a store's failure in `operation` is rethrown as: a `PayonceError` as is; a configuration failure `store`
+ * recognises (`Store.schemaError`: payonce's tables are missing) as that `StoreSchemaMissing`; anything else as
+ * `StoreUnavailable` (the driver error is the `cause`).
+ */
+export function storeError(operation: string, error: unknown, store?: Store): unknown {
+  if (error instanceof PayonceError) return error;
+  return store?.schemaError?.(error) ?? new StoreUnavailable(operation, error);
 }
 
-/** Runs the store call `fn`. @throws {StoreUnavailable} it failed with anything but a `PayonceError` (the `cause`). */
-export async function storeCall<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw storeError(operation, error);
+/**
+ * The guard's store failures: each turned into the error the guard throws (`storeError`), and a store whose tables
+ * are missing reported once per guard, as the event `store:schema-missing` (which `logGuard` logs at `error`), or,
+ * when nothing listens to it, as one line on stderr: a misconfiguration every request meets must not go unseen.
+ */
+export class StoreFailures {
+  private reported = false;
+
+  constructor(private readonly events: GuardEmitter) {}
+
+  /** What the failure of `store` in `operation` is rethrown as (see `storeError`); reports a missing schema once. */
+  of(operation: string, error: unknown, store: Store): unknown {
+    const failure = storeError(operation, error, store);
+    if (failure instanceof StoreSchemaMissing && !this.reported) {
+      this.reported = true;
+      const { missing, schema, message } = failure;
+      if (this.events.has('store:schema-missing'))
+        this.events.emit('store:schema-missing', { missing, schema, message });
+      else console.error(`payonce: ${failure.code}: ${message}`);
+    }
+    return failure;
+  }
+
+  /** Runs the call `fn` of `store`. @throws what `of` makes of its failure. */
+  async call<T>(operation: string, store: Store, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw this.of(operation, error, store);
+    }
   }
 }

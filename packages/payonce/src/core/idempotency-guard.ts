@@ -2,7 +2,7 @@ import { type ClaimStep, decideClaim } from './claim-decision.js';
 import { ClaimRunner } from './claim-runner.js';
 import { PayloadMismatch, ReceiptCorrupted, RequestInProgress, TransactionsUnsupported } from './errors.js';
 import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-events.js';
-import { storeCall, storeError } from './guard-failures.js';
+import { StoreFailures } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
@@ -58,6 +58,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   readonly store: S;
   readonly options: ResolvedGuardOptions;
   private readonly events = new GuardEmitter();
+  private readonly failures = new StoreFailures(this.events);
   private readonly runner: ClaimRunner;
 
   /** @throws {InvalidOption} for a lease of 0, negative, fractional or non-finite ms, or another bad option. */
@@ -68,6 +69,7 @@ export class IdempotencyGuard<S extends Store = Store> {
       guardStore: store,
       options: this.options,
       events: this.events,
+      failures: this.failures,
       now: () => this.now(),
     });
   }
@@ -173,7 +175,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     } catch (error) {
       // The handler's and the claim's own errors pass as they are; BEGIN or COMMIT failing is the store's.
       if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
-      throw storeError('transaction', error);
+      throw this.failures.of('transaction', error, store);
     }
   }
 
@@ -203,7 +205,7 @@ export class IdempotencyGuard<S extends Store = Store> {
   /** The stored receipt of `key`, or `null`. Makes no claim. @throws {StoreUnavailable} */
   async find(key: RequestKey): Promise<Receipt | null> {
     const checked = asKey(key);
-    return storeCall('find', () => this.store.find(checked));
+    return this.failures.call('find', this.store, () => this.store.find(checked));
   }
 
   /**
@@ -228,7 +230,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     const abandonedBeforeMs = Math.min(beforeMs, this.now() - this.options.leaseMs);
     let total = 0;
     for (;;) {
-      const deleted = await storeCall('purge', () =>
+      const deleted = await this.failures.call('purge', this.store, () =>
         this.store.purgeBatch(beforeMs, this.options.purgeBatchSize, provider, abandonedBeforeMs),
       );
       total += deleted;
@@ -317,7 +319,7 @@ export class IdempotencyGuard<S extends Store = Store> {
       try {
         inserted = await store.insertClaim({ key, nowMs, fingerprint });
       } catch (error) {
-        throw storeError('claim', error);
+        throw this.failures.of('claim', error, store);
       }
       if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
       const existing = inserted.receipt;
@@ -332,7 +334,9 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (step.kind !== 'take') throw this.refusal(existing, step);
       const { expectedStatus, expectedAttempts } = step;
-      const taken = await storeCall('takeover', () => store.takeover({ key, expectedStatus, expectedAttempts, nowMs }));
+      const taken = await this.failures.call('takeover', store, () =>
+        store.takeover({ key, expectedStatus, expectedAttempts, nowMs }),
+      );
       if (taken) return this.claimed(taken, step.takeover, step.retry);
       // Another worker changed the receipt between our read and our compare-and-set: look again.
     }

@@ -1,3 +1,4 @@
+import type { StoreSchemaMissing } from './errors.js';
 import type { Receipt, StoredResponse } from './receipt.js';
 import type { RequestKey } from './request-key.js';
 
@@ -124,6 +125,14 @@ export interface Store {
    * @throws the driver's error when the subscription cannot be made; the guard then falls back to polling.
    */
   watchReceipt?(key: RequestKey): Promise<ReceiptWatch>;
+
+  /**
+   * Optional capability: the configuration failure a driver error of this store reveals, or `null` for any other
+   * error: `StoreSchemaMissing` when the driver says payonce's table (or its schema, its database) does not exist.
+   * The guard asks it before wrapping a store failure in `StoreUnavailable`, so a store that was never migrated, or
+   * looks in the wrong schema, is told apart from one that is down. Implementations: the SQL stores.
+   */
+  schemaError?(error: unknown): StoreSchemaMissing | null;
 }
 
 /**

@@ -6,8 +6,10 @@ import type { HandlerTransactionOf, Store } from '../core/store.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
+import { CapturedResponse } from './express-captured-response.js';
+import { unwatchRoute, watchRoute } from './express-route-run.js';
 import type { HttpResponse } from './http-exchange.js';
-import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
+import { coreOf, type IdempotencyCoreSource, type RouteAnswer } from './idempotency-core.js';
 import { declaresTooLarge } from './limited-body.js';
 import { problemResponse } from './problem-response.js';
 import { isProblemCode } from './problem-status.js';
@@ -40,7 +42,7 @@ const transactions = new TransactionSlot<Request>('expressTransaction', 'express
  * or from a type argument (`expressTransaction<Transaction<DB>>(req)`; without either it is `unknown`). The guard is
  * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
- *   response was already sent).
+ *   route's handlers have all returned). The transaction itself, used after that, throws `TransactionEnded`.
  * @example const tx = expressTransaction<Transaction<AppDb>>(req);
  */
 export function expressTransaction<S extends Store>(req: Request, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
@@ -57,7 +59,8 @@ export function expressTransaction(req: Request, _guard?: IdempotencyGuard): unk
  * transitions) is `expressTransaction(req)`. Typed from the opener the middleware was built with
  * (`expressStackTransaction(req, transactions)`; it is only read for its type) or from a type argument.
  * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
- *   method, or the response was already sent).
+ *   method, or the route's handlers have all returned). The object itself, used after that, throws
+ *   `TransactionEnded` (its connection may be back in the pool: nothing it sends would be in the transaction).
  * @example const tx = expressStackTransaction(req, transactions); await tx.insert(orders).values(row);
  */
 export function expressStackTransaction<N>(req: Request, transactions: StackTransactions<N>): N;
@@ -142,66 +145,22 @@ function readStream(req: Request, limit: number): Promise<Buffer | null> {
   });
 }
 
-type Chunk = string | Uint8Array;
-const toBuffer = (chunk: Chunk, encoding?: unknown): Buffer =>
-  typeof chunk === 'string'
-    ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-    : Buffer.from(chunk);
-
-/** Buffers what the route handler writes, so the core can store it before anything reaches the socket. */
-function capture(res: Response) {
-  const original = { writeHead: res.writeHead, write: res.write, end: res.end };
-  const chunks: Buffer[] = [];
-  let done: (response: HttpResponse) => void = () => {};
-  const response = new Promise<HttpResponse>((resolve) => {
-    done = resolve;
+/**
+ * The route's answer, once the route handlers after `middleware` have all returned and the answer is complete: a
+ * handler that answers and goes on (writing through the transaction, or throwing) is waited for. A handler that
+ * throws, rejects or passes an error to `next`, before or after answering, has its answer discarded; express's error
+ * handling then writes its own, which is the answer, flagged `threw` (the core releases the key and rolls back).
+ */
+function routeAnswer(req: Request, middleware: RequestHandler, output: CapturedResponse): Promise<RouteAnswer> {
+  return new Promise<RouteAnswer>((resolve) => {
+    const finish = () => {
+      if (!run.idle || output.ended === undefined) return;
+      unwatchRoute(req);
+      resolve(run.threw ? { ...output.ended, threw: true } : output.ended);
+    };
+    const run = watchRoute(req, middleware, { failed: () => output.discard(), settled: finish });
+    output.onEnd = finish;
   });
-  res.writeHead = function writeHead(status: number, ...rest: unknown[]) {
-    res.statusCode = status;
-    const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
-    if (Array.isArray(headers))
-      for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(headers[i], headers[i + 1]);
-    else if (headers)
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value);
-    return res;
-  } as typeof res.writeHead;
-  res.write = function write(chunk: Chunk, encoding?: unknown, callback?: unknown) {
-    chunks.push(toBuffer(chunk, encoding));
-    const cb = typeof encoding === 'function' ? encoding : callback;
-    if (typeof cb === 'function') queueMicrotask(() => cb());
-    return true;
-  } as typeof res.write;
-  res.end = function end(chunk?: unknown, encoding?: unknown) {
-    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
-      chunks.push(toBuffer(chunk as Chunk, encoding));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.getHeaders())) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    }
-    done({ status: res.statusCode, headers, body: Buffer.concat(chunks) });
-    return res;
-  } as typeof res.end;
-  let produced = false;
-  void response.then(() => {
-    produced = true;
-  });
-  const restore = () => Object.assign(res, original);
-  return {
-    response,
-    restore,
-    sendProduced(): void {
-      restore();
-      res.end(Buffer.concat(chunks));
-    },
-    sendInstead({ status, headers, body }: HttpResponse): void {
-      restore();
-      if (produced) for (const name of res.getHeaderNames()) res.removeHeader(name);
-      res.statusCode = status;
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      res.setHeader('content-length', body.byteLength);
-      res.end(bufferOf(body));
-    },
-  };
 }
 
 /** Sends a response the middleware answers itself (a problem, before the route ran). */
@@ -214,7 +173,11 @@ function sendResponse(res: Response, { status, headers, body }: HttpResponse): v
  * (`app.post('/v1/payments', idempotency, handler)`), so `req.route` names the route pattern. It buffers the
  * body (unless `express.raw()` already did, or a parser kept `req.rawBody`) for the fingerprint and for the handler
  * (`expressRawBody(req)`), buffers the
- * handler's response, lets the core store it, then sends it; replays and problems are sent instead. A body over
+ * handler's response and waits until the route's handlers after it have returned (a handler that answers and goes
+ * on writing is waited for), lets the core store the answer (and commit, in a one-commit mode), then sends it;
+ * replays and problems are sent instead. A handler that throws, rejects or calls `next(error)`, before or after
+ * answering, has its answer discarded: the key is released (a one-commit transaction rolls back, whatever status the
+ * application's error handler then chooses) and the error handler's answer is sent alone. A body over
  * `maxBodyBytes` (declared or read) is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` here, before any claim. With
  * `transaction: true` the handler runs inside the one-commit transaction (`expressTransaction(req)`); with
  * `transaction:` your stack's transactions, inside one of your stack (`expressStackTransaction(req)`).
@@ -231,7 +194,7 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
   const waits = mayWait(core.policy.waitForInFlightMs, core.guard.options.waitForInFlightMs);
   return async function idempotencyKey(req: RequestWithRawBody, res: Response, next: NextFunction) {
     if (!core.covers(req.method)) return next();
-    let captured: ReturnType<typeof capture> | undefined;
+    let captured: CapturedResponse | undefined;
     try {
       if (!req.route) throw new InvalidOption('route', 'mount expressIdempotencyKey on a route, not with app.use');
       const body = await readBody(req, maxBodyBytes);
@@ -246,12 +209,13 @@ export function expressIdempotencyKey(options: ExpressIdempotencyOptions): Reque
         body,
         signal: waits ? clientGoneSignal(res) : undefined,
       };
-      const output = capture(res);
+      const output = new CapturedResponse(res);
       captured = output;
       const result = await core.handle(exchange, (tx, stack) => {
         transactions.set(req, tx, stack);
+        const answer = routeAnswer(req, idempotencyKey, output);
         next();
-        return output.response.finally(() => transactions.clear(req));
+        return answer.finally(() => transactions.clear(req));
       });
       if (result.kind === 'executed') output.sendProduced();
       else output.sendInstead(result.response);

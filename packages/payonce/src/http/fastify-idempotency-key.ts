@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
-import {
-  errorCodes,
-  type FastifyError,
-  type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
-  type RouteOptions,
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions,
 } from 'fastify';
 import { bufferOf } from '../core/buffer-of.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
@@ -13,9 +13,15 @@ import type { HandlerTransactionOf, Store } from '../core/store.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { bodyTooLarge } from './body-too-large.js';
 import { clientGoneSignal, mayWait } from './client-gone.js';
-import type { HttpResponse } from './http-exchange.js';
-import { coreOf, type IdempotencyCoreSource, type IdempotencyResult } from './idempotency-core.js';
-import { type StackTransactionBox, TransactionSlot } from './transaction-slot.js';
+import {
+  asError,
+  IN_FLIGHT,
+  InFlight,
+  type InFlightRequest,
+  type PreHandlerDone,
+  transactions,
+} from './fastify-in-flight.js';
+import { coreOf, type IdempotencyCoreSource } from './idempotency-core.js';
 
 /** Options of `fastifyIdempotencyKey`: the core's options plus how the principal is found. */
 export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
@@ -24,10 +30,7 @@ export type FastifyIdempotencyOptions = IdempotencyCoreSource & {
 };
 
 const RAW = Symbol('payonce.rawBody');
-const IN_FLIGHT = Symbol('payonce.idempotency');
-type Tracked = FastifyRequest & { [RAW]?: Buffer[] | Buffer; [IN_FLIGHT]?: InFlight };
-
-const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction', 'fastifyStackTransaction');
+type Tracked = InFlightRequest & { [RAW]?: Buffer[] | Buffer };
 
 /**
  * The one-commit transaction a route handler runs in (plugin registered with `transaction: true`): the Kysely
@@ -37,7 +40,7 @@ const transactions = new TransactionSlot<FastifyRequest>('fastifyTransaction', '
  * `MysqlStore<DB>` guard), or from a type argument (`fastifyTransaction<Transaction<DB>>(request)`; without either
  * it is `unknown`). The guard is only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
- *   reply was already sent).
+ *   handler already returned). The transaction itself, used after that, throws `TransactionEnded`.
  * @example const tx = fastifyTransaction<Transaction<AppDb>>(request); await tx.insertInto('orders').values(row).execute();
  */
 export function fastifyTransaction<S extends Store>(
@@ -57,7 +60,7 @@ export function fastifyTransaction(request: FastifyRequest, _guard?: Idempotency
  * transitions) is `fastifyTransaction(request)`. Typed from the opener the middleware was built with
  * (`fastifyStackTransaction(request, transactions)`; it is only read for its type) or from a type argument.
  * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
- *   method, or the response was already sent).
+ *   method, or the handler already returned). The object itself, used after that, throws `TransactionEnded`.
  * @example const tx = fastifyStackTransaction(request, transactions); await tx.insert(orders).values(row);
  */
 export function fastifyStackTransaction<N>(request: FastifyRequest, transactions: StackTransactions<N>): N;
@@ -124,127 +127,6 @@ async function bytesOfStream(payload: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** A rejection as a hook's error: a falsy one becomes fastify's own FST_ERR_SEND_UNDEFINED_ERR, as for an async hook. */
-function asError(failure: unknown): Error {
-  return failure ? (failure as Error) : new errorCodes.FST_ERR_SEND_UNDEFINED_ERR();
-}
-
-/**
- * The headers of `reply` the core will store (`names`, lower case), as strings (several values joined with `, `):
- * read one by one instead of copying every header of the reply, since the core keeps only these.
- */
-function storedHeadersOf(reply: FastifyReply, names: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of names) {
-    const value = reply.getHeader(name);
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return headers;
-}
-
-function replace(reply: FastifyReply, { status, headers, body }: HttpResponse, clear: boolean): Buffer {
-  if (clear) for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
-  reply.code(status).headers(headers);
-  return bufferOf(body);
-}
-
-type PreHandlerDone = (error?: Error) => void;
-type OnSendDone = (error: Error | null, payload?: unknown) => void;
-
-/**
- * One covered request from its preHandler to its onSend: the core's decision and onSend's continuation meet here,
- * in whichever order they come (normally onSend first: the core stores the reply onSend hands it, then decides).
- * Its methods are the hooks' continuations, so a request costs this object and one promise, not a set of closures.
- */
-class InFlight {
-  /** Resolves the promise the core awaits from `next` with the handler's serialised reply. */
-  respond: ((response: HttpResponse) => void) | undefined = undefined;
-  /** True once the core called `next` (the route runs); false when it replays or rejects instead. */
-  running = false;
-  result: IdempotencyResult | undefined = undefined;
-  failure: unknown = undefined;
-  failed = false;
-  /** onSend's continuation and the payload fastify serialised (sent unchanged when the handler's reply stands). */
-  sendDone: OnSendDone | undefined = undefined;
-  sent: unknown = undefined;
-
-  constructor(
-    readonly request: Tracked,
-    readonly reply: FastifyReply,
-    readonly preHandlerDone: PreHandlerDone,
-  ) {}
-
-  /** The core's `next`: lets fastify run the route; the promise resolves in onSend with what fastify serialised. */
-  run(tx: unknown, stack?: StackTransactionBox): Promise<HttpResponse> {
-    this.running = true;
-    const produced = new Promise<HttpResponse>((respond) => {
-      this.respond = respond;
-    });
-    this.request[IN_FLIGHT] = this;
-    if (tx !== undefined) transactions.set(this.request, tx, stack);
-    this.preHandlerDone(); // this request owns the key (or is not covered): fastify runs the route
-    if (tx === undefined) return produced;
-    return produced.finally(() => transactions.clear(this.request));
-  }
-
-  decided(result: IdempotencyResult): void {
-    if (this.running) {
-      this.result = result;
-      this.settle();
-      return;
-    }
-    // Replay or problem before the route ran: answer it from preHandler.
-    let answer: Buffer;
-    try {
-      answer = replace(this.reply, result.response, false);
-    } catch (error) {
-      this.preHandlerDone(asError(error));
-      return;
-    }
-    this.reply.send(answer);
-  }
-
-  rejected(failure: unknown): void {
-    if (!this.running) {
-      this.preHandlerDone(asError(failure));
-      return;
-    }
-    this.failure = failure;
-    this.failed = true;
-    this.settle();
-  }
-
-  /** onSend: hands the serialised reply to the core; fastify continues once the core decided. */
-  deliver(body: Buffer, sent: unknown, storedHeaders: readonly string[], done: OnSendDone): void {
-    this.sendDone = done;
-    this.sent = sent;
-    this.respond!({ status: this.reply.statusCode, headers: storedHeadersOf(this.reply, storedHeaders), body });
-    this.settle();
-  }
-
-  private settle(): void {
-    const done = this.sendDone;
-    if (done === undefined || (this.result === undefined && !this.failed)) return;
-    this.sendDone = undefined;
-    const result = this.result;
-    if (result === undefined) done(asError(this.failure));
-    else if (result.kind === 'executed') done(null, this.sent);
-    else this.sendInstead(result.response, done);
-  }
-
-  /** The replay or problem the core chose in place of the handler's reply (headers the handler set are dropped). */
-  private sendInstead(response: HttpResponse, done: OnSendDone): void {
-    let payload: Buffer;
-    try {
-      payload = replace(this.reply, response, true);
-    } catch (error) {
-      done(asError(error));
-      return;
-    }
-    done(null, payload);
-  }
-}
-
 /**
  * Makes `route` answer a covered request whose body is over fastify's `bodyLimit` (`FST_ERR_CTP_BODY_TOO_LARGE`,
  * raised by the body parser before any hook of the plugin could claim) with the adapters' 413 problem+json, as the
@@ -264,11 +146,25 @@ function answerTooLarge(route: RouteOptions, covers: (method: string) => boolean
 }
 
 /**
+ * Makes `route`'s handler report to its request's `InFlight` (when the request runs under the plugin) when it
+ * returns or throws, so the reply is stored only once the handler is done; other requests call it as they did.
+ */
+function watchHandler(route: RouteOptions): void {
+  const handler = route.handler;
+  route.handler = function idempotencyKeyRoute(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const flight = (request as Tracked)[IN_FLIGHT];
+    return flight === undefined ? handler.call(this, request, reply) : flight.runHandler(handler, this, reply);
+  };
+}
+
+/**
  * Fastify 5 plugin for the `Idempotency-Key` header, for every route registered after it in the same scope
  * (it is not encapsulated). `preParsing` keeps the raw body chunks as the parser reads them (handlers get them
  * with `fastifyRawBody(request)`, while fastify's own parsers still parse the body); `preHandler` claims the key or replies with a replay or a problem;
- * `onSend` hands the handler's serialised reply to the core, which stores it before it is sent. Errors thrown by
- * a handler reach fastify's error handler and become a 5xx reply, which releases the key. A covered request whose
+ * `onSend` hands the handler's serialised reply to the core once the handler has returned (a handler that sends and
+ * goes on writing is waited for; end it with `return reply`), and the core stores it before it is sent. A handler
+ * that throws, before or after sending, has its reply dropped and gets fastify's error handler's reply instead; the
+ * key is released (a one-commit transaction rolls back) whatever status that reply has. A covered request whose
  * body is over fastify's `bodyLimit` is answered 413 problem+json `REQUEST_BODY_TOO_LARGE` by the plugin (a
  * route-level error handler it adds to every route registered after it), before any claim. With `transaction: true`
  * the route runs inside the one-commit transaction (`fastifyTransaction(request)`), committed with the receipt; with
@@ -308,7 +204,10 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
 
   // Callback-style hooks: no promise per hook and request (fastify awaits a hook's promise when it returns one).
   const plugin: FastifyPluginAsync = async function idempotencyKey(fastify) {
-    fastify.addHook('onRoute', (route) => answerTooLarge(route, core.covers));
+    fastify.addHook('onRoute', (route) => {
+      answerTooLarge(route, core.covers);
+      watchHandler(route);
+    });
 
     fastify.addHook('preParsing', (request: Tracked, _reply, payload, done) => {
       if (!core.covers(request.method)) return done(null, payload);
@@ -330,7 +229,6 @@ export function fastifyIdempotencyKey(options: FastifyIdempotencyOptions): Fasti
     fastify.addHook('onSend', (request: Tracked, _reply, payload, done) => {
       const state = request[IN_FLIGHT];
       if (state === undefined) return done(null, payload);
-      request[IN_FLIGHT] = undefined;
       const body = bytesNow(payload);
       // A payload in memory is sent as fastify serialised it; a stream was read here, so its bytes are sent.
       if (body !== undefined) return state.deliver(body, inMemory(payload) ? payload : body, storedHeaders, done);

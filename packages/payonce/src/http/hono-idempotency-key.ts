@@ -56,7 +56,7 @@ const transactions = new TransactionSlot<Context>('honoTransaction', 'honoStackT
  * or from a type argument (`honoTransaction<Transaction<DB>>(c)`; without either it is `unknown`). The guard is
  * only read for its type.
  * @throws {InvalidOption} the request runs in no one-commit transaction (other mode, uncovered method, or the
- *   handler already returned).
+ *   handler already returned). The transaction itself, used after that, throws `TransactionEnded`.
  * @example const tx = honoTransaction<Transaction<AppDb>>(c);
  */
 export function honoTransaction<S extends Store>(c: Context, guard: IdempotencyGuard<S>): HandlerTransactionOf<S>;
@@ -73,7 +73,7 @@ export function honoTransaction(c: Context, _guard?: IdempotencyGuard): unknown 
  * transitions) is `honoTransaction(c)`. Typed from the opener the middleware was built with
  * (`honoStackTransaction(c, transactions)`; it is only read for its type) or from a type argument.
  * @throws {InvalidOption} the request runs in no transaction of the application's stack (other mode, uncovered
- *   method, or the response was already sent).
+ *   method, or the handler already returned). The object itself, used after that, throws `TransactionEnded`.
  * @example const tx = honoStackTransaction(c, transactions); await tx.insert(orders).values(row);
  */
 export function honoStackTransaction<N>(c: Context, transactions: StackTransactions<N>): N;
@@ -98,7 +98,8 @@ function targetOf(url: string): string {
  * Hono 4 middleware for the `Idempotency-Key` header, per route or with `app.use` (the route is the last matched
  * pattern, `routePath(c, -1)`). It reads the body itself, up to `maxBodyBytes` (a larger one is answered 413
  * problem+json `REQUEST_BODY_TOO_LARGE`, before any claim), and rebuilds the request on those bytes, so the handler
- * can still call `c.req.json()`; handler errors become `app.onError`'s response (5xx → key released). With
+ * can still call `c.req.json()`; a handler that throws gets `app.onError`'s response, and its key is released (a
+ * one-commit transaction rolls back) whatever status `onError` chooses. With
  * `transaction: true` the handler runs inside the one-commit transaction (`honoTransaction(c)`); with
  * `transaction:` your stack's transactions, inside one of your stack (`honoStackTransaction(c)`).
  * @throws {InvalidOption} at construction for a bad policy.
@@ -134,7 +135,9 @@ export function honoIdempotencyKey(options: HonoIdempotencyOptions): MiddlewareH
       } finally {
         transactions.clear(c);
       }
-      return responseOf(c.res);
+      const answer = await responseOf(c.res);
+      // The handler threw and `app.onError` answered: the key is released whatever status it chose.
+      return c.error === undefined ? answer : { ...answer, threw: true };
     });
     if (result.kind !== 'executed') answer(c, result.response);
   };

@@ -1,8 +1,16 @@
-import { InvalidOption, PayloadMismatch, PayonceError, RequestInProgress, StoreUnavailable } from '../core/errors.js';
+import {
+  InvalidOption,
+  PayloadMismatch,
+  PayonceError,
+  RequestInProgress,
+  StoreSchemaMissing,
+  StoreUnavailable,
+} from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
+import { TransactionFence } from '../core/transaction-fence.js';
 import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { HttpExchange, HttpResponse } from './http-exchange.js';
@@ -20,10 +28,20 @@ import type { StackTransactionBox } from './transaction-slot.js';
 export type { StackTransactionBox } from './transaction-slot.js';
 
 /**
+ * What a route gives back to the core: the response to send, and `threw: true` when the route handler threw (or
+ * passed an error on) and the framework's error handler made `response`. A route that threw releases the key like a
+ * 5xx (nothing is stored, the one-commit transaction rolls back), whatever status its error handler chose.
+ */
+export type RouteAnswer = HttpResponse & { readonly threw?: boolean };
+
+/**
  * The route as the core calls it: `tx` is the one-commit transaction as payonce's Kysely `Transaction` (`undefined`
  * outside the one-commit modes), `stack` the application's stack's own transaction object in a one-commit mode on it.
+ * It resolves once the route handler has finished (returned, or thrown and been answered by the framework's error
+ * handler) and its answer is complete: the one-commit transaction commits only then. Both objects are lent to the
+ * route (`TransactionFence`): once it resolves, using them throws `TransactionEnded`.
  */
-export type RouteNext = (tx?: unknown, stack?: StackTransactionBox) => Promise<HttpResponse>;
+export type RouteNext = (tx?: unknown, stack?: StackTransactionBox) => Promise<RouteAnswer>;
 
 /** Options of `createIdempotencyCore`: the policy plus the guard whose store holds the keys. */
 export interface IdempotencyCoreOptions extends IdempotencyKeyPolicy {
@@ -94,11 +112,36 @@ export interface IdempotencyCore {
   purge(): Promise<number>;
 }
 
-/** Thrown inside the guard for a 5xx response, so the guard marks the key `failed` (released, retry runs again). */
+/**
+ * Thrown inside the guard for a 5xx response or a route that threw, so the guard marks the key `failed` (released,
+ * retry runs again) and a one-commit transaction rolls back.
+ */
 class ServerErrorReleased extends Error {
-  constructor(readonly status: number) {
-    super(`route handler responded ${status}; key released`);
+  constructor(answer: RouteAnswer) {
+    super(
+      answer.threw === true
+        ? `route handler threw (its error handler answered ${answer.status}); key released`
+        : `route handler responded ${answer.status}; key released`,
+    );
     this.name = 'ServerErrorReleased';
+  }
+}
+
+/** True for an answer that must not be stored: a 5xx, or a route handler that threw. */
+const releases = (answer: RouteAnswer): boolean => answer.status >= 500 || answer.threw === true;
+
+/**
+ * Calls the route with the one-commit transaction objects lent through a {@link TransactionFence}, closed as soon
+ * as the route's answer is in (before payonce completes the receipt and commits): a write the route left running
+ * is refused with `TransactionEnded` instead of running outside the transaction.
+ */
+async function callRoute(next: RouteNext, tx: unknown, stack: StackTransactionBox | undefined): Promise<RouteAnswer> {
+  if (tx === undefined) return await next(undefined, stack);
+  const fence = new TransactionFence();
+  try {
+    return await next(fence.lend(tx), stack === undefined ? undefined : { tx: fence.lend(stack.tx) });
+  } finally {
+    fence.close();
   }
 }
 
@@ -111,7 +154,7 @@ type StoredShape = { readonly status: number; readonly headers: Record<string, s
  * releases the key. A small object per claim round instead of closures made per request.
  */
 class RouteCall {
-  produced: HttpResponse | undefined = undefined;
+  produced: RouteAnswer | undefined = undefined;
 
   constructor(
     private readonly next: RouteNext,
@@ -119,9 +162,9 @@ class RouteCall {
   ) {}
 
   async run(tx: unknown, stack?: StackTransactionBox): Promise<StoredShape> {
-    const produced = await this.next(tx, stack);
+    const produced = await callRoute(this.next, tx, stack);
     this.produced = produced;
-    if (produced.status >= 500) throw new ServerErrorReleased(produced.status);
+    if (releases(produced)) throw new ServerErrorReleased(produced);
     return this.storedOf(produced);
   }
 }
@@ -134,12 +177,14 @@ type GuardRejection =
   | 'PAYLOAD_MISMATCH'
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
+  | 'STORE_SCHEMA_MISSING'
   | 'RECEIPT_CORRUPTED';
 const GUARD_REJECTIONS: ReadonlySet<string> = new Set<GuardRejection>([
   'REQUEST_IN_PROGRESS',
   'PAYLOAD_MISMATCH',
   'CLAIM_LOST',
   'STORE_UNAVAILABLE',
+  'STORE_SCHEMA_MISSING',
   'RECEIPT_CORRUPTED',
 ]);
 const isGuardRejection = (code: string): code is GuardRejection => GUARD_REJECTIONS.has(code);
@@ -154,6 +199,11 @@ function detailOf(code: GuardRejection): string {
       return 'This request ran too long and another request took over its Idempotency-Key; its result was not stored.';
     case 'STORE_UNAVAILABLE':
       return 'The idempotency store failed; retry with the same Idempotency-Key.';
+    case 'STORE_SCHEMA_MISSING':
+      return (
+        "The idempotency store is not migrated (its tables are missing); nothing ran. The server's operators must " +
+        'migrate it; retry with the same Idempotency-Key later.'
+      );
     case 'RECEIPT_CORRUPTED':
       return 'The stored receipt of this Idempotency-Key is corrupted (no payload fingerprint); nothing was run.';
   }
@@ -161,7 +211,7 @@ function detailOf(code: GuardRejection): string {
 
 function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult {
   const headers: Record<string, string> = {};
-  if (error instanceof RequestInProgress || error instanceof StoreUnavailable)
+  if (error instanceof RequestInProgress || error instanceof StoreUnavailable || error instanceof StoreSchemaMissing)
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   return { kind: 'rejected', code, response: problemResponse(code, detailOf(code), headers) };
 }
@@ -174,6 +224,8 @@ function rejected(error: PayonceError, code: GuardRejection): IdempotencyResult 
  *   fingerprint, which covers the concrete target: the same key on another path of the pattern → 422;
  * - same key, different fingerprint → 422 `PAYLOAD_MISMATCH`; still running → 409 `REQUEST_IN_PROGRESS` with
  *   `Retry-After` in whole seconds; both leave the owner's claim untouched;
+ * - the store failed → 503 `STORE_UNAVAILABLE`, its tables are missing → 503 `STORE_SCHEMA_MISSING` (the guard
+ *   reports that once: `store:schema-missing`), both with `Retry-After`;
  * - a 2xx, 3xx or 4xx response is stored (status, the policy's `storedHeaders`, body bytes) and replayed to
  *   every reuse with `Idempotent-Replayed: true`; a 5xx response or a throwing `next` releases the key (receipt
  *   `failed`), so the next retry runs the handler again; a released key stays bound to its first fingerprint;
@@ -267,8 +319,8 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     if (store === null && stack === null) return { kind: 'executed', response: await next(), stored: false };
     let produced: HttpResponse | undefined;
     const work = async (tx: unknown, box?: StackTransactionBox) => {
-      produced = await next(tx, box);
-      if (produced.status >= 500) throw new ServerErrorReleased(produced.status); // rolls its writes back
+      produced = await callRoute(next, tx, box);
+      if (releases(produced)) throw new ServerErrorReleased(produced); // rolls its writes back
     };
     try {
       if (stack !== null) await inStackTransaction(stack, (native, payonceTx) => work(payonceTx, { tx: native }));

@@ -24,6 +24,7 @@ export {
   type IdempotencyCoreOptions,
   type IdempotencyCoreSource,
   type IdempotencyResult,
+  type RouteAnswer,
   type RouteNext,
   type StackTransactionBox,
 } from './idempotency-core.js';

@@ -24,8 +24,11 @@ export type ProblemCode = PayonceErrorCode | HttpErrorCode;
  * - `PAYLOAD_MISMATCH` → 422 (draft §2.7: key reused with a different payload).
  * - `REQUEST_BODY_TOO_LARGE` → 413 (RFC 9110 §15.5.14 Content Too Large): the body is over the adapter's limit;
  *   answered before any claim, so the key stays free.
- * - `STORE_UNAVAILABLE` → 503; `INVALID_OPTION`, `TRANSACTIONS_UNSUPPORTED` and `NESTED_CLAIM` → 500 (server
- *   misconfiguration: a store without transactions in a one-commit mode, a nested claim of the held key);
+ * - `STORE_UNAVAILABLE` → 503; `STORE_SCHEMA_MISSING` → 503 too, with `Retry-After` (payonce's tables are not where
+ *   the store looks: nothing ran and the key is free, so the client retries as for a store that is down, while the
+ *   code tells operators it is a configuration to fix); `INVALID_OPTION`, `TRANSACTIONS_UNSUPPORTED`,
+ *   `NESTED_CLAIM` and `TRANSACTION_ENDED` → 500 (server misconfiguration: a store without transactions in a
+ *   one-commit mode, a nested claim of the held key, a transaction object used after its handler returned);
  *   `RECEIPT_CORRUPTED` → 500 (a stored receipt altered outside payonce).
  * @see draft-ietf-httpapi-idempotency-key-header-07 §2.7 "Error Handling"; STYLE pattern 5.
  */
@@ -39,9 +42,11 @@ export const HTTP_PROBLEMS = Object.freeze({
   PAYLOAD_MISMATCH: { status: 422, title: 'Idempotency-Key reused with a different request' },
   REQUEST_BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
   STORE_UNAVAILABLE: { status: 503, title: 'Idempotency store unavailable' },
+  STORE_SCHEMA_MISSING: { status: 503, title: 'Idempotency store is not migrated' },
   TRANSACTIONS_UNSUPPORTED: { status: 500, title: 'Server misconfiguration' },
   RECEIPT_CORRUPTED: { status: 500, title: 'Stored receipt is corrupted' },
   NESTED_CLAIM: { status: 500, title: 'Server misconfiguration' },
+  TRANSACTION_ENDED: { status: 500, title: 'Server misconfiguration' },
 }) satisfies ProblemCatalogue<ProblemCode>;
 
 /** `{ code: status }` of `HTTP_PROBLEMS`. */

@@ -19,7 +19,7 @@ interface OpenTransaction {
 /**
  * The open one-commit transaction of each request in flight, keyed by the framework's request object (a
  * `WeakMap`: nothing outlives the request). The adapters set it before the route handler runs and clear it when the
- * handler's response is in; the accessors (`fastifyTransaction`, `expressTransaction`, `honoTransaction`, and for the
+ * route's work has ended (its handler returned and its answer is in); the accessors (`fastifyTransaction`, `expressTransaction`, `honoTransaction`, and for the
  * stack's own object `fastifyStackTransaction`, `expressStackTransaction`, `honoStackTransaction`) read it.
  */
 export class TransactionSlot<K extends object> {
@@ -46,7 +46,7 @@ export class TransactionSlot<K extends object> {
   /**
    * The transaction `request` runs in, as payonce's Kysely `Transaction`. @throws {InvalidOption} the request does
    * not run under a one-commit claim (the middleware is in neither one-commit mode, the method is not covered, or
-   * the handler already answered).
+   * the route's work has ended).
    */
   get<Tx>(request: K): Tx {
     const open = this.open.get(request);
@@ -54,7 +54,7 @@ export class TransactionSlot<K extends object> {
       throw new InvalidOption(
         this.accessor,
         'this request runs in no one-commit transaction: mount the Idempotency-Key middleware with transaction: true ' +
-          "(or your stack's transactions) on a covered method, and read the transaction before the response is sent",
+          "(or your stack's transactions) on a covered method, and read the transaction while the route handler runs",
       );
     }
     return open.tx as Tx;
@@ -63,7 +63,7 @@ export class TransactionSlot<K extends object> {
   /**
    * The stack's own transaction object `request` runs in. @throws {InvalidOption} the request does not run in a
    * transaction of the application's stack (the middleware's `transaction` is not a stack's transactions such as
-   * `pgTransactions(pool)`, the method is not covered, or the handler already answered).
+   * `pgTransactions(pool)`, the method is not covered, or the route's work has ended).
    */
   getStack<N>(request: K): N {
     const stack = this.open.get(request)?.stack;
@@ -71,7 +71,7 @@ export class TransactionSlot<K extends object> {
       throw new InvalidOption(
         this.stackAccessor,
         "this request runs in no transaction of your stack: mount the Idempotency-Key middleware with transaction: your stack's " +
-          'transactions (pgTransactions(pool), drizzleTransactions(db), …) on a covered method, and read it before the response is sent',
+          'transactions (pgTransactions(pool), drizzleTransactions(db), …) on a covered method, and read it while the route handler runs',
       );
     }
     return stack.tx as N;

@@ -5,7 +5,8 @@ import type { GuardEventSource, IntakeEventSource } from './webhook-metrics.js';
  * Logs every webhook delivery as one line (`info`, or `warn` for rejections and failures) with the journal row's
  * fields — provider, event key and type, signature result, decision, outcome, status, duration, object/payment
  * id and merchant reference, error — already redacted; the payload only at `debug`. A journal write failure is
- * logged at `error`.
+ * logged at `error`, and so is a handler that threw (`handler-failed`: endpoint, provider, receipt key, the error's
+ * name and redacted message; journal or not).
  * @returns a function that stops logging.
  * @see docs/design.md §5 "Journal".
  * @example logIntake(intake, createLogger({ redaction: intake.redactor }));
@@ -26,15 +27,20 @@ export function logIntake(intake: IntakeEventSource, logger: Logger): () => void
   const offJournal = intake.on('journal-error', ({ record, error }) => {
     logger.error({ deliveryId: record.id, provider: record.provider, err: error }, 'delivery journal write failed');
   });
+  const offHandler = intake.on('handler-failed', ({ endpoint, provider, receiptKey, error }) => {
+    logger.error({ endpoint, provider, receiptKey, error }, 'webhook handler failed');
+  });
   return () => {
     offDelivery();
     offJournal();
+    offHandler();
   };
 }
 
 /**
  * Logs receipt guard events: claims, takeovers and replays at `debug`, in-progress at `info`, failures,
- * lost claims and payload mismatches at `warn`, a corrupted stored receipt at `error`. Keys are logged as `provider/externalId`.
+ * lost claims and payload mismatches at `warn`, a corrupted stored receipt and a store whose tables are missing
+ * (`store:schema-missing`, once per guard, with the `payonce migrate` to run) at `error`. Keys are logged as `provider/externalId`.
  * @returns a function that stops logging.
  * @see docs/design.md §3; STYLE pattern 12.
  */
@@ -61,6 +67,9 @@ export function logGuard(guard: GuardEventSource, logger: Logger): () => void {
     ),
     guard.on('receipt:corrupted', ({ key, problem }) =>
       logger.error({ key: key.toString(), problem, code: 'RECEIPT_CORRUPTED' }, 'stored receipt is corrupted'),
+    ),
+    guard.on('store:schema-missing', ({ missing, schema, message }) =>
+      logger.error({ code: 'STORE_SCHEMA_MISSING', missing, schema }, message),
     ),
   ];
   return () => {

@@ -20,6 +20,19 @@ export interface IntakeEvents {
    * and NOT journaled (count these to see a flood): the endpoint, its provider, the client and the refusal's code.
    */
   'refusal-limited': { endpoint: string; provider: string; client: string; code: string };
+  /**
+   * The endpoint's handler threw (a `WebhookDecline` is no failure): the delivery is answered 5xx (or the
+   * provider's retryable error) and its receipt is `failed` or rolled back. Emitted whether or not a journal is
+   * configured; `logIntake` logs it at `error`. `receiptKey` is `provider/eventId` (`null`: an event without a
+   * key); `error` is the thrown error's name (`type`, as pino's error serializer calls it) and message, redacted
+   * (`scrubText`) and cut to `maxErrorChars`: never the payload.
+   */
+  'handler-failed': {
+    endpoint: string;
+    provider: string;
+    receiptKey: string | null;
+    error: { type: string; message: string };
+  };
 }
 
 /** The name of an intake event. */
@@ -42,6 +55,11 @@ export class IntakeEmitter {
     const stored = listener as (event: never) => void;
     set.add(stored);
     return () => set.delete(stored);
+  }
+
+  /** True when `name` has at least one listener. */
+  has(name: IntakeEventName): boolean {
+    return (this.listeners.get(name)?.size ?? 0) > 0;
   }
 
   /** Calls every listener of `name` with `event`, ignoring their errors. */

@@ -4,6 +4,7 @@ import {
   ReceiptCorrupted,
   RequestInProgress,
   STORE_RETRY_AFTER_MS,
+  StoreSchemaMissing,
   StoreUnavailable,
 } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
@@ -137,6 +138,10 @@ export function problemOfFailure(error: unknown): IntakeProblem {
   }
   if (error instanceof StoreUnavailable) {
     return intakeProblem('store_unavailable', error.code, 'the receipt store is unavailable');
+  }
+  if (error instanceof StoreSchemaMissing) {
+    const detail = "the receipt store is not migrated (payonce's tables are missing); redeliver later";
+    return intakeProblem('store_unavailable', error.code, detail, { retryAfterMs: error.retryAfterMs });
   }
   if (error instanceof ReceiptCorrupted) {
     return intakeProblem('integration_error', error.code, 'the stored receipt of this event is corrupted');

@@ -3,10 +3,12 @@ import { PayonceError } from '../core/errors.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
+import { TransactionFence } from '../core/transaction-fence.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
+import { reportHandlerFailure } from './intake-handler-failure.js';
 import type { StackWebhookEndpoint, WebhookContext, WebhookEndpoint } from './intake-options.js';
 import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
 import { type DeliveryArrival, recordDelivery } from './intake-record.js';
@@ -148,17 +150,27 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
   const { endpoint, ack, fingerprint, stack } = delivery.resolved;
   const { request, receivedAtMs } = delivery;
   let handlerRan = false;
+  /** What the handler threw last (it runs again when a deadlock retries its transaction). */
+  let handlerFailure: { readonly error: unknown } | null = null;
   let outcome: DeliveryOutcome = 'completed';
   const handle = async (claim: ClaimContext | null, txs: Txs = {}): Promise<ResponseInit> => {
     handlerRan = true;
     outcome = 'completed'; // a one-commit transaction retried after a deadlock runs this again
     const context = { claim, headers: request.headers, receivedAtMs };
+    // The transaction objects are lent to the handler: once it returns, using them throws `TransactionEnded`.
+    const fence = txs.tx === undefined ? null : new TransactionFence();
     try {
-      return ack.accepted(event, await callHandler(delivery.resolved, event, context, txs));
+      const lent = fence === null ? txs : { tx: fence.lend(txs.tx), payonceTx: fence.lend(txs.payonceTx) };
+      return ack.accepted(event, await callHandler(delivery.resolved, event, context, lent));
     } catch (error) {
-      if (!(error instanceof WebhookDecline)) throw error;
+      if (!(error instanceof WebhookDecline)) {
+        handlerFailure = { error };
+        throw error;
+      }
       outcome = 'declined';
       return ack.declined(event, error);
+    } finally {
+      fence?.close();
     }
   };
   const { guard } = delivery.runtime;
@@ -197,6 +209,12 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
       : { ...trace, decision: 'new', outcome };
     return answer(delivery, decided, ack.deliver(result.response, request));
   } catch (error) {
+    // Set in `handle`, which TypeScript does not see run: read through its declared type.
+    const failed = handlerFailure as { readonly error: unknown } | null;
+    if (failed !== null && failed.error === error) {
+      const where = { endpoint: request.endpoint, provider: endpoint.profile.provider };
+      reportHandlerFailure(delivery.runtime, where, event, error);
+    }
     const problem = problemOfFailure(error);
     return answer(delivery, failedTrace(trace, problem, error, handlerRan), ack.problem(problem, request));
   }

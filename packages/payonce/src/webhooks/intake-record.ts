@@ -16,7 +16,8 @@ export interface DeliveryArrival {
   readonly started: number;
 }
 
-function bounded(runtime: IntakeRuntime, text: string): string {
+/** `text` as the intake reports it: redacted with the intake's `scrubText`, cut to `maxErrorChars` code points. */
+export function bounded(runtime: IntakeRuntime, text: string): string {
   const scrubbed = runtime.redactor.scrubText(text);
   const chars = Array.from(scrubbed);
   return chars.length <= runtime.maxErrorChars ? scrubbed : chars.slice(0, runtime.maxErrorChars).join('');

@@ -21,6 +21,7 @@ export type WebhookReceiptCode =
   | 'PAYLOAD_MISMATCH'
   | 'CLAIM_LOST'
   | 'STORE_UNAVAILABLE'
+  | 'STORE_SCHEMA_MISSING'
   | 'RECEIPT_CORRUPTED';
 
 /** Every code the webhook intake answers with. */
@@ -34,7 +35,8 @@ export type WebhookProblemCode = WebhookEdgeCode | WebhookErrorCode | WebhookRec
  *   `refusalLimit` of unauthenticated deliveries, RFC 6585 §4); `WEBHOOK_HANDLER_FAILED` → 500 (so the provider redelivers);
  *   `RAW_BODY_REQUIRED`, `INVALID_VERIFY_INPUT` → 500 (integration bug).
  * - receipt claim: `REQUEST_IN_PROGRESS` → 409 with `Retry-After`; `CLAIM_LOST` → 409; `PAYLOAD_MISMATCH` → 422;
- *   `STORE_UNAVAILABLE` → 503 (the provider retries each); `RECEIPT_CORRUPTED` → 500 (the event's stored receipt
+ *   `STORE_UNAVAILABLE` → 503 (the provider retries each); `STORE_SCHEMA_MISSING` → 503 too (payonce's tables are
+ *   missing: the provider retries while an operator migrates); `RECEIPT_CORRUPTED` → 500 (the event's stored receipt
  *   lost its fingerprint: an operator must repair it; the provider keeps retrying meanwhile).
  * @see docs/errors.md; docs/webhooks.md.
  */
@@ -51,5 +53,6 @@ export const WEBHOOK_PROBLEMS = Object.freeze({
   PAYLOAD_MISMATCH: { status: 422, title: 'Event id reused with a different body' },
   CLAIM_LOST: { status: 409, title: 'The delivery lost its claim on the event' },
   STORE_UNAVAILABLE: { status: 503, title: 'Receipt store unavailable' },
+  STORE_SCHEMA_MISSING: { status: 503, title: 'Receipt store is not migrated' },
   RECEIPT_CORRUPTED: { status: 500, title: 'Stored receipt is corrupted' },
 }) satisfies ProblemCatalogue<WebhookProblemCode>;

@@ -1,3 +1,4 @@
+import type { StoreSchemaMissing } from '../../core/errors.js';
 import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, TakeoverRequest } from '../../core/store.js';
@@ -7,6 +8,7 @@ import { findReceipt } from './find-receipt.js';
 import { insertClaim } from './insert-claim.js';
 import { purgeBatch } from './purge-batch.js';
 import { renewClaim } from './renew-claim.js';
+import { schemaMissingOf } from './schema-missing.js';
 import type { SqlContext } from './sql-context.js';
 import { takeover } from './takeover.js';
 
@@ -51,5 +53,10 @@ export class SqlReceipts implements Store {
 
   purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
     return purgeBatch(this.ctx, { beforeMs, abandonedBeforeMs: abandonedBeforeMs ?? null }, limit, provider);
+  }
+
+  /** `StoreSchemaMissing` when `error` says payonce's table or schema does not exist, else `null`. */
+  schemaError(error: unknown): StoreSchemaMissing | null {
+    return schemaMissingOf(error, this.ctx.dialect.name, this.ctx.schema);
   }
 }

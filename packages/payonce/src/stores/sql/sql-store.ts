@@ -1,5 +1,6 @@
 import type { Kysely, QueryResult, Transaction } from 'kysely';
-import { InvalidOption } from '../../core/errors.js';
+import { sql } from 'kysely';
+import { InvalidOption, type StoreSchemaMissing, StoreUnavailable } from '../../core/errors.js';
 import type { Receipt, StoredResponse } from '../../core/receipt.js';
 import type { RequestKey } from '../../core/request-key.js';
 import type {
@@ -21,10 +22,11 @@ import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
 import { RECEIPTS_TABLE, type ReceiptsDatabase } from './receipts-table.js';
 import { withRetry } from './retry.js';
+import { schemaMissingOf } from './schema-missing.js';
 import { type SqlContext, sendFixed } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
-import { checkSchema, onSchema, qualifiedTable } from './table-namespace.js';
+import { checkSchema as checkSchemaOption, onSchema, qualifiedTable } from './table-namespace.js';
 import { withDirectStatements } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
@@ -133,7 +135,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching, schema?: string) {
     this.db = db;
     this.batching = resolveBatching(batching);
-    this.schema = checkSchema(schema, dialect.name);
+    this.schema = checkSchemaOption(schema, dialect.name);
     this.dialect = dialect;
     this.name = dialect.name;
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
@@ -226,6 +228,29 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
 
   purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
     return this.receipts.purgeBatch(beforeMs, limit, provider, abandonedBeforeMs);
+  }
+
+  /** `StoreSchemaMissing` when `error` says payonce's table or schema does not exist, else `null`. */
+  schemaError(error: unknown): StoreSchemaMissing | null {
+    return schemaMissingOf(error, this.dialect.name, this.schema);
+  }
+
+  /**
+   * A start-up check that payonce's receipts table is where this store looks for it (in its `schema`, else the
+   * connection's search_path or database): one `select … where 1 = 0` on it, which reads no row. Call it after
+   * connecting (and after `migrate`, when the application runs it), so a database that was never migrated, or a
+   * `schema` option that names another schema, fails the start instead of every request.
+   * @throws {StoreSchemaMissing} the table (or its schema or database) does not exist; the message names the fix.
+   * @throws {StoreUnavailable} the database failed otherwise (the driver error is the `cause`).
+   * @example await store.checkSchema(); // before app.listen(…)
+   */
+  async checkSchema(): Promise<void> {
+    const table = qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE);
+    try {
+      await sql.raw(`select 1 from ${table} where 1 = 0`).execute(this.db);
+    } catch (error) {
+      throw this.schemaError(error) ?? new StoreUnavailable('checkSchema', error);
+    }
   }
 
   /**
