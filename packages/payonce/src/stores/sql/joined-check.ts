@@ -124,14 +124,6 @@ export async function checkJoinedTransaction(store: CheckedStore, executor: SqlE
   if (compared && origin !== undefined) remember(checkedOrigins, store, origin);
 }
 
-/**
- * The error a stack throws for a statement on a transaction that has ended, as payonce's {@link InvalidOption}
- * (`where`); any other error as it is.
- */
-export function endedTransactionError(error: unknown, where = 'tx'): unknown {
-  return isEndedTransactionError(error) ? new InvalidOption(where, ENDED) : error;
-}
-
 /** Openers (see `StackTransactions`) whose database was found to be the store's, per store. */
 const checkedOpeners = new WeakMap<object, WeakSet<object>>();
 
