@@ -13,6 +13,7 @@ import type { TransactionOf } from '../core/store.js';
 import type { SqlExecutor } from '../stores/sql/joined-transaction.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type ConnectionLease, inLeasedTransaction } from './leased-transaction.js';
+import { holdClientErrors } from './pg-client-errors.js';
 import { pgTransactionOpen } from './pg-transaction-status.js';
 import { postgresResult } from './postgres-result.js';
 import { type JoinableStore, type JoinedHandler, runJoined, withJoined } from './run-joined.js';
@@ -166,7 +167,11 @@ function pgLease<C extends PgPooledClient>(pool: PgPoolLike<C>): ConnectionLease
     begin: (client) => run(client, 'BEGIN'),
     commit: (client) => run(client, 'COMMIT'),
     rollback: (client) => run(client, 'ROLLBACK'),
-    giveBack: (client, broken) => client.release(broken),
+    giveBack(client, broken) {
+      // A destroyed client's socket may still report its end (ECONNRESET) after the watcher is gone.
+      if (broken !== undefined) holdClientErrors(client);
+      client.release(broken);
+    },
     watch(client, broken) {
       client.on?.('error', broken);
       return () => client.off?.('error', broken);
