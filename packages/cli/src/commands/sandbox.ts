@@ -4,6 +4,7 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { registerSandboxPayme } from './sandbox-payme.js';
 import { millis, untilSignal } from './serve.js';
 
 /** Options of `payonce sandbox` as commander parses them. */
@@ -73,11 +74,13 @@ export function sandboxBanner(
  * `--webhook-secret`s: the first is current, more are older secrets still signed during a rotation), fault rules
  * from `--faults FILE` (JSON `{ seed?, rules }`) and `--seed`, the signing secrets served over HTTP only with
  * `--serve-secrets`, other `Host` names than loopback only with `--allowed-host`; prints the base URL and the `new Stripe(…)` line,
- * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2.
+ * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2. `payonce sandbox payme` plays Payme instead
+ * (`registerSandboxPayme`).
  */
 export function registerSandbox(program: Command, io: CliIo): void {
-  program
-    .command('sandbox')
+  const sandbox = program.command('sandbox');
+  registerSandboxPayme(sandbox, io);
+  sandbox
     .description('run the Stripe-compatible sandbox provider (the official stripe SDK works against it unchanged)')
     .addOption(
       new Option('--port <port>', 'port on 127.0.0.1 (0 picks one; the URL is printed)')

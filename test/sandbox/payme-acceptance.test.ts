@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPaymeAcceptance } from '../../packages/sandbox/src/payme/payme-acceptance.js';
+import { formatPaymeReport } from '../../packages/sandbox/src/payme/payme-acceptance-report.js';
+import { code, KEY } from '../providers/payme/payme-fixtures.js';
+import type { PaymeBench } from '../providers/payme/payme-harness.js';
+import { recode, type ServedApp, serveMerchant, sqliteBench, staleReplay } from './payme-merchant-app.js';
+
+/** The battery against payonce's Payme engine (SQLite, Express), and against two broken merchants. */
+describe('Payme acceptance battery', () => {
+  let bench: PaymeBench;
+  let drop: () => Promise<void>;
+  const apps: ServedApp[] = [];
+  const orders = () => {
+    const order = bench.addOrder();
+    return {
+      account: order.account,
+      amount: bench.orders.get(Object.values(order.account)[0] as string)?.amountTiyin as number,
+    };
+  };
+  const run = (app: ServedApp, key = KEY) =>
+    runPaymeAcceptance({ merchantUrl: app.url, key, orders, clock: bench.clock });
+
+  beforeAll(async () => {
+    ({ bench, drop } = await sqliteBench());
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await drop?.();
+  });
+  const serve = async (...args: Parameters<typeof serveMerchant>) => {
+    const app = await serveMerchant(...args);
+    apps.push(app);
+    return app;
+  };
+
+  it('passes every check against createPaymeMerchant behind Express, and each verdict shows what was sent', async () => {
+    const report = await run(await serve(bench.merchant));
+    expect(
+      report.checks.filter((c) => !c.passed),
+      formatPaymeReport(report).join('\n'),
+    ).toEqual([]);
+    expect(report.passed).toBe(true);
+    expect(report.checks.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        'credentials: a wrong key',
+        'CheckPerformTransaction: unknown account',
+        'CreateTransaction repeated',
+        'CreateTransaction: order already has a live transaction',
+        'PerformTransaction repeated',
+        'CancelTransaction before perform',
+        'CancelTransaction after perform',
+        'GetStatement',
+        'unknown method',
+        'malformed JSON',
+      ]),
+    );
+    expect(report.checks).toHaveLength(24);
+    const sent = report.checks.flatMap((c) => c.exchanges.map((e) => `${e.auth} ${e.body}`)).join('\n');
+    expect(sent).not.toContain(KEY); // the key is never in the report
+    expect(await bench.fulfilments(report.transactionIds[0] as string)).toBe(1);
+    expect(await bench.fulfilments(report.transactionIds[1] as string)).toBe(0);
+  });
+
+  it('fails, naming the checks, against a merchant that replays the first answer per transaction id', async () => {
+    const report = await run(await serve(bench.merchant, staleReplay()));
+    expect(report.passed).toBe(false);
+    const failed = report.checks.filter((c) => !c.passed).map((c) => c.name);
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        'PerformTransaction after cancel (Perform → Cancel → Perform)',
+        'CreateTransaction after cancel, same id (Create → Cancel → Create)',
+        'CheckTransaction after cancel',
+      ]),
+    );
+    const create = report.checks.find((c) => c.name.startsWith('CreateTransaction after cancel'));
+    expect(create?.got).toMatch(/^result .*"state":1/);
+    expect(create?.expected).toBe(`error ${code('-31008')}`);
+    expect(formatPaymeReport(report).join('\n')).toMatch(/FAIL \d+\. CreateTransaction after cancel, same id/);
+  });
+
+  it('fails the wrong-amount check alone against a merchant answering -31050 for a wrong amount', async () => {
+    const report = await run(await serve(bench.merchant, recode(code('-31001'), code('-31050..-31099'))));
+    expect(report.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual([
+      'CheckPerformTransaction: wrong amount',
+    ]);
+  });
+
+  it('fails the credential checks with a wrong key, and refuses fewer than two orders with InvalidOption', async () => {
+    const app = await serve(bench.merchant);
+    const report = await run(app, `${KEY}-other`);
+    expect(report.checks.find((c) => c.name === 'CheckPerformTransaction: payable order')?.got).toMatch(/error -32504/);
+    await expect(runPaymeAcceptance({ merchantUrl: app.url, key: KEY, orders: [orders()] })).rejects.toThrow(
+      /at least 2/,
+    );
+  });
+});
