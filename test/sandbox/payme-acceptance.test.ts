@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPaymeAcceptance } from '../../packages/sandbox/src/payme/payme-acceptance.js';
 import { formatPaymeReport } from '../../packages/sandbox/src/payme/payme-acceptance-report.js';
-import { code, KEY } from '../providers/payme/payme-fixtures.js';
+import { AMOUNT, code, KEY } from '../providers/payme/payme-fixtures.js';
 import type { PaymeBench } from '../providers/payme/payme-harness.js';
 import { recode, type ServedApp, serveMerchant, sqliteBench, staleReplay } from './payme-merchant-app.js';
 
@@ -10,13 +10,7 @@ describe('Payme acceptance battery', () => {
   let bench: PaymeBench;
   let drop: () => Promise<void>;
   const apps: ServedApp[] = [];
-  const orders = () => {
-    const order = bench.addOrder();
-    return {
-      account: order.account,
-      amount: bench.orders.get(Object.values(order.account)[0] as string)?.amountTiyin as number,
-    };
-  };
+  const orders = () => ({ account: bench.addOrder(AMOUNT).account, amount: AMOUNT });
   const run = (app: ServedApp, key = KEY) =>
     runPaymeAcceptance({ merchantUrl: app.url, key, orders, clock: bench.clock });
 

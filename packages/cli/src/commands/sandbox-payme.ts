@@ -13,7 +13,7 @@ export interface SandboxPaymeOptions {
   accountField: string;
   orders?: string;
   count: number;
-  faults?: string;
+  inject?: string;
   callTimeoutMs?: number;
 }
 
@@ -66,11 +66,13 @@ async function runCheck(io: CliIo, url: string, key: string, orders: CliPaymeOrd
 
 async function runPay(io: CliIo, url: string, key: string, orders: CliPaymeOrder[], options: SandboxPaymeOptions) {
   const { createPaymePayer, parsePaymeFaults } = await loadPayme();
-  const faults = parsePaymeFaults(options.faults ?? '');
+  const faults = parsePaymeFaults(options.inject ?? '');
   const payer = createPaymePayer({ merchantUrl: url, key, callTimeoutMs: options.callTimeoutMs });
+  let unfinished = 0;
   for (let i = 0; i < options.count; i++) {
     const order = orders[i % orders.length] as CliPaymeOrder;
     const result = await payer.pay(order, faults);
+    if (result.outcome === 'refused' || result.outcome === 'unknown') unfinished++;
     const refused = result.refusedWith === undefined ? '' : ` (error ${result.refusedWith})`;
     io.out(
       `${result.paymeId}  ${JSON.stringify(result.account)}  ${result.amount} tiyin  ${result.outcome}${refused}, state ${result.state}`,
@@ -80,13 +82,14 @@ async function runPay(io: CliIo, url: string, key: string, orders: CliPaymeOrder
   io.out(`moved ${ledger.movedTiyin} tiyin in ${ledger.calls} calls; faults injected: ${ledger.faults.length}`);
   for (const m of ledger.mismatches) io.out(`MISMATCH ${m.paymeId} ${m.method}: ${m.what}`);
   if (ledger.mismatches.length > 0) throw new Error(`${ledger.mismatches.length} answer(s) broke Payme's protocol`);
+  if (unfinished > 0) throw new Error(`${unfinished} payment(s) refused or left without an answer`);
 }
 
 /**
  * Registers `payonce sandbox payme` under `sandbox`: plays Payme against a merchant's Merchant API endpoint.
  * `--check URL` runs the acceptance battery (`runPaymeAcceptance`) and prints a pass/fail table, exiting 1 when a
- * check failed; `--merchant-url URL` pays `--count` orders through it with `--faults`, printing each outcome and the
- * ledger, exiting 1 when an answer broke the protocol. Both need `--key` (or `PAYME_KEY`) and `--orders`. Usage
+ * check failed; `--merchant-url URL` pays `--count` orders through it with `--inject` faults, printing each outcome and
+ * the ledger, exiting 1 when an answer broke the protocol or a payment was refused or never answered. Both need `--key` (or `PAYME_KEY`) and `--orders`. Usage
  * errors exit 2.
  * @see docs/sandbox.md "Payme sandbox"; https://developer.help.paycom.uz/pesochnitsa
  */
@@ -103,7 +106,10 @@ export function registerSandboxPayme(sandbox: Command, io: CliIo): void {
       'payable orders: VALUE:AMOUNT,… (amount in tiyin) or a JSON array of { account, amount }',
     )
     .option('--count <n>', 'how many payments --merchant-url makes (orders reused in turn)', countOf, 1)
-    .option('--faults <list>', 'lost-answer,timeout,duplicate=N,parallel=N,cancel-while-performing,expire')
+    .option(
+      '--inject <faults>',
+      'faults while paying: lost-answer,timeout,duplicate=N,parallel=N,cancel-while-performing,expire',
+    )
     .option(
       '--call-timeout-ms <ms>',
       'how long one call waits for its answer (default 10000)',

@@ -30,7 +30,10 @@ export interface PaymePayResult {
   readonly account: Readonly<Record<string, unknown>>;
   /** Tiyin. */
   readonly amount: number;
-  /** `performed` (state 2), `cancelled` (-1 or -2), `refused` (CheckPerform or Create answered an error). */
+  /**
+   * `performed` (state 2), `cancelled` (-1 or -2), `refused` (CheckPerform or Create answered an error), `unknown`
+   * (no answer after every repeat, or CheckTransaction gave no state).
+   */
   readonly outcome: 'performed' | 'cancelled' | 'refused' | 'unknown';
   /** The final state CheckTransaction reported (0 when refused or unknown). */
   readonly state: number;
@@ -155,11 +158,13 @@ export function createPaymePayer(options: PaymePayerOptions): PaymePayer {
       method: 'CheckPerformTransaction',
       params: { amount: order.amount, account: order.account },
     });
-    if (check.answer?.result?.allow !== true)
+    if (check.answer === null) return { ...base, outcome: 'unknown', state: 0 };
+    if (check.answer.result?.allow !== true)
       return { ...base, outcome: 'refused', state: 0, refusedWith: errorCode(check.answer) ?? 0 };
     const createParams = { id: paymeId, time, amount: order.amount, account: order.account };
     const created = await write(paymeId, { method: 'CreateTransaction', params: createParams }, faults);
-    if (created.answer?.result?.state !== 1) {
+    if (created.answer === null) return { ...base, outcome: 'unknown', state: 0 };
+    if (created.answer.result?.state !== 1) {
       return { ...base, outcome: 'refused', state: 0, refusedWith: errorCode(created.answer) ?? 0 };
     }
     if (faults.expire) await expireBetween(paymeId, faults);
