@@ -9,7 +9,7 @@ export {
   runPaymeAcceptance,
 } from './payme-acceptance.js';
 export { formatPaymeReport, type PaymeAcceptanceReport, type PaymeCheckResult } from './payme-acceptance-report.js';
-export { isAccountCode, PAYME_CODES, PAYME_REASONS, PAYME_TIMEOUT_MS } from './payme-codes.js';
+export { isAccountCode, PAYME_CODES, PAYME_REASONS } from './payme-codes.js';
 export {
   type PaymeFaultRecord,
   PaymeLedger,
