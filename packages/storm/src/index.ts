@@ -3,6 +3,7 @@
  * (`payonce storm --target URL --provider URL`). @see docs/storm.md.
  */
 export { ALL_SCENARIOS } from './all-scenarios.js';
+export * from './payme/index.js';
 export * from './replay/index.js';
 export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } from './run-storm.js';
 export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, ScenarioResult, Verdict } from './scenario.js';

@@ -1,0 +1,241 @@
+import { randomInt } from 'node:crypto';
+import { callPayme, type PaymeCallSpec } from '@payonce/sandbox/internal/payme/payme-rpc.js';
+import {
+  createPaymePayer,
+  newPaymeId,
+  type PaymeExchange,
+  PaymeLedger,
+  type PaymeLedgerSnapshot,
+  type PaymePayer,
+} from '@payonce/sandbox/payme';
+import { isPaymeSettled, judgePaymeOrder, type PaymeOrderSnapshot, type StatementEntry } from './payme-judge.js';
+import type { PaymeOrderJudgement, PaymeScenario, PaymeScenarioResult } from './payme-scenario.js';
+import { codeOf, describeExchange, type PaymeStormContext } from './payme-storm-context.js';
+import type { PaymeOrderCounts, PaymeStormOrder, PaymeStormTarget } from './payme-storm-target.js';
+
+const POLL_MS = 40;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Every ledger of a scenario as one snapshot. */
+function merged(ledgers: readonly PaymeLedger[]): PaymeLedgerSnapshot {
+  const parts = ledgers.map((l) => l.snapshot());
+  return {
+    transactions: parts.flatMap((p) => p.transactions),
+    movements: parts.flatMap((p) => p.movements),
+    faults: parts.flatMap((p) => p.faults),
+    mismatches: parts.flatMap((p) => p.mismatches),
+    calls: parts.reduce((n, p) => n + p.calls, 0),
+    movedTiyin: parts.reduce((n, p) => n + p.movedTiyin, 0),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One run of one Payme scenario: the context it gets, and its judgement at the end. */
+export class PaymeScenarioRun implements PaymeStormContext {
+  private readonly startedAtMs = Date.now();
+  private readonly deadlineMs: number;
+  private readonly own = new PaymeLedger();
+  private readonly ledgers: PaymeLedger[] = [this.own];
+  private readonly orders: PaymeStormOrder[] = [];
+  private readonly reasons: string[] = [];
+  private readonly notes: string[] = [];
+  private extraCalls = 0;
+
+  constructor(
+    private readonly scenario: PaymeScenario,
+    readonly target: PaymeStormTarget,
+    private readonly timeoutMs: number,
+  ) {
+    this.deadlineMs = this.startedAtMs + timeoutMs;
+  }
+
+  timeLeftMs(): number {
+    return Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  now(): number {
+    return this.target.clock?.now() ?? Date.now();
+  }
+
+  async newOrder(amount = randomInt(10, 10_000) * 100): Promise<PaymeStormOrder> {
+    const order = await this.target.createOrder(amount);
+    this.orders.push(order);
+    return order;
+  }
+
+  payer(options: { moveClock?: boolean } = {}): PaymePayer {
+    const clock = this.target.clock;
+    const payer = createPaymePayer({
+      merchantUrl: this.target.merchantUrl,
+      key: this.target.key,
+      callTimeoutMs: Math.min(this.timeoutMs, 10_000),
+      clock: { now: () => this.now() },
+      ...(options.moveClock && clock !== undefined ? { advanceClock: (ms: number) => clock.advance(ms) } : {}),
+    });
+    this.ledgers.push(payer.ledger);
+    return payer;
+  }
+
+  async call(spec: PaymeCallSpec): Promise<PaymeExchange> {
+    const params = spec.params ?? {};
+    const id = typeof params.id === 'string' ? params.id : null;
+    if (spec.method === 'CreateTransaction' && id !== null && this.own.transaction(id) === undefined) {
+      const account = (params.account ?? {}) as Record<string, unknown>;
+      this.own.open(id, account, Number(params.amount), Number(params.time));
+    }
+    this.own.called();
+    const exchange = await callPayme(
+      { merchantUrl: this.target.merchantUrl, key: this.target.key, callTimeoutMs: Math.min(this.timeoutMs, 10_000) },
+      spec,
+    );
+    const result = exchange.answer?.result;
+    // Only answers to the real key count: a forged call's answer is not Payme's view of the transaction.
+    if (id !== null && result !== undefined && (spec.auth ?? 'key') === 'key') this.own.report(id, result);
+    return exchange;
+  }
+
+  newId(): string {
+    return newPaymeId();
+  }
+
+  expect(condition: boolean, reason: string): boolean {
+    if (!condition) this.reasons.push(reason);
+    return condition;
+  }
+
+  expectError(exchange: PaymeExchange, what: string, code: number, accept?: (code: number) => boolean): boolean {
+    const got = codeOf(exchange);
+    const ok = got !== null && (accept === undefined ? got === code : accept(got));
+    return this.expect(ok, `${what}: expected error ${code}, got ${describeExchange(exchange)}`);
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Records an error that ended the scenario early. */
+  fail(error: unknown): void {
+    this.reasons.push(`the scenario stopped: ${errorText(error)}`);
+  }
+
+  skip(reason: string): PaymeScenarioResult {
+    return this.result('skip', [reason], []);
+  }
+
+  async conclude(): Promise<PaymeScenarioResult> {
+    await this.syncOwnTransactions();
+    const counts = await this.settle();
+    const ledger = merged(this.ledgers);
+    const statement = await this.statement(ledger);
+    const orders = this.orders.map((order, i) =>
+      judgePaymeOrder({
+        account: JSON.stringify(order.account),
+        ledger,
+        ...statement,
+        ...counts.values[i],
+        timedOut: counts.timedOut,
+      } as PaymeOrderSnapshot),
+    );
+    const problems = orders.flatMap((o) => o.problems.map((p) => `order ${o.account}: ${p}`));
+    const reasons = [...this.reasons, ...problems];
+    return this.result(reasons.length === 0 ? 'pass' : 'fail', reasons, orders);
+  }
+
+  /** CheckTransaction for every transaction the scenario created by single calls, so the ledger has its final state. */
+  private async syncOwnTransactions(): Promise<void> {
+    for (const tx of this.own.snapshot().transactions) {
+      await this.call({ method: 'CheckTransaction', params: { id: tx.paymeId } });
+    }
+  }
+
+  private performsOf(ledger: PaymeLedgerSnapshot, order: PaymeStormOrder) {
+    const key = JSON.stringify(order.account);
+    const ids = new Set(ledger.transactions.filter((t) => JSON.stringify(t.account) === key).map((t) => t.paymeId));
+    const moves = ledger.movements.filter((m) => ids.has(m.paymeId));
+    return {
+      performs: moves.filter((m) => m.kind === 'debit').length,
+      refunds: moves.filter((m) => m.kind === 'refund').length,
+    };
+  }
+
+  private async readAll(): Promise<{ counts: PaymeOrderCounts | null; countsError: string | null }[]> {
+    return Promise.all(
+      this.orders.map(async (order) => {
+        try {
+          return { counts: await this.target.readOrder(order.account), countsError: null };
+        } catch (error) {
+          return { counts: null, countsError: errorText(error) };
+        }
+      }),
+    );
+  }
+
+  /** Reads every order until all are settled and two reads in a row agree, or the deadline passes. */
+  private async settle() {
+    const ledger = merged(this.ledgers);
+    let previous = '';
+    for (;;) {
+      const values = await this.readAll();
+      const settled = values.every((v, i) => {
+        const order = this.orders[i] as PaymeStormOrder;
+        const { performs, refunds } = this.performsOf(ledger, order);
+        return v.counts !== null && isPaymeSettled(v.counts, performs, refunds);
+      });
+      const key = JSON.stringify(values);
+      if (settled && key === previous) return { values, timedOut: false };
+      if (this.timeLeftMs() === 0) return { values, timedOut: !settled };
+      previous = key;
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** GetStatement over the Payme times of the scenario's transactions. */
+  private async statement(
+    ledger: PaymeLedgerSnapshot,
+  ): Promise<{ statement: StatementEntry[] | null; statementError: string | null }> {
+    const times = ledger.transactions.map((t) => t.time).filter((t) => Number.isSafeInteger(t));
+    if (times.length === 0) return { statement: [], statementError: null };
+    const from = Math.min(...times) - 1;
+    const to = Math.max(...times) + 1;
+    this.extraCalls++;
+    const exchange = await callPayme(
+      { merchantUrl: this.target.merchantUrl, key: this.target.key, callTimeoutMs: 10_000 },
+      { method: 'GetStatement', params: { from, to } },
+    );
+    const list = exchange.answer?.result?.transactions;
+    if (!Array.isArray(list)) return { statement: null, statementError: describeExchange(exchange) };
+    return { statement: list as StatementEntry[], statementError: null };
+  }
+
+  private result(
+    verdict: PaymeScenarioResult['verdict'],
+    reasons: readonly string[],
+    orders: readonly PaymeOrderJudgement[],
+  ): PaymeScenarioResult {
+    const ledger = merged(this.ledgers);
+    const sum = (pick: (o: PaymeOrderJudgement) => number) => orders.reduce((n, o) => n + pick(o), 0);
+    const { id, name, defends, criterion } = this.scenario;
+    return Object.freeze({
+      id,
+      name,
+      defends,
+      criterion,
+      verdict,
+      reasons: Object.freeze([...reasons]),
+      notes: Object.freeze([...this.notes]),
+      counts: Object.freeze({
+        calls: ledger.calls + this.extraCalls,
+        faults: ledger.faults.length,
+        performs: sum((o) => o.performs),
+        paidTransitions: sum((o) => o.paidTransitions),
+        fulfilments: sum((o) => o.fulfilments),
+      }),
+      orders: Object.freeze([...orders]),
+      durationMs: Date.now() - this.startedAtMs,
+    });
+  }
+}
