@@ -1,6 +1,10 @@
-import { isAccountCode } from '@payonce/sandbox/payme';
+import { isAccountCode, PAYME_CODES, type PaymePayResult } from '@payonce/sandbox/payme';
 import type { PaymeScenario } from './payme-scenario.js';
 import { describePay, expectPerformed } from './payme-steps.js';
+
+/** Payme's documented refusals of a transaction for an order that has one: -31008 or the account range. */
+const isRefusal = (r: PaymePayResult): boolean =>
+  r.outcome === 'refused' && (r.refusedWith === PAYME_CODES.impossible || isAccountCode(r.refusedWith));
 
 /** Payme storm scenario 1: two Payme transactions for one order. */
 export const paymeDoublePay: PaymeScenario = {
@@ -9,7 +13,7 @@ export const paymeDoublePay: PaymeScenario = {
   defends: 'repeated payment attempt',
   criterion:
     'two Payme transactions pay the same order at once, then a third after: exactly one is performed, the others ' +
-    'are refused with an account error (-31050…-31099), one fulfilment',
+    'are refused (-31008, or an account error -31050…-31099), one fulfilment',
   async run(ctx) {
     const order = await ctx.newOrder();
     const [a, b] = await Promise.all([ctx.payer().pay(order), ctx.payer().pay(order)]);
@@ -20,8 +24,8 @@ export const paymeDoublePay: PaymeScenario = {
     ctx.expect(performed.length === 1, `${performed.length} of 3 transactions performed, expected exactly 1`);
     for (const r of all.filter((x) => x.outcome !== 'performed')) {
       ctx.expect(
-        r.outcome === 'refused' && isAccountCode(r.refusedWith),
-        `a second transaction for a paid (or being paid) order: expected refused with -31050…-31099, got ${describePay(r)}`,
+        isRefusal(r),
+        `a second transaction for a paid (or being paid) order: expected refused with -31008 or -31050…-31099, got ${describePay(r)}`,
       );
     }
     return ctx.conclude();

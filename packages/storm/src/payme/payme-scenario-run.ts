@@ -94,8 +94,13 @@ export class PaymeScenarioRun implements PaymeStormContext {
     );
     const result = exchange.answer?.result;
     // Only answers to the real key count: a forged call's answer is not Payme's view of the transaction.
-    if (id !== null && result !== undefined && (spec.auth ?? 'key') === 'key') this.own.report(id, result);
+    if (id !== null && result !== undefined && (spec.auth ?? 'key') === 'key') this.ledgerOf(id).report(id, result);
     return exchange;
+  }
+
+  /** The ledger that opened transaction `id` (a payer's, or the scenario's own). */
+  private ledgerOf(id: string): PaymeLedger {
+    return this.ledgers.find((l) => l.transaction(id) !== undefined) ?? this.own;
   }
 
   newId(): string {
