@@ -166,7 +166,12 @@ export async function startPaymeStormApp(backend: PaymeBackend, fault?: PaymeApp
       return { account: { [ACCOUNT_FIELD]: orderId }, amount };
     },
     readOrder: (account) => countsOf(orderOf(account)),
-    clock: { now: clock.now, advance: (ms) => void (offsetMs += ms) },
+    clock: {
+      now: clock.now,
+      advance: (ms) => {
+        offsetMs += ms;
+      },
+    },
     async rerunFulfilment(account) {
       const [job] = await jobs(FULFIL, `paid:${orderOf(account)}:`);
       if (job === undefined) throw new Error('the order has no fulfilment job');
