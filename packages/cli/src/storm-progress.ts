@@ -1,4 +1,6 @@
 import { KILLING_SCENARIO_IDS } from '@payonce/storm/internal/all-scenarios.js';
+import { ALL_PAYME_SCENARIOS } from '@payonce/storm/internal/payme/all-payme-scenarios.js';
+import type { PaymeStormProgress } from '@payonce/storm/internal/payme/run-payme-storm.js';
 import type { StormProgress } from '@payonce/storm/internal/storm-report.js';
 
 /** A scenario number as the progress lines print it: two places and a dot. */
@@ -11,7 +13,7 @@ const numbered = (id: number): string => `${String(id).padStart(2)}.`;
  * the order they finish, not by number; the count never stands where a scenario number would. Numbers are padded
  * to two places, so the names line up (`pass  8.`, `pass 10.`).
  */
-export function progressLine(event: StormProgress): string {
+export function progressLine(event: StormProgress | PaymeStormProgress): string {
   if (event.kind === 'started') {
     return `start ${numbered(event.id)} ${event.name}  [${event.index} of ${event.total} started]`;
   }
@@ -35,5 +37,18 @@ export function stormPlanLine(total: number, concurrency: number, only?: readonl
   return (
     `running ${total} scenarios, ${Math.min(total, concurrency)} at a time${alone}: lines come in the order they ` +
     'finish; the table below is in scenario order'
+  );
+}
+
+/**
+ * The Payme storm's plan line: how many scenarios, how many at a time, and which of the selected ones run alone at
+ * the end (8 kills the service, 9 may move its clock).
+ */
+export function paymePlanLine(total: number, concurrency: number, only?: readonly number[]): string {
+  const alone = ALL_PAYME_SCENARIOS.filter((s) => s.alone === true && (only === undefined || only.includes(s.id)));
+  const last = alone.length === 0 ? '' : ` (${alone.map((s) => s.id).join(' and ')} alone at the end)`;
+  return (
+    `running ${total} Payme scenarios, ${Math.min(total, concurrency)} at a time${last}: lines come in the order ` +
+    'they finish; the table below is in scenario order'
   );
 }

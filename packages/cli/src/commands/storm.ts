@@ -7,6 +7,7 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { runPaymeStormCommand } from './storm-payme.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
 export class StormFailed extends Error {
@@ -27,6 +28,10 @@ export interface StormCommandOptions {
   concurrency?: string;
   /** `--replica <url>`, repeatable: every replica of the service (the storm spreads its requests over them). */
   replica?: string[];
+  /** `--payme-key` (or PAYONCE_PAYME_KEY): the cashbox key of the service's `/payme`, for `--provider payme`. */
+  paymeKey?: string;
+  /** `--payme-account-field`: the `account` field naming the order, for `--provider payme`. */
+  paymeAccountField?: string;
 }
 
 function listOf(value: string): number[] {
@@ -53,6 +58,7 @@ function intOption(value: string | undefined, name: string): number | undefined 
  *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
+  if (options.provider === 'payme') throw new CliUsageError('--provider payme runs through runPaymeStormCommand');
   const only = options.only === undefined ? undefined : listOf(options.only);
   const concurrency = intOption(options.concurrency, '--concurrency') ?? DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;
@@ -98,10 +104,14 @@ export function registerStorm(program: Command, io: CliIo): void {
   program
     .command('storm')
     .description(
-      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider',
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
+        'with --provider payme, the Payme storm against its /payme',
     )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
-    .requiredOption('--provider <url>', 'base URL of the sandbox provider the service uses')
+    .requiredOption(
+      '--provider <url|payme>',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme" for the Payme storm',
+    )
     .addOption(
       new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
         'PAYONCE_ADMIN_TOKEN',
@@ -116,7 +126,18 @@ export function registerStorm(program: Command, io: CliIo): void {
       'a replica of the service (repeat for each; the requests go round-robin, 12 kills one at random, 19-22 need two or more)',
       (url: string, previous: string[] = []) => [...previous, url],
     )
+    .addOption(
+      new Option('--payme-key <key>', 'with --provider payme: the cashbox key of the service’s /payme').env(
+        'PAYONCE_PAYME_KEY',
+      ),
+    )
+    .addOption(
+      new Option('--payme-account-field <field>', 'with --provider payme: the account field naming the order')
+        .env('PAYONCE_PAYME_ACCOUNT_FIELD')
+        .default('order_id'),
+    )
     .action(async (options: StormCommandOptions) => {
-      await runStormCommand(options, io);
+      if (options.provider === 'payme') await runPaymeStormCommand(options, io);
+      else await runStormCommand(options, io);
     });
 }
