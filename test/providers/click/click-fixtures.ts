@@ -32,11 +32,11 @@ export const AMOUNT = example.get('amount') as string;
 export const AMOUNT_TIYIN = Number(AMOUNT) * 100;
 export const SIGN_TIME = example.get('sign_time') as string;
 
-/** The `error_note` of a code in protocol.json, failing when the fixture lacks it. */
+/** The `error_note` of a code in protocol.json (its text before the explanation in brackets). */
 export function noteOf(code: number): string {
   const text = PROTOCOL.errors_returned_by_supplier[String(code)];
   if (text === undefined) throw new Error(`protocol.json has no error ${code}`);
-  return text;
+  return text.split(' (')[0] as string;
 }
 
 /** Fields of one Prepare / Complete, before signing. */

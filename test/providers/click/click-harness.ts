@@ -22,7 +22,7 @@ import {
 export const FULFIL_TOPIC = 'click.fulfil';
 
 /** One JSON answer as Click reads it. */
-export interface ClickAnswer {
+export interface ClickReply {
   readonly click_trans_id: number | null;
   readonly merchant_trans_id: string | null;
   readonly merchant_prepare_id?: number | null;
@@ -39,11 +39,11 @@ export interface ClickBench {
   /** Cancelled transactions seen by `onCancelled`, by click_trans_id. */
   readonly cancelled: number[];
   addOrder(amountTiyin?: number): string;
-  send(fields: ClickFields, secret?: string): Promise<ClickAnswer>;
+  send(fields: ClickFields, secret?: string): Promise<ClickReply>;
   /** Prepare with a fresh click_trans_id (or `clickTransId`) for `order`. */
-  prepare(order: string, clickTransId?: number, amount?: string): Promise<ClickAnswer>;
+  prepare(order: string, clickTransId?: number, amount?: string): Promise<ClickReply>;
   /** Complete of a prepared answer. */
-  complete(prepared: ClickAnswer, error?: number, amount?: string): Promise<ClickAnswer>;
+  complete(prepared: ClickReply, error?: number, amount?: string): Promise<ClickReply>;
   /** Committed fulfilment rows of `clickTransId`. */
   fulfilments(clickTransId: number): Promise<number>;
 }
@@ -70,10 +70,10 @@ export function clickBench<DB>(
     },
     ...options,
   });
-  async function send(fields: ClickFields, secret?: string): Promise<ClickAnswer> {
+  async function send(fields: ClickFields, secret?: string): Promise<ClickReply> {
     const response = await merchant.handle({ rawBody: clickForm(fields, secret) });
     if (response.status !== 200) throw new Error(`status ${response.status}`);
-    return JSON.parse(response.body) as ClickAnswer;
+    return JSON.parse(response.body) as ClickReply;
   }
   return {
     merchant,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
 import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
 import {
-  CLICK_ERRORS,
+  CLICK_ANSWERS,
   clickMerchantAuth,
   clickSignString,
   tiyinFromClickAmount,
@@ -59,7 +59,7 @@ describe('Click SHOP API wire format (no I/O)', () => {
   });
 
   it('uses Click’s error codes and notes from protocol.json', () => {
-    for (const { error, note } of Object.values(CLICK_ERRORS)) {
+    for (const { error, note } of Object.values(CLICK_ANSWERS)) {
       expect(PROTOCOL.errors_returned_by_supplier[String(error)], String(error)).toBeDefined();
       expect(note.toLowerCase()).toBe(
         PROTOCOL.errors_returned_by_supplier[String(error)]?.split(' (')[0]?.toLowerCase(),

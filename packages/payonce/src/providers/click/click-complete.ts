@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { tiyinFromClickAmount } from './click-amount.js';
+import { CLICK_ANSWERS } from './click-answers.js';
 import type { ClickContext } from './click-context.js';
-import { CLICK_ERRORS } from './click-errors.js';
 import type { ClickOutcome } from './click-outcome.js';
 import type { ClickCall } from './click-request.js';
 import { lockTransaction, markCancelled, markCompleted } from './click-rows.js';
@@ -26,20 +26,20 @@ export async function complete<DB>(
 ): Promise<ClickOutcome> {
   const tx = await lockTransaction(ctx, trx, 'merchant_prepare_id', call.merchantPrepareId ?? 0);
   if (tx === null || tx.clickTransId !== call.clickTransId || tx.merchantTransId !== call.merchantTransId) {
-    return { answer: CLICK_ERRORS.transactionNotFound, transaction: null };
+    return { answer: CLICK_ANSWERS.transactionNotFound, transaction: null };
   }
-  if (tx.state === 'cancelled') return { answer: CLICK_ERRORS.cancelled, transaction: tx };
-  if (tx.state === 'completed' && call.error < 0) return { answer: CLICK_ERRORS.alreadyPaid, transaction: tx };
+  if (tx.state === 'cancelled') return { answer: CLICK_ANSWERS.cancelled, transaction: tx };
+  if (tx.state === 'completed' && call.error < 0) return { answer: CLICK_ANSWERS.alreadyPaid, transaction: tx };
   if (tiyinFromClickAmount(call.amount) !== tx.amountTiyin) {
-    return { answer: CLICK_ERRORS.incorrectAmount, transaction: tx };
+    return { answer: CLICK_ANSWERS.incorrectAmount, transaction: tx };
   }
-  if (tx.state === 'completed') return { answer: CLICK_ERRORS.success, transaction: tx };
+  if (tx.state === 'completed') return { answer: CLICK_ANSWERS.success, transaction: tx };
   if (call.error < 0) {
     const cancelled = await markCancelled(ctx, trx, tx, call.error);
     await ctx.onCancelled(trx, cancelled);
-    return { answer: CLICK_ERRORS.cancelled, transaction: cancelled };
+    return { answer: CLICK_ANSWERS.cancelled, transaction: cancelled };
   }
   const completed = await markCompleted(ctx, trx, tx);
   await ctx.onCompleted(trx, completed);
-  return { answer: CLICK_ERRORS.success, transaction: completed };
+  return { answer: CLICK_ANSWERS.success, transaction: completed };
 }

@@ -3,9 +3,9 @@ import { InvalidOption } from '../../core/errors.js';
 import { transaction } from '../../outbox/sql-transaction.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
+import { CLICK_ANSWERS } from './click-answers.js';
 import { complete } from './click-complete.js';
 import type { ClickContext } from './click-context.js';
-import { CLICK_ERRORS } from './click-errors.js';
 import type { ClickKeyProvider } from './click-key-provider.js';
 import type { ClickMerchantOptions } from './click-merchant-options.js';
 import { type ClickOutcome, ClickRaceLost } from './click-outcome.js';
@@ -41,8 +41,8 @@ export interface ClickMerchant {
   find(clickTransId: number): Promise<ClickTransaction | null>;
 }
 
-/** How often one call runs again after a concurrent call's row refused its insert. */
-const RACE_ATTEMPTS = 5;
+/** How often one call runs again after a concurrent call's row refused its insert (attempts for one order pile up). */
+const RACE_ATTEMPTS = 10;
 const HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
 /** The JSON answer for `outcome` of a call whose readable fields are `echo`. */
@@ -164,7 +164,7 @@ export function createClickMerchant<DB>(options: ClickMerchantOptions<DB>): Clic
       return clickResponse(echo, await run(parsed.call));
     } catch (error) {
       onError(error);
-      return clickResponse(echo, { answer: CLICK_ERRORS.failedToUpdate, transaction: null });
+      return clickResponse(echo, { answer: CLICK_ANSWERS.failedToUpdate, transaction: null });
     }
   }
 

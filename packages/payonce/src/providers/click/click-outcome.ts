@@ -1,9 +1,9 @@
-import type { ClickError } from './click-errors.js';
+import type { ClickAnswer } from './click-answers.js';
 import type { ClickTransaction } from './click-transaction.js';
 
 /** An action's answer: the error (0 for success) and the transaction it concerns, when there is one. */
 export interface ClickOutcome {
-  readonly answer: ClickError;
+  readonly answer: ClickAnswer;
   readonly transaction: ClickTransaction | null;
 }
 

@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { isStoredId } from '../../core/stored-id.js';
 import { tiyinFromClickAmount } from './click-amount.js';
+import { CLICK_ANSWERS } from './click-answers.js';
 import type { ClickContext } from './click-context.js';
-import { CLICK_ERRORS } from './click-errors.js';
 import type { ClickOrder } from './click-order.js';
 import { type ClickOutcome, ClickRaceLost } from './click-outcome.js';
 import type { ClickCall } from './click-request.js';
@@ -35,16 +35,16 @@ async function repeatedPrepare<DB>(
   tx: ClickTransaction,
   call: ClickCall,
 ): Promise<ClickOutcome> {
-  if (tx.merchantTransId !== call.merchantTransId) return answer(CLICK_ERRORS.badRequest, tx);
-  if (tiyinFromClickAmount(call.amount) !== tx.amountTiyin) return answer(CLICK_ERRORS.incorrectAmount, tx);
-  if (tx.state === 'completed') return answer(CLICK_ERRORS.alreadyPaid, tx);
-  if (tx.state === 'cancelled') return answer(CLICK_ERRORS.cancelled, tx);
+  if (tx.merchantTransId !== call.merchantTransId) return answer(CLICK_ANSWERS.badRequest, tx);
+  if (tiyinFromClickAmount(call.amount) !== tx.amountTiyin) return answer(CLICK_ANSWERS.incorrectAmount, tx);
+  if (tx.state === 'completed') return answer(CLICK_ANSWERS.alreadyPaid, tx);
+  if (tx.state === 'cancelled') return answer(CLICK_ANSWERS.cancelled, tx);
   if (call.error < 0) {
     const cancelled = await markCancelled(ctx, trx, tx, call.error);
     await ctx.onCancelled(trx, cancelled);
-    return answer(CLICK_ERRORS.cancelled, cancelled);
+    return answer(CLICK_ANSWERS.cancelled, cancelled);
   }
-  return answer(CLICK_ERRORS.success, tx);
+  return answer(CLICK_ANSWERS.success, tx);
 }
 
 /**
@@ -61,15 +61,15 @@ async function repeatedPrepare<DB>(
 export async function prepare<DB>(ctx: ClickContext<DB>, trx: Transaction<DB>, call: ClickCall): Promise<ClickOutcome> {
   const existing = await lockTransaction(ctx, trx, 'click_trans_id', call.clickTransId);
   if (existing !== null) return repeatedPrepare(ctx, trx, existing, call);
-  if (!isStoredId(call.merchantTransId)) return answer(CLICK_ERRORS.userNotFound);
+  if (!isStoredId(call.merchantTransId)) return answer(CLICK_ANSWERS.userNotFound);
   const order = await orderOf(ctx, trx, call.merchantTransId);
-  if (order === null) return answer(CLICK_ERRORS.userNotFound);
+  if (order === null) return answer(CLICK_ANSWERS.userNotFound);
   const live = await liveTransactionOf(ctx, trx, call.merchantTransId);
   if (live?.clickTransId === call.clickTransId) throw new ClickRaceLost();
-  if (live?.state === 'completed') return answer(CLICK_ERRORS.alreadyPaid);
+  if (live?.state === 'completed') return answer(CLICK_ANSWERS.alreadyPaid);
   const amountTiyin = tiyinFromClickAmount(call.amount);
-  if (amountTiyin !== order.amountTiyin) return answer(CLICK_ERRORS.incorrectAmount);
-  if (call.error < 0) return answer(CLICK_ERRORS.cancelled);
+  if (amountTiyin !== order.amountTiyin) return answer(CLICK_ANSWERS.incorrectAmount);
+  if (call.error < 0) return answer(CLICK_ANSWERS.cancelled);
   if (live !== null) await ctx.onCancelled(trx, await markCancelled(ctx, trx, live, null));
   const created = await insertPrepared(ctx, trx, {
     clickTransId: call.clickTransId,
@@ -79,5 +79,5 @@ export async function prepare<DB>(ctx: ClickContext<DB>, trx: Transaction<DB>, c
     amountTiyin,
   });
   if (created === null) throw new ClickRaceLost();
-  return answer(CLICK_ERRORS.success, created);
+  return answer(CLICK_ANSWERS.success, created);
 }

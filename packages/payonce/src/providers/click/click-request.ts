@@ -1,5 +1,5 @@
 import { parseClickForm } from '../../webhooks/verify/click-scheme.js';
-import { CLICK_ERRORS, type ClickError } from './click-errors.js';
+import { CLICK_ANSWERS, type ClickAnswer } from './click-answers.js';
 import { isClickSigned } from './click-sign.js';
 
 /** A signed Prepare (action 0) or Complete (action 1), its fields checked and converted. */
@@ -30,7 +30,7 @@ export interface ClickEcho {
 /** The outcome of reading a request: a call to run, or the error to answer at once. */
 export type ParsedClickRequest =
   | { readonly call: ClickCall; readonly echo: ClickEcho }
-  | { readonly refused: ClickError; readonly echo: ClickEcho };
+  | { readonly refused: ClickAnswer; readonly echo: ClickEcho };
 
 const REQUIRED = ['click_trans_id', 'service_id', 'merchant_trans_id', 'amount', 'action', 'sign_time', 'sign_string'];
 const ID = /^[1-9][0-9]{0,15}$/;
@@ -66,12 +66,12 @@ export function parseClickRequest(
 ): ParsedClickRequest {
   const bytes = typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : rawBody;
   const fields = parseClickForm(bytes);
-  if (fields === undefined) return { refused: CLICK_ERRORS.badRequest, echo: echoOf(new Map()) };
+  if (fields === undefined) return { refused: CLICK_ANSWERS.badRequest, echo: echoOf(new Map()) };
   const echo = echoOf(fields);
   const get = (name: string) => fields.get(name) ?? '';
   const action = get('action');
   const required = action === '1' ? [...REQUIRED, 'merchant_prepare_id'] : REQUIRED;
-  if (required.some((name) => get(name) === '')) return { refused: CLICK_ERRORS.badRequest, echo };
+  if (required.some((name) => get(name) === '')) return { refused: CLICK_ANSWERS.badRequest, echo };
   const signed = {
     click_trans_id: get('click_trans_id'),
     service_id: get('service_id'),
@@ -81,8 +81,8 @@ export function parseClickRequest(
     action,
     sign_time: get('sign_time'),
   };
-  if (!isClickSigned(signed, get('sign_string'), secretKeys)) return { refused: CLICK_ERRORS.signCheckFailed, echo };
-  if (echo.action === null) return { refused: CLICK_ERRORS.actionNotFound, echo };
+  if (!isClickSigned(signed, get('sign_string'), secretKeys)) return { refused: CLICK_ANSWERS.signCheckFailed, echo };
+  if (echo.action === null) return { refused: CLICK_ANSWERS.actionNotFound, echo };
   const clickTransId = echo.clickTransId;
   const paydoc = fields.get('click_paydoc_id');
   const clickPaydocId = paydoc === undefined || paydoc === '' ? null : idOf(paydoc);
@@ -97,7 +97,7 @@ export function parseClickRequest(
     (echo.action === 1 && merchantPrepareId === null) ||
     error === null
   ) {
-    return { refused: CLICK_ERRORS.badRequest, echo };
+    return { refused: CLICK_ANSWERS.badRequest, echo };
   }
   return {
     echo,

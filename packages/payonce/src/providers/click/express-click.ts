@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
 import { InvalidOption } from '../../core/errors.js';
 import { readLimited } from '../../http/limited-body.js';
-import { CLICK_ERRORS } from './click-errors.js';
+import { CLICK_ANSWERS } from './click-answers.js';
 import { type ClickMerchant, type ClickResponse, clickResponse } from './click-merchant.js';
 
 /** Options of {@link expressClick}. */
@@ -31,7 +31,7 @@ export function expressClick(merchant: ClickMerchant, options: ExpressClickOptio
     try {
       if (req.method !== 'POST') {
         const echo = { action: null, clickTransId: null, merchantTransId: null };
-        return send(res, clickResponse(echo, { answer: CLICK_ERRORS.badRequest, transaction: null }));
+        return send(res, clickResponse(echo, { answer: CLICK_ANSWERS.badRequest, transaction: null }));
       }
       let rawBody: Uint8Array;
       if (Buffer.isBuffer(req.body)) rawBody = req.body;

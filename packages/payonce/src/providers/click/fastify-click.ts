@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { CLICK_ERRORS } from './click-errors.js';
+import { CLICK_ANSWERS } from './click-answers.js';
 import { type ClickMerchant, type ClickResponse, clickResponse } from './click-merchant.js';
 
 /** Options of {@link fastifyClick}. */
@@ -35,7 +35,7 @@ export function fastifyClick(merchant: ClickMerchant, options: FastifyClickOptio
         url: path,
         handler: async (_request, reply) => {
           const echo = { action: null, clickTransId: null, merchantTransId: null };
-          return send(reply, clickResponse(echo, { answer: CLICK_ERRORS.badRequest, transaction: null }));
+          return send(reply, clickResponse(echo, { answer: CLICK_ANSWERS.badRequest, transaction: null }));
         },
       });
     }

@@ -1,5 +1,5 @@
 export { tiyinFromClickAmount } from './click-amount.js';
-export { CLICK_ERRORS, type ClickError } from './click-errors.js';
+export { CLICK_ANSWERS, type ClickAnswer } from './click-answers.js';
 export type { ClickKeyProvider } from './click-key-provider.js';
 export {
   type ClickMerchant,
@@ -11,4 +11,4 @@ export { type ClickMerchantAuthOptions, clickMerchantAuth } from './click-mercha
 export type { ClickMerchantOptions } from './click-merchant-options.js';
 export type { ClickOrder } from './click-order.js';
 export { type ClickSignedFields, clickSignString } from './click-sign.js';
-export { CLICK_STATE_CODES, type ClickState, type ClickTransaction } from './click-transaction.js';
+export type { ClickState, ClickTransaction } from './click-transaction.js';

@@ -3,7 +3,7 @@
  * @see https://docs.click.uz/en/click-api-error/ ("Errors returned by suppliers system"); fixtures click/protocol.json
  *   "errors_returned_by_supplier".
  */
-export const CLICK_ERRORS = Object.freeze({
+export const CLICK_ANSWERS = Object.freeze({
   /** 0: success. */
   success: { error: 0, note: 'Success' },
   /** -1: `sign_string` does not match (wrong secret, or a field changed). */
@@ -26,5 +26,5 @@ export const CLICK_ERRORS = Object.freeze({
   cancelled: { error: -9, note: 'Transaction cancelled' },
 } as const);
 
-/** One of {@link CLICK_ERRORS}. */
-export type ClickError = (typeof CLICK_ERRORS)[keyof typeof CLICK_ERRORS];
+/** One of {@link CLICK_ANSWERS}. */
+export type ClickAnswer = (typeof CLICK_ANSWERS)[keyof typeof CLICK_ANSWERS];
