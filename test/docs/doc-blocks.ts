@@ -14,13 +14,14 @@ export interface DocBlock {
 const TS_FENCE = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript)(\s.*)?$/;
 const ANY_FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
 
-/** The Markdown files under the doc test: README.md and every docs/*.md (not deeper). */
+/** The Markdown files under the doc test: README.md, every docs/*.md and docs/providers/*.md (the providers' guides). */
 export function docFiles(root: string): string[] {
-  const docs = readdirSync(path.join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`);
-  return ['README.md', ...docs];
+  const markdownIn = (folder: string) =>
+    readdirSync(path.join(root, folder))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `${folder}/${name}`);
+  return ['README.md', ...markdownIn('docs'), ...markdownIn('docs/providers')];
 }
 
 /**

@@ -12,10 +12,10 @@ describe('relay storm on SQLite', () => {
     await ns.drop();
   });
 
-  it.each([
-    ['NATS JetStream', 'nats://127.0.0.1:4222'],
-    ['RabbitMQ', 'amqp://guest:guest@127.0.0.1:5672'],
-  ])(
+  // One broker per database, crossed with the other file (PostgreSQL × NATS): each database and each broker is
+  // stormed once (claims, leases and kills are the database's part; the dedupe window and redelivery the broker's),
+  // and the npm test budget has no room for all four pairs. The whole matrix is `payonce relay storm` with any --database-url and --broker-url.
+  it.each([['RabbitMQ', 'amqp://guest:guest@127.0.0.1:5672']])(
     '%s: scenarios (a)–(e) apply every message exactly once, in aggregate order',
     async (_name, brokerUrl) => {
       expectStormPassed(await runRelayStorm({ databaseUrl: ns.path, brokerUrl, ...TEST_STORM }));

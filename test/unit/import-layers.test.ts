@@ -24,7 +24,7 @@ const PACKAGE_LAYERS: readonly (readonly string[])[] = [
 const LAYERS: readonly (readonly string[])[] = [
   ['cli'], // the library's `payonce` executable: `migrate`, and the hand-over to @payonce/cli
   ['observe', 'nestjs'], // logs and metrics of the guard and the intake; the NestJS module, interceptor, webhook controller
-  ['providers'], // merchant-side protocol engines (payonce/payme) on payments, the outbox and the SQL stores
+  ['providers'], // merchant-side protocol engines (payonce/payme, payonce/click) on payments, the outbox and the SQL stores
   ['webhooks'], // the webhook intake: verify, extract, claim, handle, acknowledge, journal
   ['http', 'payments', 'relay'], // Idempotency-Key adapters; orders, attempts, provider events, reconciliation; outbox relay to brokers
   ['outbox', 'tx'], // transactional outbox, workers, effect ledger; the one-commit mode in the application's own transaction (pg, Drizzle)

@@ -7,6 +7,7 @@ import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWh
 import { ALWAYS_OPEN, registerHealthRoutes } from './health-routes.js';
 import { sendResponse, storeUnavailableProblem } from './http-edge.js';
 import { registerOrders } from './order-routes.js';
+import { registerPayme } from './payme-endpoint.js';
 import { serviceApp } from './service-app.js';
 import type { ServiceContext } from './service-context.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -48,7 +49,8 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * Starts the reference payment service of docs/service.md on fastify 5 and returns once it listens:
  * `POST /orders`, `POST /orders/:id/checkout` (`Idempotency-Key` required, scoped by `X-Customer-Id`),
  * `GET /orders/:id` (`OrderView`), `POST /webhooks/stripe` and `POST /webhooks/standard-webhooks` (the webhook
- * intake with its SQL journal; each only with its secret), `GET /healthz`, `GET /metrics`, and the operator
+ * intake with its SQL journal; each only with its secret), `POST /payme` (the Payme Merchant API on the service's
+ * orders, `servicePaymeMerchant`; only with `paymeKeys`), `GET /healthz`, `GET /metrics`, and the operator
  * console (`/admin/api/*`, `/console`; only with `adminToken`, docs/console.md). Unless `worker: false` it also runs
  * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
  * when it is down then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503
@@ -93,6 +95,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       await app.register(fastifyWebhooks(intake));
     }
     await registerOrders(app, ctx, runtime, options);
+    await registerPayme(app, ctx);
     if (ctx.config.adminToken !== null) {
       const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
       await registerAdminConsole(app, ctx, {

@@ -6,6 +6,7 @@ import { customerOf } from './customer-id.js';
 import { databaseReachable } from './database-reachable.js';
 import { failureAnswer, sendResponse } from './http-edge.js';
 import { isObject, lenientJson } from './json-body.js';
+import { orderIdOf } from './order-id.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import type { ServiceContext } from './service-context.js';
@@ -87,7 +88,9 @@ export async function registerOrders(
         const body = request.body === undefined ? {} : request.body;
         if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
         const tx = fastifyTransaction<Transaction<unknown>>(request);
-        const order = await ctx.payments.createOrder(customerOf(request), orderMoneyOf(body), tx);
+        const money = orderMoneyOf(body);
+        const id = orderIdOf(body);
+        const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
         return reply.code(201).send({ order: orderJson(order) });
       });
     });

@@ -57,6 +57,14 @@ export interface ServiceSettings {
   /** Secret(s) of `POST /webhooks/standard-webhooks` (`whsec_` + base64); without them it answers 404. */
   standardWebhooksSecrets?: string | readonly string[] | null;
   /**
+   * Key(s) of the Payme cashbox (`Basic base64("Paycom:" + key)`); with one, `POST /payme` serves the Payme Merchant
+   * API on the service's orders (docs/service.md "Payme"). Comma-separated or listed; stored in `payonce_payme_keys`
+   * on the first start only, after which a `ChangePassword` key wins. @default none (no `/payme` route)
+   */
+  paymeKeys?: string | readonly string[] | null;
+  /** The `account` field of the Payme cashbox that carries the order id (1–64 characters). @default 'order_id' */
+  paymeAccountField?: string;
+  /**
    * Enables the operator console (`/admin/api/*`, `/console`) for `Authorization: Bearer <token>` and console logins;
    * without it admin routes answer 404. At least 32 visible ASCII characters, not predictable
    * (`checkAdminTokenStrength`). @default null
@@ -156,6 +164,8 @@ export interface ServiceConfig {
   readonly providerTimeoutMs: number;
   readonly stripeWebhookSecrets: readonly string[];
   readonly standardWebhooksSecrets: readonly string[];
+  readonly paymeKeys: readonly string[];
+  readonly paymeAccountField: string;
   readonly adminToken: string | null;
   readonly worker: boolean;
   readonly workerPollMs: number;
@@ -203,6 +213,14 @@ function optionalText(value: string | null | undefined, name: string): string | 
   return value;
 }
 
+function accountFieldOf(value: unknown): string {
+  const field = value ?? 'order_id';
+  if (typeof field !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(field)) {
+    throw new InvalidOption('paymeAccountField', 'must be 1-64 letters, digits, "_", "." or "-"');
+  }
+  return field;
+}
+
 function adminTokenOf(value: string | null | undefined): string | null {
   const token = optionalText(value, 'adminToken');
   if (token !== null) checkAdminTokenStrength(token);
@@ -215,7 +233,7 @@ function adminTokenOf(value: string | null | undefined): string | null {
  *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), a
  *   `databasePoolSize` outside 1–1000, an
  *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
- *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`).
+ *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `paymeAccountField` that is not 1–64 of `A–Z a–z 0–9 _ . -`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`).
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
   const port = int(settings.port, 'port', 0, 3000);
@@ -263,6 +281,8 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     providerTimeoutMs,
     stripeWebhookSecrets: secrets(settings.stripeWebhookSecrets),
     standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
+    paymeKeys: secrets(settings.paymeKeys),
+    paymeAccountField: accountFieldOf(settings.paymeAccountField),
     adminToken: adminTokenOf(settings.adminToken),
     worker: settings.worker ?? true,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),

@@ -22,7 +22,19 @@ const JOURNAL = ['payonce_webhook_deliveries'];
 const PAYMENTS = ['payonce_orders', 'payonce_payment_attempts', 'payonce_payment_events', 'payonce_payment_refunds'];
 const SERVICE = ['payonce_admin_actions', 'payonce_service_fulfilments', 'payonce_service_refunds'];
 const PAYME = ['payonce_payme_keys', 'payonce_payme_transactions'];
-const ALL_TABLES = [...LEDGER, ...RECEIPTS, ...OUTBOX, ...JOURNAL, ...PAYMENTS, ...SERVICE, ...PAYME].sort();
+const CLICK = ['payonce_click_transactions'];
+const UZUM = ['payonce_uzum_transactions'];
+const ALL_TABLES = [
+  ...LEDGER,
+  ...RECEIPTS,
+  ...OUTBOX,
+  ...JOURNAL,
+  ...PAYMENTS,
+  ...SERVICE,
+  ...PAYME,
+  ...CLICK,
+  ...UZUM,
+].sort();
 const NAMES = ALL_MIGRATIONS.map((m) => m.name);
 
 /** The tables of the namespace `db` is connected to, sorted. */
@@ -153,12 +165,20 @@ for (const dialect of SQL_DIALECTS) {
       expect(await tables(dialect, store.db)).toEqual([...LEDGER, ...RECEIPTS, ...OUTBOX, ...PAYMENTS].sort());
       const journal = await store.migrate({ only: ['journal'] });
       expect(journal.applied).toEqual(['0004-webhook-deliveries']);
-      expect(journal.notSelected).toEqual(['0006-service-fulfilments', '0007-admin-actions', '0011-payme']);
+      expect(journal.notSelected).toEqual([
+        '0006-service-fulfilments',
+        '0007-admin-actions',
+        '0011-payme',
+        '0012-click',
+        '0013-uzum',
+      ]);
       expect((await store.migrate({ only: ['service'] })).applied).toEqual([
         '0006-service-fulfilments',
         '0007-admin-actions',
       ]);
       expect((await store.migrate({ only: ['payme'] })).applied).toEqual(['0011-payme']);
+      expect((await store.migrate({ only: ['click'] })).applied).toEqual(['0012-click']);
+      expect((await store.migrate({ only: ['uzum'] })).applied).toEqual(['0013-uzum']);
       expect(await tables(dialect, store.db)).toEqual(ALL_TABLES);
     });
 

@@ -295,6 +295,25 @@ interface ServeFlags extends RuntimeFlags {
   host: string;
   worker: boolean;
   trustProxy?: string;
+  paymeKey?: string;
+  paymeAccountField?: string;
+}
+
+/**
+ * `--payme-key <key>` (env `PAYONCE_PAYME_KEY`) and `--payme-account-field <name>` (env
+ * `PAYONCE_PAYME_ACCOUNT_FIELD`) of `payonce serve`: the Payme cashbox key(s) that enable `POST /payme`, and the
+ * `account` field carrying the order id (docs/service.md "Payme"). Checked by the service.
+ */
+export function paymeOptions(): Option[] {
+  return [
+    new Option(
+      '--payme-key <key>',
+      'Payme cashbox key(s), comma-separated: enables POST /payme (the Payme Merchant API); prefer the environment variable',
+    ).env('PAYONCE_PAYME_KEY'),
+    new Option('--payme-account-field <name>', 'the Payme account field carrying the order id (default order_id)').env(
+      'PAYONCE_PAYME_ACCOUNT_FIELD',
+    ),
+  ];
 }
 
 /**
@@ -333,30 +352,34 @@ export function registerServe(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
-    .addOption(trustProxyOption())
-    .action(async (flags: ServeFlags) => {
-      const options = runtimeOptions(flags, process.env);
-      const signal = untilSignal();
-      // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
-      const { createService } = await importWithPeers(
-        'payonce serve',
-        () => import('@payonce/service/internal/create-service.js'),
-      );
-      const service = await createService({
-        ...options,
-        port: flags.port,
-        host: flags.host,
-        worker: flags.worker,
-        trustProxy: nonEmpty(flags.trustProxy) ?? null,
-      });
-      io.out(`payonce service listening on ${service.url}`);
-      io.out(
-        `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${
-          service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
-        }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
-      );
-      const received = await signal;
-      io.out(`payonce service: ${received}, closing`);
-      await service.close();
+    .addOption(trustProxyOption());
+  for (const option of paymeOptions()) command.addOption(option);
+  command.action(async (flags: ServeFlags) => {
+    const options = runtimeOptions(flags, process.env);
+    const signal = untilSignal();
+    // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
+    const { createService } = await importWithPeers(
+      'payonce serve',
+      () => import('@payonce/service/internal/create-service.js'),
+    );
+    const service = await createService({
+      ...options,
+      port: flags.port,
+      host: flags.host,
+      worker: flags.worker,
+      trustProxy: nonEmpty(flags.trustProxy) ?? null,
+      paymeKeys: nonEmpty(flags.paymeKey) ?? null,
+      ...(nonEmpty(flags.paymeAccountField) === undefined ? {} : { paymeAccountField: flags.paymeAccountField }),
     });
+    io.out(`payonce service listening on ${service.url}`);
+    io.out(
+      `database ${describeTarget(parseDatabaseUrl(options.databaseUrl))}; webhooks: ${
+        service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
+      }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
+    );
+    if (service.context.config.paymeKeys.length > 0) io.out('payme: POST /payme');
+    const received = await signal;
+    io.out(`payonce service: ${received}, closing`);
+    await service.close();
+  });
 }

@@ -7,6 +7,7 @@ import { transaction } from '../outbox/sql-transaction.js';
 import { findActiveAttempt, findAttempt } from './attempt-rows.js';
 import { checkMoney, type Money } from './money.js';
 import { type Order, toOrder } from './order.js';
+import { OrderIdTaken } from './order-id-taken.js';
 import { OrderNotFound } from './order-not-found.js';
 import { OrderNotPayable } from './order-not-payable.js';
 import { lockOrder, setOrderStatus } from './order-rows.js';
@@ -29,20 +30,37 @@ export type CheckoutResult =
   | { readonly kind: 'already-paid'; readonly order: Order; readonly paidAttempt: PaymentAttempt | null }
   | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean };
 
+/** Options of `Payments.createOrder`. */
+export interface CreateOrderOptions {
+  /**
+   * The order's id, chosen by the caller (e.g. the id a provider's `account` names): 1–64 characters of
+   * `A–Z a–z 0–9 . _ : -`. Absent: a random UUID.
+   */
+  readonly id?: string;
+}
+
+/** A caller-chosen order id: 1–64 characters of letters, digits, `.`, `_`, `:` and `-`. */
+const ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
 /** See `Payments.createOrder`; with `trx` the row is written in the caller's open transaction. */
 export async function createOrder<DB>(
   ctx: PaymentsContext<DB>,
   principal: string,
   money: Money,
   trx?: Transaction<DB>,
+  options: CreateOrderOptions = {},
 ): Promise<Order> {
   const { amountMinor, currency } = checkMoney(money);
   if (typeof principal !== 'string' || principal.length === 0 || principal.length > 160) {
     throw new InvalidOption('principal', 'must be a non-empty string of at most 160 characters');
   }
+  const chosen = options?.id;
+  if (chosen !== undefined && (typeof chosen !== 'string' || !ORDER_ID.test(chosen))) {
+    throw new InvalidOption('id', 'must be 1-64 characters of letters, digits, ".", "_", ":" and "-"');
+  }
   const now = ctx.clock.now();
   const row = {
-    id: randomUUID(),
+    id: chosen ?? randomUUID(),
     principal,
     status: 'draft',
     amount_minor: amountMinor,
@@ -51,8 +69,23 @@ export async function createOrder<DB>(
     created_at: now,
     updated_at: now,
   };
-  await (trx === undefined ? paymentsDb(ctx) : paymentsTrx(ctx, trx)).insertInto(ORDERS_TABLE).values(row).execute();
-  return toOrder(row);
+  const db = trx === undefined ? paymentsDb(ctx) : paymentsTrx(ctx, trx);
+  if (chosen === undefined) {
+    await db.insertInto(ORDERS_TABLE).values(row).execute();
+    return toOrder(row);
+  }
+  if (await insertUnlessDuplicate(ctx.store.dialect, db.insertInto(ORDERS_TABLE).values(row))) return toOrder(row);
+  const existing = await db.selectFrom(ORDERS_TABLE).selectAll().where('id', '=', chosen).executeTakeFirst();
+  const order = existing === undefined ? null : toOrder(existing);
+  if (
+    order === null ||
+    order.principal !== principal ||
+    order.amountMinor !== amountMinor ||
+    order.currency !== currency
+  ) {
+    throw new OrderIdTaken(chosen);
+  }
+  return order;
 }
 
 /** Step 1 of the checkout: one short transaction finds the order's active attempt or inserts one `creating`. */

@@ -29,6 +29,7 @@ export { InvalidPaymentEvent } from './invalid-payment-event.js';
 export type { JournalEntry, PaymentDecision } from './journal-entry.js';
 export { checkMoney, type Money } from './money.js';
 export type { Order } from './order.js';
+export { OrderIdTaken } from './order-id-taken.js';
 export { OrderNotFound } from './order-not-found.js';
 export { OrderNotPayable } from './order-not-payable.js';
 export { nextOrderStatus, ORDER_STATUSES, type OrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
@@ -44,11 +45,14 @@ export type {
 export {
   type AttemptReconciliation,
   type CheckoutResult,
+  type CreateOrderOptions,
   type EventResult,
+  type LockedOrder,
   PAYMENTS_RECEIPT_PREFIX,
   type PaymentAlert,
   Payments,
   type PaymentsOptions,
+  type ProviderPaymentRef,
   type ReconcileAttemptsOptions,
   type ReconcileMode,
   type ReconcileOptions,

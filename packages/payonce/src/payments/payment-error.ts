@@ -2,11 +2,12 @@ import { PayonceError } from '../core/errors.js';
 
 /**
  * Stable codes of the errors thrown by `src/payments`; `PAYMENT_PROBLEMS` gives their HTTP answers: `ORDER_NOT_FOUND`
- * 404, `ORDER_NOT_PAYABLE` 409, `INVALID_MONEY` 400, `INVALID_PAYMENT_EVENT` 400, `PROVIDER_DECLINED` 402.
+ * 404, `ORDER_NOT_PAYABLE` 409, `ORDER_ID_TAKEN` 409, `INVALID_MONEY` 400, `INVALID_PAYMENT_EVENT` 400, `PROVIDER_DECLINED` 402.
  */
 export type PaymentErrorCode =
   | 'ORDER_NOT_FOUND'
   | 'ORDER_NOT_PAYABLE'
+  | 'ORDER_ID_TAKEN'
   | 'INVALID_MONEY'
   | 'INVALID_PAYMENT_EVENT'
   | 'PROVIDER_DECLINED';

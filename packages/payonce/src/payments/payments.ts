@@ -4,7 +4,7 @@ import { InvalidOption } from '../core/errors.js';
 import { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { Outbox } from '../outbox/outbox.js';
 import type { SqlStore } from '../stores/sql/sql-store.js';
-import { type CheckoutResult, createOrder, openCheckout } from './checkout.js';
+import { type CheckoutResult, type CreateOrderOptions, createOrder, openCheckout } from './checkout.js';
 import type { JournalEntry } from './journal-entry.js';
 import type { Money } from './money.js';
 import type { Order } from './order.js';
@@ -15,6 +15,7 @@ import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentProvider } from './payment-provider.js';
 import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
+import { type LockedOrder, lockOrderIn, openProviderAttempt, type ProviderPaymentRef } from './provider-attempt.js';
 import { applyProviderEvent, type EventResult } from './provider-events.js';
 import type { ProviderPaymentEvent } from './provider-payment-event.js';
 import { type AttemptReconciliation, type ReconcileMode, reconcileAttempt } from './reconcile-attempt.js';
@@ -28,8 +29,9 @@ import {
 import { refundedOfAttempt } from './refund-amounts.js';
 import type { Transition } from './transition.js';
 
-export type { CheckoutResult } from './checkout.js';
+export type { CheckoutResult, CreateOrderOptions } from './checkout.js';
 export type { PaymentAlert } from './payment-alert.js';
+export type { LockedOrder, ProviderPaymentRef } from './provider-attempt.js';
 export { type EventResult, PAYMENTS_RECEIPT_PREFIX } from './provider-events.js';
 export type { AttemptReconciliation, ReconcileMode } from './reconcile-attempt.js';
 export type { ReconcileAttemptsOptions, ReconcileOptions, ReconcileReport } from './reconciliation.js';
@@ -80,14 +82,44 @@ export class Payments<DB> {
   }
 
   /**
-   * Creates an order in `draft` for `principal`, with a random UUID id. With `trx` the row is written in the
-   * caller's open transaction (e.g. the one-commit transaction of `POST /orders`, which also holds the request's
-   * `Idempotency-Key` receipt), so the order and the receipt commit together.
+   * Creates an order in `draft` for `principal`, with a random UUID id, or the caller's `options.id`. With `trx`
+   * the row is written in the caller's open transaction (e.g. the one-commit transaction of `POST /orders`, which
+   * also holds the request's `Idempotency-Key` receipt), so the order and the receipt commit together. A chosen id
+   * is inserted with `ON CONFLICT DO NOTHING` (safe in the caller's transaction): when an order of the same
+   * principal, amount and currency holds it already, that order is answered as it is now (a repeat creates nothing).
    * @throws {InvalidMoney} amount not a positive integer of minor units, or currency not ISO-4217 upper case.
-   * @throws {InvalidOption} empty principal or longer than 160 characters.
+   * @throws {InvalidOption} empty principal or longer than 160 characters; (`id`) not 1–64 of `A–Z a–z 0–9 . _ : -`.
+   * @throws {OrderIdTaken} the chosen id is held by an order of another principal, amount or currency.
    */
-  createOrder(principal: string, money: Money, trx?: Transaction<DB>): Promise<Order> {
-    return createOrder(this.context, principal, money, trx);
+  createOrder(principal: string, money: Money, trx?: Transaction<DB>, options?: CreateOrderOptions): Promise<Order> {
+    return createOrder(this.context, principal, money, trx, options);
+  }
+
+  /**
+   * Locks the order in the caller's transaction `trx` (`SELECT … FOR UPDATE`; SQLite: the write lock) and reads it
+   * with its active attempt, so a provider's call that asks "may this order be paid?" decides on a state no
+   * checkout can change before `trx` ends. `null` when no order has this id (or it is no id a row can hold).
+   * @throws the driver's error when the database fails.
+   */
+  lockOrderIn(trx: Transaction<DB>, orderId: string): Promise<LockedOrder | null> {
+    return lockOrderIn(this.context, trx, orderId);
+  }
+
+  /**
+   * Opens the attempt of a payment the PROVIDER started (Payme's CreateTransaction, a Click Prepare): in the
+   * caller's transaction `trx`, locks the order and inserts an attempt `pending` of `ref.provider` with
+   * `ref.paymentId` as its provider payment id, the order's amount and currency; a `draft` order moves to
+   * `awaiting_payment`. It takes the order's one active attempt, so no checkout of another provider can open
+   * beside it. Its outcome is then applied like any provider event: `applyProviderEvent({ provider, paymentId,
+   * status: 'succeeded' | 'cancelled' | 'refunded', … }, trx)`. A repeat for the attempt already open for this
+   * (provider, payment id) answers that attempt.
+   * @throws {OrderNotFound} no such order. @throws {OrderNotPayable} the order is paid, cancelled or refunded, or
+   *   another attempt is active. @throws {InvalidOption} `provider` not 1–64 characters, `paymentId` not 1–64
+   *   printable ASCII.
+   * @see docs/design.md §6 (one active attempt per order).
+   */
+  openProviderAttempt(trx: Transaction<DB>, orderId: string, ref: ProviderPaymentRef): Promise<PaymentAttempt> {
+    return openProviderAttempt(this.context, trx, orderId, ref);
   }
 
   /**

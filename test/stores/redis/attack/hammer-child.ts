@@ -29,6 +29,8 @@ interface Config {
   failRate: number;
   /** Whether 1 in 80 bodies is 1.1 MB (heavy replays; off where latency is measured). */
   bigBodies?: boolean;
+  /** The guard's `waitPollMaxMs` (a huge value leaves the notification as a waiter's only wake-up). */
+  waitPollMaxMs?: number;
   /** When set, one extra loop purges every finished receipt (`olderThan: 0`) this often (ms). */
   purgeEveryMs?: number;
 }
@@ -43,10 +45,14 @@ const store = config.clusterNodes
 const guard = new IdempotencyGuard(store, {
   staleAfterMs: config.staleAfterMs,
   waitForInFlightMs: config.waitForInFlightMs,
+  ...(config.waitPollMaxMs === undefined ? {} : { waitPollMaxMs: config.waitPollMaxMs }),
 });
 const waits: number[] = [];
+/** Waits that ran out their whole budget without seeing the receipt change. */
+let waitTimeouts = 0;
 guard.on('receipt:waited', (event) => {
   if (event.end !== 'aborted') waits.push(Math.round(event.waitedMs));
+  if (event.end === 'timeout') waitTimeouts += 1;
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,6 +75,9 @@ const report = {
   replays: {} as Record<number, string[]>,
   errors: {} as Record<string, number>,
   waits,
+  get waitTimeouts() {
+    return waitTimeouts;
+  },
 };
 const hex = (body: Uint8Array) => createHash('sha256').update(body).digest('base64');
 const until = Date.now() + config.durationMs;

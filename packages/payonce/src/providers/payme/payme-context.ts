@@ -12,6 +12,7 @@ export interface PaymeContext<DB> {
   readonly accountField: string;
   readonly findOrder: (account: Readonly<Record<string, unknown>>, trx: Transaction<DB>) => Promise<PaymeOrder | null>;
   readonly onPerformed: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void>;
+  readonly onCreated: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void>;
   readonly onCancelled: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void>;
   readonly canCancelPerformed: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<boolean>;
 }

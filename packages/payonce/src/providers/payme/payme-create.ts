@@ -11,6 +11,14 @@ import type { PaymeTransaction } from './payme-transaction.js';
 /** Reason 4: cancelled by timeout (fixtures payme/states-and-reasons.json "reasons"). */
 export const REASON_TIMEOUT = 4;
 
+/**
+ * Cancels a state-1 transaction whose 12 hours passed (state -1, reason 4) and calls the user's `onCancelled`, both
+ * in `trx`. @see fixtures payme/states-and-reasons.json "reasons" (4: timeout).
+ */
+export async function cancelExpired<DB>(ctx: PaymeContext<DB>, trx: Transaction<DB>, tx: PaymeTransaction) {
+  await ctx.onCancelled(trx, await markCancelled(ctx, trx, tx, -1, REASON_TIMEOUT));
+}
+
 const createdResult = (tx: PaymeTransaction): PaymeOutcome => ({
   result: { create_time: tx.createTime, transaction: tx.transactionId, state: tx.state, receivers: null },
 });
@@ -68,7 +76,8 @@ export async function checkPerform<DB>(
  * - a new id → the order checks (-31050, -31001); an order with another live transaction → -31050 (one whose
  *   12 hours passed is cancelled by timeout first); else the row is inserted in state 1. A unique index refusing the
  *   insert, or finding this very id as the order's live transaction (both written by a concurrent call since the
- *   look-up), throws {@link PaymeRaceLost}: the whole call runs again and finds that row.
+ *   look-up), throws {@link PaymeRaceLost}: the whole call runs again and finds that row. A new row is handed to
+ *   `onCreated` in the same transaction; every timeout cancel to `onCancelled`.
  * @see fixtures payme/idempotency-rules.json (CreateTransaction rules); payme/rpc/CreateTransaction.json.
  */
 export async function createTransaction<DB>(
@@ -85,7 +94,7 @@ export async function createTransaction<DB>(
   if (existing !== null) {
     if (existing.state !== 1) return { error: paymeError(PAYME_ERROR_CODES.impossible) };
     if (!isExpired(existing, now, ctx.timeoutMs)) return createdResult(existing);
-    await markCancelled(ctx, trx, existing, -1, REASON_TIMEOUT);
+    await cancelExpired(ctx, trx, existing);
     return { error: paymeError(PAYME_ERROR_CODES.impossible) };
   }
   const found = await payableOrder(ctx, trx, account, amount);
@@ -96,9 +105,10 @@ export async function createTransaction<DB>(
   if (live?.paymeId === paymeId) throw new PaymeRaceLost();
   if (live !== null) {
     if (!isExpired(live, now, ctx.timeoutMs)) return { error: paymeError(PAYME_ERROR_CODES.account, ctx.accountField) };
-    await markCancelled(ctx, trx, live, -1, REASON_TIMEOUT);
+    await cancelExpired(ctx, trx, live);
   }
   const created = await insertTransaction(ctx, trx, { paymeId, orderId, account, amountTiyin: amount, paymeTime });
   if (created === null) throw new PaymeRaceLost();
+  await ctx.onCreated(trx, created);
   return createdResult(created);
 }

@@ -28,7 +28,16 @@ export interface PaymeMerchantOptions<DB> {
    * Throwing rolls the perform back (Payme gets -32400 and repeats the call).
    */
   readonly onPerformed: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void> | void;
-  /** Called once when a transaction is cancelled by CancelTransaction (state -1 or -2), inside its transaction. */
+  /**
+   * Called once when CreateTransaction inserts a new transaction (state 1), inside that call's transaction `trx`,
+   * after `findOrder` accepted the order in the same transaction: reserve the order with it (e.g. open a payment
+   * attempt). Not called for a repeated Create of a known id. Throwing rolls the Create back (-32400; Payme repeats).
+   */
+  readonly onCreated?: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void> | void;
+  /**
+   * Called once when a transaction is cancelled (state -1 or -2), inside the transaction that cancels it: by
+   * CancelTransaction, or by the 12-hour timeout a CreateTransaction or PerformTransaction finds (state -1, reason 4).
+   */
   readonly onCancelled?: (trx: Transaction<DB>, transaction: PaymeTransaction) => Promise<void> | void;
   /**
    * Whether a performed transaction may still be cancelled (state -2); `false` answers -31007 (goods delivered).

@@ -99,13 +99,16 @@ function contextOf<DB>(options: PaymeMerchantOptions<DB>): PaymeContext<DB> {
   const accountField = options.accountField ?? 'order_id';
   if (typeof accountField !== 'string' || accountField === '')
     throw new InvalidOption('accountField', 'must be a non-empty string');
-  const { onPerformed, onCancelled, canCancelPerformed } = options;
+  const { onCreated, onPerformed, onCancelled, canCancelPerformed } = options;
+  if (onCreated !== undefined) requireFunction(onCreated, 'onCreated');
+  if (onCancelled !== undefined) requireFunction(onCancelled, 'onCancelled');
   const ctx: PaymeContext<DB> = {
     store: options.store,
     clock: options.clock ?? systemClock,
     timeoutMs: PAYME_TIMEOUT_MS,
     accountField,
     findOrder: options.findOrder,
+    onCreated: async (trx, tx) => onCreated?.(trx, tx),
     onPerformed: async (trx, tx) => onPerformed(trx, tx),
     onCancelled: async (trx, tx) => onCancelled?.(trx, tx),
     canCancelPerformed: async (trx, tx) => (canCancelPerformed === undefined ? true : canCancelPerformed(trx, tx)),
@@ -137,7 +140,8 @@ function allowListOf(allowIps: unknown): ReadonlySet<string> | null {
  *   sender outside `allowIps`). Parse errors -32700, bad fields -32600, unknown methods -32601, a database
  *   failure -32400 (nothing committed; Payme repeats). Always HTTP 200, errors with a `{ ru, uz, en }` message.
  * @throws {InvalidOption} (`store`) not a SQL store; (`keys`) both or neither of keys/keyProvider, or an empty key;
- *   (`keyProvider`, `findOrder`, `onPerformed`, `accountField`, `allowIps`) of the wrong type.
+ *   (`keyProvider`, `findOrder`, `onCreated`, `onPerformed`, `onCancelled`, `accountField`, `allowIps`) of the wrong
+ *   type.
  * @see fixtures payme/idempotency-rules.json, payme/states-and-reasons.json, payme/errors.json, payme/rpc/*.json,
  *   payme/auth/*.json; https://developer.help.paycom.uz/metody-merchant-api/
  * @example

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { PaymeContext } from './payme-context.js';
-import { REASON_TIMEOUT } from './payme-create.js';
+import { cancelExpired } from './payme-create.js';
 import { PAYME_ERROR_CODES, paymeError } from './payme-errors.js';
 import { isExpired, type PaymeOutcome } from './payme-outcome.js';
 import { idParam, intParam } from './payme-request.js';
@@ -9,7 +9,7 @@ import { lockTransaction, markCancelled, markPerformed } from './payme-rows.js';
 /**
  * PerformTransaction on the locked row: state 1 → state 2 with perform_time = now, and the user's `onPerformed` in
  * the SAME transaction (so it runs exactly once: a repeat finds state 2); state 1 past the timeout → cancelled
- * (state -1, reason 4) and -31008; state 2 → the STORED perform_time; -1/-2 → -31008; unknown id → -31003.
+ * (state -1, reason 4, `onCancelled` called) and -31008; state 2 → the STORED perform_time; -1/-2 → -31008; unknown id → -31003.
  * @see fixtures payme/idempotency-rules.json (PerformTransaction rules); payme/rpc/PerformTransaction.json.
  */
 export async function performTransaction<DB>(
@@ -21,7 +21,7 @@ export async function performTransaction<DB>(
   if (tx === null) return { error: paymeError(PAYME_ERROR_CODES.transactionNotFound) };
   if (tx.state === 1) {
     if (isExpired(tx, ctx.clock.now(), ctx.timeoutMs)) {
-      await markCancelled(ctx, trx, tx, -1, REASON_TIMEOUT);
+      await cancelExpired(ctx, trx, tx);
       return { error: paymeError(PAYME_ERROR_CODES.impossible) };
     }
     const performed = await markPerformed(ctx, trx, tx);

@@ -10,9 +10,20 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
  * - `payments`: `payonce_orders`, `payonce_payment_attempts`, `payonce_payment_events`, `payonce_payment_refunds`;
  * - `service`: the reference service's `payonce_service_fulfilments`, `payonce_service_refunds`,
  *   `payonce_admin_actions`;
- * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`).
+ * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`);
+ * - `click`: the Click SHOP API engine's `payonce_click_transactions` (`payonce/click`);
+ * - `uzum`: the Uzum Bank Merchant API engine's `payonce_uzum_transactions` (`payonce/uzum`).
  */
-export type MigrationGroup = 'receipts' | 'http' | 'outbox' | 'journal' | 'payments' | 'service' | 'payme';
+export type MigrationGroup =
+  | 'receipts'
+  | 'http'
+  | 'outbox'
+  | 'journal'
+  | 'payments'
+  | 'service'
+  | 'payme'
+  | 'click'
+  | 'uzum';
 
 /** Every `MigrationGroup`, in the order `payonce migrate --only` lists them. */
 export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
@@ -23,6 +34,8 @@ export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
   'payments',
   'service',
   'payme',
+  'click',
+  'uzum',
 ]);
 
 interface GroupDefinition {
@@ -60,6 +73,14 @@ const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze(
   payme: {
     migrations: ['0011-payme'],
     needs: [{ group: 'outbox', because: 'a performed Payme transaction enqueues its fulfilment in the outbox' }],
+  },
+  click: {
+    migrations: ['0012-click'],
+    needs: [{ group: 'outbox', because: 'a completed Click transaction enqueues its fulfilment in the outbox' }],
+  },
+  uzum: {
+    migrations: ['0013-uzum'],
+    needs: [{ group: 'outbox', because: 'a confirmed Uzum transaction enqueues its fulfilment in the outbox' }],
   },
 });
 

@@ -28,6 +28,8 @@ const QUALIFIED_NAMES = [
   'payonce_admin_actions',
   'payonce_payme_transactions',
   'payonce_payme_keys',
+  'payonce_click_transactions',
+  'payonce_uzum_transactions',
   'payonce_migration',
   'payonce_migration_lock',
   'payonce_receipt_finished_notify',

@@ -9,6 +9,8 @@ import { outboxOrder0008 } from './0008-outbox-order.js';
 import { receiptsFinishNotify0009 } from './0009-receipts-finish-notify.js';
 import { paymentRefunds0010 } from './0010-payment-refunds.js';
 import { payme0011 } from './0011-payme.js';
+import { click0012 } from './0012-click.js';
+import { uzum0013 } from './0013-uzum.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -24,4 +26,6 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   receiptsFinishNotify0009,
   paymentRefunds0010,
   payme0011,
+  click0012,
+  uzum0013,
 ]);
