@@ -1,60 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { Transaction } from 'kysely';
-import { RequestKey } from 'payonce/internal/core/request-key.js';
-import type { PaymentEventStatus, ProviderPaymentEvent } from 'payonce/internal/payments/provider-payment-event.js';
-import { createPaymeMerchant, type PaymeMerchant } from 'payonce/internal/providers/payme/payme-merchant.js';
-import type { PaymeOrder } from 'payonce/internal/providers/payme/payme-order.js';
-import type { PaymeTransaction } from 'payonce/internal/providers/payme/payme-transaction.js';
-import { storedPaymeKeys } from 'payonce/internal/providers/payme/stored-payme-keys.js';
+import { createPaymeMerchant, type PaymeMerchant, paymeOnPayments, storedPaymeKeys } from 'payonce/payme';
 import { fastifyPayme } from 'payonce/payme/fastify';
 import type { ServiceContext } from './service-context.js';
 
-/** The provider name of the attempts a Payme transaction opens (`attempts[].provider` of `GET /orders/:id`). */
-export const PAYME_PROVIDER = 'payme';
-
-/** The only currency Payme charges: Uzbek sum, amounts in tiyin (1 sum = 100 tiyin), the order's minor units. */
-export const PAYME_CURRENCY = 'UZS';
+export { PAYME_CURRENCY, PAYME_PROVIDER } from 'payonce/payme';
 
 /** Route of the Payme Merchant API endpoint. */
 export const PAYME_PATH = '/payme';
 
-/** The order statuses a Payme transaction may start on: not yet paid, cancelled or refunded. */
-const PAYABLE = new Set(['draft', 'awaiting_payment']);
-
-/** The account value naming the order: a string, or a number Payme sent for a numeric field. */
-function orderIdIn(account: Readonly<Record<string, unknown>>, field: string): string | null {
-  const value = account[field];
-  if (typeof value === 'string') return value;
-  return typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : null;
-}
-
 /**
- * A Payme transaction's step as a provider event of `payments`: received once per (step, Payme id), payment id =
- * the Payme id (the attempt `onCreated` opened), amount in tiyin of UZS, the order it pays.
- */
-function paymeEvent(
-  tx: PaymeTransaction,
-  step: 'perform' | 'cancel',
-  status: PaymentEventStatus,
-  atMs: number | null,
-): ProviderPaymentEvent {
-  return Object.freeze({
-    provider: PAYME_PROVIDER,
-    key: new RequestKey(PAYME_PROVIDER, `${step}:${tx.paymeId}`),
-    eventType: step === 'perform' ? 'payme.PerformTransaction' : 'payme.CancelTransaction',
-    status,
-    paymentId: tx.paymeId,
-    amountMinor: tx.amountTiyin,
-    currency: PAYME_CURRENCY,
-    merchantReference: null,
-    occurredAtMs: atMs,
-    orderId: tx.orderId,
-  });
-}
-
-/**
- * The reference service's Payme merchant: the `payonce/payme` engine on the service's store, with the service's
- * orders as what Payme pays.
+ * The reference service's Payme merchant: the `payonce/payme` engine on the service's store, on top of the
+ * service's `payments` (`paymeOnPayments`), so the service's orders are what Payme pays:
  * - `findOrder`: the account field `config.paymeAccountField` names a service order (locked in the call's
  *   transaction) in `UZS`, `draft` or `awaiting_payment`, with no active attempt of another provider; its amount
  *   in tiyin is the order's `amountMinor`. Anything else is `null` (Payme gets -31050 with the field's name).
@@ -69,30 +25,11 @@ function paymeEvent(
  * @see docs/service.md "Payme"; docs/providers/payme.md.
  */
 export function servicePaymeMerchant(ctx: ServiceContext): PaymeMerchant {
-  const field = ctx.config.paymeAccountField;
-  const apply = async (trx: Transaction<unknown>, event: ProviderPaymentEvent) => {
-    await ctx.payments.applyProviderEvent(event, trx);
-  };
   return createPaymeMerchant<unknown>({
     store: ctx.store,
     keyProvider: storedPaymeKeys(ctx.store, { initialKeys: ctx.config.paymeKeys, clock: ctx.clock }),
     clock: ctx.clock,
-    accountField: field,
-    findOrder: async (account, trx): Promise<PaymeOrder | null> => {
-      const orderId = orderIdIn(account, field);
-      const locked = orderId === null ? null : await ctx.payments.lockOrderIn(trx, orderId);
-      if (locked === null) return null;
-      const { order, activeAttempt } = locked;
-      if (order.currency !== PAYME_CURRENCY || !PAYABLE.has(order.status)) return null;
-      if (activeAttempt !== null && activeAttempt.provider !== PAYME_PROVIDER) return null;
-      return { orderId: order.id, amountTiyin: order.amountMinor };
-    },
-    onCreated: async (trx, tx) => {
-      await ctx.payments.openProviderAttempt(trx, tx.orderId, { provider: PAYME_PROVIDER, paymentId: tx.paymeId });
-    },
-    onPerformed: (trx, tx) => apply(trx, paymeEvent(tx, 'perform', 'succeeded', tx.performTime)),
-    onCancelled: (trx, tx) =>
-      apply(trx, paymeEvent(tx, 'cancel', tx.state === -2 ? 'refunded' : 'cancelled', tx.cancelTime)),
+    ...paymeOnPayments(ctx.payments, { accountField: ctx.config.paymeAccountField }),
     onError: (error) => ctx.logger.error({ err: error }, 'payme call failed (answered -32400)'),
   });
 }

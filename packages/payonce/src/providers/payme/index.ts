@@ -8,6 +8,13 @@ export {
   type PaymeResponse,
 } from './payme-merchant.js';
 export type { PaymeMerchantOptions } from './payme-merchant-options.js';
+export {
+  PAYME_CURRENCY,
+  PAYME_PROVIDER,
+  type PaymeOnPaymentsHooks,
+  type PaymeOnPaymentsOptions,
+  paymeOnPayments,
+} from './payme-on-payments.js';
 export type { PaymeOrder } from './payme-order.js';
 export { PAYME_METHODS, type PaymeMethod } from './payme-request.js';
 export { PAYME_TIMEOUT_MS } from './payme-timeout.js';
