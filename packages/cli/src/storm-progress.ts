@@ -1,4 +1,3 @@
-import { KILLING_SCENARIO_IDS } from '@payonce/storm/internal/all-scenarios.js';
 import type { StormProgress } from '@payonce/storm/internal/storm-report.js';
 
 /** A scenario number as the progress lines print it: two places and a dot. */
@@ -24,9 +23,16 @@ export function progressLine(event: StormProgress): string {
 /**
  * The line before the progress lines: how many scenarios, how many at a time, which of the selected ones (`only`;
  * all when absent) kill a service process and so run alone at the end, and why the lines are out of order.
+ * `killingIds` are the numbers of the scenarios that kill one (the storm's `KILLING_SCENARIO_IDS`, passed in because
+ * `@payonce/storm` is loaded only when a storm runs).
  */
-export function stormPlanLine(total: number, concurrency: number, only?: readonly number[]): string {
-  const killing = KILLING_SCENARIO_IDS.filter((id) => only === undefined || only.includes(id));
+export function stormPlanLine(
+  total: number,
+  concurrency: number,
+  killingIds: readonly number[],
+  only?: readonly number[],
+): string {
+  const killing = killingIds.filter((id) => only === undefined || only.includes(id));
   const alone =
     killing.length === 0
       ? ''
