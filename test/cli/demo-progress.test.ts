@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { progressLine, stormPlanLine } from '../../packages/cli/src/storm-progress.js';
+import { KILLING_SCENARIO_IDS } from '../../packages/storm/src/all-scenarios.js';
 import type { ScenarioResult } from '../../packages/storm/src/scenario.js';
 import { runPayonce } from './support/run-payonce.js';
 
@@ -25,14 +26,14 @@ describe('storm progress lines', () => {
   });
 
   it('are announced by a line that says why they come in finishing order', () => {
-    const plan = stormPlanLine(18, 4);
+    const plan = stormPlanLine(18, 4, KILLING_SCENARIO_IDS);
     expect(plan).toContain('18 scenarios, 4 at a time');
     expect(plan).toContain('scenario 12');
     expect(plan).toMatch(/in the order they finish; the table below is in scenario order/);
-    expect(stormPlanLine(2, 4, [8, 12])).toContain(
+    expect(stormPlanLine(2, 4, KILLING_SCENARIO_IDS, [8, 12])).toContain(
       '(scenario 12, which kills a service process, runs alone at the end)',
     );
-    expect(stormPlanLine(2, 4, [8, 9])).toBe(
+    expect(stormPlanLine(2, 4, KILLING_SCENARIO_IDS, [8, 9])).toBe(
       'running 2 scenarios, 2 at a time: lines come in the order they finish; the table below is in scenario order',
     );
   });

@@ -45,6 +45,16 @@ describe('payonce migrate without @payonce/cli (node:util parseArgs)', () => {
     expect(second.stdout).not.toContain('applied 0003-outbox');
   });
 
+  it('--help names @payonce/cli and the tooling package each other command needs', async () => {
+    const io = capture();
+    expect(await runPayonce(['--help'], io)).toBe(0);
+    const usage = io.stdout.join('\n');
+    expect(usage).toContain('npm install @payonce/cli');
+    expect(usage).toMatch(/^ {2}storm, replay +@payonce\/storm$/m);
+    expect(usage).toMatch(/^ {2}serve, worker, console, inspect, receipts, jobs +@payonce\/service$/m);
+    expect(usage).toMatch(/^ {2}sandbox, sandbox payme +@payonce\/sandbox$/m);
+  });
+
   it('--print-sql --dialect prints the script', async () => {
     const io = capture();
     expect(await runPayonce(['migrate', '--print-sql', '--dialect', 'sqlite', '--only', 'receipts'], io)).toBe(0);

@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PackedApp, packedApp, userEnv } from './support/packed-app.js';
 
 // The tooling installs and runs from its READMEs: the five packed packages in one empty app, then
-// `npx payonce sandbox --port 0`, which needs no database (and no database driver is installed).
+// `npx payonce sandbox --port 0`, which needs no database (and no database driver is installed). Then, in the same
+// app (one install keeps the suite fast), a user who installed only `payonce`, `@payonce/cli` and `@payonce/sandbox`.
 
 let app: PackedApp;
 beforeAll(async () => {
@@ -65,5 +68,51 @@ describe('the packed tooling installed into one empty app', () => {
     }
     expect(stderr).not.toContain('ERR_MODULE_NOT_FOUND');
     expect(await stopped(url)).toBe(true);
+  }, 60_000);
+});
+
+const payonce = (...args: string[]) => app.exec('npx', ['--no', '--', 'payonce', ...args]);
+
+// @payonce/service and @payonce/storm are optional peers of @payonce/cli: a newcomer who wants the Payme sandbox
+// installs neither. Removing their folders leaves the app as Node's resolver sees such an install. The commands that
+// do not need them must run; those that do must name the package to install, not crash with ERR_MODULE_NOT_FOUND.
+describe('the same app without @payonce/service and @payonce/storm', () => {
+  beforeAll(() => {
+    for (const name of ['service', 'storm']) {
+      rmSync(join(app.dir, 'node_modules', '@payonce', name), { recursive: true, force: true });
+    }
+    expect(app.installed()).not.toContain('@payonce/storm');
+  });
+
+  it('prints `payonce --help` naming the package each command needs, and the help of sandbox payme and storm', async () => {
+    const [main, payme, storm] = await Promise.all([
+      payonce('--help'),
+      payonce('sandbox', 'payme', '--help'),
+      payonce('storm', '--help'),
+    ]);
+    for (const run of [main, payme, storm]) expect(run).toMatchObject({ code: 0, stderr: '' });
+    const help = main.stdout.replace(/\s+/g, ' ');
+    expect(help).toMatch(/ storm \[options\] run the conformance scenarios .{0,200}?\(needs @payonce\/storm\)/);
+    expect(help).toContain(' jobs [options] list dead-lettered outbox jobs (needs @payonce/service)');
+    expect(payme.stdout).toContain('--check <url>');
+    expect(storm.stdout.replace(/\s+/g, ' ')).toContain('(needs @payonce/storm)');
+  }, 60_000);
+
+  it('answers the commands that need them with exit 1 and the package to install, no stack trace', async () => {
+    const cases = [
+      [['storm', '--target', 'http://127.0.0.1:9', '--provider', 'http://127.0.0.1:9'], 'storm', '@payonce/storm'],
+      [['replay', 'captures.jsonl', '--target', 'http://127.0.0.1:9'], 'replay', '@payonce/storm'],
+      [['jobs', '--dead', '--database-url', 'payonce.sqlite'], 'jobs', '@payonce/service'],
+      [['inspect', 'order', 'ord_1', '--database-url', 'payonce.sqlite'], 'inspect', '@payonce/service'],
+      [['worker', '--provider-url', 'http://127.0.0.1:9'], 'worker', '@payonce/service'],
+    ] as const;
+    const runs = await Promise.all(cases.map(([args]) => payonce(...args)));
+    for (const [i, [, command, needed]] of cases.entries()) {
+      expect(runs[i], command).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `payonce ${command} needs the package "${needed}": npm install ${needed}@0.1.0\n`,
+      });
+    }
   }, 60_000);
 });

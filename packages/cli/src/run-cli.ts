@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { MissingPeer } from 'payonce/internal/core/import-peer.js';
 import { InvalidDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { CliUsageError } from './cli-usage-error.js';
@@ -30,7 +31,9 @@ export function createProgram(io: CliIo = processIo): Command {
 
 /**
  * Runs `payonce` with `args` (without the node and script paths) and returns the exit status: 0 on success,
- * 2 for a usage error (unknown command, missing option, bad `--database-url`), 1 when the command failed.
+ * 2 for a usage error (unknown command, missing option, bad `--database-url`), 1 when the command failed. A package
+ * the command needs that is not installed ({@link MissingPeer}) exits 1 with its one line, e.g. `payonce storm needs
+ * the package "@payonce/storm": npm install @payonce/storm@0.1.0`, without the loader's error.
  * Never calls `process.exit`, so tests can call it in-process.
  * @example process.exitCode = await runCli(process.argv.slice(2));
  */
@@ -45,6 +48,10 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
     if (error instanceof InvalidDatabaseUrl) {
       io.err(`payonce ${command}: ${error.reason}`);
       return 2;
+    }
+    if (error instanceof MissingPeer) {
+      io.err(error.message);
+      return 1;
     }
     io.err(`payonce ${command}: ${describeError(error)}`);
     return error instanceof CliUsageError ? error.exitCode : 1;

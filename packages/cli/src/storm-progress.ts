@@ -1,5 +1,3 @@
-import { KILLING_SCENARIO_IDS } from '@payonce/storm/internal/all-scenarios.js';
-import { ALL_PAYME_SCENARIOS } from '@payonce/storm/internal/payme/all-payme-scenarios.js';
 import type { PaymeStormProgress } from '@payonce/storm/internal/payme/run-payme-storm.js';
 import type { StormProgress } from '@payonce/storm/internal/storm-report.js';
 
@@ -26,9 +24,16 @@ export function progressLine(event: StormProgress | PaymeStormProgress): string 
 /**
  * The line before the progress lines: how many scenarios, how many at a time, which of the selected ones (`only`;
  * all when absent) kill a service process and so run alone at the end, and why the lines are out of order.
+ * `killingIds` are the numbers of the scenarios that kill one (the storm's `KILLING_SCENARIO_IDS`, passed in because
+ * `@payonce/storm` is loaded only when a storm runs).
  */
-export function stormPlanLine(total: number, concurrency: number, only?: readonly number[]): string {
-  const killing = KILLING_SCENARIO_IDS.filter((id) => only === undefined || only.includes(id));
+export function stormPlanLine(
+  total: number,
+  concurrency: number,
+  killingIds: readonly number[],
+  only?: readonly number[],
+): string {
+  const killing = killingIds.filter((id) => only === undefined || only.includes(id));
   const alone =
     killing.length === 0
       ? ''
@@ -42,11 +47,17 @@ export function stormPlanLine(total: number, concurrency: number, only?: readonl
 
 /**
  * The Payme storm's plan line: how many scenarios, how many at a time, and which of the selected ones run alone at
- * the end (8 kills the service, 9 may move its clock).
+ * the end (8 kills the service, 9 may move its clock). `aloneIds` are the numbers of the scenarios that run alone
+ * (passed in because `@payonce/storm` is loaded only when a storm runs).
  */
-export function paymePlanLine(total: number, concurrency: number, only?: readonly number[]): string {
-  const alone = ALL_PAYME_SCENARIOS.filter((s) => s.alone === true && (only === undefined || only.includes(s.id)));
-  const last = alone.length === 0 ? '' : ` (${alone.map((s) => s.id).join(' and ')} alone at the end)`;
+export function paymePlanLine(
+  total: number,
+  concurrency: number,
+  aloneIds: readonly number[],
+  only?: readonly number[],
+): string {
+  const alone = aloneIds.filter((id) => only === undefined || only.includes(id));
+  const last = alone.length === 0 ? '' : ` (${alone.join(' and ')} alone at the end)`;
   return (
     `running ${total} Payme scenarios, ${Math.min(total, concurrency)} at a time${last}: lines come in the order ` +
     'they finish; the table below is in scenario order'

@@ -29,7 +29,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function registerConsole(program: Command, io: CliIo): void {
   program
     .command('console')
-    .description('serve the operator console (admin API + web console) on a database, without the service')
+    .description(
+      'serve the operator console (admin API + web console) on a database, without the service (needs @payonce/service)',
+    )
     .addOption(databaseUrlOptionForConsole())
     .addOption(new Option('--port <port>', 'listening port (0 picks one)').env('PORT').default(3100).argParser(portOf))
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))

@@ -39,7 +39,7 @@ export function registerDemo(program: Command, io: CliIo): void {
   program
     .command('demo')
     .description(
-      'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, print the verdicts',
+      'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, print the verdicts (needs @payonce/sandbox, @payonce/service, @payonce/storm)',
     )
     .addOption(
       databaseUrlOption(

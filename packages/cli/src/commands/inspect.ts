@@ -1,8 +1,7 @@
-import { orderTimeline } from '@payonce/service/internal/admin/admin-timeline.js';
-import { openAdminReads } from '@payonce/service/internal/admin/open-admin-reads.js';
 import type { Command } from 'commander';
 import { parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import { databaseUrlOption, printJson, utc } from '../admin-output.js';
+import { loadAdminReads } from '../admin-reads-peer.js';
 import type { CliIo } from '../cli-io.js';
 
 /**
@@ -11,9 +10,11 @@ import type { CliIo } from '../cli-io.js';
  * transitions, jobs, effects, alerts, operator actions), redacted, oldest first; `--json` prints the admin API's
  * `OrderTimeline`. An unknown order exits 1 with `payonce inspect: order ID not found`.
  * @throws {CliUsageError} a bad `--database-url` (exit 2).
+ * @throws {MissingPeer} `@payonce/service` is not installed (exit 1).
  */
 export async function runInspectOrder(orderId: string, flags: { databaseUrl: string; json?: boolean }, io: CliIo) {
   parseDatabaseUrl(flags.databaseUrl);
+  const { openAdminReads, orderTimeline } = await loadAdminReads('payonce inspect');
   const { reads, close } = await openAdminReads(flags.databaseUrl);
   try {
     const timeline = await orderTimeline(reads, orderId);
@@ -36,7 +37,9 @@ export async function runInspectOrder(orderId: string, flags: { databaseUrl: str
 
 /** Registers `inspect order ID` on the `payonce` program. */
 export function registerInspect(program: Command, io: CliIo): void {
-  const inspect = program.command('inspect').description('explain one object of the database (order)');
+  const inspect = program
+    .command('inspect')
+    .description('explain one object of the database, an order (needs @payonce/service)');
   inspect
     .command('order <id>')
     .description('one order: its attempts, deliveries, transitions, jobs, effects and operator actions, oldest first')

@@ -1,5 +1,3 @@
-import { listReceipts } from '@payonce/service/internal/admin/admin-lists.js';
-import { openAdminReads } from '@payonce/service/internal/admin/open-admin-reads.js';
 import type { Command } from 'commander';
 import { parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import {
@@ -11,6 +9,7 @@ import {
   staleOptions,
   utc,
 } from '../admin-output.js';
+import { loadAdminReads } from '../admin-reads-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 
@@ -19,11 +18,13 @@ import { CliUsageError } from '../cli-usage-error.js';
  * their kind's stale limit (their worker died or hung), or `failed` ones, newest claim first. Prints a table
  * (provider, external id, state, attempt, claimed, error) or, with `--json`, the admin API's items.
  * @throws {CliUsageError} neither or both of `--stuck` and `--failed`, a bad `--database-url` (exit 2).
+ * @throws {MissingPeer} `@payonce/service` is not installed (exit 1).
  */
 export async function runReceipts(flags: ReadFlags & { stuck?: boolean; failed?: boolean }, io: CliIo) {
   if (Boolean(flags.stuck) === Boolean(flags.failed))
     throw new CliUsageError('pass exactly one of --stuck and --failed');
   parseDatabaseUrl(flags.databaseUrl);
+  const { openAdminReads, listReceipts } = await loadAdminReads('payonce receipts');
   const { reads, close } = await openAdminReads(flags.databaseUrl, flags);
   try {
     const page = await listReceipts(
@@ -53,7 +54,7 @@ export async function runReceipts(flags: ReadFlags & { stuck?: boolean; failed?:
 export function registerReceipts(program: Command, io: CliIo): void {
   const command = program
     .command('receipts')
-    .description('list stuck (processing past the stale limit) or failed receipts')
+    .description('list stuck (processing past the stale limit) or failed receipts (needs @payonce/service)')
     .addOption(databaseUrlOption())
     .option('--stuck', 'receipts in processing older than their stale limit')
     .option('--failed', 'failed receipts')

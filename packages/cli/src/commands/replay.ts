@@ -1,19 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { counted } from '@payonce/storm/internal/counted.js';
 import type { Capture } from '@payonce/storm/internal/replay/capture.js';
-import { InvalidCaptureFile } from '@payonce/storm/internal/replay/invalid-capture-file.js';
-import { readCaptureFile } from '@payonce/storm/internal/replay/read-capture-file.js';
-import { ReplayFailed } from '@payonce/storm/internal/replay/replay-failed.js';
-import { replayTarget, resolveReplayOptions } from '@payonce/storm/internal/replay/replay-options.js';
 import type { ReplayReport } from '@payonce/storm/internal/replay/replay-report.js';
-import { replayTable } from '@payonce/storm/internal/replay/replay-table.js';
 import { type Command, InvalidArgumentError } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
-import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { loadReplay } from '../replay-peer.js';
 
 /** Options of `payonce replay` (and of {@link runReplayCommand}). */
 export interface ReplayCommandOptions {
@@ -65,6 +59,7 @@ function positiveInt(max: number): (value: string) => number {
  * @throws {CliUsageError} a bad target URL, an unreadable or invalid capture file, `--seed` without `--shuffle`, a
  * report path whose folder does not exist (exit 2; nothing was sent).
  * @throws {ReplayFailed} a capture's answers contradict its `expect` (exit 1), after printing and writing the report.
+ * @throws {MissingPeer} `@payonce/storm` is not installed (exit 1; nothing was sent).
  * @see docs/replay.md.
  */
 export async function runReplayCommand(file: string, options: ReplayCommandOptions, io: CliIo): Promise<ReplayReport> {
@@ -72,6 +67,16 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   if (options.seed !== undefined && options.shuffle !== true) {
     throw new CliUsageError('--seed orders a shuffle: pass --shuffle with it');
   }
+  const {
+    counted,
+    InvalidCaptureFile,
+    readCaptureFile,
+    replay,
+    ReplayFailed,
+    replayTable,
+    replayTarget,
+    resolveReplayOptions,
+  } = await loadReplay();
   try {
     replayTarget(options.target);
     captures = await readCaptureFile(file);
@@ -101,8 +106,6 @@ export async function runReplayCommand(file: string, options: ReplayCommandOptio
   let success = 0;
   let other = 0;
   let failed = 0;
-  // undici is loaded only when a replay runs, so the other commands start without it.
-  const { replay } = await importWithPeers('payonce replay', () => import('@payonce/storm/internal/replay/replay.js'));
   const report = await replay({
     ...replayOptions(options),
     captures,
@@ -133,7 +136,7 @@ export function registerReplay(program: Command, io: CliIo): void {
     .command('replay')
     .description(
       'send captured webhook deliveries (JSON lines of headers + raw body) to a live service, with copies, ' +
-        'parallelism and a seeded shuffle, and report how it answered (see docs/replay.md)',
+        'parallelism and a seeded shuffle, and report how it answered, see docs/replay.md (needs @payonce/storm)',
     )
     .argument('<file>', 'capture file: one JSON object per line')
     .requiredOption('--target <url>', 'base URL of the service, e.g. http://127.0.0.1:3000')

@@ -96,7 +96,9 @@ async function runPay(io: CliIo, url: string, key: string, orders: CliPaymeOrder
 export function registerSandboxPayme(sandbox: Command, io: CliIo): void {
   sandbox
     .command('payme')
-    .description("play Payme against a merchant's Merchant API endpoint: the acceptance battery (--check) or payments")
+    .description(
+      "play Payme against a merchant's Merchant API endpoint: the acceptance battery (--check) or payments (needs @payonce/sandbox)",
+    )
     .option('--check <url>', "run Payme's acceptance battery against this endpoint")
     .option('--merchant-url <url>', 'pay orders through this endpoint, as Payme does')
     .option('--key <key>', 'the cashbox key (TEST_KEY); default: the PAYME_KEY environment variable')

@@ -81,7 +81,9 @@ export function registerSandbox(program: Command, io: CliIo): void {
   const sandbox = program.command('sandbox');
   registerSandboxPayme(sandbox, io);
   sandbox
-    .description('run the Stripe-compatible sandbox provider (the official stripe SDK works against it unchanged)')
+    .description(
+      'run the Stripe-compatible sandbox provider; the official stripe SDK works against it unchanged (needs @payonce/sandbox)',
+    )
     .addOption(
       new Option('--port <port>', 'port on 127.0.0.1 (0 picks one; the URL is printed)')
         .default(12111)

@@ -341,7 +341,7 @@ export function registerServe(program: Command, io: CliIo): void {
   const command = program
     .command('serve')
     .description(
-      'run the reference payment service (orders, checkout, webhooks, outbox worker, reconciliation, metrics)',
+      'run the reference payment service: orders, checkout, webhooks, outbox worker, reconciliation, metrics (needs @payonce/service)',
     );
   addRuntimeOptions(command)
     .addOption(

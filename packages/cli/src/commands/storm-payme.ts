@@ -1,12 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { formatPaymeStormTable, paymeStormSummary } from '@payonce/storm/internal/payme/payme-storm-table.js';
 import type { PaymeStormReport } from '@payonce/storm/internal/payme/run-payme-storm.js';
-import { runPaymeStorm } from '@payonce/storm/internal/payme/run-payme-storm.js';
-import { servicePaymeTarget } from '@payonce/storm/internal/payme/service-payme-target.js';
-import { StormTargetUnavailable } from '@payonce/storm/internal/run-storm.js';
+import type { servicePaymeTarget } from '@payonce/storm/internal/payme/service-payme-target.js';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { loadPaymeStorm } from '../storm-peer.js';
 import { paymePlanLine, progressLine } from '../storm-progress.js';
 
 /** `payonce storm --provider payme` ran and at least one scenario failed (exit status 1); `failed` lists them. */
@@ -63,6 +61,14 @@ export async function runPaymeStormCommand(options: PaymeStormCommandOptions, io
   const only = options.only === undefined ? undefined : listOf(options.only);
   const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
   const concurrency = intOption(options.concurrency, '--concurrency') ?? 4;
+  const {
+    runPaymeStorm,
+    servicePaymeTarget,
+    StormTargetUnavailable,
+    formatPaymeStormTable,
+    paymeStormSummary,
+    aloneIds,
+  } = await loadPaymeStorm('payonce storm --provider payme');
   let report: PaymeStormReport;
   let target: ReturnType<typeof servicePaymeTarget> | undefined;
   try {
@@ -79,7 +85,8 @@ export async function runPaymeStormCommand(options: PaymeStormCommandOptions, io
       timeoutMs,
       concurrency,
       onProgress: (event) => {
-        if (event.kind === 'started' && event.index === 1) io.out(paymePlanLine(event.total, concurrency, only));
+        if (event.kind === 'started' && event.index === 1)
+          io.out(paymePlanLine(event.total, concurrency, aloneIds, only));
         io.out(progressLine(event));
       },
     });

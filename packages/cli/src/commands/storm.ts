@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { DEFAULT_STORM_CONCURRENCY, runStorm, StormTargetUnavailable } from '@payonce/storm/internal/run-storm.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
-import { formatStormTable, stormSummary } from '@payonce/storm/internal/storm-table.js';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { runPaymeStormCommand } from './storm-payme.js';
 
@@ -56,29 +55,34 @@ function intOption(value: string | undefined, name: string): number | undefined 
  * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
  * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
  *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
+ * @throws {MissingPeer} `@payonce/storm` is not installed (exit status 1), before anything is sent.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
   if (options.provider === 'payme') throw new CliUsageError('--provider payme runs through runPaymeStormCommand');
   const only = options.only === undefined ? undefined : listOf(options.only);
-  const concurrency = intOption(options.concurrency, '--concurrency') ?? DEFAULT_STORM_CONCURRENCY;
+  const concurrencyFlag = intOption(options.concurrency, '--concurrency');
+  const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
+  const storm = await loadStorm('payonce storm');
+  const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;
   try {
-    report = await runStorm({
+    report = await storm.runStorm({
       target: options.target,
       replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
       provider: options.provider,
       adminToken: options.adminToken,
       only,
-      timeoutMs: intOption(options.timeoutMs, '--timeout-ms'),
+      timeoutMs,
       concurrency,
       onProgress: (event) => {
-        if (event.kind === 'started' && event.index === 1) io.out(stormPlanLine(event.total, concurrency, only));
+        if (event.kind === 'started' && event.index === 1)
+          io.out(stormPlanLine(event.total, concurrency, storm.KILLING_SCENARIO_IDS, only));
         io.out(progressLine(event));
       },
     });
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
-    if (error instanceof StormTargetUnavailable && options.report !== undefined) {
+    if (error instanceof storm.StormTargetUnavailable && options.report !== undefined) {
       // A CI job reading the report must see why nothing ran, not a missing file.
       const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
       await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
@@ -87,9 +91,9 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     throw error;
   }
   io.out('');
-  for (const line of formatStormTable(report).split('\n')) io.out(line);
+  for (const line of storm.formatStormTable(report).split('\n')) io.out(line);
   io.out('');
-  io.out(stormSummary(report));
+  io.out(storm.stormSummary(report));
   if (options.report !== undefined) {
     await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     io.out(`report written to ${options.report}`);
@@ -105,7 +109,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .command('storm')
     .description(
       'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
-        'with --provider payme, the Payme storm against its /payme',
+        'with --provider payme, the Payme storm against its /payme (needs @payonce/storm)',
     )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .requiredOption(

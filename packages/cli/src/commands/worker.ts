@@ -1,7 +1,6 @@
-import { startBackgroundJobsWhenReady } from '@payonce/service/internal/background-jobs.js';
 import type { ServiceOptions } from '@payonce/service/internal/service-options.js';
-import { openServiceRuntime } from '@payonce/service/internal/service-runtime.js';
 import { type Command, Option } from 'commander';
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { addRuntimeOptions, intIn, type RuntimeFlags, runtimeOptions, untilSignal } from './serve.js';
@@ -21,6 +20,21 @@ export function workerOptions(flags: WorkerFlags, env: NodeJS.ProcessEnv): Servi
 }
 
 /**
+ * The service runtime and its background jobs, loaded when `payonce worker` runs (the service is an optional peer).
+ * @throws {MissingPeer} `@payonce/service` (or a package it needs) is not installed.
+ */
+async function loadWorkerRuntime() {
+  const [runtime, jobs] = await Promise.all([
+    importWithPeers('payonce worker', () => import('@payonce/service/internal/service-runtime.js')),
+    importWithPeers('payonce worker', () => import('@payonce/service/internal/background-jobs.js')),
+  ]);
+  return {
+    openServiceRuntime: runtime.openServiceRuntime,
+    startBackgroundJobsWhenReady: jobs.startBackgroundJobsWhenReady,
+  };
+}
+
+/**
  * Registers `worker` on the `payonce` program: the reference service's outbox worker (fulfilment, refunds) and
  * reconciliation job without HTTP, on the database of `--database-url` (else `PAYONCE_DATABASE_URL`, else
  * `DATABASE_URL`; migrated on start), for a service run with `--no-worker` or to add workers; it runs
@@ -28,13 +42,15 @@ export function workerOptions(flags: WorkerFlags, env: NodeJS.ProcessEnv): Servi
  * <database>` and stays up until SIGTERM or SIGINT, then stops after the current jobs and closes the database.
  * A database that is down at start is waited for (retried with back-off, logged); the jobs start once it answered
  * and was migrated. Exit 2 for a bad flag or a missing `--provider-url` (reconciliation asks the provider), 1 when
- * a SQLite file cannot be opened.
+ * a SQLite file cannot be opened or `@payonce/service` is not installed.
  * @see `startBackgroundJobs`; docs/service.md "Configuration".
  */
 export function registerWorker(program: Command, io: CliIo): void {
   const command = program
     .command('worker')
-    .description('run the outbox worker and the reconciliation job of the reference service (no HTTP)');
+    .description(
+      'run the outbox worker and the reconciliation job of the reference service, no HTTP (needs @payonce/service)',
+    );
   addRuntimeOptions(command)
     .addOption(
       new Option('--concurrency <n>', 'outbox jobs this worker runs at once, 1–1000 (default 4)')
@@ -44,6 +60,7 @@ export function registerWorker(program: Command, io: CliIo): void {
     .action(async (flags: WorkerFlags) => {
       const options = workerOptions(flags, process.env);
       const signal = untilSignal();
+      const { openServiceRuntime, startBackgroundJobsWhenReady } = await loadWorkerRuntime();
       // No intake runs here: webhook receipts (SQL or Redis) are never touched, so no Redis connection is opened.
       const runtime = await openServiceRuntime({ ...options, redisUrl: null });
       // The jobs start once the database answers (retried with back-off while it is down).

@@ -2,16 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandbox, type Sandbox } from '@payonce/sandbox/internal/create-sandbox.js';
-import { newSigningSecret } from '@payonce/sandbox/internal/webhook-signer.js';
-import { checkAdminTokenStrength } from '@payonce/service/internal/admin-token-strength.js';
-import { DEFAULT_STORM_CONCURRENCY, runStorm } from '@payonce/storm/internal/run-storm.js';
+import type { Sandbox } from '@payonce/sandbox/internal/create-sandbox.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
-import { formatStormTable, stormSummary } from '@payonce/storm/internal/storm-table.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { loadDemoPeers } from './demo-peers.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
 import { onInterrupt, waitForStop } from './interrupt.js';
@@ -98,6 +95,7 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * @throws {CliUsageError} a bad `replicas`, or more than one replica on SQLite (exit 2), before anything starts.
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
+ * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` is not installed, before anything starts.
  * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
@@ -106,6 +104,8 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     throw new CliUsageError('--only none runs no scenario: add --serve to just start the sandbox and the service');
   }
   if (options.databaseUrl !== undefined) parseDatabaseUrl(options.databaseUrl);
+  const peers = await loadDemoPeers();
+  const { createSandbox, newSigningSecret, checkAdminTokenStrength } = peers;
   if (options.adminToken !== undefined) checkAdminTokenStrength(options.adminToken);
   const replicaCount = replicasOf(options);
   const tempDir = options.databaseUrl === undefined ? await mkdtemp(join(tmpdir(), 'payonce-demo-')) : null;
@@ -178,26 +178,30 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
 
     let storm: StormReport | null = null;
     if (options.only === undefined || options.only.length > 0) {
-      storm = await runStorm({
-        target: urls[0]!,
-        replicas: urls,
-        provider: sandbox.url,
-        adminToken,
-        only: options.only,
-        timeoutMs: options.scenarioTimeoutMs,
-        onProgress: (event) => {
-          if (event.kind === 'started' && event.index === 1)
-            io.out(stormPlanLine(event.total, DEFAULT_STORM_CONCURRENCY, options.only));
-          if (event.kind === 'finished') io.out(progressLine(event));
-        },
-      }).catch((error: unknown) => {
-        showServiceOutput(io, outputOfAll());
-        throw error;
-      });
+      storm = await peers
+        .runStorm({
+          target: urls[0]!,
+          replicas: urls,
+          provider: sandbox.url,
+          adminToken,
+          only: options.only,
+          timeoutMs: options.scenarioTimeoutMs,
+          onProgress: (event) => {
+            if (event.kind === 'started' && event.index === 1)
+              io.out(
+                stormPlanLine(event.total, peers.DEFAULT_STORM_CONCURRENCY, peers.KILLING_SCENARIO_IDS, options.only),
+              );
+            if (event.kind === 'finished') io.out(progressLine(event));
+          },
+        })
+        .catch((error: unknown) => {
+          showServiceOutput(io, outputOfAll());
+          throw error;
+        });
       io.out('');
-      for (const line of formatStormTable(storm).split('\n')) io.out(line);
+      for (const line of peers.formatStormTable(storm).split('\n')) io.out(line);
       io.out('');
-      io.out(stormSummary(storm));
+      io.out(peers.stormSummary(storm));
     }
     const restarts = supervisors.flatMap((supervisor) => supervisor.restarts).sort((a, b) => a.atMs - b.atMs);
     if (options.reportPath !== undefined) {

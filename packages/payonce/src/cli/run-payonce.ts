@@ -24,8 +24,12 @@ const USAGE = [
   '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
   '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
   `       (GROUPS: comma-separated, of ${MIGRATION_GROUPS.join(', ')}; default: all of them)`,
-  'The other payonce commands (demo, serve, sandbox, storm, console, relay, purge, …) come with @payonce/cli:',
-  '  npm install @payonce/cli',
+  'The other payonce commands come with @payonce/cli (npm install @payonce/cli); some also need a tooling package:',
+  '  serve, worker, console, inspect, receipts, jobs   @payonce/service',
+  '  storm, replay                                     @payonce/storm',
+  '  sandbox, sandbox payme                            @payonce/sandbox',
+  '  demo                                              @payonce/sandbox, @payonce/service and @payonce/storm',
+  '  purge, relay, relay-storm                         nothing more (a database driver, a broker client)',
 ].join('\n');
 
 interface CliModule {

@@ -1,0 +1,24 @@
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
+import { loadStorm } from '../storm-peer.js';
+
+/**
+ * What `payonce demo` runs in its own process: the sandbox (`createSandbox`, `newSigningSecret`), the admin token
+ * check of the service (whose `payonce serve` children need `@payonce/service` too) and the storm (`loadStorm`).
+ * Loaded when the demo runs: the three packages are optional peers of `@payonce/cli`.
+ * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` (or a package one needs) is not
+ *   installed.
+ */
+export async function loadDemoPeers() {
+  const [sandbox, signer, token, storm] = await Promise.all([
+    importWithPeers('payonce demo', () => import('@payonce/sandbox/internal/create-sandbox.js')),
+    importWithPeers('payonce demo', () => import('@payonce/sandbox/internal/webhook-signer.js')),
+    importWithPeers('payonce demo', () => import('@payonce/service/internal/admin-token-strength.js')),
+    loadStorm('payonce demo'),
+  ]);
+  return {
+    ...storm,
+    createSandbox: sandbox.createSandbox,
+    newSigningSecret: signer.newSigningSecret,
+    checkAdminTokenStrength: token.checkAdminTokenStrength,
+  };
+}

@@ -1,0 +1,49 @@
+import { importWithPeers } from 'payonce/internal/core/import-peer.js';
+
+/**
+ * The parts of `@payonce/storm` that `payonce storm` and `payonce demo` run: `runStorm`, its default concurrency and
+ * its "target unavailable" error, the table and summary of a report, and the numbers of the scenarios that kill a
+ * service process. Loaded when such a command runs: the storm is an optional peer of `@payonce/cli`.
+ * @param neededFor the command, for the message (e.g. `payonce storm`).
+ * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
+ */
+export async function loadStorm(neededFor: string) {
+  const [run, table, scenarios] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-table.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/all-scenarios.js')),
+  ]);
+  return {
+    runStorm: run.runStorm,
+    StormTargetUnavailable: run.StormTargetUnavailable,
+    DEFAULT_STORM_CONCURRENCY: run.DEFAULT_STORM_CONCURRENCY,
+    formatStormTable: table.formatStormTable,
+    stormSummary: table.stormSummary,
+    KILLING_SCENARIO_IDS: scenarios.KILLING_SCENARIO_IDS,
+  };
+}
+
+/**
+ * The parts of `@payonce/storm` that `payonce storm --provider payme` runs: `runPaymeStorm`, the reference
+ * service's Payme target, the table and summary, the "target unavailable" error and the numbers of the scenarios
+ * that run alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
+ * @param neededFor the command, for the message.
+ * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
+ */
+export async function loadPaymeStorm(neededFor: string) {
+  const [run, target, table, scenarios, stripe] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/run-payme-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/service-payme-target.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/payme-storm-table.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/all-payme-scenarios.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+  ]);
+  return {
+    runPaymeStorm: run.runPaymeStorm,
+    servicePaymeTarget: target.servicePaymeTarget,
+    formatPaymeStormTable: table.formatPaymeStormTable,
+    paymeStormSummary: table.paymeStormSummary,
+    StormTargetUnavailable: stripe.StormTargetUnavailable,
+    aloneIds: scenarios.ALL_PAYME_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
+  };
+}
