@@ -6,6 +6,7 @@ import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { registerSandboxClick } from './sandbox-click.js';
 import { registerSandboxPayme } from './sandbox-payme.js';
+import { registerSandboxUzum } from './sandbox-uzum.js';
 import { millis, untilSignal } from './serve.js';
 
 /** Options of `payonce sandbox` as commander parses them. */
@@ -81,6 +82,7 @@ export function registerSandbox(program: Command, io: CliIo): void {
   const sandbox = program.command('sandbox');
   registerSandboxPayme(sandbox, io);
   registerSandboxClick(sandbox, io);
+  registerSandboxUzum(sandbox, io);
   sandbox
     .description('run the Stripe-compatible sandbox provider (the official stripe SDK works against it unchanged)')
     .addOption(
