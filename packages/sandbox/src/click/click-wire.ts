@@ -16,7 +16,7 @@ export interface ClickTarget {
 }
 
 /** Click's answer as the sandbox reads it (the merchant's JSON). */
-export interface ClickAnswer {
+export interface ClickReply {
   readonly click_trans_id?: unknown;
   readonly merchant_trans_id?: unknown;
   readonly merchant_prepare_id?: unknown;
@@ -28,7 +28,7 @@ export interface ClickAnswer {
 /** One SHOP API call as made and answered, with the secret hidden. */
 export interface ClickExchange extends ShownExchange {
   /** The parsed JSON answer, or `null` when the body is not a JSON object. */
-  readonly answer: ClickAnswer | null;
+  readonly answer: ClickReply | null;
 }
 
 /** One call to make. Fields are sent as given (strings), so a test can send what Click would not. */
@@ -91,10 +91,10 @@ export function clickForm(target: ClickTarget, spec: ClickCallSpec, signTime: st
   return new URLSearchParams(fields);
 }
 
-function parseAnswer(text: string): ClickAnswer | null {
+function parseAnswer(text: string): ClickReply | null {
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as ClickAnswer) : null;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as ClickReply) : null;
   } catch {
     return null;
   }

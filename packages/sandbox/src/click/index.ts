@@ -27,9 +27,9 @@ export { type ClickPayer, type ClickPayerOptions, type ClickPayResult, createCli
 export type { ClickOrderSource, ClickTestOrder } from './click-test-orders.js';
 export { newClickTransId } from './click-trans-id.js';
 export {
-  type ClickAnswer,
   type ClickCallSpec,
   type ClickExchange,
+  type ClickReply,
   type ClickTarget,
   callClick,
   clickAmountOf,
