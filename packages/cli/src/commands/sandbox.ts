@@ -4,7 +4,9 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { registerSandboxClick } from './sandbox-click.js';
 import { registerSandboxPayme } from './sandbox-payme.js';
+import { registerSandboxUzum } from './sandbox-uzum.js';
 import { millis, untilSignal } from './serve.js';
 
 /** Options of `payonce sandbox` as commander parses them. */
@@ -74,12 +76,13 @@ export function sandboxBanner(
  * `--webhook-secret`s: the first is current, more are older secrets still signed during a rotation), fault rules
  * from `--faults FILE` (JSON `{ seed?, rules }`) and `--seed`, the signing secrets served over HTTP only with
  * `--serve-secrets`, other `Host` names than loopback only with `--allowed-host`; prints the base URL and the `new Stripe(…)` line,
- * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2. `payonce sandbox payme` plays Payme instead
- * (`registerSandboxPayme`).
+ * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2. `payonce sandbox payme|click|uzum` play those
  */
 export function registerSandbox(program: Command, io: CliIo): void {
   const sandbox = program.command('sandbox');
   registerSandboxPayme(sandbox, io);
+  registerSandboxClick(sandbox, io);
+  registerSandboxUzum(sandbox, io);
   sandbox
     .description(
       'run the Stripe-compatible sandbox provider; the official stripe SDK works against it unchanged (needs @payonce/sandbox)',

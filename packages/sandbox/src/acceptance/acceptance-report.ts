@@ -1,0 +1,54 @@
+import type { CheckResult, ShownExchange } from './check-runner.js';
+
+/** What an acceptance battery found: `passed` when every check passed. */
+export interface AcceptanceReport<E extends ShownExchange = ShownExchange> {
+  readonly passed: boolean;
+  readonly checks: readonly CheckResult<E>[];
+  /** The provider-side transaction ids the battery used (to find them in your records). */
+  readonly transactionIds: readonly string[];
+}
+
+const clip = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
+
+/**
+ * A report as text lines: one table row per check (number, PASS/FAIL, name, expected, got), then for each failed
+ * check what was sent and received and why the provider expects otherwise, then a summary line.
+ */
+export function formatAcceptanceReport(report: AcceptanceReport): string[] {
+  const width = Math.max(...report.checks.map((c) => c.name.length), 5);
+  const lines = [`  #  result  ${'check'.padEnd(width)}  expected → got`];
+  report.checks.forEach((check, i) => {
+    const mark = check.passed ? 'PASS' : 'FAIL';
+    lines.push(
+      `${String(i + 1).padStart(3)}  ${mark.padEnd(6)}  ${check.name.padEnd(width)}  ${clip(check.expected, 60)} → ${clip(check.got, 60)}`,
+    );
+  });
+  for (const [i, check] of report.checks.entries()) {
+    if (check.passed) continue;
+    lines.push('', `FAIL ${i + 1}. ${check.name}`, `  expected: ${check.expected}`, `  got:      ${check.got}`);
+    lines.push(`  why:      ${check.why}`);
+    for (const exchange of check.exchanges) {
+      lines.push(`  sent ${exchange.what} (${exchange.auth}): ${clip(exchange.body, 300)}`);
+      lines.push(`  received (${exchange.status ?? 'no answer'}): ${clip(exchange.received, 300)}`);
+    }
+  }
+  const failed = report.checks.filter((c) => !c.passed).length;
+  lines.push(
+    '',
+    failed === 0 ? `all ${report.checks.length} checks passed` : `${failed} of ${report.checks.length} checks failed`,
+  );
+  return lines;
+}
+
+/** The report of `runner`'s results, frozen. */
+export function reportOf<E extends ShownExchange>(
+  results: readonly CheckResult<E>[],
+  transactionIds: readonly string[],
+): AcceptanceReport<E> {
+  const checks = Object.freeze([...results]);
+  return Object.freeze({
+    passed: checks.every((c) => c.passed),
+    checks,
+    transactionIds: Object.freeze([...transactionIds]),
+  });
+}

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
+import { formatAcceptanceReport } from '../../packages/sandbox/src/acceptance/acceptance-report.js';
+import { runClickAcceptance } from '../../packages/sandbox/src/click/click-acceptance.js';
+import { CLICK_CODES } from '../../packages/sandbox/src/click/click-codes.js';
+import { AMOUNT_TIYIN, PROTOCOL, SECRET, SERVICE_ID } from '../providers/click/click-fixtures.js';
+import type { ClickBench } from '../providers/click/click-harness.js';
+import { recodeClick, type ServedClick, serveClick, sqliteClickBench, staleClickReplay } from './click-merchant-app.js';
+
+const capture = (): CliIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+};
+
+describe('Click sandbox codes', () => {
+  it("are Click's documented supplier errors (fixtures click/protocol.json)", () => {
+    const documented = Object.keys(PROTOCOL.errors_returned_by_supplier).map(Number).sort();
+    expect(Object.values(CLICK_CODES).sort()).toEqual(documented);
+  });
+});
+
+/** The battery against payonce's Click engine (SQLite, Express), against broken merchants, and through the CLI. */
+describe('Click acceptance battery', () => {
+  let bench: ClickBench;
+  let drop: () => Promise<void>;
+  const apps: ServedClick[] = [];
+  const orders = () => ({ merchantTransId: bench.addOrder(AMOUNT_TIYIN), amountTiyin: AMOUNT_TIYIN });
+  const serve = async (...args: Parameters<typeof serveClick>) => {
+    const app = await serveClick(...args);
+    apps.push(app);
+    return app;
+  };
+  const run = (app: ServedClick, secretKey = SECRET) =>
+    runClickAcceptance({ ...app, serviceId: SERVICE_ID, secretKey, orders });
+
+  beforeAll(async () => {
+    ({ bench, drop } = await sqliteClickBench());
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await drop?.();
+  });
+
+  it('passes every check against createClickMerchant behind Express, with one fulfilment for the paid order', async () => {
+    const report = await run(await serve(bench.merchant));
+    expect(
+      report.checks.filter((c) => !c.passed),
+      formatAcceptanceReport(report).join('\n'),
+    ).toEqual([]);
+    expect(report.checks.map((c) => c.name)).toEqual([
+      'Prepare: wrong signature',
+      'Prepare: unknown order',
+      'Prepare: wrong amount',
+      'unknown action',
+      'Prepare: missing fields',
+      'Prepare',
+      'Prepare repeated',
+      'Complete: wrong signature',
+      'Complete: wrong amount',
+      'Complete: unknown merchant_prepare_id',
+      'Complete',
+      'Complete repeated',
+      'Prepare for a paid order',
+      'failed-payment Complete after confirmation',
+      'Prepare (second order)',
+      'failed-payment Complete',
+      'failed-payment Complete repeated',
+      'Complete after the failed payment',
+    ]);
+    expect(report.checks.every((c) => /docs\.click\.uz|fixtures click/.test(c.why))).toBe(true);
+    const sent = report.checks.flatMap((c) => c.exchanges.map((e) => e.body)).join('\n');
+    expect(sent).not.toContain(SECRET);
+    expect(await bench.fulfilments(Number(report.transactionIds[0]))).toBe(1);
+    expect(await bench.fulfilments(Number(report.transactionIds[1]))).toBe(0);
+  });
+
+  it('fails, naming the check, against a merchant replaying its first successful answer', async () => {
+    const report = await run(await serve(bench.merchant, staleClickReplay()));
+    expect(report.passed).toBe(false);
+    expect(report.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual([
+      'failed-payment Complete after confirmation',
+    ]);
+    expect(formatAcceptanceReport(report).join('\n')).toMatch(/FAIL 14\. failed-payment Complete after confirmation/);
+  });
+
+  it('fails the unknown merchant_prepare_id check alone against a merchant answering -5 for -6', async () => {
+    const report = await run(await serve(bench.merchant, recodeClick(-6, -5)));
+    expect(report.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual([
+      'Complete: unknown merchant_prepare_id',
+    ]);
+  });
+
+  it('payonce sandbox click: --check exits 0, 1 against a wrong-code merchant, 2 for usage errors; pays with faults', async () => {
+    const good = await serve(bench.merchant);
+    const bad = await serve(bench.merchant, recodeClick(-9, -4));
+    const list = () => [orders(), orders()].map((o) => `${o.merchantTransId}:${o.amountTiyin}`).join(',');
+    const args = (app: ServedClick) => [
+      'sandbox',
+      'click',
+      '--prepare-url',
+      app.prepareUrl,
+      '--complete-url',
+      app.completeUrl,
+      '--service-id',
+      String(SERVICE_ID),
+      '--secret-key',
+      SECRET,
+    ];
+    let io = capture();
+    expect(await runCli([...args(good), '--check', '--orders', list()], io)).toBe(0);
+    expect(io.lines.join('\n')).toMatch(/all 18 checks passed/);
+    expect(io.lines.join('\n')).not.toContain(SECRET);
+    io = capture();
+    expect(await runCli([...args(bad), '--check', '--orders', list()], io)).toBe(1);
+    expect(io.lines.join('\n')).toMatch(/FAIL +failed-payment Complete repeated/);
+    io = capture();
+    const pay = [...args(good), '--pay', '--orders', list(), '--count', '2', '--inject', 'lost-answer,duplicate'];
+    expect(await runCli(pay, io)).toBe(0);
+    expect(io.lines.filter((l) => l.endsWith(' completed'))).toHaveLength(2);
+    expect(io.lines.join('\n')).toMatch(new RegExp(`moved ${2 * AMOUNT_TIYIN} tiyin`));
+    io = capture();
+    expect(await runCli([...args(good), '--orders', 'x:1'], io)).toBe(2);
+    expect(io.lines.join('\n')).toMatch(/exactly one of --check and --pay/);
+    io = capture();
+    expect(await runCli([...args(good).slice(0, 4), '--check', '--orders', list()], io)).toBe(2);
+    expect(io.lines.join('\n')).toMatch(/--service-id/);
+  });
+});
