@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPaymeAcceptance } from '../../packages/sandbox/src/payme/payme-acceptance.js';
 import { formatPaymeReport } from '../../packages/sandbox/src/payme/payme-acceptance-report.js';
 import { AMOUNT, code, KEY } from '../providers/payme/payme-fixtures.js';
-import type { PaymeBench } from '../providers/payme/payme-harness.js';
+import { type PaymeBench, paymeBench } from '../providers/payme/payme-harness.js';
 import { recode, type ServedApp, serveMerchant, sqliteBench, staleReplay } from './payme-merchant-app.js';
 
 /** The battery against payonce's Payme engine (SQLite, Express), and against two broken merchants. */
 describe('Payme acceptance battery', () => {
   let bench: PaymeBench;
+  let shop: PaymeBench;
   let drop: () => Promise<void>;
   const apps: ServedApp[] = [];
   const orders = () => ({ account: bench.addOrder(AMOUNT).account, amount: AMOUNT });
@@ -15,7 +16,24 @@ describe('Payme acceptance battery', () => {
     runPaymeAcceptance({ merchantUrl: app.url, key, orders, clock: bench.clock });
 
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteBench());
+    let store: Awaited<ReturnType<typeof sqliteBench>>['store'];
+    ({ bench, store, drop } = await sqliteBench());
+    // A shop whose findOrder, like docs/providers/payme.md's, no longer offers an order once it was paid.
+    const paid = new Set<string>();
+    const accountValue = (account: Record<string, unknown>) => String(Object.values(account)[0]);
+    shop = paymeBench(
+      store,
+      {
+        findOrder: async (account) => {
+          const order = bench.orders.get(accountValue(account));
+          return order === undefined || paid.has(order.orderId) ? null : order;
+        },
+        onPerformed: async (_trx, tx) => {
+          paid.add(tx.orderId);
+        },
+      },
+      bench.orders,
+    );
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -77,6 +95,28 @@ describe('Payme acceptance battery', () => {
     expect(report.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual([
       'CheckPerformTransaction: wrong amount',
     ]);
+  });
+
+  it('stops at the first use of an order that is no longer payable, with one clear failure', async () => {
+    const app = await serve(shop.merchant);
+    const battery = (list: { account: Record<string, unknown>; amount: number }[]) =>
+      runPaymeAcceptance({ merchantUrl: app.url, key: KEY, orders: list, clock: shop.clock });
+    const used = [orders(), orders()];
+    expect((await battery(used)).passed).toBe(true);
+
+    const again = await battery(used); // order 1 was paid (and refunded) by the first run
+    expect(again.passed).toBe(false);
+    expect(again.checks).toHaveLength(4);
+    expect(again.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual(['CheckPerformTransaction: wrong amount']);
+    const account = JSON.stringify(used[0]?.account);
+    expect(again.stopped).toMatch(`order ${account} is not payable: pass fresh orders`);
+    expect(again.transactionIds).toEqual([]);
+    expect(formatPaymeReport(again).join('\n')).toContain(`stopped: order ${account} is not payable`);
+
+    const busy = await battery([orders(), used[0] as (typeof used)[0]]);
+    expect(busy.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual(['CreateTransaction (second order)']);
+    expect(busy.checks.at(-1)?.name).toBe('CreateTransaction (second order)');
+    expect(busy.stopped).toMatch(/is not payable: pass fresh orders \(CreateTransaction .* answered error -310[5-9]\d/);
   });
 
   it('fails the credential checks with a wrong key, and refuses fewer than two orders with InvalidOption', async () => {

@@ -61,6 +61,7 @@ for (const backend of PAYME_BACKENDS) {
         keys: undefined,
         keyProvider: storedPaymeKeys(replicaStore, { initialKeys: KEY }),
       });
+      expect(await storedPaymeKeys(store, { initialKeys: KEY }).initialKeysIgnored()).toBe(false);
       const first = paymeBench(store, keyed(store));
       const second = paymeBench(other, keyed(other), first.orders);
       const order = first.addOrder();
@@ -70,10 +71,10 @@ for (const backend of PAYME_BACKENDS) {
       expect((await first.call('ChangePassword', { password: newKey })).result).toEqual({ success: true });
       expect((await second.call('CheckPerformTransaction', check)).error?.code).toBe(code('-32504'));
       expect((await second.call('CheckPerformTransaction', check, basic(newKey))).result).toEqual({ allow: true });
-      const restarted = paymeBench(store, {
-        keys: undefined,
-        keyProvider: storedPaymeKeys(store, { initialKeys: KEY }),
-      });
+      const restartedKeys = storedPaymeKeys(store, { initialKeys: KEY });
+      expect(await restartedKeys.initialKeysIgnored()).toBe(true); // the stored key wins over initialKeys
+      expect(await storedPaymeKeys(store, { initialKeys: newKey }).initialKeysIgnored()).toBe(false);
+      const restarted = paymeBench(store, { keys: undefined, keyProvider: restartedKeys });
       expect((await restarted.call('ChangePassword', { password: 'x' })).error?.code).toBe(code('-32504'));
       const empty = await first.call('ChangePassword', { password: '' }, basic(newKey));
       expect(empty.error?.code).toBe(code('-32600'));

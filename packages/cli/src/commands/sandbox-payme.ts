@@ -60,7 +60,7 @@ async function runCheck(io: CliIo, url: string, key: string, orders: CliPaymeOrd
   for (const line of formatPaymeReport(report)) io.out(line);
   if (!report.passed) {
     const failed = report.checks.filter((c) => !c.passed).length;
-    throw new Error(`${failed} Payme acceptance check(s) failed against ${url}`);
+    throw new Error(report.stopped ?? `${failed} Payme acceptance check(s) failed against ${url}`);
   }
 }
 

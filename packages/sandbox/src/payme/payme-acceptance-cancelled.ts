@@ -2,12 +2,14 @@ import type { BatteryTransaction } from './payme-battery-transaction.js';
 import { type CheckRunner, expectError, expectResult } from './payme-check-runner.js';
 import { PAYME_CODES, PAYME_REASONS } from './payme-codes.js';
 import { SOURCES } from './payme-doc-sources.js';
+import { accountRefused, notPayable } from './payme-not-payable.js';
 
 const same = (expected: unknown) => (v: unknown) => v === expected;
 
 /**
  * The life of a transaction cancelled before perform, on order B: Create, Cancel (-1, reason 3 stored), Cancel
- * repeated, Create again with the same id (-31008), Perform after the cancel (-31008).
+ * repeated, Create again with the same id (-31008), Perform after the cancel (-31008). A Create refused with an
+ * account error means order B is not payable: the runner stops there.
  */
 export async function cancelledChecks(runner: CheckRunner, tx: BatteryTransaction): Promise<void> {
   const create = {
@@ -23,9 +25,10 @@ export async function cancelledChecks(runner: CheckRunner, tx: BatteryTransactio
     async (call) => {
       const exchange = await call(create);
       tx.created = exchange.answer?.result;
-      return expectResult(exchange, { state: same(1) });
+      return accountRefused(exchange) ? notPayable(tx, exchange) : expectResult(exchange, { state: same(1) });
     },
   );
+  if (runner.stopped !== null) return;
   const cancel = { method: 'CancelTransaction', params: { id: tx.id, reason: PAYME_REASONS.executionFailed } };
   await runner.check(
     {

@@ -21,13 +21,19 @@ export interface PaymeAcceptanceReport {
   readonly checks: readonly PaymeCheckResult[];
   /** The Payme transaction ids the battery created (to find them in your records). */
   readonly transactionIds: readonly string[];
+  /**
+   * Why the battery stopped before its last check, or null when it ran them all: an order the merchant refused as
+   * not payable ("order {…} is not payable: pass fresh orders"); the checks after it were not run.
+   */
+  readonly stopped: string | null;
 }
 
 const clip = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
 
 /**
  * The report as text lines: one table row per check (number, PASS/FAIL, name, expected, got), then for each failed
- * check what was sent and received and why Payme expects otherwise, then a summary line.
+ * check what was sent and received and why Payme expects otherwise, then why the battery stopped early (if it did),
+ * then a summary line.
  */
 export function formatPaymeReport(report: PaymeAcceptanceReport): string[] {
   const width = Math.max(...report.checks.map((c) => c.name.length), 5);
@@ -48,6 +54,7 @@ export function formatPaymeReport(report: PaymeAcceptanceReport): string[] {
     }
   }
   const failed = report.checks.filter((c) => !c.passed).length;
+  if (report.stopped !== null) lines.push('', `stopped: ${report.stopped}`);
   lines.push(
     '',
     failed === 0 ? `all ${report.checks.length} checks passed` : `${failed} of ${report.checks.length} checks failed`,

@@ -1,12 +1,14 @@
 import { type CheckRunner, expectError, expectResult } from './payme-check-runner.js';
 import { isAccountCode, PAYME_CODES } from './payme-codes.js';
 import { SOURCES } from './payme-doc-sources.js';
+import { accountRefused, notPayable } from './payme-not-payable.js';
 import type { PaymeTestOrder } from './payme-test-orders.js';
 
 /**
  * The checks that need no transaction: credentials (wrong password, wrong login, none), the order checks of
  * CheckPerformTransaction (wrong amount, unknown account, a payable order), an unknown method and a body that is
- * not JSON.
+ * not JSON. The first call with the order's account (the wrong-amount check) also tells whether the order is payable:
+ * refused with an account error at its own amount too, it is not, and the runner stops there (`runner.stopped`).
  */
 export async function requestChecks(
   runner: CheckRunner,
@@ -38,12 +40,17 @@ export async function requestChecks(
       expected: `error ${PAYME_CODES.wrongAmount}`,
       why: `an amount other than the order's is refused with -31001 (one-time invoices) — ${SOURCES.checkPerform}`,
     },
-    async (call) =>
-      expectError(
-        await call({ method: 'CheckPerformTransaction', params: { ...params, amount: order.amount + 100 } }),
-        (c) => c === PAYME_CODES.wrongAmount,
-      ),
+    async (call) => {
+      const exchange = await call({
+        method: 'CheckPerformTransaction',
+        params: { ...params, amount: order.amount + 100 },
+      });
+      if (!accountRefused(exchange)) return expectError(exchange, (c) => c === PAYME_CODES.wrongAmount);
+      const own = await call({ method: 'CheckPerformTransaction', params });
+      return accountRefused(own) ? notPayable(order, own) : expectError(exchange, (c) => c === PAYME_CODES.wrongAmount);
+    },
   );
+  if (runner.stopped !== null) return;
   await runner.check(
     {
       name: 'CheckPerformTransaction: unknown account',

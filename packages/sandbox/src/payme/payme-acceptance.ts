@@ -40,6 +40,8 @@ function unknownAccountOf(account: Readonly<Record<string, unknown>>): Record<st
  * (-31008), GetStatement, an unknown method (-32601) and malformed JSON (-32700). Each check records what was
  * sent (key hidden), what came back, what was expected and why, with the Payme documentation page.
  * Never throws for what the merchant answers (a failed check says it); needs no access to the merchant's database.
+ * An order the merchant refuses at its own amount with an account error (-31050 … -31099: paid by an earlier run,
+ * say) stops the battery at that check, with one failure "order … is not payable: pass fresh orders" (`stopped`).
  * @throws {InvalidOption} (`merchantUrl`, `key`) not an http(s) URL or empty; (`orders`) fewer than two orders, or
  *   an order without account fields or a positive integer amount.
  * @see https://developer.help.paycom.uz/metody-merchant-api/ ; Payme's sandbox runs two scenarios, a created then
@@ -60,18 +62,23 @@ export async function runPaymeAcceptance(options: PaymeAcceptanceOptions): Promi
     lastTime = Math.max(clock.now(), lastTime + 1);
     return lastTime;
   };
+  const ids: string[] = [];
+  const report = () => {
+    const checks = Object.freeze([...runner.results]);
+    const passed = runner.stopped === null && checks.every((c) => c.passed);
+    return Object.freeze({ passed, checks, transactionIds: Object.freeze(ids), stopped: runner.stopped });
+  };
   await requestChecks(runner, first, options.unknownAccount ?? unknownAccountOf(first.account));
+  if (runner.stopped !== null) return report();
   const paid: BatteryTransaction = { id: newPaymeId(), time: nextTime(), ...first };
   const refusedId = newPaymeId();
+  ids.push(paid.id);
   await paidChecks(runner, first, paid, refusedId);
   const second = await take();
   const cancelled: BatteryTransaction = { id: newPaymeId(), time: nextTime(), ...second };
+  ids.push(cancelled.id);
   await cancelledChecks(runner, cancelled);
+  if (runner.stopped !== null) return report();
   await statementCheck(runner, [paid, cancelled], refusedId);
-  const checks = Object.freeze([...runner.results]);
-  return Object.freeze({
-    passed: checks.every((c) => c.passed),
-    checks,
-    transactionIds: Object.freeze([paid.id, cancelled.id]),
-  });
+  return report();
 }

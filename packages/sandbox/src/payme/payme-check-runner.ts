@@ -5,6 +5,8 @@ import { callPayme, type PaymeCallSpec, type PaymeExchange, type PaymeTarget } f
 export interface Verdict {
   readonly passed: boolean;
   readonly got: string;
+  /** Set when no later check can mean anything (an order that is not payable): the battery stops, `got` says why. */
+  readonly halt?: boolean;
 }
 
 /** What a check declares before it runs. */
@@ -17,6 +19,8 @@ export interface CheckSpec {
 /** Runs checks one after another, each with its own record of calls, into a list of results. */
 export class CheckRunner {
   readonly results: PaymeCheckResult[] = [];
+  /** Why the battery must stop (the `got` of a halting verdict), or null. */
+  stopped: string | null = null;
 
   constructor(private readonly target: PaymeTarget) {}
 
@@ -34,7 +38,8 @@ export class CheckRunner {
     } catch (error) {
       verdict = { passed: false, got: `the check could not run: ${(error as Error).message}` };
     }
-    this.results.push({ ...spec, ...verdict, exchanges });
+    if (verdict.halt === true) this.stopped = verdict.got;
+    this.results.push({ ...spec, passed: verdict.passed, got: verdict.got, exchanges });
     return verdict.passed;
   }
 }

@@ -19,4 +19,4 @@ export type { PaymeOrder } from './payme-order.js';
 export { PAYME_METHODS, type PaymeMethod } from './payme-request.js';
 export { PAYME_TIMEOUT_MS } from './payme-timeout.js';
 export type { PaymeState, PaymeTransaction } from './payme-transaction.js';
-export { type StoredPaymeKeysOptions, storedPaymeKeys } from './stored-payme-keys.js';
+export { type StoredPaymeKeys, type StoredPaymeKeysOptions, storedPaymeKeys } from './stored-payme-keys.js';

@@ -21,14 +21,29 @@ export interface StoredPaymeKeysOptions {
   readonly clock?: Clock;
 }
 
+/** The key provider {@link storedPaymeKeys} returns: the stored keys, and whether they still are `initialKeys`. */
+export interface StoredPaymeKeys extends PaymeKeyProvider {
+  /**
+   * Whether the table holds a key other than the `initialKeys` given now — after a `ChangePassword`, or because
+   * `initialKeys` changed (a new `PAYME_KEY`) against a database seeded earlier. Then the stored key is the one
+   * that authorises calls and `initialKeys` are ignored: Payme's calls signed with them get -32504. Check it at
+   * start-up and warn; it never reveals a key. Seeds the table first if this is the first start.
+   */
+  initialKeysIgnored(): Promise<boolean>;
+}
+
 /**
  * A {@link PaymeKeyProvider} keeping the keys in `payonce_payme_keys` (migration group `payme`) on `store`'s database:
  * every call reads them (one indexed query), and `ChangePassword` updates the row of the key it was authorised
  * with, so every replica accepts the new key from its next call, and a restart keeps it.
+ * `initialKeys` are stored on the first start only; `initialKeysIgnored()` tells when the stored ones differ.
  * @throws {InvalidOption} (`initialKeys`) no key or an empty one; (`cashbox`) not 1–60 characters.
  * @see https://developer.help.paycom.uz/metody-merchant-api/changepassword
+ * @example
+ * const keys = storedPaymeKeys(store, { initialKeys: process.env.PAYME_KEY! });
+ * if (await keys.initialKeysIgnored()) console.warn('payonce_payme_keys holds another Payme key: it is used, not PAYME_KEY');
  */
-export function storedPaymeKeys<DB>(store: SqlStore<DB>, options: StoredPaymeKeysOptions): PaymeKeyProvider {
+export function storedPaymeKeys<DB>(store: SqlStore<DB>, options: StoredPaymeKeysOptions): StoredPaymeKeys {
   const initial = checkPaymeKeys(options?.initialKeys, 'initialKeys');
   const cashbox = options.cashbox ?? 'default';
   if (typeof cashbox !== 'string' || cashbox.length === 0 || cashbox.length > 60) {
@@ -60,6 +75,11 @@ export function storedPaymeKeys<DB>(store: SqlStore<DB>, options: StoredPaymeKey
     async keys() {
       if (!seeded) await seed();
       return (await rows()).map((row) => row.merchant_key);
+    },
+    async initialKeysIgnored() {
+      if (!seeded) await seed();
+      const stored = new Map((await rows()).map((row) => [row.cashbox, row.merchant_key]));
+      return names.some((name, index) => stored.get(name) !== initial[index]);
     },
     async changeKey(currentKey, newKey) {
       const row = (await rows()).find((candidate) => candidate.merchant_key === currentKey);
