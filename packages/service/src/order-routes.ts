@@ -17,6 +17,14 @@ import type { ServiceRuntime } from './service-runtime.js';
 
 const CHECKOUT_ROUTE = '/orders/:id/checkout';
 
+/** The 409 `PROVIDER_NOT_CONFIGURED` of a Stripe-shaped route (`what`) on a service without `providerUrl`. */
+export function providerNotConfigured(what: string): ServiceError {
+  return new ServiceError(
+    'PROVIDER_NOT_CONFIGURED',
+    `${what} needs the Stripe-shaped provider (--provider-url); this service pays orders through Payme, Click or Uzum`,
+  );
+}
+
 /** `POST /orders/:id/checkout` (Idempotency-Key required, default mode: checkout calls the provider). */
 function registerCheckout(
   app: FastifyInstance,
@@ -94,16 +102,23 @@ export async function registerOrders(
         return reply.code(201).send({ order: orderJson(order) });
       });
     });
-    await scope.register(async (checkouts) => {
-      await checkouts.register(
-        fastifyIdempotencyKey({
-          guard: ctx.httpGuard,
-          principal: customerOf,
-          requireKey: (route) => route.route === CHECKOUT_ROUTE,
-        }),
-      );
-      registerCheckout(checkouts, ctx, runtime, checkout);
-    });
+    if (!ctx.checkoutAvailable && options.overrides?.checkout === undefined) {
+      // No Stripe-shaped provider: refused before any key, attempt or provider call (Payme, Click, Uzum pay).
+      scope.post(CHECKOUT_ROUTE, async () => {
+        throw providerNotConfigured('checkout');
+      });
+    } else {
+      await scope.register(async (checkouts) => {
+        await checkouts.register(
+          fastifyIdempotencyKey({
+            guard: ctx.httpGuard,
+            principal: customerOf,
+            requireKey: (route) => route.route === CHECKOUT_ROUTE,
+          }),
+        );
+        registerCheckout(checkouts, ctx, runtime, checkout);
+      });
+    }
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
       const view = await orderView(ctx, request.params.id, customerOf(request));

@@ -7,19 +7,17 @@ import type { PaymeOrder } from 'payonce/internal/providers/payme/payme-order.js
 import type { PaymeTransaction } from 'payonce/internal/providers/payme/payme-transaction.js';
 import { storedPaymeKeys } from 'payonce/internal/providers/payme/stored-payme-keys.js';
 import { fastifyPayme } from 'payonce/payme/fastify';
+import { lockPayableOrder, UZS } from './payable-order.js';
 import type { ServiceContext } from './service-context.js';
 
 /** The provider name of the attempts a Payme transaction opens (`attempts[].provider` of `GET /orders/:id`). */
 export const PAYME_PROVIDER = 'payme';
 
 /** The only currency Payme charges: Uzbek sum, amounts in tiyin (1 sum = 100 tiyin), the order's minor units. */
-export const PAYME_CURRENCY = 'UZS';
+export const PAYME_CURRENCY = UZS;
 
 /** Route of the Payme Merchant API endpoint. */
 export const PAYME_PATH = '/payme';
-
-/** The order statuses a Payme transaction may start on: not yet paid, cancelled or refunded. */
-const PAYABLE = new Set(['draft', 'awaiting_payment']);
 
 /** The account value naming the order: a string, or a number Payme sent for a numeric field. */
 function orderIdIn(account: Readonly<Record<string, unknown>>, field: string): string | null {
@@ -79,13 +77,8 @@ export function servicePaymeMerchant(ctx: ServiceContext): PaymeMerchant {
     clock: ctx.clock,
     accountField: field,
     findOrder: async (account, trx): Promise<PaymeOrder | null> => {
-      const orderId = orderIdIn(account, field);
-      const locked = orderId === null ? null : await ctx.payments.lockOrderIn(trx, orderId);
-      if (locked === null) return null;
-      const { order, activeAttempt } = locked;
-      if (order.currency !== PAYME_CURRENCY || !PAYABLE.has(order.status)) return null;
-      if (activeAttempt !== null && activeAttempt.provider !== PAYME_PROVIDER) return null;
-      return { orderId: order.id, amountTiyin: order.amountMinor };
+      const order = await lockPayableOrder(ctx, trx, orderIdIn(account, field), PAYME_PROVIDER);
+      return order === null ? null : { orderId: order.id, amountTiyin: order.amountMinor };
     },
     onCreated: async (trx, tx) => {
       await ctx.payments.openProviderAttempt(trx, tx.orderId, { provider: PAYME_PROVIDER, paymentId: tx.paymeId });
