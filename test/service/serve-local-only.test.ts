@@ -83,7 +83,20 @@ describe('payonce serve --payme-key as a child process, no provider URL (built d
     for (const name of ['PAYONCE_PROVIDER_URL', 'STRIPE_WEBHOOK_SECRET', 'STANDARD_WEBHOOKS_SECRET']) delete env[name];
     child = spawn(
       process.execPath,
-      [BIN, 'serve', '--port', '0', '--database-url', ns.path, '--worker-poll-ms', '50', '--payme-key', KEY],
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--database-url',
+        ns.path,
+        '--worker-poll-ms',
+        '50',
+        '--payme-key',
+        KEY,
+        '--payme-account-field',
+        FIELD,
+      ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -109,10 +122,10 @@ describe('payonce serve --payme-key as a child process, no provider URL (built d
     const rpc = async (method: string, params: Record<string, unknown>) => {
       const response = await fetch(`${url}/payme`, {
         method: 'POST',
-        headers: { ...AUTH.valid.headers, 'content-type': 'application/json' },
+        headers: new Headers({ ...AUTH.valid.headers, 'Content-Type': 'application/json' }),
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
       });
-      return (await response.json()) as { result?: Record<string, unknown> };
+      return (await response.json()) as { result?: Record<string, unknown>; error?: unknown };
     };
     const id = newPaymeId();
     expect((await rpc('CreateTransaction', { id, time: Date.now(), amount: AMOUNT, account })).result).toMatchObject({
