@@ -65,7 +65,9 @@ function currencyProblem(currency: unknown): string | null {
  */
 export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
   const { amountMinor, currency } = body;
-  const problems = [amountProblem(amountMinor, currency), currencyProblem(currency)].filter((p): p is string => p !== null);
+  const problems = [amountProblem(amountMinor, currency), currencyProblem(currency)].filter(
+    (p): p is string => p !== null,
+  );
   if (problems.length > 0) throw new InvalidMoney(problems.join('; '));
   return { amountMinor: amountMinor as number, currency: currency as string };
 }
