@@ -66,7 +66,7 @@ describe('reference service: POST /click/prepare + /click/complete (Click SHOP A
     expect(done.jobs.filter((job) => job.topic === 'order.fulfil')).toEqual([
       expect.objectContaining({ status: 'done', attempts: 1 }),
     ]);
-    expect((await prepare(orderId, newClickTransId())).error).toBe(-5);
+    expect((await prepare(orderId, newClickTransId())).error).toBe(-4); // Already paid
   });
 
   it("a Complete carrying Click's error < 0 cancels (-9) and releases the order: a new payment pays it", async () => {

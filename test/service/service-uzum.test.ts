@@ -70,6 +70,9 @@ describe('reference service: POST /uzum/* (Uzum Bank Merchant API) on SQLite, no
     expect(done.jobs.filter((job) => job.topic === 'order.fulfil')).toEqual([
       expect.objectContaining({ status: 'done', attempts: 1 }),
     ]);
+    const paid = code('payment already made');
+    expect((await uzum('check', { params: { account: orderId } })).body.errorCode).toBe(paid);
+    expect((await create(orderId, newTransId())).body.errorCode).toBe(paid);
   });
 
   it('reverse before confirm cancels and releases the order; reverse after confirm refunds it (one refund row)', async () => {

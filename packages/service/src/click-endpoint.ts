@@ -39,7 +39,8 @@ function clickEvent(tx: ClickTransaction, status: PaymentEventStatus): ProviderP
  * orders as what Click pays (`config.click`: service id and secret keys).
  * - `findOrder`: `merchant_trans_id` is the service order's id; the order must be payable by Click
  *   (`lockPayableOrder`: UZS, `draft`/`awaiting_payment`, no other provider's attempt), its amount in tiyin is
- *   `amountMinor`. Anything else is `null` (Click gets -5).
+ *   `amountMinor`; an order Click already paid is returned too, so the engine answers -4 from its completed
+ *   transaction. Anything else is `null` (Click gets -5).
  * - `onPrepared`: opens the order's attempt of provider `click`, payment id = `click_trans_id`.
  * - `onCompleted`: applies `succeeded` through `payments.applyProviderEvent` in the Complete's transaction: the
  *   order becomes paid and its fulfilment job is enqueued once.
@@ -59,7 +60,7 @@ export function serviceClickMerchant(ctx: ServiceContext): ClickMerchant {
     secretKey: config.secretKeys,
     clock: ctx.clock,
     findOrder: async (merchantTransId, trx) => {
-      const order = await lockPayableOrder(ctx, trx, merchantTransId, CLICK_PROVIDER);
+      const order = await lockPayableOrder(ctx, trx, merchantTransId, CLICK_PROVIDER, { orPaidByProvider: true });
       return order === null ? null : { amountTiyin: order.amountMinor };
     },
     onPrepared: async (trx, tx) => {

@@ -49,7 +49,8 @@ function uzumEvent(tx: UzumTransaction, status: PaymentEventStatus): ProviderPay
  * orders as what Uzum Bank pays (`config.uzum`: login, password, service id).
  * - `findOrder`: `params.account` ({@link UZUM_ORDER_PARAM}) is the service order's id; the order must be payable
  *   by Uzum (`lockPayableOrder`: UZS, `draft`/`awaiting_payment`, no other provider's attempt), its amount in
- *   tiyin is `amountMinor`. Anything else is `null` (10007).
+ *   tiyin is `amountMinor`; an order Uzum already paid is returned too, so the engine answers 10008 from its
+ *   confirmed transaction. Anything else is `null` (10007).
  * - `onCreated`: opens the order's attempt of provider `uzum`, payment id = `transId`.
  * - `onConfirmed`: applies `succeeded` through `payments.applyProviderEvent` in the /confirm's transaction: the order
  *   becomes paid and its fulfilment job is enqueued once.
@@ -70,7 +71,7 @@ export function serviceUzumMerchant(ctx: ServiceContext): UzumMerchant {
     serviceId: config.serviceId,
     clock: ctx.clock,
     findOrder: async (params, trx) => {
-      const order = await lockPayableOrder(ctx, trx, orderIdIn(params), UZUM_PROVIDER);
+      const order = await lockPayableOrder(ctx, trx, orderIdIn(params), UZUM_PROVIDER, { orPaidByProvider: true });
       return order === null ? null : { orderId: order.id, amountTiyin: order.amountMinor };
     },
     onCreated: async (trx, tx) => {
