@@ -36,6 +36,11 @@ describe('a service with only Payme, Click or Uzum credentials (no --provider-ur
       expect(hook.status).toBe(409);
       expect(hook.body).toMatchObject({ code: 'PROVIDER_NOT_CONFIGURED' });
     }
+    const bare = await call<{ order: { currency: string } }>(local.url, 'POST', '/orders', {
+      body: { orderId: `order-${randomUUID()}`, amountMinor: AMOUNT },
+    });
+    expect(bare.status).toBe(201);
+    expect(bare.body.order.currency).toBe('UZS'); // the one currency Payme, Click and Uzum charge
     const view = await call<{ order: { status: string }; attempts: unknown[] }>(local.url, 'GET', `/orders/${orderId}`);
     expect(view.body.attempts).toEqual([]);
     expect(view.body.order.status).toBe('draft');

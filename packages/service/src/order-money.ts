@@ -60,11 +60,13 @@ function currencyProblem(currency: unknown): string | null {
  * (`amountMinor must be a positive integer of minor units, got a negative integer; currency must be …`), which
  * says what is wrong (missing, the type, zero, negative, a length) without quoting the request's value
  * (docs/errors.md: `detail` never contains request bodies).
+ * A missing `currency` is `defaultCurrency` when given (a service without the Stripe-shaped provider: `UZS`).
  * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
  * @see docs/design.md §2 "Money and time"; ISO 4217; docs/service.md.
  */
-export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
-  const { amountMinor, currency } = body;
+export function orderMoneyOf(body: Readonly<Record<string, unknown>>, defaultCurrency?: string): Money {
+  const { amountMinor } = body;
+  const currency = body.currency === undefined ? defaultCurrency : body.currency;
   const problems = [amountProblem(amountMinor, currency), currencyProblem(currency)].filter(
     (p): p is string => p !== null,
   );

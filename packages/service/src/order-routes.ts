@@ -9,6 +9,7 @@ import { isObject, lenientJson } from './json-body.js';
 import { orderIdOf } from './order-id.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
+import { UZS } from './payable-order.js';
 import type { ServiceContext } from './service-context.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceOptions } from './service-options.js';
@@ -96,7 +97,8 @@ export async function registerOrders(
         const body = request.body === undefined ? {} : request.body;
         if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
         const tx = fastifyTransaction<Transaction<unknown>>(request);
-        const money = orderMoneyOf(body);
+        // Without the Stripe-shaped provider only Payme, Click and Uzum pay: UZS is the one currency they charge.
+        const money = orderMoneyOf(body, ctx.checkoutAvailable ? undefined : UZS);
         const id = orderIdOf(body);
         const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
         return reply.code(201).send({ order: orderJson(order) });
