@@ -4,16 +4,21 @@ import { logIntake } from 'payonce/internal/observe/log-events.js';
 import { createWebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { fastifyWebhooks } from 'payonce/webhooks/fastify';
 import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
+import { registerClick } from './click-endpoint.js';
 import { ALWAYS_OPEN, registerHealthRoutes } from './health-routes.js';
 import { sendResponse, storeUnavailableProblem } from './http-edge.js';
-import { registerOrders } from './order-routes.js';
+import { providerNotConfigured, registerOrders } from './order-routes.js';
 import { registerPayme } from './payme-endpoint.js';
 import { serviceApp } from './service-app.js';
 import type { ServiceContext } from './service-context.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { openServiceRuntime } from './service-runtime.js';
+import { registerUzum } from './uzum-endpoint.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
+
+/** The webhook routes of the Stripe-shaped provider, answered 409 `PROVIDER_NOT_CONFIGURED` without it. */
+const STRIPE_SHAPED_WEBHOOKS = ['/webhooks/stripe', '/webhooks/standard-webhooks'] as const;
 
 /** A running reference service. */
 export interface PaymentService {
@@ -50,7 +55,10 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * `POST /orders`, `POST /orders/:id/checkout` (`Idempotency-Key` required, scoped by `X-Customer-Id`),
  * `GET /orders/:id` (`OrderView`), `POST /webhooks/stripe` and `POST /webhooks/standard-webhooks` (the webhook
  * intake with its SQL journal; each only with its secret), `POST /payme` (the Payme Merchant API on the service's
- * orders, `servicePaymeMerchant`; only with `paymeKeys`), `GET /healthz`, `GET /metrics`, and the operator
+ * orders, `servicePaymeMerchant`; only with `paymeKeys`), `POST /click/prepare` + `/click/complete` (Click's SHOP API,
+ * `serviceClickMerchant`; only with `clickServiceId` + `clickSecretKey`), `POST /uzum/check|create|confirm|reverse|
+ * status` (Uzum Bank's Merchant API, `serviceUzumMerchant`; only with `uzumLogin`, `uzumPassword`, `uzumServiceId`),
+ * `GET /healthz`, `GET /metrics`, and the operator
  * console (`/admin/api/*`, `/console`; only with `adminToken`, docs/console.md). Unless `worker: false` it also runs
  * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
  * when it is down then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503
@@ -66,7 +74,10 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * logged, with no business action; one without an id, not JSON, or a handled payment type it cannot act on is
  * refused 400 with no receipt (`paymentEventProfile`). A refund that arrives while its attempt is still active
  * (before the success it refunds) is parked by `Payments` (answered 200 `parked`) and applied with the success.
- * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`, a malformed webhook secret.
+ * Without `providerUrl` (and `provider`) the service starts when Payme, Click or Uzum is configured: checkout and
+ * both webhook routes then answer 409 `PROVIDER_NOT_CONFIGURED` (nothing written).
+ * @throws {InvalidOption} a bad setting, no `providerUrl`, no `provider` and none of Payme, Click, Uzum; a malformed
+ *   webhook secret.
  * @throws the driver's or fastify's error when a SQLite file, Redis or the port cannot be opened (everything
  *   opened is closed again).
  * @see docs/service.md; docs/design.md §2, §5–7.
@@ -87,7 +98,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   });
   let background: DeferredBackgroundJobs | null = null;
   try {
-    const endpoints = webhookEndpoints(ctx, options);
+    const endpoints = ctx.checkoutAvailable ? webhookEndpoints(ctx, options) : {};
+    if (!ctx.checkoutAvailable) {
+      for (const path of STRIPE_SHAPED_WEBHOOKS) {
+        app.post(path, async () => {
+          throw providerNotConfigured(`POST ${path}`);
+        });
+      }
+    }
     if (Object.keys(endpoints).length > 0) {
       const intake = createWebhookIntake({ guard: ctx.intakeGuard, journal: ctx.journal, endpoints });
       runtime.metrics.observeIntake(intake);
@@ -96,12 +114,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     }
     await registerOrders(app, ctx, runtime, options);
     await registerPayme(app, ctx);
+    await registerClick(app, ctx);
+    await registerUzum(app, ctx);
     if (ctx.config.adminToken !== null) {
       const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
       await registerAdminConsole(app, ctx, {
         adminToken: ctx.config.adminToken,
         replay: replayPartsOf(ctx, endpoints),
-        providerAvailable: true,
+        providerAvailable: ctx.checkoutAvailable,
       });
     }
     registerHealthRoutes(app, ctx, runtime, startedAtMs);

@@ -8,6 +8,13 @@ import type { Money } from 'payonce/internal/payments/money.js';
  */
 export const MAX_ORDER_AMOUNT_MINOR = 99_999_999;
 
+/**
+ * Largest UZS order amount, in tiyin: any safe integer. A UZS order is paid through Payme, Click or Uzum, whose
+ * amounts in tiyin pass the sandbox's cap at about 1 000 000 sum (Uzum's own example charges 125 000 000 tiyin); a
+ * checkout of such an order through the sandbox is declined (the attempt `failed`), never a crash.
+ */
+export const MAX_UZS_AMOUNT_MINOR = Number.MAX_SAFE_INTEGER;
+
 /** ISO-4217 codes this Node knows (`Intl.supportedValuesOf('currency')`, ICU's list of active codes). */
 const ISO_4217: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
@@ -29,11 +36,12 @@ function numberKind(value: number): string {
 }
 
 /** What is wrong with `amountMinor`, or `null`. */
-function amountProblem(amountMinor: unknown): string | null {
+function amountProblem(amountMinor: unknown, currency: unknown): string | null {
   if (amountMinor === undefined) return 'amountMinor is missing (a positive integer of minor units)';
   const positive = typeof amountMinor === 'number' && Number.isInteger(amountMinor) && amountMinor > 0;
   if (!positive) return `amountMinor must be a positive integer of minor units, got ${kindOf(amountMinor)}`;
-  if (amountMinor > MAX_ORDER_AMOUNT_MINOR) return `amountMinor must be at most ${MAX_ORDER_AMOUNT_MINOR} minor units`;
+  const max = currency === 'UZS' ? MAX_UZS_AMOUNT_MINOR : MAX_ORDER_AMOUNT_MINOR;
+  if (amountMinor > max) return `amountMinor must be at most ${max} minor units`;
   return null;
 }
 
@@ -47,17 +55,21 @@ function currencyProblem(currency: unknown): string | null {
 
 /**
  * The money of a `POST /orders` body, checked at the service edge before `Payments.createOrder`:
- * `amountMinor` a safe integer 1–`MAX_ORDER_AMOUNT_MINOR`, `currency` an ISO-4217 code Node's ICU knows
+ * `amountMinor` a safe integer 1–`MAX_ORDER_AMOUNT_MINOR` (UZS: 1–`MAX_UZS_AMOUNT_MINOR`), `currency` an ISO-4217 code Node's ICU knows
  * (`Intl.supportedValuesOf('currency')`, upper case, e.g. `EUR`, `UZS`). Every bad field is named, in one detail
  * (`amountMinor must be a positive integer of minor units, got a negative integer; currency must be …`), which
  * says what is wrong (missing, the type, zero, negative, a length) without quoting the request's value
  * (docs/errors.md: `detail` never contains request bodies).
+ * A missing `currency` is `defaultCurrency` when given (a service without the Stripe-shaped provider: `UZS`).
  * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
  * @see docs/design.md §2 "Money and time"; ISO 4217; docs/service.md.
  */
-export function orderMoneyOf(body: Readonly<Record<string, unknown>>): Money {
-  const { amountMinor, currency } = body;
-  const problems = [amountProblem(amountMinor), currencyProblem(currency)].filter((p): p is string => p !== null);
+export function orderMoneyOf(body: Readonly<Record<string, unknown>>, defaultCurrency?: string): Money {
+  const { amountMinor } = body;
+  const currency = body.currency === undefined ? defaultCurrency : body.currency;
+  const problems = [amountProblem(amountMinor, currency), currencyProblem(currency)].filter(
+    (p): p is string => p !== null,
+  );
   if (problems.length > 0) throw new InvalidMoney(problems.join('; '));
   return { amountMinor: amountMinor as number, currency: currency as string };
 }

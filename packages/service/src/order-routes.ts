@@ -9,6 +9,7 @@ import { isObject, lenientJson } from './json-body.js';
 import { orderIdOf } from './order-id.js';
 import { orderMoneyOf } from './order-money.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
+import { UZS } from './payable-order.js';
 import type { ServiceContext } from './service-context.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceOptions } from './service-options.js';
@@ -16,6 +17,14 @@ import { serviceProblem } from './service-problems.js';
 import type { ServiceRuntime } from './service-runtime.js';
 
 const CHECKOUT_ROUTE = '/orders/:id/checkout';
+
+/** The 409 `PROVIDER_NOT_CONFIGURED` of a Stripe-shaped route (`what`) on a service without `providerUrl`. */
+export function providerNotConfigured(what: string): ServiceError {
+  return new ServiceError(
+    'PROVIDER_NOT_CONFIGURED',
+    `${what} needs the Stripe-shaped provider (--provider-url); this service pays orders through Payme, Click or Uzum`,
+  );
+}
 
 /** `POST /orders/:id/checkout` (Idempotency-Key required, default mode: checkout calls the provider). */
 function registerCheckout(
@@ -88,22 +97,30 @@ export async function registerOrders(
         const body = request.body === undefined ? {} : request.body;
         if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
         const tx = fastifyTransaction<Transaction<unknown>>(request);
-        const money = orderMoneyOf(body);
+        // Without the Stripe-shaped provider only Payme, Click and Uzum pay: UZS is the one currency they charge.
+        const money = orderMoneyOf(body, ctx.checkoutAvailable ? undefined : UZS);
         const id = orderIdOf(body);
         const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
         return reply.code(201).send({ order: orderJson(order) });
       });
     });
-    await scope.register(async (checkouts) => {
-      await checkouts.register(
-        fastifyIdempotencyKey({
-          guard: ctx.httpGuard,
-          principal: customerOf,
-          requireKey: (route) => route.route === CHECKOUT_ROUTE,
-        }),
-      );
-      registerCheckout(checkouts, ctx, runtime, checkout);
-    });
+    if (!ctx.checkoutAvailable && options.overrides?.checkout === undefined) {
+      // No Stripe-shaped provider: refused before any key, attempt or provider call (Payme, Click, Uzum pay).
+      scope.post(CHECKOUT_ROUTE, async () => {
+        throw providerNotConfigured('checkout');
+      });
+    } else {
+      await scope.register(async (checkouts) => {
+        await checkouts.register(
+          fastifyIdempotencyKey({
+            guard: ctx.httpGuard,
+            principal: customerOf,
+            requireKey: (route) => route.route === CHECKOUT_ROUTE,
+          }),
+        );
+        registerCheckout(checkouts, ctx, runtime, checkout);
+      });
+    }
 
     scope.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
       const view = await orderView(ctx, request.params.id, customerOf(request));

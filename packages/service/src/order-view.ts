@@ -21,6 +21,8 @@ export interface OrderJson {
 /** A payment attempt as the service shows it. */
 export interface AttemptJson {
   readonly id: string;
+  /** The provider paying through this attempt: `stripe` (checkout), `payme`, `click` or `uzum`. */
+  readonly provider: string;
   readonly status: string;
   readonly providerPaymentId: string | null;
   readonly idempotencyKey: string;
@@ -117,6 +119,7 @@ export function orderJson(order: Order): OrderJson {
 export function attemptJson(attempt: PaymentAttempt): AttemptJson {
   return {
     id: attempt.id,
+    provider: attempt.provider,
     status: attempt.status,
     providerPaymentId: attempt.providerPaymentId,
     idempotencyKey: attempt.idempotencyKey,

@@ -2,13 +2,18 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import { checkSchema } from 'payonce/internal/stores/sql/table-namespace.js';
 import { checkAdminTokenStrength } from './admin-token-strength.js';
+import {
+  type LocalProviderConfig,
+  type LocalProviderSettings,
+  resolveLocalProviders,
+} from './local-provider-config.js';
 import { trustedProxiesOf } from './trusted-proxies.js';
 
 /**
  * Settings of the reference service, as `payonce serve` reads them from flags and the environment
  * (docs/service.md "Configuration"). Every duration is in milliseconds.
  */
-export interface ServiceSettings {
+export interface ServiceSettings extends LocalProviderSettings {
   /**
    * SQLite file path / `sqlite:PATH` / `file:///PATH`, `postgres://…` or `mysql://…`; migrated on start.
    * Ignored when a `store` is given to `createService`. @default './payonce.sqlite'
@@ -48,7 +53,10 @@ export interface ServiceSettings {
    * address the admin token throttle counts). `trustedProxiesOf`. @default null (none trusted)
    */
   trustProxy?: string | readonly string[] | null;
-  /** Base URL of the Stripe-shaped provider API (the sandbox). Required unless `provider` is given. */
+  /**
+   * Base URL of the Stripe-shaped provider API (the sandbox). Required unless `provider` is given or Payme, Click
+   * or Uzum is configured; without it checkout and the Stripe-shaped webhooks answer 409 `PROVIDER_NOT_CONFIGURED`.
+   */
   providerUrl?: string | null;
   /** A provider create call with no answer by then makes the attempt `unknown`. @default 5_000 */
   providerTimeoutMs?: number;
@@ -148,8 +156,8 @@ export interface ServiceSettings {
   brokerSubjectPrefix?: string;
 }
 
-/** {@link ServiceSettings} checked, with every default applied. */
-export interface ServiceConfig {
+/** {@link ServiceSettings} checked, with every default applied (`click`, `uzum`: `null` when not enabled). */
+export interface ServiceConfig extends LocalProviderConfig {
   readonly databaseUrl: string;
   readonly databaseSchema: string | null;
   readonly databasePoolSize: number;
@@ -233,7 +241,8 @@ function adminTokenOf(value: string | null | undefined): string | null {
  *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), a
  *   `databasePoolSize` outside 1–1000, an
  *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
- *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `paymeAccountField` that is not 1–64 of `A–Z a–z 0–9 _ . -`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`).
+ *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `paymeAccountField` that is not 1–64 of `A–Z a–z 0–9 _ . -`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`),
+ *   a half-configured Click or Uzum (`resolveLocalProviders`).
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
   const port = int(settings.port, 'port', 0, 3000);
@@ -283,6 +292,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
     paymeKeys: secrets(settings.paymeKeys),
     paymeAccountField: accountFieldOf(settings.paymeAccountField),
+    ...resolveLocalProviders(settings),
     adminToken: adminTokenOf(settings.adminToken),
     worker: settings.worker ?? true,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),

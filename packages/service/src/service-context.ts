@@ -25,6 +25,11 @@ export interface ServiceContext {
   readonly config: ServiceConfig;
   /** The payment provider checkouts call (the sandbox client by default). */
   readonly provider: PaymentProvider;
+  /**
+   * False when the service runs without a Stripe-shaped provider (no `providerUrl`, only Payme, Click or Uzum):
+   * checkout and the Stripe-shaped webhooks then answer 409 `PROVIDER_NOT_CONFIGURED`.
+   */
+  readonly checkoutAvailable: boolean;
   /** Name of the fulfilment table: insert `{ id, order_id, attempt_id, job_id, created_at }` for one shipment. */
   readonly fulfilmentsTable: typeof FULFILMENTS_TABLE;
   /** Name of the refund table (same columns). */

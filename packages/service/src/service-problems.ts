@@ -11,7 +11,7 @@ import type { ServiceErrorCode } from './service-error.js';
 /**
  * The reference service's own problem table: `CUSTOMER_ID_MISSING`, `ADMIN_TOKEN_INVALID` → 401;
  * `INVALID_REQUEST_BODY`, `CUSTOMER_ID_INVALID`, `MALFORMED_REQUEST` → 400; `JOB_NOT_FOUND`, `ROUTE_NOT_FOUND` →
- * 404; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE`
+ * 404; `PROVIDER_NOT_CONFIGURED` → 409; `REQUEST_TIMEOUT` → 408; `REQUEST_BODY_TOO_LARGE` → 413; `UNSUPPORTED_MEDIA_TYPE`
  * → 415; `REQUEST_HEADERS_TOO_LARGE` → 431; the operator console's (`src/service/admin`, docs/console.md):
  * `ADMIN_QUERY_INVALID` → 400; `ADMIN_CSRF_INVALID` → 403; `RECEIPT_NOT_FOUND`, `ATTEMPT_NOT_FOUND`,
  * `DELIVERY_NOT_FOUND` → 404; `CLAIM_NOT_STALE`, `RECEIPT_NOT_RETRYABLE`, `JOB_NOT_DEAD`, `DELIVERY_NOT_REPLAYABLE`,
@@ -30,6 +30,7 @@ export const SERVICE_PROBLEMS = Object.freeze({
   INVALID_REQUEST_BODY: { status: 400, title: 'Invalid request body' },
   ADMIN_TOKEN_INVALID: { status: 401, title: 'Admin token missing or wrong' },
   JOB_NOT_FOUND: { status: 404, title: 'Outbox job not found' },
+  PROVIDER_NOT_CONFIGURED: { status: 409, title: 'Stripe-shaped provider not configured' },
   ADMIN_CSRF_INVALID: { status: 403, title: 'CSRF token missing or wrong' },
   ADMIN_QUERY_INVALID: { status: 400, title: 'Admin query parameter invalid' },
   ADMIN_RATE_LIMITED: { status: 429, title: 'Admin action rate limit reached' },

@@ -13,9 +13,11 @@ import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
 import { createRedactor } from 'payonce/internal/webhooks/journal/redact.js';
 import { SqlDeliveryJournal } from 'payonce/internal/webhooks/journal/sql-delivery-journal.js';
 import { pino } from 'pino';
+import { noProvider } from './no-provider.js';
 import { openServiceStore } from './open-service-store.js';
 import { resolveServiceConfig, type ServiceConfig } from './service-config.js';
 import type { ServiceContext } from './service-context.js';
+import { ServiceError } from './service-error.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
@@ -36,6 +38,11 @@ export function databaseWaitMs(config: Pick<ServiceConfig, 'storeTimeoutMs'>): n
 function boundedStuckCount(store: SqlStore<unknown>, clock: Clock, waitMs: number): () => Promise<number> {
   const countStuck = sqlStuckReceipts(store, { olderThanMs: 60_000, clock });
   return () => withinMs(countStuck(), waitMs, 'receipts_stuck read');
+}
+
+/** Whether Payme, Click or Uzum is configured (each pays orders without the Stripe-shaped provider). */
+export function localProviderConfigured(config: ServiceConfig): boolean {
+  return config.paymeKeys.length > 0 || config.click !== null || config.uzum !== null;
 }
 
 /** The parts of the service shared by `payonce serve` and `payonce worker`, before any HTTP route or job loop. */
@@ -67,14 +74,20 @@ export interface ServiceRuntime {
  * back-off while the database is down (`readiness`; issue 34 item 19), builds `Payments` (alerts logged and counted), the SQL delivery
  * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
  * `Idempotency-Key` guard (SQL) and the metrics.
- * @throws {InvalidOption} a bad setting, no `providerUrl` and no `provider`.
+ * Without `providerUrl` and `provider`, but with Payme, Click or Uzum configured, the provider refuses every call
+ * with `PROVIDER_NOT_CONFIGURED` and `context.checkoutAvailable` is false.
+ * @throws {InvalidOption} a bad setting; no `providerUrl`, no `provider` and none of Payme, Click and Uzum.
  * @throws the driver's error when the SQLite file or Redis cannot be opened (anything opened so far is closed
  *   first); a PostgreSQL or MySQL server that is down is waited for instead (`readiness`).
  */
 export async function openServiceRuntime(options: ServiceOptions = {}): Promise<ServiceRuntime> {
   const config = resolveServiceConfig(options);
-  if (!options.provider && config.providerUrl === null) {
-    throw new InvalidOption('providerUrl', 'is required (the base URL of the provider API, e.g. the sandbox)');
+  const checkoutAvailable = Boolean(options.provider) || config.providerUrl !== null;
+  if (!checkoutAvailable && !localProviderConfigured(config)) {
+    throw new InvalidOption(
+      'providerUrl',
+      'is required unless Payme, Click or Uzum is configured (the base URL of the provider API, e.g. the sandbox)',
+    );
   }
   const clock: Clock = options.clock ?? systemClock;
   const closers: (() => Promise<void>)[] = [];
@@ -97,6 +110,8 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     let provider: PaymentProvider;
     if (options.provider) {
       provider = options.provider;
+    } else if (config.providerUrl === null) {
+      provider = noProvider(() => new ServiceError('PROVIDER_NOT_CONFIGURED', 'no --provider-url is configured'));
     } else {
       const client = new SandboxClient({ baseUrl: config.providerUrl ?? '', timeoutMs: config.providerTimeoutMs });
       closers.push(() => client.close());
@@ -164,6 +179,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       clock,
       config,
       provider,
+      checkoutAvailable,
       fulfilmentsTable: FULFILMENTS_TABLE,
       refundsTable: REFUNDS_TABLE,
       journal: new SqlDeliveryJournal(store, { clock }),

@@ -219,24 +219,29 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * The `ServiceOptions` of the shared flags, checked: the database URL (`--database-url`, else
- * `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, else `./payonce.sqlite`) must parse and the provider URL is
- * required. @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` / `PAYONCE_PROVIDER_URL`.
+ * `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, else `./payonce.sqlite`) must parse and the provider URL, when
+ * given, must be http(s); it is required unless `providerOptional` (`payonce serve` with Payme, Click or Uzum).
+ * @throws {InvalidDatabaseUrl} a bad `--database-url`. @throws {CliUsageError} no `--provider-url` /
+ * `PAYONCE_PROVIDER_URL` when required, or one that is not http(s).
  */
 export function runtimeOptions(
   flags: RuntimeFlags,
   env: NodeJS.ProcessEnv,
+  providerOptional = false,
 ): ServiceOptions & { readonly databaseUrl: string } {
   const databaseUrl = databaseUrlOf(flags.databaseUrl, env, './payonce.sqlite');
   parseDatabaseUrl(databaseUrl);
-  const providerUrl = nonEmpty(flags.providerUrl);
-  if (providerUrl === undefined) {
+  const providerUrl = nonEmpty(flags.providerUrl) ?? null;
+  if (providerUrl === null && !providerOptional) {
     throw new CliUsageError('--provider-url (or PAYONCE_PROVIDER_URL) is required: the base URL of the provider API');
   }
-  try {
-    const url = new URL(providerUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
+  if (providerUrl !== null) {
+    try {
+      const url = new URL(providerUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+    } catch {
+      throw new CliUsageError(`--provider-url "${providerUrl}" is not an http(s) URL`);
+    }
   }
   const brokerUrl = nonEmpty(flags.broker) ?? null;
   if (brokerUrl !== null) {
@@ -297,6 +302,53 @@ interface ServeFlags extends RuntimeFlags {
   trustProxy?: string;
   paymeKey?: string;
   paymeAccountField?: string;
+  clickServiceId?: number;
+  clickSecretKey?: string;
+  uzumLogin?: string;
+  uzumPassword?: string;
+  uzumServiceId?: number;
+}
+
+/**
+ * `--click-service-id` + `--click-secret-key` (env `PAYONCE_CLICK_SERVICE_ID`, `PAYONCE_CLICK_SECRET_KEY`) and
+ * `--uzum-login` + `--uzum-password` + `--uzum-service-id` (env `PAYONCE_UZUM_LOGIN`, `PAYONCE_UZUM_PASSWORD`,
+ * `PAYONCE_UZUM_SERVICE_ID`) of `payonce serve`: they enable `POST /click/prepare|complete` and `POST /uzum/*`
+ * (docs/service.md "Payme, Click and Uzum"). All of a provider's flags or none: checked by the service.
+ */
+export function clickUzumOptions(): Option[] {
+  const id = (flag: string) => intIn(flag, 1, Number.MAX_SAFE_INTEGER);
+  return [
+    new Option(
+      '--click-service-id <id>',
+      'Click service_id: with --click-secret-key enables POST /click/prepare, /click/complete',
+    )
+      .env('PAYONCE_CLICK_SERVICE_ID')
+      .argParser(id('--click-service-id')),
+    new Option(
+      '--click-secret-key <key>',
+      'SECRET_KEY of the Click service (comma-separated during a rotation); prefer the environment variable',
+    ).env('PAYONCE_CLICK_SECRET_KEY'),
+    new Option(
+      '--uzum-login <login>',
+      'Uzum Bank Basic-auth login: with --uzum-password and --uzum-service-id enables POST /uzum/*',
+    ).env('PAYONCE_UZUM_LOGIN'),
+    new Option('--uzum-password <password>', 'Uzum Bank Basic-auth password; prefer the environment variable').env(
+      'PAYONCE_UZUM_PASSWORD',
+    ),
+    new Option('--uzum-service-id <id>', 'service id Uzum Bank issued')
+      .env('PAYONCE_UZUM_SERVICE_ID')
+      .argParser(id('--uzum-service-id')),
+  ];
+}
+
+/** Whether `payonce serve` was given any Payme, Click or Uzum credential (then `--provider-url` is optional). */
+function localProviderFlags(flags: ServeFlags): boolean {
+  const texts = [flags.paymeKey, flags.clickSecretKey, flags.uzumLogin, flags.uzumPassword];
+  return (
+    texts.some((text) => nonEmpty(text) !== undefined) ||
+    flags.clickServiceId !== undefined ||
+    flags.uzumServiceId !== undefined
+  );
 }
 
 /**
@@ -331,7 +383,9 @@ export function trustProxyOption(): Option {
  * Registers `serve` on the `payonce` program: starts the reference service (docs/service.md) with the flags and
  * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
  * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
- * reconciliation, database) and exits 0. A bad flag or missing provider URL exits 2 with the reason; a
+ * reconciliation, database) and exits 0. `--provider-url` may be left out when Payme, Click or Uzum credentials are
+ * given (checkout then answers 409 `PROVIDER_NOT_CONFIGURED`). A bad flag, or neither a provider URL nor any such
+ * credential, exits 2 with the reason; a
  * SQLite file, Redis or port that cannot be opened exits 1 with the driver's message. A PostgreSQL or MySQL
  * server that is down at start is waited for: the service listens, answers 503 + `Retry-After` and reports
  * `starting` on `/healthz` until the database answers, then migrates it and starts the worker.
@@ -353,9 +407,14 @@ export function registerServe(program: Command, io: CliIo): void {
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
     .addOption(trustProxyOption());
-  for (const option of paymeOptions()) command.addOption(option);
+  for (const option of [...paymeOptions(), ...clickUzumOptions()]) command.addOption(option);
   command.action(async (flags: ServeFlags) => {
-    const options = runtimeOptions(flags, process.env);
+    if (nonEmpty(flags.providerUrl) === undefined && !localProviderFlags(flags)) {
+      throw new CliUsageError(
+        'payonce serve needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click or Uzum credentials: --payme-key, --click-service-id + --click-secret-key, or --uzum-login + --uzum-password + --uzum-service-id',
+      );
+    }
+    const options = runtimeOptions(flags, process.env, true);
     const signal = untilSignal();
     // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
     const { createService } = await importWithPeers(
@@ -370,6 +429,11 @@ export function registerServe(program: Command, io: CliIo): void {
       trustProxy: nonEmpty(flags.trustProxy) ?? null,
       paymeKeys: nonEmpty(flags.paymeKey) ?? null,
       ...(nonEmpty(flags.paymeAccountField) === undefined ? {} : { paymeAccountField: flags.paymeAccountField }),
+      clickServiceId: flags.clickServiceId ?? null,
+      clickSecretKey: nonEmpty(flags.clickSecretKey) ?? null,
+      uzumLogin: nonEmpty(flags.uzumLogin) ?? null,
+      uzumPassword: nonEmpty(flags.uzumPassword) ?? null,
+      uzumServiceId: flags.uzumServiceId ?? null,
     });
     io.out(`payonce service listening on ${service.url}`);
     io.out(
@@ -377,7 +441,12 @@ export function registerServe(program: Command, io: CliIo): void {
         service.context.config.stripeWebhookSecrets.length > 0 ? '/webhooks/stripe ' : ''
       }${service.context.config.standardWebhooksSecrets.length > 0 ? '/webhooks/standard-webhooks' : ''}`.trimEnd(),
     );
-    if (service.context.config.paymeKeys.length > 0) io.out('payme: POST /payme');
+    const { config } = service.context;
+    if (config.paymeKeys.length > 0) io.out('payme: POST /payme');
+    if (config.click !== null) io.out('click: POST /click/prepare, POST /click/complete');
+    if (config.uzum !== null)
+      io.out('uzum: POST /uzum/check, /uzum/create, /uzum/confirm, /uzum/reverse, /uzum/status');
+    if (!service.context.checkoutAvailable) io.out('no --provider-url: checkout answers 409 PROVIDER_NOT_CONFIGURED');
     const received = await signal;
     io.out(`payonce service: ${received}, closing`);
     await service.close();

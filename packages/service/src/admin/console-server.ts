@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { PaymentProvider } from 'payonce/internal/payments/payment-provider.js';
+import { noProvider } from '../no-provider.js';
 import { serviceApp } from '../service-app.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceOptions } from '../service-options.js';
@@ -18,12 +19,9 @@ export interface ConsoleServer {
 }
 
 /** A provider for a console started without `--provider-url`: every call is refused (reconcile answers 409). */
-const NO_PROVIDER: PaymentProvider = Object.freeze({
-  name: 'stripe',
-  createPayment: () => Promise.reject(new ServiceError('ADMIN_ACTION_UNAVAILABLE', 'no provider configured')),
-  getPaymentByReference: () => Promise.reject(new ServiceError('ADMIN_ACTION_UNAVAILABLE', 'no provider configured')),
-  cancel: () => Promise.reject(new ServiceError('ADMIN_ACTION_UNAVAILABLE', 'no provider configured')),
-});
+const NO_PROVIDER: PaymentProvider = noProvider(
+  () => new ServiceError('ADMIN_ACTION_UNAVAILABLE', 'no provider configured'),
+);
 
 /**
  * Starts the operator console on a database without a running service (docs/console.md "payonce console"): the

@@ -9,6 +9,7 @@ export interface ClickContext<DB> {
   readonly store: SqlStore<DB>;
   readonly clock: Clock;
   readonly findOrder: (merchantTransId: string, trx: Transaction<DB>) => Promise<ClickOrder | null>;
+  readonly onPrepared: (trx: Transaction<DB>, transaction: ClickTransaction) => Promise<void>;
   readonly onCompleted: (trx: Transaction<DB>, transaction: ClickTransaction) => Promise<void>;
   readonly onCancelled: (trx: Transaction<DB>, transaction: ClickTransaction) => Promise<void>;
 }

@@ -22,6 +22,12 @@ export interface ClickMerchantOptions<DB> {
    */
   readonly findOrder: (merchantTransId: string, trx: Transaction<DB>) => Promise<ClickOrder | null>;
   /**
+   * Called once per new transaction, when a Prepare stores it `prepared`, inside that call's transaction `trx`
+   * (e.g. to open your order's payment attempt, so no other payment starts beside it). Not called for a repeated
+   * Prepare of a known `click_trans_id`. Throwing rolls the Prepare back (Click gets -7 and stops the payment).
+   */
+  readonly onPrepared?: (trx: Transaction<DB>, transaction: ClickTransaction) => Promise<void> | void;
+  /**
    * The fulfilment: called once per transaction, when a Complete moves it to `completed`, inside that call's
    * transaction `trx` — enqueue your outbox job with it (`outbox.enqueueOnce(trx, …)`) so it commits with the state.
    * Throwing rolls the Complete back (Click gets -7 and cancels the payment on its side).

@@ -94,11 +94,13 @@ function contextOf<DB>(options: ClickMerchantOptions<DB>): ClickContext<DB> {
   requireFunction(options.findOrder, 'findOrder');
   requireFunction(options.onCompleted, 'onCompleted');
   if (options.onCancelled !== undefined) requireFunction(options.onCancelled, 'onCancelled');
-  const { onCompleted, onCancelled } = options;
+  if (options.onPrepared !== undefined) requireFunction(options.onPrepared, 'onPrepared');
+  const { onPrepared, onCompleted, onCancelled } = options;
   return Object.freeze({
     store: options.store,
     clock: options.clock ?? systemClock,
     findOrder: options.findOrder,
+    onPrepared: async (trx, tx) => onPrepared?.(trx, tx),
     onCompleted: async (trx, tx) => onCompleted(trx, tx),
     onCancelled: async (trx, tx) => onCancelled?.(trx, tx),
   } satisfies ClickContext<DB>);
@@ -114,7 +116,8 @@ function contextOf<DB>(options: ClickMerchantOptions<DB>): ClickContext<DB> {
  * - Every call runs in ONE database transaction that locks the transaction's row, and every repeat is answered
  *   from its CURRENT state: a repeated Prepare gets the same `merchant_prepare_id`, a repeated Complete the same
  *   `merchant_confirm_id` (equal to `merchant_prepare_id`), a Complete after a cancel -9.
- * - `onCompleted` runs exactly once per transaction, in the commit that completes it.
+ * - `onPrepared` runs once per new transaction, in the commit that stores it; `onCompleted` exactly once per
+ *   transaction, in the commit that completes it.
  * - A Complete (or Prepare) carrying Click's `error < 0` cancels the prepared transaction and answers -9.
  * - One live (prepared or completed) transaction per order, held by a unique index: a Prepare for a paid order is
  *   -4; a Prepare with a new `click_trans_id` for an order whose earlier attempt is only prepared cancels that one
@@ -122,8 +125,8 @@ function contextOf<DB>(options: ClickMerchantOptions<DB>): ClickContext<DB> {
  * - A database failure or a throwing callback is answered -7 (nothing committed) and given to `onError`.
  *   Always HTTP 200 with JSON.
  * @throws {InvalidOption} (`store`) not a SQL store; (`serviceId`) not a positive integer; (`secretKey`) both or
- *   neither of secretKey/keyProvider, or an empty key; (`keyProvider`, `findOrder`, `onCompleted`, `onCancelled`)
- *   of the wrong type.
+ *   neither of secretKey/keyProvider, or an empty key; (`keyProvider`, `findOrder`, `onPrepared`, `onCompleted`,
+ *   `onCancelled`) of the wrong type.
  * @see https://docs.click.uz/en/click-api-request/; https://docs.click.uz/en/click-api-error/; fixtures
  *   click/protocol.json, click/signature/*.json.
  * @example

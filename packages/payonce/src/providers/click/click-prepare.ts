@@ -52,8 +52,8 @@ async function repeatedPrepare<DB>(
  * `repeatedPrepare`). A new one: an order id no row can hold, or `findOrder` → `null`: -5; the order's live
  * transaction is completed: -4; `amount` not the order's (or not a sum with at most 2 decimals): -2; Click's
  * `error < 0`: -9 (nothing stored). Otherwise the order's prepared transaction of an earlier attempt, if any, is
- * cancelled (`onCancelled`; its Complete will get -9), and a prepared row is inserted: 0 with its
- * `merchant_prepare_id`. A unique index refusing the insert, or this very `click_trans_id` found as the order's live
+ * cancelled (`onCancelled`; its Complete will get -9), and a prepared row is inserted (`onPrepared`, same
+ * transaction): 0 with its `merchant_prepare_id`. A unique index refusing the insert, or this very `click_trans_id` found as the order's live
  * transaction (a concurrent call's), throws {@link ClickRaceLost}: the whole call runs again and finds that row.
  * A `findOrder` answer that is neither `null` nor `{ amountTiyin }` throws {@link InvalidOption} (answered -7).
  * @see https://docs.click.uz/en/click-api-request/ (Prepare); https://docs.click.uz/en/click-api-error/.
@@ -79,5 +79,6 @@ export async function prepare<DB>(ctx: ClickContext<DB>, trx: Transaction<DB>, c
     amountTiyin,
   });
   if (created === null) throw new ClickRaceLost();
+  await ctx.onPrepared(trx, created);
   return answer(CLICK_ANSWERS.success, created);
 }

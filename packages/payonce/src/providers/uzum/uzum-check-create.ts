@@ -74,7 +74,7 @@ export async function uzumCheck<DB>(
  * - a known transId: CREATED → its STORED transTime (no new row), unless `amount` differs (10011); CONFIRMED →
  *   10008; REVERSED → 10009;
  * - a new transId: no order → 10007; amount other than the order's → 10011; the order has a live transaction →
- *   10008; else a CREATED row is inserted. The database holds one live transaction per order: a unique index
+ *   10008; else a CREATED row is inserted and `onCreated` runs in the same transaction. The database holds one live transaction per order: a unique index
  *   refusing the insert (a concurrent call's row) throws {@link UzumRaceLost}, and the whole call runs again.
  * @see fixtures uzum/protocol.json "endpoints./create", "error_codes"; uzum/examples/create.json.
  */
@@ -108,5 +108,6 @@ export async function uzumCreate<DB>(
     data: dataOf(order, params),
   });
   if (created === null) throw new UzumRaceLost();
+  await ctx.onCreated(trx, created);
   return createdBody(ctx as UzumContext<unknown>, created);
 }

@@ -10,6 +10,7 @@ export interface UzumContext<DB> {
   readonly clock: Clock;
   readonly serviceId: number;
   readonly findOrder: (params: Readonly<Record<string, unknown>>, trx: Transaction<DB>) => Promise<UzumOrder | null>;
+  readonly onCreated: (trx: Transaction<DB>, transaction: UzumTransaction) => Promise<void>;
   readonly onConfirmed: (trx: Transaction<DB>, transaction: UzumTransaction) => Promise<void>;
   readonly onReversed: (trx: Transaction<DB>, transaction: UzumTransaction) => Promise<void>;
 }

@@ -20,6 +20,12 @@ export interface UzumMerchantOptions<DB> {
    */
   readonly findOrder: (params: Readonly<Record<string, unknown>>, trx: Transaction<DB>) => Promise<UzumOrder | null>;
   /**
+   * Called once per new transaction, when /create stores it CREATED, inside that call's transaction `trx` (e.g. to
+   * open your order's payment attempt, so no other payment starts beside it). Not called for a repeated /create of
+   * a known transId. Throwing rolls the /create back (Uzum Bank gets 99999).
+   */
+  readonly onCreated?: (trx: Transaction<DB>, transaction: UzumTransaction) => Promise<void> | void;
+  /**
    * The fulfilment: called once per transaction, when /confirm moves it to CONFIRMED, inside that call's
    * transaction `trx` — enqueue your outbox job with it (`outbox.enqueueOnce(trx, …)`) so it commits with the
    * status. Throwing rolls the confirm back (Uzum Bank gets 99999 and asks /status).

@@ -72,18 +72,21 @@ function contextOf<DB>(options: UzumMerchantOptions<DB>): UzumContext<DB> {
     throw new InvalidOption('store', 'must be a SQL store (SQLite, PostgreSQL, MySQL)');
   if (typeof options.findOrder !== 'function') throw new InvalidOption('findOrder', 'must be a function');
   if (typeof options.onConfirmed !== 'function') throw new InvalidOption('onConfirmed', 'must be a function');
-  if (options.onReversed !== undefined && typeof options.onReversed !== 'function') {
-    throw new InvalidOption('onReversed', 'must be a function');
+  for (const hook of ['onCreated', 'onReversed'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new InvalidOption(hook, 'must be a function');
+    }
   }
   if (!Number.isSafeInteger(options.serviceId) || options.serviceId <= 0) {
     throw new InvalidOption('serviceId', 'must be a positive integer');
   }
-  const { onConfirmed, onReversed } = options;
+  const { onCreated, onConfirmed, onReversed } = options;
   return Object.freeze({
     store: options.store,
     clock: options.clock ?? systemClock,
     serviceId: options.serviceId,
     findOrder: options.findOrder,
+    onCreated: async (trx: Transaction<DB>, tx: UzumTransaction) => onCreated?.(trx, tx),
     onConfirmed: async (trx: Transaction<DB>, tx: UzumTransaction) => onConfirmed(trx, tx),
     onReversed: async (trx: Transaction<DB>, tx: UzumTransaction) => onReversed?.(trx, tx),
   });
@@ -97,7 +100,8 @@ function contextOf<DB>(options: UzumMerchantOptions<DB>): UzumContext<DB> {
  *   the transaction's CURRENT stored state (transTime, confirmTime, reverseTime), never a stored answer: a repeated
  *   /create of a CREATED transId gets its stored transTime, of a CONFIRMED one 10008, of a REVERSED one 10009; a
  *   repeated /confirm gets the stored confirmTime; /confirm after /reverse is 10015.
- * - `onConfirmed` runs exactly once per transaction, in the commit that makes it CONFIRMED.
+ * - `onCreated` runs once per new transaction, in the commit that stores it CREATED; `onConfirmed` exactly once
+ *   per transaction, in the commit that makes it CONFIRMED.
  * - One live (CREATED or CONFIRMED) transaction per order, held by a unique index: another transId → 10008.
  * - Checks in order: Basic authorization with `login`/`password` (constant time; else 10001), the body is a JSON
  *   object (10002), the path names a webhook (10003), `serviceId` is yours (10006), required fields (10005);
@@ -106,7 +110,7 @@ function contextOf<DB>(options: UzumMerchantOptions<DB>): UzumContext<DB> {
  * errorCode, transId? }` (errorCode a string). Codes marked unconfirmed in the fixtures (10011, 10014, 10015) come
  * from one third-party source: the official error table was not available.
  * @throws {InvalidOption} (`store`) not a SQL store; (`login`, `password`) not a non-empty string; (`serviceId`) not
- *   a positive integer; (`findOrder`, `onConfirmed`, `onReversed`) not a function.
+ *   a positive integer; (`findOrder`, `onCreated`, `onConfirmed`, `onReversed`) not a function.
  * @see fixtures uzum/protocol.json, uzum/examples/*.json; https://developer.uzumbank.uz/en/merchant/
  * @example
  * const uzum = createUzumMerchant({
