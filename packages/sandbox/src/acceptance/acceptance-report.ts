@@ -1,7 +1,7 @@
 import type { CheckResult, ShownExchange } from './check-runner.js';
 
 /** What an acceptance battery found: `passed` when every check passed. */
-export interface AcceptanceReport<E extends ShownExchange = ShownExchange> {
+export interface AcceptanceReport<E extends Omit<ShownExchange, 'what'> = ShownExchange> {
   readonly passed: boolean;
   readonly checks: readonly CheckResult<E>[];
   /** The provider-side transaction ids the battery used (to find them in your records). */
@@ -15,33 +15,44 @@ const clip = (text: string, width: number) => (text.length <= width ? text : `${
  * check what was sent and received and why the provider expects otherwise, then a summary line.
  */
 export function formatAcceptanceReport(report: AcceptanceReport): string[] {
-  const width = Math.max(...report.checks.map((c) => c.name.length), 5);
+  return reportLines(report.checks, (exchange) => `sent ${exchange.what}`, null);
+}
+
+/**
+ * The lines of {@link formatAcceptanceReport} for any provider's checks: each sent call is written as
+ * `<sent(exchange)> (<auth>): <body>`, and `stopped` (why the battery stopped early), when not null, comes just
+ * before the summary line.
+ */
+export function reportLines<E extends Omit<ShownExchange, 'what'>>(
+  checks: readonly CheckResult<E>[],
+  sent: (exchange: E) => string,
+  stopped: string | null,
+): string[] {
+  const width = Math.max(...checks.map((c) => c.name.length), 5);
   const lines = [`  #  result  ${'check'.padEnd(width)}  expected → got`];
-  report.checks.forEach((check, i) => {
+  checks.forEach((check, i) => {
     const mark = check.passed ? 'PASS' : 'FAIL';
     lines.push(
       `${String(i + 1).padStart(3)}  ${mark.padEnd(6)}  ${check.name.padEnd(width)}  ${clip(check.expected, 60)} → ${clip(check.got, 60)}`,
     );
   });
-  for (const [i, check] of report.checks.entries()) {
+  for (const [i, check] of checks.entries()) {
     if (check.passed) continue;
     lines.push('', `FAIL ${i + 1}. ${check.name}`, `  expected: ${check.expected}`, `  got:      ${check.got}`);
     lines.push(`  why:      ${check.why}`);
     for (const exchange of check.exchanges) {
-      lines.push(`  sent ${exchange.what} (${exchange.auth}): ${clip(exchange.body, 300)}`);
+      lines.push(`  ${sent(exchange)} (${exchange.auth}): ${clip(exchange.body, 300)}`);
       lines.push(`  received (${exchange.status ?? 'no answer'}): ${clip(exchange.received, 300)}`);
     }
   }
-  const failed = report.checks.filter((c) => !c.passed).length;
-  lines.push(
-    '',
-    failed === 0 ? `all ${report.checks.length} checks passed` : `${failed} of ${report.checks.length} checks failed`,
-  );
+  const failed = checks.filter((c) => !c.passed).length;
+  if (stopped !== null) lines.push('', `stopped: ${stopped}`);
+  lines.push('', failed === 0 ? `all ${checks.length} checks passed` : `${failed} of ${checks.length} checks failed`);
   return lines;
 }
 
 /** The report of `runner`'s results, frozen. */
-export function reportOf<E extends ShownExchange>(
+export function reportOf<E extends Omit<ShownExchange, 'what'>>(
   results: readonly CheckResult<E>[],
   transactionIds: readonly string[],
 ): AcceptanceReport<E> {

@@ -13,7 +13,7 @@ export interface ShownExchange {
 }
 
 /** The outcome of one acceptance check. */
-export interface CheckResult<E extends ShownExchange = ShownExchange> {
+export interface CheckResult<E extends Omit<ShownExchange, 'what'> = ShownExchange> {
   /** Short name, e.g. `Complete repeated`. */
   readonly name: string;
   readonly passed: boolean;
@@ -31,6 +31,8 @@ export interface CheckResult<E extends ShownExchange = ShownExchange> {
 export interface Verdict {
   readonly passed: boolean;
   readonly got: string;
+  /** Set when no later check can mean anything (an order that is not payable): the battery stops, `got` says why. */
+  readonly halt?: boolean;
 }
 
 /** What a check declares before it runs. */
@@ -41,8 +43,10 @@ export interface CheckSpec {
 }
 
 /** Runs checks one after another, each with its own record of calls made through `send`, into a list of results. */
-export class CheckRunner<S, E extends ShownExchange> {
+export class CheckRunner<S, E extends Omit<ShownExchange, 'what'>> {
   readonly results: CheckResult<E>[] = [];
+  /** Why the battery must stop (the `got` of a halting verdict), or null. */
+  stopped: string | null = null;
 
   constructor(private readonly send: (spec: S) => Promise<E>) {}
 
@@ -60,7 +64,8 @@ export class CheckRunner<S, E extends ShownExchange> {
     } catch (error) {
       verdict = { passed: false, got: `the check could not run: ${(error as Error).message}` };
     }
-    this.results.push({ ...spec, ...verdict, exchanges });
+    if (verdict.halt === true) this.stopped = verdict.got;
+    this.results.push({ ...spec, passed: verdict.passed, got: verdict.got, exchanges });
     return verdict.passed;
   }
 }

@@ -27,12 +27,3 @@ export function checkedServiceId(value: unknown, option: string): number {
   }
   return value;
 }
-
-/** Reads a `name=count` fault count 1…100 (`fallback` when no count is given). @throws {InvalidOption} (`faults`) */
-export function faultCount(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 100) {
-    throw new InvalidOption('faults', `${name}=${value}: the count must be an integer 1…100`);
-  }
-  return Number(value);
-}

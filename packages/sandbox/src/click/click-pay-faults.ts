@@ -1,5 +1,4 @@
-import { InvalidOption } from 'payonce/internal/core/errors.js';
-import { faultCount } from '../acceptance/checked-options.js';
+import { parsePayFaults } from '../acceptance/parse-pay-faults.js';
 
 /** The faults the Click sandbox injects while paying one order. */
 export interface ClickPayFaults {
@@ -30,18 +29,11 @@ export const CLICK_FAULT_NAMES = Object.freeze([
  * @throws {InvalidOption} (`faults`) an unknown name, or a count that is not 1…100.
  */
 export function parseClickFaults(text: string): ClickPayFaults {
-  const faults: { -readonly [K in keyof ClickPayFaults]: ClickPayFaults[K] } = {};
-  for (const part of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '')) {
-    const [name = '', value] = part.split('=', 2);
-    if (name === 'lost-answer') faults.lostAnswer = true;
-    else if (name === 'timeout') faults.timeout = true;
-    else if (name === 'duplicate') faults.duplicate = faultCount(name, value, 1);
-    else if (name === 'parallel') faults.parallel = faultCount(name, value, 3);
-    else if (name === 'failed-payment') faults.failedPayment = true;
-    else throw new InvalidOption('faults', `unknown fault "${name}" (known: ${CLICK_FAULT_NAMES.join(', ')})`);
-  }
-  return Object.freeze(faults);
+  return parsePayFaults<ClickPayFaults, (typeof CLICK_FAULT_NAMES)[number]>(text, CLICK_FAULT_NAMES, {
+    'lost-answer': { field: 'lostAnswer' },
+    timeout: { field: 'timeout' },
+    duplicate: { field: 'duplicate', count: 1 },
+    parallel: { field: 'parallel', count: 3 },
+    'failed-payment': { field: 'failedPayment' },
+  });
 }

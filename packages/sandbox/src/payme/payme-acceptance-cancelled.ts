@@ -1,8 +1,8 @@
-import type { BatteryTransaction } from './payme-battery-transaction.js';
-import { type CheckRunner, expectError, expectResult } from './payme-check-runner.js';
+import type { BatteryTransaction, PaymeRunner } from './payme-battery-transaction.js';
 import { PAYME_CODES, PAYME_REASONS } from './payme-codes.js';
 import { SOURCES } from './payme-doc-sources.js';
 import { accountRefused, notPayable } from './payme-not-payable.js';
+import { expectError, expectResult } from './payme-verdicts.js';
 
 const same = (expected: unknown) => (v: unknown) => v === expected;
 
@@ -11,7 +11,7 @@ const same = (expected: unknown) => (v: unknown) => v === expected;
  * repeated, Create again with the same id (-31008), Perform after the cancel (-31008). A Create refused with an
  * account error means order B is not payable: the runner stops there.
  */
-export async function cancelledChecks(runner: CheckRunner, tx: BatteryTransaction): Promise<void> {
+export async function cancelledChecks(runner: PaymeRunner, tx: BatteryTransaction): Promise<void> {
   const create = {
     method: 'CreateTransaction',
     params: { id: tx.id, time: tx.time, amount: tx.amount, account: tx.account },
@@ -81,7 +81,7 @@ export async function cancelledChecks(runner: CheckRunner, tx: BatteryTransactio
 
 /** GetStatement over [first time, last time] holds both transactions, as CheckTransaction reports them, and no other id of the battery. */
 export async function statementCheck(
-  runner: CheckRunner,
+  runner: PaymeRunner,
   transactions: readonly BatteryTransaction[],
   refusedId: string,
 ): Promise<void> {

@@ -1,8 +1,8 @@
-import type { BatteryTransaction } from './payme-battery-transaction.js';
-import { type CheckRunner, expectError, expectResult } from './payme-check-runner.js';
+import type { BatteryTransaction, PaymeRunner } from './payme-battery-transaction.js';
 import { isAccountCode, PAYME_CODES, PAYME_REASONS } from './payme-codes.js';
 import { SOURCES } from './payme-doc-sources.js';
 import type { PaymeTestOrder } from './payme-test-orders.js';
+import { expectError, expectResult } from './payme-verdicts.js';
 
 const isTime = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 const isId = (v: unknown) => (typeof v === 'string' && v !== '') || (typeof v === 'number' && Number.isFinite(v));
@@ -14,7 +14,7 @@ const same = (expected: unknown) => (v: unknown) => v === expected;
  * 5), Cancel repeated (same cancel_time), Perform after that cancel (-31008), CheckTransaction after it.
  */
 export async function paidChecks(
-  runner: CheckRunner,
+  runner: PaymeRunner,
   order: PaymeTestOrder,
   tx: BatteryTransaction,
   otherId: string,

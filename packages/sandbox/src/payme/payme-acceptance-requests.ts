@@ -1,8 +1,9 @@
-import { type CheckRunner, expectError, expectResult } from './payme-check-runner.js';
+import type { PaymeRunner } from './payme-battery-transaction.js';
 import { isAccountCode, PAYME_CODES } from './payme-codes.js';
 import { SOURCES } from './payme-doc-sources.js';
 import { accountRefused, notPayable } from './payme-not-payable.js';
 import type { PaymeTestOrder } from './payme-test-orders.js';
+import { expectError, expectResult } from './payme-verdicts.js';
 
 /**
  * The checks that need no transaction: credentials (wrong password, wrong login, none), the order checks of
@@ -11,7 +12,7 @@ import type { PaymeTestOrder } from './payme-test-orders.js';
  * refused with an account error at its own amount too, it is not, and the runner stops there (`runner.stopped`).
  */
 export async function requestChecks(
-  runner: CheckRunner,
+  runner: PaymeRunner,
   order: PaymeTestOrder,
   unknownAccount: Readonly<Record<string, unknown>>,
 ): Promise<void> {

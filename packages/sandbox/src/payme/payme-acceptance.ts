@@ -1,12 +1,13 @@
 import { type Clock, systemClock } from 'payonce/internal/core/clock.js';
+import { reportOf } from '../acceptance/acceptance-report.js';
+import { CheckRunner } from '../acceptance/check-runner.js';
 import { cancelledChecks, statementCheck } from './payme-acceptance-cancelled.js';
 import { paidChecks } from './payme-acceptance-paid.js';
 import type { PaymeAcceptanceReport } from './payme-acceptance-report.js';
 import { requestChecks } from './payme-acceptance-requests.js';
 import type { BatteryTransaction } from './payme-battery-transaction.js';
-import { CheckRunner } from './payme-check-runner.js';
 import { checkTarget, newPaymeId } from './payme-payer.js';
-import type { PaymeTarget } from './payme-rpc.js';
+import { callPayme, type PaymeCallSpec, type PaymeExchange, type PaymeTarget } from './payme-rpc.js';
 import { orderTaker, type PaymeOrderSource } from './payme-test-orders.js';
 
 /** How many fresh payable orders one run of the battery uses. */
@@ -55,7 +56,7 @@ export async function runPaymeAcceptance(options: PaymeAcceptanceOptions): Promi
   checkTarget(options);
   const take = orderTaker(options.orders, PAYME_ACCEPTANCE_ORDERS);
   const clock = options.clock ?? systemClock;
-  const runner = new CheckRunner(options);
+  const runner = new CheckRunner<PaymeCallSpec, PaymeExchange>((spec) => callPayme(options, spec));
   const first = await take();
   let lastTime = 0;
   const nextTime = () => {
@@ -63,10 +64,9 @@ export async function runPaymeAcceptance(options: PaymeAcceptanceOptions): Promi
     return lastTime;
   };
   const ids: string[] = [];
-  const report = () => {
-    const checks = Object.freeze([...runner.results]);
-    const passed = runner.stopped === null && checks.every((c) => c.passed);
-    return Object.freeze({ passed, checks, transactionIds: Object.freeze(ids), stopped: runner.stopped });
+  const report = (): PaymeAcceptanceReport => {
+    const found = reportOf(runner.results, ids);
+    return Object.freeze({ ...found, passed: found.passed && runner.stopped === null, stopped: runner.stopped });
   };
   await requestChecks(runner, first, options.unknownAccount ?? unknownAccountOf(first.account));
   if (runner.stopped !== null) return report();

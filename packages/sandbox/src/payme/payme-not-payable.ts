@@ -1,7 +1,8 @@
-import { describe, type Verdict } from './payme-check-runner.js';
+import type { Verdict } from '../acceptance/check-runner.js';
 import { isAccountCode } from './payme-codes.js';
 import type { PaymeExchange } from './payme-rpc.js';
 import type { PaymeTestOrder } from './payme-test-orders.js';
+import { describe } from './payme-verdicts.js';
 
 /** Whether the merchant refused the call with an account error (-31050 … -31099, HTTP 200). */
 export function accountRefused(exchange: PaymeExchange): boolean {

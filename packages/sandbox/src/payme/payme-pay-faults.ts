@@ -1,4 +1,4 @@
-import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { parsePayFaults } from '../acceptance/parse-pay-faults.js';
 
 /** The faults the Payme sandbox injects while paying one order. */
 export interface PaymePayFaults {
@@ -26,33 +26,18 @@ export const PAYME_FAULT_NAMES = Object.freeze([
   'expire',
 ] as const);
 
-function countOf(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 100) {
-    throw new InvalidOption('faults', `${name}=${value}: the count must be an integer 1…100`);
-  }
-  return Number(value);
-}
-
 /**
  * Reads a fault list such as `lost-answer,duplicate=2,parallel=5,expire` (names of {@link PAYME_FAULT_NAMES};
  * `duplicate` and `parallel` take a count, default 1 and 3).
  * @throws {InvalidOption} (`faults`) an unknown name, or a count that is not 1…100.
  */
 export function parsePaymeFaults(text: string): PaymePayFaults {
-  const faults: { -readonly [K in keyof PaymePayFaults]: PaymePayFaults[K] } = {};
-  for (const part of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '')) {
-    const [name = '', value] = part.split('=', 2);
-    if (name === 'lost-answer') faults.lostAnswer = true;
-    else if (name === 'timeout') faults.timeout = true;
-    else if (name === 'duplicate') faults.duplicate = countOf(name, value, 1);
-    else if (name === 'parallel') faults.parallel = countOf(name, value, 3);
-    else if (name === 'cancel-while-performing') faults.cancelWhilePerforming = true;
-    else if (name === 'expire') faults.expire = true;
-    else throw new InvalidOption('faults', `unknown fault "${name}" (known: ${PAYME_FAULT_NAMES.join(', ')})`);
-  }
-  return Object.freeze(faults);
+  return parsePayFaults<PaymePayFaults, (typeof PAYME_FAULT_NAMES)[number]>(text, PAYME_FAULT_NAMES, {
+    'lost-answer': { field: 'lostAnswer' },
+    timeout: { field: 'timeout' },
+    duplicate: { field: 'duplicate', count: 1 },
+    parallel: { field: 'parallel', count: 3 },
+    'cancel-while-performing': { field: 'cancelWhilePerforming' },
+    expire: { field: 'expire' },
+  });
 }

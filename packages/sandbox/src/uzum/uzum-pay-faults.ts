@@ -1,5 +1,4 @@
-import { InvalidOption } from 'payonce/internal/core/errors.js';
-import { faultCount } from '../acceptance/checked-options.js';
+import { parsePayFaults } from '../acceptance/parse-pay-faults.js';
 
 /** The faults the Uzum sandbox injects while paying one order. */
 export interface UzumPayFaults {
@@ -24,18 +23,11 @@ export const UZUM_FAULT_NAMES = Object.freeze(['lost-answer', 'timeout', 'duplic
  * @throws {InvalidOption} (`faults`) an unknown name, or a count that is not 1…100.
  */
 export function parseUzumFaults(text: string): UzumPayFaults {
-  const faults: { -readonly [K in keyof UzumPayFaults]: UzumPayFaults[K] } = {};
-  for (const part of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '')) {
-    const [name = '', value] = part.split('=', 2);
-    if (name === 'lost-answer') faults.lostAnswer = true;
-    else if (name === 'timeout') faults.timeout = true;
-    else if (name === 'duplicate') faults.duplicate = faultCount(name, value, 1);
-    else if (name === 'parallel') faults.parallel = faultCount(name, value, 3);
-    else if (name === 'reverse') faults.reverse = true;
-    else throw new InvalidOption('faults', `unknown fault "${name}" (known: ${UZUM_FAULT_NAMES.join(', ')})`);
-  }
-  return Object.freeze(faults);
+  return parsePayFaults<UzumPayFaults, (typeof UZUM_FAULT_NAMES)[number]>(text, UZUM_FAULT_NAMES, {
+    'lost-answer': { field: 'lostAnswer' },
+    timeout: { field: 'timeout' },
+    duplicate: { field: 'duplicate', count: 1 },
+    parallel: { field: 'parallel', count: 3 },
+    reverse: { field: 'reverse' },
+  });
 }
