@@ -8,7 +8,8 @@ import { expectFullDemoPassed } from './support/demo-assertions.js';
 import { runPayonce } from './support/run-payonce.js';
 
 // `DATABASE_URL=postgres://… npm start` and `DATABASE_URL=mysql://… npm start`, each on a namespace of its own
-// (a fresh PostgreSQL schema, a fresh MariaDB database) that the test drops afterwards. Needs `npm run build`.
+// (a fresh PostgreSQL schema, a fresh MariaDB database) that the test drops afterwards; the replicas get one of their
+// own, as the first demo's Payme key stays in its payonce_payme_keys. Needs `npm run build`.
 const servers = [
   { name: 'PostgreSQL', dialect: 'postgres', create: createPostgresNamespace },
   { name: 'MariaDB', dialect: 'mysql', create: createMysqlNamespace },
@@ -17,12 +18,15 @@ const servers = [
 describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, create }) => {
   let dir: string;
   let namespace: { url: string; drop(): Promise<void> };
+  let forReplicas: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), `payonce-demo-${dialect}-`));
     namespace = await create();
+    forReplicas = await create();
   });
   afterAll(async () => {
     await namespace?.drop();
+    await forReplicas?.drop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -36,10 +40,20 @@ describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, cr
 
   it('passes every scenario with 3 replicas on the same database (npm start -- --replicas 3), 19–22 included', async () => {
     const reportPath = join(dir, 'replicas.json');
-    const run = await runPayonce(['demo', '--replicas', '3', '--report', reportPath], { DATABASE_URL: namespace.url });
+    const run = await runPayonce(['demo', '--replicas', '3', '--report', reportPath], {
+      DATABASE_URL: forReplicas.url,
+    });
     const report = await expectFullDemoPassed(run, reportPath, 3);
     expect(run.stdout).toContain(`3 replicas of payonce serve on ${dialect} `);
     expect(report.demo.replicas).toHaveLength(3);
     expect(run.stdout).toMatch(/forwarded to the replicas round-robin/);
   }, 120_000);
+
+  it('skips the Payme storm, with the reason, on a database an earlier demo seeded with its own Payme key', async () => {
+    const run = await runPayonce(['demo', '--only', '1'], { DATABASE_URL: namespace.url });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^PASS: 1\/1 scenarios/m);
+    expect(run.stdout).toMatch(/^Payme storm skipped: the database keeps the Payme key of an earlier run/m);
+    expect(run.stdout).not.toMatch(/Payme scenarios/);
+  }, 60_000);
 });

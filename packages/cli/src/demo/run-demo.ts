@@ -66,7 +66,10 @@ export interface DemoResult {
   readonly failed: readonly string[];
   /** The storm's report; `null` when no scenario ran (`only: []`). */
   readonly storm: StormReport | null;
-  /** The Payme storm's report; `null` when it did not run (`only: []`) or `/payme` was unavailable. */
+  /**
+   * The Payme storm's report; `null` when it did not run: `only: []`, a replica down, `/payme` unavailable (a
+   * failure), or a `databaseUrl` whose `payonce_payme_keys` holds an earlier run's key (a skip, said on stdout).
+   */
   readonly payme: PaymeStormReport | null;
   readonly serviceUrl: string;
   readonly providerUrl: string;
@@ -94,8 +97,10 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * the pid of `/healthz` — printing `service restarted (pid A → B)`), points the sandbox's webhooks at it, runs the
  * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, then
  * the same for the whole Payme storm (docs/storm.md "Payme storm") against the service's `POST /payme` (the children
- * get a fresh random cashbox key, never printed; with replicas, against the first one), writes the JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
- * output is captured and printed (to `io.err`) only when something failed.
+ * get a fresh random cashbox key, never printed; with replicas, against the first one; skipped with the reason on a
+ * `databaseUrl` whose stored key from an earlier run wins), writes the JSON report if asked, then stops both (or,
+ * with `serve`, prints their URLs and waits for Ctrl-C). The child's output is captured and printed (to `io.err`)
+ * only when something failed.
  * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
  * supervisor, puts a round-robin forwarder between the sandbox's webhooks and them, and runs the storm against all
  * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
@@ -106,7 +111,8 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` is not installed, before anything starts.
- * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.
+ * @returns the result; `passed` is false when a scenario of either storm failed, `/payme` did not answer, or the
+ *   service could not be brought back (`failed` says which).
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
   const startedAtMs = Date.now();
@@ -231,10 +237,11 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
         });
       } catch (error) {
         if (!(error instanceof peers.payme.StormTargetUnavailable)) throw error;
-        paymeUnavailable = error.message;
-        io.err(`Payme storm not run: ${error.message}`);
-        if (tempDir === null) {
-          io.err("(a database an earlier demo used keeps that run's Payme key in payonce_payme_keys: use a fresh one)");
+        if (tempDir === null && keyRefused(error)) {
+          io.out(`Payme storm skipped: ${EARLIER_KEY}`);
+        } else {
+          paymeUnavailable = error.message;
+          io.err(`Payme storm not run: ${error.message}`);
         }
       }
     }
@@ -288,6 +295,16 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     release();
     await cleanup();
   }
+}
+
+/** Why a Payme key refusal on a database the user gave is a skip, not a failure. */
+const EARLIER_KEY =
+  'the database keeps the Payme key of an earlier run in payonce_payme_keys, and a stored key wins over ' +
+  'PAYONCE_PAYME_KEY (docs/service.md); run the demo on a fresh database to include the Payme storm';
+
+/** Whether the Payme storm's preflight failed because `/payme` refused the key (Payme's -32504). */
+function keyRefused(error: Error): boolean {
+  return error.message.includes('(-32504)');
 }
 
 /** The service output lines, each prefixed with its replica when there are several. */
