@@ -27,8 +27,16 @@ describe('payonce demo: the service child', () => {
     stripeWebhookSecret: 'whsec_placeholderstripe',
     standardWebhooksSecret: 'whsec_cGxhY2Vob2xkZXItc3RhbmRhcmQtd2ViaG9va3M=',
     adminToken: 'placeholder-admin-token',
+    paymeKey: 'placeholder-payme-key',
     timings: DEMO_SERVICE_TIMINGS,
-    baseEnv: { PATH: '/usr/bin', REDIS_URL: 'redis://127.0.0.1:6379', PORT: '9999', DATABASE_URL: 'elsewhere.db' },
+    baseEnv: {
+      PATH: '/usr/bin',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: '9999',
+      DATABASE_URL: 'elsewhere.db',
+      PAYONCE_PAYME_KEY: 'parent-payme-key',
+      PAYONCE_PAYME_ACCOUNT_FIELD: 'parent_field',
+    },
   });
 
   it('runs the package bin/payonce-cli.js, whatever the working directory', () => {
@@ -48,14 +56,14 @@ describe('payonce demo: the service child', () => {
     expect(flag('--provider-timeout-ms')).toBe('1000');
     expect(Number(flag('--reconcile-after-ms'))).toBeLessThan(Number(flag('--lease-ms')));
     const commandLine = launch.args.join(' ');
-    for (const secret of ['placeholder-password', 'whsec_', 'placeholder-admin-token']) {
+    for (const secret of ['placeholder-password', 'whsec_', 'placeholder-admin-token', 'placeholder-payme-key']) {
       expect(commandLine).not.toContain(secret);
     }
     expect(launch.url).toBe('http://127.0.0.1:4567');
     expect(launch.healthUrl).toBe('http://127.0.0.1:4567/healthz');
   });
 
-  it('puts database, provider, secrets and admin token in the environment and drops the parent REDIS_URL and PORT', () => {
+  it('puts database, provider, secrets, admin token and Payme key in the environment, drops the parent REDIS_URL, PORT and Payme settings', () => {
     expect(launch.env).toMatchObject({
       PATH: '/usr/bin',
       DATABASE_URL: 'postgres://demo:placeholder-password@127.0.0.1:5432/test',
@@ -63,8 +71,24 @@ describe('payonce demo: the service child', () => {
       STRIPE_WEBHOOK_SECRET: 'whsec_placeholderstripe',
       STANDARD_WEBHOOKS_SECRET: 'whsec_cGxhY2Vob2xkZXItc3RhbmRhcmQtd2ViaG9va3M=',
       PAYONCE_ADMIN_TOKEN: 'placeholder-admin-token',
+      PAYONCE_PAYME_KEY: 'placeholder-payme-key',
     });
     expect(launch.env.REDIS_URL).toBeUndefined();
     expect(launch.env.PORT).toBeUndefined();
+    expect(launch.env.PAYONCE_PAYME_ACCOUNT_FIELD).toBeUndefined();
+  });
+
+  it('leaves /payme off without a paymeKey, whatever the parent says', () => {
+    const plain = serviceLaunch({
+      port: 4567,
+      databaseUrl: 'payonce.sqlite',
+      providerUrl: 'http://127.0.0.1:4568',
+      stripeWebhookSecret: 'whsec_placeholderstripe',
+      standardWebhooksSecret: 'whsec_cGxhY2Vob2xkZXItc3RhbmRhcmQtd2ViaG9va3M=',
+      adminToken: 'placeholder-admin-token',
+      timings: DEMO_SERVICE_TIMINGS,
+      baseEnv: { PAYONCE_PAYME_KEY: 'parent-payme-key' },
+    });
+    expect(plain.env.PAYONCE_PAYME_KEY).toBeUndefined();
   });
 });

@@ -10,7 +10,8 @@ import { runPayonce } from './support/run-payonce.js';
 // `DATABASE_URL=postgres://… npm start` and `DATABASE_URL=mysql://… npm start`, each on a namespace of its own
 // (a fresh PostgreSQL schema, a fresh MariaDB database) that the test drops afterwards. Needs `npm run build`.
 // One run per database, with 3 replicas: it holds every scenario a single service runs (12 restarts a replica on
-// the same database) plus 19–22; the single-service demo runs in demo.test.ts (SQLite).
+// the same database) plus 19–22; the single-service demo runs in demo.test.ts (SQLite). The second test runs on the
+// namespace the first left behind, whose payonce_payme_keys keeps that demo's Payme key.
 const servers = [
   { name: 'PostgreSQL', dialect: 'postgres', create: createPostgresNamespace },
   { name: 'MariaDB', dialect: 'mysql', create: createMysqlNamespace },
@@ -37,4 +38,12 @@ describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, cr
     expect(report.demo.replicas).toHaveLength(3);
     expect(run.stdout).toMatch(/forwarded to the replicas round-robin/);
   }, 120_000);
+
+  it('skips the Payme storm, with the reason, on a database an earlier demo seeded with its own Payme key', async () => {
+    const run = await runPayonce(['demo', '--only', '1'], { DATABASE_URL: namespace.url });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^PASS: 1\/1 scenarios/m);
+    expect(run.stdout).toMatch(/^Payme storm skipped: the database keeps the Payme key of an earlier run/m);
+    expect(run.stdout).not.toMatch(/Payme scenarios/);
+  }, 60_000);
 });

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
+import type { PaymeStormReport } from '../../../packages/storm/src/payme/run-payme-storm.js';
 import type { StormReport } from '../../../packages/storm/src/storm-report.js';
 import type { PayonceRun } from './run-payonce.js';
 
 /** The demo's JSON report: the storm report plus what the demo adds. */
 export type DemoReportFile = StormReport & {
+  readonly payme: PaymeStormReport;
   readonly demo: {
     readonly database: string;
     readonly restarts: ReadonlyArray<{ fromPid: number; toPid: number }>;
@@ -15,20 +17,29 @@ export type DemoReportFile = StormReport & {
 /** The replica scenarios: skipped against one service, run (and passed) with `--replicas N`. */
 const REPLICA_SCENARIOS = [19, 20, 21, 22];
 const SCENARIOS = 22;
+const PAYME_SCENARIOS = 11;
+/** The line that opens the Payme storm's part of the output. */
+const PAYME_PLAN = /^running 11 Payme scenarios, .*$/m;
 
 /**
  * Asserts what a user relies on after `payonce demo [--replicas N] --report FILE` passed: exit 0, a row for each of
  * the 22 scenarios in the table (`pass`, or `skip` for the replica scenarios 19–22 with one replica), the PASS
  * summary, a JSON report with the same verdicts, and that scenario 12 really killed a service child (a random
  * replica with several) and its supervisor restarted it (the printed restart line, the report's restart record and
- * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too.
+ * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too. Then the
+ * Payme storm's part: its 11 rows all `pass`, its PASS summary, its report under `payme`, and its crash scenario 8
+ * killed the (first) service and the supervisor restarted it, the last restart of the run.
  * Returns the report.
  */
 export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, replicas = 1): Promise<DemoReportFile> {
   const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   const skipped = replicas > 1 ? [] : REPLICA_SCENARIOS;
   expect(run.code, context).toBe(0);
-  const rows = run.stdout.split('\n').filter((line) => /^\s?\d{1,2} \S/.test(line));
+  const paymeAt = run.stdout.search(PAYME_PLAN);
+  expect(paymeAt, context).toBeGreaterThan(0);
+  const [stripePart, paymePart] = [run.stdout.slice(0, paymeAt), run.stdout.slice(paymeAt)];
+  const rowsOf = (text: string) => text.split('\n').filter((line) => /^\s?\d{1,2} \S/.test(line));
+  const rows = rowsOf(stripePart);
   expect(rows, context).toHaveLength(SCENARIOS);
   for (const row of rows) {
     const id = Number(row.trim().split(' ')[0]);
@@ -40,7 +51,11 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
       ? `PASS: ${passed}/${SCENARIOS} scenarios \\(${skipped.length} skipped: ${skipped.join(', ')}\\), \\d+ deliveries`
       : `PASS: ${passed}/${SCENARIOS} scenarios, \\d+ deliveries`;
   expect(run.stdout, context).toMatch(new RegExp(`^${summary} \\(\\d+ duplicates\\), .* s$`, 'm'));
-  expect(run.stdout).toMatch(/^pass 12\. crash after.*\[21 of 22 finished\]$/m);
+  expect(stripePart).toMatch(/^pass 12\. crash after.*\[21 of 22 finished\]$/m);
+  const paymeRows = rowsOf(paymePart);
+  expect(paymeRows, context).toHaveLength(PAYME_SCENARIOS);
+  for (const row of paymeRows) expect(row, context).toMatch(/\spass$/);
+  expect(paymePart, context).toMatch(/^PASS: 11\/11 Payme scenarios, \d+ calls, .* s$/m);
 
   const report = JSON.parse(await readFile(reportPath, 'utf8')) as DemoReportFile;
   expect(report.passed).toBe(true);
@@ -51,7 +66,7 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
 
   const restartLine = /^service (?:replica (\d+) )?restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/gm;
   const restarts = [...run.stdout.matchAll(restartLine)].map((m) => ({ fromPid: Number(m[2]), toPid: Number(m[3]) }));
-  expect(restarts, context).toHaveLength(replicas > 1 ? 2 : 1);
+  expect(restarts, context).toHaveLength(replicas > 1 ? 3 : 2);
   for (const { fromPid, toPid } of restarts) {
     expect(fromPid).not.toBe(toPid);
     // The killed pid was printed when it started: "(pid X)", or as a restart's new pid "→ X)" (killed twice).
@@ -69,5 +84,13 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
     expect(midFulfilment.counts.fulfilments).toBe(1);
     expect(midFulfilment.notes.join('\n')).toContain(`(pid ${restarts[1]!.fromPid}) mid-fulfilment`);
   }
+
+  expect(report.payme.passed).toBe(true);
+  expect(report.payme.results.map((r) => [r.id, r.verdict])).toEqual(
+    Array.from({ length: PAYME_SCENARIOS }, (_, i) => [i + 1, 'pass']),
+  );
+  const paymeCrash = report.payme.results.find((r) => r.id === 8)!;
+  const last = restarts.at(-1)!;
+  expect(paymeCrash.notes.join('\n')).toContain(`killed pid ${last.fromPid}, restarted as pid ${last.toPid}`);
   return report;
 }

@@ -1,22 +1,25 @@
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
-import { loadStorm } from '../storm-peer.js';
+import { loadPaymeStorm, loadStorm } from '../storm-peer.js';
 
 /**
  * What `payonce demo` runs in its own process: the sandbox (`createSandbox`, `newSigningSecret`), the admin token
- * check of the service (whose `payonce serve` children need `@payonce/service` too) and the storm (`loadStorm`).
+ * check of the service (whose `payonce serve` children need `@payonce/service` too), the storm (`loadStorm`) and the
+ * Payme storm (`loadPaymeStorm`, as `payme`).
  * Loaded when the demo runs: the three packages are optional peers of `@payonce/cli`.
  * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` (or a package one needs) is not
  *   installed.
  */
 export async function loadDemoPeers() {
-  const [sandbox, signer, token, storm] = await Promise.all([
+  const [sandbox, signer, token, storm, payme] = await Promise.all([
     importWithPeers('payonce demo', () => import('@payonce/sandbox/internal/create-sandbox.js')),
     importWithPeers('payonce demo', () => import('@payonce/sandbox/internal/webhook-signer.js')),
     importWithPeers('payonce demo', () => import('@payonce/service/internal/admin-token-strength.js')),
     loadStorm('payonce demo'),
+    loadPaymeStorm('payonce demo'),
   ]);
   return {
     ...storm,
+    payme,
     createSandbox: sandbox.createSandbox,
     newSigningSecret: signer.newSigningSecret,
     checkAdminTokenStrength: token.checkAdminTokenStrength,

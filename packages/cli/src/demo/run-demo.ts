@@ -3,11 +3,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '@payonce/sandbox/internal/create-sandbox.js';
+import type { PaymeStormReport } from '@payonce/storm/internal/payme/run-payme-storm.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { runDemoPaymeStorm } from './demo-payme-storm.js';
 import { loadDemoPeers } from './demo-peers.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
@@ -27,7 +29,10 @@ export interface DemoOptions {
   readonly databaseUrl?: string;
   /** Keep the service and the sandbox running after the storm (or instead of it with `only: []`) until Ctrl-C. */
   readonly serve?: boolean;
-  /** Scenario numbers to run (docs/design.md §9); `[]` runs none. @default every scenario */
+  /**
+   * Stripe storm scenario numbers to run (docs/design.md §9); `[]` runs none and no Payme storm either. The Payme
+   * storm, when it runs, runs whole. @default every scenario
+   */
   readonly only?: readonly number[];
   /** Write the storm's JSON report (plus the demo's service restarts) to this file. */
   readonly reportPath?: string;
@@ -55,10 +60,17 @@ export interface DemoOptions {
 
 /** What a demo run did. */
 export interface DemoResult {
-  /** True when the service stayed up (or came back) and every scenario that ran passed. */
+  /** True when the service stayed up (or came back) and every scenario of both storms that ran passed. */
   readonly passed: boolean;
+  /** What failed when `passed` is false: Stripe and Payme scenarios (`P3. …`), an unreachable `/payme`, a replica. */
+  readonly failed: readonly string[];
   /** The storm's report; `null` when no scenario ran (`only: []`). */
   readonly storm: StormReport | null;
+  /**
+   * The Payme storm's report; `null` when it did not run: `only: []`, a replica down, `/payme` unavailable (a
+   * failure), or a `databaseUrl` whose `payonce_payme_keys` holds an earlier run's key (a skip, said on stdout).
+   */
+  readonly payme: PaymeStormReport | null;
   readonly serviceUrl: string;
   readonly providerUrl: string;
   /** The database as printed (password redacted). */
@@ -83,9 +95,12 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * secret, compressed `timeScale`), starts `payonce serve` as a child process on a free port under a
  * {@link ServiceSupervisor} (restarted after any exit the demo did not ask for — storm scenario 12 SIGKILLs it by
  * the pid of `/healthz` — printing `service restarted (pid A → B)`), points the sandbox's webhooks at it, runs the
- * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, writes the
- * JSON report if asked, then stops both (or, with `serve`, prints their URLs and waits for Ctrl-C). The child's
- * output is captured and printed (to `io.err`) only when something failed.
+ * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, then
+ * the same for the whole Payme storm (docs/storm.md "Payme storm") against the service's `POST /payme` (the children
+ * get a fresh random cashbox key, never printed; with replicas, against the first one; skipped with the reason on a
+ * `databaseUrl` whose stored key from an earlier run wins), writes the JSON report if asked, then stops both (or,
+ * with `serve`, prints their URLs and waits for Ctrl-C). The child's output is captured and printed (to `io.err`)
+ * only when something failed.
  * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
  * supervisor, puts a round-robin forwarder between the sandbox's webhooks and them, and runs the storm against all
  * of them (round-robin requests, scenario 12 kills one at random, scenarios 19–22 aim at particular replicas).
@@ -96,7 +111,8 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` is not installed, before anything starts.
- * @returns the result; `passed` is false when a scenario failed or the service could not be brought back.
+ * @returns the result; `passed` is false when a scenario of either storm failed, `/payme` did not answer, or the
+ *   service could not be brought back (`failed` says which).
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
   const startedAtMs = Date.now();
@@ -112,6 +128,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
   const databaseUrl = options.databaseUrl ?? join(tempDir!, 'payonce-demo.sqlite');
   const database = describeTarget(parseDatabaseUrl(databaseUrl));
   const adminToken = options.adminToken ?? randomBytes(32).toString('base64url');
+  const paymeKey = randomBytes(24).toString('base64url');
   let sandbox: Sandbox | null = null;
   const supervisors: ServiceSupervisor[] = [];
   let forwarder: RoundRobinForwarder | null = null;
@@ -141,6 +158,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
           stripeWebhookSecret: sandbox.controls.signing().secret,
           standardWebhooksSecret,
           adminToken,
+          paymeKey,
           timings: DEMO_SERVICE_TIMINGS,
         }),
       );
@@ -203,14 +221,45 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       io.out('');
       io.out(peers.stormSummary(storm));
     }
+    let payme: PaymeStormReport | null = null;
+    let paymeUnavailable: string | null = null;
+    const serviceDown = supervisors.some((supervisor) => supervisor.failure !== null);
+    if (storm !== null && serviceDown) io.err('Payme storm not run: a service replica is down for good');
+    if (storm !== null && !serviceDown) {
+      io.out('');
+      try {
+        payme = await runDemoPaymeStorm(io, {
+          payme: peers.payme,
+          service: urls[0]!,
+          paymeKey,
+          adminToken,
+          timeoutMs: options.scenarioTimeoutMs,
+        });
+      } catch (error) {
+        if (!(error instanceof peers.payme.StormTargetUnavailable)) throw error;
+        if (tempDir === null && keyRefused(error)) {
+          io.out(`Payme storm skipped: ${EARLIER_KEY}`);
+        } else {
+          paymeUnavailable = error.message;
+          io.err(`Payme storm not run: ${error.message}`);
+        }
+      }
+    }
     const restarts = supervisors.flatMap((supervisor) => supervisor.restarts).sort((a, b) => a.atMs - b.atMs);
     if (options.reportPath !== undefined) {
       const demo = { database, replicas: urls, restarts, webhooksForwarded: forwarder?.forwarded ?? null };
-      await writeFile(options.reportPath, `${JSON.stringify({ ...storm, demo }, null, 2)}\n`, 'utf8');
+      const paymeReport = payme ?? (paymeUnavailable === null ? null : { passed: false, error: paymeUnavailable });
+      const report = { ...storm, payme: paymeReport, demo };
+      await writeFile(options.reportPath, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
       io.out(`report written to ${options.reportPath}`);
     }
-    const failed = supervisors.some((supervisor) => supervisor.failure !== null);
-    const passed = !failed && (storm === null || storm.passed);
+    const failed = [
+      ...(storm?.results ?? []).filter((r) => r.verdict === 'fail').map((r) => `${r.id}. ${r.name}`),
+      ...(payme?.results ?? []).filter((r) => r.verdict === 'fail').map((r) => `Payme ${r.id}. ${r.name}`),
+      ...(paymeUnavailable === null ? [] : [`the Payme storm (${paymeUnavailable})`]),
+      ...(serviceDown ? ['a service replica did not come back after a crash'] : []),
+    ];
+    const passed = failed.length === 0 && (storm === null || storm.passed) && (payme === null || payme.passed);
     if (!passed) showServiceOutput(io, outputOfAll());
     if (options.serve) {
       keepDatabase = true;
@@ -232,7 +281,9 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     }
     return {
       passed,
+      failed,
       storm,
+      payme,
       serviceUrl: urls[0]!,
       providerUrl: sandbox.url,
       database,
@@ -244,6 +295,16 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     release();
     await cleanup();
   }
+}
+
+/** Why a Payme key refusal on a database the user gave is a skip, not a failure. */
+const EARLIER_KEY =
+  'the database keeps the Payme key of an earlier run in payonce_payme_keys, and a stored key wins over ' +
+  'PAYONCE_PAYME_KEY (docs/service.md); run the demo on a fresh database to include the Payme storm';
+
+/** Whether the Payme storm's preflight failed because `/payme` refused the key (Payme's -32504). */
+function keyRefused(error: Error): boolean {
+  return error.message.includes('(-32504)');
 }
 
 /** The service output lines, each prefixed with its replica when there are several. */

@@ -15,6 +15,11 @@ export interface ServiceLaunchInput {
   readonly standardWebhooksSecret: string;
   /** `PAYONCE_ADMIN_TOKEN`: enables `/admin/*` for `Authorization: Bearer <token>`. */
   readonly adminToken: string;
+  /**
+   * `PAYONCE_PAYME_KEY`: the cashbox key that enables `POST /payme` (the Payme storm's endpoint).
+   * @default none (no `/payme` route, whatever the parent's environment says)
+   */
+  readonly paymeKey?: string;
   readonly timings: DemoServiceTimings;
   /** The environment the child inherits before the demo's own variables. @default process.env */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
@@ -43,6 +48,8 @@ const SERVICE_VARIABLES = [
   'STRIPE_WEBHOOK_SECRET',
   'STANDARD_WEBHOOKS_SECRET',
   'PAYONCE_ADMIN_TOKEN',
+  'PAYONCE_PAYME_KEY',
+  'PAYONCE_PAYME_ACCOUNT_FIELD',
 ] as const;
 
 /**
@@ -55,8 +62,9 @@ export function payonceBin(): string {
 
 /**
  * The `payonce serve` child of the demo: port, host and timings as flags; the database URL (which may hold a
- * password), provider URL, webhook secrets and admin token in its environment only, so they never show in a
- * process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database). The child logs
+ * password), provider URL, webhook secrets, admin token and Payme cashbox key in its environment only, so they never
+ * show in a process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database), nor
+ * `PAYONCE_PAYME_KEY` / `PAYONCE_PAYME_ACCOUNT_FIELD` (the key is `paymeKey`, the account field `order_id`). The child logs
  * at `warn` unless `PAYONCE_LOG_LEVEL` says otherwise (its output is only shown when something failed).
  */
 export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
@@ -69,6 +77,7 @@ export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
     STANDARD_WEBHOOKS_SECRET: input.standardWebhooksSecret,
     PAYONCE_ADMIN_TOKEN: input.adminToken,
   });
+  if (input.paymeKey !== undefined) env.PAYONCE_PAYME_KEY = input.paymeKey;
   const { timings } = input;
   const args = [
     'serve',
