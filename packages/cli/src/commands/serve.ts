@@ -409,12 +409,13 @@ export function registerServe(program: Command, io: CliIo): void {
     .addOption(trustProxyOption());
   for (const option of [...paymeOptions(), ...clickUzumOptions()]) command.addOption(option);
   command.action(async (flags: ServeFlags) => {
+    // The database URL is checked first (its error is the more specific one), then that some provider is set.
+    const options = runtimeOptions(flags, process.env, true);
     if (nonEmpty(flags.providerUrl) === undefined && !localProviderFlags(flags)) {
       throw new CliUsageError(
         'payonce serve needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click or Uzum credentials: --payme-key, --click-service-id + --click-secret-key, or --uzum-login + --uzum-password + --uzum-service-id',
       );
     }
-    const options = runtimeOptions(flags, process.env, true);
     const signal = untilSignal();
     // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
     const { createService } = await importWithPeers(
