@@ -189,12 +189,13 @@ function freshAppSuite(fresh: FreshApp): void {
       pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, options: `-c search_path=${ns.schema}` });
     }, 240_000);
 
+    // Stopping the app servers and removing the installed app takes long on a loaded machine.
     afterAll(async () => {
       for (const server of running) await server.stop();
       await pool?.end();
       await ns?.drop();
       app?.remove();
-    });
+    }, 120_000);
 
     async function start(hangEvent = ''): Promise<Running> {
       const [program = process.execPath, ...args] = command;

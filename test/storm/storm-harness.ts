@@ -15,8 +15,10 @@ export const STORM_SERVICE_TIMINGS = Object.freeze({
   leaseMs: 1_500,
   retryBaseMs: 50,
   reconcileEveryMs: 100,
-  reconcileAfterMs: 1_000,
-  providerTimeoutMs: 600,
+  reconcileAfterMs: 2_500,
+  // Long enough that a loaded machine's slow sandbox answer is not taken for a timeout (scenario 4 then sees an
+  // unknown attempt), short enough for scenario 15's hang.
+  providerTimeoutMs: 2_000,
   fulfilDelayMs: 0,
 });
 
