@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-/** The shared Uzum fixtures (../shared/fixtures/providers/uzum): the only source of protocol values here. */
-const ROOT = new URL('../../../../shared/fixtures/providers/uzum/', import.meta.url);
+/**
+ * The Uzum fixtures (fixtures/providers/uzum in this repository, with their sources): the only source of protocol
+ * values here. They live in the repository, not in ../shared (read-only, and not part of what lands).
+ */
+const ROOT = new URL('../../../fixtures/providers/uzum/', import.meta.url);
 const read = <T>(path: string): T => JSON.parse(readFileSync(new URL(path, ROOT), 'utf8')) as T;
 
 interface Example {

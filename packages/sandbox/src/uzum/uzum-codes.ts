@@ -1,8 +1,8 @@
 /**
  * The `errorCode` values the Uzum sandbox expects from a merchant (JSON strings, with `status: "FAILED"`), as the
  * fixtures record them. Written down here, not imported from `payonce/uzum`, so the battery checks an engine
- * against the protocol rather than against the engine's own table. 10011, 10014, 10015, 10016 and 10018 come from
- * one integration document only (`"unconfirmed": true` in the fixtures): the official error table was not available.
+ * against the protocol rather than against the engine's own table. 10011, 10014, 10015, 10016 and 10018 are in none of
+ * the public sources found (`"unconfirmed": true` in the fixtures): the official error table was not readable here.
  * @see fixtures uzum/protocol.json "error_codes"; https://developer.uzumbank.uz/en/merchant/
  */
 export const UZUM_CODES = Object.freeze({

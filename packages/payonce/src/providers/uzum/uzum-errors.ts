@@ -1,8 +1,8 @@
 /**
  * The `errorCode` values the engine answers (as JSON strings, with HTTP 400 and `status: "FAILED"`). Codes
- * 10001–10009 and 99999 agree across three independent implementations; 10011, 10014 and 10015 come from one
- * integration document only and are marked `"unconfirmed": true` in the fixtures.
- * @see fixtures uzum/protocol.json "error_codes"; https://developer.uzumbank.uz/en/merchant/ (Error Codes)
+ * 10001–10009 and 99999 agree across public implementations; 10011, 10014 and 10015 are in none of the public
+ * sources found (payonce's choice) and are marked `"unconfirmed": true` in the fixtures.
+ * @see fixtures/providers/uzum/protocol.json (this repository) "error_codes"; https://developer.uzumbank.uz/en/merchant/ (Error Codes)
  */
 export const UZUM_ERROR_CODES = Object.freeze({
   /** Authorization failed (missing, malformed or wrong Basic credentials). */
