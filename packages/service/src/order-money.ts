@@ -15,6 +15,9 @@ export const MAX_ORDER_AMOUNT_MINOR = 99_999_999;
  */
 export const MAX_UZS_AMOUNT_MINOR = Number.MAX_SAFE_INTEGER;
 
+/** The only currency Payme, Click and Uzum charge: Uzbek sum, amounts in tiyin (1 sum = 100 tiyin). */
+export const UZS = 'UZS';
+
 /** ISO-4217 codes this Node knows (`Intl.supportedValuesOf('currency')`, ICU's list of active codes). */
 const ISO_4217: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 

@@ -10,6 +10,7 @@ import type { Money } from './money.js';
 import type { Order } from './order.js';
 import { advanceOrder, attemptsOf, findOrder, journalOf, parkedEvents } from './order-queries.js';
 import type { OrderStatus } from './order-status.js';
+import { lockPayableOrderIn, type PayableOrderRule } from './payable-order.js';
 import type { PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentProvider } from './payment-provider.js';
@@ -30,6 +31,7 @@ import { refundedOfAttempt } from './refund-amounts.js';
 import type { Transition } from './transition.js';
 
 export type { CheckoutResult, CreateOrderOptions } from './checkout.js';
+export type { PayableOrderRule } from './payable-order.js';
 export type { PaymentAlert } from './payment-alert.js';
 export type { LockedOrder, ProviderPaymentRef } from './provider-attempt.js';
 export { type EventResult, PAYMENTS_RECEIPT_PREFIX } from './provider-events.js';
@@ -103,6 +105,21 @@ export class Payments<DB> {
    */
   lockOrderIn(trx: Transaction<DB>, orderId: string): Promise<LockedOrder | null> {
     return lockOrderIn(this.context, trx, orderId);
+  }
+
+  /**
+   * The rule every provider-started payment (Payme, Click, Uzum) asks before it opens: the order `orderId`, locked
+   * in the provider call's transaction `trx` (as `lockOrderIn`), when `rule.provider` may pay it — in
+   * `rule.currency`, `draft` or `awaiting_payment`, and with no active attempt of another provider (one active
+   * attempt per order across checkout and every provider); with `rule.orPaidByProvider`, also an order already
+   * paid through an attempt of `rule.provider`. `null` otherwise (no such order, or no id a row can hold; another
+   * currency; paid, cancelled or refunded; another provider's payment under way), which each engine answers with
+   * its own "no such account" error.
+   * @throws the driver's error when the database fails.
+   * @see docs/design.md §6 (one active attempt per order); docs/payments.md "Provider-started payments".
+   */
+  lockPayableOrderIn(trx: Transaction<DB>, orderId: string | null, rule: PayableOrderRule): Promise<Order | null> {
+    return lockPayableOrderIn(this.context, trx, orderId, rule);
   }
 
   /**

@@ -23,9 +23,6 @@ export type PaymeOnPaymentsHooks<DB> = Required<
   Pick<PaymeMerchantOptions<DB>, 'accountField' | 'findOrder' | 'onCreated' | 'onPerformed' | 'onCancelled'>
 >;
 
-/** The order statuses a Payme transaction may start on. */
-const PAYABLE = new Set(['draft', 'awaiting_payment']);
-
 /** The account value naming the order: a string, or a whole number Payme sent for a numeric field. */
 function orderIdIn(account: Readonly<Record<string, unknown>>, field: string): string | null {
   const value = account[field];
@@ -61,9 +58,10 @@ function paymeEvent(
  * transactions the payment attempts of `payments`' orders, so the order's state machine, its journal and its
  * fulfilment job (enqueued once by `payments` when the order becomes paid) are the same as for any other provider.
  * Spread them into the engine's options: `createPaymeMerchant({ store, keys, ...paymeOnPayments(payments) })`.
- * - `findOrder`: the account field names an order of `payments` (locked in the call's transaction), in UZS, `draft`
- *   or `awaiting_payment`, with no active attempt of another provider; its amount in tiyin is the order's
- *   `amountMinor`. Anything else is `null` (-31050 with the field's name; a wrong amount -31001).
+ * - `findOrder`: the account field names an order of `payments` that Payme may pay (`payments.lockPayableOrderIn`:
+ *   locked in the call's transaction, in UZS, `draft` or `awaiting_payment`, no active attempt of another
+ *   provider); its amount in tiyin is the order's `amountMinor`. Anything else is `null` (-31050 with the field's
+ *   name; a wrong amount -31001).
  * - `onCreated`: opens the order's attempt of provider `payme` with Payme's id as its payment id, so one active
  *   attempt per order holds across providers (a card checkout cannot open beside a live Payme transaction).
  * - `onPerformed`: applies `succeeded` in the perform's transaction: the order becomes paid once.
@@ -84,13 +82,9 @@ export function paymeOnPayments<DB>(
   return {
     accountField: field,
     findOrder: async (account, trx): Promise<PaymeOrder | null> => {
-      const orderId = orderIdIn(account, field);
-      const locked = orderId === null ? null : await payments.lockOrderIn(trx, orderId);
-      if (locked === null) return null;
-      const { order, activeAttempt } = locked;
-      if (order.currency !== PAYME_CURRENCY || !PAYABLE.has(order.status)) return null;
-      if (activeAttempt !== null && activeAttempt.provider !== PAYME_PROVIDER) return null;
-      return { orderId: order.id, amountTiyin: order.amountMinor };
+      const rule = { provider: PAYME_PROVIDER, currency: PAYME_CURRENCY };
+      const order = await payments.lockPayableOrderIn(trx, orderIdIn(account, field), rule);
+      return order === null ? null : { orderId: order.id, amountTiyin: order.amountMinor };
     },
     onCreated: async (trx, tx) => {
       await payments.openProviderAttempt(trx, tx.orderId, { provider: PAYME_PROVIDER, paymentId: tx.paymeId });
