@@ -1,16 +1,20 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expressClick } from '../../../packages/payonce/src/providers/click/express-click.js';
 import { fastifyClick } from '../../../packages/payonce/src/providers/click/fastify-click.js';
+import { honoClick } from '../../../packages/payonce/src/providers/click/hono-click.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { paymeNamespace as sqlNamespace } from '../payme/payme-stores.js';
 import { AMOUNT, clickForm, newClickTransId, noteOf } from './click-fixtures.js';
 import { type ClickBench, type ClickReply, clickBench } from './click-harness.js';
 
-/** The adapters translate HTTP only; one SQLite namespace serves both. */
-describe('Click SHOP API over HTTP (Express, Fastify)', () => {
+/** The adapters translate HTTP only; one SQLite namespace serves all three. */
+describe('Click SHOP API over HTTP (Express, Fastify, Hono)', () => {
   let namespace: Awaited<ReturnType<typeof sqlNamespace>>;
   let store: SqlStore<unknown>;
   let bench: ClickBench;
@@ -31,13 +35,19 @@ describe('Click SHOP API over HTTP (Express, Fastify)', () => {
     await fastify.register(fastifyClick(bench.merchant));
     urls.fastify = `${await fastify.listen({ port: 0, host: '127.0.0.1' })}/click`;
     closers.push(() => fastify.close());
+    const hono = new Hono();
+    hono.route('/', honoClick(bench.merchant));
+    const honoServer = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise<void>((resolve) => honoServer.once('listening', () => resolve()));
+    urls.hono = `http://127.0.0.1:${(honoServer.address() as AddressInfo).port}/click`;
+    closers.push(() => new Promise<void>((resolve) => honoServer.close(() => resolve())));
   });
   afterAll(async () => {
     for (const close of closers) await close();
     await namespace?.drop();
   });
 
-  for (const framework of ['express', 'fastify']) {
+  for (const framework of ['express', 'fastify', 'hono']) {
     it(`${framework}: pays an order with form posts to the Prepare and Complete URLs; GET is -8`, async () => {
       const url = urls[framework] as string;
       const post = async (path: string, body: string) => {

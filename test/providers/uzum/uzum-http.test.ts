@@ -1,16 +1,20 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expressUzum } from '../../../packages/payonce/src/providers/uzum/express-uzum.js';
 import { fastifyUzum } from '../../../packages/payonce/src/providers/uzum/fastify-uzum.js';
+import { honoUzum } from '../../../packages/payonce/src/providers/uzum/hono-uzum.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { paymeNamespace } from '../payme/payme-stores.js';
 import { AMOUNT, AUTH, code, GOOD_HEADERS, newTransId, PROTOCOL, SERVICE_ID } from './uzum-fixtures.js';
 import { type UzumBench, uzumBench } from './uzum-harness.js';
 
-/** The adapters translate HTTP only; one SQLite namespace serves both. */
-describe('Uzum Merchant API over HTTP (Express, Fastify)', () => {
+/** The adapters translate HTTP only; one SQLite namespace serves all three. */
+describe('Uzum Merchant API over HTTP (Express, Fastify, Hono)', () => {
   let namespace: Awaited<ReturnType<typeof paymeNamespace>>;
   let store: SqlStore<unknown>;
   let bench: UzumBench;
@@ -31,6 +35,12 @@ describe('Uzum Merchant API over HTTP (Express, Fastify)', () => {
     await fastify.register(fastifyUzum(bench.merchant, { prefix: '/uzum' }));
     urls.fastify = `${await fastify.listen({ port: 0, host: '127.0.0.1' })}/uzum`;
     closers.push(() => fastify.close());
+    const hono = new Hono();
+    hono.route('/', honoUzum(bench.merchant));
+    const honoServer = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise<void>((resolve) => honoServer.once('listening', () => resolve()));
+    urls.hono = `http://127.0.0.1:${(honoServer.address() as AddressInfo).port}/uzum`;
+    closers.push(() => new Promise<void>((resolve) => honoServer.close(() => resolve())));
   });
   afterAll(async () => {
     for (const close of closers) await close();
@@ -44,7 +54,7 @@ describe('Uzum Merchant API over HTTP (Express, Fastify)', () => {
       body: JSON.stringify(body),
     });
 
-  for (const adapter of ['express', 'fastify'] as const) {
+  for (const adapter of ['express', 'fastify', 'hono'] as const) {
     it(`${adapter}: check → create → confirm → status pays once; a wrong password is 10001 with HTTP ${PROTOCOL.http_status.failure}`, async () => {
       const url = urls[adapter] as string;
       const order = bench.addOrder();
