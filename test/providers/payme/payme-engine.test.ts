@@ -11,6 +11,7 @@ import {
   newPaymeId,
   PAYME_ID,
   PAYME_TIME,
+  SET_FISCAL_DATA,
   STATES,
 } from './payme-fixtures.js';
 import { FULFIL_TOPIC, type PaymeBench, paymeBench } from './payme-harness.js';
@@ -256,7 +257,8 @@ for (const backend of PAYME_BACKENDS) {
     it('stores SetFiscalData for a known transaction and answers -31003 for an unknown one', async () => {
       const bench = paymeBench(store);
       const { id } = await created(bench);
-      const fiscal = { receipt_id: 1, status_code: 0, terminal_id: 'T-1', fiscal_sign: 'S-1' };
+      // The documented request (fixtures/providers/payme/set-fiscal-data.json), with this transaction's id.
+      const fiscal = SET_FISCAL_DATA.request_example.params.fiscal_data;
       const stored = await bench.call('SetFiscalData', { id, type: 'PERFORM', fiscal_data: fiscal });
       expect(stored.result).toEqual({ success: true });
       expect((await bench.call('SetFiscalData', { id, type: 'PERFORM', fiscal_data: fiscal })).result).toEqual({

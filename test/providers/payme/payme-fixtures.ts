@@ -16,6 +16,14 @@ interface RpcFixture {
   readonly request_example_partial?: { readonly method: string; readonly params: Record<string, unknown> };
 }
 
+/** The project's own Payme additions (fixtures/providers/payme in this repository: ../shared is read-only). */
+const OWN = new URL('../../../fixtures/providers/payme/', import.meta.url);
+
+/** Payme's documented SetFiscalData request (developer.help.paycom.uz, metody-merchant-api/setfiscaldata). */
+export const SET_FISCAL_DATA = JSON.parse(readFileSync(new URL('set-fiscal-data.json', OWN), 'utf8')) as {
+  request_example: { params: { id: string; type: string; fiscal_data: Record<string, unknown> } };
+};
+
 export const AUTH = {
   valid: read<AuthFixture>('auth/01-basic-auth-valid.json'),
   wrongPassword: read<AuthFixture>('auth/02-wrong-password.json'),
