@@ -265,6 +265,10 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     expect(deliveries.some((text) => /signature signature_mismatch/.test(text))).toBe(false);
     expect(deliveries.some((text) => /payment_intent\.succeeded: new \/ completed → 200/.test(text))).toBe(true);
     expect(Number(await page.locator('[data-testid="timeline-fulfilments"]').textContent())).toBe(1);
+    // A Stripe order has no Payme, Click or Uzum transactions; the order page says so.
+    expect(await page.locator('[data-testid="order-provider-transactions"]').textContent()).toContain(
+      'No Payme, Click or Uzum transactions',
+    );
     await shot('06-order-timeline');
 
     // 6. Range replay: a dry run says what would happen (nothing sent), the run sends each event once.
@@ -303,6 +307,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     await shot('09-attempts');
     await go('#/orders', '[data-testid="orders-table"] tbody tr[data-order-id]');
     await shot('10-orders');
+    await go('#/provider-transactions', '[data-testid="payme-transactions"]');
+    await shot('10b-provider-transactions');
     await go('#/actions', '[data-testid="actions-table"] tbody tr[data-action]');
     const actions = await page
       .locator('[data-testid="actions-table"] tbody tr')

@@ -6,7 +6,11 @@ import { runClickAcceptance } from '../../packages/sandbox/src/click/click-accep
 import { CLICK_CODES } from '../../packages/sandbox/src/click/click-codes.js';
 import { AMOUNT_TIYIN, PROTOCOL, SECRET, SERVICE_ID } from '../providers/click/click-fixtures.js';
 import type { ClickBench } from '../providers/click/click-harness.js';
-import { recodeClick, type ServedClick, serveClick, sqliteClickBench, staleClickReplay } from './click-merchant-app.js';
+import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
+import { clickBenchOn, recodeClick, type ServedClick, serveClick, staleClickReplay } from './click-merchant-app.js';
+
+/** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
+const SERVER_BACKENDS = PAYME_BACKENDS.filter((backend) => backend !== 'sqlite');
 
 const capture = (): CliIo & { lines: string[] } => {
   const lines: string[] = [];
@@ -35,7 +39,7 @@ describe('Click acceptance battery', () => {
     runClickAcceptance({ ...app, serviceId: SERVICE_ID, secretKey, orders });
 
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteClickBench());
+    ({ bench, drop } = await clickBenchOn());
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -125,5 +129,37 @@ describe('Click acceptance battery', () => {
     io = capture();
     expect(await runCli([...args(good).slice(0, 4), '--check', '--orders', list()], io)).toBe(2);
     expect(io.lines.join('\n')).toMatch(/--service-id/);
+  });
+});
+
+/** One battery run per server backend: every check passes on each dialect, one fulfilment for the paid order. */
+describe.each(SERVER_BACKENDS)('Click acceptance battery on %s', (backend) => {
+  let bench: ClickBench;
+  let app: ServedClick | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ bench, drop } = await clickBenchOn(backend));
+    app = await serveClick(bench.merchant);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await drop?.();
+  });
+
+  it('passes every check against createClickMerchant', async () => {
+    const orders = () => ({ merchantTransId: bench.addOrder(AMOUNT_TIYIN), amountTiyin: AMOUNT_TIYIN });
+    const report = await runClickAcceptance({
+      ...(app as ServedClick),
+      serviceId: SERVICE_ID,
+      secretKey: SECRET,
+      orders,
+    });
+    expect(
+      report.checks.filter((c) => !c.passed),
+      formatAcceptanceReport(report).join('\n'),
+    ).toEqual([]);
+    expect(report.checks).toHaveLength(18);
+    expect(await bench.fulfilments(Number(report.transactionIds[0]))).toBe(1);
+    expect(await bench.fulfilments(Number(report.transactionIds[1]))).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import express from 'express';
 import { expressClick } from '../../packages/payonce/src/providers/click/express-click.js';
 import type { ClickMerchant } from '../../packages/payonce/src/providers/click/index.js';
 import { type ClickBench, clickBench } from '../providers/click/click-harness.js';
-import { paymeNamespace as sqlNamespace } from '../providers/payme/payme-stores.js';
+import { type PaymeBackend, paymeNamespace as sqlNamespace } from '../providers/payme/payme-stores.js';
 import type { AnswerRewrite } from './payme-merchant-app.js';
 
 /** A served Click merchant: its Prepare and Complete URLs and how to stop it. */
@@ -53,9 +53,11 @@ export function staleClickReplay(): AnswerRewrite {
   };
 }
 
-/** A SQLite Click bench (test/providers/click) and a way to drop it. */
-export async function sqliteClickBench(): Promise<{ bench: ClickBench; drop(): Promise<void> }> {
-  const namespace = await sqlNamespace('sqlite');
+/** A Click bench (test/providers/click) on a fresh namespace of `backend` (default SQLite) and a way to drop it. */
+export async function clickBenchOn(
+  backend: PaymeBackend = 'sqlite',
+): Promise<{ bench: ClickBench; drop(): Promise<void> }> {
+  const namespace = await sqlNamespace(backend);
   const store = await namespace.open();
   return { bench: clickBench(store), drop: () => namespace.drop() };
 }

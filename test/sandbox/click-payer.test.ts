@@ -4,7 +4,7 @@ import { createClickPayer } from '../../packages/sandbox/src/click/click-payer.j
 import { signClick } from '../../packages/sandbox/src/click/click-wire.js';
 import { AMOUNT_TIYIN, SECRET, SERVICE_ID, SIGNATURES } from '../providers/click/click-fixtures.js';
 import type { ClickBench } from '../providers/click/click-harness.js';
-import { type ServedClick, serveClick, sqliteClickBench } from './click-merchant-app.js';
+import { clickBenchOn, type ServedClick, serveClick } from './click-merchant-app.js';
 
 describe('Click sandbox signing and faults', () => {
   it('signs both formulas as the fixtures do (click/signature 01, 02)', () => {
@@ -32,7 +32,7 @@ describe('Click sandbox payer', () => {
   let drop: () => Promise<void>;
   let app: ServedClick;
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteClickBench());
+    ({ bench, drop } = await clickBenchOn());
     app = await serveClick(bench.merchant);
   });
   afterAll(async () => {

@@ -3,7 +3,11 @@ import { runPaymeAcceptance } from '../../packages/sandbox/src/payme/payme-accep
 import { formatPaymeReport } from '../../packages/sandbox/src/payme/payme-acceptance-report.js';
 import { AMOUNT, code, KEY } from '../providers/payme/payme-fixtures.js';
 import { type PaymeBench, paymeBench } from '../providers/payme/payme-harness.js';
-import { recode, type ServedApp, serveMerchant, sqliteBench, staleReplay } from './payme-merchant-app.js';
+import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
+import { paymeBenchOn, recode, type ServedApp, serveMerchant, staleReplay } from './payme-merchant-app.js';
+
+/** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
+const SERVER_BACKENDS = PAYME_BACKENDS.filter((backend) => backend !== 'sqlite');
 
 /** The battery against payonce's Payme engine (SQLite, Express), and against two broken merchants. */
 describe('Payme acceptance battery', () => {
@@ -16,8 +20,8 @@ describe('Payme acceptance battery', () => {
     runPaymeAcceptance({ merchantUrl: app.url, key, orders, clock: bench.clock });
 
   beforeAll(async () => {
-    let store: Awaited<ReturnType<typeof sqliteBench>>['store'];
-    ({ bench, store, drop } = await sqliteBench());
+    let store: Awaited<ReturnType<typeof paymeBenchOn>>['store'];
+    ({ bench, store, drop } = await paymeBenchOn());
     // A shop whose findOrder, like docs/providers/payme.md's, no longer offers an order once it was paid.
     const paid = new Set<string>();
     const accountValue = (account: Record<string, unknown>) => String(Object.values(account)[0]);
@@ -126,5 +130,32 @@ describe('Payme acceptance battery', () => {
     await expect(runPaymeAcceptance({ merchantUrl: app.url, key: KEY, orders: [orders()] })).rejects.toThrow(
       /at least 2/,
     );
+  });
+});
+
+/** One battery run per server backend: every check passes on each dialect, one fulfilment for the paid order. */
+describe.each(SERVER_BACKENDS)('Payme acceptance battery on %s', (backend) => {
+  let bench: PaymeBench;
+  let app: ServedApp | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ bench, drop } = await paymeBenchOn(backend));
+    app = await serveMerchant(bench.merchant);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await drop?.();
+  });
+
+  it('passes every check against createPaymeMerchant', async () => {
+    const orders = () => ({ account: bench.addOrder(AMOUNT).account, amount: AMOUNT });
+    const report = await runPaymeAcceptance({ merchantUrl: app?.url as string, key: KEY, orders, clock: bench.clock });
+    expect(
+      report.checks.filter((c) => !c.passed),
+      formatPaymeReport(report).join('\n'),
+    ).toEqual([]);
+    expect(report.checks).toHaveLength(24);
+    expect(await bench.fulfilments(report.transactionIds[0] as string)).toBe(1);
+    expect(await bench.fulfilments(report.transactionIds[1] as string)).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import type { CliIo } from '../../packages/cli/src/cli-io.js';
 import { runCli } from '../../packages/cli/src/run-cli.js';
 import { ACCOUNT, AMOUNT, code, KEY } from '../providers/payme/payme-fixtures.js';
 import type { PaymeBench } from '../providers/payme/payme-harness.js';
-import { recode, type ServedApp, serveMerchant, sqliteBench } from './payme-merchant-app.js';
+import { paymeBenchOn, recode, type ServedApp, serveMerchant } from './payme-merchant-app.js';
 
 const capture = (): CliIo & { lines: string[] } => {
   const lines: string[] = [];
@@ -22,7 +22,7 @@ describe('payonce sandbox payme', () => {
     [bench.addOrder(AMOUNT), bench.addOrder(AMOUNT)].map((o) => `${o.account[field]}:${AMOUNT}`).join(',');
 
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteBench());
+    ({ bench, drop } = await paymeBenchOn());
     good = await serveMerchant(bench.merchant);
     bad = await serveMerchant(bench.merchant, recode(code('-31008'), code('-31007')));
   });

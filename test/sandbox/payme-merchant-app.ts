@@ -4,7 +4,7 @@ import { expressPayme } from '../../packages/payonce/src/providers/payme/express
 import type { PaymeMerchant } from '../../packages/payonce/src/providers/payme/index.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { type PaymeBench, paymeBench } from '../providers/payme/payme-harness.js';
-import { paymeNamespace } from '../providers/payme/payme-stores.js';
+import { type PaymeBackend, paymeNamespace } from '../providers/payme/payme-stores.js';
 
 /** Rewrites a merchant's answer body before it is sent (to play a broken merchant). */
 export type AnswerRewrite = (body: string, rawBody: Buffer) => string;
@@ -67,9 +67,11 @@ export const recode =
     return JSON.stringify(answer);
   };
 
-/** A SQLite Payme bench (test/providers/payme) and a way to drop it. */
-export async function sqliteBench(): Promise<{ bench: PaymeBench; store: SqlStore<unknown>; drop(): Promise<void> }> {
-  const namespace = await paymeNamespace('sqlite');
+/** A Payme bench (test/providers/payme) on a fresh namespace of `backend` (default SQLite) and a way to drop it. */
+export async function paymeBenchOn(
+  backend: PaymeBackend = 'sqlite',
+): Promise<{ bench: PaymeBench; store: SqlStore<unknown>; drop(): Promise<void> }> {
+  const namespace = await paymeNamespace(backend);
   const store = await namespace.open();
   return { bench: paymeBench(store), store, drop: () => namespace.drop() };
 }

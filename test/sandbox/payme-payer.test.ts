@@ -10,7 +10,7 @@ import { parsePaymeFaults } from '../../packages/sandbox/src/payme/payme-pay-fau
 import { createPaymePayer } from '../../packages/sandbox/src/payme/payme-payer.js';
 import { AMOUNT, KEY } from '../providers/payme/payme-fixtures.js';
 import type { PaymeBench } from '../providers/payme/payme-harness.js';
-import { type ServedApp, serveMerchant, sqliteBench } from './payme-merchant-app.js';
+import { paymeBenchOn, type ServedApp, serveMerchant } from './payme-merchant-app.js';
 
 const FIXTURES = new URL('../../../shared/fixtures/providers/payme/', import.meta.url);
 const fixture = (file: string) => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
@@ -54,7 +54,7 @@ describe('Payme sandbox payer', () => {
   let drop: () => Promise<void>;
   let app: ServedApp;
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteBench());
+    ({ bench, drop } = await paymeBenchOn());
     app = await serveMerchant(bench.merchant);
   });
   afterAll(async () => {

@@ -4,9 +4,13 @@ import { runCli } from '../../packages/cli/src/run-cli.js';
 import { formatAcceptanceReport } from '../../packages/sandbox/src/acceptance/acceptance-report.js';
 import { runUzumAcceptance } from '../../packages/sandbox/src/uzum/uzum-acceptance.js';
 import { UZUM_CODES, UZUM_STATUS_ATTEMPTS } from '../../packages/sandbox/src/uzum/uzum-codes.js';
+import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
 import { AMOUNT, AUTH, PROTOCOL, SERVICE_ID } from '../providers/uzum/uzum-fixtures.js';
 import type { UzumBench } from '../providers/uzum/uzum-harness.js';
-import { recodeUzum, type ServedUzum, serveUzum, sqliteUzumBench, staleUzumReplay } from './uzum-merchant-app.js';
+import { recodeUzum, type ServedUzum, serveUzum, staleUzumReplay, uzumBenchOn } from './uzum-merchant-app.js';
+
+/** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
+const SERVER_BACKENDS = PAYME_BACKENDS.filter((backend) => backend !== 'sqlite');
 
 const capture = (): CliIo & { lines: string[] } => {
   const lines: string[] = [];
@@ -44,7 +48,7 @@ describe('Uzum acceptance battery', () => {
   });
 
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteUzumBench());
+    ({ bench, drop } = await uzumBenchOn());
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -124,5 +128,38 @@ describe('Uzum acceptance battery', () => {
     io = capture();
     expect(await runCli([...args('--check', good).slice(0, 4), '--orders', list()], io)).toBe(2);
     expect(io.lines.join('\n')).toMatch(/--login/);
+  });
+});
+
+/** One battery run per server backend: every check passes on each dialect, one fulfilment for the confirmed order. */
+describe.each(SERVER_BACKENDS)('Uzum acceptance battery on %s', (backend) => {
+  let bench: UzumBench;
+  let app: ServedUzum | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ bench, drop } = await uzumBenchOn(backend));
+    app = await serveUzum(bench.merchant);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await drop?.();
+  });
+
+  it('passes every check against createUzumMerchant', async () => {
+    const orders = () => ({ params: bench.addOrder(AMOUNT).params, amountTiyin: AMOUNT });
+    const report = await runUzumAcceptance({
+      merchantUrl: app?.url as string,
+      login: AUTH.login,
+      password: AUTH.password,
+      serviceId: SERVICE_ID,
+      orders,
+    });
+    expect(
+      report.checks.filter((c) => !c.passed),
+      formatAcceptanceReport(report).join('\n'),
+    ).toEqual([]);
+    expect(report.checks).toHaveLength(19);
+    expect(await bench.fulfilments(report.transactionIds[0] as string)).toBe(1);
+    expect(await bench.fulfilments(report.transactionIds[1] as string)).toBe(0);
   });
 });

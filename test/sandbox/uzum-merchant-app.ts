@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { expressUzum } from '../../packages/payonce/src/providers/uzum/express-uzum.js';
 import type { UzumMerchant } from '../../packages/payonce/src/providers/uzum/index.js';
-import { paymeNamespace as sqlNamespace } from '../providers/payme/payme-stores.js';
+import { type PaymeBackend, paymeNamespace as sqlNamespace } from '../providers/payme/payme-stores.js';
 import { type UzumBench, uzumBench } from '../providers/uzum/uzum-harness.js';
 
 /** Rewrites an answer (status and body) before it is sent, knowing the path and request body (a broken merchant). */
@@ -59,9 +59,11 @@ export const recodeUzum =
     return { status: answer.status, body: JSON.stringify(body) };
   };
 
-/** A SQLite Uzum bench (test/providers/uzum) and a way to drop it. */
-export async function sqliteUzumBench(): Promise<{ bench: UzumBench; drop(): Promise<void> }> {
-  const namespace = await sqlNamespace('sqlite');
+/** A Uzum bench (test/providers/uzum) on a fresh namespace of `backend` (default SQLite) and a way to drop it. */
+export async function uzumBenchOn(
+  backend: PaymeBackend = 'sqlite',
+): Promise<{ bench: UzumBench; drop(): Promise<void> }> {
+  const namespace = await sqlNamespace(backend);
   const store = await namespace.open();
   return { bench: uzumBench(store), drop: () => namespace.drop() };
 }

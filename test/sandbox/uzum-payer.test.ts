@@ -3,7 +3,7 @@ import { parseUzumFaults } from '../../packages/sandbox/src/uzum/uzum-pay-faults
 import { createUzumPayer } from '../../packages/sandbox/src/uzum/uzum-payer.js';
 import { AMOUNT, AUTH, SERVICE_ID } from '../providers/uzum/uzum-fixtures.js';
 import type { UzumBench } from '../providers/uzum/uzum-harness.js';
-import { type ServedUzum, serveUzum, sqliteUzumBench } from './uzum-merchant-app.js';
+import { type ServedUzum, serveUzum, uzumBenchOn } from './uzum-merchant-app.js';
 
 describe('Uzum sandbox faults', () => {
   it('parses fault lists and refuses unknown names', () => {
@@ -25,7 +25,7 @@ describe('Uzum sandbox payer', () => {
   let app: ServedUzum;
   let failNext = 0;
   beforeAll(async () => {
-    ({ bench, drop } = await sqliteUzumBench());
+    ({ bench, drop } = await uzumBenchOn());
     app = await serveUzum(bench.merchant, (answer, path) => {
       // A merchant whose /confirm commits but answers 99999 (a crash after the commit): Uzum must ask /status.
       if (path.endsWith('/confirm') && failNext > 0) {

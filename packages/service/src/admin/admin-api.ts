@@ -26,15 +26,24 @@ import {
 import { ADMIN_OPENAPI, withActionHeaders } from './admin-openapi.js';
 import { readOverview } from './admin-overview.js';
 import type { AdminParts } from './admin-parts.js';
+import { type PaymeStatementQuery, readPaymeStatement } from './admin-payme-statement.js';
+import {
+  listProviderTransactions,
+  orderProviderTransactions,
+  type ProviderTransactionQuery,
+} from './admin-provider-transactions.js';
 import type { AdminReads } from './admin-reads.js';
 import {
   actionResultSchema,
   bodySchemas,
   commonErrors,
   itemSchemas,
+  orderProviderTransactionsSchema,
   overviewSchema,
   pageSchema,
+  paymeStatementSchema,
   problemSchema,
+  providerTransactionSchema,
   querySchemas,
   sessionSchema,
   timelineSchema,
@@ -143,6 +152,13 @@ const LIST_ROUTES: readonly ListRoute[] = [
     querySchemas.actions,
     itemSchemas.action,
     listActions,
+  ),
+  listRoute<ProviderTransactionQuery>(
+    'provider-transactions',
+    "One provider's transactions (Payme, Click or Uzum engine), newest first",
+    querySchemas.providerTransactions,
+    providerTransactionSchema,
+    listProviderTransactions,
   ),
 ];
 
@@ -271,6 +287,32 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
           return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
         return json(reply, 200, timeline);
       },
+    );
+    scope.get<P>(
+      `${p}/orders/:id/provider-transactions`,
+      get("One order's Payme, Click and Uzum transactions, newest first", 'reads', {
+        params: idParams,
+        response: { 200: orderProviderTransactionsSchema, ...commonErrors, 404: problemSchema },
+      }),
+      async (request, reply) => {
+        const transactions = await orderProviderTransactions(reads, request.params.id);
+        if (!transactions)
+          return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
+        return json(reply, 200, transactions);
+      },
+    );
+    scope.get<{ Querystring: PaymeStatementQuery }>(
+      `${p}/payme/statement`,
+      get(
+        'The Payme statement of a time range: the rows GetStatement answers',
+        'reads',
+        {
+          querystring: querySchemas.paymeStatement,
+        },
+        paymeStatementSchema,
+      ),
+      async (request, reply) =>
+        json(reply, 200, await readPaymeStatement(reads, request.query, ctx.config.paymeAccountField)),
     );
 
     scope.post<{ Body: { provider: string; externalId: string; expectedAttempts: number } }>(

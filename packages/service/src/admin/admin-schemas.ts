@@ -3,6 +3,8 @@
  * route in the OpenAPI document (`@fastify/swagger`). Responses are documented here and sent pre-serialised.
  */
 
+import { PROVIDER_TRANSACTION_STATES } from './admin-provider-transactions.js';
+
 const page = { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'rows per page (1–200)' } as const;
 const cursor = { type: 'string', maxLength: 2000, description: 'opaque nextCursor of the previous page' } as const;
 const epochMs = {
@@ -114,6 +116,35 @@ export const querySchemas = {
       cursor,
     },
   },
+  providerTransactions: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      provider: {
+        type: 'string',
+        enum: Object.keys(PROVIDER_TRANSACTION_STATES),
+        default: 'payme',
+        description: 'whose transactions (one engine per page)',
+      },
+      state: {
+        type: 'string',
+        enum: Object.values(PROVIDER_TRANSACTION_STATES).flat(),
+        description: 'payme: 1, 2, -1, -2; click: prepared, completed, cancelled; uzum: CREATED, CONFIRMED, REVERSED',
+      },
+      orderId: { type: 'string', maxLength: 64 },
+      limit: page,
+      cursor,
+    },
+  },
+  paymeStatement: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['fromMs', 'toMs'],
+    properties: {
+      fromMs: { ...epochMs, description: 'Payme time from (inclusive), epoch ms UTC' },
+      toMs: { ...epochMs, description: 'Payme time to (inclusive), epoch ms UTC' },
+    },
+  },
 } as const;
 
 /** Item schemas of the lists (documentation). */
@@ -194,6 +225,51 @@ export const itemSchemas = {
       updatedAtMs: epochMs,
     },
   },
+  paymeTransaction: {
+    type: 'object',
+    properties: {
+      provider: { type: 'string', enum: ['payme'] },
+      id: { type: 'string', description: "Payme's transaction id" },
+      transaction: { type: 'string', description: "the merchant's transaction id answered to Payme" },
+      orderId: { type: 'string' },
+      state: { type: 'integer', enum: [1, 2, -1, -2] },
+      reason: { type: 'integer', nullable: true, description: 'cancel reason' },
+      amountTiyin: { type: 'integer' },
+      timeMs: { ...epochMs, description: "Payme's creation time" },
+      createTimeMs: epochMs,
+      performTimeMs: { ...epochMs, nullable: true },
+      cancelTimeMs: { ...epochMs, nullable: true },
+    },
+  },
+  clickTransaction: {
+    type: 'object',
+    properties: {
+      provider: { type: 'string', enum: ['click'] },
+      clickTransId: { type: 'integer' },
+      merchantPrepareId: { type: 'integer' },
+      clickPaydocId: { type: 'integer', nullable: true },
+      orderId: { type: 'string', description: 'merchant_trans_id' },
+      status: { type: 'string', enum: ['prepared', 'completed', 'cancelled'] },
+      clickError: { type: 'integer', nullable: true, description: "Click's negative error when it cancelled" },
+      amountTiyin: { type: 'integer' },
+      prepareTimeMs: epochMs,
+      completeTimeMs: { ...epochMs, nullable: true },
+      cancelTimeMs: { ...epochMs, nullable: true },
+    },
+  },
+  uzumTransaction: {
+    type: 'object',
+    properties: {
+      provider: { type: 'string', enum: ['uzum'] },
+      transId: { type: 'string' },
+      orderId: { type: 'string' },
+      status: { type: 'string', enum: ['CREATED', 'CONFIRMED', 'REVERSED'] },
+      amountTiyin: { type: 'integer' },
+      transTimeMs: epochMs,
+      confirmTimeMs: { ...epochMs, nullable: true },
+      reverseTimeMs: { ...epochMs, nullable: true },
+    },
+  },
   action: {
     type: 'object',
     properties: {
@@ -207,6 +283,51 @@ export const itemSchemas = {
       dryRun: { type: 'boolean' },
       outcome: { type: 'string', enum: ['done', 'refused', 'dry-run', 'failed'] },
       detail: {},
+    },
+  },
+} as const;
+
+/** An item of the provider transactions list: the Payme, Click or Uzum shape, told apart by `provider`. */
+export const providerTransactionSchema = {
+  oneOf: [itemSchemas.paymeTransaction, itemSchemas.clickTransaction, itemSchemas.uzumTransaction],
+} as const;
+
+/** `GET /admin/api/orders/:id/provider-transactions` (documentation). */
+export const orderProviderTransactionsSchema = {
+  type: 'object',
+  properties: {
+    orderId: { type: 'string' },
+    payme: { type: 'array', items: itemSchemas.paymeTransaction, description: 'newest first, at most 100' },
+    click: { type: 'array', items: itemSchemas.clickTransaction, description: 'newest first, at most 100' },
+    uzum: { type: 'array', items: itemSchemas.uzumTransaction, description: 'newest first, at most 100' },
+  },
+} as const;
+
+/** `GET /admin/api/payme/statement` (documentation): GetStatement's transactions, account cut to the order field. */
+export const paymeStatementSchema = {
+  type: 'object',
+  properties: {
+    fromMs: epochMs,
+    toMs: epochMs,
+    transactions: {
+      type: 'array',
+      description: 'oldest first; the objects GetStatement answers (fixtures payme/rpc/GetStatement.json)',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          time: epochMs,
+          amount: { type: 'integer', description: 'tiyin' },
+          account: { type: 'object', description: 'only the order field shown; other values [REDACTED]' },
+          create_time: epochMs,
+          perform_time: { ...epochMs, description: '0 when not performed' },
+          cancel_time: { ...epochMs, description: '0 when not cancelled' },
+          transaction: { type: 'string' },
+          state: { type: 'integer', enum: [1, 2, -1, -2] },
+          reason: { type: 'integer', nullable: true },
+          receivers: { type: 'array', nullable: true, items: { type: 'object' } },
+        },
+      },
     },
   },
 } as const;

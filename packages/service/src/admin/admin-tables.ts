@@ -1,6 +1,9 @@
 import type { ColumnType } from 'kysely';
 import type { OutboxDatabase } from 'payonce/internal/outbox/outbox-tables.js';
 import type { PaymentsDatabase } from 'payonce/internal/payments/payments-tables.js';
+import type { ClickDatabase } from 'payonce/internal/providers/click/click-tables.js';
+import type { PaymeDatabase } from 'payonce/internal/providers/payme/payme-tables.js';
+import type { UzumDatabase } from 'payonce/internal/providers/uzum/uzum-tables.js';
 import type { ReceiptsDatabase } from 'payonce/internal/stores/sql/receipts-table.js';
 import type { DeliveriesDatabase } from 'payonce/internal/webhooks/journal/deliveries-table.js';
 import type { ServiceDatabase } from '../service-tables.js';
@@ -27,12 +30,15 @@ export interface AdminActionsTable {
 /** Name of the operator action journal table. */
 export const ADMIN_ACTIONS_TABLE = 'payonce_admin_actions';
 
-/** Every table the operator console reads, as one Kysely database type. */
+/** Every table the operator console reads, as one Kysely database type (the provider engines' tables included). */
 export interface AdminDatabase
   extends ReceiptsDatabase,
     DeliveriesDatabase,
     OutboxDatabase,
     PaymentsDatabase,
-    ServiceDatabase {
+    ServiceDatabase,
+    PaymeDatabase,
+    ClickDatabase,
+    UzumDatabase {
   payonce_admin_actions: AdminActionsTable;
 }

@@ -1,9 +1,11 @@
 import type { Transaction } from 'kysely';
+import { tablesIn } from '../../stores/sql/table-namespace.js';
 import type { PaymeContext } from './payme-context.js';
 import { PAYME_ERROR_CODES, paymeError } from './payme-errors.js';
 import { checkResult, type PaymeOutcome, statementEntry } from './payme-outcome.js';
 import { idParam, intParam, objectParam, PaymeParamError } from './payme-request.js';
 import { lockTransaction, storeFiscalData, transactionsBetween } from './payme-rows.js';
+import type { PaymeDatabase } from './payme-tables.js';
 
 /** CheckTransaction: the transaction's current state; unknown id → -31003. @see fixtures payme/rpc/CheckTransaction.json */
 export async function checkTransaction<DB>(
@@ -28,7 +30,7 @@ export async function getStatement<DB>(
   const from = intParam(params, 'from');
   const to = intParam(params, 'to');
   if (from > to) throw new PaymeParamError('from');
-  const transactions = await transactionsBetween(ctx, trx, from, to);
+  const transactions = await transactionsBetween(tablesIn<PaymeDatabase>(ctx.store, trx), from, to);
   return { result: { transactions: transactions.map(statementEntry) } };
 }
 

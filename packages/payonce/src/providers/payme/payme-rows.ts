@@ -143,14 +143,18 @@ export async function storeFiscalData<DB>(
   return (await lockTransaction(ctx, trx, paymeId)) !== null;
 }
 
-/** Transactions whose Payme `time` lies in [fromMs, toMs], oldest first. */
-export async function transactionsBetween<DB>(
-  ctx: PaymeContext<DB>,
-  trx: Transaction<DB>,
+/**
+ * Transactions whose Payme `time` lies in [fromMs, toMs] (epoch ms, both inclusive), oldest first (then by Payme
+ * id): GetStatement's rows. `db` is the engine's tables, already qualified with the store's schema (`tablesIn`
+ * inside a call's transaction, `tablesOf` outside one), so a reader outside the engine (the operator console) gets
+ * exactly the rows GetStatement answers. @see fixtures payme/rpc/GetStatement.json.
+ */
+export async function transactionsBetween(
+  db: Kysely<PaymeDatabase>,
   fromMs: number,
   toMs: number,
 ): Promise<PaymeTransaction[]> {
-  const rows = await on(ctx, trx)
+  const rows = await db
     .selectFrom(PAYME_TRANSACTIONS_TABLE)
     .selectAll()
     .where('payme_time', '>=', fromMs)

@@ -9,6 +9,7 @@ import './pages/jobs-page.js';
 import './pages/order-page.js';
 import './pages/orders-page.js';
 import './pages/overview-page.js';
+import './pages/provider-transactions-page.js';
 import './pages/receipts-page.js';
 
 const NAV = [
@@ -18,6 +19,7 @@ const NAV = [
   ['jobs', 'Jobs'],
   ['attempts', 'Attempts'],
   ['orders', 'Orders'],
+  ['provider-transactions', 'Provider transactions'],
   ['actions', 'Actions'],
 ] as const;
 
@@ -62,6 +64,8 @@ class ConsoleApp extends LitElement {
         return html`<po-attempts></po-attempts>`;
       case 'orders':
         return id ? html`<po-order .orderId=${decodeURIComponent(id)}></po-order>` : html`<po-orders></po-orders>`;
+      case 'provider-transactions':
+        return html`<po-provider-transactions></po-provider-transactions>`;
       case 'actions':
         return html`<po-actions></po-actions>`;
       default:

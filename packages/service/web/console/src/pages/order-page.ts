@@ -1,6 +1,7 @@
 import { html } from 'lit';
 import { get, tone, when } from '../api.js';
 import { PageElement, pill } from '../page-element.js';
+import { type ClickTx, clickTable, type PaymeTx, paymeTable, type UzumTx, uzumTable } from '../provider-tables.js';
 
 interface Entry {
   atMs: number;
@@ -24,23 +25,55 @@ interface Timeline {
   entries: Entry[];
 }
 
-/** One order's timeline: why it is in its state, fact by fact, oldest first. */
+/** The order's transactions at the provider engines (`GET /admin/api/orders/:id/provider-transactions`). */
+interface ProviderTransactions {
+  payme: PaymeTx[];
+  click: ClickTx[];
+  uzum: UzumTx[];
+}
+
+/** One order's timeline: why it is in its state, fact by fact, oldest first; and its provider transactions. */
 export class OrderPage extends PageElement {
-  static override properties = { ...PageElement.properties, data: { state: true }, orderId: { type: String } };
+  static override properties = {
+    ...PageElement.properties,
+    data: { state: true },
+    transactions: { state: true },
+    orderId: { type: String },
+  };
   declare data: Timeline | null;
+  declare transactions: ProviderTransactions | null;
   declare orderId: string;
 
   constructor() {
     super();
     this.data = null;
+    this.transactions = null;
     this.orderId = '';
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
+    const id = encodeURIComponent(this.orderId);
     void this.load(async () => {
-      this.data = await get<Timeline>(`/orders/${encodeURIComponent(this.orderId)}/timeline`);
+      [this.data, this.transactions] = await Promise.all([
+        get<Timeline>(`/orders/${id}/timeline`),
+        get<ProviderTransactions>(`/orders/${id}/provider-transactions`),
+      ]);
     });
+  }
+
+  /** The order's Payme, Click and Uzum transactions, one table per provider that has any. */
+  private providerPanel() {
+    const t = this.transactions;
+    if (!t) return '';
+    const none = t.payme.length + t.click.length + t.uzum.length === 0;
+    return html`<div class="panel" data-testid="order-provider-transactions">
+      <h2 style="margin-top:0">Provider transactions</h2>
+      ${none ? html`<p class="muted">No Payme, Click or Uzum transactions for this order.</p>` : ''}
+      ${t.payme.length > 0 ? paymeTable(t.payme, false) : ''}
+      ${t.click.length > 0 ? clickTable(t.click, false) : ''}
+      ${t.uzum.length > 0 ? uzumTable(t.uzum, false) : ''}
+    </div>`;
   }
 
   override render() {
@@ -59,6 +92,7 @@ export class OrderPage extends PageElement {
         <div class="card"><div class="n" data-testid="timeline-fulfilments">${c.fulfilments}</div><div class="l">fulfilments</div></div>
         <div class="card"><div class="n">${c.refunds}</div><div class="l">refunds</div></div>
       </div>
+      ${this.providerPanel()}
       <div class="panel">
         <ol class="timeline" data-testid="timeline">
           ${d.entries.map(
