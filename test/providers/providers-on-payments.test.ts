@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
@@ -9,6 +8,7 @@ import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.j
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { AMOUNT_TIYIN as CLICK_TIYIN, noteOf } from './click/click-fixtures.js';
 import { type ClickBench, clickBench } from './click/click-harness.js';
+import { orderFulfilJobs } from './order-fulfil-jobs.js';
 import { KEY, newPaymeId, GOOD_HEADERS as PAYME_HEADERS } from './payme/payme-fixtures.js';
 import { newTransId, SERVICE_ID as UZUM_SERVICE, code as uzumCode } from './uzum/uzum-fixtures.js';
 import { type UzumBench, uzumBench } from './uzum/uzum-harness.js';
@@ -41,16 +41,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     const newOrder = async (amountMinor = CLICK_TIYIN, currency = 'UZS') =>
       (await payments.createOrder('customer-a', { amountMinor, currency })).id;
-    const fulfilJobs = async (orderId: string) => {
-      const db = store.db as unknown as Kysely<{ payonce_outbox: { topic: string; dedupe_key: string } }>;
-      const rows = await (store.schema ? db.withSchema(store.schema) : db)
-        .selectFrom('payonce_outbox')
-        .select('dedupe_key')
-        .where('topic', '=', 'order.fulfil')
-        .where('dedupe_key', '=', `order:${orderId}`)
-        .execute();
-      return rows.length;
-    };
+    const fulfilJobs = (orderId: string) => orderFulfilJobs(store, orderId);
     const providers = async (orderId: string) =>
       (await payments.attemptsOf(orderId)).map((a) => [a.provider, a.status]);
     const uzumCall = (operation: string, fields: Record<string, unknown>) =>

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
 import { InMemoryPaymentProvider } from '../../../packages/payonce/src/payments/in-memory-payment-provider.js';
@@ -10,6 +9,7 @@ import {
 } from '../../../packages/payonce/src/providers/payme/index.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
+import { orderFulfilJobs } from '../order-fulfil-jobs.js';
 import { AMOUNT, code, GOOD_HEADERS, KEY, newPaymeId, PAYME_TIME } from './payme-fixtures.js';
 
 type Rpc = { result?: Record<string, unknown>; error?: { code: number; data?: string } };
@@ -37,16 +37,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const rawBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
       return JSON.parse((await merchant.handle({ rawBody, headers: GOOD_HEADERS })).body) as Rpc;
     };
-    const fulfilJobs = async (orderId: string) => {
-      const db = store.db as unknown as Kysely<{ payonce_outbox: { topic: string; dedupe_key: string } }>;
-      const rows = await (store.schema ? db.withSchema(store.schema) : db)
-        .selectFrom('payonce_outbox')
-        .select('dedupe_key')
-        .where('topic', '=', 'order.fulfil')
-        .where('dedupe_key', '=', `order:${orderId}`)
-        .execute();
-      return rows.length;
-    };
+    const fulfilJobs = (orderId: string) => orderFulfilJobs(store, orderId);
     const newOrder = async (currency = 'UZS') =>
       (await payments.createOrder('customer-a', { amountMinor: AMOUNT, currency })).id;
     const pay = async (orderId: string, id = newPaymeId()) => {
