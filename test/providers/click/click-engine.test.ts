@@ -42,6 +42,10 @@ for (const backend of SQL_BACKENDS) {
       // After the Complete, the same Prepare is -4 (paid), and so is a new attempt for the order.
       expect((await bench.prepare(ORDER, id)).error).toBe(-4);
       expect((await bench.prepare(ORDER)).error).toBe(-4);
+      // A shop whose findOrder no longer answers a paid order (status no longer 'new'): still -4, not -5.
+      bench.orders.delete(ORDER);
+      expect((await bench.prepare(ORDER)).error).toBe(-4);
+      bench.orders.set(ORDER, AMOUNT_TIYIN);
       // A failed-payment Complete for a completed transaction cannot cancel it: -4.
       expect((await bench.complete(prepared, -5017)).error).toBe(-4);
       const stored = await bench.merchant.find(id);

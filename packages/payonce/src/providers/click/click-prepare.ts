@@ -49,8 +49,9 @@ async function repeatedPrepare<DB>(
 
 /**
  * Prepare (action 0) inside `trx`. A known `click_trans_id` is answered from its current state (see
- * `repeatedPrepare`). A new one: an order id no row can hold, or `findOrder` → `null`: -5; the order's live
- * transaction is completed: -4; `amount` not the order's (or not a sum with at most 2 decimals): -2; Click's
+ * `repeatedPrepare`). A new one: the order's live transaction is completed: -4, whatever `findOrder` answers (a
+ * paid order is usually no longer "payable" in the user's table, but Click must hear "already paid"); an order id
+ * no row can hold, or `findOrder` → `null`: -5; `amount` not the order's (or not a sum with at most 2 decimals): -2; Click's
  * `error < 0`: -9 (nothing stored). Otherwise the order's prepared transaction of an earlier attempt, if any, is
  * cancelled (`onCancelled`; its Complete will get -9), and a prepared row is inserted (`onPrepared`, same
  * transaction): 0 with its `merchant_prepare_id`. A unique index refusing the insert, or this very `click_trans_id` found as the order's live
@@ -63,8 +64,9 @@ export async function prepare<DB>(ctx: ClickContext<DB>, trx: Transaction<DB>, c
   if (existing !== null) return repeatedPrepare(ctx, trx, existing, call);
   if (!isStoredId(call.merchantTransId)) return answer(CLICK_ANSWERS.userNotFound);
   const order = await orderOf(ctx, trx, call.merchantTransId);
-  if (order === null) return answer(CLICK_ANSWERS.userNotFound);
   const live = await liveTransactionOf(ctx, trx, call.merchantTransId);
+  if (order === null)
+    return answer(live?.state === 'completed' ? CLICK_ANSWERS.alreadyPaid : CLICK_ANSWERS.userNotFound);
   if (live?.clickTransId === call.clickTransId) throw new ClickRaceLost();
   if (live?.state === 'completed') return answer(CLICK_ANSWERS.alreadyPaid);
   const amountTiyin = tiyinFromClickAmount(call.amount);
