@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, AMOUNT, AUTH, CANCEL_REASON, code, KEY, newPaymeId } from '../providers/payme/payme-fixtures.js';
 import { call, type Harness, startHarness, until, untilFulfilled, type ViewBody } from './service-harness.js';
@@ -151,5 +152,19 @@ describe('reference service: POST /payme (Payme Merchant API) on SQLite', () => 
       expect(answer.error?.code).toBe(code('-32504'));
     }
     expect((await view(orderId)).attempts).toEqual([]);
+  });
+
+  it('warns at start when the stored Payme key is not the configured one (never logging either key)', async () => {
+    const started = async (paymeKeys: string) => {
+      const logs: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
+      const other = await startHarness({ databaseUrl: h.databaseUrl, paymeKeys, paymeAccountField: FIELD, logger });
+      await other.close();
+      return logs.join('');
+    };
+    expect(await started(KEY)).not.toContain('payonce_payme_keys holds another key');
+    const rotated = await started(`${KEY}-rotated`);
+    expect(rotated).toContain('payonce_payme_keys holds another key');
+    expect(rotated).not.toContain(KEY);
   });
 });

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { createPaymeMerchant, type PaymeMerchant, paymeOnPayments, storedPaymeKeys } from 'payonce/payme';
+import {
+  createPaymeMerchant,
+  type PaymeMerchant,
+  paymeOnPayments,
+  type StoredPaymeKeys,
+  storedPaymeKeys,
+} from 'payonce/payme';
 import { fastifyPayme } from 'payonce/payme/fastify';
 import type { ServiceContext } from './service-context.js';
 
@@ -24,10 +30,13 @@ export const PAYME_PATH = '/payme';
  * across replicas and restarts.
  * @see docs/service.md "Payme"; docs/providers/payme.md.
  */
-export function servicePaymeMerchant(ctx: ServiceContext): PaymeMerchant {
+export function servicePaymeMerchant(
+  ctx: ServiceContext,
+  keys: StoredPaymeKeys = storedPaymeKeys(ctx.store, { initialKeys: ctx.config.paymeKeys, clock: ctx.clock }),
+): PaymeMerchant {
   return createPaymeMerchant<unknown>({
     store: ctx.store,
-    keyProvider: storedPaymeKeys(ctx.store, { initialKeys: ctx.config.paymeKeys, clock: ctx.clock }),
+    keyProvider: keys,
     clock: ctx.clock,
     ...paymeOnPayments(ctx.payments, { accountField: ctx.config.paymeAccountField }),
     onError: (error) => ctx.logger.error({ err: error }, 'payme call failed (answered -32400)'),
@@ -37,5 +46,26 @@ export function servicePaymeMerchant(ctx: ServiceContext): PaymeMerchant {
 /** Registers `POST /payme` (the engine's Fastify glue) when a Payme key is configured; else nothing. */
 export async function registerPayme(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   if (ctx.config.paymeKeys.length === 0) return;
-  await app.register(fastifyPayme(servicePaymeMerchant(ctx), { path: PAYME_PATH }));
+  const keys = storedPaymeKeys(ctx.store, { initialKeys: ctx.config.paymeKeys, clock: ctx.clock });
+  await warnIfKeyIgnored(ctx, keys);
+  await app.register(fastifyPayme(servicePaymeMerchant(ctx, keys), { path: PAYME_PATH }));
+}
+
+/**
+ * Warns at start when `payonce_payme_keys` already holds another key than the one configured (a ChangePassword,
+ * or an earlier `--payme-key`): the stored key authorises Payme's calls and the configured one gets -32504, which
+ * is what happens when a shop moves from its test key to its live key. Never logs a key. A database that cannot
+ * be read now is left to the readiness checks (the service still starts).
+ */
+async function warnIfKeyIgnored(ctx: ServiceContext, keys: StoredPaymeKeys): Promise<void> {
+  try {
+    if (!(await keys.initialKeysIgnored())) return;
+  } catch {
+    return;
+  }
+  ctx.logger.warn(
+    "payme: payonce_payme_keys holds another key than --payme-key / PAYONCE_PAYME_KEY (set by Payme's ChangePassword " +
+      'or an earlier start); the stored key is used and calls signed with the configured one get -32504. To use the ' +
+      'configured key, change it through the Payme cabinet (ChangePassword) or delete the row of payonce_payme_keys.',
+  );
 }
