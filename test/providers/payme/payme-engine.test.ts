@@ -254,6 +254,19 @@ for (const backend of PAYME_BACKENDS) {
       expect(await bench.fulfilments(id)).toBe(1);
     });
 
+    it('refuses a CreateTransaction repeating an id with another amount (-31001) or account (-31050), changing nothing', async () => {
+      const bench = paymeBench(store);
+      const { id, order, result } = await created(bench);
+      const other = bench.addOrder();
+      const again = (amount: number, account: Record<string, unknown>) =>
+        bench.call('CreateTransaction', { id, time: PAYME_TIME, amount, account });
+      expect((await again(AMOUNT + 100, order.account)).error?.code).toBe(code('-31001'));
+      expect((await again(AMOUNT, other.account)).error?.code).toBe(code('-31050..-31099'));
+      expect((await again(AMOUNT, order.account)).result).toEqual(result);
+      expect((await bench.call('PerformTransaction', { id })).result?.state).toBe(2);
+      expect(await bench.fulfilments(id)).toBe(1);
+    });
+
     it('stores SetFiscalData for a known transaction and answers -31003 for an unknown one', async () => {
       const bench = paymeBench(store);
       const { id } = await created(bench);

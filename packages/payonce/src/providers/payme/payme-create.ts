@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { isStoredId } from '../../core/stored-id.js';
+import { canonicalJson } from '../../http/canonical-json.js';
 import type { PaymeContext } from './payme-context.js';
 import { PAYME_ERROR_CODES, paymeError } from './payme-errors.js';
 import { isExpired, type PaymeOutcome, PaymeRaceLost } from './payme-outcome.js';
@@ -69,8 +70,14 @@ export async function checkPerform<DB>(
   return { result: { allow: true } };
 }
 
+/** Whether two `account` objects are the same JSON (members in any order). */
+function sameAccount(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  return canonicalJson(JSON.stringify(a)) === canonicalJson(JSON.stringify(b));
+}
+
 /**
  * CreateTransaction, answered from the transaction's CURRENT state:
+ * - a known id with another `amount` → -31001, with another `account` → -31050 (not a repeat: nothing changes);
  * - a known id in state 1 → its STORED create_time (no new one); past the timeout it is cancelled first (state -1,
  *   reason 4) and answered -31008; in any other state → -31008;
  * - a new id → the order checks (-31050, -31001); an order with another live transaction → -31050 (one whose
@@ -92,6 +99,10 @@ export async function createTransaction<DB>(
   const now = ctx.clock.now();
   const existing = await lockTransaction(ctx, trx, paymeId);
   if (existing !== null) {
+    // A call naming another amount or account is no repeat of this transaction: refused, the row untouched.
+    if (amount !== existing.amountTiyin) return { error: paymeError(PAYME_ERROR_CODES.wrongAmount) };
+    if (!sameAccount(account, existing.account))
+      return { error: paymeError(PAYME_ERROR_CODES.account, ctx.accountField) };
     if (existing.state !== 1) return { error: paymeError(PAYME_ERROR_CODES.impossible) };
     if (!isExpired(existing, now, ctx.timeoutMs)) return createdResult(existing);
     await cancelExpired(ctx, trx, existing);
