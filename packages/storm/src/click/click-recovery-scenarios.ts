@@ -1,0 +1,90 @@
+import { CLICK_CODES } from '@payonce/sandbox/click';
+import { rerunAfterFulfilment } from '../provider/base-storm-context.js';
+import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
+import { expectCompleted } from './click-pay-scenarios.js';
+import { completeOf, prepared } from './click-protocol-scenarios.js';
+import type { ClickScenario } from './click-scenario.js';
+import { clickErrorOf, describeClickExchange, describeClickPay } from './click-storm-context.js';
+
+/** Click storm scenario 8: the merchant killed while it completes. */
+export const clickCrashMidComplete: ClickScenario = {
+  id: 8,
+  name: 'crash mid-Complete, then Click’s repeat',
+  defends: 'repeated business effect',
+  criterion:
+    'the merchant process is killed (SIGKILL) while Complete runs and restarted; Click repeats the Complete until ' +
+    'answered: 0 (or -4), one completed payment, one paid transition, one fulfilment',
+  alone: true,
+  async run(ctx) {
+    const crash = ctx.target.crashAndRestart?.bind(ctx.target);
+    if (crash === undefined) {
+      return ctx.skip(ctx.target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)');
+    }
+    const order = await ctx.newOrder();
+    const { spec, prepareId } = await prepared(ctx, order);
+    const complete = completeOf(spec, prepareId);
+    const killed = await callDuringCrash(ctx, crash, () => ctx.call(complete));
+    if (killed === null) return ctx.conclude();
+    ctx.note(`${killed.note}; the Complete sent with the kill: ${describeClickExchange(killed.first)}`);
+    // -7 is the merchant's own failure ("failed to update user"): Click repeats, as after no answer.
+    const repeat = await repeatUntilAnswered(
+      ctx,
+      () => ctx.call(complete),
+      (x) => clickErrorOf(x) !== null && clickErrorOf(x) !== CLICK_CODES.failedToUpdate,
+    );
+    ctx.expectError(repeat, 'Click’s repeat of Complete after the restart', [
+      CLICK_CODES.success,
+      CLICK_CODES.alreadyPaid,
+    ]);
+    return ctx.conclude();
+  },
+};
+
+/** Click storm scenario 9: the payment fails at Click (Complete with error < 0). */
+export const clickFailedPayment: ClickScenario = {
+  id: 9,
+  name: 'failed payment: Complete with error < 0',
+  defends: 'repeated payment attempt',
+  criterion:
+    'a Complete carrying error=-5017 → -9 and nothing paid; a Complete with error 0 after it → -9 (cancelled stays ' +
+    'cancelled); the order stays payable: a new payment completes once, one fulfilment',
+  async run(ctx) {
+    const order = await ctx.newOrder();
+    const failed = await ctx.payer().pay(order, { failedPayment: true });
+    ctx.note(`the failed payment: ${describeClickPay(failed)}`);
+    ctx.expect(failed.outcome === 'cancelled', `a failed payment: expected -9, got ${describeClickPay(failed)}`);
+    const { spec, prepareId } = await prepared(ctx, order);
+    ctx.expectError(await ctx.call(completeOf(spec, prepareId, -5017)), 'a failed-payment Complete', [
+      CLICK_CODES.cancelled,
+    ]);
+    ctx.expectError(await ctx.call(completeOf(spec, prepareId)), 'Complete after the failed payment', [
+      CLICK_CODES.cancelled,
+    ]);
+    const paid = await ctx.payer().pay(order);
+    ctx.note(`then a new payment: ${describeClickPay(paid)}`);
+    expectCompleted(ctx, paid, 'a new payment after the failed ones');
+    return ctx.conclude();
+  },
+};
+
+/** Click storm scenario 10: the fulfilment job run again. */
+export const clickJobRerun: ClickScenario = {
+  id: 10,
+  name: 'job re-run does not re-fulfil',
+  defends: 'repeated business effect',
+  criterion: 'after the order is completed and fulfilled, its fulfilment job is run again: still one fulfilment',
+  run(ctx) {
+    const rerun = ctx.target.rerunFulfilment?.bind(ctx.target);
+    return rerunAfterFulfilment(ctx, {
+      rerun: rerun === undefined ? undefined : (order) => rerun(order.merchantTransId),
+      missing: ctx.target.missing?.rerun,
+      newOrder: () => ctx.newOrder(),
+      read: (order) => ctx.target.readOrder(order.merchantTransId),
+      async pay(order) {
+        const paid = await ctx.payer().pay(order);
+        ctx.note(`payment: ${describeClickPay(paid)}`);
+        return expectCompleted(ctx, paid, 'the payment to fulfil');
+      },
+    });
+  },
+};
