@@ -91,22 +91,13 @@ export class ClickScenarioRun extends ProviderScenarioRun<ClickStormOrder, HeldO
 
   async conclude(): Promise<ClickScenarioResult> {
     const ledger = this.merged();
-    const counts = await this.settle(
+    const { verdict, reasons, orders } = await this.judgeOrders(
       (order) => this.target.readOrder(order.merchantTransId),
       (c, order) => isOrderSettled(c, clickCharges(ledger, order.merchantTransId).completes, 0),
+      (order, seen, timedOut) => judgeClickOrder({ merchantTransId: order.merchantTransId, ledger, ...seen, timedOut }),
+      (order) => order.merchantTransId,
     );
-    const orders = this.orders.map((order, i) =>
-      judgeClickOrder({
-        merchantTransId: order.merchantTransId,
-        ledger,
-        counts: counts.values[i]?.counts ?? null,
-        countsError: counts.values[i]?.countsError ?? null,
-        timedOut: counts.timedOut,
-      }),
-    );
-    const problems = orders.flatMap((o) => o.problems.map((p) => `order ${o.merchantTransId}: ${p}`));
-    const reasons = [...this.reasons, ...problems];
-    return this.result(reasons.length === 0 ? 'pass' : 'fail', reasons, orders);
+    return this.result(verdict, reasons, orders);
   }
 
   private merged(): ClickLedgerParts {

@@ -89,6 +89,26 @@ export abstract class ProviderScenarioRun<Order, Counts> {
     }
   }
 
+  /**
+   * The end of a scenario: reads every order until `settled` (or the deadline), `judge`s each with what was read,
+   * and returns the verdict (`pass` unless an `expect` or an order's problem failed), the reasons (every order
+   * problem prefixed with `label(order)`) and the judgements.
+   */
+  protected async judgeOrders<J extends { readonly problems: readonly string[] }>(
+    read: (order: Order) => Promise<Counts>,
+    settled: (counts: Counts, order: Order) => boolean,
+    judge: (order: Order, seen: OrderRead<Counts>, timedOut: boolean) => J,
+    label: (order: Order) => string,
+  ): Promise<{ verdict: Verdict; reasons: string[]; orders: J[] }> {
+    const { values, timedOut } = await this.settle(read, settled);
+    const orders = this.orders.map((order, i) =>
+      judge(order, values[i] ?? { counts: null, countsError: 'not read' }, timedOut),
+    );
+    const problems = orders.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
+    const reasons = [...this.reasons, ...problems];
+    return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
+  }
+
   /** The frozen result of the scenario with `verdict`, `reasons`, the order judgements and the counts. */
   protected resultOf<C extends ProviderScenarioCounts, J>(
     verdict: Verdict,

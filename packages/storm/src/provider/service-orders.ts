@@ -20,7 +20,10 @@ export interface ServiceOrdersOptions {
 
 /** What the service shows of one order: {@link OrderCounts} and the money it holds as paid. */
 export interface ServiceOrderCounts extends OrderCounts {
-  /** Amounts of the order's succeeded attempts minus what was refunded of them, minor units (tiyin for UZS). */
+  /**
+   * Amounts of the order's succeeded attempts minus what was refunded of them, minor units (tiyin for UZS); 0 for
+   * an order whose status is `refunded` (a full refund records no amount).
+   */
   readonly heldMinor: number;
 }
 
@@ -43,6 +46,7 @@ export interface ServiceOrders {
 }
 
 interface ViewShape {
+  readonly order?: { readonly status?: unknown };
   readonly paidTransitions?: unknown;
   readonly fulfilments?: unknown;
   readonly attempts?: readonly { readonly status?: unknown; readonly amountMinor?: unknown; refundedMinor?: unknown }[];
@@ -110,7 +114,11 @@ export function serviceOrders(options: ServiceOrdersOptions): ServiceOrders {
         paidTransitions: numberOr0(v.paidTransitions),
         fulfilments: Array.isArray(v.fulfilments) ? v.fulfilments.length : 0,
         refunds: jobsOf(v, 'order.refunded').length,
-        heldMinor: held.reduce((sum, a) => sum + numberOr0(a.amountMinor) - numberOr0(a.refundedMinor), 0),
+        // A full refund carries no amount (`refundedMinor` stays 0): the order's status `refunded` says it.
+        heldMinor:
+          v.order?.status === 'refunded'
+            ? 0
+            : held.reduce((sum, a) => sum + numberOr0(a.amountMinor) - numberOr0(a.refundedMinor), 0),
       };
     },
     async crashAndRestart() {
