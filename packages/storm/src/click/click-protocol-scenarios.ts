@@ -1,7 +1,8 @@
 import { CLICK_CODES, type ClickCallSpec, clickAmountOf } from '@payonce/sandbox/click';
-import { expectCompleted } from './click-pay-scenarios.js';
+import { payCharged } from '../provider/pay-scenarios.js';
+import { CLICK_PAY_WORDS } from './click-pay-scenarios.js';
 import type { ClickContext, ClickScenario } from './click-scenario.js';
-import { clickErrorOf, describeClickExchange, describeClickPay } from './click-storm-context.js';
+import { clickErrorOf, describeClickExchange } from './click-storm-context.js';
 import type { ClickStormOrder } from './click-storm-target.js';
 
 /** The Prepare of `order` under `clickTransId` (another amount or order id when given). */
@@ -104,9 +105,7 @@ export const clickForeignAmountAccount: ClickScenario = {
     ctx.expectError(await ctx.call(prepareOf(foreign, ctx.newTransId())), 'Prepare of an unknown order', [
       CLICK_CODES.userNotFound,
     ]);
-    const paid = await ctx.payer().pay(order);
-    ctx.note(`then with its own amount: ${describeClickPay(paid)}`);
-    expectCompleted(ctx, paid, 'the order with its own amount');
+    await payCharged(ctx, CLICK_PAY_WORDS, order, 'then with its own amount', 'the order with its own amount');
     return ctx.conclude();
   },
 };

@@ -1,10 +1,12 @@
 import { CLICK_CODES } from '@payonce/sandbox/click';
-import { rerunAfterFulfilment } from '../provider/base-storm-context.js';
 import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
-import { expectCompleted } from './click-pay-scenarios.js';
+import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
+import { payCharged } from '../provider/pay-scenarios.js';
+import { CLICK_PAY_WORDS } from './click-pay-scenarios.js';
 import { completeOf, prepared } from './click-protocol-scenarios.js';
 import type { ClickScenario } from './click-scenario.js';
 import { clickErrorOf, describeClickExchange, describeClickPay } from './click-storm-context.js';
+import type { ClickStormOrder } from './click-storm-target.js';
 
 /** Click storm scenario 8: the merchant killed while it completes. */
 export const clickCrashMidComplete: ClickScenario = {
@@ -60,31 +62,19 @@ export const clickFailedPayment: ClickScenario = {
     ctx.expectError(await ctx.call(completeOf(spec, prepareId)), 'Complete after the failed payment', [
       CLICK_CODES.cancelled,
     ]);
-    const paid = await ctx.payer().pay(order);
-    ctx.note(`then a new payment: ${describeClickPay(paid)}`);
-    expectCompleted(ctx, paid, 'a new payment after the failed ones');
+    await payCharged(ctx, CLICK_PAY_WORDS, order, 'then a new payment', 'a new payment after the failed ones');
     return ctx.conclude();
   },
 };
 
 /** Click storm scenario 10: the fulfilment job run again. */
-export const clickJobRerun: ClickScenario = {
-  id: 10,
-  name: 'job re-run does not re-fulfil',
-  defends: 'repeated business effect',
-  criterion: 'after the order is completed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  run(ctx) {
-    const rerun = ctx.target.rerunFulfilment?.bind(ctx.target);
-    return rerunAfterFulfilment(ctx, {
-      rerun: rerun === undefined ? undefined : (order) => rerun(order.merchantTransId),
-      missing: ctx.target.missing?.rerun,
-      newOrder: () => ctx.newOrder(),
-      read: (order) => ctx.target.readOrder(order.merchantTransId),
-      async pay(order) {
-        const paid = await ctx.payer().pay(order);
-        ctx.note(`payment: ${describeClickPay(paid)}`);
-        return expectCompleted(ctx, paid, 'the payment to fulfil');
-      },
-    });
+export const clickJobRerun: ClickScenario = jobRerunScenario(
+  {
+    id: 10,
+    name: 'job re-run does not re-fulfil',
+    defends: 'repeated business effect',
+    criterion: 'after the order is completed and fulfilled, its fulfilment job is run again: still one fulfilment',
   },
-};
+  CLICK_PAY_WORDS,
+  (order: ClickStormOrder) => order.merchantTransId,
+);

@@ -1,7 +1,8 @@
 import { UZUM_CODES, type UzumAuthMode } from '@payonce/sandbox/uzum';
-import { expectConfirmed } from './uzum-pay-scenarios.js';
+import { payCharged } from '../provider/pay-scenarios.js';
+import { UZUM_PAY_WORDS } from './uzum-pay-scenarios.js';
 import type { UzumContext, UzumScenario } from './uzum-scenario.js';
-import { describeUzumExchange, describeUzumPay } from './uzum-storm-context.js';
+import { describeUzumExchange } from './uzum-storm-context.js';
 import type { UzumStormOrder } from './uzum-storm-target.js';
 
 /** Creates a transaction for `order` with a single /create; records a failure unless it answered CREATED. */
@@ -39,9 +40,13 @@ export const uzumOutOfOrder: UzumScenario = {
       again.answer?.status === 'REVERSED' && again.answer?.reverseTime === first.answer?.reverseTime,
       `the repeated /reverse answered ${describeUzumExchange(again)} after ${describeUzumExchange(first)}`,
     );
-    const paid = await ctx.payer().pay(order);
-    ctx.note(`after the reversed transaction, a new one: ${describeUzumPay(paid)}`);
-    expectConfirmed(ctx, paid, 'a new transaction for the order whose first was reversed');
+    await payCharged(
+      ctx,
+      UZUM_PAY_WORDS,
+      order,
+      'after the reversed transaction, a new one',
+      'a new transaction for the order whose first was reversed',
+    );
     return ctx.conclude();
   },
 };
@@ -125,9 +130,7 @@ export const uzumForeignAmountAccount: UzumScenario = {
         UZUM_CODES.transactionNotFound,
       ]);
     }
-    const paid = await ctx.payer().pay(order);
-    ctx.note(`then with its own amount: ${describeUzumPay(paid)}`);
-    expectConfirmed(ctx, paid, 'the order with its own amount');
+    await payCharged(ctx, UZUM_PAY_WORDS, order, 'then with its own amount', 'the order with its own amount');
     return ctx.conclude();
   },
 };

@@ -1,10 +1,13 @@
 import { UZUM_CODES, type UzumExchange } from '@payonce/sandbox/uzum';
-import { rerunAfterFulfilment, waitForFulfilment } from '../provider/base-storm-context.js';
+import { waitForFulfilment } from '../provider/base-storm-context.js';
 import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
-import { expectConfirmed } from './uzum-pay-scenarios.js';
+import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
+import { expectCharged, payCharged } from '../provider/pay-scenarios.js';
+import { UZUM_PAY_WORDS } from './uzum-pay-scenarios.js';
 import { created } from './uzum-protocol-scenarios.js';
 import type { UzumScenario } from './uzum-scenario.js';
 import { describeUzumExchange, describeUzumPay, uzumCodeOf } from './uzum-storm-context.js';
+import type { UzumStormOrder } from './uzum-storm-target.js';
 
 /** An answer Uzum Bank acts on: JSON, not a 5xx, not 99999 (the merchant's own failure, which it repeats). */
 const clear = (x: UzumExchange): boolean =>
@@ -53,12 +56,10 @@ export const uzumReverse: UzumScenario = {
     const dropped = await ctx.payer().pay(first, { reverse: true });
     ctx.note(`reversed before confirm: ${describeUzumPay(dropped)}`);
     ctx.expect(dropped.outcome === 'reversed', `a reverse before confirm: got ${describeUzumPay(dropped)}`);
-    const again = await ctx.payer().pay(first);
-    ctx.note(`then a new transaction: ${describeUzumPay(again)}`);
-    expectConfirmed(ctx, again, 'a new transaction after the reversed one');
+    await payCharged(ctx, UZUM_PAY_WORDS, first, 'then a new transaction', 'a new transaction after the reversed one');
     const second = await ctx.newOrder();
     const paid = await ctx.payer().pay(second);
-    if (!expectConfirmed(ctx, paid, 'the payment to reverse')) return ctx.conclude();
+    if (!expectCharged(ctx, UZUM_PAY_WORDS, paid, 'the payment to reverse')) return ctx.conclude();
     await waitForFulfilment(ctx, () => ctx.target.readOrder(second.params));
     const reverse = { operation: 'reverse', fields: { transId: paid.transId } };
     const undone = await ctx.call(reverse);
@@ -76,23 +77,13 @@ export const uzumReverse: UzumScenario = {
 };
 
 /** Uzum storm scenario 10: the fulfilment job run again. */
-export const uzumJobRerun: UzumScenario = {
-  id: 10,
-  name: 'job re-run does not re-fulfil',
-  defends: 'repeated business effect',
-  criterion: 'after the order is confirmed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  run(ctx) {
-    const rerun = ctx.target.rerunFulfilment?.bind(ctx.target);
-    return rerunAfterFulfilment(ctx, {
-      rerun: rerun === undefined ? undefined : (order) => rerun(order.params),
-      missing: ctx.target.missing?.rerun,
-      newOrder: () => ctx.newOrder(),
-      read: (order) => ctx.target.readOrder(order.params),
-      async pay(order) {
-        const paid = await ctx.payer().pay(order);
-        ctx.note(`payment: ${describeUzumPay(paid)}`);
-        return expectConfirmed(ctx, paid, 'the payment to fulfil');
-      },
-    });
+export const uzumJobRerun: UzumScenario = jobRerunScenario(
+  {
+    id: 10,
+    name: 'job re-run does not re-fulfil',
+    defends: 'repeated business effect',
+    criterion: 'after the order is confirmed and fulfilled, its fulfilment job is run again: still one fulfilment',
   },
-};
+  UZUM_PAY_WORDS,
+  (order: UzumStormOrder) => order.params,
+);
