@@ -69,12 +69,7 @@ export const clickFailedPayment: ClickScenario = {
 
 /** Click storm scenario 10: the fulfilment job run again. */
 export const clickJobRerun: ClickScenario = jobRerunScenario(
-  {
-    id: 10,
-    name: 'job re-run does not re-fulfil',
-    defends: 'repeated business effect',
-    criterion: 'after the order is completed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  },
+  10,
   CLICK_PAY_WORDS,
   (order: ClickStormOrder) => order.merchantTransId,
 );

@@ -109,12 +109,7 @@ export const paymeCancelAfterPerform: PaymeScenario = {
 
 /** Payme storm scenario 11: the fulfilment job run again. */
 export const paymeJobRerun: PaymeScenario = jobRerunScenario(
-  {
-    id: 11,
-    name: 'job re-run does not re-fulfil',
-    defends: 'repeated business effect',
-    criterion: 'after the order is performed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  },
+  11,
   PAYME_PAY_WORDS,
   (order: PaymeStormOrder) => order.account,
 );

@@ -1,6 +1,6 @@
 import { rerunAfterFulfilment } from './base-storm-context.js';
 import type { OrderCounts } from './order-rules.js';
-import { type PayingContext, type PayWords, payCharged, type ScenarioText } from './pay-scenarios.js';
+import { type PayingContext, type PayWords, payCharged } from './pay-scenarios.js';
 import type { ProviderScenario } from './provider-scenario.js';
 
 /** A paying context whose target reads orders by `Ref` and may re-run a fulfilment job. */
@@ -13,17 +13,20 @@ export interface RerunContext<R, O, P, Ref> extends PayingContext<R, O, P> {
 }
 
 /**
- * The job re-run scenario of any provider: skipped without the target's `rerunFulfilment` (`missing.rerun` says
+ * The job re-run scenario (number `id`) of any provider: skipped without the target's `rerunFulfilment` (`missing.rerun` says
  * why); else a fresh order is paid, fulfilled, and its fulfilment job run again; the conclusion wants still one
  * fulfilment. `refOf` names the order as the target reads it (an account, a `merchant_trans_id`, `params`).
  */
 export function jobRerunScenario<R, O, P, Ref, Ctx extends RerunContext<R, O, P, Ref>>(
-  text: ScenarioText,
+  id: number,
   words: PayWords<P>,
   refOf: (order: O) => Ref,
 ): ProviderScenario<Ctx, R> {
   return {
-    ...text,
+    id,
+    name: 'job re-run does not re-fulfil',
+    defends: 'repeated business effect',
+    criterion: `after the order is ${words.charged} and fulfilled, its fulfilment job is run again: still one fulfilment`,
     run(ctx) {
       const rerun = ctx.target.rerunFulfilment?.bind(ctx.target);
       return rerunAfterFulfilment(ctx, {

@@ -77,13 +77,4 @@ export const uzumReverse: UzumScenario = {
 };
 
 /** Uzum storm scenario 10: the fulfilment job run again. */
-export const uzumJobRerun: UzumScenario = jobRerunScenario(
-  {
-    id: 10,
-    name: 'job re-run does not re-fulfil',
-    defends: 'repeated business effect',
-    criterion: 'after the order is confirmed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  },
-  UZUM_PAY_WORDS,
-  (order: UzumStormOrder) => order.params,
-);
+export const uzumJobRerun: UzumScenario = jobRerunScenario(10, UZUM_PAY_WORDS, (order: UzumStormOrder) => order.params);
