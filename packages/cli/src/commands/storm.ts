@@ -6,6 +6,8 @@ import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { clickUzumOptions } from './serve.js';
+import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runPaymeStormCommand } from './storm-payme.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
@@ -16,8 +18,11 @@ export class StormFailed extends Error {
   }
 }
 
+/** The words `--provider` takes for the storms of the providers that call the merchant. */
+const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum'];
+
 /** Options of `payonce storm` as commander parses them. */
-export interface StormCommandOptions {
+export interface StormCommandOptions extends ClickUzumStormCommandOptions {
   target: string;
   provider: string;
   adminToken?: string;
@@ -58,7 +63,9 @@ function intOption(value: string | undefined, name: string): number | undefined 
  * @throws {MissingPeer} `@payonce/storm` is not installed (exit status 1), before anything is sent.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
-  if (options.provider === 'payme') throw new CliUsageError('--provider payme runs through runPaymeStormCommand');
+  if (LOCAL_PROVIDERS.includes(options.provider)) {
+    throw new CliUsageError(`--provider ${options.provider} runs through its own storm command`);
+  }
   const only = options.only === undefined ? undefined : listOf(options.only);
   const concurrencyFlag = intOption(options.concurrency, '--concurrency');
   const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
@@ -105,16 +112,17 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
 
 /** Registers `storm` on the `payonce` program. */
 export function registerStorm(program: Command, io: CliIo): void {
-  program
+  const storm = program
     .command('storm')
     .description(
       'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
-        'with --provider payme, the Payme storm against its /payme (needs @payonce/storm)',
+        'with --provider payme|click|uzum, that provider’s storm against its /payme, /click/* or /uzum/* ' +
+        '(needs @payonce/storm)',
     )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .requiredOption(
-      '--provider <url|payme>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme" for the Payme storm',
+      '--provider <url|payme|click|uzum>',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum" for that storm',
     )
     .addOption(
       new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
@@ -142,6 +150,9 @@ export function registerStorm(program: Command, io: CliIo): void {
     )
     .action(async (options: StormCommandOptions) => {
       if (options.provider === 'payme') await runPaymeStormCommand(options, io);
+      else if (options.provider === 'click') await runClickStormCommand(options, io);
+      else if (options.provider === 'uzum') await runUzumStormCommand(options, io);
       else await runStormCommand(options, io);
     });
+  for (const option of clickUzumOptions()) storm.addOption(option);
 }
