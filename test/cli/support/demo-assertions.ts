@@ -44,7 +44,11 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   const skipped = replicas > 1 ? [] : REPLICA_SCENARIOS;
   expect(run.code, context).toBe(0);
-  const [paymeAt, clickAt, uzumAt] = [PAYME_PLAN, CLICK_PLAN, UZUM_PLAN].map((plan) => run.stdout.search(plan));
+  const [paymeAt, clickAt, uzumAt] = [PAYME_PLAN, CLICK_PLAN, UZUM_PLAN].map((plan) => run.stdout.search(plan)) as [
+    number,
+    number,
+    number,
+  ];
   expect([paymeAt > 0, clickAt > paymeAt, uzumAt > clickAt], context).toEqual([true, true, true]);
   const stripePart = run.stdout.slice(0, paymeAt);
   const paymePart = run.stdout.slice(paymeAt, clickAt);
