@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import {
   type ClickStormReport,
   type ClosableClickTarget,
@@ -12,6 +14,10 @@ import { SECRET, SERVICE_ID } from '../providers/click/click-fixtures.js';
 import { type LocalService, startLocalService } from '../service/local-provider-harness.js';
 import { type ShipEveryAnswer, shipEveryAnswer } from './ship-every-answer.js';
 
+const capture = (): CliIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+};
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
 const verdicts = (report: ClickStormReport) => Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
 
@@ -69,5 +75,29 @@ describe('Click storm against the reference service on SQLite', () => {
     });
     expect(verdicts(report)).toEqual({ 4: 'fail', 7: 'pass' });
     expect(formatClickStormTable(report)).toMatch(/FAIL 4: .*fulfilled 4 times/);
+  });
+  it('payonce storm --provider click: exit 0 with the table, 1 when the credentials are refused, 2 without them', async () => {
+    const io = capture();
+    const base = ['storm', '--provider', 'click', '--target', local.url];
+    expect(
+      await runCli(
+        [...base, '--click-service-id', String(SERVICE_ID), '--click-secret-key', SECRET, '--only', '2,6'],
+        io,
+      ),
+    ).toBe(0);
+    const text = io.lines.join('\n');
+    expect(text).toMatch(/running 2 Click scenarios, 2 at a time/);
+    expect(text).toMatch(/PASS: 2\/2 Click scenarios/);
+    const wrong = capture();
+    expect(
+      await runCli(
+        [...base, '--click-service-id', String(SERVICE_ID), '--click-secret-key', `${SECRET}-not-it`],
+        wrong,
+      ),
+    ).toBe(1);
+    expect(wrong.lines.join('\n')).toMatch(/refused the signature \(-1\)/);
+    const none = capture();
+    expect(await runCli(base, none)).toBe(2);
+    expect(none.lines.join('\n')).toMatch(/--provider click needs --click-service-id and --click-secret-key/);
   });
 });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import {
   type ClosableUzumTarget,
   formatUzumStormTable,
@@ -12,6 +14,10 @@ import { AUTH, SERVICE_ID } from '../providers/uzum/uzum-fixtures.js';
 import { type LocalService, startLocalService } from '../service/local-provider-harness.js';
 import { type ShipEveryAnswer, shipEveryAnswer } from './ship-every-answer.js';
 
+const capture = (): CliIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+};
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
 const verdicts = (report: UzumStormReport) => Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
 
@@ -68,5 +74,47 @@ describe('Uzum storm against the reference service on SQLite', () => {
     });
     expect(verdicts(report)).toEqual({ 4: 'fail', 7: 'pass' });
     expect(formatUzumStormTable(report)).toMatch(/FAIL 4: .*fulfilled 4 times/);
+  });
+  it('payonce storm --provider uzum: exit 0 with the table, 1 when the credentials are refused, 2 without them', async () => {
+    const io = capture();
+    const base = ['storm', '--provider', 'uzum', '--target', local.url];
+    expect(
+      await runCli(
+        [
+          ...base,
+          '--uzum-login',
+          AUTH.login,
+          '--uzum-password',
+          AUTH.password,
+          '--uzum-service-id',
+          String(SERVICE_ID),
+          '--only',
+          '2,6',
+        ],
+        io,
+      ),
+    ).toBe(0);
+    const text = io.lines.join('\n');
+    expect(text).toMatch(/running 2 Uzum scenarios, 2 at a time/);
+    expect(text).toMatch(/PASS: 2\/2 Uzum scenarios/);
+    const wrong = capture();
+    expect(
+      await runCli(
+        [
+          ...base,
+          '--uzum-login',
+          AUTH.login,
+          '--uzum-password',
+          `${AUTH.password}-not-it`,
+          '--uzum-service-id',
+          String(SERVICE_ID),
+        ],
+        wrong,
+      ),
+    ).toBe(1);
+    expect(wrong.lines.join('\n')).toMatch(/refused the credentials \(10001\)/);
+    const none = capture();
+    expect(await runCli(base, none)).toBe(2);
+    expect(none.lines.join('\n')).toMatch(/--provider uzum needs --uzum-login, --uzum-password and --uzum-service-id/);
   });
 });
