@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { type ProviderProgress, progressLine, providerPlanLine } from '../storm-progress.js';
 
 /** `payonce storm --provider payme|click|uzum` ran and at least one scenario failed (exit status 1). */
@@ -54,20 +55,6 @@ export interface LoadedProviderStorm<T extends { close(): Promise<void> }, R ext
   readonly aloneIds: readonly number[];
 }
 
-function listOf(value: string): number[] {
-  const parts = value.split(',').map((part) => part.trim());
-  if (parts.some((part) => !/^\d{1,2}$/.test(part))) {
-    throw new CliUsageError(`--only takes scenario numbers separated by commas (e.g. 1,5,9), got "${value}"`);
-  }
-  return parts.map(Number);
-}
-
-function intOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}"`);
-  return Number(value);
-}
-
 /**
  * Runs one provider storm for `payonce storm --provider <name>`: checks the common flags (`--replica` refused),
  * loads the storm, prints a plan line and a progress line per scenario start and end, the table and the summary,
@@ -85,9 +72,9 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
   if (options.replica !== undefined && options.replica.length > 0) {
     throw new CliUsageError(`--replica is for the Stripe storm; the ${provider} storm drives one service (--target)`);
   }
-  const only = options.only === undefined ? undefined : listOf(options.only);
-  const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
-  const concurrency = intOption(options.concurrency, '--concurrency') ?? 4;
+  const only = options.only === undefined ? undefined : scenarioList(options.only, '1,5,9');
+  const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
+  const concurrency = wholeNumberFlag(options.concurrency, '--concurrency') ?? 4;
   const storm = await load();
   let report: R;
   let target: T | undefined;

@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { clickUzumOptions } from './serve.js';
@@ -38,20 +39,6 @@ export interface StormCommandOptions extends ClickUzumStormCommandOptions {
   paymeAccountField?: string;
 }
 
-function listOf(value: string): number[] {
-  const parts = value.split(',').map((part) => part.trim());
-  if (parts.some((part) => !/^\d{1,2}$/.test(part))) {
-    throw new CliUsageError(`--only takes scenario numbers separated by commas (e.g. 1,8,12), got "${value}"`);
-  }
-  return parts.map(Number);
-}
-
-function intOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}"`);
-  return Number(value);
-}
-
 /**
  * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
@@ -66,9 +53,9 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   if (LOCAL_PROVIDERS.includes(options.provider)) {
     throw new CliUsageError(`--provider ${options.provider} runs through its own storm command`);
   }
-  const only = options.only === undefined ? undefined : listOf(options.only);
-  const concurrencyFlag = intOption(options.concurrency, '--concurrency');
-  const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
+  const only = options.only === undefined ? undefined : scenarioList(options.only);
+  const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
+  const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
   const storm = await loadStorm('payonce storm');
   const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;

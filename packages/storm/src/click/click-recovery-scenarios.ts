@@ -1,5 +1,5 @@
 import { CLICK_CODES } from '@payonce/sandbox/click';
-import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
+import { callDuringCrash, crashOf, repeatUntilAnswered } from '../provider/crash-steps.js';
 import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
 import { payCharged } from '../provider/pay-scenarios.js';
 import { CLICK_PAY_WORDS } from './click-pay-scenarios.js';
@@ -18,10 +18,8 @@ export const clickCrashMidComplete: ClickScenario = {
     'answered: 0 (or -4), one completed payment, one paid transition, one fulfilment',
   alone: true,
   async run(ctx) {
-    const crash = ctx.target.crashAndRestart?.bind(ctx.target);
-    if (crash === undefined) {
-      return ctx.skip(ctx.target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)');
-    }
+    const crash = crashOf(ctx.target);
+    if (typeof crash === 'string') return ctx.skip(crash);
     const order = await ctx.newOrder();
     const { spec, prepareId } = await prepared(ctx, order);
     const complete = completeOf(spec, prepareId);

@@ -1,6 +1,6 @@
 import type { PaymeExchange } from '@payonce/sandbox/payme';
 import { PAYME_CODES, PAYME_REASONS } from '@payonce/sandbox/payme';
-import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
+import { callDuringCrash, crashOf, repeatUntilAnswered } from '../provider/crash-steps.js';
 import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
 import { PAYME_PAY_WORDS } from './payme-pay-scenarios.js';
 import type { PaymeScenario } from './payme-scenario.js';
@@ -22,10 +22,8 @@ export const paymeCrashMidPerform: PaymeScenario = {
     'state 2 with ONE perform_time (CheckTransaction agrees), one paid transition, one fulfilment',
   alone: true,
   async run(ctx) {
-    const crash = ctx.target.crashAndRestart?.bind(ctx.target);
-    if (crash === undefined) {
-      return ctx.skip(ctx.target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)');
-    }
+    const crash = crashOf(ctx.target);
+    if (typeof crash === 'string') return ctx.skip(crash);
     const order = await ctx.newOrder();
     const id = ctx.newId();
     expectState(

@@ -8,6 +8,7 @@ import {
   type PaymeLedgerSnapshot,
   type PaymePayer,
 } from '@payonce/sandbox/payme';
+import { mergedLedger } from '../provider/merged-ledger.js';
 import { ProviderScenarioRun } from '../provider/provider-scenario-run.js';
 import { isPaymeSettled, judgePaymeOrder, type PaymeOrderSnapshot, type StatementEntry } from './payme-judge.js';
 import type { PaymeOrderJudgement, PaymeScenario, PaymeScenarioResult } from './payme-scenario.js';
@@ -17,14 +18,7 @@ import type { PaymeOrderCounts, PaymeStormOrder, PaymeStormTarget } from './paym
 /** Every ledger of a scenario as one snapshot. */
 function merged(ledgers: readonly PaymeLedger[]): PaymeLedgerSnapshot {
   const parts = ledgers.map((l) => l.snapshot());
-  return {
-    transactions: parts.flatMap((p) => p.transactions),
-    movements: parts.flatMap((p) => p.movements),
-    faults: parts.flatMap((p) => p.faults),
-    mismatches: parts.flatMap((p) => p.mismatches),
-    calls: parts.reduce((n, p) => n + p.calls, 0),
-    movedTiyin: parts.reduce((n, p) => n + p.movedTiyin, 0),
-  };
+  return { ...mergedLedger(parts), movedTiyin: parts.reduce((n, p) => n + p.movedTiyin, 0) };
 }
 
 /** One run of one Payme scenario: the context it gets, and its judgement at the end. */

@@ -3,6 +3,21 @@ import { errorText } from './provider-scenario-run.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A target that may be killed and restarted (`crashAndRestart`), or says why not (`missing.crash`). */
+export interface CrashableTarget {
+  crashAndRestart?(): Promise<{ note: string }>;
+  readonly missing?: Readonly<{ crash?: string }>;
+}
+
+/**
+ * The target's `crashAndRestart` bound to it, or the reason to skip the crash scenario (`missing.crash`, or that
+ * the target has no such capability).
+ */
+export function crashOf(target: CrashableTarget): (() => Promise<{ note: string }>) | string {
+  const crash = target.crashAndRestart?.bind(target);
+  return crash ?? target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)';
+}
+
 /**
  * Sends `call` while `crash` kills the merchant (both at once) and returns the call's exchange with the crash's
  * note, or `null` after recording a failure when the crash and restart failed.

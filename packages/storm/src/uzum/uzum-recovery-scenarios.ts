@@ -1,6 +1,6 @@
 import { UZUM_CODES, type UzumExchange } from '@payonce/sandbox/uzum';
 import { waitForFulfilment } from '../provider/base-storm-context.js';
-import { callDuringCrash, repeatUntilAnswered } from '../provider/crash-steps.js';
+import { callDuringCrash, crashOf, repeatUntilAnswered } from '../provider/crash-steps.js';
 import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
 import { expectCharged, payCharged } from '../provider/pay-scenarios.js';
 import { UZUM_PAY_WORDS } from './uzum-pay-scenarios.js';
@@ -23,10 +23,8 @@ export const uzumCrashMidConfirm: UzumScenario = {
     'answered: CONFIRMED with ONE confirmTime (/status agrees), one paid transition, one fulfilment',
   alone: true,
   async run(ctx) {
-    const crash = ctx.target.crashAndRestart?.bind(ctx.target);
-    if (crash === undefined) {
-      return ctx.skip(ctx.target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)');
-    }
+    const crash = crashOf(ctx.target);
+    if (typeof crash === 'string') return ctx.skip(crash);
     const order = await ctx.newOrder();
     const transId = await created(ctx, order);
     const confirm = { operation: 'confirm', fields: { transId } };
