@@ -95,9 +95,13 @@ describe('payonce demo: a service that does not come back', () => {
       expect(result.passed).toBe(false);
       expect(result.restarts).toEqual([]);
       expect(result.storm?.results.map((r) => [r.id, r.verdict])).toEqual([[12, 'fail']]);
-      expect(result.payme, 'no Payme storm against a service that is down').toBeNull();
+      expect([result.payme, result.click, result.uzum], 'no local storm against a service that is down').toEqual([
+        null,
+        null,
+        null,
+      ]);
       const stderr = io.stderr.join('\n');
-      expect(stderr).toContain('Payme storm not run: a service replica is down for good');
+      expect(stderr).toContain('Payme, Click and Uzum storms not run: a service replica is down for good');
       expect(stderr).toMatch(/service down for good: pid \d+ killed by SIGKILL, then 3 restarts in a row failed/);
       expect(stderr).toMatch(/^service output \(last \d+ lines\):$/m);
       expect(stderr).toMatch(/directory does not exist|unable to open database|SQLITE_CANTOPEN/i);

@@ -10,11 +10,23 @@ export interface LocalService {
   close(): Promise<void>;
 }
 
-/** Starts the service with `options` (the local provider's credentials) and no `providerUrl`. */
-export async function startLocalService(options: ServiceOptions): Promise<LocalService> {
-  const ns = await createSqliteNamespace();
+/** A database the service may run on instead of a fresh SQLite file: its URL, and how to drop it. */
+export interface LocalDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Starts the service with `options` (the local provider's credentials) and no `providerUrl`, on `database` (a
+ * PostgreSQL schema, a MariaDB database; dropped on close) or a fresh SQLite file.
+ */
+export async function startLocalService(options: ServiceOptions, database?: LocalDatabase): Promise<LocalService> {
+  const ns =
+    database === undefined
+      ? await createSqliteNamespace().then((sqlite) => ({ url: sqlite.path, drop: sqlite.drop }))
+      : database;
   try {
-    const service = await createService({ ...FAST, ...options, databaseUrl: ns.path });
+    const service = await createService({ ...FAST, ...options, databaseUrl: ns.url });
     return {
       service,
       url: service.url,

@@ -47,3 +47,53 @@ export async function loadPaymeStorm(neededFor: string) {
     aloneIds: scenarios.ALL_PAYME_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
   };
 }
+
+/**
+ * The parts of `@payonce/storm` that `payonce storm --provider click` runs: `runClickStorm`, the reference service's
+ * Click target, the table and summary, the "target unavailable" error and the numbers of the scenarios that run
+ * alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
+ * @param neededFor the command, for the message.
+ * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
+ */
+export async function loadClickStorm(neededFor: string) {
+  const [run, target, table, scenarios, stripe] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/run-click-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/service-click-target.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/click-storm-table.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/all-click-scenarios.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+  ]);
+  return {
+    runClickStorm: run.runClickStorm,
+    serviceClickTarget: target.serviceClickTarget,
+    formatClickStormTable: table.formatClickStormTable,
+    clickStormSummary: table.clickStormSummary,
+    StormTargetUnavailable: stripe.StormTargetUnavailable,
+    aloneIds: scenarios.ALL_CLICK_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
+  };
+}
+
+/**
+ * The parts of `@payonce/storm` that `payonce storm --provider uzum` runs: `runUzumStorm`, the reference service's
+ * Uzum target, the table and summary, the "target unavailable" error and the numbers of the scenarios that run
+ * alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
+ * @param neededFor the command, for the message.
+ * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
+ */
+export async function loadUzumStorm(neededFor: string) {
+  const [run, target, table, scenarios, stripe] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/run-uzum-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/service-uzum-target.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/uzum-storm-table.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/all-uzum-scenarios.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+  ]);
+  return {
+    runUzumStorm: run.runUzumStorm,
+    serviceUzumTarget: target.serviceUzumTarget,
+    formatUzumStormTable: table.formatUzumStormTable,
+    uzumStormSummary: table.uzumStormSummary,
+    StormTargetUnavailable: stripe.StormTargetUnavailable,
+    aloneIds: scenarios.ALL_UZUM_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
+  };
+}

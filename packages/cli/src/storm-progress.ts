@@ -1,5 +1,14 @@
-import type { PaymeStormProgress } from '@payonce/storm/internal/payme/run-payme-storm.js';
+import type { ProviderStormProgress } from '@payonce/storm/internal/provider/provider-scenario.js';
 import type { StormProgress } from '@payonce/storm/internal/storm-report.js';
+
+/** A provider storm's progress event (Payme, Click, Uzum), as the progress line reads it. */
+export type ProviderProgress = ProviderStormProgress<{
+  readonly id: number;
+  readonly name: string;
+  readonly verdict: string;
+  readonly reasons: readonly string[];
+  readonly durationMs: number;
+}>;
 
 /** A scenario number as the progress lines print it: two places and a dot. */
 const numbered = (id: number): string => `${String(id).padStart(2)}.`;
@@ -11,7 +20,7 @@ const numbered = (id: number): string => `${String(id).padStart(2)}.`;
  * the order they finish, not by number; the count never stands where a scenario number would. Numbers are padded
  * to two places, so the names line up (`pass  8.`, `pass 10.`).
  */
-export function progressLine(event: StormProgress | PaymeStormProgress): string {
+export function progressLine(event: StormProgress | ProviderProgress): string {
   if (event.kind === 'started') {
     return `start ${numbered(event.id)} ${event.name}  [${event.index} of ${event.total} started]`;
   }
@@ -46,11 +55,13 @@ export function stormPlanLine(
 }
 
 /**
- * The Payme storm's plan line: how many scenarios, how many at a time, and which of the selected ones run alone at
- * the end (8 kills the service, 9 may move its clock). `aloneIds` are the numbers of the scenarios that run alone
- * (passed in because `@payonce/storm` is loaded only when a storm runs).
+ * A provider storm's plan line (Payme, Click, Uzum): how many scenarios, how many at a time, and which of the
+ * selected ones run alone at the end (the crash, which kills the service; Payme's 12-hour timeout, which may move its
+ * clock). `aloneIds` are the numbers of the scenarios that run alone (passed in because `@payonce/storm` is loaded
+ * only when a storm runs).
  */
-export function paymePlanLine(
+export function providerPlanLine(
+  provider: string,
   total: number,
   concurrency: number,
   aloneIds: readonly number[],
@@ -59,7 +70,7 @@ export function paymePlanLine(
   const alone = aloneIds.filter((id) => only === undefined || only.includes(id));
   const last = alone.length === 0 ? '' : ` (${alone.join(' and ')} alone at the end)`;
   return (
-    `running ${total} Payme scenarios, ${Math.min(total, concurrency)} at a time${last}: lines come in the order ` +
-    'they finish; the table below is in scenario order'
+    `running ${total} ${provider} scenarios, ${Math.min(total, concurrency)} at a time${last}: lines come in the ` +
+    'order they finish; the table below is in scenario order'
   );
 }

@@ -1,12 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
+import type { ClickStormReport } from '../../../packages/storm/src/click/run-click-storm.js';
 import type { PaymeStormReport } from '../../../packages/storm/src/payme/run-payme-storm.js';
 import type { StormReport } from '../../../packages/storm/src/storm-report.js';
+import type { UzumStormReport } from '../../../packages/storm/src/uzum/run-uzum-storm.js';
 import type { PayonceRun } from './run-payonce.js';
 
 /** The demo's JSON report: the storm report plus what the demo adds. */
 export type DemoReportFile = StormReport & {
   readonly payme: PaymeStormReport;
+  readonly click: ClickStormReport;
+  readonly uzum: UzumStormReport;
   readonly demo: {
     readonly database: string;
     readonly restarts: ReadonlyArray<{ fromPid: number; toPid: number }>;
@@ -18,8 +22,12 @@ export type DemoReportFile = StormReport & {
 const REPLICA_SCENARIOS = [19, 20, 21, 22];
 const SCENARIOS = 22;
 const PAYME_SCENARIOS = 11;
-/** The line that opens the Payme storm's part of the output. */
+/** The lines that open the Payme, Click and Uzum storms' parts of the output. */
 const PAYME_PLAN = /^running 11 Payme scenarios, .*$/m;
+const CLICK_PLAN = /^running 10 Click scenarios, .*$/m;
+const UZUM_PLAN = /^running 10 Uzum scenarios, .*$/m;
+/** Click and Uzum storm scenarios (each has one crash, scenario 8). */
+const LOCAL_SCENARIOS = 10;
 
 /**
  * Asserts what a user relies on after `payonce demo [--replicas N] --report FILE` passed: exit 0, a row for each of
@@ -27,17 +35,24 @@ const PAYME_PLAN = /^running 11 Payme scenarios, .*$/m;
  * summary, a JSON report with the same verdicts, and that scenario 12 really killed a service child (a random
  * replica with several) and its supervisor restarted it (the printed restart line, the report's restart record and
  * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too. Then the
- * Payme storm's part: its 11 rows all `pass`, its PASS summary, its report under `payme`, and its crash scenario 8
- * killed the (first) service and the supervisor restarted it, the last restart of the run.
+ * Payme, Click and Uzum storms' parts: their rows all `pass`, their PASS summaries, their reports under `payme`,
+ * `click`, `uzum`, and each one's crash scenario 8 killed the (first) service and the supervisor restarted it: the
+ * last three restarts of the run, in that order.
  * Returns the report.
  */
 export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, replicas = 1): Promise<DemoReportFile> {
   const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   const skipped = replicas > 1 ? [] : REPLICA_SCENARIOS;
   expect(run.code, context).toBe(0);
-  const paymeAt = run.stdout.search(PAYME_PLAN);
-  expect(paymeAt, context).toBeGreaterThan(0);
-  const [stripePart, paymePart] = [run.stdout.slice(0, paymeAt), run.stdout.slice(paymeAt)];
+  const [paymeAt, clickAt, uzumAt] = [PAYME_PLAN, CLICK_PLAN, UZUM_PLAN].map((plan) => run.stdout.search(plan)) as [
+    number,
+    number,
+    number,
+  ];
+  expect([paymeAt > 0, clickAt > paymeAt, uzumAt > clickAt], context).toEqual([true, true, true]);
+  const stripePart = run.stdout.slice(0, paymeAt);
+  const paymePart = run.stdout.slice(paymeAt, clickAt);
+  const [clickPart, uzumPart] = [run.stdout.slice(clickAt, uzumAt), run.stdout.slice(uzumAt)];
   const rowsOf = (text: string) => text.split('\n').filter((line) => /^\s?\d{1,2} \S/.test(line));
   const rows = rowsOf(stripePart);
   expect(rows, context).toHaveLength(SCENARIOS);
@@ -56,6 +71,15 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   expect(paymeRows, context).toHaveLength(PAYME_SCENARIOS);
   for (const row of paymeRows) expect(row, context).toMatch(/\spass$/);
   expect(paymePart, context).toMatch(/^PASS: 11\/11 Payme scenarios, \d+ calls, .* s$/m);
+  for (const [part, name] of [
+    [clickPart, 'Click'],
+    [uzumPart, 'Uzum'],
+  ] as const) {
+    const localRows = rowsOf(part);
+    expect(localRows, context).toHaveLength(LOCAL_SCENARIOS);
+    for (const row of localRows) expect(row, context).toMatch(/\spass$/);
+    expect(part, context).toMatch(new RegExp(`^PASS: 10/10 ${name} scenarios, \\d+ calls, .* s$`, 'm'));
+  }
 
   const report = JSON.parse(await readFile(reportPath, 'utf8')) as DemoReportFile;
   expect(report.passed).toBe(true);
@@ -66,7 +90,7 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
 
   const restartLine = /^service (?:replica (\d+) )?restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/gm;
   const restarts = [...run.stdout.matchAll(restartLine)].map((m) => ({ fromPid: Number(m[2]), toPid: Number(m[3]) }));
-  expect(restarts, context).toHaveLength(replicas > 1 ? 3 : 2);
+  expect(restarts, context).toHaveLength(replicas > 1 ? 5 : 4);
   for (const { fromPid, toPid } of restarts) {
     expect(fromPid).not.toBe(toPid);
     // The killed pid was printed when it started: "(pid X)", or as a restart's new pid "→ X)" (killed twice).
@@ -89,8 +113,13 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   expect(report.payme.results.map((r) => [r.id, r.verdict])).toEqual(
     Array.from({ length: PAYME_SCENARIOS }, (_, i) => [i + 1, 'pass']),
   );
-  const paymeCrash = report.payme.results.find((r) => r.id === 8)!;
-  const last = restarts.at(-1)!;
-  expect(paymeCrash.notes.join('\n')).toContain(`killed pid ${last.fromPid}, restarted as pid ${last.toPid}`);
+  for (const [i, local] of [report.payme, report.click, report.uzum].entries()) {
+    expect(local.passed).toBe(true);
+    const crashed = local.results.find((r) => r.id === 8)!;
+    const restart = restarts.at(i - 3)!;
+    expect(crashed.notes.join('\n')).toContain(`killed pid ${restart.fromPid}, restarted as pid ${restart.toPid}`);
+  }
+  expect(report.click.results.map((r) => r.verdict)).toEqual(Array(LOCAL_SCENARIOS).fill('pass'));
+  expect(report.uzum.results.map((r) => r.verdict)).toEqual(Array(LOCAL_SCENARIOS).fill('pass'));
   return report;
 }

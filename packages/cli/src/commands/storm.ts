@@ -4,8 +4,11 @@ import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { clickUzumOptions } from './serve.js';
+import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runPaymeStormCommand } from './storm-payme.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
@@ -16,8 +19,11 @@ export class StormFailed extends Error {
   }
 }
 
+/** The words `--provider` takes for the storms of the providers that call the merchant. */
+const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum'];
+
 /** Options of `payonce storm` as commander parses them. */
-export interface StormCommandOptions {
+export interface StormCommandOptions extends ClickUzumStormCommandOptions {
   target: string;
   provider: string;
   adminToken?: string;
@@ -33,20 +39,6 @@ export interface StormCommandOptions {
   paymeAccountField?: string;
 }
 
-function listOf(value: string): number[] {
-  const parts = value.split(',').map((part) => part.trim());
-  if (parts.some((part) => !/^\d{1,2}$/.test(part))) {
-    throw new CliUsageError(`--only takes scenario numbers separated by commas (e.g. 1,8,12), got "${value}"`);
-  }
-  return parts.map(Number);
-}
-
-function intOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}"`);
-  return Number(value);
-}
-
 /**
  * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
@@ -58,10 +50,12 @@ function intOption(value: string | undefined, name: string): number | undefined 
  * @throws {MissingPeer} `@payonce/storm` is not installed (exit status 1), before anything is sent.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
-  if (options.provider === 'payme') throw new CliUsageError('--provider payme runs through runPaymeStormCommand');
-  const only = options.only === undefined ? undefined : listOf(options.only);
-  const concurrencyFlag = intOption(options.concurrency, '--concurrency');
-  const timeoutMs = intOption(options.timeoutMs, '--timeout-ms');
+  if (LOCAL_PROVIDERS.includes(options.provider)) {
+    throw new CliUsageError(`--provider ${options.provider} runs through its own storm command`);
+  }
+  const only = options.only === undefined ? undefined : scenarioList(options.only);
+  const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
+  const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
   const storm = await loadStorm('payonce storm');
   const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;
@@ -105,16 +99,17 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
 
 /** Registers `storm` on the `payonce` program. */
 export function registerStorm(program: Command, io: CliIo): void {
-  program
+  const storm = program
     .command('storm')
     .description(
       'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
-        'with --provider payme, the Payme storm against its /payme (needs @payonce/storm)',
+        'with --provider payme|click|uzum, that provider’s storm against its /payme, /click/* or /uzum/* ' +
+        '(needs @payonce/storm)',
     )
     .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .requiredOption(
-      '--provider <url|payme>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme" for the Payme storm',
+      '--provider <url|payme|click|uzum>',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum" for that storm',
     )
     .addOption(
       new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
@@ -142,6 +137,9 @@ export function registerStorm(program: Command, io: CliIo): void {
     )
     .action(async (options: StormCommandOptions) => {
       if (options.provider === 'payme') await runPaymeStormCommand(options, io);
+      else if (options.provider === 'click') await runClickStormCommand(options, io);
+      else if (options.provider === 'uzum') await runUzumStormCommand(options, io);
       else await runStormCommand(options, io);
     });
+  for (const option of clickUzumOptions()) storm.addOption(option);
 }

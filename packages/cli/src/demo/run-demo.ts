@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '@payonce/sandbox/internal/create-sandbox.js';
-import type { PaymeStormReport } from '@payonce/storm/internal/payme/run-payme-storm.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
-import { runDemoPaymeStorm } from './demo-payme-storm.js';
+import { type DemoLocalCredentials, type DemoLocalStorms, runDemoLocalStorms } from './demo-local-storms.js';
 import { loadDemoPeers } from './demo-peers.js';
 import { DEMO_SERVICE_TIMINGS } from './demo-service-timings.js';
 import { findFreePort } from './free-port.js';
@@ -30,8 +29,8 @@ export interface DemoOptions {
   /** Keep the service and the sandbox running after the storm (or instead of it with `only: []`) until Ctrl-C. */
   readonly serve?: boolean;
   /**
-   * Stripe storm scenario numbers to run (docs/design.md §9); `[]` runs none and no Payme storm either. The Payme
-   * storm, when it runs, runs whole. @default every scenario
+   * Stripe storm scenario numbers to run (docs/design.md §9); `[]` runs none and no Payme, Click or Uzum storm
+   * either. Those storms, when they run, run whole. @default every scenario
    */
   readonly only?: readonly number[];
   /** Write the storm's JSON report (plus the demo's service restarts) to this file. */
@@ -62,7 +61,10 @@ export interface DemoOptions {
 export interface DemoResult {
   /** True when the service stayed up (or came back) and every scenario of both storms that ran passed. */
   readonly passed: boolean;
-  /** What failed when `passed` is false: Stripe and Payme scenarios (`P3. …`), an unreachable `/payme`, a replica. */
+  /**
+   * What failed when `passed` is false: Stripe, Payme, Click and Uzum scenarios (`Click 3. …`), an unreachable
+   * `/payme`, `/click/*` or `/uzum/*`, a replica.
+   */
   readonly failed: readonly string[];
   /** The storm's report; `null` when no scenario ran (`only: []`). */
   readonly storm: StormReport | null;
@@ -70,7 +72,11 @@ export interface DemoResult {
    * The Payme storm's report; `null` when it did not run: `only: []`, a replica down, `/payme` unavailable (a
    * failure), or a `databaseUrl` whose `payonce_payme_keys` holds an earlier run's key (a skip, said on stdout).
    */
-  readonly payme: PaymeStormReport | null;
+  readonly payme: DemoLocalStorms['payme'];
+  /** The Click storm's report; `null` when it did not run (`only: []`, a replica down, `/click/*` unavailable). */
+  readonly click: DemoLocalStorms['click'];
+  /** The Uzum storm's report; `null` when it did not run (`only: []`, a replica down, `/uzum/*` unavailable). */
+  readonly uzum: DemoLocalStorms['uzum'];
   readonly serviceUrl: string;
   readonly providerUrl: string;
   /** The database as printed (password redacted). */
@@ -98,7 +104,9 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * whole storm (docs/design.md §9) with a progress line per scenario, prints the table and the one-line summary, then
  * the same for the whole Payme storm (docs/storm.md "Payme storm") against the service's `POST /payme` (the children
  * get a fresh random cashbox key, never printed; with replicas, against the first one; skipped with the reason on a
- * `databaseUrl` whose stored key from an earlier run wins), writes the JSON report if asked, then stops both (or,
+ * `databaseUrl` whose stored key from an earlier run wins), then the Click and the Uzum storms (docs/storm.md
+ * "Click storm", "Uzum storm") against its `/click/*` and `/uzum/*` (fresh random credentials, never printed), writes
+ * the JSON report if asked, then stops both (or,
  * with `serve`, prints their URLs and waits for Ctrl-C). The child's output is captured and printed (to `io.err`)
  * only when something failed.
  * With `replicas: N` (PostgreSQL or MySQL) it starts N such children on one database, each under its own
@@ -111,8 +119,8 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * @throws {ServiceStartFailed} the service child did not become healthy (its last output is printed first).
  * @throws {StormTargetUnavailable} the service or the sandbox did not answer before the storm (output printed).
  * @throws {MissingPeer} `@payonce/sandbox`, `@payonce/service` or `@payonce/storm` is not installed, before anything starts.
- * @returns the result; `passed` is false when a scenario of either storm failed, `/payme` did not answer, or the
- *   service could not be brought back (`failed` says which).
+ * @returns the result; `passed` is false when a scenario of any storm failed, `/payme`, `/click/*` or `/uzum/*` did
+ *   not answer, or the service could not be brought back (`failed` says which).
  */
 export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<DemoResult> {
   const startedAtMs = Date.now();
@@ -128,7 +136,15 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
   const databaseUrl = options.databaseUrl ?? join(tempDir!, 'payonce-demo.sqlite');
   const database = describeTarget(parseDatabaseUrl(databaseUrl));
   const adminToken = options.adminToken ?? randomBytes(32).toString('base64url');
-  const paymeKey = randomBytes(24).toString('base64url');
+  const credentials: DemoLocalCredentials = {
+    paymeKey: randomBytes(24).toString('base64url'),
+    click: { serviceId: randomInt(10_000, 99_999), secretKey: randomBytes(18).toString('base64url') },
+    uzum: {
+      login: 'payonce-demo',
+      password: randomBytes(18).toString('base64url'),
+      serviceId: randomInt(10_000, 99_999),
+    },
+  };
   let sandbox: Sandbox | null = null;
   const supervisors: ServiceSupervisor[] = [];
   let forwarder: RoundRobinForwarder | null = null;
@@ -158,7 +174,9 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
           stripeWebhookSecret: sandbox.controls.signing().secret,
           standardWebhooksSecret,
           adminToken,
-          paymeKey,
+          paymeKey: credentials.paymeKey,
+          click: credentials.click,
+          uzum: credentials.uzum,
           timings: DEMO_SERVICE_TIMINGS,
         }),
       );
@@ -221,45 +239,33 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       io.out('');
       io.out(peers.stormSummary(storm));
     }
-    let payme: PaymeStormReport | null = null;
-    let paymeUnavailable: string | null = null;
+    let local: DemoLocalStorms | null = null;
     const serviceDown = supervisors.some((supervisor) => supervisor.failure !== null);
-    if (storm !== null && serviceDown) io.err('Payme storm not run: a service replica is down for good');
+    if (storm !== null && serviceDown)
+      io.err('Payme, Click and Uzum storms not run: a service replica is down for good');
     if (storm !== null && !serviceDown) {
-      io.out('');
-      try {
-        payme = await runDemoPaymeStorm(io, {
-          payme: peers.payme,
-          service: urls[0]!,
-          paymeKey,
-          adminToken,
-          timeoutMs: options.scenarioTimeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof peers.payme.StormTargetUnavailable)) throw error;
-        if (tempDir === null && keyRefused(error)) {
-          io.out(`Payme storm skipped: ${EARLIER_KEY}`);
-        } else {
-          paymeUnavailable = error.message;
-          io.err(`Payme storm not run: ${error.message}`);
-        }
-      }
+      local = await runDemoLocalStorms(io, peers, {
+        service: urls[0]!,
+        adminToken,
+        credentials,
+        timeoutMs: options.scenarioTimeoutMs,
+        givenDatabase: tempDir === null,
+      });
     }
     const restarts = supervisors.flatMap((supervisor) => supervisor.restarts).sort((a, b) => a.atMs - b.atMs);
     if (options.reportPath !== undefined) {
       const demo = { database, replicas: urls, restarts, webhooksForwarded: forwarder?.forwarded ?? null };
-      const paymeReport = payme ?? (paymeUnavailable === null ? null : { passed: false, error: paymeUnavailable });
-      const report = { ...storm, payme: paymeReport, demo };
+      const reports = local?.reports ?? { payme: null, click: null, uzum: null };
+      const report = { ...storm, ...reports, demo };
       await writeFile(options.reportPath, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
       io.out(`report written to ${options.reportPath}`);
     }
     const failed = [
       ...(storm?.results ?? []).filter((r) => r.verdict === 'fail').map((r) => `${r.id}. ${r.name}`),
-      ...(payme?.results ?? []).filter((r) => r.verdict === 'fail').map((r) => `Payme ${r.id}. ${r.name}`),
-      ...(paymeUnavailable === null ? [] : [`the Payme storm (${paymeUnavailable})`]),
+      ...(local?.failed ?? []),
       ...(serviceDown ? ['a service replica did not come back after a crash'] : []),
     ];
-    const passed = failed.length === 0 && (storm === null || storm.passed) && (payme === null || payme.passed);
+    const passed = failed.length === 0 && (storm === null || storm.passed);
     if (!passed) showServiceOutput(io, outputOfAll());
     if (options.serve) {
       keepDatabase = true;
@@ -283,7 +289,9 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       passed,
       failed,
       storm,
-      payme,
+      payme: local?.payme ?? null,
+      click: local?.click ?? null,
+      uzum: local?.uzum ?? null,
       serviceUrl: urls[0]!,
       providerUrl: sandbox.url,
       database,
@@ -295,16 +303,6 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     release();
     await cleanup();
   }
-}
-
-/** Why a Payme key refusal on a database the user gave is a skip, not a failure. */
-const EARLIER_KEY =
-  'the database keeps the Payme key of an earlier run in payonce_payme_keys, and a stored key wins over ' +
-  'PAYONCE_PAYME_KEY (docs/service.md); run the demo on a fresh database to include the Payme storm';
-
-/** Whether the Payme storm's preflight failed because `/payme` refused the key (Payme's -32504). */
-function keyRefused(error: Error): boolean {
-  return error.message.includes('(-32504)');
 }
 
 /** The service output lines, each prefixed with its replica when there are several. */

@@ -20,6 +20,16 @@ export interface ServiceLaunchInput {
    * @default none (no `/payme` route, whatever the parent's environment says)
    */
   readonly paymeKey?: string;
+  /**
+   * `PAYONCE_CLICK_SERVICE_ID` / `PAYONCE_CLICK_SECRET_KEY`: enable `POST /click/prepare|complete` (the Click storm's
+   * endpoints). @default none
+   */
+  readonly click?: { readonly serviceId: number; readonly secretKey: string };
+  /**
+   * `PAYONCE_UZUM_LOGIN` / `PAYONCE_UZUM_PASSWORD` / `PAYONCE_UZUM_SERVICE_ID`: enable `POST /uzum/*` (the Uzum
+   * storm's endpoints). @default none
+   */
+  readonly uzum?: { readonly login: string; readonly password: string; readonly serviceId: number };
   readonly timings: DemoServiceTimings;
   /** The environment the child inherits before the demo's own variables. @default process.env */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
@@ -50,6 +60,11 @@ const SERVICE_VARIABLES = [
   'PAYONCE_ADMIN_TOKEN',
   'PAYONCE_PAYME_KEY',
   'PAYONCE_PAYME_ACCOUNT_FIELD',
+  'PAYONCE_CLICK_SERVICE_ID',
+  'PAYONCE_CLICK_SECRET_KEY',
+  'PAYONCE_UZUM_LOGIN',
+  'PAYONCE_UZUM_PASSWORD',
+  'PAYONCE_UZUM_SERVICE_ID',
 ] as const;
 
 /**
@@ -62,9 +77,10 @@ export function payonceBin(): string {
 
 /**
  * The `payonce serve` child of the demo: port, host and timings as flags; the database URL (which may hold a
- * password), provider URL, webhook secrets, admin token and Payme cashbox key in its environment only, so they never
+ * password), provider URL, webhook secrets, admin token, Payme cashbox key and Click / Uzum credentials in its environment only, so they never
  * show in a process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database), nor
- * `PAYONCE_PAYME_KEY` / `PAYONCE_PAYME_ACCOUNT_FIELD` (the key is `paymeKey`, the account field `order_id`). The child logs
+ * `PAYONCE_PAYME_KEY` / `PAYONCE_PAYME_ACCOUNT_FIELD` (the key is `paymeKey`, the account field `order_id`) or the
+ * parent's Click and Uzum variables (they are `click` and `uzum`). The child logs
  * at `warn` unless `PAYONCE_LOG_LEVEL` says otherwise (its output is only shown when something failed).
  */
 export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
@@ -78,6 +94,15 @@ export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
     PAYONCE_ADMIN_TOKEN: input.adminToken,
   });
   if (input.paymeKey !== undefined) env.PAYONCE_PAYME_KEY = input.paymeKey;
+  if (input.click !== undefined) {
+    env.PAYONCE_CLICK_SERVICE_ID = String(input.click.serviceId);
+    env.PAYONCE_CLICK_SECRET_KEY = input.click.secretKey;
+  }
+  if (input.uzum !== undefined) {
+    env.PAYONCE_UZUM_LOGIN = input.uzum.login;
+    env.PAYONCE_UZUM_PASSWORD = input.uzum.password;
+    env.PAYONCE_UZUM_SERVICE_ID = String(input.uzum.serviceId);
+  }
   const { timings } = input;
   const args = [
     'serve',

@@ -1,4 +1,5 @@
 import type { PaymeLedgerSnapshot } from '@payonce/sandbox/payme';
+import { isOrderSettled, orderCountRules } from '../provider/order-rules.js';
 import type { PaymeOrderJudgement } from './payme-scenario.js';
 import type { PaymeOrderCounts } from './payme-storm-target.js';
 
@@ -51,21 +52,7 @@ function moneyRules(snapshot: PaymeOrderSnapshot, ids: ReadonlySet<string>, prob
   return { performs, refunds, payerTiyin, merchantTiyin };
 }
 
-function targetRules(counts: PaymeOrderCounts, performs: number, refunds: number, problems: string[]): void {
-  if (counts.paidTransitions > 1) problems.push(`the order moved to paid ${counts.paidTransitions} times`);
-  if (counts.fulfilments > 1) problems.push(`the order was fulfilled ${counts.fulfilments} times`);
-  if (performs >= 1 && counts.paidTransitions === 0) problems.push('Payme performed it but the order was never paid');
-  if (performs > refunds && counts.fulfilments === 0) problems.push('Payme performed it but it was never fulfilled');
-  if (performs === 0 && (counts.paidTransitions > 0 || counts.fulfilments > 0)) {
-    problems.push(
-      `the order shows ${counts.paidTransitions} paid transition(s) and ${counts.fulfilments} fulfilment(s) ` +
-        'but Payme never performed a transaction for it',
-    );
-  }
-  if (counts.refunds !== refunds) {
-    problems.push(`Payme refunded ${refunds} time(s) but the order shows ${counts.refunds} refund(s)`);
-  }
-}
+const WORDS = { provider: 'Payme', charged: 'performed', noun: 'transaction' } as const;
 
 /**
  * The Payme storm's common rule for one order: at most one transaction performed (Payme's ledger and the
@@ -84,7 +71,7 @@ export function judgePaymeOrder(snapshot: PaymeOrderSnapshot): PaymeOrderJudgeme
   if (snapshot.counts === null) {
     problems.push(`the target could not report the order (${snapshot.countsError ?? 'unknown error'})`);
   } else {
-    targetRules(snapshot.counts, money.performs, money.refunds, problems);
+    orderCountRules(snapshot.counts, money.performs, money.refunds, WORDS, problems);
   }
   if (snapshot.timedOut && problems.length === 0) problems.push('the order did not settle before the deadline');
   return Object.freeze({
@@ -99,8 +86,4 @@ export function judgePaymeOrder(snapshot: PaymeOrderSnapshot): PaymeOrderJudgeme
 }
 
 /** True when nothing more is expected for the order: performed ⇒ paid, kept ⇒ fulfilled, refunds agree. */
-export function isPaymeSettled(counts: PaymeOrderCounts, performs: number, refunds: number): boolean {
-  if (performs >= 1 && counts.paidTransitions === 0) return false;
-  if (performs > refunds && counts.fulfilments === 0) return false;
-  return counts.refunds >= refunds;
-}
+export const isPaymeSettled: (counts: PaymeOrderCounts, performs: number, refunds: number) => boolean = isOrderSettled;

@@ -1,24 +1,16 @@
 import type { PaymeExchange } from '@payonce/sandbox/payme';
 import { PAYME_CODES, PAYME_REASONS } from '@payonce/sandbox/payme';
+import { callDuringCrash, crashOf, repeatUntilAnswered } from '../provider/crash-steps.js';
+import { jobRerunScenario } from '../provider/job-rerun-scenario.js';
+import { PAYME_PAY_WORDS } from './payme-pay-scenarios.js';
 import type { PaymeScenario } from './payme-scenario.js';
 import { createParams, describePay, expectPerformed, expectState, waitForFulfilment } from './payme-steps.js';
-import { codeOf, describeExchange, type PaymeStormContext, stateOf } from './payme-storm-context.js';
+import { codeOf, describeExchange, stateOf } from './payme-storm-context.js';
+import type { PaymeStormOrder } from './payme-storm-target.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Payme's repeat of a call after no answer or -32400, until another answer or the deadline. */
-async function repeatUntilAnswered(ctx: PaymeStormContext, spec: Parameters<PaymeStormContext['call']>[0]) {
-  for (;;) {
-    const exchange: PaymeExchange = await ctx.call(spec);
-    const unanswered = exchange.answer === null || codeOf(exchange) === PAYME_CODES.system;
-    if (!unanswered || ctx.timeLeftMs() === 0) return exchange;
-    await sleep(100);
-  }
-}
+/** An answer Payme acts on: JSON, and not -32400 (the merchant's own failure, which Payme repeats). */
+const answered = (exchange: PaymeExchange): boolean =>
+  exchange.answer !== null && codeOf(exchange) !== PAYME_CODES.system;
 
 /** Payme storm scenario 8: the merchant killed while it performs. */
 export const paymeCrashMidPerform: PaymeScenario = {
@@ -30,10 +22,8 @@ export const paymeCrashMidPerform: PaymeScenario = {
     'state 2 with ONE perform_time (CheckTransaction agrees), one paid transition, one fulfilment',
   alone: true,
   async run(ctx) {
-    const crash = ctx.target.crashAndRestart?.bind(ctx.target);
-    if (crash === undefined) {
-      return ctx.skip(ctx.target.missing?.crash ?? 'the target cannot be killed and restarted (no crashAndRestart)');
-    }
+    const crash = crashOf(ctx.target);
+    if (typeof crash === 'string') return ctx.skip(crash);
     const order = await ctx.newOrder();
     const id = ctx.newId();
     expectState(
@@ -43,13 +33,11 @@ export const paymeCrashMidPerform: PaymeScenario = {
       'Create',
     );
     const perform = { method: 'PerformTransaction', params: { id } };
-    const [first, killed] = await Promise.all([ctx.call(perform), crash().catch((error: unknown) => error)]);
-    if (killed instanceof Error || !(typeof killed === 'object' && killed !== null && 'note' in killed)) {
-      ctx.expect(false, `crash and restart failed: ${errorText(killed)}`);
-      return ctx.conclude();
-    }
+    const killed = await callDuringCrash(ctx, crash, () => ctx.call(perform));
+    if (killed === null) return ctx.conclude();
+    const { first } = killed;
     ctx.note(`${killed.note}; the Perform sent with the kill: ${describeExchange(first)}`);
-    const repeat = await repeatUntilAnswered(ctx, perform);
+    const repeat = await repeatUntilAnswered(ctx, () => ctx.call(perform), answered);
     expectState(ctx, repeat, 2, 'Payme’s repeat of Perform after the restart');
     const check = await ctx.call({ method: 'CheckTransaction', params: { id } });
     const times = [first, repeat, check].map((x) => x.answer?.result?.perform_time).filter((t) => t !== undefined);
@@ -118,27 +106,8 @@ export const paymeCancelAfterPerform: PaymeScenario = {
 };
 
 /** Payme storm scenario 11: the fulfilment job run again. */
-export const paymeJobRerun: PaymeScenario = {
-  id: 11,
-  name: 'job re-run does not re-fulfil',
-  defends: 'repeated business effect',
-  criterion: 'after the order is performed and fulfilled, its fulfilment job is run again: still one fulfilment',
-  async run(ctx) {
-    const rerun = ctx.target.rerunFulfilment?.bind(ctx.target);
-    if (rerun === undefined) {
-      return ctx.skip(ctx.target.missing?.rerun ?? 'the target cannot re-run a job (no rerunFulfilment)');
-    }
-    const order = await ctx.newOrder();
-    const paid = await ctx.payer().pay(order);
-    ctx.note(`payment: ${describePay(paid)}`);
-    if (!expectPerformed(ctx, paid, 'the payment to fulfil') || !(await waitForFulfilment(ctx, order))) {
-      return ctx.conclude();
-    }
-    try {
-      ctx.note((await rerun(order.account)).note);
-    } catch (error) {
-      ctx.expect(false, `the re-run failed: ${errorText(error)}`);
-    }
-    return ctx.conclude();
-  },
-};
+export const paymeJobRerun: PaymeScenario = jobRerunScenario(
+  11,
+  PAYME_PAY_WORDS,
+  (order: PaymeStormOrder) => order.account,
+);

@@ -8,53 +8,34 @@ import {
   type PaymeLedgerSnapshot,
   type PaymePayer,
 } from '@payonce/sandbox/payme';
+import { mergedLedger } from '../provider/merged-ledger.js';
+import { ProviderScenarioRun } from '../provider/provider-scenario-run.js';
 import { isPaymeSettled, judgePaymeOrder, type PaymeOrderSnapshot, type StatementEntry } from './payme-judge.js';
 import type { PaymeOrderJudgement, PaymeScenario, PaymeScenarioResult } from './payme-scenario.js';
 import { codeOf, describeExchange, type PaymeStormContext } from './payme-storm-context.js';
 import type { PaymeOrderCounts, PaymeStormOrder, PaymeStormTarget } from './payme-storm-target.js';
 
-const POLL_MS = 40;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Every ledger of a scenario as one snapshot. */
 function merged(ledgers: readonly PaymeLedger[]): PaymeLedgerSnapshot {
   const parts = ledgers.map((l) => l.snapshot());
-  return {
-    transactions: parts.flatMap((p) => p.transactions),
-    movements: parts.flatMap((p) => p.movements),
-    faults: parts.flatMap((p) => p.faults),
-    mismatches: parts.flatMap((p) => p.mismatches),
-    calls: parts.reduce((n, p) => n + p.calls, 0),
-    movedTiyin: parts.reduce((n, p) => n + p.movedTiyin, 0),
-  };
+  return { ...mergedLedger(parts), movedTiyin: parts.reduce((n, p) => n + p.movedTiyin, 0) };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** One run of one Payme scenario: the context it gets, and its judgement at the end. */
-export class PaymeScenarioRun implements PaymeStormContext {
-  private readonly startedAtMs = Date.now();
-  private readonly deadlineMs: number;
+export class PaymeScenarioRun
+  extends ProviderScenarioRun<PaymeStormOrder, PaymeOrderCounts>
+  implements PaymeStormContext
+{
   private readonly own = new PaymeLedger();
   private readonly ledgers: PaymeLedger[] = [this.own];
-  private readonly orders: PaymeStormOrder[] = [];
-  private readonly reasons: string[] = [];
-  private readonly notes: string[] = [];
   private extraCalls = 0;
 
   constructor(
-    private readonly scenario: PaymeScenario,
+    scenario: PaymeScenario,
     readonly target: PaymeStormTarget,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
   ) {
-    this.deadlineMs = this.startedAtMs + timeoutMs;
-  }
-
-  timeLeftMs(): number {
-    return Math.max(0, this.deadlineMs - Date.now());
+    super(scenario, timeoutMs);
   }
 
   now(): number {
@@ -107,24 +88,10 @@ export class PaymeScenarioRun implements PaymeStormContext {
     return newPaymeId();
   }
 
-  expect(condition: boolean, reason: string): boolean {
-    if (!condition) this.reasons.push(reason);
-    return condition;
-  }
-
   expectError(exchange: PaymeExchange, what: string, code: number, accept?: (code: number) => boolean): boolean {
     const got = codeOf(exchange);
     const ok = got !== null && (accept === undefined ? got === code : accept(got));
     return this.expect(ok, `${what}: expected error ${code}, got ${describeExchange(exchange)}`);
-  }
-
-  note(text: string): void {
-    this.notes.push(text);
-  }
-
-  /** Records an error that ended the scenario early. */
-  fail(error: unknown): void {
-    this.reasons.push(`the scenario stopped: ${errorText(error)}`);
   }
 
   skip(reason: string): PaymeScenarioResult {
@@ -133,7 +100,14 @@ export class PaymeScenarioRun implements PaymeStormContext {
 
   async conclude(): Promise<PaymeScenarioResult> {
     await this.syncOwnTransactions();
-    const counts = await this.settle();
+    const settledLedger = merged(this.ledgers);
+    const counts = await this.settle(
+      (order) => this.target.readOrder(order.account),
+      (c, order) => {
+        const { performs, refunds } = this.performsOf(settledLedger, order);
+        return isPaymeSettled(c, performs, refunds);
+      },
+    );
     const ledger = merged(this.ledgers);
     const statement = await this.statement(ledger);
     const orders = this.orders.map((order, i) =>
@@ -167,37 +141,6 @@ export class PaymeScenarioRun implements PaymeStormContext {
     };
   }
 
-  private async readAll(): Promise<{ counts: PaymeOrderCounts | null; countsError: string | null }[]> {
-    return Promise.all(
-      this.orders.map(async (order) => {
-        try {
-          return { counts: await this.target.readOrder(order.account), countsError: null };
-        } catch (error) {
-          return { counts: null, countsError: errorText(error) };
-        }
-      }),
-    );
-  }
-
-  /** Reads every order until all are settled and two reads in a row agree, or the deadline passes. */
-  private async settle() {
-    const ledger = merged(this.ledgers);
-    let previous = '';
-    for (;;) {
-      const values = await this.readAll();
-      const settled = values.every((v, i) => {
-        const order = this.orders[i] as PaymeStormOrder;
-        const { performs, refunds } = this.performsOf(ledger, order);
-        return v.counts !== null && isPaymeSettled(v.counts, performs, refunds);
-      });
-      const key = JSON.stringify(values);
-      if (settled && key === previous) return { values, timedOut: false };
-      if (this.timeLeftMs() === 0) return { values, timedOut: !settled };
-      previous = key;
-      await sleep(POLL_MS);
-    }
-  }
-
   /** GetStatement over the Payme times of the scenario's transactions. */
   private async statement(
     ledger: PaymeLedgerSnapshot,
@@ -223,24 +166,12 @@ export class PaymeScenarioRun implements PaymeStormContext {
   ): PaymeScenarioResult {
     const ledger = merged(this.ledgers);
     const sum = (pick: (o: PaymeOrderJudgement) => number) => orders.reduce((n, o) => n + pick(o), 0);
-    const { id, name, defends, criterion } = this.scenario;
-    return Object.freeze({
-      id,
-      name,
-      defends,
-      criterion,
-      verdict,
-      reasons: Object.freeze([...reasons]),
-      notes: Object.freeze([...this.notes]),
-      counts: Object.freeze({
-        calls: ledger.calls + this.extraCalls,
-        faults: ledger.faults.length,
-        performs: sum((o) => o.performs),
-        paidTransitions: sum((o) => o.paidTransitions),
-        fulfilments: sum((o) => o.fulfilments),
-      }),
-      orders: Object.freeze([...orders]),
-      durationMs: Date.now() - this.startedAtMs,
+    return this.resultOf(verdict, reasons, orders, {
+      calls: ledger.calls + this.extraCalls,
+      faults: ledger.faults.length,
+      performs: sum((o) => o.performs),
+      paidTransitions: sum((o) => o.paidTransitions),
+      fulfilments: sum((o) => o.fulfilments),
     });
   }
 }

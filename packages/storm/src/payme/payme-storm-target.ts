@@ -1,12 +1,7 @@
-/** What the target reports about one order: its paid transitions, fulfilments and refunds, as it recorded them. */
-export interface PaymeOrderCounts {
-  /** Times the order moved to paid (a journal row, an outbox job per perform, …): at most 1 is correct. */
-  readonly paidTransitions: number;
-  /** Fulfilments done (goods shipped, access granted): at most 1 is correct. */
-  readonly fulfilments: number;
-  /** Refunds the target recorded for the order (a performed transaction cancelled, state -2). */
-  readonly refunds: number;
-}
+import type { OrderCounts } from '../provider/order-rules.js';
+
+/** What the target reports about one order: its paid transitions, fulfilments and refunds (a performed transaction cancelled, state -2), as it recorded them. */
+export type PaymeOrderCounts = OrderCounts;
 
 /** An order the target created for the storm: the `account` Payme sends for it, and its amount in tiyin. */
 export interface PaymeStormOrder {

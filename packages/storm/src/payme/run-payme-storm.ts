@@ -1,6 +1,8 @@
 import { callPayme } from '@payonce/sandbox/internal/payme/payme-rpc.js';
 import { newPaymeId, PAYME_CODES } from '@payonce/sandbox/payme';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import type { ProviderStormProgress } from '../provider/provider-scenario.js';
+import { intIn, runProviderScenarios, selectProviderScenarios } from '../provider/run-provider-scenarios.js';
 import { StormTargetUnavailable } from '../run-storm.js';
 import { ALL_PAYME_SCENARIOS } from './all-payme-scenarios.js';
 import type { PaymeScenario, PaymeScenarioResult } from './payme-scenario.js';
@@ -23,15 +25,7 @@ export interface PaymeStormOptions {
 }
 
 /** What `runPaymeStorm` reports while it runs (as `StormProgress`, with a Payme result). */
-export type PaymeStormProgress =
-  | {
-      readonly kind: 'started';
-      readonly id: number;
-      readonly name: string;
-      readonly index: number;
-      readonly total: number;
-    }
-  | { readonly kind: 'finished'; readonly result: PaymeScenarioResult; readonly index: number; readonly total: number };
+export type PaymeStormProgress = ProviderStormProgress<PaymeScenarioResult>;
 
 /** The result of one Payme storm run (also the JSON report of `payonce storm --provider payme --report`). */
 export interface PaymeStormReport {
@@ -46,23 +40,9 @@ export interface PaymeStormReport {
   readonly results: readonly PaymeScenarioResult[];
 }
 
-function intIn(value: number, min: number, max: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new InvalidOption(name, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
 /** The Payme scenarios `only` selects, by number. @throws {InvalidOption} an unknown number, or an empty list. */
 export function selectPaymeScenarios(only: readonly number[] | undefined): PaymeScenario[] {
-  if (only === undefined) return [...ALL_PAYME_SCENARIOS];
-  if (only.length === 0) throw new InvalidOption('only', 'must name at least one scenario');
-  for (const id of only) {
-    if (!ALL_PAYME_SCENARIOS.some((s) => s.id === id)) {
-      throw new InvalidOption('only', `no Payme scenario ${id}; they are numbered 1 to ${ALL_PAYME_SCENARIOS.length}`);
-    }
-  }
-  return ALL_PAYME_SCENARIOS.filter((s) => only.includes(s.id));
+  return selectProviderScenarios(ALL_PAYME_SCENARIOS, only, 'Payme');
 }
 
 /** CheckTransaction of an id no one created must answer -31003: the endpoint is there and takes the key. */
@@ -115,42 +95,15 @@ export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeSt
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
   const concurrency = intIn(options.concurrency ?? 4, 1, ALL_PAYME_SCENARIOS.length, 'concurrency');
   const scenarios = selectPaymeScenarios(options.only);
-  const onProgress = options.onProgress ?? (() => {});
   const startedAtMs = Date.now();
   await preflight(target);
-  const total = scenarios.length;
-  let started = 0;
-  let finished = 0;
-  const runOne = async (scenario: PaymeScenario): Promise<PaymeScenarioResult> => {
-    started += 1;
-    onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
-    const run = new PaymeScenarioRun(scenario, target, timeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    const wallMs = 3 * timeoutMs + 10_000;
-    const wall = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the scenario did not finish within ${wallMs} ms`)), wallMs);
-    });
-    let result: PaymeScenarioResult;
-    try {
-      result = await Promise.race([scenario.run(run), wall]);
-    } catch (error) {
-      run.fail(error);
-      result = await run.conclude();
-    } finally {
-      clearTimeout(timer);
-    }
-    finished += 1;
-    onProgress({ kind: 'finished', result, index: finished, total });
-    return result;
-  };
-  const queue = scenarios.filter((s) => s.alone !== true);
-  const results: PaymeScenarioResult[] = [];
-  const worker = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
-  for (const alone of scenarios.filter((s) => s.alone === true)) results.push(await runOne(alone));
-  results.sort((a, b) => a.id - b.id);
+  const results = await runProviderScenarios({
+    scenarios,
+    timeoutMs,
+    concurrency,
+    onProgress: options.onProgress,
+    open: (scenario) => new PaymeScenarioRun(scenario, target, timeoutMs),
+  });
   return Object.freeze({
     provider: 'payme',
     target: target.description,

@@ -1,0 +1,133 @@
+import type { Verdict } from '../scenario.js';
+import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
+
+const POLL_MS = 40;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The text of a thrown value. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What the target said about one order at one read: its counts, or why they could not be read. */
+export interface OrderRead<C> {
+  readonly counts: C | null;
+  readonly countsError: string | null;
+}
+
+/** The part of a scenario that names it in its result. */
+export interface ScenarioInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly defends: ProviderScenarioResult<ProviderScenarioCounts, unknown>['defends'];
+  readonly criterion: string;
+}
+
+/**
+ * What every provider storm's scenario run shares: the deadline, the orders it created (each judged at the end),
+ * failures (`expect`), notes, `skip`, the settle loop over the target's counts and the frozen result. A provider's
+ * run adds its calls, payers and ledger, and its `conclude`.
+ */
+export abstract class ProviderScenarioRun<Order, Counts> {
+  protected readonly startedAtMs = Date.now();
+  private readonly deadlineMs: number;
+  protected readonly orders: Order[] = [];
+  protected readonly reasons: string[] = [];
+  protected readonly notes: string[] = [];
+
+  constructor(
+    protected readonly scenario: ScenarioInfo,
+    protected readonly timeoutMs: number,
+  ) {
+    this.deadlineMs = this.startedAtMs + timeoutMs;
+  }
+
+  /** Milliseconds left before the scenario's deadline. */
+  timeLeftMs(): number {
+    return Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  /** Records `reason` as a failure unless `condition` holds; returns `condition`. */
+  expect(condition: boolean, reason: string): boolean {
+    if (!condition) this.reasons.push(reason);
+    return condition;
+  }
+
+  /** Adds a line to the scenario's notes. */
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Records an error that ended the scenario early. */
+  fail(error: unknown): void {
+    this.reasons.push(`the scenario stopped: ${errorText(error)}`);
+  }
+
+  /** Reads every order with `read` until all are `settled` and two reads in a row agree, or the deadline passes. */
+  protected async settle(
+    read: (order: Order) => Promise<Counts>,
+    settled: (counts: Counts, order: Order) => boolean,
+  ): Promise<{ values: OrderRead<Counts>[]; timedOut: boolean }> {
+    let previous = '';
+    for (;;) {
+      const values = await Promise.all(
+        this.orders.map(async (order): Promise<OrderRead<Counts>> => {
+          try {
+            return { counts: await read(order), countsError: null };
+          } catch (error) {
+            return { counts: null, countsError: errorText(error) };
+          }
+        }),
+      );
+      const done = values.every((v, i) => v.counts !== null && settled(v.counts, this.orders[i] as Order));
+      const key = JSON.stringify(values);
+      if (done && key === previous) return { values, timedOut: false };
+      if (this.timeLeftMs() === 0) return { values, timedOut: !done };
+      previous = key;
+      await sleep(POLL_MS);
+    }
+  }
+
+  /**
+   * The end of a scenario: reads every order until `settled` (or the deadline), `judge`s each with what was read,
+   * and returns the verdict (`pass` unless an `expect` or an order's problem failed), the reasons (every order
+   * problem prefixed with `label(order)`) and the judgements.
+   */
+  protected async judgeOrders<J extends { readonly problems: readonly string[] }>(
+    read: (order: Order) => Promise<Counts>,
+    settled: (counts: Counts, order: Order) => boolean,
+    judge: (order: Order, seen: OrderRead<Counts>, timedOut: boolean) => J,
+    label: (order: Order) => string,
+  ): Promise<{ verdict: Verdict; reasons: string[]; orders: J[] }> {
+    const { values, timedOut } = await this.settle(read, settled);
+    const orders = this.orders.map((order, i) =>
+      judge(order, values[i] ?? { counts: null, countsError: 'not read' }, timedOut),
+    );
+    const problems = orders.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
+    const reasons = [...this.reasons, ...problems];
+    return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
+  }
+
+  /** The frozen result of the scenario with `verdict`, `reasons`, the order judgements and the counts. */
+  protected resultOf<C extends ProviderScenarioCounts, J>(
+    verdict: Verdict,
+    reasons: readonly string[],
+    orders: readonly J[],
+    counts: C,
+  ): ProviderScenarioResult<C, J> {
+    const { id, name, defends, criterion } = this.scenario;
+    return Object.freeze({
+      id,
+      name,
+      defends,
+      criterion,
+      verdict,
+      reasons: Object.freeze([...reasons]),
+      notes: Object.freeze([...this.notes]),
+      counts: Object.freeze(counts),
+      orders: Object.freeze([...orders]),
+      durationMs: Date.now() - this.startedAtMs,
+    });
+  }
+}

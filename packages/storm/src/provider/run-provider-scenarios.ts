@@ -1,0 +1,94 @@
+import { InvalidOption } from 'payonce/internal/core/errors.js';
+import type { ProviderScenario, ProviderStormProgress } from './provider-scenario.js';
+
+/** A scenario's run as the runner drives it: the context the scenario gets, ended by `fail` + `conclude`. */
+export interface ScenarioRunHandle<R> {
+  /** Records an error (a throw, the wall-clock budget) that ended the scenario early. */
+  fail(error: unknown): void;
+  /** Judges every order the scenario touched and returns its result. */
+  conclude(): Promise<R>;
+}
+
+/** Options of {@link runProviderScenarios}. */
+export interface ProviderScenariosOptions<Ctx, R> {
+  readonly scenarios: readonly ProviderScenario<Ctx, R>[];
+  /** Budget of one scenario, ms: a scenario still running after 3 × this + 10 s fails with that reason. */
+  readonly timeoutMs: number;
+  /** Scenarios run at the same time; those marked `alone` run one by one after the others. */
+  readonly concurrency: number;
+  readonly onProgress?: (event: ProviderStormProgress<R>) => void;
+  /** A fresh run (context + handle) of one scenario. */
+  open(scenario: ProviderScenario<Ctx, R>): Ctx & ScenarioRunHandle<R>;
+}
+
+/**
+ * Runs provider storm scenarios: `concurrency` at a time, then the `alone` ones one by one; a scenario that throws
+ * or overruns its wall-clock budget concludes with the error as a failure. Never throws for a failing target.
+ * @returns the results, sorted by scenario number.
+ */
+export async function runProviderScenarios<Ctx, R extends { readonly id: number }>(
+  options: ProviderScenariosOptions<Ctx, R>,
+): Promise<R[]> {
+  const { scenarios, timeoutMs } = options;
+  const onProgress = options.onProgress ?? (() => {});
+  const total = scenarios.length;
+  let started = 0;
+  let finished = 0;
+  const runOne = async (scenario: ProviderScenario<Ctx, R>): Promise<R> => {
+    started += 1;
+    onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
+    const run = options.open(scenario);
+    let timer: NodeJS.Timeout | undefined;
+    const wallMs = 3 * timeoutMs + 10_000;
+    const wall = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the scenario did not finish within ${wallMs} ms`)), wallMs);
+    });
+    let result: R;
+    try {
+      result = await Promise.race([scenario.run(run), wall]);
+    } catch (error) {
+      run.fail(error);
+      result = await run.conclude();
+    } finally {
+      clearTimeout(timer);
+    }
+    finished += 1;
+    onProgress({ kind: 'finished', result, index: finished, total });
+    return result;
+  };
+  const queue = scenarios.filter((s) => s.alone !== true);
+  const results: R[] = [];
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
+  for (const alone of scenarios.filter((s) => s.alone === true)) results.push(await runOne(alone));
+  return results.sort((a, b) => a.id - b.id);
+}
+
+/** `value` as an integer from `min` to `max`. @throws {InvalidOption} (`name`) anything else. */
+export function intIn(value: number, min: number, max: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidOption(name, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/**
+ * The scenarios of `all` that `only` selects by number (all when `only` is absent); `provider` names them in the
+ * error. @throws {InvalidOption} (`only`) an unknown number, or an empty list.
+ */
+export function selectProviderScenarios<S extends { readonly id: number }>(
+  all: readonly S[],
+  only: readonly number[] | undefined,
+  provider: string,
+): S[] {
+  if (only === undefined) return [...all];
+  if (only.length === 0) throw new InvalidOption('only', 'must name at least one scenario');
+  for (const id of only) {
+    if (!all.some((s) => s.id === id)) {
+      throw new InvalidOption('only', `no ${provider} scenario ${id}; they are numbered 1 to ${all.length}`);
+    }
+  }
+  return all.filter((s) => only.includes(s.id));
+}
