@@ -60,6 +60,12 @@ export interface ServiceSettings extends LocalProviderSettings {
   providerUrl?: string | null;
   /** A provider create call with no answer by then makes the attempt `unknown`. @default 5_000 */
   providerTimeoutMs?: number;
+  /**
+   * Longest time (ms) a client may take to send one whole request (headers and body); a slower one gets 408
+   * `REQUEST_TIMEOUT` and its connection is closed, so slow or stalled senders cannot hold connections open
+   * (slow-loris). @default 30_000
+   */
+  requestTimeoutMs?: number;
   /** Secret(s) of `POST /webhooks/stripe`; without them the endpoint answers 404. @default none */
   stripeWebhookSecrets?: string | readonly string[] | null;
   /** Secret(s) of `POST /webhooks/standard-webhooks` (`whsec_` + base64); without them it answers 404. */
@@ -170,6 +176,7 @@ export interface ServiceConfig extends LocalProviderConfig {
   readonly trustProxy: readonly string[] | null;
   readonly providerUrl: string | null;
   readonly providerTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly stripeWebhookSecrets: readonly string[];
   readonly standardWebhooksSecrets: readonly string[];
   readonly paymeKeys: readonly string[];
@@ -288,6 +295,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     trustProxy: trustedProxiesOf(settings.trustProxy),
     providerUrl,
     providerTimeoutMs,
+    requestTimeoutMs: int(settings.requestTimeoutMs, 'requestTimeoutMs', 1, 30_000),
     stripeWebhookSecrets: secrets(settings.stripeWebhookSecrets),
     standardWebhooksSecrets: secrets(settings.standardWebhooksSecrets),
     paymeKeys: secrets(settings.paymeKeys),
