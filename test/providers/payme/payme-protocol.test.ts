@@ -78,6 +78,10 @@ for (const backend of PAYME_BACKENDS) {
       expect((await restarted.call('ChangePassword', { password: 'x' })).error?.code).toBe(code('-32504'));
       const empty = await first.call('ChangePassword', { password: '' }, basic(newKey));
       expect(empty.error?.code).toBe(code('-32600'));
+      // Longer than the stored key's column: refused as a bad field on every dialect (PostgreSQL once said -32400).
+      const huge = await first.call('ChangePassword', { password: 'p'.repeat(201) }, basic(newKey));
+      expect(huge.error?.code).toBe(code('-32600'));
+      expect((await first.call('CheckTransaction', { id: 'x' }, basic(newKey))).error?.code).not.toBe(code('-32504'));
     });
 
     it('answers a call from outside allowIps -32504', async () => {

@@ -54,6 +54,9 @@ type MethodHandler<DB> = (
   params: Readonly<Record<string, unknown>>,
 ) => Promise<PaymeOutcome>;
 
+/** Longest Payme key accepted from ChangePassword, in characters (`payonce_payme_keys.merchant_key` is varchar(200)). */
+const PAYME_KEY_MAX_LENGTH = 200;
+
 const HANDLERS: Readonly<Record<Exclude<PaymeMethod, 'ChangePassword'>, MethodHandler<unknown>>> = Object.freeze({
   CheckPerformTransaction: checkPerform,
   CreateTransaction: createTransaction,
@@ -173,7 +176,10 @@ export function createPaymeMerchant<DB>(options: PaymeMerchantOptions<DB>): Paym
   async function answer(call: PaymeCall, key: string): Promise<PaymeOutcome> {
     if (call.method !== 'ChangePassword') return runInTransaction(call);
     const password = call.params.password;
-    if (typeof password !== 'string' || password === '') throw new PaymeParamError('password');
+    // 1–200 characters: the stored key's column holds 200 (migration 0011); a longer one is refused, never a -32400.
+    if (typeof password !== 'string' || password === '' || password.length > PAYME_KEY_MAX_LENGTH) {
+      throw new PaymeParamError('password');
+    }
     await keyProvider.changeKey(key, password);
     return { result: { success: true } };
   }
