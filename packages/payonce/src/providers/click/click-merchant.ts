@@ -1,8 +1,8 @@
 import { systemClock } from '../../core/clock.js';
 import { InvalidOption } from '../../core/errors.js';
-import { transaction } from '../../outbox/sql-transaction.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
+import { inProviderCallTransaction } from '../provider-call-transaction.js';
 import { CLICK_ANSWERS } from './click-answers.js';
 import { complete } from './click-complete.js';
 import type { ClickContext } from './click-context.js';
@@ -43,6 +43,9 @@ export interface ClickMerchant {
 
 /** How often one call runs again after a concurrent call's row refused its insert (attempts for one order pile up). */
 const RACE_ATTEMPTS = 10;
+
+/** A call runs again after a lost race or a deadlock, up to RACE_ATTEMPTS times in all. */
+const RETRY = { attempts: RACE_ATTEMPTS, raceLost: (error: unknown) => error instanceof ClickRaceLost };
 const HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
 /** The JSON answer for `outcome` of a call whose readable fields are `echo`. */
@@ -149,13 +152,7 @@ export function createClickMerchant<DB>(options: ClickMerchantOptions<DB>): Clic
 
   async function run(call: ClickCall): Promise<ClickOutcome> {
     const action = call.action === 0 ? prepare : complete;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await transaction(ctx.store, (trx) => action(ctx, trx, call));
-      } catch (error) {
-        if (!(error instanceof ClickRaceLost) || attempt >= RACE_ATTEMPTS) throw error;
-      }
-    }
+    return inProviderCallTransaction(ctx.store, RETRY, (trx) => action(ctx, trx, call));
   }
 
   async function handle(request: ClickRequest): Promise<ClickResponse> {

@@ -2,9 +2,9 @@ import type { Transaction } from 'kysely';
 import { systemClock } from '../../core/clock.js';
 import { InvalidOption } from '../../core/errors.js';
 import { isStoredId } from '../../core/stored-id.js';
-import { transaction } from '../../outbox/sql-transaction.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
+import { inProviderCallTransaction } from '../provider-call-transaction.js';
 import { memoryPaymeKeys } from './memory-payme-keys.js';
 import { authorisedKey } from './payme-auth.js';
 import type { PaymeContext } from './payme-context.js';
@@ -68,7 +68,10 @@ const HANDLERS: Readonly<Record<Exclude<PaymeMethod, 'ChangePassword'>, MethodHa
 });
 
 /** How often one call runs again after a concurrent call's row refused its insert. */
-const RACE_ATTEMPTS = 5;
+const RACE_ATTEMPTS = 10;
+
+/** A call runs again after a lost race or a deadlock, up to RACE_ATTEMPTS times in all. */
+const RETRY = { attempts: RACE_ATTEMPTS, raceLost: (error: unknown) => error instanceof PaymeRaceLost };
 const HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
 function respond(id: number | string | null, outcome: PaymeOutcome): PaymeResponse {
@@ -164,13 +167,7 @@ export function createPaymeMerchant<DB>(options: PaymeMerchantOptions<DB>): Paym
 
   async function runInTransaction(call: PaymeCall): Promise<PaymeOutcome> {
     const handler = HANDLERS[call.method as Exclude<PaymeMethod, 'ChangePassword'>] as MethodHandler<DB>;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await transaction(ctx.store, (trx) => handler(ctx, trx, call.params));
-      } catch (error) {
-        if (!(error instanceof PaymeRaceLost) || attempt >= RACE_ATTEMPTS) throw error;
-      }
-    }
+    return inProviderCallTransaction(ctx.store, RETRY, (trx) => handler(ctx, trx, call.params));
   }
 
   async function answer(call: PaymeCall, key: string): Promise<PaymeOutcome> {

@@ -2,9 +2,9 @@ import type { Transaction } from 'kysely';
 import { systemClock } from '../../core/clock.js';
 import { InvalidOption } from '../../core/errors.js';
 import { isStoredId } from '../../core/stored-id.js';
-import { transaction } from '../../outbox/sql-transaction.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
+import { inProviderCallTransaction } from '../provider-call-transaction.js';
 import { isUzumAuthorised } from './uzum-auth.js';
 import { uzumCheck, uzumCreate } from './uzum-check-create.js';
 import { uzumConfirm, uzumReverse, uzumStatus } from './uzum-confirm-reverse.js';
@@ -59,7 +59,10 @@ const HANDLERS: Readonly<Record<UzumOperation, Handler<unknown>>> = Object.freez
 });
 
 /** How often one call runs again after a concurrent call's row refused its insert. */
-const RACE_ATTEMPTS = 5;
+const RACE_ATTEMPTS = 10;
+
+/** A call runs again after a lost race or a deadlock, up to RACE_ATTEMPTS times in all. */
+const RETRY = { attempts: RACE_ATTEMPTS, raceLost: (error: unknown) => error instanceof UzumRaceLost };
 const HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
 function requireString(value: unknown, option: string): string {
@@ -144,13 +147,7 @@ export function createUzumMerchant<DB>(options: UzumMerchantOptions<DB>): UzumMe
 
   async function run(operation: UzumOperation, body: Readonly<Record<string, unknown>>): Promise<UzumOutcome> {
     const handler = HANDLERS[operation] as Handler<DB>;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await transaction(ctx.store, (trx) => handler(ctx, trx, body));
-      } catch (error) {
-        if (!(error instanceof UzumRaceLost) || attempt >= RACE_ATTEMPTS) throw error;
-      }
-    }
+    return inProviderCallTransaction(ctx.store, RETRY, (trx) => handler(ctx, trx, body));
   }
 
   const fail = (errorCode: UzumErrorCode): UzumOutcome => ({ errorCode });
