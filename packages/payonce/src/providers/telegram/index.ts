@@ -1,0 +1,34 @@
+export { telegramAcknowledgement } from './telegram-acknowledgement.js';
+export { isCommitted, type TelegramOrdering, type TelegramUpdateOutcome } from './telegram-batch.js';
+export {
+  type FetchLike,
+  type GetUpdatesParams,
+  type GetUpdatesResult,
+  type TelegramApiOptions,
+  TelegramBotApi,
+} from './telegram-bot-api.js';
+export { botIdOfToken, checkBotId } from './telegram-bot-id.js';
+export { telegramChatOf } from './telegram-chat-of.js';
+export { nextOffset } from './telegram-offset.js';
+export { TELEGRAM_POLL_LEASE_PROVIDER, TelegramPollLease } from './telegram-poll-lease.js';
+export { TelegramPoller, type TelegramPollerEvents } from './telegram-poller.js';
+export type {
+  ResolvedPollerOptions,
+  TelegramPollerOptions,
+  TelegramUpdateContext,
+} from './telegram-poller-options.js';
+export { type TelegramProfileOptions, telegramProfile } from './telegram-profile.js';
+export { TELEGRAM_REDACT_PATHS, telegramRedaction } from './telegram-redaction.js';
+export {
+  TELEGRAM_SECRET_HEADER,
+  type TelegramSecretTokenOptions,
+  telegramSecretTokenScheme,
+} from './telegram-secret-token-scheme.js';
+export {
+  isUpdateId,
+  TELEGRAM_PROVIDER,
+  type TelegramUpdate,
+  telegramUpdateKey,
+  telegramUpdateKind,
+} from './telegram-update.js';
+export { type TelegramWebhookOptions, telegramWebhook } from './telegram-webhook.js';
