@@ -1,4 +1,4 @@
-import { transportProblem } from './transport-problem.js';
+import { lostEndpoint, transportProblem } from './transport-problem.js';
 
 /** One call as a report shows it: what was sent (secrets hidden), the HTTP status, what came back. */
 export interface ShownExchange {
@@ -52,8 +52,9 @@ export type PreflightDiagnosis<E> = (exchange: E) => string | null;
 /**
  * Runs checks one after another, each with its own record of calls made through `send`, into a list of results.
  * Stops early, with one line in `stopped`, when the battery cannot mean anything: a {@link CheckRunner.preflight}
- * found the endpoint unreachable or misconfigured, a verdict halted it, or a failed check got no answer, HTTP 404 or
- * an HTML page ({@link transportProblem}); a check asked for after that is neither run nor recorded.
+ * found the endpoint unreachable or misconfigured, a verdict halted it, or a failed check could not connect or got
+ * HTTP 404 ({@link lostEndpoint}; a timeout or an error page may be that call's own failure, so the battery goes
+ * on); a check asked for after that is neither run nor recorded.
  */
 export class CheckRunner<S, E extends Omit<ShownExchange, 'what'>> {
   readonly results: CheckResult<E>[] = [];
@@ -88,7 +89,7 @@ export class CheckRunner<S, E extends Omit<ShownExchange, 'what'>> {
     const call = async (s: S) => {
       const exchange = await this.send(s);
       exchanges.push(exchange);
-      broken ??= transportProblem(exchange, this.urlOf(s));
+      broken ??= lostEndpoint(exchange, this.urlOf(s));
       return exchange;
     };
     let verdict: Verdict;

@@ -45,8 +45,8 @@ export type ClickAcceptanceReport = AcceptanceReport<ClickExchange>;
  * (the key never), what came back, what was expected and why, citing Click's documentation.
  * Never throws for what the merchant answers (a failed check says it); needs no access to the merchant's database.
  * A Prepare for the unknown order goes first: when the Prepare URL cannot be reached, answers 404 or HTML, or
- * refuses the signature (-1), the battery does not run and `stopped` says so in one line. A check that gets no
- * answer, a 404 or HTML stops it there, and so does the order's own amount refused with -2 (sum given for tiyin).
+ * refuses the signature (-1), the battery does not run and `stopped` says so in one line. A check that cannot
+ * connect or gets a 404 stops it there, and so does the order's own amount refused with -2 (sum given for tiyin).
  * @throws {InvalidOption} (`prepareUrl`, `completeUrl`) not an http(s) URL; (`serviceId`) not a positive integer;
  *   (`secretKey`) empty; (`orders`) fewer than two orders, or one without an id or a positive integer amount.
  * @see https://docs.click.uz/en/click-api-testing/ ; https://docs.click.uz/en/click-api-request/ ;

@@ -45,7 +45,7 @@ function unknownAccountOf(account: Readonly<Record<string, unknown>>): Record<st
  * One CheckPerformTransaction of the first order (its own amount) goes first: when the endpoint cannot be reached,
  * answers 404 or HTML, refuses the key (-32504), refuses the order's own amount (-31001: tiyin given as sum?) or
  * names another account field in an account error's `data`, the battery does not run and `stopped` says so in one
- * line. A check that gets no answer, a 404 or HTML stops it there too. An order the merchant refuses at its own
+ * line. A check that cannot connect or gets a 404 stops it there too. An order the merchant refuses at its own
  * amount with an account error (-31050 … -31099: paid by an earlier run, say) stops the battery at that check, with
  * one failure "order … is not payable: pass fresh orders" (`stopped`).
  * @throws {InvalidOption} (`merchantUrl`, `key`) not an http(s) URL or empty; (`orders`) fewer than two orders, or

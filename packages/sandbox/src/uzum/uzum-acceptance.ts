@@ -43,8 +43,8 @@ function unknownParamsOf(params: Readonly<Record<string, unknown>>): Record<stri
  * and behaviours only one source gives. Each check records what was sent (the password never), what came back,
  * what was expected and why. Never throws for what the merchant answers; needs no access to its database.
  * A /check of the first order goes first: when the webhooks cannot be reached, answer 404 or HTML, or refuse the
- * credentials (10001), the battery does not run and `stopped` says so in one line. A check that gets no answer, a
- * 404 or HTML stops it there, and so does the order's own amount refused with 10011 at /create (sum given for tiyin).
+ * credentials (10001), the battery does not run and `stopped` says so in one line. A check that cannot connect or
+ * gets a 404 stops it there, and so does the order's own amount refused with 10011 at /create (sum given for tiyin).
  * @throws {InvalidOption} (`merchantUrl`) not an http(s) URL; (`login`, `password`) empty; (`serviceId`) not a
  *   positive integer; (`orders`) fewer than two orders, or one without params or a positive integer amount.
  * @see https://developer.uzumbank.uz/en/merchant/ ; fixtures uzum/protocol.json, uzum/examples/*.json.
