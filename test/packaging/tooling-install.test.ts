@@ -94,7 +94,7 @@ describe('the same app without @payonce/service and @payonce/storm', () => {
     const help = main.stdout.replace(/\s+/g, ' ');
     expect(help).toMatch(/ storm \[options\] run the conformance scenarios .{0,200}?\(needs @payonce\/storm\)/);
     expect(help).toContain(' jobs [options] list dead-lettered outbox jobs (needs @payonce/service)');
-    expect(payme.stdout).toContain('--check <url>');
+    expect(payme.stdout).toContain('--check [url]');
     expect(storm.stdout.replace(/\s+/g, ' ')).toContain('(needs @payonce/storm)');
   }, 60_000);
 

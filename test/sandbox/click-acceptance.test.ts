@@ -8,6 +8,7 @@ import { AMOUNT_TIYIN, PROTOCOL, SECRET, SERVICE_ID } from '../providers/click/c
 import type { ClickBench } from '../providers/click/click-harness.js';
 import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
 import { clickBenchOn, recodeClick, type ServedClick, serveClick, staleClickReplay } from './click-merchant-app.js';
+import { closedUrl, serveHtmlPage } from './payme-merchant-app.js';
 
 /** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
 const SERVER_BACKENDS = PAYME_BACKENDS.filter((backend) => backend !== 'sqlite');
@@ -95,6 +96,56 @@ describe('Click acceptance battery', () => {
     ]);
   });
 
+  /** Runs the battery against `prepareUrl` expecting it to stop before its first check with `line`. */
+  const stopsBeforeAnyCheck = async (prepareUrl: string, line: string, secretKey = SECRET) => {
+    const report = await run({ prepareUrl, completeUrl: prepareUrl, close: async () => {} }, secretKey);
+    expect(report.stopped).toBe(line);
+    expect(report.passed).toBe(false);
+    expect(report.checks).toEqual([]);
+    expect(formatAcceptanceReport(report)).toEqual([`stopped: ${line}`]);
+  };
+
+  it('stops before any check when nothing listens, naming the connection error', async () => {
+    const url = await closedUrl('/click/prepare');
+    await stopsBeforeAnyCheck(url, `cannot connect to ${url}: ECONNREFUSED`);
+  });
+
+  it("stops before any check at a path that is not the Prepare URL's (HTTP 404)", async () => {
+    const url = new URL('/click/wrong', (await serve(bench.merchant)).prepareUrl).href;
+    await stopsBeforeAnyCheck(url, `HTTP 404 at ${url} (not the endpoint's path?)`);
+  });
+
+  it('stops before any check when the URL answers an HTML page', async () => {
+    const page = await serveHtmlPage();
+    apps.push({ prepareUrl: page.url, completeUrl: page.url, close: page.close });
+    await stopsBeforeAnyCheck(page.url, `HTML answer, not JSON, from ${page.url} (HTTP 200)`);
+  });
+
+  it('stops before any check when the merchant refuses the signature of the configured secret key (-1)', async () => {
+    const app = await serve(bench.merchant);
+    const line = `the configured key/credentials were refused (${CLICK_CODES.signCheckFailed} SIGN CHECK FAILED): check --secret-key (the service SECRET_KEY)`;
+    await stopsBeforeAnyCheck(app.prepareUrl, line, `${SECRET}-other`);
+  });
+
+  it('stops at the first Prepare of the order when its own amount is refused (-2): amounts given in sum', async () => {
+    const app = await serve(bench.merchant);
+    const inSum = () => ({ merchantTransId: bench.addOrder(AMOUNT_TIYIN), amountTiyin: AMOUNT_TIYIN / 100 });
+    const report = await runClickAcceptance({ ...app, serviceId: SERVICE_ID, secretKey: SECRET, orders: inSum });
+    const line = `the order's own amount (${AMOUNT_TIYIN / 100} tiyin) was refused as a wrong amount (${CLICK_CODES.incorrectAmount}): amounts are in tiyin (1 sum = 100 tiyin)`;
+    expect(report.stopped).toBe(line);
+    expect(report.passed).toBe(false);
+    // The checks before it ran and report as usual; none after it ran.
+    expect(report.checks.map((c) => [c.name, c.passed])).toEqual([
+      ['Prepare: wrong signature', true],
+      ['Prepare: unknown order', true],
+      ['Prepare: wrong amount', true],
+      ['unknown action', true],
+      ['Prepare: missing fields', true],
+      ['Prepare', false],
+    ]);
+    expect(formatAcceptanceReport(report).join('\n')).toContain(`stopped: ${line}`);
+  });
+
   it('payonce sandbox click: --check exits 0, 1 against a wrong-code merchant, 2 for usage errors; pays with faults', async () => {
     const good = await serve(bench.merchant);
     const bad = await serve(bench.merchant, recodeClick(-9, -4));
@@ -129,6 +180,35 @@ describe('Click acceptance battery', () => {
     io = capture();
     expect(await runCli([...args(good).slice(0, 4), '--check', '--orders', list()], io)).toBe(2);
     expect(io.lines.join('\n')).toMatch(/--service-id/);
+  });
+
+  it('payonce sandbox click takes the URL with --check or --pay too, and a stopped battery is one line and exit 1', async () => {
+    const good = await serve(bench.merchant);
+    const list = () => [orders(), orders()].map((o) => `${o.merchantTransId}:${o.amountTiyin}`).join(',');
+    const creds = ['--service-id', String(SERVICE_ID), '--secret-key', SECRET, '--complete-url', good.completeUrl];
+    let io = capture();
+    expect(await runCli(['sandbox', 'click', '--check', good.prepareUrl, ...creds, '--orders', list()], io)).toBe(0);
+    expect(io.lines.join('\n')).toMatch(/all 18 checks passed/);
+    io = capture();
+    expect(await runCli(['sandbox', 'click', '--pay', good.prepareUrl, ...creds, '--orders', list()], io)).toBe(0);
+    expect(io.lines.filter((l) => l.endsWith(' completed'))).toHaveLength(1);
+    const closed = await closedUrl('/click/prepare');
+    io = capture();
+    expect(await runCli(['sandbox', 'click', '--check', closed, ...creds, '--orders', list()], io)).toBe(1);
+    expect(io.lines).toEqual([`payonce sandbox: cannot connect to ${closed}: ECONNREFUSED`]);
+    for (const [args, message] of [
+      [['--check', closed, '--prepare-url', good.prepareUrl, '--orders', list()], /name two endpoints/],
+      [['--check', '--pay', closed, '--orders', list()], /exactly one of --check and --pay/],
+      [['--check', '--orders', list()], /--check needs the endpoint: --check URL or --prepare-url URL/],
+      [
+        ['--check', closed, '--orders', 'x:100'],
+        /--orders: the acceptance battery needs at least 2 fresh payable orders/,
+      ],
+    ] as const) {
+      io = capture();
+      expect(await runCli(['sandbox', 'click', ...args, ...creds], io), args.join(' ')).toBe(2);
+      expect(io.lines.join('\n')).toMatch(message);
+    }
   });
 });
 

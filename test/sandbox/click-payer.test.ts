@@ -67,6 +67,25 @@ describe('Click sandbox payer', () => {
     expect(p.ledger.snapshot().movedTiyin).toBe(0);
   });
 
+  it('never sends merchant_prepare_id=NaN: a Prepare answered 0 without an id ends the payment with a reason', async () => {
+    const actions: string[] = [];
+    const noId = await serveClick(bench.merchant, (body, rawBody) => {
+      actions.push(new URLSearchParams(rawBody.toString('utf8')).get('action') ?? '');
+      const { merchant_prepare_id: _dropped, ...answer } = JSON.parse(body) as Record<string, unknown>;
+      return JSON.stringify(answer);
+    });
+    try {
+      const p = createClickPayer({ ...noId, serviceId: SERVICE_ID, secretKey: SECRET, clock: bench.clock });
+      const result = await p.pay(order());
+      expect(result.outcome).toBe('refused');
+      expect(result.reason).toMatch(/^Prepare answered 0 without a merchant_prepare_id \(got none\): no Complete sent/);
+      expect(actions).toEqual(['0']); // no Complete, so no NaN
+      expect(p.ledger.snapshot().mismatches.map((m) => m.call)).toEqual(['Prepare']);
+    } finally {
+      await noId.close();
+    }
+  });
+
   it('records refusals: an unknown order -5, a wrong key -1; a bad URL is InvalidOption', async () => {
     const unknown = await payer().pay({ merchantTransId: 'click-sandbox-none', amountTiyin: AMOUNT_TIYIN });
     expect(unknown).toMatchObject({ outcome: 'refused', refusedWith: -5 });

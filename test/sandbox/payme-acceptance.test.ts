@@ -4,7 +4,15 @@ import { formatPaymeReport } from '../../packages/sandbox/src/payme/payme-accept
 import { AMOUNT, code, KEY } from '../providers/payme/payme-fixtures.js';
 import { type PaymeBench, paymeBench } from '../providers/payme/payme-harness.js';
 import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
-import { paymeBenchOn, recode, type ServedApp, serveMerchant, staleReplay } from './payme-merchant-app.js';
+import {
+  closedUrl,
+  paymeBenchOn,
+  recode,
+  type ServedApp,
+  serveHtmlPage,
+  serveMerchant,
+  staleReplay,
+} from './payme-merchant-app.js';
 
 /** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
 const SERVER_BACKENDS = PAYME_BACKENDS.filter((backend) => backend !== 'sqlite');
@@ -123,10 +131,63 @@ describe('Payme acceptance battery', () => {
     expect(busy.stopped).toMatch(/is not payable: pass fresh orders \(CreateTransaction .* answered error -310[5-9]\d/);
   });
 
-  it('fails the credential checks with a wrong key, and refuses fewer than two orders with InvalidOption', async () => {
+  /** Runs the battery expecting it to stop before its first check with `line`, the report's one line. */
+  const stopsBeforeAnyCheck = async (
+    merchantUrl: string,
+    line: string,
+    options: { key?: string; orders?: () => { account: Record<string, unknown>; amount: number } } = {},
+  ) => {
+    const report = await runPaymeAcceptance({
+      merchantUrl,
+      key: options.key ?? KEY,
+      orders: options.orders ?? orders,
+      clock: bench.clock,
+    });
+    expect(report.stopped).toBe(line);
+    expect(report.passed).toBe(false);
+    expect(report.checks).toEqual([]);
+    expect(formatPaymeReport(report)).toEqual([`stopped: ${line}`]);
+  };
+
+  it('stops before any check when nothing listens, naming the connection error', async () => {
+    const url = await closedUrl('/payme');
+    await stopsBeforeAnyCheck(url, `cannot connect to ${url}: ECONNREFUSED`);
+  });
+
+  it("stops before any check at a path that is not the endpoint's (HTTP 404)", async () => {
+    const url = `${(await serve(bench.merchant)).url}-wrong`;
+    await stopsBeforeAnyCheck(url, `HTTP 404 at ${url} (not the endpoint's path?)`);
+  });
+
+  it('stops before any check when the URL answers an HTML page', async () => {
+    const page = await serveHtmlPage();
+    apps.push(page);
+    await stopsBeforeAnyCheck(page.url, `HTML answer, not JSON, from ${page.url} (HTTP 200)`);
+  });
+
+  it('stops before any check when the endpoint refuses the configured key (-32504)', async () => {
     const app = await serve(bench.merchant);
-    const report = await run(app, `${KEY}-other`);
-    expect(report.checks.find((c) => c.name === 'CheckPerformTransaction: payable order')?.got).toMatch(/error -32504/);
+    const line = `the configured key/credentials were refused (${code('-32504')}): check --key (the cashbox key)`;
+    await stopsBeforeAnyCheck(app.url, line, { key: `${KEY}-other` });
+  });
+
+  it("stops before any check when the order's own amount is refused (-31001): amounts given in sum", async () => {
+    const app = await serve(bench.merchant);
+    const inSum = () => ({ account: bench.addOrder(AMOUNT).account, amount: AMOUNT / 100 });
+    const line = `the order's own amount (${AMOUNT / 100} tiyin) was refused as a wrong amount (${code('-31001')}): amounts are in tiyin (1 sum = 100 tiyin)`;
+    await stopsBeforeAnyCheck(app.url, line, { orders: inSum });
+  });
+
+  it("stops before any check when the account error's data names another account field", async () => {
+    const app = await serve(bench.merchant);
+    const field = Object.keys(bench.addOrder(AMOUNT).account)[0] as string;
+    const otherField = () => ({ account: { order: Object.values(bench.addOrder(AMOUNT).account)[0] }, amount: AMOUNT });
+    const line = `the endpoint expects account field ${field}, not order (--account-field ${field})`;
+    await stopsBeforeAnyCheck(app.url, line, { orders: otherField });
+  });
+
+  it('refuses fewer than two orders with InvalidOption', async () => {
+    const app = await serve(bench.merchant);
     await expect(runPaymeAcceptance({ merchantUrl: app.url, key: KEY, orders: [orders()] })).rejects.toThrow(
       /at least 2/,
     );

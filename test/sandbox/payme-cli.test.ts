@@ -70,6 +70,22 @@ describe('payonce sandbox payme', () => {
     expect(io.lines.join('\n')).toMatch(new RegExp(`moved ${2 * AMOUNT} tiyin`));
   });
 
+  it('takes --check with --merchant-url and --pay URL too; a battery stopped by a setup mistake is one line, exit 1', async () => {
+    let io = capture();
+    const base = ['sandbox', 'payme', '--key', KEY, '--account-field', field];
+    expect(await runCli([...base, '--check', '--merchant-url', good.url, '--orders', orders()], io)).toBe(0);
+    expect(io.lines.join('\n')).toMatch(/all 24 checks passed/);
+    io = capture();
+    expect(await runCli([...base, '--pay', good.url, '--orders', orders()], io)).toBe(0);
+    expect(io.lines.filter((l) => l.includes(' performed, state 2'))).toHaveLength(1);
+    io = capture();
+    const wrongField = ['sandbox', 'payme', '--key', KEY, '--account-field', 'order', '--check', good.url];
+    expect(await runCli([...wrongField, '--orders', orders()], io)).toBe(1);
+    expect(io.lines).toEqual([
+      `payonce sandbox: the endpoint expects account field ${field}, not order (--account-field ${field})`,
+    ]);
+  });
+
   it('--merchant-url exits 1 when the endpoint never answers', async () => {
     const io = capture();
     const args = ['sandbox', 'payme', '--merchant-url', 'http://127.0.0.1:1/payme', '--key', KEY, '--orders', 'a:100'];
@@ -79,12 +95,22 @@ describe('payonce sandbox payme', () => {
 
   it.each([
     ['neither --check nor --merchant-url', ['--key', 'k', '--orders', 'a:1'], /exactly one of --check/],
+    [
+      'both --check and --pay',
+      ['--check', '--pay', 'http://127.0.0.1:1/payme', '--key', 'k', '--orders', 'a:1'],
+      /exactly one of --check and --pay/,
+    ],
+    [
+      'two endpoints',
+      ['--check', 'http://127.0.0.1:1/a', '--merchant-url', 'http://127.0.0.1:1/b', '--key', 'k', '--orders', 'a:1'],
+      /--check http:\/\/127\.0\.0\.1:1\/a and --merchant-url http:\/\/127\.0\.0\.1:1\/b name two endpoints/,
+    ],
     ['no key', ['--check', 'http://127.0.0.1:1/payme', '--orders', 'a:1,b:1'], /--key/],
     ['bad orders', ['--check', 'http://127.0.0.1:1/payme', '--key', 'k', '--orders', 'a'], /VALUE:AMOUNT/],
     [
       'one order for the battery',
       ['--check', 'http://127.0.0.1:1/payme', '--key', 'k', '--orders', 'a:1'],
-      /at least 2/,
+      /--orders: the acceptance battery needs at least 2 fresh payable orders/,
     ],
     [
       'an unknown fault',

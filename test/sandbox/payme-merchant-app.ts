@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { expressPayme } from '../../packages/payonce/src/providers/payme/express-payme.js';
@@ -32,6 +33,32 @@ export async function serveMerchant(merchant: PaymeMerchant, rewrite?: AnswerRew
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payme`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback URL nothing listens on: a port that was just opened and closed again (connecting is refused). */
+export async function closedUrl(path: string): Promise<string> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}${path}`;
+}
+
+/**
+ * A server answering every request HTTP 200 with an HTML page (a web app's sign-in page where the endpoint should
+ * be), at `http://127.0.0.1:<port>/`; every path under it answers the same.
+ */
+export async function serveHtmlPage(): Promise<ServedApp> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html><body>Sign in</body></html>');
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -7,6 +7,7 @@ import { UZUM_CODES, UZUM_STATUS_ATTEMPTS } from '../../packages/sandbox/src/uzu
 import { PAYME_BACKENDS } from '../providers/payme/payme-stores.js';
 import { AMOUNT, AUTH, PROTOCOL, SERVICE_ID } from '../providers/uzum/uzum-fixtures.js';
 import type { UzumBench } from '../providers/uzum/uzum-harness.js';
+import { closedUrl, serveHtmlPage } from './payme-merchant-app.js';
 import { recodeUzum, type ServedUzum, serveUzum, staleUzumReplay, uzumBenchOn } from './uzum-merchant-app.js';
 
 /** The server backends of `PAYME_BACKENDS`; the SQLite battery runs in the first block. */
@@ -95,6 +96,54 @@ describe('Uzum acceptance battery', () => {
     expect(formatAcceptanceReport(report).join('\n')).toMatch(/FAIL 13\. \/status after confirm/);
   });
 
+  /** Runs the battery against `merchantUrl` expecting it to stop before its first check with `line` (`at`: /check's URL). */
+  const stopsBeforeAnyCheck = async (merchantUrl: string, line: string, password = AUTH.password) => {
+    const report = await runUzumAcceptance({
+      ...target({ url: merchantUrl, close: async () => {} }),
+      password,
+      orders,
+    });
+    expect(report.stopped).toBe(line);
+    expect(report.passed).toBe(false);
+    expect(report.checks).toEqual([]);
+    expect(formatAcceptanceReport(report)).toEqual([`stopped: ${line}`]);
+  };
+
+  it('stops before any check when nothing listens, naming the connection error', async () => {
+    const url = await closedUrl('/uzum');
+    await stopsBeforeAnyCheck(url, `cannot connect to ${url}/check: ECONNREFUSED`);
+  });
+
+  it("stops before any check under a URL that is not the webhooks' (HTTP 404)", async () => {
+    const url = `${(await serve(bench.merchant)).url}-wrong`;
+    await stopsBeforeAnyCheck(url, `HTTP 404 at ${url}/check (not the endpoint's path?)`);
+  });
+
+  it('stops before any check when the URL answers an HTML page', async () => {
+    const page = await serveHtmlPage();
+    apps.push(page);
+    await stopsBeforeAnyCheck(page.url, `HTML answer, not JSON, from ${page.url}check (HTTP 200)`);
+  });
+
+  it('stops before any check when the merchant refuses the configured credentials (10001)', async () => {
+    const app = await serve(bench.merchant);
+    const line = `the configured key/credentials were refused (${UZUM_CODES.accessDenied}): check --login and --password`;
+    await stopsBeforeAnyCheck(app.url, line, `${AUTH.password}-other`);
+  });
+
+  it('stops at the first /create of the order when its own amount is refused (10011): amounts given in sum', async () => {
+    const app = await serve(bench.merchant);
+    const inSum = () => ({ params: bench.addOrder(AMOUNT).params, amountTiyin: AMOUNT / 100 });
+    const report = await runUzumAcceptance({ ...target(app), orders: inSum });
+    const line = `the order's own amount (${AMOUNT / 100} tiyin) was refused as a wrong amount (${UZUM_CODES.invalidAmount}): amounts are in tiyin (1 sum = 100 tiyin)`;
+    expect(report.stopped).toBe(line);
+    expect(report.passed).toBe(false);
+    // The checks before it ran and report as usual; none after it ran.
+    expect(report.checks.map((c) => c.name).slice(-2)).toEqual(['/check: payable order', '/create']);
+    expect(report.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual(['/create']);
+    expect(formatAcceptanceReport(report).join('\n')).toContain(`stopped: ${line}`);
+  });
+
   it('payonce sandbox uzum: --check exits 0, 1 against a wrong-code merchant, 2 for usage errors; pays with faults', async () => {
     const good = await serve(bench.merchant);
     const bad = await serve(bench.merchant, recodeUzum(UZUM_CODES.transactionCancelled, UZUM_CODES.alreadyPaid));
@@ -128,6 +177,30 @@ describe('Uzum acceptance battery', () => {
     io = capture();
     expect(await runCli([...args('--check', good).slice(0, 4), '--orders', list()], io)).toBe(2);
     expect(io.lines.join('\n')).toMatch(/--login/);
+  });
+
+  it('payonce sandbox uzum takes --check with --merchant-url and --pay URL too; a stopped battery is one line, exit 1', async () => {
+    const good = await serve(bench.merchant);
+    const field = Object.keys(orders().params)[0] as string;
+    const list = () => [orders(), orders()].map((o) => `${o.params[field]}:${o.amountTiyin}`).join(',');
+    const creds = ['--login', AUTH.login, '--password', AUTH.password, '--service-id', String(SERVICE_ID)];
+    const uzum = (...args: string[]) => ['sandbox', 'uzum', ...creds, '--param-field', field, ...args];
+    let io = capture();
+    expect(await runCli(uzum('--check', '--merchant-url', good.url, '--orders', list()), io)).toBe(0);
+    expect(io.lines.join('\n')).toMatch(/all 19 checks passed/);
+    io = capture();
+    expect(await runCli(uzum('--pay', good.url, '--orders', list()), io)).toBe(0);
+    expect(io.lines.filter((l) => l.endsWith(' confirmed'))).toHaveLength(1);
+    io = capture();
+    expect(await runCli(uzum('--check', good.url, '--password', 'other', '--orders', list()), io)).toBe(1);
+    expect(io.lines).toEqual([
+      `payonce sandbox: the configured key/credentials were refused (${UZUM_CODES.accessDenied}): check --login and --password`,
+    ]);
+    io = capture();
+    expect(await runCli(uzum('--check', good.url, '--merchant-url', `${good.url}/other`, '--orders', list()), io)).toBe(
+      2,
+    );
+    expect(io.lines.join('\n')).toMatch(/name two endpoints/);
   });
 });
 

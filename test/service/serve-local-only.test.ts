@@ -69,6 +69,30 @@ describe('a service with only Payme, Click or Uzum credentials (no --provider-ur
     }
     expect(lines.join('\n')).toMatch(/--provider-url.*--payme-key.*--click-service-id.*--uzum-login/s);
   });
+
+  it('payonce serve with half of Click or Uzum exits 2 naming the missing flags, before opening anything', async () => {
+    const saved = ['PAYONCE_CLICK_SECRET_KEY', 'PAYONCE_UZUM_PASSWORD', 'PAYONCE_UZUM_SERVICE_ID'].map(
+      (name) => [name, process.env[name]] as const,
+    );
+    for (const [name] of saved) delete process.env[name];
+    try {
+      for (const [flags, message] of [
+        [
+          ['--click-service-id', '1'],
+          /Click needs all of --click-service-id, --click-secret-key .*; missing: --click-secret-key$/,
+        ],
+        [['--uzum-login', 'login'], /Uzum needs all of .*; missing: --uzum-password, --uzum-service-id$/],
+      ] as const) {
+        const lines: string[] = [];
+        const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
+        expect(await runCli(['serve', '--port', '0', ...flags], io)).toBe(2);
+        expect(lines.join('\n')).toMatch(message);
+        expect(lines.join('\n')).not.toMatch(/clickServiceId|uzumLogin/);
+      }
+    } finally {
+      for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+    }
+  });
 });
 
 describe('payonce serve --payme-key as a child process, no provider URL (built dist/)', () => {

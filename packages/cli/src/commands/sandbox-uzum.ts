@@ -3,12 +3,21 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { sandboxCountOf, serviceIdOf, valueAmountPairs } from './sandbox-options.js';
+import {
+  checkBatteryOrders,
+  type SandboxMode,
+  sandboxCountOf,
+  sandboxModeOf,
+  sandboxUsageError,
+  serviceIdOf,
+  valueAmountPairs,
+} from './sandbox-options.js';
 import { millis } from './serve.js';
 
 /** Options of `payonce sandbox uzum` as commander parses them. */
 export interface SandboxUzumOptions {
-  check?: string;
+  check?: string | boolean;
+  pay?: string | boolean;
   merchantUrl?: string;
   login?: string;
   password?: string;
@@ -34,12 +43,14 @@ async function loadUzum() {
 }
 
 async function runCheck(io: CliIo, target: UzumCliTarget, orders: UzumCliOrder[]) {
-  const { runUzumAcceptance, formatAcceptanceReport } = await loadUzum();
+  const { runUzumAcceptance, formatAcceptanceReport, UZUM_ACCEPTANCE_ORDERS } = await loadUzum();
+  checkBatteryOrders(orders, UZUM_ACCEPTANCE_ORDERS);
   const report = await runUzumAcceptance({ ...target, orders });
-  for (const line of formatAcceptanceReport(report)) io.out(line);
+  // A battery stopped before its first check is its one stop line, printed as the error.
+  if (report.checks.length > 0) for (const line of formatAcceptanceReport(report)) io.out(line);
   if (!report.passed) {
     const failed = report.checks.filter((c) => !c.passed).length;
-    throw new Error(`${failed} Uzum acceptance check(s) failed against ${target.merchantUrl}`);
+    throw new Error(report.stopped ?? `${failed} Uzum acceptance check(s) failed against ${target.merchantUrl}`);
   }
 }
 
@@ -65,25 +76,33 @@ async function runPay(io: CliIo, target: UzumCliTarget, orders: UzumCliOrder[], 
   if (unfinished > 0) throw new Error(`${unfinished} payment(s) refused or left without an answer`);
 }
 
-function targetOf(options: SandboxUzumOptions): UzumCliTarget {
-  if ((options.check === undefined) === (options.merchantUrl === undefined)) {
-    throw new CliUsageError('give exactly one of --check URL and --merchant-url URL');
-  }
+function targetOf(options: SandboxUzumOptions, { url }: SandboxMode): UzumCliTarget {
   const login = options.login ?? process.env.UZUM_LOGIN;
   const password = options.password ?? process.env.UZUM_PASSWORD;
   if (login === undefined || login === '') throw new CliUsageError('--login (or UZUM_LOGIN) is required');
   if (password === undefined || password === '') throw new CliUsageError('--password (or UZUM_PASSWORD) is required');
   if (options.serviceId === undefined) throw new CliUsageError('--service-id is required');
-  const merchantUrl = (options.check ?? options.merchantUrl) as string;
-  return { merchantUrl, login, password, serviceId: options.serviceId, callTimeoutMs: options.callTimeoutMs };
+  return { merchantUrl: url, login, password, serviceId: options.serviceId, callTimeoutMs: options.callTimeoutMs };
 }
+
+/** The library options of the Uzum sandbox and the flags that carry them. */
+const UZUM_FLAGS = Object.freeze({
+  merchantUrl: '--merchant-url',
+  login: '--login',
+  password: '--password',
+  serviceId: '--service-id',
+  orders: '--orders',
+  faults: '--inject',
+});
 
 /**
  * Registers `payonce sandbox uzum` under `sandbox`: plays Uzum Bank against a merchant's Merchant API webhooks
- * (`<URL>/check`, `/create`, `/confirm`, `/reverse`, `/status`). `--check URL` runs the acceptance battery
- * (`runUzumAcceptance`) and prints a pass/fail table, exiting 1 when a check failed; `--merchant-url URL` pays
- * `--count` orders with `--inject` faults, printing each outcome and the ledger, exiting 1 when an answer broke the
- * protocol or a payment did not end as expected. Both need `--login`, `--password` (or `UZUM_LOGIN`,
+ * (`<URL>/check`, `/create`, `/confirm`, `/reverse`, `/status`). `--check URL` (or `--check --merchant-url URL`)
+ * runs the acceptance battery (`runUzumAcceptance`) and prints a pass/fail table, exiting 1 when a check failed or
+ * the battery stopped early (its one line: cannot connect, 404, HTML, the credentials or the amount refused);
+ * `--pay URL` (or `--merchant-url URL`, with or without `--pay`) pays `--count` orders with `--inject` faults,
+ * printing each outcome and the ledger, exiting 1 when an answer broke the protocol or a payment did not end as
+ * expected. Both need `--login`, `--password` (or `UZUM_LOGIN`,
  * `UZUM_PASSWORD`), `--service-id` and `--orders`. Usage errors exit 2.
  * @see docs/sandbox.md "Uzum sandbox"; https://developer.uzumbank.uz/en/merchant/
  */
@@ -91,14 +110,18 @@ export function registerSandboxUzum(sandbox: Command, io: CliIo): void {
   sandbox
     .command('uzum')
     .description("play Uzum Bank against a merchant's Merchant API webhooks: the acceptance battery or payments")
-    .option('--check <url>', 'run the acceptance battery against the webhooks under this URL')
-    .option('--merchant-url <url>', 'pay orders through the webhooks under this URL, as Uzum Bank does')
+    .option('--check [url]', 'run the acceptance battery against the webhooks under this URL (or --merchant-url)')
+    .option(
+      '--pay [url]',
+      'pay --count orders through the webhooks under this URL (or --merchant-url), as Uzum Bank does',
+    )
+    .option('--merchant-url <url>', 'the base URL of your webhooks; alone, it means --pay')
     .option('--login <login>', 'the Basic login; default: the UZUM_LOGIN environment variable')
     .option('--password <password>', 'the Basic password; default: the UZUM_PASSWORD environment variable')
     .option('--service-id <id>', 'your Uzum serviceId', serviceIdOf)
     .option('--param-field <name>', 'the params field of --orders VALUE:AMOUNT', 'account')
     .option('--orders <list>', 'payable orders: VALUE:AMOUNT,… (amount in tiyin)')
-    .option('--count <n>', 'how many payments --merchant-url makes (orders reused in turn)', sandboxCountOf, 1)
+    .option('--count <n>', 'how many payments --pay makes (orders reused in turn)', sandboxCountOf, 1)
     .option('--inject <faults>', 'faults while paying: lost-answer,timeout,duplicate=N,parallel=N,reverse')
     .option(
       '--call-timeout-ms <ms>',
@@ -106,7 +129,8 @@ export function registerSandboxUzum(sandbox: Command, io: CliIo): void {
       millis('--call-timeout-ms', 1),
     )
     .action(async (options: SandboxUzumOptions) => {
-      const target = targetOf(options);
+      const mode = sandboxModeOf(options, '--merchant-url', options.merchantUrl, true);
+      const target = targetOf(options, mode);
       if (options.orders === undefined) {
         throw new CliUsageError('--orders is required: the orders your endpoint will accept');
       }
@@ -115,10 +139,10 @@ export function registerSandboxUzum(sandbox: Command, io: CliIo): void {
         amountTiyin: o.amount,
       }));
       try {
-        if (options.check !== undefined) await runCheck(io, target, orders);
+        if (mode.mode === 'check') await runCheck(io, target, orders);
         else await runPay(io, target, orders, options);
       } catch (error) {
-        if (error instanceof InvalidOption) throw new CliUsageError(error.message);
+        if (error instanceof InvalidOption) throw sandboxUsageError(error, UZUM_FLAGS);
         throw error;
       }
     });

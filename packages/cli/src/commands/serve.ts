@@ -352,6 +352,40 @@ function localProviderFlags(flags: ServeFlags): boolean {
 }
 
 /**
+ * Refuses a half-configured Click or Uzum of `payonce serve` by its flags (the service refuses it too, but in its
+ * options' names): Click needs `--click-service-id` and `--click-secret-key`; Uzum `--uzum-login`,
+ * `--uzum-password` and `--uzum-service-id`.
+ * @throws {CliUsageError} some but not all of a provider's flags.
+ */
+export function checkProviderFlags(flags: ServeFlags): void {
+  const groups: readonly [string, readonly [string, unknown][]][] = [
+    [
+      'Click',
+      [
+        ['--click-service-id', flags.clickServiceId],
+        ['--click-secret-key', nonEmpty(flags.clickSecretKey)],
+      ],
+    ],
+    [
+      'Uzum',
+      [
+        ['--uzum-login', nonEmpty(flags.uzumLogin)],
+        ['--uzum-password', nonEmpty(flags.uzumPassword)],
+        ['--uzum-service-id', flags.uzumServiceId],
+      ],
+    ],
+  ];
+  for (const [provider, parts] of groups) {
+    const missing = parts.filter(([, value]) => value === undefined).map(([flag]) => flag);
+    if (missing.length > 0 && missing.length < parts.length) {
+      throw new CliUsageError(
+        `${provider} needs all of ${parts.map(([flag]) => flag).join(', ')} (or their PAYONCE_* environment variables); missing: ${missing.join(', ')}`,
+      );
+    }
+  }
+}
+
+/**
  * `--payme-key <key>` (env `PAYONCE_PAYME_KEY`) and `--payme-account-field <name>` (env
  * `PAYONCE_PAYME_ACCOUNT_FIELD`) of `payonce serve`: the Payme cashbox key(s) that enable `POST /payme`, and the
  * `account` field carrying the order id (docs/service.md "Payme"). Checked by the service.
@@ -384,8 +418,8 @@ export function trustProxyOption(): Option {
  * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
  * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
  * reconciliation, database) and exits 0. `--provider-url` may be left out when Payme, Click or Uzum credentials are
- * given (checkout then answers 409 `PROVIDER_NOT_CONFIGURED`). A bad flag, or neither a provider URL nor any such
- * credential, exits 2 with the reason; a
+ * given (checkout then answers 409 `PROVIDER_NOT_CONFIGURED`). A bad flag, neither a provider URL nor any such
+ * credential, or only some of Click's or Uzum's flags, exits 2 with the reason; a
  * SQLite file, Redis or port that cannot be opened exits 1 with the driver's message. A PostgreSQL or MySQL
  * server that is down at start is waited for: the service listens, answers 503 + `Retry-After` and reports
  * `starting` on `/healthz` until the database answers, then migrates it and starts the worker.
@@ -416,6 +450,7 @@ export function registerServe(program: Command, io: CliIo): void {
         'payonce serve needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click or Uzum credentials: --payme-key, --click-service-id + --click-secret-key, or --uzum-login + --uzum-password + --uzum-service-id',
       );
     }
+    checkProviderFlags(flags);
     const signal = untilSignal();
     // Imported here so that commands which never serve (migrate, storm, replay) do not load fastify.
     const { createService } = await importWithPeers(

@@ -1,7 +1,8 @@
+import { ownAmountRefused } from '../acceptance/setup-mistakes.js';
 import type { ClickBatteryTransaction, ClickRunner } from './click-battery.js';
 import { CLICK_CODES, CLICK_FAILED_PAYMENT_ERROR } from './click-codes.js';
 import { SOURCES } from './click-doc-sources.js';
-import { expectClick, isMerchantId, sameId } from './click-verdicts.js';
+import { clickError, expectClick, isMerchantId, sameId } from './click-verdicts.js';
 import { type ClickCallSpec, clickAmountOf } from './click-wire.js';
 
 /** A `merchant_prepare_id` no merchant hands out in a test (Click's scenario uses a large unknown id). */
@@ -10,7 +11,8 @@ const UNKNOWN_PREPARE_ID = 999_999_999_999;
 /**
  * The life of a paid transaction: Prepare and its repeat (the same merchant_prepare_id), a Complete signed with a
  * wrong key (-1), with another amount (-2), with an unknown merchant_prepare_id (-6), the Complete (0) and its
- * repeat, a new Prepare for the paid order (-4), and a failed-payment Complete after the confirmation.
+ * repeat, a new Prepare for the paid order (-4), and a failed-payment Complete after the confirmation. A Prepare
+ * refused with -2 at the order's own amount stops the battery (amounts given in sum, not tiyin).
  */
 export async function clickPaidChecks(runner: ClickRunner, tx: ClickBatteryTransaction, nextId: () => number) {
   const prepare: ClickCallSpec = {
@@ -27,6 +29,13 @@ export async function clickPaidChecks(runner: ClickRunner, tx: ClickBatteryTrans
     },
     async (call) => {
       const exchange = await call(prepare);
+      if (clickError(exchange) === CLICK_CODES.incorrectAmount) {
+        return {
+          passed: false,
+          halt: true,
+          got: ownAmountRefused(tx.order.amountTiyin, String(CLICK_CODES.incorrectAmount)),
+        };
+      }
       tx.merchantPrepareId = exchange.answer?.merchant_prepare_id;
       return expectClick(exchange, [CLICK_CODES.success], {
         merchant_prepare_id: isMerchantId,

@@ -4,10 +4,18 @@ import { clickFailedChecks } from './click-acceptance-failed.js';
 import { clickPaidChecks } from './click-acceptance-paid.js';
 import { clickRequestChecks } from './click-acceptance-requests.js';
 import type { ClickBatteryTransaction } from './click-battery.js';
+import { clickPreflight } from './click-preflight.js';
 import { checkClickTarget } from './click-target.js';
 import { type ClickOrderSource, clickOrderTaker } from './click-test-orders.js';
 import { newClickTransId } from './click-trans-id.js';
-import { type ClickCallSpec, type ClickExchange, type ClickTarget, callClick, clickAmountOf } from './click-wire.js';
+import {
+  type ClickCallSpec,
+  type ClickExchange,
+  type ClickTarget,
+  callClick,
+  clickAmountOf,
+  clickUrlOf,
+} from './click-wire.js';
 
 /** How many fresh payable orders one run of the Click battery uses. */
 export const CLICK_ACCEPTANCE_ORDERS = 2;
@@ -36,6 +44,9 @@ export type ClickAcceptanceReport = AcceptanceReport<ClickExchange>;
  * Click's error=-5017 (-9), the same again (-9) and a Complete with error=0 (-9). Each check records what was sent
  * (the key never), what came back, what was expected and why, citing Click's documentation.
  * Never throws for what the merchant answers (a failed check says it); needs no access to the merchant's database.
+ * A Prepare for the unknown order goes first: when the Prepare URL cannot be reached, answers 404 or HTML, or
+ * refuses the signature (-1), the battery does not run and `stopped` says so in one line. A check that cannot
+ * connect or gets a 404 stops it there, and so does the order's own amount refused with -2 (sum given for tiyin).
  * @throws {InvalidOption} (`prepareUrl`, `completeUrl`) not an http(s) URL; (`serviceId`) not a positive integer;
  *   (`secretKey`) empty; (`orders`) fewer than two orders, or one without an id or a positive integer amount.
  * @see https://docs.click.uz/en/click-api-testing/ ; https://docs.click.uz/en/click-api-request/ ;
@@ -49,9 +60,13 @@ export type ClickAcceptanceReport = AcceptanceReport<ClickExchange>;
 export async function runClickAcceptance(options: ClickAcceptanceOptions): Promise<ClickAcceptanceReport> {
   checkClickTarget(options);
   const take = clickOrderTaker(options.orders, CLICK_ACCEPTANCE_ORDERS);
-  const runner = new CheckRunner<ClickCallSpec, ClickExchange>((spec) => callClick(options, spec));
+  const runner = new CheckRunner<ClickCallSpec, ClickExchange>(
+    (spec) => callClick(options, spec),
+    (spec) => clickUrlOf(options, spec),
+  );
   const first = await take();
   const unknown = options.unknownOrder ?? `click-sandbox-unknown-${newClickTransId()}`;
+  if (!(await clickPreflight(runner, first, unknown, newClickTransId()))) return reportOf([], [], runner.stopped);
   await clickRequestChecks(runner, first, unknown, newClickTransId);
   const paid: ClickBatteryTransaction = {
     clickTransId: newClickTransId(),
@@ -59,6 +74,7 @@ export async function runClickAcceptance(options: ClickAcceptanceOptions): Promi
     amount: clickAmountOf(first.amountTiyin),
   };
   await clickPaidChecks(runner, paid, newClickTransId);
+  if (runner.stopped !== null) return reportOf(runner.results, [String(paid.clickTransId)], runner.stopped);
   const second = await take();
   const failed: ClickBatteryTransaction = {
     clickTransId: newClickTransId(),
@@ -66,5 +82,5 @@ export async function runClickAcceptance(options: ClickAcceptanceOptions): Promi
     amount: clickAmountOf(second.amountTiyin),
   };
   await clickFailedChecks(runner, failed);
-  return reportOf(runner.results, [String(paid.clickTransId), String(failed.clickTransId)]);
+  return reportOf(runner.results, [String(paid.clickTransId), String(failed.clickTransId)], runner.stopped);
 }

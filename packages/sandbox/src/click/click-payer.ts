@@ -5,7 +5,7 @@ import type { ClickPayFaults } from './click-pay-faults.js';
 import { checkClickTarget } from './click-target.js';
 import { type ClickTestOrder, checkedClickOrder } from './click-test-orders.js';
 import { newClickTransId } from './click-trans-id.js';
-import { clickError, describeClick } from './click-verdicts.js';
+import { clickError, describeClick, isMerchantId } from './click-verdicts.js';
 import { type ClickCallSpec, type ClickExchange, type ClickTarget, callClick, clickAmountOf } from './click-wire.js';
 
 /** Options of {@link createClickPayer}. */
@@ -26,11 +26,14 @@ export interface ClickPayResult {
   readonly amountTiyin: number;
   /**
    * `completed` (Complete answered 0, or -4 to a repeat), `cancelled` (a failed payment answered -9), `refused`
-   * (Prepare or Complete answered another error), `unknown` (no answer after every repeat).
+   * (Prepare or Complete answered another error, or a Prepare's 0 came without a merchant_prepare_id: see
+   * `reason`), `unknown` (no answer after every repeat).
    */
   readonly outcome: 'completed' | 'cancelled' | 'refused' | 'unknown';
   /** The error code that refused it. */
   readonly refusedWith?: number;
+  /** Why the payer stopped the payment itself (a Prepare answered 0 without a usable merchant_prepare_id). */
+  readonly reason?: string;
 }
 
 /** A stateful client-side Click: pays orders through a merchant's Prepare and Complete URLs, with faults, into its ledger. */
@@ -60,7 +63,8 @@ function agrees(first: ClickExchange, other: ClickExchange, action: number): boo
  * a Complete (action 1) with the `merchant_prepare_id` answered; a call that got no answer is sent again with the
  * same fields (up to `maxRepeats`). Faults (`ClickPayFaults`) drop answers, time out, duplicate and parallelise
  * calls, and fail the payment at Click (`error=-5017`, which must be answered -9); every repeat's answer must agree
- * with the first (else a mismatch is recorded in the ledger).
+ * with the first (else a mismatch is recorded in the ledger). A Prepare answered 0 without a merchant_prepare_id
+ * (a positive integer) ends the payment `refused`, with the `reason` and a mismatch, and no Complete is sent.
  * @throws {InvalidOption} (`prepareUrl`, `completeUrl`) not an http(s) URL; (`serviceId`) not a positive integer;
  *   (`secretKey`) empty.
  * @see https://docs.click.uz/en/click-api-request/ (Prepare → Complete); https://docs.click.uz/en/click-api-error/
@@ -126,13 +130,19 @@ export function createClickPayer(options: ClickPayerOptions): ClickPayer {
     const prepareError = clickError(prepared);
     if (prepareError === null) return { ...base, outcome: 'unknown' };
     if (prepareError !== 0) return { ...base, outcome: 'refused', refusedWith: prepareError };
-    ledger.report(clickTransId, 'prepared', prepared.answer?.merchant_prepare_id);
+    const prepareId = prepared.answer?.merchant_prepare_id;
+    if (!isMerchantId(prepareId)) {
+      const reason = `Prepare answered 0 without a merchant_prepare_id (got ${JSON.stringify(prepareId) ?? 'none'}): no Complete sent`;
+      ledger.mismatch(clickTransId, 'Prepare', reason);
+      return { ...base, outcome: 'refused', reason };
+    }
+    ledger.report(clickTransId, 'prepared', prepareId);
     const error = faults.failedPayment ? CLICK_FAILED_PAYMENT_ERROR : 0;
     if (faults.failedPayment) ledger.fault(clickTransId, 'Complete', `failed-payment (error=${error})`);
     const completeSpec = {
       ...prepareSpec,
       action: 1,
-      merchantPrepareId: Number(prepared.answer?.merchant_prepare_id),
+      merchantPrepareId: Number(prepareId),
       error,
     };
     const completed = await send(completeSpec, faults);

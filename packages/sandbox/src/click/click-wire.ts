@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ShownExchange } from '../acceptance/check-runner.js';
+import { noAnswer } from '../acceptance/no-answer.js';
 
 /** Where the sandbox sends Click's SHOP API calls, and the service's credentials it signs them with. */
 export interface ClickTarget {
@@ -100,6 +101,10 @@ function parseAnswer(text: string): ClickReply | null {
   }
 }
 
+/** Where a call goes: the Complete URL for action 1, the Prepare URL for anything else. */
+export const clickUrlOf = (target: ClickTarget, spec: ClickCallSpec): string =>
+  spec.action === 1 ? target.completeUrl : target.prepareUrl;
+
 /**
  * Makes one SHOP API call the way Click does: HTTP POST of an `application/x-www-form-urlencoded` form to the
  * Prepare URL (action 0, or an unknown action) or the Complete URL (action 1), signed with the secret key. Never
@@ -114,7 +119,7 @@ export async function callClick(
   const body = clickForm(target, spec, clickSignTime(nowMs)).toString();
   const what = spec.action === 1 ? 'Complete' : spec.action === 0 ? 'Prepare' : `action ${spec.action}`;
   const auth = spec.signWith === 'wrong-secret' ? 'signed with a wrong key' : 'signed with SECRET_KEY';
-  const url = spec.action === 1 ? target.completeUrl : target.prepareUrl;
+  const url = clickUrlOf(target, spec);
   const waitMs = spec.abortAfterMs ?? target.callTimeoutMs ?? 10_000;
   try {
     const response = await fetch(url, {
@@ -126,7 +131,6 @@ export async function callClick(
     const received = await response.text();
     return { what, auth, body, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${waitMs} ms` : 'no answer';
-    return { what, auth, body, status: null, received: `${why} (${(error as Error).message})`, answer: null };
+    return { what, auth, body, ...noAnswer(error, waitMs), answer: null };
   }
 }

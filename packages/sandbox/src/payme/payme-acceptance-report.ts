@@ -8,14 +8,11 @@ import type { PaymeExchange } from './payme-rpc.js';
  */
 export type PaymeCheckResult = CheckResult<PaymeExchange>;
 
-/** What `runPaymeAcceptance` found: `passed` when every check passed and the battery ran to its end. */
-export interface PaymeAcceptanceReport extends AcceptanceReport<PaymeExchange> {
-  /**
-   * Why the battery stopped before its last check, or null when it ran them all: an order the merchant refused as
-   * not payable ("order {…} is not payable: pass fresh orders"); the checks after it were not run.
-   */
-  readonly stopped: string | null;
-}
+/**
+ * What `runPaymeAcceptance` found: `passed` when every check passed and the battery ran to its end; `stopped` also
+ * says when an order the merchant refused was not payable ("order {…} is not payable: pass fresh orders").
+ */
+export type PaymeAcceptanceReport = AcceptanceReport<PaymeExchange>;
 
 /**
  * The report as text lines: one table row per check (number, PASS/FAIL, name, expected, got), then for each failed

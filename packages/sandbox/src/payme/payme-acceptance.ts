@@ -7,6 +7,7 @@ import type { PaymeAcceptanceReport } from './payme-acceptance-report.js';
 import { requestChecks } from './payme-acceptance-requests.js';
 import type { BatteryTransaction } from './payme-battery-transaction.js';
 import { checkTarget, newPaymeId } from './payme-payer.js';
+import { paymePreflight } from './payme-preflight.js';
 import { callPayme, type PaymeCallSpec, type PaymeExchange, type PaymeTarget } from './payme-rpc.js';
 import { orderTaker, type PaymeOrderSource } from './payme-test-orders.js';
 
@@ -41,8 +42,12 @@ function unknownAccountOf(account: Readonly<Record<string, unknown>>): Record<st
  * (-31008), GetStatement, an unknown method (-32601) and malformed JSON (-32700). Each check records what was
  * sent (key hidden), what came back, what was expected and why, with the Payme documentation page.
  * Never throws for what the merchant answers (a failed check says it); needs no access to the merchant's database.
- * An order the merchant refuses at its own amount with an account error (-31050 … -31099: paid by an earlier run,
- * say) stops the battery at that check, with one failure "order … is not payable: pass fresh orders" (`stopped`).
+ * One CheckPerformTransaction of the first order (its own amount) goes first: when the endpoint cannot be reached,
+ * answers 404 or HTML, refuses the key (-32504), refuses the order's own amount (-31001: tiyin given as sum?) or
+ * names another account field in an account error's `data`, the battery does not run and `stopped` says so in one
+ * line. A check that cannot connect or gets a 404 stops it there too. An order the merchant refuses at its own
+ * amount with an account error (-31050 … -31099: paid by an earlier run, say) stops the battery at that check, with
+ * one failure "order … is not payable: pass fresh orders" (`stopped`).
  * @throws {InvalidOption} (`merchantUrl`, `key`) not an http(s) URL or empty; (`orders`) fewer than two orders, or
  *   an order without account fields or a positive integer amount.
  * @see https://developer.help.paycom.uz/metody-merchant-api/ ; Payme's sandbox runs two scenarios, a created then
@@ -56,7 +61,10 @@ export async function runPaymeAcceptance(options: PaymeAcceptanceOptions): Promi
   checkTarget(options);
   const take = orderTaker(options.orders, PAYME_ACCEPTANCE_ORDERS);
   const clock = options.clock ?? systemClock;
-  const runner = new CheckRunner<PaymeCallSpec, PaymeExchange>((spec) => callPayme(options, spec));
+  const runner = new CheckRunner<PaymeCallSpec, PaymeExchange>(
+    (spec) => callPayme(options, spec),
+    () => options.merchantUrl,
+  );
   const first = await take();
   let lastTime = 0;
   const nextTime = () => {
@@ -64,10 +72,8 @@ export async function runPaymeAcceptance(options: PaymeAcceptanceOptions): Promi
     return lastTime;
   };
   const ids: string[] = [];
-  const report = (): PaymeAcceptanceReport => {
-    const found = reportOf(runner.results, ids);
-    return Object.freeze({ ...found, passed: found.passed && runner.stopped === null, stopped: runner.stopped });
-  };
+  const report = (): PaymeAcceptanceReport => reportOf(runner.results, ids, runner.stopped);
+  if (!(await paymePreflight(runner, first))) return report();
   await requestChecks(runner, first, options.unknownAccount ?? unknownAccountOf(first.account));
   if (runner.stopped !== null) return report();
   const paid: BatteryTransaction = { id: newPaymeId(), time: nextTime(), ...first };

@@ -1,3 +1,5 @@
+import { noAnswer } from '../acceptance/no-answer.js';
+
 /** Where the sandbox sends Merchant API calls and the cashbox key it signs them with. */
 export interface PaymeTarget {
   /** The merchant's endpoint URL (what the Payme cabinet calls "endpoint"). */
@@ -29,6 +31,8 @@ export interface PaymeExchange {
   readonly status: number | null;
   /** The body received, or why nothing was. */
   readonly received: string;
+  /** When no answer came: the network error's code (`ECONNREFUSED`, …) or `timeout`. */
+  readonly failure?: string;
   /** The parsed JSON-RPC answer, or `null` when the body is not a JSON object. */
   readonly answer: PaymeRpcAnswer | null;
 }
@@ -97,7 +101,6 @@ export async function callPayme(target: PaymeTarget, spec: PaymeCallSpec): Promi
     const received = await response.text();
     return { ...base, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${waitMs} ms` : 'no answer';
-    return { ...base, status: null, received: `${why} (${(error as Error).message})`, answer: null };
+    return { ...base, ...noAnswer(error, waitMs), answer: null };
   }
 }

@@ -1,12 +1,14 @@
+import { ownAmountRefused } from '../acceptance/setup-mistakes.js';
 import type { UzumBatteryTransaction, UzumRunner } from './uzum-battery.js';
 import { UZUM_CODES } from './uzum-codes.js';
 import { SOURCES } from './uzum-doc-sources.js';
-import { expectFailed, expectStatus, isTime, same } from './uzum-verdicts.js';
+import { expectFailed, expectStatus, isTime, same, uzumErrorCode } from './uzum-verdicts.js';
 
 /**
  * The life of a confirmed transaction: /create (CREATED, transTime, amount), the same /create again (the same
  * transTime), /status (CREATED), /confirm (CONFIRMED, confirmTime), /confirm again (the same confirmTime, or 10016),
- * /status (CONFIRMED with both stored times).
+ * /status (CONFIRMED with both stored times). A /create refused with 10011 at the order's own amount stops the
+ * battery (amounts given in sum, not tiyin).
  */
 export async function uzumConfirmedChecks(runner: UzumRunner, tx: UzumBatteryTransaction): Promise<void> {
   const create = {
@@ -21,6 +23,9 @@ export async function uzumConfirmedChecks(runner: UzumRunner, tx: UzumBatteryTra
     },
     async (call) => {
       const exchange = await call(create);
+      if (uzumErrorCode(exchange) === UZUM_CODES.invalidAmount) {
+        return { passed: false, halt: true, got: ownAmountRefused(tx.order.amountTiyin, UZUM_CODES.invalidAmount) };
+      }
       tx.transTime = exchange.answer?.transTime;
       return expectStatus(exchange, 'CREATED', {
         transTime: isTime,

@@ -5,9 +5,10 @@ import { uzumConfirmedChecks } from './uzum-acceptance-confirmed.js';
 import { uzumRequestChecks } from './uzum-acceptance-requests.js';
 import { uzumReversedChecks } from './uzum-acceptance-reversed.js';
 import type { UzumBatteryTransaction } from './uzum-battery.js';
+import { uzumPreflight } from './uzum-preflight.js';
 import { checkUzumTarget } from './uzum-target.js';
 import { type UzumOrderSource, uzumOrderTaker } from './uzum-test-orders.js';
-import { callUzum, type UzumCallSpec, type UzumExchange, type UzumTarget } from './uzum-wire.js';
+import { callUzum, type UzumCallSpec, type UzumExchange, type UzumTarget, uzumUrlOf } from './uzum-wire.js';
 
 /** How many fresh payable orders one run of the Uzum battery uses. */
 export const UZUM_ACCEPTANCE_ORDERS = 2;
@@ -41,6 +42,9 @@ function unknownParamsOf(params: Readonly<Record<string, unknown>>): Record<stri
  * Uzum Bank publishes no test battery of its own; the expected answers come from the fixtures, which mark the codes
  * and behaviours only one source gives. Each check records what was sent (the password never), what came back,
  * what was expected and why. Never throws for what the merchant answers; needs no access to its database.
+ * A /check of the first order goes first: when the webhooks cannot be reached, answer 404 or HTML, or refuse the
+ * credentials (10001), the battery does not run and `stopped` says so in one line. A check that cannot connect or
+ * gets a 404 stops it there, and so does the order's own amount refused with 10011 at /create (sum given for tiyin).
  * @throws {InvalidOption} (`merchantUrl`) not an http(s) URL; (`login`, `password`) empty; (`serviceId`) not a
  *   positive integer; (`orders`) fewer than two orders, or one without params or a positive integer amount.
  * @see https://developer.uzumbank.uz/en/merchant/ ; fixtures uzum/protocol.json, uzum/examples/*.json.
@@ -53,13 +57,18 @@ function unknownParamsOf(params: Readonly<Record<string, unknown>>): Record<stri
 export async function runUzumAcceptance(options: UzumAcceptanceOptions): Promise<UzumAcceptanceReport> {
   checkUzumTarget(options);
   const take = uzumOrderTaker(options.orders, UZUM_ACCEPTANCE_ORDERS);
-  const runner = new CheckRunner<UzumCallSpec, UzumExchange>((spec) => callUzum(options, spec));
+  const runner = new CheckRunner<UzumCallSpec, UzumExchange>(
+    (spec) => callUzum(options, spec),
+    (spec) => uzumUrlOf(options, spec),
+  );
   const first = await take();
+  if (!(await uzumPreflight(runner, first))) return reportOf([], [], runner.stopped);
   const unknown = options.unknownParams ?? unknownParamsOf(first.params);
   await uzumRequestChecks(runner, first, unknown, options.serviceId, randomUUID);
   const paid: UzumBatteryTransaction = { transId: randomUUID(), order: first };
   await uzumConfirmedChecks(runner, paid);
+  if (runner.stopped !== null) return reportOf(runner.results, [paid.transId], runner.stopped);
   const reversed: UzumBatteryTransaction = { transId: randomUUID(), order: await take() };
   await uzumReversedChecks(runner, reversed);
-  return reportOf(runner.results, [paid.transId, reversed.transId]);
+  return reportOf(runner.results, [paid.transId, reversed.transId], runner.stopped);
 }

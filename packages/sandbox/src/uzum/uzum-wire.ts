@@ -1,4 +1,5 @@
 import type { ShownExchange } from '../acceptance/check-runner.js';
+import { noAnswer } from '../acceptance/no-answer.js';
 
 /** Where the sandbox sends Uzum Bank's webhooks, and the credentials it authorises them with. */
 export interface UzumTarget {
@@ -57,6 +58,10 @@ function parseAnswer(text: string): Readonly<Record<string, unknown>> | null {
   }
 }
 
+/** Where a call goes: `<merchantUrl>/<operation>` (trailing slashes of the base dropped). */
+export const uzumUrlOf = (target: UzumTarget, spec: UzumCallSpec): string =>
+  `${target.merchantUrl.replace(/\/+$/, '')}/${spec.operation}`;
+
 /**
  * Makes one Merchant API webhook call the way Uzum Bank does: HTTP POST of a JSON body `{ serviceId, timestamp,
  * … }` to `<merchantUrl>/<operation>` with `Authorization: Basic base64(login:password)`. Never throws for a
@@ -76,7 +81,7 @@ export async function callUzum(
   const base = { what: `/${spec.operation}`, auth: AUTH_TEXT[mode], body };
   const waitMs = spec.abortAfterMs ?? target.callTimeoutMs ?? 10_000;
   try {
-    const response = await fetch(`${target.merchantUrl.replace(/\/+$/, '')}/${spec.operation}`, {
+    const response = await fetch(uzumUrlOf(target, spec), {
       method: 'POST',
       headers,
       body,
@@ -85,7 +90,6 @@ export async function callUzum(
     const received = await response.text();
     return { ...base, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${waitMs} ms` : 'no answer';
-    return { ...base, status: null, received: `${why} (${(error as Error).message})`, answer: null };
+    return { ...base, ...noAnswer(error, waitMs), answer: null };
   }
 }
