@@ -7,6 +7,7 @@ import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import type { Receipt } from '../../packages/payonce/src/core/receipt.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { backendsFromEnv } from './backends/index.js';
 import { type ClosableStore, createSharedNamespace, openCrashStore, SHARED_BACKENDS } from './crash-stores.js';
 
@@ -36,7 +37,7 @@ async function claimAndHang(
   externalId: string,
   leaseArgs: readonly string[] = [String(LEASE_MS)],
 ): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, backend, target, externalId, ...leaseArgs], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend, target, externalId, ...leaseArgs]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let seen = '';

@@ -22,7 +22,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { deleteKeysWithPrefix, redisTestClient, redisTestUrl } from '../contract/backends/redis.js';
+import { esbuild } from '../support/ts-child.js';
 import { type DocBlock, docFiles, tsBlocks } from './doc-blocks.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,12 +45,6 @@ const QUEUED_BLOCK_TIMEOUT_MS = 600_000;
 
 const fileOf = (block: DocBlock) => path.join(runDir, `${block.file.replace(/[/.]/g, '_')}-L${block.line}.ts`);
 const compiledOf = (block: DocBlock) => fileOf(block).replace(/\.ts$/, '.mjs');
-
-/** esbuild, resolved from tsx (a devDependency that depends on it) so the test does not rely on hoisting. */
-interface Esbuild {
-  build(options: Record<string, unknown>): Promise<{ errors: unknown[] }>;
-}
-const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild') as Esbuild;
 
 /**
  * Compiles every block at once (one esbuild pass, a fraction of a second) rather than each under `tsx` in its own

@@ -11,6 +11,7 @@ import { type JobHandler, OutboxWorker } from '../../packages/payonce/src/outbox
 import type { SqlTarget } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { deferred } from '../contract/helpers.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { createEffectTable, effectCounts, writeEffect } from './outbox-fixtures.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from './sql-backends.js';
 
@@ -346,7 +347,7 @@ for (const dialect of sqlDialectsFromEnv()) {
     it('a worker killed with SIGKILL mid-job: the lease expires and another worker finishes it once', async () => {
       const leaseMs = 3_000;
       const [job] = await enqueue(store, outbox, 'crash.topic', ['crash-1']);
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, dialect, backend.target, String(leaseMs)], {
+      const proc = spawn(process.execPath, tsChildArgs(child, [dialect, backend.target, String(leaseMs)]), {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let seen = '';

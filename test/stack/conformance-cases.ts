@@ -172,6 +172,7 @@ export function conformanceSuite(database: StackDatabase): void {
 
       it('leaves all or none when the process is killed with SIGKILL (one delivery committed, one before its commit)', async () => {
         const [committedId, hangingId] = ['kill-after-commit', 'kill-before-commit'];
+        // Under tsx, not tsChildArgs: a bundle would load every adapter's packages; tsx loads only this adapter's.
         const child: ChildProcess = spawn(
           process.execPath,
           ['--import', 'tsx', CHILD, adapterName, JSON.stringify(target), committedId, hangingId],
