@@ -17,9 +17,7 @@ const servers = [
   { name: 'MariaDB', dialect: 'mysql', create: createMysqlNamespace },
 ] as const;
 
-// The two databases' runs go at once (describe.concurrent: each its own namespace, directory, ports and children,
-// much of a run spent waiting on leases and scenario timeouts); each database's two tests run in order (it.sequential).
-describe.concurrent.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, create }) => {
+describe.each(servers)('payonce demo with DATABASE_URL on $name', ({ dialect, create }) => {
   let dir: string;
   let namespace: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
@@ -31,7 +29,7 @@ describe.concurrent.each(servers)('payonce demo with DATABASE_URL on $name', ({ 
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.sequential('passes every scenario with 3 replicas on the same database (npm start -- --replicas 3), 19–22 included', async () => {
+  it('passes every scenario with 3 replicas on the same database (npm start -- --replicas 3), 19–22 included', async () => {
     const reportPath = join(dir, 'replicas.json');
     const run = await runPayonce(['demo', '--replicas', '3', '--report', reportPath], { DATABASE_URL: namespace.url });
     const report = await expectFullDemoPassed(run, reportPath, 3);
@@ -41,7 +39,7 @@ describe.concurrent.each(servers)('payonce demo with DATABASE_URL on $name', ({ 
     expect(run.stdout).toMatch(/forwarded to the replicas round-robin/);
   }, 120_000);
 
-  it.sequential('skips the Payme storm, with the reason, on a database an earlier demo seeded with its own Payme key', async () => {
+  it('skips the Payme storm, with the reason, on a database an earlier demo seeded with its own Payme key', async () => {
     const run = await runPayonce(['demo', '--only', '1'], { DATABASE_URL: namespace.url });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^PASS: 1\/1 scenarios/m);
