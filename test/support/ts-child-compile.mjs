@@ -3,7 +3,7 @@
 // asynchronous build while tsChildArgs() is synchronous. Every local module keeps its own import.meta.url (the
 // file URL of its source), so helpers that find fixtures or generated clients next to themselves still do.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,5 +46,12 @@ if (!existsSync(outfile)) {
   const partial = `${outfile}.${process.pid}-${randomBytes(3).toString('hex')}`;
   writeFileSync(partial, contents);
   renameSync(partial, outfile);
+}
+// Bundles of this script's older versions, untouched for a day, are no test's any more.
+const dayAgoMs = Date.now() - 86_400_000;
+for (const other of readdirSync(outDir)) {
+  const file = path.join(outDir, other);
+  if (other.startsWith(`${name}-`) && file !== outfile && statSync(file).mtimeMs < dayAgoMs)
+    rmSync(file, { force: true });
 }
 process.stdout.write(outfile);
