@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
  * Child processes written in TypeScript (the kill -9 and hammer children of the tests), started with plain `node`:
  * each script is compiled once per test process by esbuild — the transform tsx applies, with the script's local
  * imports (test helpers, packages/*\/src) bundled, each keeping its own `import.meta.url`, and every package left
- * as an import — instead of `--import tsx` at every start (about 0.5 s of CPU per child on the CI machine). The bundle lands in `.test-children/` inside the
- * repository (git-ignored; packages resolve from its node_modules, as from the script), named by its content: test
- * processes share one file per version of a script, written atomically; a changed source gets a new file, and an
- * older version untouched for a day is removed.
+ * as an import — instead of `--import tsx` at every start (about 0.5 s of CPU per child on the CI machine). The
+ * bundle lands in `.test-children/` inside the repository (git-ignored; packages resolve from its node_modules, as
+ * from the script), named by its content: test processes share one file per version of a script, written
+ * atomically; a changed source gets a new file, and an older version untouched for a day is removed.
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
