@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../packages/cli/src/cli-io.js';
 import { runDemo } from '../../packages/cli/src/demo/run-demo.js';
 import { payonceBin } from '../../packages/cli/src/demo/service-launch.js';
+import { ServiceStartFailed } from '../../packages/cli/src/demo/service-start-failed.js';
 import { runCli } from '../../packages/cli/src/run-cli.js';
 
 // Needs `npm run build` (spawns the built CLI).
@@ -28,7 +29,9 @@ const capture = (): CliIo & { stdout: string[]; stderr: string[] } => {
 };
 
 // These run `payonce demo` in-process (runCli); its service child is still the built `payonce serve`.
-describe('payonce demo: a service child that cannot start', () => {
+// Every test of this file runs at once (describe.concurrent): each has its own port, directory and service child,
+// and most of their time is spent waiting for a child or a timeout.
+describe.concurrent('payonce demo: a service child that cannot start', () => {
   it('port already taken: says so, shows the child output, exits 1 without hanging', async () => {
     const squatter = createServer();
     squatter.listen(0, '127.0.0.1');
@@ -49,13 +52,16 @@ describe('payonce demo: a service child that cannot start', () => {
     }
   }, 60_000);
 
-  it('unreachable database: exits 1 with the driver error, password redacted', async () => {
+  // runDemo itself (as `payonce demo` calls it, with the same service child) to wait 10 s for the service rather
+  // than the default 30 s; the exit code 1 of a ServiceStartFailed is the port test's above.
+  it('unreachable database: fails to start with the driver error, password redacted', async () => {
     const io = capture();
     const url = 'postgres://postgres:placeholder-pw@127.0.0.1:1/test';
-    expect(await runCli(['demo', '--database-url', url], io)).toBe(1);
-    const all = [...io.stdout, ...io.stderr].join('\n');
+    const failed = await runDemo(io, { databaseUrl: url, serviceStartTimeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ServiceStartFailed);
+    const all = [...io.stdout, ...io.stderr, (failed as Error).message].join('\n');
     // The service no longer exits (it waits for its database, issue 34 item 19): it never turns healthy.
-    expect(all).toMatch(/the payonce service did not start: pid \d+ was not healthy within \d+ ms/);
+    expect(all).toMatch(/the payonce service did not start: pid \d+ was not healthy within 10000 ms/);
     expect(all).toMatch(/ECONNREFUSED/);
     expect(all).toContain('payonce serve on postgres postgres://postgres:***@127.0.0.1:1/test');
     expect(all).not.toContain('placeholder-pw');
@@ -74,7 +80,7 @@ describe('payonce demo: a service child that cannot start', () => {
   });
 });
 
-describe('payonce demo: a service that does not come back', () => {
+describe.concurrent('payonce demo: a service that does not come back', () => {
   it('reports scenario 12 failed and the supervisor giving up, with the service output, and does not pass', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'payonce-demo-gone-'));
     const io = capture();
@@ -89,7 +95,7 @@ describe('payonce demo: a service that does not come back', () => {
       const result = await runDemo(io, {
         databaseUrl: join(dir, 'demo.sqlite'),
         only: [12],
-        scenarioTimeoutMs: 15_000,
+        scenarioTimeoutMs: 10_000,
       });
       expect(removed).not.toBeNull();
       expect(result.passed).toBe(false);
@@ -115,7 +121,7 @@ describe('payonce demo: a service that does not come back', () => {
 /** The console token the demo is started with (random: a fixed placeholder would be refused as predictable). */
 const DEMO_TOKEN = randomBytes(32).toString('hex');
 
-describe('payonce demo --serve', () => {
+describe.concurrent('payonce demo --serve', () => {
   it('keeps the service and the sandbox running for a real order until Ctrl-C, then stops both', async () => {
     const child = spawn(process.execPath, [payonceBin(), 'demo', '--serve', '--only', 'none'], {
       env: { ...process.env, DATABASE_URL: '', PAYONCE_ADMIN_TOKEN: DEMO_TOKEN },

@@ -7,10 +7,15 @@ import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import type { Receipt } from '../../packages/payonce/src/core/receipt.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { backendsFromEnv } from './backends/index.js';
 import { type ClosableStore, createSharedNamespace, openCrashStore, SHARED_BACKENDS } from './crash-stores.js';
 
-const LEASE_MS = 3_000;
+/**
+ * The first test's lease: long enough that its early retry (kill, wait for the exit, read the receipt) falls inside
+ * it although the eight tests of this file run at once; the wait costs no wall time, the heartbeat test is longer.
+ */
+const LEASE_MS = 5_000;
 /** The heartbeat test's lease and the child's heartbeat: twenty beats a lease, so a loaded host never misses them all. */
 const HEARTBEAT_LEASE_MS = 4_000;
 const HEARTBEAT_MS = 200;
@@ -32,7 +37,7 @@ async function claimAndHang(
   externalId: string,
   leaseArgs: readonly string[] = [String(LEASE_MS)],
 ): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, backend, target, externalId, ...leaseArgs], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend, target, externalId, ...leaseArgs]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let seen = '';
@@ -47,8 +52,10 @@ async function claimAndHang(
 }
 
 const selected = new Set(backendsFromEnv());
+// Every backend and both tests at once: each test owns its key and mostly waits for a lease, so running them
+// concurrently costs the longest test's time rather than the sum (the children start from the same tsx cache).
 for (const backend of SHARED_BACKENDS.filter((name) => selected.has(name))) {
-  describe(`${backend}: a worker killed with SIGKILL inside the handler`, () => {
+  describe.concurrent(`${backend}: a worker killed with SIGKILL inside the handler`, () => {
     let namespace: { target: string; drop(): Promise<void> };
     let store: ClosableStore;
     beforeAll(async () => {

@@ -6,6 +6,7 @@ import { RequestInProgress } from '../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import type { Store } from '../../packages/payonce/src/core/store.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { backendsFromEnv } from './backends/index.js';
 import { type ClosableStore, createSharedNamespace } from './crash-stores.js';
 import { openWaitStore } from './wait-stores.js';
@@ -23,7 +24,7 @@ const NOTIFIES: Record<'postgres' | 'mysql' | 'redis', boolean> = { postgres: tr
 
 /** Process A: holds the claim until `finish()`; resolves the epoch ms of `in-handler`, then of `done`. */
 function startA(backend: string, target: string, externalId: string) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, backend, target, externalId], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend, target, externalId]), {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let seen = '';

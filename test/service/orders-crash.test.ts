@@ -8,6 +8,7 @@ import { ORDERS_TABLE, type PaymentsDatabase } from '../../packages/payonce/src/
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createService, type PaymentService } from '../../packages/service/src/create-service.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { call } from './service-harness.js';
 
 // Issue 11 item 1: one Idempotency-Key on POST /orders must never create two orders after a crash. The service
@@ -18,7 +19,7 @@ const child = fileURLToPath(new URL('./orders-crash-child.ts', import.meta.url))
 const STALE_MS = 500;
 
 async function killBeforeCompletion(backend: SqlBackend, customer: string, key: string): Promise<void> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, backend.dialect, backend.target], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend.dialect, backend.target]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

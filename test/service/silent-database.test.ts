@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
 import { createPostgresNamespace } from '../contract/backends/postgres.js';
 import { type Answer, call, until } from './service-harness.js';
-import { cleanupAfterEach, expectStoreUnavailable, serviceBehindSilentDatabase } from './silent-database.js';
+import { cleanupWhenFinished, expectStoreUnavailable, serviceBehindSilentDatabase } from './silent-database.js';
 
 /** A generous bound: a request to the service must be answered within it, whatever the database does. */
 const ANSWER_WITHIN_MS = 30_000;
@@ -24,33 +24,43 @@ const dialects = [
   { name: 'MariaDB', namespace: createMysqlNamespace, port: '3306' },
 ] as const;
 
-describe.each(dialects)('reference service whose $name accepts TCP and never answers (issue 34 item H1)', (dialect) => {
-  const defer = cleanupAfterEach();
+// All four tests run at once (describe.concurrent): each has its own namespace, listener and service, and spends its
+// time waiting for timeouts and reconnects.
+describe.concurrent.each(dialects)(
+  'reference service whose $name accepts TCP and never answers (issue 34 item H1)',
+  (dialect) => {
+    it('listens, answers 503 + Retry-After and /healthz starting, then becomes ready once the database answers', async ({
+      onTestFinished,
+    }) => {
+      const defer = cleanupWhenFinished(onTestFinished);
+      const { database, h } = await serviceBehindSilentDatabase(await dialect.namespace(), dialect.port, defer);
 
-  it('listens, answers 503 + Retry-After and /healthz starting, then becomes ready once the database answers', async () => {
-    const { database, h } = await serviceBehindSilentDatabase(await dialect.namespace(), dialect.port, defer);
+      const health = await answered(call(h.service.url, 'GET', '/healthz'), '/healthz');
+      expect(health.status).toBe(503);
+      expect(health.body.status).toBe('starting');
+      expect(health.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expectStoreUnavailable(
+        await answered(call(h.service.url, 'GET', '/orders/some-order'), 'GET'),
+        'GET /orders/:id',
+      );
+      expectStoreUnavailable(
+        await answered(call(h.service.url, 'POST', '/orders', { body: { amountMinor: 500, currency: 'EUR' } }), 'POST'),
+        'POST /orders',
+      );
 
-    const health = await answered(call(h.service.url, 'GET', '/healthz'), '/healthz');
-    expect(health.status).toBe(503);
-    expect(health.body.status).toBe('starting');
-    expect(health.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-    expectStoreUnavailable(await answered(call(h.service.url, 'GET', '/orders/some-order'), 'GET'), 'GET /orders/:id');
-    expectStoreUnavailable(
-      await answered(call(h.service.url, 'POST', '/orders', { body: { amountMinor: 500, currency: 'EUR' } }), 'POST'),
-      'POST /orders',
-    );
+      database.answer();
+      await until(async () => (await call(h.service.url, 'GET', '/healthz')).status === 200, 60_000, '/healthz 200');
+      const created = await call(h.service.url, 'POST', '/orders', { body: { amountMinor: 500, currency: 'EUR' } });
+      expect(created.status).toBe(201);
+    }, 120_000);
+  },
+);
 
-    database.answer();
-    await until(async () => (await call(h.service.url, 'GET', '/healthz')).status === 200, 60_000, '/healthz 200');
-    const created = await call(h.service.url, 'POST', '/orders', { body: { amountMinor: 500, currency: 'EUR' } });
-    expect(created.status).toBe(201);
-  }, 120_000);
-});
-
-describe.each(dialects)('reference service whose $name freezes while it runs (items H1, 17)', (dialect) => {
-  const defer = cleanupAfterEach();
-
-  it('answers GET /orders/:id and POST /orders 503 + Retry-After instead of hanging, then serves again', async () => {
+describe.concurrent.each(dialects)('reference service whose $name freezes while it runs (items H1, 17)', (dialect) => {
+  it('answers GET /orders/:id and POST /orders 503 + Retry-After instead of hanging, then serves again', async ({
+    onTestFinished,
+  }) => {
+    const defer = cleanupWhenFinished(onTestFinished);
     const { database, h } = await serviceBehindSilentDatabase(await dialect.namespace(), dialect.port, defer, true);
     const created = await call<{ order: { id: string } }>(h.service.url, 'POST', '/orders', {
       body: { amountMinor: 700, currency: 'EUR' },

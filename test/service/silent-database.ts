@@ -67,6 +67,20 @@ export function cleanupAfterEach(): (cleanup: () => Promise<void>) => void {
 }
 
 /**
+ * Registers cleanups run in reverse order when the calling test finishes (its context's `onTestFinished`): unlike
+ * {@link cleanupAfterEach}, safe for concurrent tests, each of which drops only its own.
+ */
+export function cleanupWhenFinished(
+  onTestFinished: (hook: () => Promise<void>) => void,
+): (cleanup: () => Promise<void>) => void {
+  const cleanups: (() => Promise<void>)[] = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+  return (cleanup) => void cleanups.push(cleanup);
+}
+
+/**
  * A service (`storeTimeoutMs` 300) on a fresh test database `ns` (its server on `defaultPort` when the URL has
  * none) reached through a {@link silentDatabase} listener, silent unless `answering`; all dropped by `defer`.
  */

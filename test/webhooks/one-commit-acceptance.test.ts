@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { createCreditsTable, creditsIntake, creditsOf } from './support/credits-app.js';
 import { invoicePaidBody, STRIPE_VECTOR, signedStripeHeaders, stripeSignature } from './support/stripe-deliveries.js';
 import { FRAMEWORKS, type Framework, postBytes, startWebhookApp, type WebhookApp } from './support/webhook-apps.js';
@@ -29,13 +30,9 @@ it('signs deliveries exactly as the Stripe fixture vector does', () => {
 
 /** Starts the child serving `frameworks`, delivers one invoice per framework, SIGKILLs it after every write. */
 async function killAfterWrites(backend: SqlBackend, frameworks: readonly Framework[]): Promise<Map<Framework, string>> {
-  const proc = spawn(
-    process.execPath,
-    ['--import', 'tsx', child, backend.dialect, backend.target, frameworks.join(',')],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend.dialect, backend.target, frameworks.join(',')]), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const seen = (pattern: RegExp, count = 1) =>
     new Promise<string>((resolve, reject) => {

@@ -19,6 +19,7 @@ import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/str
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { webhookEndpoint } from '../../packages/payonce/src/webhooks/webhook-endpoint.js';
 import { openStackFixture, type StackStore, type StackTarget } from '../stack/stack-target.js';
+import { tsChildArgs } from '../support/ts-child.js';
 import { appPool, EFFECT_TOPIC, STACK_KINDS, type StackKind, stackIntake } from './support/stack-intake.js';
 import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
 import { postBytes, startWebhookApp } from './support/webhook-apps.js';
@@ -174,7 +175,7 @@ describe('postgres: intake endpoint with transaction = the stack of the applicat
       const { eventId, invoiceId } = ids(`${kind}_kill`);
       const proc = spawn(
         process.execPath,
-        ['--import', 'tsx', child, kind, fixture.target.url, fixture.target.schema ?? ''],
+        tsChildArgs(child, [kind, fixture.target.url, fixture.target.schema ?? '']),
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       let out = '';

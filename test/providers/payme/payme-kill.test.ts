@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { tsChildArgs } from '../../support/ts-child.js';
 import { AMOUNT, newPaymeId, PAYME_TIME } from './payme-fixtures.js';
 import { paymeBench } from './payme-harness.js';
 import { PAYME_BACKENDS, paymeNamespace } from './payme-stores.js';
@@ -13,7 +14,7 @@ const CHILD_NOW = PAYME_TIME + 60_000;
 
 /** Runs the child's PerformTransaction until it prints `marker`, then kills it with SIGKILL. */
 async function performAndKill(backend: string, target: string, paymeId: string, when: string, marker: string) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, backend, target, paymeId, String(CHILD_NOW), when], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [backend, target, paymeId, String(CHILD_NOW), when]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let seen = '';

@@ -13,8 +13,8 @@ import { prismaStack } from './prisma.js';
 import { typeormStack } from './typeorm.js';
 
 /**
- * Every adapter of the conformance suite, by name (the kill -9 child opens one by name). One file per adapter in
- * this folder; the suite runs each on every database of its `databases`.
+ * Every adapter of the conformance suite, by name. One file per adapter in this folder, named as its key here (the
+ * kill -9 child loads only `<name>.ts`); the suite runs each on every database of its `databases`.
  */
 export const STACK_ADAPTERS: Readonly<Record<string, StackAdapterDefinition>> = {
   pg: pgStack,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tsChildArgs } from '../../support/ts-child.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 const CHILD = fileURLToPath(new URL('./support/close-child.ts', import.meta.url));
@@ -11,7 +12,7 @@ const EXIT_WITHIN_MS = 6_000;
 /** Runs the child; resolves with its stdout, or rejects when it has not exited within `EXIT_WITHIN_MS`. */
 function runChild(dialect: string, url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dialect, url, randomUUID()], {
+    const child = spawn(process.execPath, tsChildArgs(CHILD, [dialect, url, randomUUID()]), {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -12,6 +12,7 @@ import { ALL_MIGRATIONS } from '../../../packages/payonce/src/stores/sql/migrati
 import { schema } from '../../../packages/payonce/src/stores/sql/schema.js';
 import type { SqlDialectName } from '../../../packages/payonce/src/stores/sql/sql-dialect.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { tsChildArgs } from '../../support/ts-child.js';
 import { SQL_DIALECTS, type SqlNamespace, sqlNamespaces } from './sql-namespaces.js';
 
 const capture = (): CliIo & { lines: string[] } => {
@@ -24,7 +25,7 @@ const main = fileURLToPath(new URL('../../../packages/payonce/src/cli/main.ts', 
 /** Runs `payonce` (from source, through tsx) in a child process. */
 function runProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { stdio: 'pipe' });
+    const child = spawn(process.execPath, tsChildArgs(main, args), { stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -13,6 +13,7 @@ import { MemoryDeliveryJournal } from '../../../packages/payonce/src/webhooks/jo
 import { stripeProfile } from '../../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { createSqliteNamespace } from '../../contract/backends/sqlite.js';
+import { tsChildArgs } from '../../support/ts-child.js';
 import { invoicePaidBody, STRIPE_SECRET, signedStripeHeaders } from '../../webhooks/support/stripe-deliveries.js';
 
 // Issue 13 item 2: a claim of the key the running handler already holds is a misuse, reported as NestedClaim
@@ -126,13 +127,9 @@ describe('a nested claim of the held key', () => {
   describe('detectNestedClaims: where the check runs (promise hooks cost every promise on Node.js < 24)', () => {
     const child = fileURLToPath(new URL('./support/promise-hooks-child.ts', import.meta.url));
     const runChild = async (nodeEnv: string, waitForInFlightMs: number) => {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', child, String(waitForInFlightMs)],
-        {
-          env: { ...process.env, NODE_ENV: nodeEnv },
-        },
-      );
+      const { stdout } = await promisify(execFile)(process.execPath, tsChildArgs(child, [String(waitForInFlightMs)]), {
+        env: { ...process.env, NODE_ENV: nodeEnv },
+      });
       return JSON.parse(stdout) as { before: boolean; after: boolean; detection: string };
     };
     /** A guard constructed as in a production process of this Node.js (the default is read at construction). */

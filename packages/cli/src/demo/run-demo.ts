@@ -46,6 +46,11 @@ export interface DemoOptions {
   readonly timeScale?: number;
   /** Budget of each scenario, ms (storm `timeoutMs`). @default the storm's */
   readonly scenarioTimeoutMs?: number;
+  /**
+   * How long each start of a service child may take until its `/healthz` answers, ms (the supervisor's
+   * `startTimeoutMs`); past it the child is killed and the start failed. @default 30_000
+   */
+  readonly serviceStartTimeoutMs?: number;
   /** With `serve`: stops waiting when aborted, as Ctrl-C does (for tests). */
   readonly stopSignal?: AbortSignal;
   /**
@@ -191,6 +196,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
         supervisors.push(
           await ServiceSupervisor.start({
             ...launch,
+            ...(options.serviceStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.serviceStartTimeoutMs }),
             onRestart: (r) => io.out(`service ${name}restarted (pid ${r.fromPid} → ${r.toPid}) after it was ${r.exit}`),
             onGiveUp: (failure) => io.err(`service ${name}down for good: ${failure.reason}`),
           }),

@@ -8,6 +8,7 @@ import { IdempotencyGuard } from '../../../../packages/payonce/src/core/idempote
 import { RequestKey } from '../../../../packages/payonce/src/core/request-key.js';
 import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
 import { startRedisCluster, type TestRedisCluster } from '../../../support/redis-cluster.js';
+import { tsChildArgs } from '../../../support/ts-child.js';
 import { keyOf } from './hammer-keys.js';
 
 const child = fileURLToPath(new URL('./hammer-child.ts', import.meta.url));
@@ -19,7 +20,7 @@ interface Report {
 }
 
 function runChild(config: object): Promise<Report> {
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(config)], {
+  const proc: ChildProcess = spawn(process.execPath, tsChildArgs(child, [JSON.stringify(config)]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

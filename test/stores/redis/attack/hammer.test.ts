@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../../../packages/payonce/src/stores/redis/redis-store.js';
+import { tsChildArgs } from '../../../support/ts-child.js';
 import { keyOf } from './hammer-keys.js';
 import { type OwnRedis, startOwnRedis } from './own-redis.js';
 
@@ -25,7 +26,7 @@ interface Spawned {
 }
 
 function spawnChild(config: object): Spawned {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(config)], {
+  const proc = spawn(process.execPath, tsChildArgs(child, [JSON.stringify(config)]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
