@@ -175,6 +175,7 @@ function result(id: number, verdict: ScenarioResult['verdict'], reasons: string[
       fulfilments: verdict === 'fail' ? 2 : 1,
     },
     orders: [],
+    faultPlan: [],
     durationMs: 10,
   };
 }
@@ -183,6 +184,7 @@ describe('formatStormTable and stormSummary', () => {
   const report = (results: ScenarioResult[]): StormReport => ({
     target: 'http://127.0.0.1:1',
     provider: 'http://127.0.0.1:2',
+    seed: 1,
     startedAtMs: 0,
     durationMs: 12_345,
     passed: !results.some((r) => r.verdict === 'fail'),

@@ -50,6 +50,21 @@ describe('payonce storm (CLI)', () => {
     expect(io.lines.join('\n')).toMatch(message);
   });
 
+  it('storm init writes the commented adapter template once, and never overwrites', async () => {
+    const file = join(dir, 'storm.adapter.ts');
+    const io = capture();
+    expect(await runCli(['storm', 'init', file], io), io.lines.join('\n')).toBe(0);
+    const text = await readFile(file, 'utf8');
+    expect(text).toMatch(/export default function adapter\(setup: StormAppSetup\): StormAppAdapter/);
+    expect(text).toMatch(/PAYONCE_STORM_SANDBOX_URL/);
+    const { transpileModule } = await import('typescript');
+    const out = transpileModule(text, { reportDiagnostics: true, compilerOptions: { module: 99, target: 99 } });
+    expect(out.diagnostics ?? []).toEqual([]);
+    const again = capture();
+    expect(await runCli(['storm', 'init', file], again)).toBe(2);
+    expect(again.lines.join('\n')).toMatch(/exists already/);
+  });
+
   it('exits 1 with a clear message when the service does not answer', async () => {
     const io = capture();
     expect(await runCli(['storm', '--target', 'http://127.0.0.1:9', '--provider', 'http://127.0.0.1:9'], io)).toBe(1);
@@ -82,10 +97,11 @@ describe('payonce storm (CLI)', () => {
     it('exits 0 and prints progress, the table and the summary when every scenario passes', async () => {
       const io = capture();
       const code = await runCli(
-        ['storm', '--target', good.service.url, '--provider', good.sandbox.url, '--only', '8,9'],
+        ['storm', '--target', good.service.url, '--provider', good.sandbox.url, '--only', '8,9', '--seed', '7'],
         io,
       );
       expect(code, io.lines.join('\n')).toBe(0);
+      expect(io.lines).toContain("seed 7 (--seed 7 replays the run's random choices)");
       expect(io.lines).toContain('start  8. same webhook twice  [1 of 2 started]');
       expect(io.lines.some((line) => line.startsWith('running 2 scenarios'))).toBe(true);
       expect(io.lines.some((line) => /^pass {2}9\. two events, one payment.*\[\d of 2 finished\]$/.test(line))).toBe(

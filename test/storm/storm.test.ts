@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceServiceAdapter } from '../../packages/storm/src/app/reference-service-adapter.js';
 import { runStorm } from '../../packages/storm/src/run-storm.js';
 import type { ScenarioResult } from '../../packages/storm/src/scenario.js';
 import type { StormProgress } from '../../packages/storm/src/storm-report.js';
@@ -72,6 +73,51 @@ describe('payonce storm against a correct reference service (in-process, SQLite)
     expect(report.passed).toBe(true);
     expect(stormSummary(report)).toMatch(/^PASS: 0\/1 scenarios \(1 skipped: 14\)/);
   });
+});
+
+describe('payonce storm on the app adapter interface (in-process, SQLite)', () => {
+  let world: StormWorld;
+  beforeAll(async () => {
+    world = await startStormWorld();
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('replays the same random choices for the same seed, and prints the seed it used', async () => {
+    const run = (seed?: number) =>
+      runStorm({ target: world.service.url, provider: world.sandbox.url, only: [8, 13], timeoutMs: 15_000, seed });
+    const [a, b, c, free] = [await run(42), await run(42), await run(43), await run()];
+    expect(a.seed).toBe(42);
+    expect(a.passed && b.passed && c.passed && free.passed).toBe(true);
+    const plan = (report: typeof a) => report.results.map((r) => [r.id, r.faultPlan]);
+    expect(plan(a)[0]?.[1]).toEqual([expect.stringMatching(/^amount \d+$/)]);
+    expect(plan(b)).toEqual(plan(a));
+    expect(plan(c)).not.toEqual(plan(a));
+    expect(Number.isSafeInteger(free.seed) && free.seed > 0).toBe(true);
+    await expect(run(0)).rejects.toThrow(/seed/);
+  }, 60_000);
+
+  it('skips, with the reason, the scenarios whose capability the adapter lacks; the rest pass through it', async () => {
+    const reference = referenceServiceAdapter({ target: world.service.url, timeoutMs: 15_000 });
+    const app = { ...reference, name: 'bare shop', capabilities: {} };
+    const report = await runStorm({
+      app,
+      provider: world.sandbox.url,
+      only: [1, 8, 11, 12, 14, 17, 19],
+      timeoutMs: 15_000,
+    });
+    const verdicts = Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
+    expect(verdicts).toEqual({ 1: 'skip', 8: 'pass', 11: 'skip', 12: 'skip', 14: 'skip', 17: 'skip', 19: 'skip' });
+    const reason = (id: number) => report.results.find((r) => r.id === id)?.reasons.join(' ');
+    expect(reason(1)).toMatch(/adapter bare shop lacks attempts/);
+    expect(reason(11)).toMatch(/lacks journal/);
+    expect(reason(12)).toMatch(/lacks jobs/);
+    expect(reason(17)).toMatch(/lacks refunds/);
+    expect(reason(19)).toMatch(/lacks replicas/);
+    expect(report.target).toBe('bare shop');
+    expect(report.passed).toBe(true);
+  }, 60_000);
 });
 
 describe('payonce storm with Standard Webhooks signing', () => {

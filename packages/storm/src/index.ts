@@ -3,6 +3,20 @@
  * (`payonce storm --target URL --provider URL`). @see docs/storm.md.
  */
 export { ALL_SCENARIOS } from './all-scenarios.js';
+export { type ReferenceServiceOptions, referenceServiceAdapter } from './app/reference-service-adapter.js';
+export {
+  type AppOrderAnswer,
+  type AppPaymentAnswer,
+  hasCapability,
+  type StormAppAdapter,
+  type StormAppAdapterModule,
+  type StormAppCapabilities,
+  type StormAppSetup,
+  type StormCall,
+  type StormCapability,
+  type StormOrderState,
+  type StormOrderStatus,
+} from './app/storm-app-adapter.js';
 export * from './payme/index.js';
 export * from './replay/index.js';
 export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } from './run-storm.js';

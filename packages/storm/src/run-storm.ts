@@ -1,11 +1,15 @@
 import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
+import { AppApi } from './app/app-api.js';
+import { missingCapability } from './app/missing-capability.js';
+import { referenceServiceAdapter } from './app/reference-service-adapter.js';
+import type { StormAppAdapter } from './app/storm-app-adapter.js';
 import { SandboxApi } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 import { ScenarioRun } from './scenario-run.js';
-import { ServiceApi } from './service-api.js';
-import { pidKillControl, replicaKillControl, type ServiceControl } from './service-control.js';
+import type { ServiceControl } from './service-control.js';
 import { StormHttp } from './storm-http.js';
+import { newStormSeed } from './storm-random.js';
 import type { StormProgress, StormReport } from './storm-report.js';
 
 /** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
@@ -13,8 +17,22 @@ export const DEFAULT_STORM_CONCURRENCY = 4;
 
 /** Options of {@link runStorm}. */
 export interface StormOptions {
-  /** Base URL of the service under test (docs/service.md), e.g. `http://127.0.0.1:3000`. */
-  target: string;
+  /**
+   * Base URL of the reference service under test (docs/service.md), e.g. `http://127.0.0.1:3000`: the storm then
+   * uses {@link referenceServiceAdapter} with `replicas`, `adminToken` and `serviceControl`. Give `target` or `app`.
+   */
+  target?: string;
+  /**
+   * The app under test through its own adapter (docs/storm-your-app.md) instead of a reference service `target`;
+   * `replicas`, `adminToken` and `serviceControl` are then ignored (the adapter's capabilities say). The storm
+   * calls its `close()` at the end.
+   */
+  app?: StormAppAdapter;
+  /**
+   * Seed of every random choice of the run (order amounts, the replica a crash kills): the same seed replays them.
+   * A positive integer below 2^31. @default a fresh one, in the report
+   */
+  seed?: number;
   /**
    * Base URLs of every replica of the service (several `payonce serve` processes on one database, `target` among
    * them or not): every scenario's requests go to them round-robin, scenario 12 kills one chosen at random, and
@@ -80,62 +98,74 @@ export function selectScenarios(only: readonly number[] | undefined): Scenario[]
   return ALL_SCENARIOS.filter((s) => only.includes(s.id));
 }
 
-async function preflight(http: StormHttp, target: string, provider: string): Promise<void> {
-  const checks = [
-    { what: 'the service', url: `${target}/healthz` },
-    { what: 'the sandbox provider', url: `${provider}/_sandbox/signing` },
-  ];
-  for (const { what, url } of checks) {
-    let status: number;
-    try {
-      status = (await http.send({ method: 'GET', url })).status;
-    } catch (error) {
-      throw new StormTargetUnavailable(`${what} does not answer at ${url}`, { cause: error });
-    }
-    if (status !== 200) {
-      const hint = status === 403 && url.endsWith('/_sandbox/signing') ? ' (start it with --serve-secrets)' : '';
-      throw new StormTargetUnavailable(`${what} answered ${status} at ${url}${hint}`);
-    }
+async function preflight(http: StormHttp, app: StormAppAdapter, provider: string): Promise<void> {
+  try {
+    await app.health();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StormTargetUnavailable(message, { cause: error });
+  }
+  const url = `${provider}/_sandbox/signing`;
+  let status: number;
+  try {
+    status = (await http.send({ method: 'GET', url })).status;
+  } catch (error) {
+    throw new StormTargetUnavailable(`the sandbox provider does not answer at ${url}`, { cause: error });
+  }
+  if (status !== 200) {
+    const hint = status === 403 ? ' (start it with --serve-secrets)' : '';
+    throw new StormTargetUnavailable(`the sandbox provider answered ${status} at ${url}${hint}`);
   }
 }
 
+function seedOf(value: number | undefined): number {
+  if (value === undefined) return newStormSeed();
+  return intIn(value, 1, 0x7fffffff, 'seed');
+}
+
+function adapterOf(options: StormOptions, timeoutMs: number): StormAppAdapter {
+  if (options.app !== undefined) return options.app;
+  if (options.target === undefined)
+    throw new InvalidOption('target', 'give the service URL (target) or an app adapter (app)');
+  const target = baseUrl(options.target, 'target');
+  const replicas = (options.replicas ?? [target]).map((url, i) => baseUrl(url, `replicas[${i}]`));
+  if (replicas.length === 0) throw new InvalidOption('replicas', 'must name at least one base URL');
+  return referenceServiceAdapter({
+    target,
+    replicas,
+    adminToken: options.adminToken ?? null,
+    ...(options.serviceControl ? { serviceControl: options.serviceControl } : {}),
+    timeoutMs,
+  });
+}
+
 /**
- * Runs the conformance scenarios of docs/design.md §9 against a LIVE service and sandbox over HTTP and judges every order
+ * Runs the conformance scenarios of docs/design.md §9 against a LIVE app (the reference service at `target`, or any
+ * app through its adapter, `app`) and sandbox over HTTP and judges every order
  * they touched by the common rule (at most one charge, one paid transition, one fulfilment; nothing lost) plus
  * each scenario's own criterion. Scenarios use their own customer and orders, run `concurrency` at a time, and
  * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
  * 3 × `timeoutMs` + 10 s, is a failure with the error as its reason (its orders are still judged); the run itself does not
- * throw for a failing target.
- * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…22).
- * @throws {StormTargetUnavailable} the service's `/healthz` or the sandbox's controls do not answer 200.
+ * throw for a failing target. A scenario that needs a capability the adapter lacks is skipped, saying which.
+ * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000), `concurrency` (1…22), `seed`, or
+ * neither `target` nor `app`.
+ * @throws {StormTargetUnavailable} the app is not healthy (`/healthz`) or the sandbox's controls do not answer 200.
  * @see docs/design.md §9; docs/storm.md (every scenario and its criterion).
  * @example const report = await runStorm({ target: service.url, provider: sandbox.url, adminToken });
  */
 export async function runStorm(options: StormOptions): Promise<StormReport> {
-  const target = baseUrl(options.target, 'target');
   const provider = baseUrl(options.provider, 'provider');
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
   const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, ALL_SCENARIOS.length, 'concurrency');
   const scenarios = selectScenarios(options.only);
-  const replicas = (options.replicas ?? [target]).map((url, i) => baseUrl(url, `replicas[${i}]`));
-  if (replicas.length === 0) throw new InvalidOption('replicas', 'must name at least one base URL');
+  const seed = seedOf(options.seed);
+  const app = adapterOf(options, timeoutMs);
   const onProgress = options.onProgress ?? (() => {});
   const startedAtMs = Date.now();
   const http = new StormHttp(timeoutMs);
   try {
-    for (const replica of new Set([target, ...replicas])) await preflight(http, replica, provider);
-    const restartTimeoutMs = timeoutMs;
-    const settings = {
-      service: new ServiceApi(http, replicas),
-      sandbox: new SandboxApi(http, provider),
-      adminToken: options.adminToken ?? null,
-      serviceControl:
-        options.serviceControl ??
-        (replicas.length > 1
-          ? replicaKillControl(replicas, { restartTimeoutMs })
-          : pidKillControl(replicas[0]!, { restartTimeoutMs })),
-      timeoutMs,
-    };
+    await preflight(http, app, provider);
+    const settings = { service: new AppApi(app, http), sandbox: new SandboxApi(http, provider), timeoutMs, seed };
     const total = scenarios.length;
     let started = 0;
     let finished = 0;
@@ -143,6 +173,13 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       started += 1;
       onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
       const run = new ScenarioRun(scenario, settings);
+      const missing = missingCapability(app, scenario.needs ?? []);
+      if (missing !== null) {
+        const skipped = run.skip(missing);
+        finished += 1;
+        onProgress({ kind: 'finished', result: skipped, index: finished, total });
+        return skipped;
+      }
       let result: ScenarioResult;
       let timer: NodeJS.Timeout | undefined;
       const wallMs = 3 * timeoutMs + 10_000;
@@ -173,8 +210,9 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
     results.sort((a, b) => a.id - b.id);
     return Object.freeze({
-      target,
+      target: options.target === undefined ? app.name : baseUrl(options.target, 'target'),
       provider,
+      seed,
       startedAtMs,
       durationMs: Date.now() - startedAtMs,
       passed: results.every((r) => r.verdict !== 'fail'),
@@ -182,5 +220,6 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     });
   } finally {
     await http.close();
+    await app.close?.();
   }
 }

@@ -1,22 +1,25 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { AppApi } from './app/app-api.js';
+import type { AppPaymentAnswer } from './app/storm-app-adapter.js';
 import type { CraftedEvent } from './crafted-event.js';
 import { countsOf, isSettled, judgeOrder, type OrderSnapshot, snapshotKey } from './judge.js';
 import type { OrderView } from './order-view.js';
 import type { SandboxApi, StormDelivery } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 import type { ScenarioContext } from './scenario-context.js';
-import type { ServiceApi, StormMoney } from './service-api.js';
+import type { StormMoney } from './service-api.js';
 import type { ServiceControl } from './service-control.js';
 import type { HttpAnswer } from './storm-http.js';
+import { StormRandom } from './storm-random.js';
 
 /** What a {@link ScenarioRun} needs from the storm. */
 export interface ScenarioRunSettings {
-  readonly service: ServiceApi;
+  readonly service: AppApi;
   readonly sandbox: SandboxApi;
-  readonly adminToken: string | null;
-  readonly serviceControl: ServiceControl;
   /** Budget of the whole scenario (its waits and the final settling), ms. */
   readonly timeoutMs: number;
+  /** The run's seed: the scenario's random choices come from `StormRandom.forScenario(seed, id)`. */
+  readonly seed: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,11 +31,11 @@ function errorText(error: unknown): string {
 
 /** One run of one scenario: the {@link ScenarioContext} it gets, and the bookkeeping behind its result. */
 export class ScenarioRun implements ScenarioContext {
-  readonly service: ServiceApi;
+  readonly service: AppApi;
   readonly sandbox: SandboxApi;
-  readonly adminToken: string | null;
   readonly serviceControl: ServiceControl;
   readonly customer: string;
+  private readonly random: StormRandom;
   private readonly startedAtMs = Date.now();
   private readonly deadlineMs: number;
   private readonly orders = new Map<string, string>();
@@ -46,8 +49,16 @@ export class ScenarioRun implements ScenarioContext {
   ) {
     this.service = settings.service;
     this.sandbox = settings.sandbox;
-    this.adminToken = settings.adminToken;
-    this.serviceControl = settings.serviceControl;
+    this.random = StormRandom.forScenario(settings.seed, scenario.id);
+    const crash = settings.service.adapter.capabilities?.crashAndRestart;
+    const replicas = settings.service.replicas.length;
+    this.serviceControl = {
+      crashAndRestart: (replica?: number) => {
+        if (crash === undefined)
+          throw new Error(`the app adapter ${settings.service.adapter.name} has no crashAndRestart`);
+        return crash(replica ?? (replicas > 1 ? this.random.int(0, replicas, 'killed replica') : undefined));
+      },
+    };
     this.deadlineMs = this.startedAtMs + settings.timeoutMs;
     this.customer = `storm-${scenario.id}-${randomBytes(6).toString('hex')}`;
   }
@@ -57,7 +68,7 @@ export class ScenarioRun implements ScenarioContext {
   }
 
   money(): StormMoney {
-    return { amountMinor: randomInt(100, 100_000), currency: 'EUR' };
+    return { amountMinor: this.random.int(100, 100_000, 'amount'), currency: 'EUR' };
   }
 
   key(label: string): string {
@@ -74,7 +85,7 @@ export class ScenarioRun implements ScenarioContext {
     this.orders.set(orderId, customer);
   }
 
-  async checkout(orderId: string, key: string, customer = this.customer): Promise<HttpAnswer> {
+  async checkout(orderId: string, key: string, customer = this.customer): Promise<AppPaymentAnswer> {
     for (;;) {
       const answer = await this.service.checkout(customer, orderId, key);
       // Only "same key still running" carries Retry-After; a 409 for a cancelled/refunded order is final.
@@ -154,6 +165,11 @@ export class ScenarioRun implements ScenarioContext {
     return this.result('skip', [reason], []);
   }
 
+  /** The choices drawn from the run's seed so far (amounts, the replica killed): the scenario's fault plan. */
+  faultPlan(): readonly string[] {
+    return Object.freeze([...this.random.drawn]);
+  }
+
   private result(
     verdict: ScenarioResult['verdict'],
     reasons: readonly string[],
@@ -170,6 +186,7 @@ export class ScenarioRun implements ScenarioContext {
       notes: Object.freeze([...this.notes]),
       counts: countsOf(orders, this.crafted),
       orders: Object.freeze(orders),
+      faultPlan: this.faultPlan(),
       durationMs: Date.now() - this.startedAtMs,
     });
   }

@@ -1,3 +1,4 @@
+import type { StormCapability } from './app/storm-app-adapter.js';
 import type { ScenarioContext } from './scenario-context.js';
 
 /**
@@ -63,6 +64,8 @@ export interface ScenarioResult {
   readonly notes: readonly string[];
   readonly counts: ScenarioCounts;
   readonly orders: readonly OrderJudgement[];
+  /** The random choices the scenario drew from the run's seed, in order (`amount 4521`, `killed replica 1`). */
+  readonly faultPlan: readonly string[];
   readonly durationMs: number;
 }
 
@@ -79,5 +82,7 @@ export interface Scenario {
   readonly defends: DuplicateLevel;
   /** The pass rule in plain language. */
   readonly criterion: string;
+  /** What the app adapter must offer for the scenario to run; without it the scenario is skipped, saying so. */
+  readonly needs?: readonly StormCapability[];
   run(ctx: ScenarioContext): Promise<ScenarioResult>;
 }

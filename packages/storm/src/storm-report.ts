@@ -2,9 +2,11 @@ import type { ScenarioResult } from './scenario.js';
 
 /** The result of one storm run (also the JSON report of `payonce storm --report`). */
 export interface StormReport {
-  /** The service and sandbox base URLs the run used. */
+  /** The service base URL (or the app adapter's name) and the sandbox base URL the run used. */
   readonly target: string;
   readonly provider: string;
+  /** The seed of every random choice of the run: `--seed` with it replays them. */
+  readonly seed: number;
   readonly startedAtMs: number;
   readonly durationMs: number;
   /** True when no scenario failed (skipped ones do not count as failures). */

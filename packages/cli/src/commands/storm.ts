@@ -9,6 +9,7 @@ import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { clickUzumOptions } from './serve.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
+import { runStormInit } from './storm-init.js';
 import { runPaymeStormCommand } from './storm-payme.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
@@ -31,6 +32,8 @@ export interface StormCommandOptions extends ClickUzumStormCommandOptions {
   report?: string;
   timeoutMs?: string;
   concurrency?: string;
+  /** `--seed <n>`: replays the random choices of the run that printed it. */
+  seed?: string;
   /** `--replica <url>`, repeatable: every replica of the service (the storm spreads its requests over them). */
   replica?: string[];
   /** `--payme-key` (or PAYONCE_PAYME_KEY): the cashbox key of the service's `/payme`, for `--provider payme`. */
@@ -56,6 +59,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   const only = options.only === undefined ? undefined : scenarioList(options.only);
   const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
   const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
+  const seed = wholeNumberFlag(options.seed, '--seed');
   const storm = await loadStorm('payonce storm');
   const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
   let report: StormReport;
@@ -68,6 +72,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
       only,
       timeoutMs,
       concurrency,
+      seed,
       onProgress: (event) => {
         if (event.kind === 'started' && event.index === 1)
           io.out(stormPlanLine(event.total, concurrency, storm.KILLING_SCENARIO_IDS, only));
@@ -84,6 +89,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     }
     throw error;
   }
+  io.out(`seed ${report.seed} (--seed ${report.seed} replays the run's random choices)`);
   io.out('');
   for (const line of storm.formatStormTable(report).split('\n')) io.out(line);
   io.out('');
@@ -120,6 +126,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--report <file>', 'write the JSON report (every scenario, its counts, orders, verdict and reasons)')
     .option('--timeout-ms <ms>', 'budget of one scenario in ms (raise it for long service timings)', '30000')
     .option('--concurrency <n>', 'scenarios run at the same time (12 and 21 always run alone)', '4')
+    .option('--seed <n>', 'seed of the run’s random choices (printed by every run; the same seed replays them)')
     .option(
       '--replica <url>',
       'a replica of the service (repeat for each; the requests go round-robin, 12 kills one at random, 19-22 need two or more)',
@@ -142,4 +149,11 @@ export function registerStorm(program: Command, io: CliIo): void {
       else await runStormCommand(options, io);
     });
   for (const option of clickUzumOptions()) storm.addOption(option);
+  program
+    .command('storm-init')
+    .argument('[file]', 'the adapter file to write', 'storm.adapter.ts')
+    .description('write a commented storm adapter template for your own app (docs/storm-your-app.md)')
+    .action(async (file: string) => {
+      await runStormInit(file, io);
+    });
 }

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { attemptFieldOf, attemptIdOf, orderIdOf, outcomeOf } from '../app/app-answers.js';
+import type { AppOrderAnswer } from '../app/storm-app-adapter.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
-import { attemptFieldOf, attemptIdOf, orderIdOf, outcomeOf, type StormMoney } from '../service-api.js';
+import type { StormMoney } from '../service-api.js';
 import type { HttpAnswer } from '../storm-http.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, isSuccess } from './steps.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `POST /orders` with a key, retrying a 409 (same key still running) after its Retry-After (capped at 250 ms). */
-async function createOrder(ctx: ScenarioContext, money: StormMoney, key: string): Promise<HttpAnswer> {
+async function createOrder(ctx: ScenarioContext, money: StormMoney, key: string): Promise<AppOrderAnswer> {
   for (;;) {
     const answer = await ctx.service.createOrder(ctx.customer, money, key);
     if (answer.status !== 409 || answer.headers['retry-after'] === undefined || ctx.timeLeftMs() === 0) return answer;
@@ -34,6 +36,7 @@ export const doublePayClick: Scenario = {
   criterion:
     'two checkouts with the same Idempotency-Key sent at once both end 200/201 naming the same attempt ' +
     '(a 409 "still running" is retried); one attempt, one provider payment, one charge',
+  needs: ['attempts'],
   async run(ctx) {
     const orderId = await ctx.newOrder();
     const key = ctx.key('click');
@@ -53,6 +56,7 @@ export const twoTabs: Scenario = {
   criterion:
     'two checkouts of one order with DIFFERENT Idempotency-Keys sent at once both answer 200/201 with the same ' +
     'attempt; the provider sees one payment and charges once',
+  needs: ['attempts'],
   async run(ctx) {
     const orderId = await ctx.newOrder();
     const answers = await Promise.all([
@@ -99,6 +103,7 @@ export const refreshWhilePending: Scenario = {
   criterion:
     'while the payment is pending, GET /orders/:id shows the one pending attempt and a new checkout (new key) ' +
     'answers 200 "existing" with that attempt; no second provider payment; paid once after settlement',
+  needs: ['attempts'],
   async run(ctx) {
     const orderId = await ctx.newOrder();
     await ctx.sandbox.plan(orderId, { outcome: 'hold' });
@@ -137,6 +142,7 @@ export const lostResponse: Scenario = {
     'attempt is never "failed"; while the outcome is unknown a retry with the same key gets the same attempt and a ' +
     'checkout with a new key answers "existing" with it; the provider has one payment for the order; once settled ' +
     'the webhook makes the order paid and fulfilled once',
+  needs: ['attempts'],
   async run(ctx) {
     const orderId = await ctx.newOrder();
     // Held: nothing but the storm's own settle can pay the order, so the retries below run while the provider's
@@ -177,6 +183,7 @@ export const sameKeySameParams: Scenario = {
     'a repeated POST /orders and a repeated checkout with the same key and body replay the first answer byte for ' +
     'byte with Idempotent-Replayed: true; the provider, given the same key and params twice, returns the same ' +
     'payment (replayed) and records one',
+  needs: ['attempts'],
   async run(ctx) {
     const money = ctx.money();
     const key = ctx.key('order');

@@ -48,6 +48,7 @@ export const foreignEvent: Scenario = {
     'correctly signed success events about a pending payment that report another amount, another currency, ' +
     'another order or another attempt’s merchant reference change nothing (no paid transition on either order, ' +
     'no 5xx); the provider’s re-signed copy with a doubled amount is not applied; the genuine event pays once',
+  needs: ['journal'],
   async run(ctx) {
     const held = await heldPayment(ctx, { tamperedAmount: 'resigned' });
     const other = await heldPayment(ctx);
@@ -97,6 +98,7 @@ export const forgedEventRejected: Scenario = {
     'a success event signed with a wrong secret gets 4xx, leaves the order untouched and writes no journal entry; ' +
     'when the provider sends a forged copy of its genuine event (same event id) first, the copy gets 4xx and the ' +
     'genuine event is still applied (no receipt was written for the forgery): paid and fulfilled once',
+  needs: ['journal'],
   async run(ctx) {
     const held = await heldPayment(ctx, { forgedSignature: true });
     const forged = craftSucceededEvent(held.signing, {

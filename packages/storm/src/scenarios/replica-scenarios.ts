@@ -1,8 +1,8 @@
+import type { AppPaymentAnswer } from '../app/storm-app-adapter.js';
 import { craftSucceededEvent } from '../crafted-event.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import { replicaOfPid } from '../service-control.js';
-import type { HttpAnswer } from '../storm-http.js';
 import {
   describeAnswer,
   expectAttempt,
@@ -24,7 +24,12 @@ function needsReplicas(ctx: ScenarioContext) {
 }
 
 /** A checkout on replica `replica`, retrying a 409 "still running" (Retry-After) on the same replica. */
-async function checkoutOn(ctx: ScenarioContext, replica: number, orderId: string, key: string): Promise<HttpAnswer> {
+async function checkoutOn(
+  ctx: ScenarioContext,
+  replica: number,
+  orderId: string,
+  key: string,
+): Promise<AppPaymentAnswer> {
   for (;;) {
     const answer = await ctx.service.on(replica).checkout(ctx.customer, orderId, key);
     if (answer.status !== 409 || answer.headers['retry-after'] === undefined || ctx.timeLeftMs() === 0) return answer;
@@ -40,6 +45,7 @@ export const sameCheckoutTwoReplicas: Scenario = {
   criterion:
     'two checkouts with the same Idempotency-Key sent at once to two different replicas (one database) both end ' +
     '200/201 naming the same attempt (a 409 "still running" is retried); one attempt, one provider payment, one charge',
+  needs: ['replicas', 'attempts'],
   async run(ctx) {
     const skip = needsReplicas(ctx);
     if (skip) return skip;
@@ -62,6 +68,7 @@ export const sameWebhookEveryReplica: Scenario = {
     'one authentic success event (same bytes, same signature) is delivered to every replica at the same moment: ' +
     'every copy is answered 2xx (or 409 "in progress", which a provider redelivers), a later copy is 2xx, and the ' +
     'order is paid once and fulfilled once',
+  needs: ['replicas'],
   async run(ctx) {
     const skip = needsReplicas(ctx);
     if (skip) return skip;
@@ -132,6 +139,7 @@ export const replicaKilledMidFulfilment: Scenario = {
     'the replica whose worker runs the paid order’s fulfilment job is SIGKILLed mid-job; while it is down another ' +
     'replica answers the customer’s retried checkout (200, the paid attempt) and the order view; after the lease ' +
     'expires the job runs again and the order is fulfilled exactly once',
+  needs: ['replicas', 'jobs', 'crashAndRestart'],
   async run(ctx) {
     const skip = needsReplicas(ctx);
     if (skip) return skip;
@@ -185,6 +193,7 @@ export const duplicateWaitsOnOtherReplica: Scenario = {
     'a checkout still running on one replica (the provider answers after 400 ms) is repeated with the same ' +
     'Idempotency-Key on another replica: the duplicate waits and is answered 200/201 with the FIRST result ' +
     '(same attempt, Idempotent-Replayed: true), never 409 (the service runs with --wait-for-in-flight-ms)',
+  needs: ['replicas', 'attempts'],
   async run(ctx) {
     const skip = needsReplicas(ctx);
     if (skip) return skip;

@@ -1,13 +1,13 @@
 import type { PaymentPlan } from '@payonce/sandbox/internal/payment-plan.js';
 import type { SandboxSigning } from '@payonce/sandbox/internal/webhook-signer.js';
+import { type AnyAppAnswer, attemptFieldOf, attemptIdOf, outcomeOf } from '../app/app-answers.js';
+import type { AppPaymentAnswer } from '../app/storm-app-adapter.js';
 import type { OrderView, ViewJob } from '../order-view.js';
 import type { StormDelivery } from '../sandbox-api.js';
 import type { ScenarioContext } from '../scenario-context.js';
-import { attemptFieldOf, attemptIdOf, outcomeOf } from '../service-api.js';
-import type { HttpAnswer } from '../storm-http.js';
 
 /** `201 created pending` — a short description of a checkout or create answer for the notes. */
-export function describeAnswer(answer: HttpAnswer): string {
+export function describeAnswer(answer: AnyAppAnswer): string {
   const parts = [String(answer.status)];
   const outcome = outcomeOf(answer);
   if (outcome !== null) parts.push(outcome);
@@ -28,7 +28,7 @@ export function fulfilJobOf(view: OrderView): ViewJob | undefined {
 }
 
 /** Checks a checkout answer is 200/201 and names an attempt; returns the attempt id or `null` (failure recorded). */
-export function expectAttempt(ctx: ScenarioContext, answer: HttpAnswer, what: string): string | null {
+export function expectAttempt(ctx: ScenarioContext, answer: AppPaymentAnswer, what: string): string | null {
   const ok = ctx.expect(answer.status === 200 || answer.status === 201, `${what} answered ${describeAnswer(answer)}`);
   const attemptId = attemptIdOf(answer);
   if (ok) ctx.expect(attemptId !== null, `${what} named no attempt: ${answer.text.slice(0, 200)}`);
@@ -42,7 +42,7 @@ export function expectAttempt(ctx: ScenarioContext, answer: HttpAnswer, what: st
 export async function expectOneAttempt(
   ctx: ScenarioContext,
   orderId: string,
-  answers: readonly HttpAnswer[],
+  answers: readonly AppPaymentAnswer[],
 ): Promise<void> {
   const ids = new Set(answers.map(attemptIdOf).filter((id) => id !== null));
   ctx.expect(ids.size <= 1, `the answers named ${ids.size} different attempts (${[...ids].join(', ')})`);
@@ -59,7 +59,7 @@ export async function expectOneAttempt(
 export async function orderAndCheckout(
   ctx: ScenarioContext,
   plan?: PaymentPlan,
-): Promise<{ orderId: string; answer: HttpAnswer; attemptId: string | null }> {
+): Promise<{ orderId: string; answer: AppPaymentAnswer; attemptId: string | null }> {
   const orderId = await ctx.newOrder();
   if (plan !== undefined) await ctx.sandbox.plan(orderId, plan);
   const answer = await ctx.checkout(orderId, ctx.key('pay'));

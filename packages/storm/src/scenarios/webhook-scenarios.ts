@@ -105,6 +105,7 @@ export const paidThenRefunded: Scenario = {
   criterion:
     'after the order is paid and fulfilled the provider refunds the payment (charge.refunded, another event about ' +
     'the same payment): it is acknowledged and applied (order refunded), the payment stays paid once, fulfilled once',
+  needs: ['refunds'],
   async run(ctx) {
     const { orderId } = await orderAndCheckout(ctx);
     const paymentId = await ctx.paymentOf(orderId);

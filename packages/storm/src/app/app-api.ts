@@ -1,0 +1,78 @@
+import type { OrderView } from '../order-view.js';
+import { type StormMoney, UnexpectedAnswer } from '../service-api.js';
+import type { HttpAnswer, StormHttp } from '../storm-http.js';
+import type { AppOrderAnswer, AppPaymentAnswer, StormAppAdapter, StormOrderState } from './storm-app-adapter.js';
+
+/** The order's state and effects in the shape the judge reads (fulfilment rows numbered, missing parts empty). */
+export function toOrderView(orderId: string, state: StormOrderState): OrderView {
+  return Object.freeze({
+    order: Object.freeze({
+      id: orderId,
+      status: state.status,
+      amountMinor: state.amountMinor,
+      currency: state.currency,
+      paidAttemptId: null,
+    }),
+    attempts: state.attempts ?? [],
+    paidTransitions: state.paidTransitions,
+    fulfilments: Array.from({ length: state.fulfilments }, (_, i) => ({ id: `fulfilment-${i + 1}`, jobId: null })),
+    jobs: state.jobs ?? [],
+    journal: state.journal ?? [],
+    deliveries: state.deliveries ?? [],
+  });
+}
+
+/**
+ * The app under test as the scenarios call it: a {@link StormAppAdapter} with the customer first, the calls pinned
+ * to one replica by `on(i)` (else the adapter picks), and crafted webhooks posted to the adapter's webhook URL.
+ */
+export class AppApi {
+  /** One entry per replica (its base URL for the reference service); one entry for a single app. */
+  readonly replicas: readonly string[];
+
+  constructor(
+    readonly adapter: StormAppAdapter,
+    private readonly http: StormHttp,
+    private readonly pinned?: number,
+  ) {
+    const replicas = adapter.capabilities?.replicas;
+    this.replicas = Object.freeze(replicas !== undefined && replicas.length > 0 ? [...replicas] : [adapter.name]);
+  }
+
+  /** The same API with every call sent to replica `index` (modulo the replica count). */
+  on(index: number): AppApi {
+    return new AppApi(this.adapter, this.http, index % this.replicas.length);
+  }
+
+  /** Creates an order (the adapter's `createOrder`). */
+  createOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<AppOrderAnswer> {
+    return this.adapter.createOrder({
+      customer,
+      money,
+      replica: this.pinned,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
+  }
+
+  /** Creates an order that must answer 201 with an id. @throws {UnexpectedAnswer} any other answer. */
+  async expectOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<string> {
+    const answer = await this.createOrder(customer, money, idempotencyKey);
+    if (answer.status !== 201 || answer.orderId === null) throw new UnexpectedAnswer('create order', answer);
+    return answer.orderId;
+  }
+
+  /** Starts the order's payment with `idempotencyKey` (the adapter's `startPayment`). */
+  checkout(customer: string, orderId: string, idempotencyKey: string): Promise<AppPaymentAnswer> {
+    return this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned });
+  }
+
+  /** The order's state and effects as an `OrderView`. @throws whatever the adapter's `readOrder` throws. */
+  async orderView(customer: string, orderId: string): Promise<OrderView> {
+    return toOrderView(orderId, await this.adapter.readOrder({ customer, orderId, replica: this.pinned }));
+  }
+
+  /** A raw webhook delivery to the adapter's webhook URL for `scheme` (exact body bytes, the given headers). */
+  webhook(scheme: 'stripe' | 'standard-webhooks', headers: Record<string, string>, body: string): Promise<HttpAnswer> {
+    return this.http.send({ method: 'POST', url: this.adapter.webhookUrl(scheme, this.pinned), headers, body });
+  }
+}
