@@ -3,13 +3,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Bot } from 'grammy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { telegramSandboxBanner } from '../../packages/cli/src/commands/sandbox-telegram.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
 import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import type { PaymentAlert } from '../../packages/payonce/src/payments/payment-alert.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
 import { TelegramPayments } from '../../packages/payonce/src/providers/telegram/telegram-payments.js';
-import type { TelegramUpdate } from '../../packages/payonce/src/providers/telegram/telegram-update.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { parseTelegramFaults } from '../../packages/sandbox/src/telegram/telegram-faults.js';
 import { createTelegramSandbox, type TelegramSandbox } from '../../packages/sandbox/src/telegram/telegram-sandbox.js';
@@ -29,6 +31,17 @@ it('parses the CLI fault list and refuses unknown faults', () => {
     skipPreCheckout: true,
   });
   expect(() => parseTelegramFaults('explode')).toThrow(/unknown fault/);
+});
+
+it('payonce sandbox telegram: usage errors exit 2; the banner names the URL and never a token of yours', async () => {
+  const lines: string[] = [];
+  const io: CliIo = { out: (l) => lines.push(l), err: (l) => lines.push(l) };
+  expect(await runCli(['sandbox', 'telegram', '--inject', 'explode'], io)).toBe(2);
+  expect(lines.join('\n')).toMatch(/unknown fault explode/);
+  expect(await runCli(['sandbox', 'telegram', '--token', 'not-a-token'], io)).toBe(2);
+  const banner = telegramSandboxBanner('http://127.0.0.1:8081', '42:MY-own-secret').join('\n');
+  expect(banner).toContain("apiRoot: 'http://127.0.0.1:8081'");
+  expect(banner).not.toContain('MY-own-secret');
 });
 
 describe('Telegram sandbox: an unmodified grammY bot with the payonce engine (SQLite)', () => {
@@ -54,11 +67,11 @@ describe('Telegram sandbox: an unmodified grammY bot with the payonce engine (SQ
     bot = new Bot(sandbox.token, { client: { apiRoot: sandbox.url } });
     // The pre-checkout decided in one transaction by payonce, answered by grammY after the commit.
     bot.on('pre_checkout_query', async (ctx) => {
-      const step = await transaction(store, (trx) => engine.handleUpdate(ctx.update as TelegramUpdate, trx));
+      const step = await transaction(store, (trx) => engine.handleUpdate(ctx.update, trx));
       if (step.kind !== 'pre_checkout_query') throw new Error('not a pre-checkout');
       await ctx.answerPreCheckoutQuery(step.answer.ok, step.answer.error_message);
     });
-    bot.on('message:successful_payment', (ctx) => engine.handleUpdate(ctx.update as TelegramUpdate, null));
+    bot.on('message:successful_payment', (ctx) => engine.handleUpdate(ctx.update, null));
     bot.catch((error) => botErrors.push(error));
     let started = () => {};
     const running = new Promise<void>((resolve) => {

@@ -147,17 +147,18 @@ export class TelegramPayments<DB> {
    * transaction) it writes in `tx` only and returns the pre-checkout answer unsent (`answered: false`): send it with
    * `answer(step)` after that transaction committed — never before, since an `ok: true` must not outlive a rollback.
    * Each step is safe to repeat: a repeated query reopens the same attempt; a repeated charge changes nothing.
+   * `update` is an Update as Telegram sent it (a grammY or telegraf `ctx.update` fits as it is).
    * @param receivedAtMs when the update arrived (the intake's `receivedAtMs`), for the answer budget. @default now
    * @throws the database's errors (the caller retries the update; nothing was answered).
    */
   async handleUpdate(
-    update: TelegramUpdate,
+    update: Pick<TelegramUpdate, 'update_id'>,
     tx?: Transaction<DB> | null,
     receivedAtMs?: number,
   ): Promise<TelegramPaymentStep> {
     const received = receivedAtMs ?? this.#clock.now();
-    const query = preCheckoutOf(update);
-    const paid = query === null ? successfulPaymentOf(update) : null;
+    const query = preCheckoutOf(update as TelegramUpdate);
+    const paid = query === null ? successfulPaymentOf(update as TelegramUpdate) : null;
     if (query === null && paid === null) return { kind: 'other' };
     const write = <T>(fn: (trx: Transaction<DB>) => Promise<T>) =>
       tx ? fn(tx) : transaction(this.#payments.store, fn);
