@@ -187,6 +187,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
+    it('a payment for an order cancelled after its pre-checkout never pays it, and is alerted', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      await transaction(store, (trx) => payments.advanceOrder(trx, orderId, 'cancelled'));
+      const step = await engine.handleUpdate(paid(orderId, 250, `stxCancelled-${orderId.slice(0, 8)}`), null);
+      expect(step).toMatchObject({ kind: 'successful_payment', becamePaid: false });
+      expect(step.kind === 'successful_payment' && step.reason).toMatch(/order is cancelled: needs a refund/);
+      expect((await payments.findOrder(orderId))?.status).toBe('cancelled');
+      expect([...paymentAlerts, ...engineAlerts].some((a) => a.orderId === orderId)).toBe(true);
+    });
+
     it('one-commit mode: decided in the caller’s transaction, answered only by answer() after the commit', async () => {
       const orderId = await newOrder();
       const update = preCheckout(orderId, 250);
