@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
 import { OutboxWorker } from '../../../packages/payonce/src/outbox/outbox-worker.js';
 import { transaction } from '../../../packages/payonce/src/outbox/sql-transaction.js';
 import { InMemoryPaymentProvider } from '../../../packages/payonce/src/payments/in-memory-payment-provider.js';
@@ -196,6 +197,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(step.kind === 'successful_payment' && step.reason).toMatch(/order is cancelled: needs a refund/);
       expect((await payments.findOrder(orderId))?.status).toBe('cancelled');
       expect([...paymentAlerts, ...engineAlerts].some((a) => a.orderId === orderId)).toBe(true);
+    });
+
+    it('an order whose Telegram attempt was cancelled is refused at pre-checkout; a late payment still counts', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const cancel = {
+        provider: 'telegram',
+        key: new RequestKey('telegram', `cancel:${orderId}`),
+        eventType: 'test.cancel',
+        status: 'cancelled' as const,
+        paymentId: orderId,
+        amountMinor: 250,
+        currency: 'XTR',
+        merchantReference: null,
+        occurredAtMs: null,
+      };
+      expect((await payments.applyProviderEvent(cancel)).decision).toBe('applied');
+      expect(await engine.handleUpdate(preCheckout(orderId, 250), null)).toMatchObject({ answer: { ok: false } });
+      const late = await engine.handleUpdate(paid(orderId, 250, `stxLate-${orderId.slice(0, 8)}`), null);
+      expect(late).toMatchObject({ kind: 'successful_payment', decision: 'applied' });
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
     });
 
     it('one-commit mode: decided in the caller’s transaction, answered only by answer() after the commit', async () => {

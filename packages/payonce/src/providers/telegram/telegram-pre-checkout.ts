@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { OrderNotPayable } from '../../payments/order-not-payable.js';
 import type { Payments } from '../../payments/payments.js';
 import type { PreCheckoutFacts } from './telegram-payment-facts.js';
 import { TELEGRAM_PROVIDER } from './telegram-update.js';
@@ -30,7 +31,8 @@ export interface PreCheckoutAnswer {
  * (`payments.lockPayableOrderIn`: locked, in the query's currency, `draft`/`awaiting_payment`, no other provider's
  * active attempt) whose amount is the query's `total_amount`. Then the order's attempt of provider `telegram` is
  * opened (payment id = the order id; a repeat query answers the same attempt), so no other provider can take the
- * order while the buyer pays. A paid order is refused: its payment is done. No network call.
+ * order while the buyer pays. A paid order is refused: its payment is done. An order whose Telegram attempt ended
+ * cancelled or failed is refused too (one Telegram attempt per order: its payment id is the order id). No network call.
  * @throws what `payments` throws (the database's errors).
  * @see https://core.telegram.org/bots/api#answerprecheckoutquery; docs/providers/telegram.md "Payments".
  */
@@ -46,6 +48,12 @@ export async function decidePreCheckout<DB>(
   const order = await payments.lockPayableOrderIn(trx, query.orderId, rule);
   if (order === null) return refuse(texts.notPayable);
   if (order.amountMinor !== query.totalAmount) return refuse(texts.wrongAmount);
-  await payments.openProviderAttempt(trx, order.id, { provider: TELEGRAM_PROVIDER, paymentId: order.id });
+  try {
+    await payments.openProviderAttempt(trx, order.id, { provider: TELEGRAM_PROVIDER, paymentId: order.id });
+  } catch (error) {
+    // The order's one Telegram attempt (payment id = order id) ended cancelled or failed: Telegram cannot pay it again.
+    if (error instanceof OrderNotPayable) return refuse(texts.notPayable);
+    throw error;
+  }
   return { pre_checkout_query_id: query.queryId, ok: true };
 }

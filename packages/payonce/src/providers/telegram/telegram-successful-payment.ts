@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { OrderNotPayable } from '../../payments/order-not-payable.js';
 import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
 import { telegramPaidEvent } from './telegram-payment-events.js';
@@ -53,7 +54,12 @@ export async function applySuccessfulPayment<DB>(
     const order = await payments.lockPayableOrderIn(trx, orderId, rule);
     const pending = order !== null && (order.status === 'draft' || order.status === 'awaiting_payment');
     if (pending && order.amountMinor === paid.totalAmount) {
-      await payments.openProviderAttempt(trx, orderId, { provider: TELEGRAM_PROVIDER, paymentId: orderId });
+      try {
+        await payments.openProviderAttempt(trx, orderId, { provider: TELEGRAM_PROVIDER, paymentId: orderId });
+      } catch (error) {
+        // Its Telegram attempt ended cancelled or failed: `payments` applies the money as a late success below.
+        if (!(error instanceof OrderNotPayable)) throw error;
+      }
     }
   }
   const result = await payments.applyProviderEvent(telegramPaidEvent({ ...paid, orderId }), trx);
