@@ -18,6 +18,9 @@ export interface GetUpdatesCall {
 export class FakeBotApi {
   readonly token = '123456:TEST-placeholder-token';
   readonly calls: GetUpdatesCall[] = [];
+  /** Calls of every other method (`answerPreCheckoutQuery`, `sendInvoice`, `refundStarPayment`, …), in order. */
+  readonly methodCalls: { readonly method: string; readonly params: Record<string, unknown> }[] = [];
+  #methodFailures = new Map<string, { status: number; description: string }[]>();
   conflicts = 0;
   #queue: TelegramUpdate[] = [];
   #failures: { status: number; body: unknown }[] = [];
@@ -49,6 +52,16 @@ export class FakeBotApi {
     this.#failures.push({ status, body: { ok: false, error_code: status, description, parameters } });
   }
 
+  /** The next call of `method` (not getUpdates) is answered `{ ok: false, error_code: status, description }`. */
+  failMethod(method: string, status: number, description: string): void {
+    this.#methodFailures.set(method, [...(this.#methodFailures.get(method) ?? []), { status, description }]);
+  }
+
+  /** The parameters of every call of `method` so far. */
+  paramsOf(method: string): Record<string, unknown>[] {
+    return this.methodCalls.filter((c) => c.method === method).map((c) => c.params);
+  }
+
   /** Ids still unconfirmed (served again by the next call without a higher offset). */
   pending(): number[] {
     return this.#queue.map((u) => u.update_id);
@@ -59,11 +72,25 @@ export class FakeBotApi {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  #method(res: ServerResponse, method: string, body: string): void {
+    const params = JSON.parse(body || '{}') as Record<string, unknown>;
+    this.methodCalls.push({ method, params });
+    const failure = this.#methodFailures.get(method)?.shift();
+    if (failure) {
+      const { status, description } = failure;
+      send(res, status, { ok: false, error_code: status, description });
+      return;
+    }
+    send(res, 200, { ok: true, result: resultOf(method, params) });
+  }
+
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.url !== `/bot${this.token}/getUpdates`)
-      return send(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const prefix = `/bot${this.token}/`;
+    if (!req.url?.startsWith(prefix)) return send(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const method = req.url.slice(prefix.length);
+    if (method !== 'getUpdates') return this.#method(res, method, Buffer.concat(chunks).toString('utf8'));
     const params = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
       offset?: number;
       limit?: number;
@@ -107,6 +134,28 @@ export class FakeBotApi {
     this.calls.push({ offset: params.offset, served: served.map((u) => u.update_id) });
     send(res, 200, { ok: true, result: served });
   }
+}
+
+/** The result a Bot API method answers in this fake (Telegram's result types: Message, String, True). */
+function resultOf(method: string, params: Record<string, unknown>): unknown {
+  if (method === 'sendInvoice') {
+    const { title, description, currency, prices } = params as {
+      title: string;
+      description: string;
+      currency: string;
+      prices: { amount: number }[];
+    };
+    const total_amount = prices.reduce((sum, p) => sum + p.amount, 0);
+    const chat = { id: params.chat_id, type: 'private' };
+    return {
+      message_id: nextId++,
+      date: 1_767_225_600,
+      chat,
+      invoice: { title, description, start_parameter: '', currency, total_amount },
+    };
+  }
+  if (method === 'createInvoiceLink') return `https://t.me/$placeholder-invoice-${nextId++}`;
+  return true;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

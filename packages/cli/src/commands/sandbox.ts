@@ -6,6 +6,7 @@ import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { registerSandboxClick } from './sandbox-click.js';
 import { registerSandboxPayme } from './sandbox-payme.js';
+import { registerSandboxTelegram } from './sandbox-telegram.js';
 import { registerSandboxUzum } from './sandbox-uzum.js';
 import { millis, untilSignal } from './serve.js';
 
@@ -83,6 +84,7 @@ export function registerSandbox(program: Command, io: CliIo): void {
   registerSandboxPayme(sandbox, io);
   registerSandboxClick(sandbox, io);
   registerSandboxUzum(sandbox, io);
+  registerSandboxTelegram(sandbox, io);
   sandbox
     .description(
       'run the Stripe-compatible sandbox provider; the official stripe SDK works against it unchanged (needs @payonce/sandbox)',

@@ -7,9 +7,30 @@ export {
   type TelegramApiOptions,
   TelegramBotApi,
 } from './telegram-bot-api.js';
+export { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
 export { botIdOfToken, checkBotId } from './telegram-bot-id.js';
 export { telegramChatOf } from './telegram-chat-of.js';
+export {
+  TELEGRAM_STARS,
+  type TelegramInvoiceParams,
+  type TelegramInvoiceText,
+  telegramInvoice,
+} from './telegram-invoice.js';
 export { nextOffset } from './telegram-offset.js';
+export { type TelegramRefundPayload, telegramPaidEvent, telegramRefundEvent } from './telegram-payment-events.js';
+export {
+  type PreCheckoutFacts,
+  preCheckoutOf,
+  type SuccessfulPaymentFacts,
+  successfulPaymentOf,
+} from './telegram-payment-facts.js';
+export {
+  type LatePreCheckout,
+  type TelegramPaymentStep,
+  TelegramPayments,
+  type TelegramPaymentsOptions,
+  type TelegramPaymentsStats,
+} from './telegram-payments.js';
 export { TELEGRAM_POLL_LEASE_PROVIDER, TelegramPollLease } from './telegram-poll-lease.js';
 export { TelegramPoller, type TelegramPollerEvents } from './telegram-poller.js';
 export type {
@@ -17,6 +38,12 @@ export type {
   TelegramPollerOptions,
   TelegramUpdateContext,
 } from './telegram-poller-options.js';
+export {
+  DEFAULT_REFUSAL_TEXTS,
+  decidePreCheckout,
+  type PreCheckoutAnswer,
+  type TelegramRefusalTexts,
+} from './telegram-pre-checkout.js';
 export { type TelegramProfileOptions, telegramProfile } from './telegram-profile.js';
 export { TELEGRAM_REDACT_PATHS, telegramRedaction } from './telegram-redaction.js';
 export {
@@ -24,6 +51,12 @@ export {
   type TelegramSecretTokenOptions,
   telegramSecretTokenScheme,
 } from './telegram-secret-token-scheme.js';
+export {
+  type StarRefundRequest,
+  TELEGRAM_REFUND_TOPIC,
+  telegramRefundEffectKey,
+} from './telegram-star-refund.js';
+export type { SuccessfulPaymentResult } from './telegram-successful-payment.js';
 export {
   isUpdateId,
   TELEGRAM_PROVIDER,

@@ -1,0 +1,71 @@
+import type { Transaction } from 'kysely';
+import { OrderNotPayable } from '../../payments/order-not-payable.js';
+import type { PaymentAlert } from '../../payments/payment-alert.js';
+import type { Payments } from '../../payments/payments.js';
+import { telegramPaidEvent } from './telegram-payment-events.js';
+import type { SuccessfulPaymentFacts } from './telegram-payment-facts.js';
+import { TELEGRAM_PROVIDER } from './telegram-update.js';
+
+/** What became of one `successful_payment`. */
+export interface SuccessfulPaymentResult {
+  readonly chargeId: string;
+  readonly orderId: string | null;
+  readonly userId: number | null;
+  /** `payments`' decision (`applied`, `unchanged`, `rejected`, `parked`), or `declined` (no order of ours). */
+  readonly decision: 'applied' | 'unchanged' | 'rejected' | 'parked' | 'declined';
+  /** True when this charge was recorded before (a repeat): nothing changed now. */
+  readonly duplicate: boolean;
+  readonly becamePaid: boolean;
+  readonly reason: string | null;
+}
+
+/** The alert of a payment whose payload or amount names no order of ours. */
+const alertOf = (paid: SuccessfulPaymentFacts, reason: string): PaymentAlert =>
+  Object.freeze({
+    provider: TELEGRAM_PROVIDER,
+    eventId: `charge:${paid.chargeId}`,
+    attemptId: null,
+    orderId: paid.orderId,
+    reason,
+  });
+
+/**
+ * Applies a `successful_payment` in `trx`: `succeeded` through `payments.applyProviderEvent`, keyed by
+ * `telegram_payment_charge_id`. When the order's attempt is missing (the pre-checkout's commit was lost) and the
+ * order is still payable by Telegram, it is opened first. A foreign amount or currency is `rejected` by `payments`
+ * (journaled, alerted through `onAlert` of `Payments`), a payload naming no order is journaled as `parked` and
+ * alerted through `alert`; a payload that cannot be an order id is `declined` and alerted. None marks an order paid.
+ * @throws what `payments` throws (the database's errors; `InvalidRequestKey` for a charge id over ~140 characters).
+ */
+export async function applySuccessfulPayment<DB>(
+  payments: Payments<DB>,
+  trx: Transaction<DB>,
+  paid: SuccessfulPaymentFacts,
+  alert: (alert: PaymentAlert) => void,
+): Promise<SuccessfulPaymentResult> {
+  const base = { chargeId: paid.chargeId, orderId: paid.orderId, userId: paid.userId };
+  const { orderId } = paid;
+  if (orderId === null) {
+    alert(alertOf(paid, 'successful_payment whose invoice_payload is no order id: money to refund'));
+    return { ...base, decision: 'declined', duplicate: false, becamePaid: false, reason: 'no order id in the payload' };
+  }
+  if (paid.currency !== null) {
+    const rule = { provider: TELEGRAM_PROVIDER, currency: paid.currency, orPaidByProvider: true };
+    const order = await payments.lockPayableOrderIn(trx, orderId, rule);
+    const pending = order !== null && (order.status === 'draft' || order.status === 'awaiting_payment');
+    if (pending && order.amountMinor === paid.totalAmount) {
+      try {
+        await payments.openProviderAttempt(trx, orderId, { provider: TELEGRAM_PROVIDER, paymentId: orderId });
+      } catch (error) {
+        // Its Telegram attempt ended cancelled or failed: `payments` applies the money as a late success below.
+        if (!(error instanceof OrderNotPayable)) throw error;
+      }
+    }
+  }
+  const result = await payments.applyProviderEvent(telegramPaidEvent({ ...paid, orderId }), trx);
+  if (result.decision === 'parked' && !result.duplicate) {
+    alert(alertOf(paid, 'successful_payment for no Telegram attempt of this order: money to refund or review'));
+  }
+  const { decision, duplicate, becamePaid, reason } = result;
+  return { ...base, decision, duplicate, becamePaid, reason };
+}

@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import { OutboxWorker } from '../../../packages/payonce/src/outbox/outbox-worker.js';
+import { transaction } from '../../../packages/payonce/src/outbox/sql-transaction.js';
+import { InMemoryPaymentProvider } from '../../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import type { PaymentAlert } from '../../../packages/payonce/src/payments/payment-alert.js';
+import { Payments } from '../../../packages/payonce/src/payments/payments.js';
+import { telegramInvoice } from '../../../packages/payonce/src/providers/telegram/telegram-invoice.js';
+import {
+  type LatePreCheckout,
+  TelegramPayments,
+} from '../../../packages/payonce/src/providers/telegram/telegram-payments.js';
+import { TelegramPoller } from '../../../packages/payonce/src/providers/telegram/telegram-poller.js';
+import type { TelegramUpdate } from '../../../packages/payonce/src/providers/telegram/telegram-update.js';
+import { telegramWebhook } from '../../../packages/payonce/src/providers/telegram/telegram-webhook.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { createWebhookIntake } from '../../../packages/payonce/src/webhooks/intake.js';
+import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
+import { orderFulfilJobs } from '../order-fulfil-jobs.js';
+import { FakeBotApi } from './fake-bot-api.js';
+import { until } from './telegram-support.js';
+
+const PAYER = 700_000_001;
+let nextUpdate = 900_000_000;
+let nextQuery = 1;
+
+/** A placeholder `pre_checkout_query` update (shape: https://core.telegram.org/bots/api#precheckoutquery). */
+function preCheckout(payload: string, total_amount: number, currency = 'XTR'): TelegramUpdate {
+  const from = { id: PAYER, is_bot: false, first_name: 'Placeholder' };
+  const query = { id: `pcq-${nextQuery++}`, from, currency, total_amount, invoice_payload: payload };
+  return { update_id: nextUpdate++, pre_checkout_query: query };
+}
+
+/** A placeholder message with `successful_payment` (https://core.telegram.org/bots/api#successfulpayment). */
+function paid(payload: string, total_amount: number, charge: string, currency = 'XTR'): TelegramUpdate {
+  const from = { id: PAYER, is_bot: false, first_name: 'Placeholder' };
+  const successful_payment = {
+    currency,
+    total_amount,
+    invoice_payload: payload,
+    telegram_payment_charge_id: charge,
+    provider_payment_charge_id: '',
+  };
+  const chat = { id: PAYER, type: 'private', first_name: 'Placeholder' };
+  return {
+    update_id: nextUpdate++,
+    message: { message_id: nextUpdate, from, chat, date: 1_767_225_600, successful_payment },
+  };
+}
+
+const text = { title: 'Pro plan', description: '30 days of Pro (placeholder)' };
+
+it('an invoice from an order: payload = order id, amount in smallest units, Stars without provider token', () => {
+  const order = { id: 'order-1', amountMinor: 250, currency: 'XTR' } as Parameters<typeof telegramInvoice>[0];
+  expect(telegramInvoice(order, text)).toEqual({
+    ...text,
+    payload: 'order-1',
+    provider_token: '',
+    currency: 'XTR',
+    prices: [{ label: 'Pro plan', amount: 250 }],
+  });
+  const euro = { ...order, currency: 'EUR', amountMinor: 145 };
+  expect(telegramInvoice(euro, { ...text, providerToken: 'provider:placeholder' }).prices).toEqual([
+    { label: 'Pro plan', amount: 145 },
+  ]);
+  expect(() => telegramInvoice(euro, text)).toThrow(InvalidOption);
+  expect(() => telegramInvoice(order, { ...text, title: 'x'.repeat(33) })).toThrow(InvalidOption);
+});
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`${dialect}: Telegram Payments on payments`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let payments: Payments<unknown>;
+    let engine: TelegramPayments<unknown>;
+    let api: FakeBotApi;
+    const paymentAlerts: PaymentAlert[] = [];
+    const engineAlerts: PaymentAlert[] = [];
+    const late: LatePreCheckout[] = [];
+
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      api = await FakeBotApi.start();
+      payments = new Payments(store, {
+        provider: new InMemoryPaymentProvider(),
+        onAlert: (a) => paymentAlerts.push(a),
+      });
+      engine = new TelegramPayments(payments, {
+        token: api.token,
+        apiBaseUrl: api.url,
+        onAlert: (a) => engineAlerts.push(a),
+        onLateAnswer: (l) => late.push(l),
+      });
+    });
+    afterAll(async () => {
+      await api?.close();
+      await backend?.drop();
+    });
+
+    const newOrder = async (amountMinor = 250, currency = 'XTR') =>
+      (await payments.createOrder('tg-user', { amountMinor, currency })).id;
+    const answerOf = (queryId: unknown) =>
+      api.paramsOf('answerPreCheckoutQuery').filter((p) => p.pre_checkout_query_id === queryId);
+    const queryIdOf = (u: TelegramUpdate) => (u.pre_checkout_query as { id: string }).id;
+
+    it('sends the invoice and an invoice link with the order as payload; the token is in no answer', async () => {
+      const orderId = await newOrder();
+      expect((await engine.sendInvoice(PAYER, orderId, text)).ok).toBe(true);
+      const link = await engine.createInvoiceLink(orderId, text);
+      expect(link.ok && link.result.startsWith('https://t.me/')).toBe(true);
+      const [sent] = api.paramsOf('sendInvoice').slice(-1);
+      expect(sent).toMatchObject({ chat_id: PAYER, payload: orderId, currency: 'XTR', prices: [{ amount: 250 }] });
+      api.failMethod('sendInvoice', 400, 'Bad Request: chat not found');
+      const refused = await engine.sendInvoice(PAYER, orderId, text);
+      expect(refused).toEqual({ ok: false, status: 400, description: 'Bad Request: chat not found' });
+      expect(JSON.stringify(refused)).not.toContain(api.token);
+    });
+
+    it('pre-checkout: ok for a payable order (opening its telegram attempt), refused otherwise', async () => {
+      const orderId = await newOrder();
+      const ok = preCheckout(orderId, 250);
+      const step = await engine.handleUpdate(ok, null);
+      expect(step).toMatchObject({ kind: 'pre_checkout_query', answered: true, answer: { ok: true } });
+      expect(answerOf(queryIdOf(ok))).toEqual([{ pre_checkout_query_id: queryIdOf(ok), ok: true }]);
+      expect((await payments.attemptsOf(orderId)).map((a) => [a.provider, a.status])).toEqual([
+        ['telegram', 'pending'],
+      ]);
+      // The buyer tries again: the same attempt, ok again.
+      expect(await engine.handleUpdate(preCheckout(orderId, 250), null)).toMatchObject({ answer: { ok: true } });
+      expect(await payments.attemptsOf(orderId)).toHaveLength(1);
+
+      const refusals = [
+        preCheckout(orderId, 251), // another amount
+        preCheckout(orderId, 250, 'EUR'), // another currency
+        preCheckout('no-such-order', 250),
+        preCheckout('bad payload\n', 250),
+      ];
+      for (const update of refusals) {
+        const refused = await engine.handleUpdate(update, null);
+        expect(refused).toMatchObject({ kind: 'pre_checkout_query', answer: { ok: false } });
+        const [sent] = answerOf(queryIdOf(update));
+        expect(sent?.ok).toBe(false);
+        expect(typeof sent?.error_message).toBe('string');
+      }
+
+      // Another provider's payment under way: Telegram may not take the order.
+      const clickOrder = await newOrder();
+      await transaction(store, (trx) =>
+        payments.openProviderAttempt(trx, clickOrder, { provider: 'click', paymentId: `c-${clickOrder}` }),
+      );
+      expect(await engine.handleUpdate(preCheckout(clickOrder, 250), null)).toMatchObject({ answer: { ok: false } });
+    });
+
+    it('successful_payment marks the order paid once: redelivered, re-served, or the same charge in another update', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const charge = `stxCharge-${orderId.slice(0, 8)}`;
+      const update = paid(orderId, 250, charge);
+      const first = await engine.handleUpdate(update, null);
+      expect(first).toMatchObject({ kind: 'successful_payment', decision: 'applied', becamePaid: true, userId: PAYER });
+      expect(await engine.handleUpdate(update, null)).toMatchObject({ duplicate: true, becamePaid: false });
+      expect(await engine.handleUpdate(paid(orderId, 250, charge), null)).toMatchObject({ duplicate: true });
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      expect(await orderFulfilJobs(store, orderId)).toBe(1);
+      // Pre-checkout for a paid order is refused.
+      expect(await engine.handleUpdate(preCheckout(orderId, 250), null)).toMatchObject({ answer: { ok: false } });
+    });
+
+    it('a foreign amount, currency or payload is declined and alerted, and never pays the order', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const wrongAmount = await engine.handleUpdate(paid(orderId, 1, `stxWrongAmount-${orderId}`), null);
+      expect(wrongAmount).toMatchObject({ decision: 'rejected', becamePaid: false });
+      const wrongCurrency = await engine.handleUpdate(paid(orderId, 250, `stxWrongCur-${orderId}`, 'EUR'), null);
+      expect(wrongCurrency).toMatchObject({ decision: 'rejected', becamePaid: false });
+      expect(paymentAlerts.filter((a) => a.orderId === orderId)).toHaveLength(2);
+      expect((await payments.findOrder(orderId))?.status).toBe('awaiting_payment');
+
+      const unknown = await engine.handleUpdate(paid('no-such-order-x', 250, 'stxUnknownOrder'), null);
+      expect(unknown).toMatchObject({ decision: 'parked', becamePaid: false });
+      const garbage = await engine.handleUpdate(paid('', 250, 'stxNoPayload'), null);
+      expect(garbage).toMatchObject({ decision: 'declined' });
+      expect(engineAlerts.map((a) => a.eventId)).toEqual(
+        expect.arrayContaining(['charge:stxUnknownOrder', 'charge:stxNoPayload']),
+      );
+    });
+
+    it('a payment for an order cancelled after its pre-checkout never pays it, and is alerted', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      await transaction(store, (trx) => payments.advanceOrder(trx, orderId, 'cancelled'));
+      const step = await engine.handleUpdate(paid(orderId, 250, `stxCancelled-${orderId.slice(0, 8)}`), null);
+      expect(step).toMatchObject({ kind: 'successful_payment', becamePaid: false });
+      expect(step.kind === 'successful_payment' && step.reason).toMatch(/order is cancelled: needs a refund/);
+      expect((await payments.findOrder(orderId))?.status).toBe('cancelled');
+      expect([...paymentAlerts, ...engineAlerts].some((a) => a.orderId === orderId)).toBe(true);
+    });
+
+    it('an order whose Telegram attempt was cancelled is refused at pre-checkout; a late payment still counts', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const cancel = {
+        provider: 'telegram',
+        key: new RequestKey('telegram', `cancel:${orderId}`),
+        eventType: 'test.cancel',
+        status: 'cancelled' as const,
+        paymentId: orderId,
+        amountMinor: 250,
+        currency: 'XTR',
+        merchantReference: null,
+        occurredAtMs: null,
+      };
+      expect((await payments.applyProviderEvent(cancel)).decision).toBe('applied');
+      expect(await engine.handleUpdate(preCheckout(orderId, 250), null)).toMatchObject({ answer: { ok: false } });
+      const late = await engine.handleUpdate(paid(orderId, 250, `stxLate-${orderId.slice(0, 8)}`), null);
+      expect(late).toMatchObject({ kind: 'successful_payment', decision: 'applied' });
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+    });
+
+    it('one-commit mode: decided in the caller’s transaction, answered only by answer() after the commit', async () => {
+      const orderId = await newOrder();
+      const update = preCheckout(orderId, 250);
+      const step = await transaction(store, (trx) => engine.handleUpdate(update, trx));
+      expect(step).toMatchObject({ answered: false, answer: { ok: true } });
+      expect(answerOf(queryIdOf(update))).toEqual([]);
+      expect(await engine.answer(step)).toMatchObject({ answered: true });
+      expect(answerOf(queryIdOf(update))).toHaveLength(1);
+    });
+
+    it('a late answer (past the budget) is still sent, logged and counted', async () => {
+      const orderId = await newOrder();
+      const before = engine.stats.lateAnswers;
+      const update = preCheckout(orderId, 250);
+      await engine.handleUpdate(update, null, Date.now() - 9_000);
+      expect(engine.stats.lateAnswers).toBe(before + 1);
+      expect(late.at(-1)).toMatchObject({ queryId: queryIdOf(update), orderId, budgetMs: 8000 });
+      expect(answerOf(queryIdOf(update))).toHaveLength(1);
+    });
+
+    it('Stars refund: one outbox job per charge, refundStarPayment called once, the order refunded once', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const chargeId = `stxRefund-${orderId.slice(0, 8)}`;
+      await engine.handleUpdate(paid(orderId, 250, chargeId), null);
+      await expect(engine.requestStarRefund({ orderId, userId: PAYER, chargeId: 'stxForeign' })).rejects.toThrow(
+        InvalidOption,
+      );
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId });
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId }); // a repeat enqueues nothing
+      const worker = new OutboxWorker(store, engine.jobHandlers(), { pollIntervalMs: 10 });
+      api.failMethod('refundStarPayment', 500, 'Internal Server Error');
+      expect(await worker.runOnce()).toMatchObject({ outcome: 'retry' });
+      const handler = engine.jobHandlers()['telegram.refund'];
+      await until(async () => (await worker.runOnce())?.outcome === 'done', 'the refund job', 10_000);
+      const refunds = api.paramsOf('refundStarPayment').filter((p) => p.telegram_payment_charge_id === chargeId);
+      expect(refunds).toEqual([
+        { user_id: PAYER, telegram_payment_charge_id: chargeId },
+        { user_id: PAYER, telegram_payment_charge_id: chargeId },
+      ]); // the failed call and the one that worked
+      expect(await worker.runOnce()).toBeNull(); // one job only
+      expect((await payments.findOrder(orderId))?.status).toBe('refunded');
+      // The job run again (a worker that died after the effect): no second refundStarPayment.
+      const job = {
+        id: 'rerun',
+        topic: 'telegram.refund',
+        payload: { orderId, userId: PAYER, chargeId, amountMinor: 250, currency: 'XTR' },
+      };
+      await handler?.(
+        job as never,
+        { attempt: 2, once: async () => ({ kind: 'already-applied', effectKey: '' }) } as never,
+      );
+      expect(api.paramsOf('refundStarPayment').filter((p) => p.telegram_payment_charge_id === chargeId)).toHaveLength(
+        2,
+      );
+      expect(JSON.stringify(await payments.journalOf(orderId))).not.toContain(api.token);
+    });
+
+    it('one handler for the webhook intake and the long-polling runner: paid once whichever brings the updates', async () => {
+      const guard = new IdempotencyGuard(store);
+      const intake = createWebhookIntake({
+        guard,
+        endpoints: {
+          telegram: {
+            ...telegramWebhook({ botId: '123456', secretTokens: 'placeholder_secret' }),
+            handler: (event, { receivedAtMs }) =>
+              engine.handleUpdate(event.payload as TelegramUpdate, null, receivedAtMs),
+          },
+        },
+      });
+      const deliver = (update: TelegramUpdate) =>
+        intake.receive({
+          endpoint: 'telegram',
+          rawBody: new TextEncoder().encode(JSON.stringify(update)),
+          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'placeholder_secret' },
+        });
+      const orderId = await newOrder();
+      const query = preCheckout(orderId, 250);
+      const payment = paid(orderId, 250, `stxBoth-${orderId.slice(0, 8)}`);
+      expect((await deliver(query)).status).toBe(200);
+      expect(answerOf(queryIdOf(query))).toEqual([{ pre_checkout_query_id: queryIdOf(query), ok: true }]);
+      const copies = await Promise.all([deliver(payment), deliver(payment), deliver(payment)]);
+      expect(copies.map((r) => r.status).every((s) => s === 200 || s === 409)).toBe(true);
+
+      // The same updates served by getUpdates (a bot moved from webhook to long polling): nothing more happens.
+      const poller = new TelegramPoller({
+        guard,
+        token: api.token,
+        apiBaseUrl: api.url,
+        pollTimeoutSeconds: 0,
+        retryDelayMs: 20,
+        handler: (update) => engine.handleUpdate(update, null),
+      });
+      const other = await newOrder();
+      const otherQuery = preCheckout(other, 250);
+      api.push(query, payment, otherQuery, paid(other, 250, `stxPoll-${other.slice(0, 8)}`));
+      poller.start();
+      await until(async () => (await payments.findOrder(other))?.status === 'paid', 'the polled payment', 10_000);
+      await poller.stop();
+      expect(answerOf(queryIdOf(query))).toHaveLength(1); // a receipt already held: not answered twice
+      expect(answerOf(queryIdOf(otherQuery))).toHaveLength(1);
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      expect(await orderFulfilJobs(store, orderId)).toBe(1);
+      expect(await orderFulfilJobs(store, other)).toBe(1);
+    });
+  });
+}
