@@ -165,7 +165,8 @@ export function registerStorm(program: Command, io: CliIo): void {
   const storm = program
     .command('storm')
     .description(
-      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider, ' +
+        'or with --adapter FILE against your own app (docs/storm-your-app.md); ' +
         'with --provider payme|click|uzum, that provider’s storm against its /payme, /click/* or /uzum/* ' +
         '(needs @payonce/storm)',
     )
