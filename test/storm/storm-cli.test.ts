@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
 import { runCli } from '../../packages/cli/src/run-cli.js';
 import type { StormReport } from '../../packages/storm/src/storm-report.js';
 import { signatureCheckOff } from './faulty-services.js';
+import { elementsNamed, parseXml } from './junit-xml.js';
 import { type StormWorld, startStormWorld } from './storm-harness.js';
 
 const capture = (): CliIo & { lines: string[] } => {
@@ -130,6 +132,100 @@ describe('payonce storm (CLI)', () => {
       expect(text).toMatch(/^FAIL 18: the forged event answered 200/m);
       expect(text).toMatch(/^FAIL: 1 of 2 scenarios failed \(18\)/m);
       expect(text).toMatch(/payonce storm: scenario\(s\) failed: 18/);
+    });
+  });
+
+  describe('--adapter: your own app', () => {
+    const adapters = join(import.meta.dirname, 'adapters');
+    const adapterRun = async (file: string, only: string, extra: string[] = []) => {
+      const io = capture();
+      const junit = join(dir, `${file}.${only}.junit.xml`);
+      const url = `http://127.0.0.1:${await findFreePort()}`;
+      const args = ['storm', '--adapter', join(adapters, file), '--url', url, '--only', only, '--junit', junit];
+      const code = await runCli([...args, ...extra], io);
+      const xml = await readFile(junit, 'utf8').catch(() => '');
+      return { code, text: io.lines.join('\n'), xml };
+    };
+
+    it.each([
+      ['neither --url nor --start', ['storm', '--adapter', 'x.ts'], /--adapter needs --url .* or --start/],
+      [
+        '--adapter with --target',
+        ['storm', '--adapter', 'x.ts', '--target', 'http://127.0.0.1:9'],
+        /leave out --target/,
+      ],
+      ['--start without --adapter', ['storm', '--start', 'true'], /--start goes with --adapter/],
+      [
+        'a missing adapter file',
+        ['storm', '--adapter', 'no-such.adapter.ts', '--url', 'http://127.0.0.1:9'],
+        /no such file/,
+      ],
+      [
+        'an adapter file without a default export',
+        ['storm', '--adapter', join(import.meta.dirname, 'junit-xml.ts'), '--url', 'http://127.0.0.1:9'],
+        /must have a default export/,
+      ],
+    ])('exits 2 for %s', async (_what, args, message) => {
+      const io = capture();
+      expect(await runCli(args, io)).toBe(2);
+      expect(io.lines.join('\n')).toMatch(message);
+    });
+
+    it('runs a TypeScript adapter file (the reference service) on its own sandbox: exit 0, JUnit names the skip', async () => {
+      const run = await adapterRun('reference-service.adapter.ts', '8,9,14', ['--seed', '11']);
+      expect(run.code, run.text).toBe(0);
+      expect(run.text).toMatch(/^PASS: 2\/3 scenarios/m);
+      const suite = parseXml(run.xml);
+      expect(suite.attrs).toMatchObject({ tests: '3', failures: '0', skipped: '1' });
+      const cases = elementsNamed(suite, 'testcase');
+      expect(cases.map((c) => c.attrs.name)).toEqual([
+        '8. same webhook twice',
+        '9. two events, one payment, different ids',
+        expect.stringMatching(/^14\. /),
+      ]);
+      const skipped = elementsNamed(cases[2] as never, 'skipped')[0];
+      expect(skipped?.attrs.message).toMatch(/lacks rerunFulfilment/);
+      expect(elementsNamed(suite, 'property').find((p) => p.attrs.name === 'seed')?.attrs.value).toBe('11');
+    });
+
+    it('exits 1 for a broken app, and the JUnit failure names the violation', async () => {
+      const run = await adapterRun('signature-check-off.adapter.ts', '8,18');
+      expect(run.code, run.text).toBe(1);
+      const suite = parseXml(run.xml);
+      expect(suite.attrs).toMatchObject({ tests: '2', failures: '1' });
+      const [passed, failed] = elementsNamed(suite, 'testcase');
+      expect(elementsNamed(passed as never, 'failure')).toEqual([]);
+      const failure = elementsNamed(failed as never, 'failure')[0];
+      expect(failure?.attrs.message).toMatch(/the forged event answered 200, expected 4xx/);
+      expect(failure?.text).toMatch(/^criterion: /);
+    });
+
+    it('--start runs the app with the storm’s setup in its environment and stops it by its pid', async () => {
+      const app = `node ${JSON.stringify(join(adapters, 'healthz-app.mjs'))}`;
+      const io = capture();
+      const junit = join(dir, 'healthz.junit.xml');
+      const args = ['storm', '--adapter', join(adapters, 'healthz-app.adapter.mjs'), '--start', app, '--only', '19'];
+      expect(await runCli([...args, '--junit', junit], io), io.lines.join('\n')).toBe(0);
+      const pid = (globalThis as { stormHealthzAppPid?: number }).stormHealthzAppPid;
+      expect(pid).toBeTypeOf('number');
+      // Gone: no such process, or a zombie its new parent has not reaped yet.
+      const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => 'gone');
+      expect(state === 'gone' || / Z /.test(state), state).toBe(true);
+      expect(io.lines.join('\n')).toMatch(/app: stopped \(pid \d+\)/);
+      const skipped = elementsNamed(parseXml(await readFile(junit, 'utf8')), 'skipped');
+      expect(skipped[0]?.attrs.message).toMatch(/lacks replicas/);
+    });
+
+    it('exits 1, with the reports saying why, when the started app dies before it is healthy', async () => {
+      const io = capture();
+      const report = join(dir, 'dead.json');
+      const junit = join(dir, 'dead.junit.xml');
+      const args = ['storm', '--adapter', join(adapters, 'healthz-app.adapter.mjs'), '--start', 'echo boom; exit 3'];
+      expect(await runCli([...args, '--report', report, '--junit', junit], io)).toBe(1);
+      expect(io.lines.join('\n')).toMatch(/exited with status 3 before it was healthy\nboom/);
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ error: { code: 'STORM_TARGET_UNAVAILABLE' } });
+      const error = elementsNamed(parseXml(await readFile(junit, 'utf8')), 'error')[0];
+      expect(error?.attrs.message).toMatch(/exited with status 3/);
     });
   });
 });

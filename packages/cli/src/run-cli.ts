@@ -40,7 +40,7 @@ export function createProgram(io: CliIo = processIo): Command {
 export async function runCli(args: readonly string[], io: CliIo = processIo): Promise<number> {
   const program = createProgram(io);
   try {
-    // `payonce storm init` is the `storm-init` command (`storm` itself requires --target and --provider).
+    // `payonce storm init` is the `storm-init` command (`storm` itself takes no argument).
     const argv = args[0] === 'storm' && args[1] === 'init' ? ['storm-init', ...args.slice(2)] : [...args];
     await program.parseAsync(argv, { from: 'user' });
     return 0;

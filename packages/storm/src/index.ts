@@ -23,5 +23,6 @@ export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } 
 export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, ScenarioResult, Verdict } from './scenario.js';
 export type { ScenarioContext } from './scenario-context.js';
 export { type PidKillOptions, pidKillControl, type ServiceControl } from './service-control.js';
+export { stormJunitErrorXml, stormJunitXml } from './storm-junit.js';
 export type { StormProgress, StormReport } from './storm-report.js';
 export { formatStormTable, stormSummary } from './storm-table.js';

@@ -4,6 +4,8 @@ import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { AppNotHealthy } from '../storm-app/app-not-healthy.js';
+import { withStormApp } from '../storm-app/storm-app-world.js';
 import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
@@ -24,9 +26,21 @@ export class StormFailed extends Error {
 const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum'];
 
 /** Options of `payonce storm` as commander parses them. */
-export interface StormCommandOptions extends ClickUzumStormCommandOptions {
-  target: string;
-  provider: string;
+export interface StormCommandOptions extends Omit<ClickUzumStormCommandOptions, 'target'> {
+  /** `--target <url>`: the reference service (required unless `--adapter`). */
+  target?: string;
+  /** `--provider <url|payme|click|uzum>` (required unless `--adapter`: the storm then starts its own sandbox). */
+  provider?: string;
+  /** `--adapter <file>`: the user's app through its storm adapter (docs/storm-your-app.md). */
+  adapter?: string;
+  /** `--start <cmd>`: with `--adapter`, the shell command that starts the app. */
+  start?: string;
+  /** `--url <url>`: with `--adapter`, the app's base URL. */
+  url?: string;
+  /** `--start-timeout-ms <ms>`: how long the started app has to become healthy. */
+  startTimeoutMs?: string;
+  /** `--junit <file>`: write the JUnit XML report. */
+  junit?: string;
   adminToken?: string;
   only?: string;
   report?: string;
@@ -42,50 +56,89 @@ export interface StormCommandOptions extends ClickUzumStormCommandOptions {
   paymeAccountField?: string;
 }
 
+/** A flag the run needs (`--target`, `--provider`), or a usage error that also names `--adapter`. */
+function requiredFlag(value: string | undefined, flag: string): string {
+  if (value === undefined) {
+    throw new CliUsageError(`required option '${flag}' not specified (or --adapter FILE for your own app)`);
+  }
+  return value;
+}
+
 /**
- * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox, printing a progress line per
- * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` when
- * given (also when scenarios failed). Returns the report.
- * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL (exit status 2).
- * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
+ * `payonce storm`: runs the docs/design.md §9 scenarios against a live service and sandbox (`--target`,
+ * `--provider`), or against the user's own app through its adapter (`--adapter FILE [--start CMD] [--url URL]`:
+ * the storm starts its sandbox, and the app with `--start`, see `withStormApp`), printing a progress line per
+ * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` and
+ * the JUnit XML to `options.junit` when given (also when scenarios failed or nothing could run). Returns the report.
+ * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL, neither `--adapter` nor
+ *   `--target` and `--provider`, a bad adapter file (exit status 2).
+ * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the reports.
  * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
  *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
- * @throws {MissingPeer} `@payonce/storm` is not installed (exit status 1), before anything is sent.
+ * @throws {AppNotHealthy} the `--adapter` app never became healthy (exit status 1; reports as above).
+ * @throws {MissingPeer} `@payonce/storm` (or `@payonce/sandbox`, or `tsx` for a `.ts` adapter) is not installed
+ *   (exit status 1), before anything is sent.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
-  if (LOCAL_PROVIDERS.includes(options.provider)) {
+  if (options.provider !== undefined && LOCAL_PROVIDERS.includes(options.provider)) {
     throw new CliUsageError(`--provider ${options.provider} runs through its own storm command`);
+  }
+  const adapter = options.adapter;
+  if (adapter === undefined) {
+    for (const [flag, value] of [
+      ['--start', options.start],
+      ['--url', options.url],
+    ] as const) {
+      if (value !== undefined) throw new CliUsageError(`${flag} goes with --adapter FILE`);
+    }
+  } else if (options.target !== undefined || options.provider !== undefined || options.replica !== undefined) {
+    throw new CliUsageError('--adapter starts its own sandbox and app: leave out --target, --provider and --replica');
   }
   const only = options.only === undefined ? undefined : scenarioList(options.only);
   const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
   const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
   const seed = wholeNumberFlag(options.seed, '--seed');
+  const startTimeoutMs = wholeNumberFlag(options.startTimeoutMs, '--start-timeout-ms');
   const storm = await loadStorm('payonce storm');
   const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
+  const common = {
+    only,
+    timeoutMs,
+    concurrency,
+    seed,
+    onProgress: (event: Parameters<typeof progressLine>[0]) => {
+      if (event.kind === 'started' && event.index === 1)
+        io.out(stormPlanLine(event.total, concurrency, storm.KILLING_SCENARIO_IDS, only));
+      io.out(progressLine(event));
+    },
+  };
   let report: StormReport;
   try {
-    report = await storm.runStorm({
-      target: options.target,
-      replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
-      provider: options.provider,
-      adminToken: options.adminToken,
-      only,
-      timeoutMs,
-      concurrency,
-      seed,
-      onProgress: (event) => {
-        if (event.kind === 'started' && event.index === 1)
-          io.out(stormPlanLine(event.total, concurrency, storm.KILLING_SCENARIO_IDS, only));
-        io.out(progressLine(event));
-      },
-    });
+    report =
+      adapter === undefined
+        ? await storm.runStorm({
+            ...common,
+            target: requiredFlag(options.target, '--target <url>'),
+            replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
+            provider: requiredFlag(options.provider, '--provider <url|payme|click|uzum>'),
+            adminToken: options.adminToken,
+          })
+        : await withStormApp({ adapter, start: options.start, url: options.url, startTimeoutMs }, io, (world) =>
+            storm.runStorm({ ...common, app: world.app, provider: world.provider }),
+          );
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
-    if (error instanceof storm.StormTargetUnavailable && options.report !== undefined) {
+    if (error instanceof storm.StormTargetUnavailable || error instanceof AppNotHealthy) {
       // A CI job reading the report must see why nothing ran, not a missing file.
-      const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
-      await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
-      io.out(`report written to ${options.report}`);
+      if (options.report !== undefined) {
+        const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
+        await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
+        io.out(`report written to ${options.report}`);
+      }
+      if (options.junit !== undefined) {
+        await writeFile(options.junit, storm.stormJunitErrorXml(error.code, error.message));
+        io.out(`JUnit report written to ${options.junit}`);
+      }
     }
     throw error;
   }
@@ -98,6 +151,10 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     io.out(`report written to ${options.report}`);
   }
+  if (options.junit !== undefined) {
+    await writeFile(options.junit, storm.stormJunitXml(report));
+    io.out(`JUnit report written to ${options.junit}`);
+  }
   const failed = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
   if (failed.length > 0) throw new StormFailed(failed);
   return report;
@@ -108,15 +165,24 @@ export function registerStorm(program: Command, io: CliIo): void {
   const storm = program
     .command('storm')
     .description(
-      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider; ' +
+      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider, ' +
+        'or with --adapter FILE against your own app (docs/storm-your-app.md); ' +
         'with --provider payme|click|uzum, that provider’s storm against its /payme, /click/* or /uzum/* ' +
         '(needs @payonce/storm)',
     )
-    .requiredOption('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
-    .requiredOption(
+    .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
+    .option(
       '--provider <url|payme|click|uzum>',
       'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum" for that storm',
     )
+    .option(
+      '--adapter <file>',
+      'your own app through its storm adapter (.ts or .js; payonce storm init writes one); the storm starts its sandbox',
+    )
+    .option('--start <command>', 'with --adapter: shell command that starts the app (stopped at the end)')
+    .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
+    .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
+    .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems')
     .addOption(
       new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
         'PAYONCE_ADMIN_TOKEN',
@@ -143,10 +209,17 @@ export function registerStorm(program: Command, io: CliIo): void {
         .default('order_id'),
     )
     .action(async (options: StormCommandOptions) => {
-      if (options.provider === 'payme') await runPaymeStormCommand(options, io);
-      else if (options.provider === 'click') await runClickStormCommand(options, io);
-      else if (options.provider === 'uzum') await runUzumStormCommand(options, io);
-      else await runStormCommand(options, io);
+      if (options.provider === undefined || !LOCAL_PROVIDERS.includes(options.provider)) {
+        await runStormCommand(options, io);
+        return;
+      }
+      if (options.adapter !== undefined) {
+        throw new CliUsageError(`--adapter runs the Stripe storm: leave out --provider ${options.provider}`);
+      }
+      const local = { ...options, provider: options.provider, target: requiredFlag(options.target, '--target <url>') };
+      if (local.provider === 'payme') await runPaymeStormCommand(local, io);
+      else if (local.provider === 'click') await runClickStormCommand(local, io);
+      else await runUzumStormCommand(local, io);
     });
   for (const option of clickUzumOptions()) storm.addOption(option);
   program

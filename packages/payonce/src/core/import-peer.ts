@@ -34,6 +34,7 @@ const INSTALL: Readonly<Record<string, string>> = {
   '@payonce/sandbox': '@payonce/sandbox@0.1.0',
   '@payonce/service': '@payonce/service@0.1.0',
   '@payonce/storm': '@payonce/storm@0.1.0',
+  tsx: 'tsx@4',
 };
 
 /** The `npm install` argument suggested for `packageName`, e.g. `pg@8`. */

@@ -1,0 +1,76 @@
+import type { ScenarioResult } from './scenario.js';
+import type { StormReport } from './storm-report.js';
+
+/** `text` escaped for an XML attribute or text node (`&`, `<`, `>`, quotes; control characters XML 1.0 forbids dropped). */
+function xml(text: string): string {
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 cannot carry them, even escaped.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function testcase(suite: string, result: ScenarioResult): string {
+  const open = `    <testcase classname="${xml(suite)}" name="${xml(`${result.id}. ${result.name}`)}" time="${seconds(result.durationMs)}"`;
+  const reasons = result.reasons.join('\n');
+  if (result.verdict === 'pass') return `${open}/>`;
+  if (result.verdict === 'skip') return `${open}>\n      <skipped message="${xml(reasons)}"/>\n    </testcase>`;
+  const detail = [`criterion: ${result.criterion}`, ...result.reasons, ...result.notes.map((n) => `note: ${n}`)];
+  return [
+    `${open}>`,
+    `      <failure message="${xml(result.reasons[0] ?? 'failed')}" type="StormViolation">${xml(detail.join('\n'))}</failure>`,
+    '    </testcase>',
+  ].join('\n');
+}
+
+/**
+ * A storm report as JUnit XML for CI systems (`payonce storm --junit FILE`): one `<testsuite>` named `suiteName`,
+ * one `<testcase>` per scenario run (`"8. same webhook twice"`, time in seconds); a failed scenario carries a
+ * `<failure>` whose message is its first reason and whose text holds the criterion, every reason and the notes; a
+ * skipped one a `<skipped message>` with the skip reason. The seed is a `<property>` (`--seed` replays the run).
+ * Format: the JUnit XML schema CI systems read (testsuites/testsuite/testcase/failure/skipped).
+ */
+export function stormJunitXml(report: StormReport, suiteName = 'payonce storm'): string {
+  const count = (verdict: ScenarioResult['verdict']) => report.results.filter((r) => r.verdict === verdict).length;
+  const attributes = `name="${xml(suiteName)}" tests="${report.results.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${seconds(report.durationMs)}"`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites ${attributes}>`,
+    `  <testsuite ${attributes} timestamp="${new Date(report.startedAtMs).toISOString()}">`,
+    '    <properties>',
+    `      <property name="seed" value="${report.seed}"/>`,
+    `      <property name="target" value="${xml(report.target)}"/>`,
+    `      <property name="provider" value="${xml(report.provider)}"/>`,
+    '    </properties>',
+    ...report.results.map((result) => testcase(suiteName, result)),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The JUnit XML of a storm that could not run (the app or the sandbox did not answer): one `<testcase>`
+ * `"preflight"` with an `<error>` carrying `code` and `message`, so a CI system shows why nothing ran.
+ */
+export function stormJunitErrorXml(code: string, message: string, suiteName = 'payonce storm'): string {
+  const attributes = `name="${xml(suiteName)}" tests="1" failures="0" errors="1" skipped="0" time="0.000"`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites ${attributes}>`,
+    `  <testsuite ${attributes}>`,
+    `    <testcase classname="${xml(suiteName)}" name="preflight" time="0.000">`,
+    `      <error message="${xml(message)}" type="${xml(code)}">${xml(message)}</error>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,14 @@
+// A stand-in app for `payonce storm --start`: serves GET /healthz on $PORT with the storm's environment it got.
+import { createServer } from 'node:http';
+
+const seen = {
+  pid: process.pid,
+  appUrl: process.env.PAYONCE_STORM_APP_URL,
+  sandboxUrl: process.env.PAYONCE_STORM_SANDBOX_URL,
+  webhookSecret: process.env.PAYONCE_STORM_WEBHOOK_SECRET,
+  apiKey: process.env.PAYONCE_STORM_API_KEY,
+};
+createServer((req, res) => {
+  res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(seen));
+}).listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createService, type ServiceOverrides } from '@payonce/service';
+import { referenceServiceAdapter, type StormAppAdapter, type StormAppSetup } from '@payonce/storm';
+
+/**
+ * What an adapter file for the reference service does when the app runs in the storm's own process: starts
+ * `createService` on `setup.appUrl`'s port (a fresh SQLite file, compressed timings as test/storm/storm-harness.ts),
+ * calling the storm's sandbox and verifying its webhook secret, and returns `referenceServiceAdapter` on it, whose
+ * `close()` also stops the service and drops the file. Loaded through `payonce storm --adapter` (tsx), so it
+ * imports the built packages, as a user's adapter would.
+ */
+export async function inProcessReferenceApp(
+  setup: StormAppSetup,
+  overrides?: ServiceOverrides,
+): Promise<StormAppAdapter> {
+  const dir = await mkdtemp(join(tmpdir(), 'payonce-storm-adapter-'));
+  const service = await createService({
+    workerPollMs: 20,
+    leaseMs: 1_500,
+    retryBaseMs: 50,
+    reconcileEveryMs: 100,
+    reconcileAfterMs: 2_500,
+    providerTimeoutMs: 2_000,
+    fulfilDelayMs: 0,
+    port: Number(new URL(setup.appUrl).port),
+    logLevel: 'silent',
+    databaseUrl: join(dir, 'shop.sqlite'),
+    providerUrl: setup.sandboxUrl,
+    stripeWebhookSecrets: setup.webhookSecret,
+    ...(overrides === undefined ? {} : { overrides }),
+  });
+  const adapter = referenceServiceAdapter({ target: service.url });
+  return {
+    ...adapter,
+    name: overrides === undefined ? 'reference service (in process)' : 'reference service, signature check off',
+    async close() {
+      await adapter.close?.();
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
