@@ -165,9 +165,8 @@ export function registerStorm(program: Command, io: CliIo): void {
   const storm = program
     .command('storm')
     .description(
-      'run the conformance scenarios (docs/design.md §9) against a live payonce service and its sandbox provider, ' +
-        'or with --adapter FILE against your own app (docs/storm-your-app.md); ' +
-        'with --provider payme|click|uzum, that provider’s storm against its /payme, /click/* or /uzum/* ' +
+      'run the conformance scenarios against a live payonce service (docs/design.md §9), your own app ' +
+        '(--adapter FILE; `storm init` writes one) or a provider endpoint (--provider payme|click|uzum) ' +
         '(needs @payonce/storm)',
     )
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
@@ -223,7 +222,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     });
   for (const option of clickUzumOptions()) storm.addOption(option);
   program
-    .command('storm-init')
+    .command('storm-init', { hidden: true }) // reached as `payonce storm init` (run-cli.ts maps it)
     .argument('[file]', 'the adapter file to write', 'storm.adapter.ts')
     .description('write a commented storm adapter template for your own app (docs/storm-your-app.md)')
     .action(async (file: string) => {
