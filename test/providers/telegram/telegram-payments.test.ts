@@ -115,7 +115,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(sent).toMatchObject({ chat_id: PAYER, payload: orderId, currency: 'XTR', prices: [{ amount: 250 }] });
       api.failMethod('sendInvoice', 400, 'Bad Request: chat not found');
       const refused = await engine.sendInvoice(PAYER, orderId, text);
-      expect(refused).toEqual({ ok: false, status: 400, description: 'Bad Request: chat not found' });
+      expect(refused).toEqual({
+        ok: false,
+        status: 400,
+        description: 'Bad Request: chat not found',
+        retryAfterMs: null,
+      });
       expect(JSON.stringify(refused)).not.toContain(api.token);
     });
 

@@ -1,5 +1,17 @@
 import { InvalidOption } from '../../core/errors.js';
-import type { FetchLike, TelegramApiOptions } from './telegram-bot-api.js';
+
+/** The `fetch` the Bot API clients call: the global one, undici's, or a test's. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Where and how payonce reaches the Bot API. */
+export interface TelegramApiOptions {
+  /** The bot token (`123456:ABC…`). Used only in request URLs; never stored in a row, an event or an error. */
+  readonly token: string;
+  /** Base URL of the Bot API (a local Bot API server or a sandbox). @default 'https://api.telegram.org' */
+  readonly apiBaseUrl?: string;
+  /** The `fetch` to call. @default globalThis.fetch */
+  readonly fetch?: FetchLike;
+}
 
 /** What one Bot API call gave: its `result`, or a failure with what Telegram said (never the token). */
 export type TelegramCallResult<T> =
@@ -10,9 +22,17 @@ export type TelegramCallResult<T> =
       readonly status: number | null;
       /** Telegram's `description` (`Bad Request: …`), or the network error's text; the token is never in it. */
       readonly description: string;
+      /** `parameters.retry_after` (seconds in the API) as milliseconds, when Telegram gave one (429). */
+      readonly retryAfterMs: number | null;
     };
 
-type ApiBody = { ok?: unknown; result?: unknown; error_code?: unknown; description?: unknown };
+type ApiBody = {
+  ok?: unknown;
+  result?: unknown;
+  error_code?: unknown;
+  description?: unknown;
+  parameters?: { retry_after?: unknown };
+};
 
 /**
  * Calls any Bot API method as `POST <base>/bot<token>/<method>` with a JSON body and reads Telegram's answer
@@ -53,14 +73,20 @@ export class TelegramBotClient {
       const body = (await response.json()) as ApiBody;
       if (body?.ok === true && 'result' in body) return { ok: true, result: body.result as T };
       const code = typeof body?.error_code === 'number' ? body.error_code : status;
-      return this.#failure(code, typeof body?.description === 'string' ? body.description : `HTTP ${status}`);
+      const retry = body?.parameters?.retry_after;
+      const retryAfterMs = typeof retry === 'number' && retry >= 0 ? Math.ceil(retry * 1000) : null;
+      return this.#failure(
+        code,
+        typeof body?.description === 'string' ? body.description : `HTTP ${status}`,
+        retryAfterMs,
+      );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      return this.#failure(status, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+      return this.#failure(status, error instanceof Error ? `${error.name}: ${error.message}` : String(error), null);
     }
   }
 
-  #failure(status: number | null, description: string): TelegramCallResult<never> {
-    return { ok: false, status, description: description.split(this.#token).join('[REDACTED]') };
+  #failure(status: number | null, description: string, retryAfterMs: number | null): TelegramCallResult<never> {
+    return { ok: false, status, description: description.split(this.#token).join('[REDACTED]'), retryAfterMs };
   }
 }
