@@ -36,9 +36,10 @@ const packageOf = (specifier: string) =>
 
 /**
  * Example apps with a package.json of their own: what they import is declared there (the app's `npm i`), not by the
- * library. examples/nestjs brings its framework and ORM (@nestjs/*, Prisma).
+ * library. examples/nestjs brings its framework and ORM (@nestjs/*, Prisma); examples/storm-express-drizzle the
+ * Stripe SDK and the storm.
  */
-const OWN_MANIFEST_EXAMPLES = ['examples/nestjs'];
+const OWN_MANIFEST_EXAMPLES = ['examples/nestjs', 'examples/storm-express-drizzle'];
 
 /** Packages imported (statically or with `import()`) by the TypeScript files under `dirs`, `self` excluded. */
 function importedPackages(dirs: string[], self: string, skip: readonly string[] = []): string[] {

@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import { OutboxWorker } from 'payonce/outbox';
+import type { ReceiptsDatabase } from 'payonce/sql';
+import { FULFIL_TOPIC, type Shop } from './shop.js';
+
+/**
+ * The worker that ships paid orders: each `order.fulfil` job writes one `fulfilments` row and moves the order to
+ * `fulfilled`, in the effect ledger's transaction (`context.once`, keyed by the job), so a job re-run after a crash
+ * never ships twice. `context.once` hands payonce's Kysely transaction: the writes are plain SQL on it.
+ */
+export function fulfilmentWorker(shop: Shop): OutboxWorker<ReceiptsDatabase> {
+  return new OutboxWorker(
+    shop.store,
+    {
+      [FULFIL_TOPIC]: async (job, context) => {
+        const { orderId } = job.payload as { orderId: string };
+        await context.once(`fulfil:${job.id}`, async (trx) => {
+          await sql`insert into fulfilments (id, order_id, job_id) values (${`ful_${job.id}`}, ${orderId}, ${job.id})`.execute(
+            trx,
+          );
+          await sql`update orders set status = 'fulfilled' where id = ${orderId} and status = 'paid'`.execute(trx);
+        });
+      },
+    },
+    { pollIntervalMs: 50, backoffBaseMs: 200 },
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * A shop on express 5, Drizzle and PostgreSQL that takes Stripe payments, with payonce: `POST /orders`,
+ * `POST /orders/:id/pay` (Idempotency-Key), `POST /webhooks/stripe` (payonce's intake: receipt + order + outbox job
+ * in one transaction), an outbox worker that ships paid orders, `GET /orders/:id`, `GET /healthz`.
+ * Run: `DATABASE_URL=postgres://… STRIPE_API_KEY=sk_test_… STRIPE_WEBHOOK_SECRET=whsec_… npm start`; under
+ * `payonce storm --start` the PAYONCE_STORM_* variables point it at the storm's sandbox (docs/storm-your-app.md).
+ * `STORM_EXAMPLE_BROKEN=no-receipt` swaps the webhook for a plain route without a receipt (the storm fails it).
+ */
+import { drizzle } from 'drizzle-orm/node-postgres';
+import express from 'express';
+import { IdempotencyGuard } from 'payonce';
+import { keepRawBody } from 'payonce/http/express';
+import { Outbox } from 'payonce/outbox';
+import { PostgresStore } from 'payonce/postgres';
+import { drizzleTransactions } from 'payonce/tx/drizzle';
+import { expressWebhooks } from 'payonce/webhooks/express';
+import pg from 'pg';
+import { brokenStripeWebhook } from './broken-stripe-webhook.js';
+import { fulfilmentWorker } from './fulfilment-worker.js';
+import { orderRoutes } from './order-routes.js';
+import { SHOP_TABLES_SQL } from './schema.js';
+import type { Shop } from './shop.js';
+import { stripeClient } from './stripe-client.js';
+import { stripeWebhookIntake } from './stripe-webhook.js';
+
+const env = process.env;
+const databaseUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const apiKey = env.PAYONCE_STORM_API_KEY ?? env.STRIPE_API_KEY;
+const webhookSecret = env.PAYONCE_STORM_WEBHOOK_SECRET ?? env.STRIPE_WEBHOOK_SECRET;
+if (!apiKey || !webhookSecret)
+  throw new Error('set STRIPE_API_KEY and STRIPE_WEBHOOK_SECRET (or run under payonce storm)');
+const broken = env.STORM_EXAMPLE_BROKEN === 'no-receipt';
+
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+await pool.query(SHOP_TABLES_SQL); // drizzle-kit's migrations in a real app
+const store = await PostgresStore.connect(databaseUrl);
+await store.migrate({ only: ['receipts', 'http', 'outbox', 'journal'] }); // or `payonce migrate` at deploy
+const db = drizzle(pool);
+const shop: Shop = {
+  db,
+  transactions: drizzleTransactions(db),
+  store,
+  guard: new IdempotencyGuard(store),
+  outbox: new Outbox(store),
+  stripe: stripeClient(apiKey, env.PAYONCE_STORM_SANDBOX_URL),
+  webhookSecret,
+};
+
+const app = express();
+app.get('/healthz', (_req, res) => {
+  res.json({ ok: true, pid: process.pid });
+});
+// The webhook reads the exact bytes: mounted before the JSON parser.
+app.use(broken ? brokenStripeWebhook(shop) : expressWebhooks(stripeWebhookIntake(shop)));
+app.use(express.json({ verify: keepRawBody }));
+app.use(orderRoutes(shop));
+
+const worker = fulfilmentWorker(shop);
+worker.start();
+const server = app.listen(Number(env.PORT ?? 3000), '127.0.0.1', () => {
+  console.log(`shop listening on port ${env.PORT ?? 3000}${broken ? ' (BROKEN: webhook without receipt)' : ''}`);
+});
+
+process.once('SIGTERM', async () => {
+  server.close();
+  server.closeAllConnections();
+  await worker.stop();
+  await store.close();
+  await pool.end();
+});
