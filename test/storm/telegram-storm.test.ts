@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../packages/cli/src/cli-io.js';
+import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import { createTelegramSandbox, type TelegramSandbox } from '../../packages/sandbox/src/telegram/telegram-sandbox.js';
 import {
   type ClosableTelegramTarget,
@@ -15,6 +18,10 @@ import { type LocalService, startLocalService } from '../service/local-provider-
 const TOKEN = '123456:SANDBOX-telegram-storm-token';
 const SECRET = 'telegram_storm_secret';
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
+const capture = (): CliIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(line) };
+};
 const verdicts = (report: TelegramStormReport) => Object.fromEntries(report.results.map((r) => [r.id, r.verdict]));
 
 /**
@@ -101,5 +108,43 @@ describe('Telegram storm against the reference service on SQLite', () => {
     });
     expect(verdicts(report)).toEqual({ 6: 'skip' });
     expect(formatTelegramStormTable(report)).toMatch(/the bot has no refund route/);
+  });
+});
+
+describe('payonce storm --provider telegram (in-process CLI, SQLite)', () => {
+  let local: LocalService;
+  let apiUrl: string;
+  beforeAll(async () => {
+    apiUrl = `http://127.0.0.1:${await findFreePort()}`;
+    // The service calls the Bot API where the storm's sandbox will listen (the command starts it there).
+    local = await startLocalService({ telegramBotToken: TOKEN, telegramSecretToken: SECRET, telegramApiUrl: apiUrl });
+  });
+  afterAll(async () => {
+    await local?.close();
+  });
+
+  it('exit 0 with the table, 1 when the secret token is refused, 2 without the tokens; the tokens never printed', async () => {
+    const saved = ['PAYONCE_TELEGRAM_BOT_TOKEN', 'PAYONCE_TELEGRAM_SECRET_TOKEN', 'PAYONCE_TELEGRAM_API_URL'].map(
+      (name) => [name, process.env[name]] as const,
+    );
+    for (const [name] of saved) delete process.env[name];
+    try {
+      const base = ['storm', '--provider', 'telegram', '--target', local.url, '--telegram-api-url', apiUrl];
+      const io = capture();
+      const args = [...base, '--telegram-bot-token', TOKEN, '--only', '1,4'];
+      expect(await runCli([...args, '--telegram-secret-token', SECRET], io)).toBe(0);
+      const text = io.lines.join('\n');
+      expect(text).toMatch(/PASS: 2\/2 Telegram scenarios/);
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(TOKEN.split(':')[1]);
+      const wrong = capture();
+      expect(await runCli([...args, '--telegram-secret-token', 'not_the_secret'], wrong)).toBe(1);
+      expect(wrong.lines.join('\n')).toMatch(/refused the secret token \(401\)/);
+      const none = capture();
+      expect(await runCli(base, none)).toBe(2);
+      expect(none.lines.join('\n')).toMatch(/--provider telegram needs --telegram-bot-token/);
+    } finally {
+      for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+    }
   });
 });
