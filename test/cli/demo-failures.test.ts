@@ -107,7 +107,7 @@ describe.concurrent('payonce demo: a service that does not come back', () => {
         null,
       ]);
       const stderr = io.stderr.join('\n');
-      expect(stderr).toContain('Payme, Click and Uzum storms not run: a service replica is down for good');
+      expect(stderr).toContain('Payme, Click, Uzum and Telegram storms not run: a service replica is down for good');
       expect(stderr).toMatch(/service down for good: pid \d+ killed by SIGKILL, then 3 restarts in a row failed/);
       expect(stderr).toMatch(/^service output \(last \d+ lines\):$/m);
       expect(stderr).toMatch(/directory does not exist|unable to open database|SQLITE_CANTOPEN/i);

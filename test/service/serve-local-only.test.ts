@@ -67,13 +67,18 @@ describe('a service with only Payme, Click or Uzum credentials (no --provider-ur
     } finally {
       if (previous !== undefined) process.env.PAYONCE_PROVIDER_URL = previous;
     }
-    expect(lines.join('\n')).toMatch(/--provider-url.*--payme-key.*--click-service-id.*--uzum-login/s);
+    expect(lines.join('\n')).toMatch(
+      /--provider-url.*--payme-key.*--click-service-id.*--uzum-login.*--telegram-bot-token/s,
+    );
   });
 
   it('payonce serve with half of Click or Uzum exits 2 naming the missing flags, before opening anything', async () => {
-    const saved = ['PAYONCE_CLICK_SECRET_KEY', 'PAYONCE_UZUM_PASSWORD', 'PAYONCE_UZUM_SERVICE_ID'].map(
-      (name) => [name, process.env[name]] as const,
-    );
+    const saved = [
+      'PAYONCE_CLICK_SECRET_KEY',
+      'PAYONCE_UZUM_PASSWORD',
+      'PAYONCE_UZUM_SERVICE_ID',
+      'PAYONCE_TELEGRAM_SECRET_TOKEN',
+    ].map((name) => [name, process.env[name]] as const);
     for (const [name] of saved) delete process.env[name];
     try {
       for (const [flags, message] of [
@@ -82,12 +87,13 @@ describe('a service with only Payme, Click or Uzum credentials (no --provider-ur
           /Click needs all of --click-service-id, --click-secret-key .*; missing: --click-secret-key$/,
         ],
         [['--uzum-login', 'login'], /Uzum needs all of .*; missing: --uzum-password, --uzum-service-id$/],
+        [['--telegram-bot-token', '123456:placeholder'], /Telegram needs all of .*; missing: --telegram-secret-token$/],
       ] as const) {
         const lines: string[] = [];
         const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
         expect(await runCli(['serve', '--port', '0', ...flags], io)).toBe(2);
         expect(lines.join('\n')).toMatch(message);
-        expect(lines.join('\n')).not.toMatch(/clickServiceId|uzumLogin/);
+        expect(lines.join('\n')).not.toMatch(/clickServiceId|uzumLogin|123456:placeholder/);
       }
     } finally {
       for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;

@@ -217,7 +217,9 @@ describe('payonce serve as a child process (built dist/)', () => {
     const child = start(['serve', '--port', '0', '--database-url', ns.path], { PAYONCE_PROVIDER_URL: '' });
     const exit = await child.exited;
     expect(exit.code).toBe(2);
-    expect(child.output()).toContain('needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click or Uzum');
+    expect(child.output()).toContain(
+      'needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click, Uzum or Telegram',
+    );
   });
 
   it('exits 1 with the reason when the database cannot be opened', async () => {

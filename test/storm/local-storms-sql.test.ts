@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelegramSandbox, type TelegramSandbox } from '../../packages/sandbox/src/telegram/telegram-sandbox.js';
 import { formatClickStormTable, runClickStorm, serviceClickTarget } from '../../packages/storm/src/click/index.js';
+import {
+  formatTelegramStormTable,
+  runTelegramStorm,
+  serviceTelegramTarget,
+} from '../../packages/storm/src/telegram/index.js';
 import { formatUzumStormTable, runUzumStorm, serviceUzumTarget } from '../../packages/storm/src/uzum/index.js';
 import { backendsFromEnv } from '../contract/backends/index.js';
 import { createMysqlNamespace } from '../contract/backends/mysql.js';
@@ -16,16 +22,20 @@ const DIALECTS = [
 ] as const;
 const ALL_BUT_CRASH = [1, 2, 3, 4, 5, 6, 7, 9, 10];
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
+const TELEGRAM_TOKEN = '123456:SANDBOX-local-storms-sql';
+const TELEGRAM_SECRET = 'local_storms_sql_secret';
 
 /**
- * The Click and the Uzum storms against the reference service on PostgreSQL and on MariaDB (one service per dialect
- * with both endpoints): every scenario but the crash passes; one charge, one paid transition, one fulfilment per
+ * The Click, Uzum and Telegram storms against the reference service on PostgreSQL and on MariaDB (one service per
+ * dialect with the three endpoints, its Bot API a Telegram sandbox): every scenario but the crash passes; one charge, one paid transition, one fulfilment per
  * paid order, and each provider's ledger equal to the money the merchant holds.
  */
 for (const dialect of DIALECTS) {
-  describe.runIf(selected.has(dialect.backend))(`Click and Uzum storms on ${dialect.name}`, () => {
+  describe.runIf(selected.has(dialect.backend))(`Click, Uzum and Telegram storms on ${dialect.name}`, () => {
     let local: LocalService;
+    let sandbox: TelegramSandbox;
     beforeAll(async () => {
+      sandbox = await createTelegramSandbox({ token: TELEGRAM_TOKEN });
       local = await startLocalService(
         {
           clickServiceId: CLICK_SERVICE_ID,
@@ -33,12 +43,18 @@ for (const dialect of DIALECTS) {
           uzumLogin: AUTH.login,
           uzumPassword: AUTH.password,
           uzumServiceId: UZUM_SERVICE_ID,
+          telegramBotToken: TELEGRAM_TOKEN,
+          telegramSecretToken: TELEGRAM_SECRET,
+          telegramApiUrl: sandbox.url,
           adminToken: ADMIN_TOKEN,
         },
         await dialect.database(),
       );
     });
-    afterAll(async () => local?.close());
+    afterAll(async () => {
+      await local?.close();
+      await sandbox?.close();
+    });
 
     it('the Click storm passes', async () => {
       const target = serviceClickTarget({
@@ -72,6 +88,26 @@ for (const dialect of DIALECTS) {
           expect(order.confirms, table).toBeLessThanOrEqual(1);
           expect([order.paidTransitions, order.fulfilments], table).toEqual([order.confirms, order.confirms]);
           expect(order.merchantTiyin, table).toBe(order.payerTiyin);
+        }
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('the Telegram storm passes', async () => {
+      const target = serviceTelegramTarget({
+        service: local.url,
+        secretToken: TELEGRAM_SECRET,
+        adminToken: ADMIN_TOKEN,
+      });
+      try {
+        const report = await runTelegramStorm({ target, sandbox, only: [1, 2, 3, 4, 5, 6, 7], timeoutMs: 20_000 });
+        const table = formatTelegramStormTable(report);
+        expect(report.passed, table).toBe(true);
+        for (const order of report.results.flatMap((r) => r.orders)) {
+          expect(order.charges, table).toBeLessThanOrEqual(1);
+          expect([order.paidTransitions, order.fulfilments], table).toEqual([order.charges, order.charges]);
+          expect(order.merchantStars, table).toBe(order.payerStars);
         }
       } finally {
         await target.close();

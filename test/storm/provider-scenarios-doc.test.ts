@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ALL_CLICK_SCENARIOS } from '../../packages/storm/src/click/index.js';
 import { ALL_PAYME_SCENARIOS } from '../../packages/storm/src/payme/index.js';
+import { ALL_TELEGRAM_SCENARIOS } from '../../packages/storm/src/telegram/index.js';
 import { ALL_UZUM_SCENARIOS } from '../../packages/storm/src/uzum/index.js';
 
 const doc = await readFile(new URL('../../docs/storm.md', import.meta.url), 'utf8');
 
-/** `| Xn | name | defends | …` rows of a provider's scenario table in docs/storm.md (X: P, C or U). */
+/** `| Xn | name | defends | …` rows of a provider's scenario table in docs/storm.md (X: P, C, U or T). */
 const rowsOf = (letter: string) =>
   doc
     .split('\n')
@@ -23,6 +24,7 @@ const PROVIDERS = [
   { provider: 'Payme', letter: 'P', scenarios: ALL_PAYME_SCENARIOS, count: 11 },
   { provider: 'Click', letter: 'C', scenarios: ALL_CLICK_SCENARIOS, count: 10 },
   { provider: 'Uzum', letter: 'U', scenarios: ALL_UZUM_SCENARIOS, count: 10 },
+  { provider: 'Telegram', letter: 'T', scenarios: ALL_TELEGRAM_SCENARIOS, count: 8 },
 ] as const;
 
 describe.each(PROVIDERS)('the $provider storm scenarios', ({ letter, scenarios, count }) => {

@@ -100,3 +100,29 @@ export async function loadUzumStorm(neededFor: string) {
     aloneIds: scenarios.ALL_UZUM_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
   };
 }
+
+/**
+ * The parts of `@payonce/storm` and `@payonce/sandbox` that `payonce storm --provider telegram` runs:
+ * `runTelegramStorm`, the reference service's Telegram target, the table and summary, the "target unavailable" error,
+ * the numbers of the scenarios that run alone, and the Telegram sandbox the storm starts as the bot's Bot API.
+ * Loaded when the command runs: the storm and the sandbox are optional peers of `@payonce/cli`.
+ * @param neededFor the command, for the message.
+ * @throws {MissingPeer} `@payonce/storm` or `@payonce/sandbox` (or a package they need) is not installed.
+ */
+export async function loadTelegramStorm(neededFor: string) {
+  const [storm, scenarios, stripe, sandbox] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/telegram/index.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/telegram/all-telegram-scenarios.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/sandbox/telegram')),
+  ]);
+  return {
+    runTelegramStorm: storm.runTelegramStorm,
+    serviceTelegramTarget: storm.serviceTelegramTarget,
+    formatTelegramStormTable: storm.formatTelegramStormTable,
+    telegramStormSummary: storm.telegramStormSummary,
+    createTelegramSandbox: sandbox.createTelegramSandbox,
+    StormTargetUnavailable: stripe.StormTargetUnavailable,
+    aloneIds: scenarios.ALL_TELEGRAM_SCENARIOS.filter((s) => s.alone === true).map((s) => s.id),
+  };
+}

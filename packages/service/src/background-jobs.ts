@@ -9,6 +9,7 @@ import { PendingReconciler } from './pending-reconciliation.js';
 import { ReceiptPurgeLoop } from './receipt-purge.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import type { ServiceRuntime } from './service-runtime.js';
+import { serviceTelegramPayments } from './telegram-endpoint.js';
 
 /** The outbox worker and the reconciliation loop of one process. */
 export interface BackgroundJobs {
@@ -38,13 +39,17 @@ export function startBackgroundJobs(runtime: ServiceRuntime): BackgroundJobs {
   const { context: ctx, metrics } = runtime;
   const { config, logger } = ctx;
   const abort = new AbortController();
-  const handlers = fulfilmentHandlers(ctx, {
-    signal: abort.signal,
-    onEffect: (kind, outcome, job) => {
-      metrics.fulfilments.inc({ kind, outcome });
-      logger.info({ kind, outcome, jobId: job.id, dedupeKey: job.dedupeKey }, `${kind} job ${outcome}`);
-    },
-  });
+  const handlers = {
+    ...fulfilmentHandlers(ctx, {
+      signal: abort.signal,
+      onEffect: (kind, outcome, job) => {
+        metrics.fulfilments.inc({ kind, outcome });
+        logger.info({ kind, outcome, jobId: job.id, dedupeKey: job.dedupeKey }, `${kind} job ${outcome}`);
+      },
+    }),
+    // Stars refunds (`telegram.refund`: refundStarPayment once, then the refund recorded) with a Telegram bot.
+    ...(config.telegram === null ? {} : serviceTelegramPayments(ctx).jobHandlers()),
+  };
   const worker = new OutboxWorker(ctx.store, handlers, {
     // The pid names the process (replica) that holds a job's lease in the order view; the suffix keeps it unique.
     workerId: `serve-${process.pid}-${randomUUID().slice(0, 8)}`,

@@ -14,6 +14,8 @@ import type { ServiceContext } from './service-context.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { openServiceRuntime } from './service-runtime.js';
+import { registerTelegram } from './telegram-endpoint.js';
+import { registerTelegramOrderRoutes } from './telegram-order-routes.js';
 import { registerUzum } from './uzum-endpoint.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 
@@ -58,6 +60,9 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * orders, `servicePaymeMerchant`; only with `paymeKeys`), `POST /click/prepare` + `/click/complete` (Click's SHOP API,
  * `serviceClickMerchant`; only with `clickServiceId` + `clickSecretKey`), `POST /uzum/check|create|confirm|reverse|
  * status` (Uzum Bank's Merchant API, `serviceUzumMerchant`; only with `uzumLogin`, `uzumPassword`, `uzumServiceId`),
+ * `POST /telegram/webhook`, `POST /orders/:id/telegram-invoice` and `/telegram-refund` (the bot's updates in one-commit
+ * mode and Telegram Stars payments of `XTR` orders, `serviceTelegramIntake`; only with `telegramBotToken` and
+ * `telegramSecretToken`),
  * `GET /healthz`, `GET /metrics`, and the operator
  * console (`/admin/api/*`, `/console`; only with `adminToken`, docs/console.md). Unless `worker: false` it also runs
  * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
@@ -116,6 +121,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     await registerPayme(app, ctx);
     await registerClick(app, ctx);
     await registerUzum(app, ctx);
+    const telegram = await registerTelegram(app, ctx);
+    if (telegram !== null) {
+      runtime.metrics.observeIntake(telegram.intake);
+      logIntake(telegram.intake, ctx.logger);
+      registerTelegramOrderRoutes(app, ctx, telegram.telegram);
+    }
     if (ctx.config.adminToken !== null) {
       const { registerAdminConsole, replayPartsOf } = await loadAdminConsole();
       await registerAdminConsole(app, ctx, {

@@ -18,6 +18,12 @@ export const MAX_UZS_AMOUNT_MINOR = Number.MAX_SAFE_INTEGER;
 /** The only currency Payme, Click and Uzum charge: Uzbek sum, amounts in tiyin (1 sum = 100 tiyin). */
 export const UZS = 'UZS';
 
+/**
+ * Telegram Stars: not an ISO-4217 code, accepted for an order only when the service has a Telegram bot (its orders in
+ * `XTR` are paid with Stars; amounts in whole stars). @see https://core.telegram.org/bots/api#sendinvoice
+ */
+export const XTR = 'XTR';
+
 /** ISO-4217 codes this Node knows (`Intl.supportedValuesOf('currency')`, ICU's list of active codes). */
 const ISO_4217: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
@@ -49,8 +55,9 @@ function amountProblem(amountMinor: unknown, currency: unknown): string | null {
 }
 
 /** What is wrong with `currency`, or `null`. */
-function currencyProblem(currency: unknown): string | null {
+function currencyProblem(currency: unknown, stars: boolean): string | null {
   if (currency === undefined) return 'currency is missing (an ISO-4217 code like EUR)';
+  if (stars && currency === XTR) return null;
   if (typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) && ISO_4217.has(currency)) return null;
   const got = typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? 'an unknown code' : kindOf(currency);
   return `currency must be an ISO-4217 code like EUR, got ${got}`;
@@ -64,13 +71,14 @@ function currencyProblem(currency: unknown): string | null {
  * says what is wrong (missing, the type, zero, negative, a length) without quoting the request's value
  * (docs/errors.md: `detail` never contains request bodies).
  * A missing `currency` is `defaultCurrency` when given (a service without the Stripe-shaped provider: `UZS`).
+ * With `stars` (a service with a Telegram bot) `XTR` is accepted too: whole Telegram Stars, 1–`MAX_ORDER_AMOUNT_MINOR`.
  * @throws {InvalidMoney} for anything else (400 `INVALID_MONEY`).
  * @see docs/design.md §2 "Money and time"; ISO 4217; docs/service.md.
  */
-export function orderMoneyOf(body: Readonly<Record<string, unknown>>, defaultCurrency?: string): Money {
+export function orderMoneyOf(body: Readonly<Record<string, unknown>>, defaultCurrency?: string, stars = false): Money {
   const { amountMinor } = body;
   const currency = body.currency === undefined ? defaultCurrency : body.currency;
-  const problems = [amountProblem(amountMinor, currency), currencyProblem(currency)].filter(
+  const problems = [amountProblem(amountMinor, currency), currencyProblem(currency, stars)].filter(
     (p): p is string => p !== null,
   );
   if (problems.length > 0) throw new InvalidMoney(problems.join('; '));

@@ -97,7 +97,8 @@ export async function registerOrders(
         if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "amountMinor": …, "currency": … }');
         const tx = fastifyTransaction<Transaction<unknown>>(request);
         // Without the Stripe-shaped provider only Payme, Click and Uzum pay: UZS is the one currency they charge.
-        const money = orderMoneyOf(body, ctx.checkoutAvailable ? undefined : UZS);
+        // With a Telegram bot, XTR (Telegram Stars) orders too: the bot's invoices are paid in Stars.
+        const money = orderMoneyOf(body, ctx.checkoutAvailable ? undefined : UZS, ctx.config.telegram !== null);
         const id = orderIdOf(body);
         const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
         return reply.code(201).send({ order: orderJson(order) });

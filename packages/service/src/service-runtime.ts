@@ -40,9 +40,9 @@ function boundedStuckCount(store: SqlStore<unknown>, clock: Clock, waitMs: numbe
   return () => withinMs(countStuck(), waitMs, 'receipts_stuck read');
 }
 
-/** Whether Payme, Click or Uzum is configured (each pays orders without the Stripe-shaped provider). */
+/** Whether Payme, Click, Uzum or Telegram is configured (each pays orders without the Stripe-shaped provider). */
 export function localProviderConfigured(config: ServiceConfig): boolean {
-  return config.paymeKeys.length > 0 || config.click !== null || config.uzum !== null;
+  return config.paymeKeys.length > 0 || config.click !== null || config.uzum !== null || config.telegram !== null;
 }
 
 /** The parts of the service shared by `payonce serve` and `payonce worker`, before any HTTP route or job loop. */
@@ -74,7 +74,7 @@ export interface ServiceRuntime {
  * back-off while the database is down (`readiness`; issue 34 item 19), builds `Payments` (alerts logged and counted), the SQL delivery
  * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
  * `Idempotency-Key` guard (SQL) and the metrics.
- * Without `providerUrl` and `provider`, but with Payme, Click or Uzum configured, the provider refuses every call
+ * Without `providerUrl` and `provider`, but with Payme, Click, Uzum or Telegram configured, the provider refuses every call
  * with `PROVIDER_NOT_CONFIGURED` and `context.checkoutAvailable` is false.
  * @throws {InvalidOption} a bad setting; no `providerUrl`, no `provider` and none of Payme, Click and Uzum.
  * @throws the driver's error when the SQLite file or Redis cannot be opened (anything opened so far is closed
@@ -86,7 +86,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
   if (!checkoutAvailable && !localProviderConfigured(config)) {
     throw new InvalidOption(
       'providerUrl',
-      'is required unless Payme, Click or Uzum is configured (the base URL of the provider API, e.g. the sandbox)',
+      'is required unless Payme, Click, Uzum or Telegram is configured (the base URL of the provider API, e.g. the sandbox)',
     );
   }
   const clock: Clock = options.clock ?? systemClock;

@@ -30,7 +30,7 @@ function port(value: string): number {
 
 /**
  * Registers `demo` (what `npm start` runs) on the `payonce` program: the sandbox provider plus `payonce serve` as a
- * supervised child, the whole storm against them, then the Payme, Click and Uzum storms against its provider
+ * supervised child, the whole storm against them, then the Payme, Click, Uzum and Telegram storms against its provider
  * endpoints, each with its table and summary; exits 1 when a scenario of any storm fails, a provider endpoint is
  * unavailable or the service does not start, 2 for a bad flag. `PAYONCE_DATABASE_URL`, else `DATABASE_URL`, is
  * read when `--database-url` is not given (empty means unset: a fresh SQLite file);
@@ -40,7 +40,7 @@ export function registerDemo(program: Command, io: CliIo): void {
   program
     .command('demo')
     .description(
-      'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, then the Payme, Click and Uzum storms against its provider endpoints, print the verdicts (needs @payonce/sandbox, @payonce/service, @payonce/storm)',
+      'start the sandbox provider and payonce serve (a fresh SQLite file by default), run every storm scenario against them, then the Payme, Click, Uzum and Telegram storms against its provider endpoints, print the verdicts (needs @payonce/sandbox, @payonce/service, @payonce/storm)',
     )
     .addOption(
       databaseUrlOption(

@@ -307,6 +307,9 @@ interface ServeFlags extends RuntimeFlags {
   uzumLogin?: string;
   uzumPassword?: string;
   uzumServiceId?: number;
+  telegramBotToken?: string;
+  telegramSecretToken?: string;
+  telegramApiUrl?: string;
 }
 
 /**
@@ -341,9 +344,38 @@ export function clickUzumOptions(): Option[] {
   ];
 }
 
-/** Whether `payonce serve` was given any Payme, Click or Uzum credential (then `--provider-url` is optional). */
+/**
+ * `--telegram-bot-token` + `--telegram-secret-token` (env `PAYONCE_TELEGRAM_BOT_TOKEN`,
+ * `PAYONCE_TELEGRAM_SECRET_TOKEN`) and `--telegram-api-url` of `payonce serve`: they enable `POST /telegram/webhook`
+ * and the Telegram Stars routes of `XTR` orders (docs/service.md "Telegram"). The token is never printed or logged.
+ */
+export function telegramOptions(): Option[] {
+  return [
+    new Option(
+      '--telegram-bot-token <token>',
+      'Telegram bot token: with --telegram-secret-token enables POST /telegram/webhook; prefer the environment variable',
+    ).env('PAYONCE_TELEGRAM_BOT_TOKEN'),
+    new Option(
+      '--telegram-secret-token <token>',
+      'the secret_token given to setWebhook (comma-separated during a rotation); prefer the environment variable',
+    ).env('PAYONCE_TELEGRAM_SECRET_TOKEN'),
+    new Option(
+      '--telegram-api-url <url>',
+      'Bot API base URL (the Telegram sandbox; default https://api.telegram.org)',
+    ).env('PAYONCE_TELEGRAM_API_URL'),
+  ];
+}
+
+/** Whether `payonce serve` was given any Payme, Click, Uzum or Telegram credential (then `--provider-url` is optional). */
 function localProviderFlags(flags: ServeFlags): boolean {
-  const texts = [flags.paymeKey, flags.clickSecretKey, flags.uzumLogin, flags.uzumPassword];
+  const texts = [
+    flags.paymeKey,
+    flags.clickSecretKey,
+    flags.uzumLogin,
+    flags.uzumPassword,
+    flags.telegramBotToken,
+    flags.telegramSecretToken,
+  ];
   return (
     texts.some((text) => nonEmpty(text) !== undefined) ||
     flags.clickServiceId !== undefined ||
@@ -372,6 +404,13 @@ export function checkProviderFlags(flags: ServeFlags): void {
         ['--uzum-login', nonEmpty(flags.uzumLogin)],
         ['--uzum-password', nonEmpty(flags.uzumPassword)],
         ['--uzum-service-id', flags.uzumServiceId],
+      ],
+    ],
+    [
+      'Telegram',
+      [
+        ['--telegram-bot-token', nonEmpty(flags.telegramBotToken)],
+        ['--telegram-secret-token', nonEmpty(flags.telegramSecretToken)],
       ],
     ],
   ];
@@ -417,7 +456,7 @@ export function trustProxyOption(): Option {
  * Registers `serve` on the `payonce` program: starts the reference service (docs/service.md) with the flags and
  * environment of its "Configuration" table, prints `payonce service listening on http://…` on stdout once it
  * listens, and stays up until SIGTERM or SIGINT, then closes gracefully (requests in flight, worker,
- * reconciliation, database) and exits 0. `--provider-url` may be left out when Payme, Click or Uzum credentials are
+ * reconciliation, database) and exits 0. `--provider-url` may be left out when Payme, Click, Uzum or Telegram credentials are
  * given (checkout then answers 409 `PROVIDER_NOT_CONFIGURED`). A bad flag, neither a provider URL nor any such
  * credential, or only some of Click's or Uzum's flags, exits 2 with the reason; a
  * SQLite file, Redis or port that cannot be opened exits 1 with the driver's message. A PostgreSQL or MySQL
@@ -441,13 +480,13 @@ export function registerServe(program: Command, io: CliIo): void {
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
     .addOption(trustProxyOption());
-  for (const option of [...paymeOptions(), ...clickUzumOptions()]) command.addOption(option);
+  for (const option of [...paymeOptions(), ...clickUzumOptions(), ...telegramOptions()]) command.addOption(option);
   command.action(async (flags: ServeFlags) => {
     // The database URL is checked first (its error is the more specific one), then that some provider is set.
     const options = runtimeOptions(flags, process.env, true);
     if (nonEmpty(flags.providerUrl) === undefined && !localProviderFlags(flags)) {
       throw new CliUsageError(
-        'payonce serve needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click or Uzum credentials: --payme-key, --click-service-id + --click-secret-key, or --uzum-login + --uzum-password + --uzum-service-id',
+        'payonce serve needs --provider-url (or PAYONCE_PROVIDER_URL), or Payme, Click, Uzum or Telegram credentials: --payme-key, --click-service-id + --click-secret-key, --uzum-login + --uzum-password + --uzum-service-id, or --telegram-bot-token + --telegram-secret-token',
       );
     }
     checkProviderFlags(flags);
@@ -470,6 +509,9 @@ export function registerServe(program: Command, io: CliIo): void {
       uzumLogin: nonEmpty(flags.uzumLogin) ?? null,
       uzumPassword: nonEmpty(flags.uzumPassword) ?? null,
       uzumServiceId: flags.uzumServiceId ?? null,
+      telegramBotToken: nonEmpty(flags.telegramBotToken) ?? null,
+      telegramSecretToken: nonEmpty(flags.telegramSecretToken) ?? null,
+      telegramApiUrl: nonEmpty(flags.telegramApiUrl) ?? null,
     });
     io.out(`payonce service listening on ${service.url}`);
     io.out(
@@ -482,6 +524,10 @@ export function registerServe(program: Command, io: CliIo): void {
     if (config.click !== null) io.out('click: POST /click/prepare, POST /click/complete');
     if (config.uzum !== null)
       io.out('uzum: POST /uzum/check, /uzum/create, /uzum/confirm, /uzum/reverse, /uzum/status');
+    if (config.telegram !== null) {
+      // The bot id only: the token is never printed.
+      io.out(`telegram: bot ${config.telegram.botId}, POST /telegram/webhook (XTR orders paid with Stars)`);
+    }
     if (!service.context.checkoutAvailable) io.out('no --provider-url: checkout answers 409 PROVIDER_NOT_CONFIGURED');
     const received = await signal;
     io.out(`payonce service: ${received}, closing`);

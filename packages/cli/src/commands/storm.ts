@@ -9,10 +9,11 @@ import { withStormApp } from '../storm-app/storm-app-world.js';
 import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
-import { clickUzumOptions } from './serve.js';
+import { clickUzumOptions, telegramOptions } from './serve.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runStormInit } from './storm-init.js';
 import { runPaymeStormCommand } from './storm-payme.js';
+import { runTelegramStormCommand, type TelegramStormCommandOptions } from './storm-telegram.js';
 
 /** `payonce storm` ran and at least one scenario failed (exit status 1); `failed` lists their numbers. */
 export class StormFailed extends Error {
@@ -23,13 +24,15 @@ export class StormFailed extends Error {
 }
 
 /** The words `--provider` takes for the storms of the providers that call the merchant. */
-const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum'];
+const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum', 'telegram'];
 
 /** Options of `payonce storm` as commander parses them. */
-export interface StormCommandOptions extends Omit<ClickUzumStormCommandOptions, 'target'> {
+export interface StormCommandOptions
+  extends Omit<ClickUzumStormCommandOptions, 'target'>,
+    Omit<TelegramStormCommandOptions, 'target'> {
   /** `--target <url>`: the reference service (required unless `--adapter`). */
   target?: string;
-  /** `--provider <url|payme|click|uzum>` (required unless `--adapter`: the storm then starts its own sandbox). */
+  /** `--provider <url|payme|click|uzum|telegram>` (required unless `--adapter`: the storm then starts its own sandbox). */
   provider?: string;
   /** `--adapter <file>`: the user's app through its storm adapter (docs/storm-your-app.md). */
   adapter?: string;
@@ -120,7 +123,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
             ...common,
             target: requiredFlag(options.target, '--target <url>'),
             replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
-            provider: requiredFlag(options.provider, '--provider <url|payme|click|uzum>'),
+            provider: requiredFlag(options.provider, '--provider <url|payme|click|uzum|telegram>'),
             adminToken: options.adminToken,
           })
         : await withStormApp({ adapter, start: options.start, url: options.url, startTimeoutMs }, io, (world) =>
@@ -166,13 +169,13 @@ export function registerStorm(program: Command, io: CliIo): void {
     .command('storm')
     .description(
       'run the conformance scenarios against a live payonce service (docs/design.md §9), your own app ' +
-        '(--adapter FILE; `storm init` writes one) or a provider endpoint (--provider payme|click|uzum) ' +
+        '(--adapter FILE; `storm init` writes one) or a provider endpoint (--provider NAME) ' +
         '(needs @payonce/storm)',
     )
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .option(
-      '--provider <url|payme|click|uzum>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum" for that storm',
+      '--provider <url|payme|click|uzum|telegram>',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm',
     )
     .option(
       '--adapter <file>',
@@ -218,9 +221,10 @@ export function registerStorm(program: Command, io: CliIo): void {
       const local = { ...options, provider: options.provider, target: requiredFlag(options.target, '--target <url>') };
       if (local.provider === 'payme') await runPaymeStormCommand(local, io);
       else if (local.provider === 'click') await runClickStormCommand(local, io);
+      else if (local.provider === 'telegram') await runTelegramStormCommand(local, io);
       else await runUzumStormCommand(local, io);
     });
-  for (const option of clickUzumOptions()) storm.addOption(option);
+  for (const option of [...clickUzumOptions(), ...telegramOptions()]) storm.addOption(option);
   program
     .command('storm-init', { hidden: true }) // reached as `payonce storm init` (run-cli.ts maps it)
     .argument('[file]', 'the adapter file to write', 'storm.adapter.ts')

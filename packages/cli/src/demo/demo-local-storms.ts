@@ -1,30 +1,35 @@
 import type { ClickStormReport } from '@payonce/storm/internal/click/run-click-storm.js';
 import type { PaymeStormReport } from '@payonce/storm/internal/payme/run-payme-storm.js';
+import type { TelegramStormReport } from '@payonce/storm/internal/telegram/run-telegram-storm.js';
 import type { UzumStormReport } from '@payonce/storm/internal/uzum/run-uzum-storm.js';
 import type { CliIo } from '../cli-io.js';
 import { clickStormOf, uzumStormOf } from '../commands/storm-click-uzum.js';
 import { paymeStormOf } from '../commands/storm-payme.js';
 import type { CommandReport, LoadedProviderStorm } from '../commands/storm-provider.js';
+import { telegramStormOf } from '../commands/storm-telegram.js';
 import type { loadDemoPeers } from './demo-peers.js';
 import { runDemoProviderStorm } from './demo-provider-storm.js';
 
-/** The credentials the demo starts its service children with, for the Payme, Click and Uzum endpoints. */
+/** The credentials the demo starts its service children with, for the Payme, Click, Uzum and Telegram endpoints. */
 export interface DemoLocalCredentials {
   readonly paymeKey: string;
   readonly click: { readonly serviceId: number; readonly secretKey: string };
   readonly uzum: { readonly login: string; readonly password: string; readonly serviceId: number };
+  /** The bot token, the webhook's secret token, and the Bot API URL where the Telegram storm's sandbox listens. */
+  readonly telegram: { readonly botToken: string; readonly secretToken: string; readonly apiUrl: string };
 }
 
-/** What the Payme, Click and Uzum storms of the demo found. */
+/** What the Payme, Click, Uzum and Telegram storms of the demo found. */
 export interface DemoLocalStorms {
   /** Each storm's report; `null` when it did not run (unavailable, or Payme skipped for an earlier run's key). */
   readonly payme: PaymeStormReport | null;
   readonly click: ClickStormReport | null;
   readonly uzum: UzumStormReport | null;
+  readonly telegram: TelegramStormReport | null;
   /** Failed scenarios (`Click 3. lost answer…`) and storms that could not run (`the Uzum storm (…)`). */
   readonly failed: readonly string[];
   /** For the JSON report: each storm's report, or `{ passed: false, error }` when its endpoint was unavailable. */
-  readonly reports: Readonly<Record<'payme' | 'click' | 'uzum', unknown>>;
+  readonly reports: Readonly<Record<'payme' | 'click' | 'uzum' | 'telegram', unknown>>;
 }
 
 /** Why a Payme key refusal on a database the user gave is a skip, not a failure. */
@@ -33,7 +38,7 @@ const EARLIER_KEY =
   'PAYONCE_PAYME_KEY (docs/service.md); run the demo on a fresh database to include the Payme storm';
 
 /**
- * The demo's Payme, Click and Uzum storms, one after the other, against `service` (with replicas, the first one),
+ * The demo's Payme, Click, Uzum and Telegram storms, one after the other, against `service` (with replicas, the first one),
  * each whole; a storm whose endpoint is unavailable is a failure, except a Payme key refused on a database the
  * user gave (`givenDatabase`: an earlier run's stored key wins), which is a skip said on stdout.
  * @throws the storms' errors other than `StormTargetUnavailable`.
@@ -51,9 +56,9 @@ export async function runDemoLocalStorms(
 ): Promise<DemoLocalStorms> {
   const { service, adminToken, credentials } = input;
   const failed: string[] = [];
-  const reports: Record<string, unknown> = { payme: null, click: null, uzum: null };
+  const reports: Record<string, unknown> = { payme: null, click: null, uzum: null, telegram: null };
   const one = async <T extends { close(): Promise<void> }, R extends CommandReport>(
-    name: 'Payme' | 'Click' | 'Uzum',
+    name: 'Payme' | 'Click' | 'Uzum' | 'Telegram',
     storm: LoadedProviderStorm<T, R>,
   ): Promise<R | null> => {
     io.out('');
@@ -79,5 +84,17 @@ export async function runDemoLocalStorms(
   const payme = await one('Payme', paymeStormOf(peers.payme, { service, key: credentials.paymeKey, adminToken }));
   const click = await one('Click', clickStormOf(peers.click, { service, ...credentials.click, adminToken }));
   const uzum = await one('Uzum', uzumStormOf(peers.uzum, { service, ...credentials.uzum, adminToken }));
-  return { payme, click, uzum, failed, reports: reports as DemoLocalStorms['reports'] };
+  // Telegram: the storm's sandbox is the Bot API the service children were started with (`apiUrl`).
+  const { botToken, secretToken, apiUrl } = credentials.telegram;
+  const api = new URL(apiUrl);
+  const sandbox = await peers.telegram.createTelegramSandbox({
+    token: botToken,
+    host: api.hostname,
+    port: Number(api.port),
+  });
+  const telegram = await one(
+    'Telegram',
+    telegramStormOf(peers.telegram, sandbox, { service, secretToken, adminToken }),
+  );
+  return { payme, click, uzum, telegram, failed, reports: reports as DemoLocalStorms['reports'] };
 }

@@ -82,6 +82,8 @@ export interface DemoResult {
   readonly click: DemoLocalStorms['click'];
   /** The Uzum storm's report; `null` when it did not run (`only: []`, a replica down, `/uzum/*` unavailable). */
   readonly uzum: DemoLocalStorms['uzum'];
+  /** The Telegram storm's report; `null` when it did not run (`only: []`, a replica down, the webhook unavailable). */
+  readonly telegram: DemoLocalStorms['telegram'];
   readonly serviceUrl: string;
   readonly providerUrl: string;
   /** The database as printed (password redacted). */
@@ -110,7 +112,9 @@ function showServiceOutput(io: CliIo, lines: readonly string[]): void {
  * the same for the whole Payme storm (docs/storm.md "Payme storm") against the service's `POST /payme` (the children
  * get a fresh random cashbox key, never printed; with replicas, against the first one; skipped with the reason on a
  * `databaseUrl` whose stored key from an earlier run wins), then the Click and the Uzum storms (docs/storm.md
- * "Click storm", "Uzum storm") against its `/click/*` and `/uzum/*` (fresh random credentials, never printed), writes
+ * "Click storm", "Uzum storm") against its `/click/*` and `/uzum/*`, and the Telegram storm against its
+ * `/telegram/webhook` (a Telegram sandbox where the children's Bot API URL points; fresh random credentials, never
+ * printed), writes
  * the JSON report if asked, then stops both (or,
  * with `serve`, prints their URLs and waits for Ctrl-C). The child's output is captured and printed (to `io.err`)
  * only when something failed.
@@ -149,6 +153,11 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       password: randomBytes(18).toString('base64url'),
       serviceId: randomInt(10_000, 99_999),
     },
+    telegram: {
+      botToken: `${randomInt(100_000, 999_999)}:${randomBytes(24).toString('base64url')}`,
+      secretToken: randomBytes(24).toString('base64url'),
+      apiUrl: `http://127.0.0.1:${await findFreePort()}`,
+    },
   };
   let sandbox: Sandbox | null = null;
   const supervisors: ServiceSupervisor[] = [];
@@ -182,6 +191,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
           paymeKey: credentials.paymeKey,
           click: credentials.click,
           uzum: credentials.uzum,
+          telegram: credentials.telegram,
           timings: DEMO_SERVICE_TIMINGS,
         }),
       );
@@ -248,7 +258,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     let local: DemoLocalStorms | null = null;
     const serviceDown = supervisors.some((supervisor) => supervisor.failure !== null);
     if (storm !== null && serviceDown)
-      io.err('Payme, Click and Uzum storms not run: a service replica is down for good');
+      io.err('Payme, Click, Uzum and Telegram storms not run: a service replica is down for good');
     if (storm !== null && !serviceDown) {
       local = await runDemoLocalStorms(io, peers, {
         service: urls[0]!,
@@ -261,7 +271,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
     const restarts = supervisors.flatMap((supervisor) => supervisor.restarts).sort((a, b) => a.atMs - b.atMs);
     if (options.reportPath !== undefined) {
       const demo = { database, replicas: urls, restarts, webhooksForwarded: forwarder?.forwarded ?? null };
-      const reports = local?.reports ?? { payme: null, click: null, uzum: null };
+      const reports = local?.reports ?? { payme: null, click: null, uzum: null, telegram: null };
       const report = { ...storm, ...reports, demo };
       await writeFile(options.reportPath, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
       io.out(`report written to ${options.reportPath}`);
@@ -298,6 +308,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<Dem
       payme: local?.payme ?? null,
       click: local?.click ?? null,
       uzum: local?.uzum ?? null,
+      telegram: local?.telegram ?? null,
       serviceUrl: urls[0]!,
       providerUrl: sandbox.url,
       database,

@@ -30,6 +30,11 @@ export interface ServiceLaunchInput {
    * storm's endpoints). @default none
    */
   readonly uzum?: { readonly login: string; readonly password: string; readonly serviceId: number };
+  /**
+   * `PAYONCE_TELEGRAM_BOT_TOKEN` / `PAYONCE_TELEGRAM_SECRET_TOKEN` / `PAYONCE_TELEGRAM_API_URL`: enable
+   * `POST /telegram/webhook` with the Bot API at `apiUrl` (where the Telegram storm's sandbox listens). @default none
+   */
+  readonly telegram?: { readonly botToken: string; readonly secretToken: string; readonly apiUrl: string };
   readonly timings: DemoServiceTimings;
   /** The environment the child inherits before the demo's own variables. @default process.env */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
@@ -65,6 +70,9 @@ const SERVICE_VARIABLES = [
   'PAYONCE_UZUM_LOGIN',
   'PAYONCE_UZUM_PASSWORD',
   'PAYONCE_UZUM_SERVICE_ID',
+  'PAYONCE_TELEGRAM_BOT_TOKEN',
+  'PAYONCE_TELEGRAM_SECRET_TOKEN',
+  'PAYONCE_TELEGRAM_API_URL',
 ] as const;
 
 /**
@@ -77,10 +85,10 @@ export function payonceBin(): string {
 
 /**
  * The `payonce serve` child of the demo: port, host and timings as flags; the database URL (which may hold a
- * password), provider URL, webhook secrets, admin token, Payme cashbox key and Click / Uzum credentials in its environment only, so they never
+ * password), provider URL, webhook secrets, admin token, Payme cashbox key and Click / Uzum / Telegram credentials in its environment only, so they never
  * show in a process list. `REDIS_URL` from the parent is not passed on (receipts stay in the demo's database), nor
  * `PAYONCE_PAYME_KEY` / `PAYONCE_PAYME_ACCOUNT_FIELD` (the key is `paymeKey`, the account field `order_id`) or the
- * parent's Click and Uzum variables (they are `click` and `uzum`). The child logs
+ * parent's Click, Uzum and Telegram variables (they are `click`, `uzum` and `telegram`). The child logs
  * at `warn` unless `PAYONCE_LOG_LEVEL` says otherwise (its output is only shown when something failed).
  */
 export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
@@ -102,6 +110,11 @@ export function serviceLaunch(input: ServiceLaunchInput): ServiceLaunch {
     env.PAYONCE_UZUM_LOGIN = input.uzum.login;
     env.PAYONCE_UZUM_PASSWORD = input.uzum.password;
     env.PAYONCE_UZUM_SERVICE_ID = String(input.uzum.serviceId);
+  }
+  if (input.telegram !== undefined) {
+    env.PAYONCE_TELEGRAM_BOT_TOKEN = input.telegram.botToken;
+    env.PAYONCE_TELEGRAM_SECRET_TOKEN = input.telegram.secretToken;
+    env.PAYONCE_TELEGRAM_API_URL = input.telegram.apiUrl;
   }
   const { timings } = input;
   const args = [

@@ -16,6 +16,8 @@ export interface ServiceOrdersOptions {
   readonly serviceControl?: ServiceControl;
   /** Budget of one HTTP request, ms. @default 30_000 */
   readonly timeoutMs?: number;
+  /** The currency of the orders it creates (`XTR` for the Telegram storm: whole stars). @default 'UZS' */
+  readonly currency?: string;
 }
 
 /** What the service shows of one order: {@link OrderCounts} and the money it holds as paid. */
@@ -31,7 +33,7 @@ export interface ServiceOrderCounts extends OrderCounts {
 export interface ServiceOrders {
   /** The base URL, without a trailing slash. */
   readonly service: string;
-  /** Creates a UZS order of `amountMinor` tiyin and returns its id. @throws {Error} the service refused it. */
+  /** Creates an order of `amountMinor` (UZS: tiyin; XTR: stars) and returns its id. @throws {Error} refused. */
   createOrder(amountMinor: number): Promise<string>;
   /** The order's counts from `GET /orders/:id`. @throws {Error} the order could not be read. */
   counts(orderId: string): Promise<ServiceOrderCounts>;
@@ -41,6 +43,8 @@ export interface ServiceOrders {
   readonly rerunFulfilment?: (orderId: string) => Promise<{ note: string }>;
   /** Why `rerunFulfilment` is absent. */
   readonly missing?: Readonly<{ rerun?: string }>;
+  /** POSTs `body` to `path` of the service as the storm's customer (a provider's own order routes). */
+  post(path: string, body: unknown): Promise<HttpAnswer>;
   /** Closes the HTTP connections. */
   close(): Promise<void>;
 }
@@ -87,6 +91,9 @@ export function serviceOrders(options: ServiceOrdersOptions): ServiceOrders {
   const control = options.serviceControl ?? pidKillControl(service);
   const token = options.adminToken;
 
+  /** POST `path` (under the service) as the storm's customer, with `body`. */
+  const post = (path: string, body: unknown) => http.send({ method: 'POST', url: `${service}${path}`, headers, body });
+
   async function view(orderId: string): Promise<ViewShape> {
     const id = encodeURIComponent(orderId);
     const answer = await http.send({ method: 'GET', url: `${service}/orders/${id}`, headers });
@@ -99,10 +106,11 @@ export function serviceOrders(options: ServiceOrdersOptions): ServiceOrders {
 
   const orders: ServiceOrders = {
     service,
+    post,
     ...(token === undefined ? { missing: { rerun: 'needs the service admin token (--admin-token)' } } : {}),
     async createOrder(amountMinor) {
       const orderId = `${options.prefix}-${randomBytes(8).toString('hex')}`;
-      const body = { orderId, amountMinor, currency: 'UZS' };
+      const body = { orderId, amountMinor, currency: options.currency ?? 'UZS' };
       const answer = await http.send({ method: 'POST', url: `${service}/orders`, headers, body });
       if (answer.status !== 201) throw unexpected('POST /orders', answer);
       return orderId;
