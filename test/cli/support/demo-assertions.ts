@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { ClickStormReport } from '../../../packages/storm/src/click/run-click-storm.js';
 import type { PaymeStormReport } from '../../../packages/storm/src/payme/run-payme-storm.js';
 import type { StormReport } from '../../../packages/storm/src/storm-report.js';
+import type { TelegramStormReport } from '../../../packages/storm/src/telegram/run-telegram-storm.js';
 import type { UzumStormReport } from '../../../packages/storm/src/uzum/run-uzum-storm.js';
 import type { PayonceRun } from './run-payonce.js';
 
@@ -11,6 +12,7 @@ export type DemoReportFile = StormReport & {
   readonly payme: PaymeStormReport;
   readonly click: ClickStormReport;
   readonly uzum: UzumStormReport;
+  readonly telegram: TelegramStormReport;
   readonly demo: {
     readonly database: string;
     readonly restarts: ReadonlyArray<{ fromPid: number; toPid: number }>;
@@ -26,8 +28,11 @@ const PAYME_SCENARIOS = 11;
 const PAYME_PLAN = /^running 11 Payme scenarios, .*$/m;
 const CLICK_PLAN = /^running 10 Click scenarios, .*$/m;
 const UZUM_PLAN = /^running 10 Uzum scenarios, .*$/m;
+const TELEGRAM_PLAN = /^running 8 Telegram scenarios, .*$/m;
 /** Click and Uzum storm scenarios (each has one crash, scenario 8). */
 const LOCAL_SCENARIOS = 10;
+/** Telegram storm scenarios (its crash is scenario 8 too). */
+const TELEGRAM_SCENARIOS = 8;
 
 /**
  * Asserts what a user relies on after `payonce demo [--replicas N] --report FILE` passed: exit 0, a row for each of
@@ -35,24 +40,27 @@ const LOCAL_SCENARIOS = 10;
  * summary, a JSON report with the same verdicts, and that scenario 12 really killed a service child (a random
  * replica with several) and its supervisor restarted it (the printed restart line, the report's restart record and
  * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too. Then the
- * Payme, Click and Uzum storms' parts: their rows all `pass`, their PASS summaries, their reports under `payme`,
- * `click`, `uzum`, and each one's crash scenario 8 killed the (first) service and the supervisor restarted it: the
- * last three restarts of the run, in that order.
+ * Payme, Click, Uzum and Telegram storms' parts: their rows all `pass`, their PASS summaries, their reports under
+ * `payme`, `click`, `uzum`, `telegram`, and each one's crash scenario 8 killed the (first) service and the supervisor
+ * restarted it: the last four restarts of the run, in that order.
  * Returns the report.
  */
 export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, replicas = 1): Promise<DemoReportFile> {
   const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   const skipped = replicas > 1 ? [] : REPLICA_SCENARIOS;
   expect(run.code, context).toBe(0);
-  const [paymeAt, clickAt, uzumAt] = [PAYME_PLAN, CLICK_PLAN, UZUM_PLAN].map((plan) => run.stdout.search(plan)) as [
-    number,
-    number,
-    number,
-  ];
-  expect([paymeAt > 0, clickAt > paymeAt, uzumAt > clickAt], context).toEqual([true, true, true]);
+  const plans = [PAYME_PLAN, CLICK_PLAN, UZUM_PLAN, TELEGRAM_PLAN].map((plan) => run.stdout.search(plan));
+  const [paymeAt, clickAt, uzumAt, telegramAt] = plans as [number, number, number, number];
+  expect([paymeAt > 0, clickAt > paymeAt, uzumAt > clickAt, telegramAt > uzumAt], context).toEqual([
+    true,
+    true,
+    true,
+    true,
+  ]);
   const stripePart = run.stdout.slice(0, paymeAt);
   const paymePart = run.stdout.slice(paymeAt, clickAt);
-  const [clickPart, uzumPart] = [run.stdout.slice(clickAt, uzumAt), run.stdout.slice(uzumAt)];
+  const [clickPart, uzumPart] = [run.stdout.slice(clickAt, uzumAt), run.stdout.slice(uzumAt, telegramAt)];
+  const telegramPart = run.stdout.slice(telegramAt);
   const rowsOf = (text: string) => text.split('\n').filter((line) => /^\s?\d{1,2} \S/.test(line));
   const rows = rowsOf(stripePart);
   expect(rows, context).toHaveLength(SCENARIOS);
@@ -80,6 +88,10 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
     for (const row of localRows) expect(row, context).toMatch(/\spass$/);
     expect(part, context).toMatch(new RegExp(`^PASS: 10/10 ${name} scenarios, \\d+ calls, .* s$`, 'm'));
   }
+  const telegramRows = rowsOf(telegramPart);
+  expect(telegramRows, context).toHaveLength(TELEGRAM_SCENARIOS);
+  for (const row of telegramRows) expect(row, context).toMatch(/\spass$/);
+  expect(telegramPart, context).toMatch(/^PASS: 8\/8 Telegram scenarios, \d+ calls, .* s$/m);
 
   const report = JSON.parse(await readFile(reportPath, 'utf8')) as DemoReportFile;
   expect(report.passed).toBe(true);
@@ -90,7 +102,7 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
 
   const restartLine = /^service (?:replica (\d+) )?restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/gm;
   const restarts = [...run.stdout.matchAll(restartLine)].map((m) => ({ fromPid: Number(m[2]), toPid: Number(m[3]) }));
-  expect(restarts, context).toHaveLength(replicas > 1 ? 5 : 4);
+  expect(restarts, context).toHaveLength(replicas > 1 ? 6 : 5);
   for (const { fromPid, toPid } of restarts) {
     expect(fromPid).not.toBe(toPid);
     // The killed pid was printed when it started: "(pid X)", or as a restart's new pid "→ X)" (killed twice).
@@ -113,13 +125,14 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   expect(report.payme.results.map((r) => [r.id, r.verdict])).toEqual(
     Array.from({ length: PAYME_SCENARIOS }, (_, i) => [i + 1, 'pass']),
   );
-  for (const [i, local] of [report.payme, report.click, report.uzum].entries()) {
+  for (const [i, local] of [report.payme, report.click, report.uzum, report.telegram].entries()) {
     expect(local.passed).toBe(true);
     const crashed = local.results.find((r) => r.id === 8)!;
-    const restart = restarts.at(i - 3)!;
+    const restart = restarts.at(i - 4)!;
     expect(crashed.notes.join('\n')).toContain(`killed pid ${restart.fromPid}, restarted as pid ${restart.toPid}`);
   }
   expect(report.click.results.map((r) => r.verdict)).toEqual(Array(LOCAL_SCENARIOS).fill('pass'));
   expect(report.uzum.results.map((r) => r.verdict)).toEqual(Array(LOCAL_SCENARIOS).fill('pass'));
+  expect(report.telegram.results.map((r) => r.verdict)).toEqual(Array(TELEGRAM_SCENARIOS).fill('pass'));
   return report;
 }

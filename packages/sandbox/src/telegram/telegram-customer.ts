@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { TelegramSandboxState } from './telegram-state.js';
 import { unixNow } from './telegram-state.js';
+
+/** A random tag of this process's sandbox charges (hex), so charge ids never repeat across runs. */
+const CHARGE_RUN = randomBytes(6).toString('hex');
 
 /** Telegram's pre-checkout deadline: the Bot API must receive the answer within 10 seconds. */
 export const PRE_CHECKOUT_DEADLINE_MS = 10_000;
@@ -65,7 +69,9 @@ export async function customerPays(
     if (!answered.ok)
       return { ...base, outcome: 'refused', queryId, chargeId: null, errorMessage: answered.errorMessage };
   }
-  const n = state.counter++;
+  // Charge ids are unique across sandbox runs, as Telegram's are: a merchant database that outlives one sandbox (a
+  // second demo on the same database) must never see a new payment under an old payment's charge id.
+  const n = `${CHARGE_RUN}${state.counter++}`;
   const chargeId = invoice.currency === 'XTR' ? `stxSandbox${n}` : `sandbox-charge-${n}`;
   const providerCharge = invoice.currency === 'XTR' ? '' : `sandbox-provider-${n}`;
   state.ledger.paid({
