@@ -52,9 +52,13 @@ for (const dialect of DIALECTS) {
       );
     });
     afterAll(async () => {
-      await local?.close();
+      // Cleanup only (the storms' verdicts are asserted above). On a loaded CI box MariaDB's close once outlived the
+      // default 30 s hook: it gets 90 s, then the sandbox is closed whatever happened.
+      const waited = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 90_000).unref());
+      const closed = await Promise.race([local?.close().then(() => 'closed' as const), waited]);
+      if (closed === 'timeout') console.warn(`${dialect.name}: the service did not close within 90 s`);
       await sandbox?.close();
-    });
+    }, 120_000);
 
     it('the Click storm passes', async () => {
       const target = serviceClickTarget({
