@@ -65,3 +65,39 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
     });
   });
 }
+
+// Two calls that each look for a new id (a locking read of a row that is not there, above every id in the index) and
+// then insert it: at InnoDB's REPEATABLE READ both take the gap lock up to the index's end and their inserts
+// deadlock; a provider call runs at READ COMMITTED on MySQL/MariaDB, where neither read locks a gap.
+describe('inProviderCallTransaction on mysql: a locking read of a missing id locks no gap', () => {
+  let backend: SqlBackend;
+  let store: SqlStore<unknown>;
+  beforeAll(async () => {
+    backend = await createSqlBackend('mysql');
+    store = await backend.open();
+    await sql`create table call_ids (id bigint not null primary key)`.execute(store.db);
+    await sql`insert into call_ids (id) values (10)`.execute(store.db);
+  });
+  afterAll(async () => backend?.drop());
+
+  it('two concurrent calls both read past the last id, then insert: no deadlock, each runs once', async () => {
+    let read = 0;
+    let bothRead: () => void = () => {};
+    const barrier = new Promise<void>((resolve) => {
+      bothRead = resolve;
+    });
+    const runs = [0, 0];
+    const call = (which: 0 | 1, id: number) =>
+      inProviderCallTransaction(store, { attempts: 1, raceLost: () => false }, async (trx) => {
+        runs[which] += 1;
+        await sql`select id from call_ids where id = ${id} for update`.execute(trx);
+        read += 1;
+        if (read === 2) bothRead();
+        await barrier;
+        await sql`insert into call_ids (id) values (${id})`.execute(trx);
+        return id;
+      });
+    expect(await Promise.all([call(0, 1001), call(1, 1002)])).toEqual([1001, 1002]);
+    expect(runs).toEqual([1, 1]);
+  });
+});

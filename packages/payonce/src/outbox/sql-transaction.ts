@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { IsolationLevel, Kysely, Transaction } from 'kysely';
 import type { StatementCache } from '../stores/sql/compiled-statement.js';
 import { withRetry } from '../stores/sql/retry.js';
 import type { SqlDialect } from '../stores/sql/sql-dialect.js';
@@ -23,11 +23,21 @@ export interface SqlTarget<DB> {
  * Runs `fn` in ONE database transaction on `target.db` and retries the WHOLE transaction (never one statement
  * of it) after a transient error of the dialect (deadlock, lock wait timeout, SQLITE_BUSY), with the shared
  * jittered back-off of the SQL stores (also when the error is the `cause` of the guard's `StoreUnavailable`). `fn` must therefore only write to the database (no network calls).
- * On SQLite, start `fn` with a write so two connections cannot deadlock upgrading read locks.
+ * On SQLite, start `fn` with a write so two connections cannot deadlock upgrading read locks. `isolation` sets the
+ * isolation level of each try's transaction (`SET TRANSACTION ISOLATION LEVEL` before `BEGIN`); absent: the
+ * connection's default.
  */
-export function transaction<DB, T>(target: SqlTarget<DB>, fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+export function transaction<DB, T>(
+  target: SqlTarget<DB>,
+  fn: (tx: Transaction<DB>) => Promise<T>,
+  isolation?: IsolationLevel,
+): Promise<T> {
   return withRetry(
-    () => target.db.transaction().execute((trx) => withDirectStatements(trx, () => fn(trx))),
+    () => {
+      const builder = target.db.transaction();
+      const chosen = isolation === undefined ? builder : builder.setIsolationLevel(isolation);
+      return chosen.execute((trx) => withDirectStatements(trx, () => fn(trx)));
+    },
     (error) => isTransient(target.dialect, error),
     true,
     target.dialect.retryBudgetMs,
