@@ -36,8 +36,14 @@ const QUALIFIED_NAMES = [
   'payonce_receipt_finished_notify',
 ];
 
-/** One of {@link QUALIFIED_NAMES} as a whole identifier: not part of a longer name, not already qualified. */
-const QUALIFIED_NAME = new RegExp(`(?<![A-Za-z0-9_."\`])(${QUALIFIED_NAMES.join('|')})(?![A-Za-z0-9_])`, 'g');
+/**
+ * One of {@link QUALIFIED_NAMES} as a whole identifier: not part of a longer name, not already qualified, not a
+ * string literal (MySQL's migration 0005 names its table as a value of `information_schema`).
+ */
+const QUALIFIED_NAME = new RegExp(`(?<![A-Za-z0-9_."'\`])(${QUALIFIED_NAMES.join('|')})(?![A-Za-z0-9_])`, 'g');
+
+/** MySQL's migration 0005 looks its index up in the session's database; with a schema it is in that database. */
+const MYSQL_SESSION_DATABASE = 'table_schema = database()';
 
 /** The server's own catalogs, never a place for payonce's tables (PostgreSQL reserves `pg_*` names). */
 const SYSTEM_NAMESPACE = /^(pg_.*|information_schema|mysql|performance_schema|sys)$/i;
@@ -96,7 +102,8 @@ export function qualifiedTable(
 
 /**
  * A raw statement (DDL of a migration, a fixed multi-row statement) with every payonce table, ledger table and
- * function it names qualified with `schema`, and every `payonce_…` name in it (tables, indexes, constraints,
+ * function it names qualified with `schema` (on MySQL, an `information_schema` lookup in `database()` looks in
+ * `schema` instead), and every `payonce_…` name in it (tables, indexes, constraints,
  * triggers, functions, the notification channel) renamed to start with `tablePrefix` (see `prefixedStatement`);
  * `statement` unchanged with neither (`schema` `null`, prefix `payonce_`).
  */
@@ -109,7 +116,12 @@ export function qualifyStatement(
   const qualified =
     schema === null
       ? statement
-      : statement.replace(QUALIFIED_NAME, (name) => `${quoteIdentifier(dialect, schema)}.${name}`);
+      : statement
+          .replace(QUALIFIED_NAME, (name) => `${quoteIdentifier(dialect, schema)}.${name}`)
+          .replaceAll(
+            MYSQL_SESSION_DATABASE,
+            dialect === 'mysql' ? `table_schema = '${schema}'` : MYSQL_SESSION_DATABASE,
+          );
   return prefixedStatement(tablePrefix, qualified);
 }
 
