@@ -44,6 +44,8 @@ interface PrefixBackend {
   /** What `payonce migrate` takes. */
   readonly url: string;
   open(tablePrefix: string): Promise<SqlStore<unknown>>;
+  /** A store with batched claims and completions (PostgreSQL, MySQL); `null` on SQLite, which has none. */
+  openBatched(tablePrefix: string): Promise<SqlStore<unknown>> | null;
   /** Every named object of the database (tables, indexes, constraints, sequences, triggers, functions), sorted. */
   objects(): Promise<string[]>;
   /** The tables only, sorted. */
@@ -68,6 +70,7 @@ async function sqliteBackend(): Promise<PrefixBackend> {
     name: 'sqlite',
     url: file,
     open: (tablePrefix) => SqliteStore.open(file, { tablePrefix }),
+    openBatched: () => null,
     objects: async () => read("select name from sqlite_master where name not like 'sqlite\\_%' escape '\\' order by 1"),
     tables: async () =>
       read("select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by 1"),
@@ -92,6 +95,7 @@ async function mysqlBackend(): Promise<PrefixBackend> {
     name: 'mysql',
     url: namespace.url,
     open: (tablePrefix) => MysqlStore.connect(namespace.url, { tablePrefix }),
+    openBatched: (tablePrefix) => MysqlStore.connect(namespace.url, { tablePrefix, batching: true }),
     objects: async () => [
       ...(await read(tables)),
       ...(await read('select index_name as name from information_schema.statistics where table_schema = ?')),
@@ -125,6 +129,7 @@ async function postgresBackend(): Promise<PrefixBackend> {
     name: 'postgres',
     url: namespace.url,
     open: (tablePrefix) => PostgresStore.connect(namespace.config, { tablePrefix }),
+    openBatched: (tablePrefix) => PostgresStore.connect(namespace.config, { tablePrefix, batching: true }),
     objects: async () => [
       ...(await read(relations("'r', 'i', 'S'"))),
       ...(await read(
@@ -150,7 +155,7 @@ const BACKENDS: readonly [string, () => Promise<PrefixBackend>][] = [
   ['postgres', postgresBackend],
 ];
 
-describe.each(BACKENDS)('%s: two table prefixes in one database', (_name, create) => {
+describe.each(BACKENDS)('%s: two table prefixes in one database', (name, create) => {
   const suffix = randomBytes(4).toString('hex');
   let backend: PrefixBackend;
   let billing: SqlStore<unknown>;
@@ -219,6 +224,25 @@ describe.each(BACKENDS)('%s: two table prefixes in one database', (_name, create
     expect(await billing.find(key)).toBeNull();
     expect((await shop.find(key))?.status).toBe('completed');
   });
+
+  // SQLite has no batching (better-sqlite3 runs every statement synchronously).
+  it.skipIf(name === 'sqlite')(
+    'batched claims and completions (PostgreSQL, MySQL) use the prefixed table',
+    async () => {
+      const batched = await (backend.openBatched('shop_') as Promise<SqlStore<unknown>>);
+      try {
+        const guard = new IdempotencyGuard(batched);
+        const keys = Array.from({ length: 12 }, (_, i) => new RequestKey('prefix-batch', `evt_${i}`));
+        const first = await Promise.all(keys.map((key) => guard.run(key, async () => {})));
+        const again = await Promise.all(keys.map((key) => guard.run(key, async () => {})));
+        expect(first.every((o) => !o.isReplay) && again.every((o) => o.isReplay)).toBe(true);
+        expect((await shop.find(keys[0] as RequestKey))?.status).toBe('completed');
+        expect(await billing.find(keys[0] as RequestKey)).toBeNull();
+      } finally {
+        await batched.close();
+      }
+    },
+  );
 
   it('outbox, worker claim, relay claim and finish, effect ledger under the prefix', async () => {
     const outbox = new Outbox(billing);
