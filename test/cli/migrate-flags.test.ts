@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../packages/cli/src/cli-io.js';
 import { runCli } from '../../packages/cli/src/run-cli.js';
@@ -89,6 +93,43 @@ describe('payonce migrate flags (@payonce/cli)', () => {
     const io = capture();
     expect(await runCli(['migrate', '--print-sql', '--dialect', 'postgres', '--only', 'journal'], io)).toBe(0);
     expect(`${io.stdout.join('\n')}\n`).toBe(migrationSql('postgres', { only: ['journal'] }));
+  });
+
+  it('--table-prefix: --print-sql --dialect sqlite prints prefixed SQL; migrate --only creates only those tables, prefixed', async () => {
+    const printed = capture();
+    expect(await runCli(['migrate', '--print-sql', '--dialect', 'sqlite', '--table-prefix', 'billing_'], printed)).toBe(
+      0,
+    );
+    const script = `${printed.stdout.join('\n')}\n`;
+    expect(script).toBe(migrationSql('sqlite', { tablePrefix: 'billing_' }));
+    expect(script).toContain('create table if not exists billing_receipts');
+    expect(script).not.toMatch(/payonce_/);
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-prefix-cli-'));
+    try {
+      const file = join(dir, 'shared.db');
+      const io = capture();
+      const args = ['migrate', '--database-url', file, '--table-prefix', 'billing_', '--only', 'receipts,outbox'];
+      expect(await runCli(args, io)).toBe(0);
+      expect(io.stdout[0]).toContain('(table prefix billing_)');
+      const db = new Database(file, { readonly: true });
+      const tables = db
+        .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite%' order by 1")
+        .all();
+      db.close();
+      expect((tables as { name: string }[]).map((row) => row.name)).toEqual([
+        'billing_effects',
+        'billing_migration',
+        'billing_migration_lock',
+        'billing_outbox',
+        'billing_outbox_order',
+        'billing_receipts',
+      ]);
+      const bad = capture();
+      expect(await runCli(['migrate', '--database-url', file, '--table-prefix', 'Billing-'], bad)).toBe(2);
+      expect(bad.stderr.join('\n')).toContain('tablePrefix: must be 1-24 lower-case letters');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([

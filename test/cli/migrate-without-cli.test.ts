@@ -61,6 +61,14 @@ describe('payonce migrate without @payonce/cli (node:util parseArgs)', () => {
     expect(`${io.stdout.join('\n')}\n`).toBe(migrationSql('sqlite', { only: ['receipts'] }));
   });
 
+  it('--print-sql --dialect sqlite --table-prefix prints the prefixed script', async () => {
+    const io = capture();
+    const args = ['migrate', '--print-sql', '--dialect', 'sqlite', '--table-prefix', 'billing_', '--only', 'outbox'];
+    expect(await runPayonce(args, io)).toBe(0);
+    expect(`${io.stdout.join('\n')}\n`).toBe(migrationSql('sqlite', { only: ['outbox'], tablePrefix: 'billing_' }));
+    expect(io.stdout.join('\n')).toContain('create table if not exists billing_outbox');
+  });
+
   it.each([
     [['--only', 'receipts,orders', '--database-url', ':memory:'], 'unknown migration group "orders"'],
     [['--print-sql', '--dialect', 'oracle'], 'must be sqlite, postgres or mysql, got oracle'],

@@ -14,7 +14,7 @@ import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
  * (`pg` `query_timeout`; MySQL `queryTimeoutMs`, which destroys the connection of a statement that outlives it), so a
  * database that accepts TCP but never answers (a silent firewall drop, a frozen host) fails the statement instead of
  * hanging it. Without it the drivers' defaults apply (no bound on statements, 10 s to connect
- * on MySQL).
+ * on MySQL). `schema` and `tablePrefix` name payonce's tables (`SqlStoreOptions.schema`, `.tablePrefix`).
  * @throws {InvalidDatabaseUrl} (an `InvalidOption` for `databaseUrl`) an unsupported or malformed URL.
  * @throws the driver's error when the database cannot be opened.
  */
@@ -23,9 +23,13 @@ export async function openServiceStore(
   poolSize?: number,
   waitMs?: number,
   schema?: string | null,
+  tablePrefix?: string | null,
 ): Promise<SqlStore<unknown>> {
   const target = parseDatabaseUrl(databaseUrl);
-  const namespace = schema === null || schema === undefined ? {} : { schema };
+  const namespace = {
+    ...(schema === null || schema === undefined ? {} : { schema }),
+    ...(tablePrefix === null || tablePrefix === undefined ? {} : { tablePrefix }),
+  };
   if (target.dialect === 'postgres' && (poolSize !== undefined || waitMs !== undefined)) {
     return (await PostgresStore.connect(
       {

@@ -1,6 +1,7 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import { checkSchema } from 'payonce/internal/stores/sql/table-namespace.js';
+import { checkTablePrefix } from 'payonce/internal/stores/sql/table-prefix.js';
 import { checkAdminTokenStrength } from './admin-token-strength.js';
 import {
   type LocalProviderConfig,
@@ -25,6 +26,13 @@ export interface ServiceSettings extends LocalProviderSettings {
    * (that store's own `schema` applies). @default none: the connection's search_path / database
    */
   databaseSchema?: string;
+  /**
+   * What every payonce and service table name starts with instead of `payonce_` (`SqlStoreOptions.tablePrefix`):
+   * `billing_` → `billing_receipts`, `billing_orders`, …; migrated under it on start. For a SQLite file or a MySQL
+   * database payonce shares. Ignored when a `store` is given (that store's own `tablePrefix` applies).
+   * @default 'payonce_'
+   */
+  databaseTablePrefix?: string;
   /**
    * Most connections the service's PostgreSQL or MySQL pool opens (SQLite: ignored). A webhook delivery takes a
    * connection four times (claim, business transaction, completion, journal row) and a checkout five; with more
@@ -166,6 +174,7 @@ export interface ServiceSettings extends LocalProviderSettings {
 export interface ServiceConfig extends LocalProviderConfig {
   readonly databaseUrl: string;
   readonly databaseSchema: string | null;
+  readonly databaseTablePrefix: string;
   readonly databasePoolSize: number;
   readonly redisUrl: string | null;
   readonly redisPrefix: string;
@@ -286,6 +295,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
   return Object.freeze({
     databaseUrl,
     databaseSchema: checkSchema(settings.databaseSchema, parseDatabaseUrl(databaseUrl).dialect),
+    databaseTablePrefix: checkTablePrefix(settings.databaseTablePrefix),
     databasePoolSize: atMost(int(settings.databasePoolSize, 'databasePoolSize', 1, 10), 1_000, 'databasePoolSize'),
     redisUrl: optionalText(settings.redisUrl, 'redisUrl'),
     redisPrefix,

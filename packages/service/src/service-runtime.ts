@@ -104,6 +104,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
         config.databasePoolSize,
         databaseWaitMs(config),
         config.databaseSchema,
+        config.databaseTablePrefix,
       );
       closers.push(() => store.close());
     }

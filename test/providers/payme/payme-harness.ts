@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { ManualClock } from '../../../packages/payonce/src/core/clock.js';
 import { Outbox } from '../../../packages/payonce/src/outbox/outbox.js';
 import {
@@ -8,6 +7,7 @@ import {
   type PaymeMerchantOptions,
 } from '../../../packages/payonce/src/providers/payme/index.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { tablesOf } from '../../../packages/payonce/src/stores/sql/table-namespace.js';
 import { ACCOUNT, AMOUNT, GOOD_HEADERS, KEY, PAYME_TIME } from './payme-fixtures.js';
 
 /** The outbox topic the test fulfilment writes; its dedupe key is `<paymeId>:<uuid>`, so every call leaves a row. */
@@ -70,8 +70,7 @@ export function paymeBench<DB>(
       return JSON.parse(response.body) as RpcAnswer;
     },
     async fulfilments(paymeId) {
-      const db = store.db as unknown as Kysely<{ payonce_outbox: { topic: string; dedupe_key: string } }>;
-      const rows = await (store.schema ? db.withSchema(store.schema) : db)
+      const rows = await tablesOf<{ payonce_outbox: { topic: string; dedupe_key: string } }>(store)
         .selectFrom('payonce_outbox')
         .select('dedupe_key')
         .where('topic', '=', FULFIL_TOPIC)

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../packages/payonce/src/cli/run-migrate.js';
@@ -126,5 +127,64 @@ describe('drizzle-kit push on a database holding payonce tables', () => {
     // The failed DROP changed nothing of payonce's (tables and the sequence are there).
     const after = await objects(url);
     expect(after.filter((name) => name.includes('payonce'))).toEqual(before.filter((name) => name.includes('payonce')));
+  }, 600_000);
+});
+
+const SQLITE_USER_SCHEMA = `import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+export const orders = sqliteTable('orders', { id: text('id').primaryKey(), paid: integer('paid').notNull().default(0) });
+`;
+
+/** Every object of the SQLite file but SQLite's own, as `name (type)`, sorted. */
+function sqliteObjects(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db
+      .prepare("select name || ' (' || type || ')' as name from sqlite_master where name not like 'sqlite%' order by 1")
+      .all();
+    return (rows as { name: string }[]).map((row) => row.name);
+  } finally {
+    db.close();
+  }
+}
+
+describe('drizzle-kit push on a SQLite file holding payonce tables under a table prefix', () => {
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'payonce-drizzle-kit-sqlite-'));
+    file = join(dir, 'shared.db');
+    await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await writeFile(join(dir, 'schema.ts'), SQLITE_USER_SCHEMA);
+    await writeFile(
+      join(dir, 'sqlite.config.ts'),
+      `import { defineConfig } from 'drizzle-kit';\nexport default defineConfig({ dialect: 'sqlite', schema: './schema.ts', dbCredentials: { url: '${file}' }, tablesFilter: ['!billing_*'] });\n`,
+    );
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("payonce migrate --table-prefix billing_ + tablesFilter ['!billing_*']: push creates the user's table and leaves payonce's tables, indexes and rows alone", async () => {
+    await runMigrate(file, { out: () => {} }, { tablePrefix: 'billing_' });
+    const seed = new Database(file);
+    seed.prepare(`insert into billing_outbox_order (job_id, aggregate_key) values ('job-1', 'agg')`).run();
+    seed.close();
+    const before = sqliteObjects(file);
+    expect(before).toContain('billing_receipts (table)');
+    expect(before).toContain('billing_receipts_finished_at_idx (index)');
+
+    const { code, output } = await push(dir, 'sqlite.config.ts');
+    expect(output).not.toMatch(/error/i);
+    expect(code).toBe(0);
+
+    const after = sqliteObjects(file);
+    expect(after.filter((name) => !name.startsWith('orders '))).toEqual(before);
+    expect(after).toContain('orders (table)');
+    const read = new Database(file, { readonly: true });
+    expect(read.prepare('select job_id from billing_outbox_order').all()).toHaveLength(1);
+    read.close();
+    // A second push finds nothing to change.
+    expect((await push(dir, 'sqlite.config.ts')).output).not.toMatch(/DROP|ALTER|RENAME/);
   }, 600_000);
 });

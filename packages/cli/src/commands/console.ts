@@ -7,6 +7,8 @@ import { portOf, trustProxyOption, untilSignal } from './serve.js';
 
 interface ConsoleFlags {
   databaseUrl: string;
+  schema?: string;
+  tablePrefix?: string;
   port: number;
   host: string;
   providerUrl?: string;
@@ -33,6 +35,8 @@ export function registerConsole(program: Command, io: CliIo): void {
       'serve the operator console (admin API + web console) on a database, without the service (needs @payonce/service)',
     )
     .addOption(databaseUrlOptionForConsole())
+    .option('--schema <name>', 'the PostgreSQL schema (MySQL: database) of the payonce tables; not on SQLite')
+    .option('--table-prefix <prefix>', 'what the payonce table names start with instead of payonce_ (e.g. billing_)')
     .addOption(new Option('--port <port>', 'listening port (0 picks one)').env('PORT').default(3100).argParser(portOf))
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .addOption(trustProxyOption())
@@ -57,6 +61,8 @@ export function registerConsole(program: Command, io: CliIo): void {
       );
       const server = await startConsoleServer({
         databaseUrl: flags.databaseUrl,
+        ...(flags.schema === undefined ? {} : { databaseSchema: flags.schema }),
+        ...(flags.tablePrefix === undefined ? {} : { databaseTablePrefix: flags.tablePrefix }),
         port: flags.port,
         host: flags.host,
         providerUrl: nonEmpty(flags.providerUrl) ?? null,

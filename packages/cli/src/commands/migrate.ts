@@ -13,6 +13,7 @@ interface MigrateCommandOptions {
   printSql?: boolean;
   dialect?: string;
   schema?: string;
+  tablePrefix?: string;
 }
 
 function planOf(options: MigrateCommandOptions): MigratePlan {
@@ -46,6 +47,12 @@ export function registerMigrate(program: Command, io: CliIo): void {
       new Option(
         '--schema <name>',
         'the PostgreSQL schema (MySQL: database) of every payonce table, created if missing; not on SQLite',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--table-prefix <prefix>',
+        'what every payonce table, index and ledger name starts with instead of payonce_ (e.g. billing_); give the stores the same',
       ),
     )
     .action(async (options: MigrateCommandOptions) => {

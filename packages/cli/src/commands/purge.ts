@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { IdempotencyGuard } from 'payonce/internal/core/idempotency-guard.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import { openSqlStore } from 'payonce/internal/stores/open-sql-store.js';
+import type { ReceiptsDatabase } from 'payonce/internal/stores/sql/receipts-table.js';
+import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import { type ReceiptRetention, runHousekeeping } from 'payonce/internal/webhooks/housekeeping.js';
 import { SqlDeliveryJournal } from 'payonce/internal/webhooks/journal/sql-delivery-journal.js';
 import type { CliIo } from '../cli-io.js';
@@ -32,7 +34,11 @@ export interface PurgeReport {
 }
 
 async function providersOf(store: Awaited<ReturnType<typeof openSqlStore>>): Promise<string[]> {
-  const rows = await store.db.selectFrom('payonce_receipts').select('provider').distinct().execute();
+  const rows = await tablesOf<ReceiptsDatabase>(store)
+    .selectFrom('payonce_receipts')
+    .select('provider')
+    .distinct()
+    .execute();
   return rows.map((row) => String(row.provider)).filter((provider) => provider !== HTTP_PROVIDER);
 }
 

@@ -15,6 +15,7 @@ export interface RuntimeFlags {
   /** Connections of the PostgreSQL / MySQL pool (1–1000); `undefined` = the service's default of 10. */
   databasePoolSize?: number;
   schema?: string;
+  tablePrefix?: string;
   redisUrl?: string;
   storeTimeoutMs?: number;
   providerUrl?: string;
@@ -92,6 +93,10 @@ export function addRuntimeOptions(command: Command): Command {
     .option(
       '--schema <name>',
       'the PostgreSQL schema (MySQL: database) of every payonce table, created on start if missing; not on SQLite',
+    )
+    .option(
+      '--table-prefix <prefix>',
+      'what every payonce table name starts with instead of payonce_ (e.g. billing_), for a shared SQLite file or database',
     )
     .option(
       '--database-pool-size <n>',
@@ -254,6 +259,7 @@ export function runtimeOptions(
   return {
     databaseUrl,
     ...(flags.schema === undefined ? {} : { databaseSchema: flags.schema }),
+    ...(flags.tablePrefix === undefined ? {} : { databaseTablePrefix: flags.tablePrefix }),
     databasePoolSize: flags.databasePoolSize,
     redisUrl: nonEmpty(flags.redisUrl) ?? null,
     storeTimeoutMs: flags.storeTimeoutMs,

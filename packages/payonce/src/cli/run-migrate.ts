@@ -5,6 +5,7 @@ import { type MigrationSelection, selectMigrations } from '../stores/sql/migrati
 import { migrationSql } from '../stores/sql/migration-script.js';
 import type { SqlDialectName } from '../stores/sql/sql-dialect.js';
 import { checkSchema } from '../stores/sql/table-namespace.js';
+import { checkTablePrefix, DEFAULT_TABLE_PREFIX } from '../stores/sql/table-prefix.js';
 
 /** Where `runMigrate` writes its progress: one line per call (the newline is added by the writer). */
 export interface MigrateOutput {
@@ -27,9 +28,10 @@ function selectionLines(selection: MigrationSelection): string[] {
  * `postgresql://…` or `mysql://…`) and writes the groups pulled in, each migration it applied (or that nothing
  * was pending), and the migrations left out. Safe to run again; a later run with more groups adds theirs.
  * Returns the report.
- * With `options.schema` everything goes into that PostgreSQL schema (MySQL: database), created if missing.
+ * With `options.schema` everything goes into that PostgreSQL schema (MySQL: database), created if missing; with
+ * `options.tablePrefix` every table (and the ledger) is named with that prefix instead of `payonce_`.
  * @throws {InvalidOption} (`only`) for an empty list or unknown group name, (`schema`) an invalid name or any on
- *   SQLite, before connecting (the CLI exits 2).
+ *   SQLite, (`tablePrefix`) an invalid prefix, before connecting (the CLI exits 2).
  * @throws {InvalidDatabaseUrl} for an unsupported or malformed URL (the CLI exits with status 2).
  * @throws the driver's or migrator's error when the database cannot be reached or a migration fails (status 1).
  * @see docs/design.md §3 "Schema"; docs/your-stack.md "Migration tools".
@@ -42,11 +44,13 @@ export async function runMigrate(
   const selection = options.only === undefined ? undefined : selectMigrations(options.only);
   const target = parseDatabaseUrl(databaseUrl);
   checkSchema(options.schema, target.dialect);
+  const prefix = checkTablePrefix(options.tablePrefix);
   const where =
-    options.schema === undefined ? '' : ` (${target.dialect === 'mysql' ? 'database' : 'schema'} ${options.schema})`;
+    (options.schema === undefined ? '' : ` (${target.dialect === 'mysql' ? 'database' : 'schema'} ${options.schema})`) +
+    (prefix === DEFAULT_TABLE_PREFIX ? '' : ` (table prefix ${prefix})`);
   io.out(`payonce migrate: ${describeTarget(target)}${where}`);
   if (selection !== undefined) for (const line of selectionLines(selection)) io.out(line);
-  const store = await openSqlStore(target, { schema: options.schema });
+  const store = await openSqlStore(target, { schema: options.schema, tablePrefix: prefix });
   try {
     const report = await store.migrate(options);
     for (const name of report.applied) io.out(`applied ${name}`);

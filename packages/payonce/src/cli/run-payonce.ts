@@ -21,6 +21,7 @@ const USAGE = [
   'usage: payonce migrate [--database-url URL] [--only GROUPS] [--schema NAME]   apply pending payonce migrations',
   '       payonce migrate --print-sql --dialect sqlite|postgres|mysql [--only GROUPS] [--schema NAME]   print the SQL, connect to nothing',
   '       (NAME: the PostgreSQL schema or MySQL database of every payonce table, created if missing; not on SQLite)',
+  '       [--table-prefix PREFIX]   every payonce table, index and ledger named PREFIX… instead of payonce_ (e.g. billing_)',
   '       (URL: SQLite file path, sqlite:PATH, postgres://…, postgresql://… or mysql://…;',
   '        default: PAYONCE_DATABASE_URL, else DATABASE_URL)',
   `       (GROUPS: comma-separated, of ${MIGRATION_GROUPS.join(', ')}; default: all of them)`,
@@ -52,6 +53,7 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
         'print-sql': { type: 'boolean' },
         dialect: { type: 'string' },
         schema: { type: 'string' },
+        'table-prefix': { type: 'string' },
       },
       strict: true,
     });
@@ -60,6 +62,7 @@ async function migrate(args: readonly string[], io: PayonceIo): Promise<number> 
       printSql: values['print-sql'],
       dialect: values.dialect,
       schema: values.schema,
+      tablePrefix: values['table-prefix'],
       databaseUrlFlag: values['database-url'] !== undefined,
     });
     url = values['database-url'] ?? databaseUrlFromEnv(process.env);

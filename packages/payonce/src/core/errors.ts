@@ -125,7 +125,7 @@ export class StoreSchemaMissing extends PayonceError {
     const where = schema === null ? "the connection's search_path or database" : `schema "${schema}"`;
     const fix =
       schema === null
-        ? 'run `payonce migrate` against this database (or store.migrate()), or pass the `schema` option the tables were migrated into'
+        ? 'run `payonce migrate` against this database (or store.migrate()), or pass the `schema` (or `tablePrefix`) option the tables were migrated with'
         : `run \`payonce migrate --schema ${schema}\` against this database (or store.migrate()), or fix the store's \`schema\` option`;
     super(`${dialect}: ${what} does not exist in ${where}: ${fix}`, { cause });
     this.missing = missing;

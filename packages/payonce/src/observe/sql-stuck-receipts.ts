@@ -8,13 +8,14 @@ import { tablesOf } from '../stores/sql/table-namespace.js';
  * A `countStuck` function for `WebhookMetrics` that counts, store-wide, the receipts of `payonce_receipts`
  * still in `processing` whose claim is at least `olderThanMs` old (a crashed or hung worker). One indexed
  * statement per scrape (index `(status, claimed_at)` of migration 0001).
- * @param holder a SQL store (SQLite, PostgreSQL, MySQL) or anything with its Kysely `db` (and `schema`, to qualify).
+ * @param holder a SQL store (SQLite, PostgreSQL, MySQL) or anything with its Kysely `db` (and `schema`, to qualify;
+ *   `tablePrefix`, what its table names start with instead of `payonce_`).
  * @throws {InvalidOption} a bad `olderThanMs`.
  * @see docs/design.md §5 "Metrics"; docs/design.md §3 "Schema".
  * @example new WebhookMetrics({ countStuck: sqlStuckReceipts(store, { olderThanMs: 60_000 }) })
  */
 export function sqlStuckReceipts<DB>(
-  holder: { readonly db: Kysely<DB>; readonly schema?: string | null },
+  holder: { readonly db: Kysely<DB>; readonly schema?: string | null; readonly tablePrefix?: string | null },
   options: { olderThanMs: number; clock?: Clock },
 ): () => Promise<number> {
   const olderThanMs = positiveInt('olderThanMs', options.olderThanMs);

@@ -17,6 +17,11 @@ export interface SqlTarget<DB> {
    * `schema` option. `null`/absent: the connection's. Your own tables in a transaction stay unqualified.
    */
   readonly schema?: string | null;
+  /**
+   * What payonce's table names start with instead of `payonce_`; a store's own `tablePrefix` option
+   * (`SqlStoreOptions.tablePrefix`). `null`/absent: `payonce_`.
+   */
+  readonly tablePrefix?: string | null;
 }
 
 /**

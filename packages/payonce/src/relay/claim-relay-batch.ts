@@ -3,6 +3,7 @@ import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from '../outbox
 import { intOf, type SqlTarget, transaction } from '../outbox/sql-transaction.js';
 import { withRetry } from '../stores/sql/retry.js';
 import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
+import { DEFAULT_TABLE_PREFIX, prefixedName } from '../stores/sql/table-prefix.js';
 import type { RelayMessage } from './relay-message.js';
 
 /** Input of `claimRelayBatch`. Times are epoch ms UTC. */
@@ -173,7 +174,8 @@ export async function claimRelayBatch<DB>(
   return transaction(target, async (trx: Transaction<DB>) => {
     const tx = tablesIn<OutboxDatabase>(target, trx);
     if (target.dialect.name === 'postgres') {
-      await sql`select pg_advisory_xact_lock(hashtext(${target.schema ?? sql`current_schema()`} || '.payonce_relay_claim'))`.execute(
+      const lock = `.${prefixedName(target.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'payonce_relay_claim')}`;
+      await sql`select pg_advisory_xact_lock(hashtext(${target.schema ?? sql`current_schema()`} || ${lock}))`.execute(
         tx,
       );
     }

@@ -9,22 +9,24 @@ import { SqliteStore } from './sqlite/sqlite-store.js';
 /**
  * Opens the SQL store `target` names, owning its connection (call `close()`). Drivers are imported lazily, so
  * only the driver of the chosen database needs to be installed.
- * `options.schema`: the namespace of payonce's tables (`SqlStoreOptions.schema`).
- * @throws {InvalidOption} (`schema`) an invalid name, or any on SQLite, before anything is opened.
+ * `options.schema`: the namespace of payonce's tables (`SqlStoreOptions.schema`); `options.tablePrefix`: what their
+ * names start with instead of `payonce_` (`SqlStoreOptions.tablePrefix`).
+ * @throws {InvalidOption} (`schema`) an invalid name, or any on SQLite; (`tablePrefix`) an invalid prefix; before
+ *   anything is opened.
  * @throws the driver's error when the SQLite file cannot be opened.
  */
 export async function openSqlStore(
   target: DatabaseTarget,
-  options: { readonly schema?: string } = {},
+  options: { readonly schema?: string; readonly tablePrefix?: string } = {},
 ): Promise<SqlStore<ReceiptsDatabase>> {
-  const { schema } = options;
+  const { schema, tablePrefix } = options;
   switch (target.dialect) {
     case 'sqlite':
       checkSchema(schema, 'sqlite');
-      return SqliteStore.open(target.path);
+      return SqliteStore.open(target.path, { tablePrefix });
     case 'postgres':
-      return PostgresStore.connect(target.url, { schema });
+      return PostgresStore.connect(target.url, { schema, tablePrefix });
     case 'mysql':
-      return MysqlStore.connect(target.url, { schema });
+      return MysqlStore.connect(target.url, { schema, tablePrefix });
   }
 }

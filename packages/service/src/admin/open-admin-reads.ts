@@ -29,7 +29,13 @@ export async function openAdminReads(
     idempotencyStaleAfterMs: stale.idempotencyStaleAfterMs,
     receiptStaleAfterMs: stale.receiptStaleAfterMs,
   });
-  const store = await openServiceStore(config.databaseUrl, undefined, undefined, config.databaseSchema);
+  const store = await openServiceStore(
+    config.databaseUrl,
+    undefined,
+    undefined,
+    config.databaseSchema,
+    config.databaseTablePrefix,
+  );
   const reads: AdminReads = {
     db: tablesOf<AdminDatabase>(store),
     dialect: store.name,

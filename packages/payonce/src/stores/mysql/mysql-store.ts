@@ -8,6 +8,7 @@ import { mysqlDialect } from '../sql/mysql-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { checkSchema } from '../sql/table-namespace.js';
+import { checkTablePrefix } from '../sql/table-prefix.js';
 import { boundedMysqlPool, type RawMysqlPool } from './bounded-mysql-pool.js';
 import { type MysqlQueryPool, mysqlStatementRunner } from './mysql-statement-runner.js';
 
@@ -52,7 +53,7 @@ export interface MysqlPoolConfig {
 export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   /** Wraps the caller's Kysely instance (any database type, `MysqlDialect`). Nothing is opened or owned. */
   constructor(options: SqlStoreOptions<DB>) {
-    super(options.db, mysqlDialect, options.batching, options.schema);
+    super(options.db, mysqlDialect, options.batching, options.schema, options.tablePrefix);
   }
 
   /**
@@ -74,6 +75,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const batching = withPoolSize(options.batching, config.connectionLimit) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
     checkSchema(options.schema, 'mysql');
+    checkTablePrefix(options.tablePrefix);
     const { default: mysql } = await importPeer('mysql2', 'MysqlStore', () => import('mysql2'));
     const pool = mysql.createPool(config) as unknown as MysqlPool;
     // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
@@ -88,7 +90,7 @@ export class MysqlStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       queryTimeoutMs === undefined ? null : boundedMysqlPool(pool as unknown as RawMysqlPool, queryTimeoutMs, end);
     const facade: MysqlPool = bounded?.facade ?? { getConnection: (callback) => pool.getConnection(callback), end };
     const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: facade }) });
-    const store = new MysqlStore<DB>({ db, batching, schema: options.schema });
+    const store = new MysqlStore<DB>({ db, batching, schema: options.schema, tablePrefix: options.tablePrefix });
     store.release = async () => {
       await db.destroy();
       await endPool();

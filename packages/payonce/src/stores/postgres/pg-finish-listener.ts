@@ -46,7 +46,14 @@ export class PgFinishListener {
   private client: Promise<PgListenClient> | null = null;
   private closed = false;
 
-  constructor(private readonly newClient: () => Promise<PgListenClient>) {}
+  /**
+   * @param channel the store's channel: `payonce_receipt_finished` under its table prefix (`billing_receipt_finished`
+   *   for `tablePrefix: 'billing_'`), as migration 0009 made the trigger announce it.
+   */
+  constructor(
+    private readonly newClient: () => Promise<PgListenClient>,
+    private readonly channel: string = RECEIPT_FINISHED_CHANNEL,
+  ) {}
 
   /** Number of open watches. */
   get watching(): number {
@@ -94,13 +101,13 @@ export class PgFinishListener {
     client.on('error', onLost);
     client.on('end', onLost);
     client.on('notification', (message) => {
-      if (message.channel !== RECEIPT_FINISHED_CHANNEL) return;
+      if (message.channel !== this.channel) return;
       const id = idOfPayload(message.payload);
       if (id !== null) this.waiters.wake(id);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${RECEIPT_FINISHED_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
     } catch (error) {
       lost = true;
       await client.end().catch(() => {});

@@ -5,10 +5,12 @@ import type { RequestKey } from '../../core/request-key.js';
 import type { ReceiptWatch } from '../../core/store.js';
 import { resolveBatching, withPoolSize } from '../sql/batch-options.js';
 import { endOnce } from '../sql/end-once.js';
+import { RECEIPT_FINISHED_CHANNEL } from '../sql/migrations/0009-receipts-finish-notify.js';
 import { postgresDialect } from '../sql/postgres-dialect.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { checkSchema } from '../sql/table-namespace.js';
+import { checkTablePrefix, prefixedName } from '../sql/table-prefix.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 
@@ -73,14 +75,17 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * duplicates are notified; without it they poll.
    */
   constructor(options: PostgresStoreOptions<DB>) {
-    super(options.db, postgresDialect, options.batching, options.schema);
+    super(options.db, postgresDialect, options.batching, options.schema, options.tablePrefix);
     const listen = options.listenConnection;
     if (listen !== undefined) {
       const config = typeof listen === 'string' ? { connectionString: checkUrl(listen) } : { ...listen };
-      this.listener = new PgFinishListener(async () => {
-        const { default: pg } = await importPeer('pg', 'PostgresStore listenConnection', () => import('pg'));
-        return new pg.Client(config) as unknown as PgListenClient;
-      });
+      this.listener = new PgFinishListener(
+        async () => {
+          const { default: pg } = await importPeer('pg', 'PostgresStore listenConnection', () => import('pg'));
+          return new pg.Client(config) as unknown as PgListenClient;
+        },
+        prefixedName(this.tablePrefix, RECEIPT_FINISHED_CHANNEL),
+      );
       const listener = this.listener;
       this.watchReceipt = (key) => listener.watch(key.provider, key.externalId);
     }
@@ -110,6 +115,7 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const batching = withPoolSize(options.batching, config.max) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
     checkSchema(options.schema, 'postgres');
+    checkTablePrefix(options.tablePrefix);
     const { default: pg } = await importPeer('pg', 'PostgresStore', () => import('pg'));
     const pool = new pg.Pool(config);
     // An idle client that loses its connection (server restart) is discarded by the pool; without a listener its
@@ -127,7 +133,13 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     // object type-checks against 0.28's narrower pool type.
     const kyselyPool = { connect: () => pool.connect(), end: endPool, options: pool.options };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
-    const store = new PostgresStore<DB>({ db, listenConnection: config, batching, schema: options.schema });
+    const store = new PostgresStore<DB>({
+      db,
+      listenConnection: config,
+      batching,
+      schema: options.schema,
+      tablePrefix: options.tablePrefix,
+    });
     store.release = async () => {
       await db.destroy();
       await endPool();

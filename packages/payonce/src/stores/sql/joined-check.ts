@@ -11,6 +11,8 @@ export interface CheckedStore {
   readonly db?: { executeQuery(query: CompiledQuery): Promise<{ readonly rows: readonly unknown[] }> };
   /** The store's PostgreSQL schema or MySQL database; `null`/absent: the connection's own. */
   readonly schema?: string | null;
+  /** What the store's table names start with (`SqlStoreOptions.tablePrefix`); absent: `payonce_`. */
+  readonly tablePrefix?: string | null;
 }
 
 const ENDED =
@@ -46,6 +48,7 @@ function factsOfStore(store: CheckedStore): Promise<SessionFacts> | null {
       store.dialect.name,
       (sql, parameters) => db.executeQuery(CompiledQuery.raw(sql, [...parameters])),
       store.schema ?? null,
+      store.tablePrefix ?? undefined,
     );
     facts.catch(() => storeFacts.delete(store));
     storeFacts.set(store, facts);
@@ -112,7 +115,7 @@ export async function checkJoinedTransaction(store: CheckedStore, executor: SqlE
   let facts: SessionFacts;
   try {
     if (open === undefined && executor.dialect === 'postgres') await run(POSTGRES_PROBE, []);
-    facts = await readSessionFacts(executor.dialect, run, store.schema ?? null);
+    facts = await readSessionFacts(executor.dialect, run, store.schema ?? null, store.tablePrefix ?? undefined);
   } catch (error) {
     if (isEndedTransactionError(error)) throw new InvalidOption(where, ENDED);
     throw error;
@@ -144,6 +147,7 @@ export async function checkOpenerDatabase(
     executor.dialect,
     (sql, parameters) => executor.execute(sql, parameters),
     store.schema ?? null,
+    store.tablePrefix ?? undefined,
   );
   if (await checkSamePlace(store, facts, where)) remember(checkedOpeners, store, opener);
 }

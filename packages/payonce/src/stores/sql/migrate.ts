@@ -14,6 +14,7 @@ import { withRetry } from './retry.js';
 import { withSchemaScopedIntrospection } from './schema-scoped-introspection.js';
 import type { SqlDialectName } from './sql-dialect.js';
 import { checkSchema, qualifyStatement } from './table-namespace.js';
+import { checkTablePrefix, prefixedName } from './table-prefix.js';
 
 /** How long a migration waits for another process's migration lock (SQLite `begin immediate`), ms. */
 const MIGRATION_LOCK_WAIT_MS = 30_000;
@@ -48,13 +49,28 @@ export interface MigrateOptions {
    * @throws {InvalidOption} (`schema`) on SQLite, or for a name that is not 1–63 letters, digits or `_`.
    */
   readonly schema?: string;
+  /**
+   * What every table, index, constraint, trigger, function and the ledger (`<prefix>migration`,
+   * `<prefix>migration_lock`) is named with instead of `payonce_` (see `SqlStoreOptions.tablePrefix`). Give the
+   * stores the same `tablePrefix`. Two prefixes in one database are two independent sets of tables, each with its own
+   * ledger.
+   * @default 'payonce_'
+   * @throws {InvalidOption} (`tablePrefix`) for a value that is not 1–24 lower-case letters, digits or `_` starting
+   *   with a letter or `_`.
+   */
+  readonly tablePrefix?: string;
 }
 
-function kyselyMigration(migration: SqlMigration, dialect: SqlDialectName, schema: string | null): KyselyMigration {
+function kyselyMigration(
+  migration: SqlMigration,
+  dialect: SqlDialectName,
+  schema: string | null,
+  tablePrefix: string,
+): KyselyMigration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const ddl of migration.statements[dialect]) {
-        await sql.raw(qualifyStatement(dialect, schema, ddl)).execute(db);
+        await sql.raw(qualifyStatement(dialect, schema, ddl, tablePrefix)).execute(db);
       }
     },
   };
@@ -83,9 +99,10 @@ async function holdingWriteLock(
  * @param db any Kysely instance (not a transaction) connected to the target database.
  * @param dialect which DDL to use: `sqlite`, `postgres` or `mysql` (MariaDB too).
  * Migrations of groups left out are skipped, not recorded: a later run that selects them applies them then.
- * @param options `only`: the groups to migrate; `schema`: the schema/database to create and use (see `MigrateOptions`).
- * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, or an invalid
- *   `schema` (any on SQLite).
+ * @param options `only`: the groups to migrate; `schema`: the schema/database to create and use; `tablePrefix`: what
+ *   payonce's names start with instead of `payonce_` (see `MigrateOptions`).
+ * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, an invalid
+ *   `schema` (any on SQLite), or an invalid `tablePrefix`.
  * @throws {Error} `payonce migration <name> failed: …` with the driver error as `cause`; on PostgreSQL and SQLite
  *   the whole run is rolled back, on MySQL (no transactional DDL) earlier migrations of the run stay applied.
  * @see docs/design.md §3 "Schema".
@@ -98,17 +115,19 @@ export async function migrate<DB>(
 ): Promise<MigrationReport> {
   const target = dialectNamed(dialect);
   const namespace = checkSchema(options.schema, target.name);
+  const prefix = checkTablePrefix(options.tablePrefix);
+  const ledgerTable = prefixedName(prefix, MIGRATION_TABLE);
   const selected = new Set(selectMigrations(options.only).migrations);
   const kysely = db as unknown as Kysely<unknown>;
   const migrations = Object.fromEntries(
-    ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [m.name, kyselyMigration(m, target.name, namespace)]),
+    ALL_MIGRATIONS.filter((m) => selected.has(m.name)).map((m) => [
+      m.name,
+      kyselyMigration(m, target.name, namespace, prefix),
+    ]),
   );
   const provider: KyselyMigratorProps['provider'] = { getMigrations: async () => migrations };
   // The migrator sees the selected migrations and no ledger row of the others (it refuses rows it has no migration for).
-  const ledger = ledgerView(
-    MIGRATION_TABLE,
-    new Set(ALL_MIGRATIONS.map((m) => m.name).filter((n) => !selected.has(n))),
-  );
+  const ledger = ledgerView(ledgerTable, new Set(ALL_MIGRATIONS.map((m) => m.name).filter((n) => !selected.has(n))));
   const viewed = kysely.withPlugin(ledger.plugin);
   // Kysely's Migrator creates `migrationTableSchema` when missing, before anything else of the run.
   const schema = namespace ?? (await target.migrationTableSchema(kysely));
@@ -118,8 +137,8 @@ export async function migrate<DB>(
     // fail the run: withSchemaScopedIntrospection).
     db: schema === undefined ? viewed : withSchemaScopedIntrospection(viewed, schema),
     provider,
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    migrationTableName: ledgerTable,
+    migrationLockTableName: prefixedName(prefix, MIGRATION_LOCK_TABLE),
     migrationTableSchema: schema,
     // A group migrated later runs its migrations after newer ones of other groups; within a group they stay in order.
     allowUnorderedMigrations: true,

@@ -4,6 +4,7 @@ import { migrationGroupOf, selectMigrations } from './migration-groups.js';
 import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 import type { SqlDialectName } from './sql-dialect.js';
 import { checkSchema, qualifyStatement, quoteIdentifier } from './table-namespace.js';
+import { checkTablePrefix, DEFAULT_TABLE_PREFIX } from './table-prefix.js';
 
 /** The lock row Kysely's `Migrator` keeps in its lock table (kysely's `MIGRATION_LOCK_ID`). */
 const LOCK_ROW_ID = 'migration_lock';
@@ -56,24 +57,32 @@ function recordStatement(dialect: SqlDialectName, migration: string): string {
  * exists`, insert-or-ignore). PostgreSQL's `0009` holds a `$$`-quoted function body (psql, Flyway and node-postgres
  * take it as one statement). Without `options.schema` table names are unqualified (they land in the session's
  * schema/database); with it the script starts with `create schema if not exists` and qualifies every table, ledger
- * table and function with it (`"payonce".payonce_receipts`; MySQL `` `payonce`.payonce_receipts ``).
+ * table and function with it (`"payonce".payonce_receipts`; MySQL `` `payonce`.payonce_receipts ``). With
+ * `options.tablePrefix` every name that starts with `payonce_` (tables, ledger, indexes, constraints, trigger,
+ * function, channel) starts with that prefix instead (`billing_receipts`), so a migration tool can filter on it.
  * @param options `only`: the groups to print, plus those they need (see `selectMigrations`); default every group.
- *   `schema`: the PostgreSQL schema / MySQL database to qualify with.
- * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, or an invalid
- *   `schema` (any on SQLite).
+ *   `schema`: the PostgreSQL schema / MySQL database to qualify with; `tablePrefix`: see `MigrateOptions`.
+ * @throws {InvalidOption} for an unknown dialect, (`only`) an empty list or unknown group name, an invalid
+ *   `schema` (any on SQLite), or an invalid `tablePrefix`.
  * @see docs/your-stack.md "Migration tools".
  * @example writeFileSync('V1__payonce.sql', migrationSql('postgres', { only: ['receipts', 'outbox'] }));
  */
 export function migrationSql(dialect: SqlDialectName, options: MigrateOptions = {}): string {
   const { name } = dialectNamed(dialect);
   const schema = checkSchema(options.schema, name);
+  const prefix = checkTablePrefix(options.tablePrefix);
   const selection = selectMigrations(options.only);
-  const qualified = (statement: string): string => `${qualifyStatement(name, schema, statement)};`;
+  const qualified = (statement: string): string => `${qualifyStatement(name, schema, statement, prefix)};`;
   const lines = [
     `-- payonce schema for ${name}: groups ${selection.groups.join(', ')} (payonce migrate --print-sql).`,
-    '-- Apply in this order. Every statement is idempotent; the payonce_migration rows let a later',
+    `-- Apply in this order. Every statement is idempotent; the ${prefix}migration rows let a later`,
     '-- `payonce migrate` (or store.migrate()) skip what this script applied.',
   ];
+  if (prefix !== DEFAULT_TABLE_PREFIX) {
+    lines.push(
+      `-- Every payonce table, index and function is named ${prefix}… (give the stores { tablePrefix: '${prefix}' }).`,
+    );
+  }
   if (schema !== null) {
     const where = name === 'mysql' ? 'database' : 'schema';
     lines.push(

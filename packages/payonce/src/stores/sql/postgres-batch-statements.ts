@@ -52,9 +52,12 @@ where r.ctid = any(array(
   and r.status = 'processing' and r.attempts = t.a
 returning r.provider, r.external_id`;
 
-/** `text` with `payonce_receipts` qualified by the store's schema (`ctx.receiptsTable`); `text` itself without one. */
+/**
+ * `text` with `payonce_receipts` as the store names it (`ctx.receiptsTable`: its schema and table prefix); `text`
+ * itself with neither.
+ */
 function inSchema(ctx: SqlContext, text: string): string {
-  return ctx.schema === null ? text : text.replaceAll(RECEIPTS_TABLE, ctx.receiptsTable);
+  return ctx.receiptsTable === RECEIPTS_TABLE ? text : text.replaceAll(RECEIPTS_TABLE, ctx.receiptsTable);
 }
 
 type KeyRow = { provider: string; external_id: string };

@@ -35,7 +35,7 @@ async function purgeableKeys(
 ): Promise<ReceiptKeyRow[]> {
   const select = (abandoned: number | null, max: number) =>
     statement(ctx, () => {
-      let query = onSchema<ReceiptsDatabase>(ctx.db, ctx.schema)
+      let query = onSchema<ReceiptsDatabase>(ctx.db, ctx.schema, ctx.tablePrefix)
         .selectFrom(RECEIPTS_TABLE)
         .select(['provider', 'external_id']);
       query =
@@ -72,7 +72,7 @@ export async function purgeBatch(
   for (let start = 0; start < keys.length; start += DELETE_CHUNK) {
     const chunk = keys.slice(start, start + DELETE_CHUNK);
     const result = await statement(ctx, () =>
-      onSchema<ReceiptsDatabase>(ctx.db, ctx.schema)
+      onSchema<ReceiptsDatabase>(ctx.db, ctx.schema, ctx.tablePrefix)
         .deleteFrom(RECEIPTS_TABLE)
         .where((eb) =>
           eb.or(chunk.map((k) => eb.and([eb('provider', '=', k.provider), eb('external_id', '=', k.external_id)]))),

@@ -1,6 +1,8 @@
 import { driverErrorCodes } from './driver-error.js';
+import { RECEIPTS_TABLE } from './receipts-table.js';
 import type { SqlDialectName } from './sql-dialect.js';
 import { qualifiedTable } from './table-namespace.js';
+import { DEFAULT_TABLE_PREFIX, prefixedName } from './table-prefix.js';
 
 /**
  * What one database session says of itself, read with one statement: whether it is inside an open transaction
@@ -70,8 +72,10 @@ function firstRow(rows: readonly unknown[]): Record<string, unknown> {
   return (rows[0] ?? {}) as Record<string, unknown>;
 }
 
-async function postgresFacts(run: RunStatement, schema: string | null): Promise<SessionFacts> {
-  const row = firstRow((await run(POSTGRES_FACTS, [qualifiedTable('postgres', schema, 'payonce_receipts')])).rows);
+async function postgresFacts(run: RunStatement, schema: string | null, tablePrefix: string): Promise<SessionFacts> {
+  const table = qualifiedTable('postgres', schema, RECEIPTS_TABLE, tablePrefix);
+  const row = firstRow((await run(POSTGRES_FACTS, [table])).rows);
+  const name = prefixedName(tablePrefix, RECEIPTS_TABLE);
   const database = String(row.database);
   const receipts = row.receipts === null || row.receipts === undefined ? 'none' : String(row.receipts);
   return {
@@ -79,8 +83,8 @@ async function postgresFacts(run: RunStatement, schema: string | null): Promise<
     place: `${database}|${receipts}|${String(row.server)}`,
     described:
       receipts === 'none'
-        ? `database "${database}", where no payonce_receipts table is visible${schema === null ? ' on the search_path' : ` in schema "${schema}"`}`
-        : `database "${database}" (payonce_receipts with oid ${receipts})`,
+        ? `database "${database}", where no ${name} table is visible${schema === null ? ' on the search_path' : ` in schema "${schema}"`}`
+        : `database "${database}" (${name} with oid ${receipts})`,
   };
 }
 
@@ -114,7 +118,7 @@ async function sqliteFacts(run: RunStatement): Promise<SessionFacts> {
 
 /**
  * Reads the {@link SessionFacts} of the session `run` speaks to, in `dialect`, for payonce's tables in `schema`
- * (`null`: the connection's own search_path or database). On PostgreSQL `inTransaction` is meaningful only after
+ * (`null`: the connection's own search_path or database) named with `tablePrefix` (default `payonce_`). On PostgreSQL `inTransaction` is meaningful only after
  * {@link POSTGRES_PROBE} ran on the same session.
  * @throws the driver's error of the one statement, unchanged.
  */
@@ -122,8 +126,9 @@ export async function readSessionFacts(
   dialect: SqlDialectName,
   run: RunStatement,
   schema: string | null,
+  tablePrefix: string = DEFAULT_TABLE_PREFIX,
 ): Promise<SessionFacts> {
-  if (dialect === 'postgres') return await postgresFacts(run, schema);
+  if (dialect === 'postgres') return await postgresFacts(run, schema, tablePrefix);
   if (dialect === 'mysql') return await mysqlFacts(run, schema);
   return await sqliteFacts(run);
 }

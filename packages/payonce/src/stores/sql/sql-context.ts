@@ -13,7 +13,12 @@ export interface SqlContext {
   readonly inTransaction: boolean;
   /** The store's `schema` (see `SqlStoreOptions.schema`): query-builder statements qualify their tables with it. */
   readonly schema: string | null;
-  /** `payonce_receipts` as raw SQL names it, qualified with `schema` (`"payonce".payonce_receipts`) when set. */
+  /** The store's `tablePrefix` (see `SqlStoreOptions.tablePrefix`): payonce's table names start with it. */
+  readonly tablePrefix: string;
+  /**
+   * `payonce_receipts` as raw SQL names it: under `tablePrefix`, qualified with `schema` (`"payonce".payonce_receipts`)
+   * when set.
+   */
   readonly receiptsTable: string;
   /** The store's fixed statements, compiled once on the store's own Kysely instance (qualified with `schema`). */
   readonly statements: StatementCache;

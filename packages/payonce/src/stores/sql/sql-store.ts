@@ -27,6 +27,7 @@ import { type SqlContext, sendFixed } from './sql-context.js';
 import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
 import { checkSchema as checkSchemaOption, onSchema, qualifiedTable } from './table-namespace.js';
+import { checkTablePrefix } from './table-prefix.js';
 import { withDirectStatements } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
@@ -61,6 +62,21 @@ export interface SqlStoreOptions<DB> {
    * @see docs/your-stack.md "Migration tools".
    */
   readonly schema?: string;
+  /**
+   * What payonce's table names start with instead of `payonce_` (`billing_` → `billing_receipts`, `billing_outbox`,
+   * `billing_migration`, …), for a database payonce shares (one SQLite file, a MySQL host that gives you one
+   * database, a house rule on table names). Every index, constraint, trigger, function and the PostgreSQL
+   * notification channel payonce names gets it too, so two prefixes live side by side in one database, each with its
+   * own receipts, outbox and ledger. Every statement payonce sends uses it, on the store's pool and in a caller's
+   * transaction; `migrate` creates the tables under it. Give every store, `payonce migrate --table-prefix` and
+   * `--print-sql` the same prefix. Combines with `schema` (`"billing".billing_receipts`).
+   * @default 'payonce_' (the names of earlier releases)
+   * @throws {InvalidOption} (`tablePrefix`) for a value that is not 1–24 lower-case letters, digits or `_` starting
+   *   with a letter or `_` (lower case: PostgreSQL folds unquoted names; 24: the longest derived name stays within
+   *   PostgreSQL's 63-character identifier limit).
+   * @see docs/your-stack.md "Namespaces".
+   */
+  readonly tablePrefix?: string;
 }
 
 /** Tuning of batched claims and completions (`SqlStoreOptions.batching`). */
@@ -85,6 +101,8 @@ export interface SqlConnectOptions {
    * pool is created (`InvalidOption`). @see SqlStoreOptions.schema
    */
   readonly schema?: string;
+  /** What payonce's table names start with instead of `payonce_`; checked before the pool is created. @see SqlStoreOptions.tablePrefix */
+  readonly tablePrefix?: string;
 }
 
 /** The multi-row statements of each dialect; `null`: batching is refused there. */
@@ -114,6 +132,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   readonly dialect: SqlDialect;
   /** The schema (PostgreSQL) or database (MySQL) payonce's tables are qualified with; `null`: the connection's. */
   readonly schema: string | null;
+  /** What payonce's table names start with (`SqlStoreOptions.tablePrefix`); `payonce_` by default. */
+  readonly tablePrefix: string;
   private receipts: SqlReceipts;
   /**
    * The fixed statements compiled once on `db`, shared with every `withTransaction` view and with the payments,
@@ -131,16 +151,27 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   private readonly claims: Batcher<InsertClaimRequest, InsertClaimResult> | null = null;
   private readonly completions: Batcher<CompleteRequest, boolean> | null = null;
 
-  /** @throws {InvalidOption} for an invalid `batching`, or batching on a dialect without batched statements. */
-  protected constructor(db: Kysely<DB>, dialect: SqlDialect, batching?: boolean | SqlBatching, schema?: string) {
+  /**
+   * @throws {InvalidOption} for an invalid `batching`, `schema` or `tablePrefix`, or batching on a dialect without
+   *   batched statements.
+   */
+  protected constructor(
+    db: Kysely<DB>,
+    dialect: SqlDialect,
+    batching?: boolean | SqlBatching,
+    schema?: string,
+    tablePrefix?: string,
+  ) {
     this.db = db;
     this.batching = resolveBatching(batching);
     this.schema = checkSchemaOption(schema, dialect.name);
+    this.tablePrefix = checkTablePrefix(tablePrefix);
     this.dialect = dialect;
     this.name = dialect.name;
     const receiptsDb = db as unknown as Kysely<ReceiptsDatabase>;
-    // Fixed statements are compiled once on the qualified view: their text names the schema, on any connection.
-    this.statements = new StatementCache(onSchema(receiptsDb, this.schema), dialect);
+    // Fixed statements are compiled once on the qualified view: their text names the schema and the prefixed
+    // tables, on any connection.
+    this.statements = new StatementCache(onSchema(receiptsDb, this.schema, this.tablePrefix), dialect);
     const ctx = this.context(receiptsDb, false);
     this.receipts = new SqlReceipts(ctx);
     if (this.batching !== null) {
@@ -184,7 +215,8 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
       inTransaction,
       statements: this.statements,
       schema: this.schema,
-      receiptsTable: qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE),
+      tablePrefix: this.tablePrefix,
+      receiptsTable: qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE, this.tablePrefix),
     };
   }
 
@@ -245,7 +277,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
    * @example await store.checkSchema(); // before app.listen(…)
    */
   async checkSchema(): Promise<void> {
-    const table = qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE);
+    const table = qualifiedTable(this.dialect.name, this.schema, RECEIPTS_TABLE, this.tablePrefix);
     try {
       await sql.raw(`select 1 from ${table} where 1 = 0`).execute(this.db);
     } catch (error) {
@@ -291,12 +323,17 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
   /**
    * Applies pending payonce migrations through this store's `db` (see `migrate` in `payonce/sql`); `options.only`
    * limits the run to some groups (`{ only: ['receipts', 'outbox', 'journal'] }`), a later run adds the others.
-   * Everything goes into the store's `schema` when it has one (`options.schema` is ignored).
+   * Everything goes into the store's `schema` when it has one, under its `tablePrefix` (`options.schema` and
+   * `options.tablePrefix` are ignored).
    * @throws {InvalidOption} (`only`) for an empty list or an unknown group name.
    * @throws {Error} when a migration fails, with the driver error as `cause`.
    */
   migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
-    return migrate(this.db, this.dialect.name, { only: options.only, schema: this.schema ?? undefined });
+    return migrate(this.db, this.dialect.name, {
+      only: options.only,
+      schema: this.schema ?? undefined,
+      tablePrefix: this.tablePrefix,
+    });
   }
 
   /**

@@ -5,6 +5,7 @@ import { positiveInt, timerMs } from '../../core/options.js';
 import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { checkTablePrefix } from '../sql/table-prefix.js';
 import { ExclusiveConnectionDialect, ExclusiveConnectionDriver } from './exclusive-connection-driver.js';
 import { statementCache } from './statement-cache.js';
 
@@ -30,6 +31,8 @@ export interface SqliteOpenOptions {
    * the handler again. @default false
    */
   unsafeSynchronousNormal?: boolean;
+  /** What payonce's table names start with instead of `payonce_`. @see SqlStoreOptions.tablePrefix @default 'payonce_' */
+  tablePrefix?: string;
 }
 
 /**
@@ -56,7 +59,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * so no call ever waits behind a statement in flight and a batch would always hold one row (docs/design.md §3
    * "Batched claims and completions").
    * @throws {InvalidOption} a `lockWaitMs` that is not a positive integer, `batching` other than `false`, or any
-   *   `schema` (SQLite has none; payonce's tables all start with `payonce_`).
+   *   `schema` (SQLite has none: name payonce's tables with `tablePrefix`), or an invalid `tablePrefix`.
    */
   constructor(options: SqlStoreOptions<DB> & { readonly lockWaitMs?: number }) {
     const wait = options.lockWaitMs;
@@ -66,6 +69,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       wait === undefined ? sqliteDialect : Object.freeze({ ...sqliteDialect, retryBudgetMs: wait }),
       options.batching,
       options.schema,
+      options.tablePrefix,
     );
   }
 
@@ -82,6 +86,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
   static async open<DB = ReceiptsDatabase>(path: string, options: SqliteOpenOptions = {}): Promise<SqliteStore<DB>> {
     if (typeof path !== 'string' || path.length === 0) throw new InvalidOption('path', 'must be a non-empty file path');
     const busyTimeoutMs = positiveInt('busyTimeoutMs', options.busyTimeoutMs ?? 5_000);
+    checkTablePrefix(options.tablePrefix);
     const { default: Database } = await importPeer('better-sqlite3', 'SqliteStore', () => import('better-sqlite3'));
     // better-sqlite3 busy-waits synchronously: keep each wait short, the store retries asynchronously.
     const blockingWaitMs = Math.min(busyTimeoutMs, BLOCKING_BUSY_WAIT_MS);
@@ -100,7 +105,7 @@ export class SqliteStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
       inTransaction: () => database.inTransaction,
     });
     const db = new Kysely<DB>({ dialect: new ExclusiveConnectionDialect(driver, cached) });
-    const store = new SqliteStore<DB>({ db, lockWaitMs: busyTimeoutMs });
+    const store = new SqliteStore<DB>({ db, lockWaitMs: busyTimeoutMs, tablePrefix: options.tablePrefix });
     store.runStatementsDirectly(driver.runStatement);
     store.release = async () => {
       await db.destroy();

@@ -25,6 +25,8 @@ export interface KyselyHolder<DB> {
   readonly statements?: StatementCache;
   /** The schema (PostgreSQL) or database (MySQL) of payonce's tables, as a store's `schema` option; absent: the connection's. */
   readonly schema?: string | null;
+  /** What payonce's table names start with, as a store's `tablePrefix` option; absent: `payonce_`. */
+  readonly tablePrefix?: string | null;
   executeFixed?<N extends string, R, D>(
     definition: StatementDefinition<N, R, D>,
     values: Readonly<Record<N, unknown>>,
