@@ -258,6 +258,27 @@ for (const dialect of sqlDialectsFromEnv().filter((d) => d !== 'mysql' || proces
       expect(errors[0]?.delayMs).toBe(1_000);
     });
 
+    it('a huge or zero retry_after never makes a busy loop: the pause fits a timer and is never 0', async () => {
+      const errors: { status: number | null; delayMs: number }[] = [];
+      api.failNext(429, { retry_after: 1e10 });
+      const poller = track(store, api, 'huge');
+      poller.on('poll-error', (e) => errors.push(e));
+      poller.start();
+      await until(() => errors.length === 1, 'the 429');
+      await poller.stop(); // the long pause is cut short by the stop
+      expect(errors[0]?.delayMs).toBe(2 ** 31 - 1);
+      api.failNext(429, { retry_after: 0 });
+      const again = track(store, api, 'zero');
+      again.on('poll-error', (e) => errors.push(e));
+      again.start();
+      const batch = messageUpdates(1);
+      api.push(...batch);
+      await until(() => appliedOnce(batch.map((u) => u.update_id)), 'the update after the 429');
+      await again.stop();
+      expect(errors[1]?.status).toBe(429);
+      expect(errors[1]?.delayMs).toBeGreaterThan(0);
+    });
+
     it('takes over an update half-done by a dead runner after its claim lease, and applies it once', async () => {
       const update = messageUpdate();
       const guardOptions = { leaseMs: 400 };
