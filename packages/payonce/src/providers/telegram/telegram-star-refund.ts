@@ -39,7 +39,8 @@ const isStray = (entry: JournalEntry, order: Order): boolean =>
   (entry.amountMinor ?? 0) > 0 &&
   (entry.decision === 'unchanged' ||
     entry.decision === 'rejected' ||
-    (entry.decision === 'applied' && !PAID_ORDER_STATUSES.includes(order.status) && order.status !== 'refunded'));
+    // applied, yet not what paid the order: on a cancelled order, or an order another provider's payment paid
+    (entry.decision === 'applied' && order.paidAttemptId !== entry.attemptId));
 
 /**
  * Enqueues the refund of a Stars payment, once per charge and payer (outbox topic `telegram.refund`, dedupe
@@ -50,7 +51,7 @@ const isStray = (entry: JournalEntry, order: Order): boolean =>
  * - the charge that paid the order (`applied`, the order `paid`/`fulfilling`/`completed` by its Telegram attempt):
  *   the full amount, and the order becomes `refunded` once Telegram confirms;
  * - a Stars charge that did not pay it (a double charge, `unchanged`; a foreign amount, `rejected`; a payment for an
- *   order cancelled meanwhile): its own amount, `stray: true`, and the order stays as it is.
+ *   order cancelled meanwhile or paid by another provider): its own amount, `stray: true`, the order kept as it is.
  * @throws {InvalidOption} `userId` is not an integer; the charge is not a Stars charge journaled for this order; the
  *   charge paid the order but the order is no longer paid (already refunded).
  */
