@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Bot } from 'grammy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,5 +250,41 @@ describe('Telegram sandbox: Bot API behaviour', () => {
     expect((await call('answerPreCheckoutQuery', { pre_checkout_query_id: 'nope', ok: true })).status).toBe(400);
     const refund = await call('refundStarPayment', { user_id: CHAT, telegram_payment_charge_id: 'nope' });
     expect(refund.body).toMatchObject({ ok: false, description: 'Bad Request: CHARGE_NOT_FOUND' });
+  });
+
+  it('refuses what a web page of another origin sends: cross-site, a rebound Host, a text/plain control', async () => {
+    const url = new URL(sandbox.url);
+    const raw = (method: string, path: string, headers: Record<string, string>, body = '') =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    await call('sendInvoice', {
+      chat_id: CHAT,
+      ...text,
+      payload: 'order-page',
+      provider_token: '',
+      currency: 'XTR',
+      prices: [{ label: 'a', amount: 5 }],
+    });
+    const page = { origin: 'http://page.invalid', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' };
+    // A page's no-cors POST (no preflight) to pay, an <img> GET to move the webhook, a rebound name to read.
+    expect(await raw('POST', '/sandbox/pay', { ...page, 'content-type': 'text/plain' }, '{}')).toBe(403);
+    const hook = `/bot${sandbox.token}/setWebhook?url=${encodeURIComponent('http://page.invalid/hook')}`;
+    expect(await raw('GET', hook, { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' })).toBe(403);
+    expect(await raw('GET', hook, { 'sec-fetch-site': 'same-site' })).toBe(403); // another port of localhost
+    expect(await raw('GET', '/sandbox/ledger', { host: `page.invalid:${url.port}` })).toBe(403);
+    expect(await raw('GET', '/sandbox/ledger', { origin: 'null' })).toBe(403);
+    expect(await raw('POST', '/sandbox/pay', { 'content-type': 'text/plain' }, '{}')).toBe(415);
+    expect((await call('getWebhookInfo')).body.result).toMatchObject({ url: '' });
+    expect(sandbox.ledger.snapshot().movements).toEqual([]);
+    expect(sandbox.invoices().find((i) => i.payload === 'order-page')).toBeDefined();
+    // The sandbox's own names and a tool's plain request still work.
+    expect(await raw('GET', '/sandbox/ledger', { host: `localhost:${url.port}` })).toBe(200);
+    expect(await raw('GET', '/sandbox/ledger', { origin: sandbox.url, 'sec-fetch-site': 'same-origin' })).toBe(200);
   });
 });

@@ -283,6 +283,89 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(JSON.stringify(await payments.journalOf(orderId))).not.toContain(api.token);
     });
 
+    const refundCalls = (chargeId: string) =>
+      api.paramsOf('refundStarPayment').filter((p) => p.telegram_payment_charge_id === chargeId);
+    const drainRefunds = async () => {
+      const worker = new OutboxWorker(store, engine.jobHandlers(), { pollIntervalMs: 10 });
+      while ((await worker.runOnce()) !== null) {
+        // every due job, once
+      }
+    };
+
+    it('a second charge for a paid order (two devices) is alerted and refunded on its own; the order stays paid', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      await engine.handleUpdate(preCheckout(orderId, 250), null); // the second device, before either payment
+      const first = `stxFirst-${orderId.slice(0, 8)}`;
+      const second = `stxSecond-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(orderId, 250, first), null)).toMatchObject({ becamePaid: true });
+      const extra = await engine.handleUpdate(paid(orderId, 250, second), null);
+      expect(extra).toMatchObject({ decision: 'unchanged', duplicate: false, becamePaid: false });
+      expect(extra.kind === 'successful_payment' && extra.reason).toMatch(/double charge/);
+      expect(engineAlerts.filter((a) => a.eventId === `charge:${second}`)).toHaveLength(1);
+      expect(await engine.handleUpdate(paid(orderId, 250, second), null)).toMatchObject({ duplicate: true });
+      expect(engineAlerts.filter((a) => a.eventId === `charge:${second}`)).toHaveLength(1); // a repeat alerts nothing
+
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: second });
+      await drainRefunds();
+      expect(refundCalls(second)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: second }]);
+      expect(refundCalls(first)).toEqual([]);
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      expect(await orderFulfilJobs(store, orderId)).toBe(1);
+    });
+
+    it('a charge for an order already refunded is alerted and can be refunded; the order stays refunded', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const first = `stxPaid-${orderId.slice(0, 8)}`;
+      await engine.handleUpdate(paid(orderId, 250, first), null);
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: first });
+      await drainRefunds();
+      expect((await payments.findOrder(orderId))?.status).toBe('refunded');
+      const after = `stxAfterRefund-${orderId.slice(0, 8)}`;
+      await engine.handleUpdate(paid(orderId, 250, after), null);
+      expect(engineAlerts.filter((a) => a.eventId === `charge:${after}`)).toHaveLength(1);
+      await expect(engine.requestStarRefund({ orderId, userId: PAYER, chargeId: first })).rejects.toThrow(
+        InvalidOption,
+      );
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: after });
+      await drainRefunds();
+      expect(refundCalls(after)).toHaveLength(1);
+      expect(refundCalls(first)).toHaveLength(1);
+      expect((await payments.findOrder(orderId))?.status).toBe('refunded');
+    });
+
+    it('a payment for an order cancelled meanwhile, and one of another amount, are refundable; the order is kept', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const wrong = `stxWrongSum-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(orderId, 7, wrong), null)).toMatchObject({ decision: 'rejected' });
+      await transaction(store, (trx) => payments.advanceOrder(trx, orderId, 'cancelled'));
+      const late = `stxOnCancelled-${orderId.slice(0, 8)}`;
+      await engine.handleUpdate(paid(orderId, 250, late), null);
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: wrong });
+      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: late });
+      await drainRefunds();
+      expect(refundCalls(wrong)).toHaveLength(1);
+      expect(refundCalls(late)).toHaveLength(1);
+      expect((await payments.findOrder(orderId))?.status).toBe('cancelled');
+    });
+
+    it('a refund requested with a wrong payer does not keep the payer’s refund from being enqueued', async () => {
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const chargeId = `stxWrongPayer-${orderId.slice(0, 8)}`;
+      await engine.handleUpdate(paid(orderId, 250, chargeId), null);
+      api.failMethod('refundStarPayment', 400, 'Bad Request: CHARGE_NOT_FOUND'); // Telegram: not this user's charge
+      await engine.requestStarRefund({ orderId, userId: PAYER + 1, chargeId });
+      await Promise.all(
+        Array.from({ length: 5 }, () => engine.requestStarRefund({ orderId, userId: PAYER, chargeId })),
+      );
+      await drainRefunds(); // the wrong payer's job fails (retried later), the payer's one refunds
+      expect((await payments.findOrder(orderId))?.status).toBe('refunded');
+      expect(refundCalls(chargeId).filter((p) => p.user_id === PAYER)).toHaveLength(1);
+    });
+
     it('one handler for the webhook intake and the long-polling runner: paid once whichever brings the updates', async () => {
       const guard = new IdempotencyGuard(store);
       const intake = createWebhookIntake({

@@ -258,6 +258,45 @@ for (const dialect of sqlDialectsFromEnv().filter((d) => d !== 'mysql' || proces
       expect(errors[0]?.delayMs).toBe(1_000);
     });
 
+    it('a huge or zero retry_after never makes a busy loop: the pause fits a timer and is never 0', async () => {
+      // Its own Bot API (a fetch answering one 429, then empty long polls), so no other call can take the 429.
+      const firstThen429 = (retryAfter: number) => {
+        let calls = 0;
+        return async (_url: string, init: RequestInit): Promise<Response> => {
+          calls += 1;
+          const body =
+            calls === 1
+              ? {
+                  ok: false,
+                  error_code: 429,
+                  description: 'Too Many Requests',
+                  parameters: { retry_after: retryAfter },
+                }
+              : { ok: true, result: [] };
+          if (calls > 1) {
+            await new Promise((resolve) => {
+              const timer = setTimeout(resolve, 50);
+              init.signal?.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true });
+            });
+          }
+          return new Response(JSON.stringify(body), { status: calls === 1 ? 429 : 200 });
+        };
+      };
+      const delays = async (retryAfter: number) => {
+        const errors: { status: number | null; delayMs: number }[] = [];
+        const poller = track(store, api, `retry-${retryAfter}`, { fetch: firstThen429(retryAfter) });
+        poller.on('poll-error', (e) => errors.push(e));
+        poller.start();
+        await until(() => errors.length > 0, 'the 429');
+        await poller.stop(); // a long pause is cut short by the stop
+        return errors[0];
+      };
+      expect(await delays(1e10)).toMatchObject({ status: 429, delayMs: 2 ** 31 - 1 });
+      const zero = await delays(0);
+      expect(zero?.status).toBe(429);
+      expect(zero?.delayMs).toBeGreaterThan(0);
+    });
+
     it('takes over an update half-done by a dead runner after its claim lease, and applies it once', async () => {
       const update = messageUpdate();
       const guardOptions = { leaseMs: 400 };

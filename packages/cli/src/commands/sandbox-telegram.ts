@@ -10,6 +10,7 @@ export interface SandboxTelegramOptions {
   token?: string;
   inject?: string;
   webhookRetryDelayMs?: number;
+  allowedHost: string[];
 }
 
 const PLACEHOLDER_TOKEN = '123456:SANDBOX-placeholder-token';
@@ -46,6 +47,12 @@ export function registerSandboxTelegram(sandbox: Command, io: CliIo): void {
       'pause before a webhook redelivery (default 200)',
       millis('--webhook-retry-delay-ms', 1),
     )
+    .option(
+      '--allowed-host <name>',
+      'a Host name answered besides 127.0.0.1, localhost and ::1; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action(async (options: SandboxTelegramOptions) => {
       const token = options.token ?? PLACEHOLDER_TOKEN;
       if (!/^[1-9][0-9]*:[A-Za-z0-9_-]+$/.test(token))
@@ -66,6 +73,7 @@ export function registerSandboxTelegram(sandbox: Command, io: CliIo): void {
         token,
         faults,
         webhookRetryDelayMs: options.webhookRetryDelayMs,
+        allowedHosts: options.allowedHost,
       });
       for (const line of telegramSandboxBanner(sandbox.url, token)) io.out(line);
       const received = await signal;

@@ -1,11 +1,13 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkAllowedHosts } from '../wire/control-guard.js';
 import { type CustomerPayOptions, type CustomerPayResult, customerPays } from './telegram-customer.js';
 import type { TelegramFaults } from './telegram-faults.js';
 import type { SandboxInvoice } from './telegram-invoices.js';
 import { TelegramLedger } from './telegram-ledger.js';
 import { SANDBOX_METHODS, TelegramBotError } from './telegram-methods.js';
+import { refusedBrowserRequest } from './telegram-request-guard.js';
 import type { SentMessage, TelegramSandboxState } from './telegram-state.js';
 import { TelegramUpdateFeed, type WebhookDeliveryRecord } from './telegram-update-feed.js';
 
@@ -17,6 +19,12 @@ export interface TelegramSandboxOptions {
   readonly port?: number;
   /** Host to listen on. @default '127.0.0.1' */
   readonly host?: string;
+  /**
+   * Host names answered besides loopback (`127.0.0.1`, `localhost`, `::1`), e.g. a container's name; bare names
+   * without port or scheme. Requests naming another `Host`, or made by a web page of another origin, are 403.
+   * @default []
+   */
+  readonly allowedHosts?: readonly string[];
   /** Faults to inject (mutable later through `sandbox.faults`). */
   readonly faults?: TelegramFaults;
   /** Pause before a webhook redelivery, ms. @default 200 */
@@ -86,7 +94,9 @@ async function paramsOf(req: IncomingMessage, url: URL): Promise<Params> {
  * (409 while a webhook is set, and to the older of two concurrent calls); `setWebhook`/`deleteWebhook` switch to
  * webhook delivery with redelivery on non-2xx; payments through `sendInvoice`/`createInvoiceLink`, a simulated
  * customer (`pay`), `answerPreCheckoutQuery` within the deadline, `refundStarPayment`; a ledger of what moved.
- * Unmodified clients (grammY with `client: { apiRoot: sandbox.url }`) work for these methods.
+ * Unmodified clients (grammY with `client: { apiRoot: sandbox.url }`) work for these methods. A request a web page of
+ * another origin makes (`Origin`, `Sec-Fetch-Site`, a rebound `Host`) is 403, a non-JSON control POST 415.
+ * @throws {InvalidOption} a bad `allowedHosts` entry. @throws {Error} a token that is not `<bot id>:<secret>`.
  * @see docs/sandbox.md "Telegram sandbox"; https://core.telegram.org/bots/api; fixtures/providers/telegram/protocol.json.
  */
 export async function createTelegramSandbox(options: TelegramSandboxOptions = {}): Promise<TelegramSandbox> {
@@ -94,6 +104,7 @@ export async function createTelegramSandbox(options: TelegramSandboxOptions = {}
   const botId = Number(token.split(':', 1)[0]);
   if (!Number.isSafeInteger(botId) || botId <= 0 || !token.includes(':'))
     throw new Error('token must be "<bot id>:<secret>"');
+  const allowedHosts = checkAllowedHosts(options.allowedHosts);
   const faults: TelegramFaults = { ...options.faults };
   const ledger = new TelegramLedger();
   const feed = new TelegramUpdateFeed({
@@ -155,6 +166,11 @@ export async function createTelegramSandbox(options: TelegramSandboxOptions = {}
 
   async function serve(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    const refused = refusedBrowserRequest(req.method ?? 'GET', url.pathname, req.headers, allowedHosts);
+    if (refused !== null) {
+      req.resume();
+      return refuse(res, refused.startsWith('Unsupported') ? 415 : 403, refused);
+    }
     try {
       const params = await paramsOf(req, url);
       if (url.pathname.startsWith('/sandbox/')) return await control(res, url.pathname, params);

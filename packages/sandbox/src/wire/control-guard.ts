@@ -27,6 +27,12 @@ function hostNameOf(header: string): string | null {
   return named === null ? null : (named[1] ?? null);
 }
 
+/** True when `header` (a `Host` or an origin's `host[:port]`) names a loopback host or one of `allowed`. */
+export function isAllowedHost(header: string, allowed: readonly string[]): boolean {
+  const name = hostNameOf(header);
+  return name !== null && allowed.includes(name);
+}
+
 /**
  * Refuses a request whose `Host` is not a loopback name or one of `allowed` (DNS rebinding: a web page whose own
  * name resolves to 127.0.0.1 would otherwise reach the sandbox as same-origin and read its answers). A request
@@ -35,9 +41,7 @@ function hostNameOf(header: string): string | null {
  * @see https://en.wikipedia.org/wiki/DNS_rebinding; webpack-dev-server `allowedHosts`, Vite `server.allowedHosts`.
  */
 export function checkHost(header: string | undefined, allowed: readonly string[]): void {
-  if (header === undefined) return;
-  const name = hostNameOf(header);
-  if (name !== null && allowed.includes(name)) return;
+  if (header === undefined || isAllowedHost(header, allowed)) return;
   throw new StripeApiError(
     403,
     'invalid_request_error',

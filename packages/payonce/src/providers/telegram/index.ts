@@ -56,7 +56,7 @@ export {
   TELEGRAM_REFUND_TOPIC,
   telegramRefundEffectKey,
 } from './telegram-star-refund.js';
-export type { SuccessfulPaymentResult } from './telegram-successful-payment.js';
+export { EXTRA_TELEGRAM_CHARGE, type SuccessfulPaymentResult } from './telegram-successful-payment.js';
 export {
   isUpdateId,
   TELEGRAM_PROVIDER,

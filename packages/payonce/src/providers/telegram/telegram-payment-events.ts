@@ -30,9 +30,14 @@ export interface TelegramRefundPayload {
   /** `refundStarPayment`'s `user_id`: the payer. */
   readonly userId: number;
   readonly chargeId: string;
-  /** The refunded amount, whole stars (the order's amount). */
+  /** The refunded amount, whole stars (the order's amount; a stray charge's own amount). */
   readonly amountMinor: number;
   readonly currency: string;
+  /**
+   * True for a charge that did not pay the order (a double charge, a charge of another amount, a payment for a
+   * cancelled order): its refund gives the money back and leaves the order as it is. Absent: the charge that paid it.
+   */
+  readonly stray?: boolean;
 }
 
 /** The provider event of a refund `refundStarPayment` confirmed: receipt `telegram` / `refund:<charge id>`, full amount. */

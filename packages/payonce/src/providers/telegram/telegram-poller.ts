@@ -1,5 +1,6 @@
 import { RequestInProgress } from '../../core/errors.js';
 import type { IdempotencyGuard } from '../../core/idempotency-guard.js';
+import { MAX_TIMER_MS } from '../../core/options.js';
 import type { HandlerTransactionOf, Store, TransactionOf } from '../../core/store.js';
 import { isCommitted, runBatch, type TelegramUpdateOutcome } from './telegram-batch.js';
 import { type GetUpdatesResult, TelegramBotApi } from './telegram-bot-api.js';
@@ -196,10 +197,14 @@ export class TelegramPoller<S extends Store = Store> {
     return this.#sleep(delayMs);
   }
 
-  /** The pause after one more failure: `retry_after` when Telegram gave one, else exponential with jitter. */
+  /**
+   * The pause after one more failure: a positive `retry_after` when Telegram gave one (at most `MAX_TIMER_MS`: a
+   * longer timer fires at once, which would turn a huge `retry_after` into a busy loop), else exponential with jitter
+   * (also for `retry_after: 0`, which would otherwise retry at once, again and again).
+   */
   #backoff(retryAfterMs: number | null): number {
     this.#failures += 1;
-    if (retryAfterMs !== null) return retryAfterMs;
+    if (retryAfterMs !== null && retryAfterMs > 0) return Math.min(retryAfterMs, MAX_TIMER_MS);
     const { retryDelayMs, maxRetryDelayMs } = this.options;
     const ceiling = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** Math.min(this.#failures - 1, 30));
     return Math.max(1, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));

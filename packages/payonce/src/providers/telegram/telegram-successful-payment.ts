@@ -19,6 +19,14 @@ export interface SuccessfulPaymentResult {
   readonly reason: string | null;
 }
 
+/**
+ * Start of the reason and alert of a charge that paid nothing: another `telegram_payment_charge_id` for an order its
+ * Telegram payment already paid (or that was paid, then refunded) — the buyer paid twice, e.g. the same invoice on
+ * two devices, both pre-checkouts approved before either payment arrived. `payments` records it `unchanged` (the
+ * attempt is already `succeeded`); the money is real, so it is alerted and `requestStarRefund` takes this charge.
+ */
+export const EXTRA_TELEGRAM_CHARGE = 'another Telegram charge for an order already paid by Telegram';
+
 /** The alert of a payment whose payload or amount names no order of ours. */
 const alertOf = (paid: SuccessfulPaymentFacts, reason: string): PaymentAlert =>
   Object.freeze({
@@ -35,6 +43,8 @@ const alertOf = (paid: SuccessfulPaymentFacts, reason: string): PaymentAlert =>
  * order is still payable by Telegram, it is opened first. A foreign amount or currency is `rejected` by `payments`
  * (journaled, alerted through `onAlert` of `Payments`), a payload naming no order is journaled as `parked` and
  * alerted through `alert`; a payload that cannot be an order id is `declined` and alerted. None marks an order paid.
+ * Another charge for an order Telegram already paid (a double charge) is `unchanged` by `payments` and alerted
+ * through `alert` ({@link EXTRA_TELEGRAM_CHARGE}): its money is refunded with `requestStarRefund`, the order kept.
  * @throws what `payments` throws (the database's errors; `InvalidRequestKey` for a charge id over ~140 characters).
  */
 export async function applySuccessfulPayment<DB>(
@@ -66,6 +76,12 @@ export async function applySuccessfulPayment<DB>(
   if (result.decision === 'parked' && !result.duplicate) {
     alert(alertOf(paid, 'successful_payment for no Telegram attempt of this order: money to refund or review'));
   }
-  const { decision, duplicate, becamePaid, reason } = result;
-  return { ...base, decision, duplicate, becamePaid, reason };
+  const { decision, duplicate, becamePaid } = result;
+  if (decision === 'unchanged' && !duplicate) {
+    // A new charge that changed nothing: the order's Telegram attempt had already succeeded by another charge.
+    const reason = `${EXTRA_TELEGRAM_CHARGE}: double charge, refund it (requestStarRefund) or review`;
+    alert(alertOf(paid, reason));
+    return { ...base, decision, duplicate, becamePaid, reason };
+  }
+  return { ...base, decision, duplicate, becamePaid, reason: result.reason };
 }
