@@ -96,6 +96,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
   const app = serviceApp(ctx);
+  // First, so that every answer (the readiness gate's 503 included) gets its server span.
+  runtime.tracing?.registerHttpSpans(app);
   // Until the database has answered and been migrated, every route but the probes answers 503 + Retry-After.
   app.addHook('onRequest', async (request, reply) => {
     if (runtime.readiness.ready || ALWAYS_OPEN.has(request.url.split('?')[0] ?? '')) return;

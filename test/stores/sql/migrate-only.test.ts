@@ -171,10 +171,12 @@ for (const dialect of SQL_DIALECTS) {
         '0011-payme',
         '0012-click',
         '0013-uzum',
+        '0014-service-order-trace',
       ]);
       expect((await store.migrate({ only: ['service'] })).applied).toEqual([
         '0006-service-fulfilments',
         '0007-admin-actions',
+        '0014-service-order-trace',
       ]);
       expect((await store.migrate({ only: ['payme'] })).applied).toEqual(['0011-payme']);
       expect((await store.migrate({ only: ['click'] })).applied).toEqual(['0012-click']);
