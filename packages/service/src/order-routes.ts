@@ -53,7 +53,7 @@ function registerCheckout(
     }
     const traceId = result.created ? (runtime.tracing?.activeTraceId() ?? null) : null;
     // The checkout that created the attempt is the trace its webhook and fulfilment join: the order shows it.
-    if (traceId !== null) await recordOrderTrace(ctx.store, ctx.store.db, orderId, traceId);
+    if (traceId !== null) await recordOrderTrace(ctx.store, ctx.store.db, orderId, traceId, ctx.clock.now());
     const order = await ctx.payments.findOrder(orderId);
     const outcome = result.created ? 'created' : 'existing';
     runtime.metrics.checkouts.inc({ outcome });
@@ -108,7 +108,7 @@ export async function registerOrders(
         const id = orderIdOf(body);
         const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
         const traceId = runtime.tracing?.activeTraceId() ?? null;
-        if (traceId !== null) await recordOrderTrace(ctx.store, tx, order.id, traceId);
+        if (traceId !== null) await recordOrderTrace(ctx.store, tx, order.id, traceId, ctx.clock.now());
         return reply.code(201).send({ order: orderJson(order) });
       });
     });

@@ -1,35 +1,59 @@
+import type { ColumnType } from 'kysely';
+import type { SqlDialectName } from 'payonce/internal/stores/sql/sql-dialect.js';
 import { tablesIn } from 'payonce/internal/stores/sql/table-namespace.js';
 
+/** Name of the service's table of order trace ids (migration `0014-service-order-traces`, group `service`). */
+export const ORDER_TRACES_TABLE = 'payonce_service_order_traces';
+
 /**
- * The column of `payonce_orders` the service adds (migration `0014-service-order-trace`, group `service`): the
- * trace id of the request that last created or checked out the order with tracing on. The library never reads it.
+ * One row of `payonce_service_order_traces`: the trace id (32 lowercase hex digits) of the request that created the
+ * order or last checked it out with tracing on, and when it was stored (epoch ms UTC).
  */
+export interface OrderTracesTable {
+  order_id: string;
+  trace_id: string;
+  updated_at: ColumnType<number | string | bigint, number, number>;
+}
+
+/** The Kysely database type of that table. */
 export interface OrderTraceDatabase {
-  payonce_orders: { id: string; trace_id: string | null };
+  payonce_service_order_traces: OrderTracesTable;
+}
+
+/** Where the statements run: the namespace (`SqlStore.schema`) and the dialect of the service's store. */
+export interface OrderTraceTarget {
+  readonly schema?: string | null;
+  readonly name: SqlDialectName;
 }
 
 /**
- * Stores `traceId` (32 lowercase hex digits, `activeTraceId`) with the order `orderId` (replacing an earlier one: the checkout's trace, which the webhook and
- * fulfilment spans join, wins over the creation's). Runs on `executor` (the store's Kysely or a transaction of it)
- * inside `target.schema`. Does nothing for an unknown order.
+ * Stores `traceId` (32 lowercase hex digits, `activeTraceId`) as the trace of order `orderId`, replacing an earlier
+ * one (the checkout's trace, which the webhook and fulfilment spans join, wins over the creation's): one upsert
+ * (`on conflict … do update`; MySQL `on duplicate key update`) on `executor` (the store's Kysely or a transaction
+ * of it) inside `target.schema`. `nowMs` is epoch ms UTC.
  * @throws the driver's error when the database fails.
  */
 export async function recordOrderTrace(
-  target: { readonly schema?: string | null },
+  target: OrderTraceTarget,
   executor: unknown,
   orderId: string,
   traceId: string,
+  nowMs: number,
 ): Promise<void> {
-  await tablesIn<OrderTraceDatabase>(target, executor)
-    .updateTable('payonce_orders')
-    .set({ trace_id: traceId })
-    .where('id', '=', orderId)
-    .execute();
+  const insert = tablesIn<OrderTraceDatabase>(target, executor)
+    .insertInto(ORDER_TRACES_TABLE)
+    .values({ order_id: orderId, trace_id: traceId, updated_at: nowMs });
+  const update = { trace_id: traceId, updated_at: nowMs };
+  await (target.name === 'mysql'
+    ? insert.onDuplicateKeyUpdate(update)
+    : insert.onConflict((conflict) => conflict.column('order_id').doUpdateSet(update))
+  ).execute();
 }
 
 /**
- * The trace id stored with the order `orderId` (`recordOrderTrace`), or `null` when none was (tracing off, an order
- * created before it) or there is no such order.
+ * The trace id stored for order `orderId` (`recordOrderTrace`), or `null` when none was (tracing off, an order
+ * written before it, no such order). `executor` is a Kysely of the service's database, already in its namespace
+ * when `target.schema` is absent.
  * @throws the driver's error when the database fails.
  */
 export async function orderTraceOf(
@@ -38,9 +62,9 @@ export async function orderTraceOf(
   orderId: string,
 ): Promise<string | null> {
   const row = await tablesIn<OrderTraceDatabase>(target, executor)
-    .selectFrom('payonce_orders')
+    .selectFrom(ORDER_TRACES_TABLE)
     .select('trace_id')
-    .where('id', '=', orderId)
+    .where('order_id', '=', orderId)
     .executeTakeFirst();
   return row?.trace_id ?? null;
 }
