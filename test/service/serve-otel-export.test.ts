@@ -158,7 +158,8 @@ describe('payonce serve --otel exports OTLP/HTTP (issue 39)', () => {
       20_000,
       'payonce serve to print its URL',
     );
-    expect(output).toContain(`otel: OTLP/HTTP to ${receiver.url}`);
+    // The start lines may arrive in more than one chunk.
+    await until(async () => output.includes(`otel: OTLP/HTTP to ${receiver.url}`), 10_000, 'the otel start line');
     sandbox.controls.setWebhookUrl(`${url}/webhooks/stripe`);
 
     // A caller's W3C traceparent: the server span of POST /orders is its child, in its trace.
