@@ -68,7 +68,9 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
  * when it is down then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503
  * `STORE_UNAVAILABLE` with `Retry-After` (`/healthz`: 503 `starting`) until it answers, then migrates it and starts
- * the worker. Any later database failure is answered 503 + `Retry-After` too, never a bare 500.
+ * the worker. Any later database failure is answered 503 + `Retry-After` too, never a bare 500. With `otelUrl`
+ * (`--otel`) the OpenTelemetry SDK is registered first, every request gets an HTTP server span (W3C `traceparent`
+ * continued) and each order its trace id (`OrderView.traceId`, the console); docs/service.md "OpenTelemetry".
  *
  * A verified webhook event is mapped to a payment event (`paymentEventOf`) and applied by
  * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,

@@ -7,6 +7,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InvalidOption } from 'payonce/internal/core/errors.js';
 
 /** `service.name` of every span and metric the reference service exports. */
 export const OTEL_SERVICE_NAME = 'payonce-service';
@@ -49,6 +50,8 @@ export function otlpSignalUrl(base: string, signal: 'traces' | 'metrics'): strin
  * service's HTTP server then go to the collector. Loaded only when `--otel` is given (`createService` imports this
  * module lazily), so a service without it registers and loads nothing of the SDK.
  * @param baseUrl the OTLP/HTTP endpoint, e.g. `http://otel-collector:4318` (checked by `resolveServiceConfig`).
+ * @throws {InvalidOption} (`otelUrl`) the process already registered an OpenTelemetry SDK (a tracer or meter
+ *   provider, context manager or propagator) through `@opentelemetry/api`: nothing of this one stays registered.
  * @see https://opentelemetry.io/docs/specs/otlp/#otlphttp; docs/service.md "OpenTelemetry".
  */
 export function startOtelSdk(baseUrl: string): OtelSdk {
@@ -72,10 +75,25 @@ export function startOtelSdk(baseUrl: string): OtelSdk {
     ],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(tracerProvider);
-  metrics.setGlobalMeterProvider(meterProvider);
+  const registered = [
+    context.setGlobalContextManager(contextManager),
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator()),
+    trace.setGlobalTracerProvider(tracerProvider),
+    metrics.setGlobalMeterProvider(meterProvider),
+  ];
+  if (registered.includes(false)) {
+    // The API keeps what was registered first: this SDK would export nothing. Undo the parts that did register.
+    if (registered[0]) context.disable();
+    if (registered[1]) propagation.disable();
+    if (registered[2]) trace.disable();
+    if (registered[3]) metrics.disable();
+    void tracerProvider.shutdown().catch(() => {});
+    void meterProvider.shutdown().catch(() => {});
+    throw new InvalidOption(
+      'otelUrl',
+      'another OpenTelemetry SDK is already registered in this process (leave otelUrl unset to use that one)',
+    );
+  }
   let stopping: Promise<void> | null = null;
   const shutdown = () => {
     stopping ??= (async () => {

@@ -16,6 +16,7 @@ export interface ServiceTracing {
  * Loads the OpenTelemetry SDK modules (only now: a service without `otelUrl` never loads them), registers the SDK
  * (`startOtelSdk`) exporting to `otelUrl` and returns what the service uses of it.
  * @throws {MissingPeer} an `@opentelemetry/*` package of @payonce/service is not installed (a broken install).
+ * @throws {InvalidOption} (`otelUrl`) another OpenTelemetry SDK is already registered in the process.
  */
 export async function openServiceTracing(otelUrl: string): Promise<ServiceTracing> {
   const [{ startOtelSdk }, { registerOtelHttpSpans, activeTraceId }] = await importWithPeers(
