@@ -85,6 +85,10 @@ describe('payonce serve / worker flags', () => {
       '--idempotency-stale-after-ms',
       '--receipt-purge-every-ms',
       '--webhook-receipt-retention-ms',
+      '--otel',
+      'PAYONCE_OTEL_URL',
+      '--otel-trace-url',
+      'PAYONCE_OTEL_TRACE_URL',
     ]) {
       expect(help).toContain(flag);
     }
@@ -92,6 +96,15 @@ describe('payonce serve / worker flags', () => {
     expect(await runCli(['worker', '--help'], workerIo)).toBe(0);
     expect(workerIo.lines.join('\n')).not.toContain('--no-worker');
     expect(workerIo.lines.join('\n')).toContain('--concurrency');
+    expect(workerIo.lines.join('\n')).toContain('--otel <url>');
+  });
+
+  it('refuses an --otel endpoint that is not http(s) with exit 2', async () => {
+    const io = capture();
+    expect(await runCli(['serve', '--provider-url', 'http://127.0.0.1:9', '--otel', 'grpc://127.0.0.1:4317'], io)).toBe(
+      2,
+    );
+    expect(io.lines.join('\n')).toContain('--otel (or PAYONCE_OTEL_URL) "grpc://127.0.0.1:4317" is not an http(s) URL');
   });
 
   it('reads PAYONCE_WEBHOOK_TOLERANCE_SEC and refuses a bad value with exit 2', async () => {

@@ -68,7 +68,9 @@ function loadAdminConsole(): Promise<typeof import('./admin/admin-console.js')> 
  * the outbox worker (fulfilment, refunds) and the reconciliation loop in-process. The database is migrated on start;
  * when it is down then, the service listens anyway and answers every route but `/healthz` and `/metrics` 503
  * `STORE_UNAVAILABLE` with `Retry-After` (`/healthz`: 503 `starting`) until it answers, then migrates it and starts
- * the worker. Any later database failure is answered 503 + `Retry-After` too, never a bare 500.
+ * the worker. Any later database failure is answered 503 + `Retry-After` too, never a bare 500. With `otelUrl`
+ * (`--otel`) the OpenTelemetry SDK is registered first, every request gets an HTTP server span (W3C `traceparent`
+ * continued) and each order its trace id (`OrderView.traceId`, the console); docs/service.md "OpenTelemetry".
  *
  * A verified webhook event is mapped to a payment event (`paymentEventOf`) and applied by
  * `payments.applyProviderEvent` inside the intake's receipt claim. A report `Payments` rejects (foreign order,
@@ -96,6 +98,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
   const ctx = runtime.context;
   const startedAtMs = ctx.clock.now();
   const app = serviceApp(ctx);
+  // First, so that every answer (the readiness gate's 503 included) gets its server span.
+  runtime.tracing?.registerHttpSpans(app);
   // Until the database has answered and been migrated, every route but the probes answers 503 + Retry-After.
   app.addHook('onRequest', async (request, reply) => {
     if (runtime.readiness.ready || ALWAYS_OPEN.has(request.url.split('?')[0] ?? '')) return;

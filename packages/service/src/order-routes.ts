@@ -8,6 +8,7 @@ import { failureAnswer, sendResponse } from './http-edge.js';
 import { isObject, lenientJson } from './json-body.js';
 import { orderIdOf } from './order-id.js';
 import { orderMoneyOf, UZS } from './order-money.js';
+import { recordOrderTrace } from './order-trace.js';
 import { attemptJson, orderJson, orderView } from './order-view.js';
 import type { ServiceContext } from './service-context.js';
 import { ServiceError } from './service-error.js';
@@ -50,6 +51,9 @@ function registerCheckout(
       const attempt = result.paidAttempt && attemptJson(result.paidAttempt);
       return reply.code(200).send({ outcome: 'already-paid', order: orderJson(result.order), attempt });
     }
+    const traceId = result.created ? (runtime.tracing?.activeTraceId() ?? null) : null;
+    // The checkout that created the attempt is the trace its webhook and fulfilment join: the order shows it.
+    if (traceId !== null) await recordOrderTrace(ctx.store, ctx.store.db, orderId, traceId, ctx.clock.now());
     const order = await ctx.payments.findOrder(orderId);
     const outcome = result.created ? 'created' : 'existing';
     runtime.metrics.checkouts.inc({ outcome });
@@ -61,7 +65,9 @@ function registerCheckout(
 
 /**
  * `POST /orders`, `POST /orders/:id/checkout`, `GET /orders/:id` in one scope with Idempotency-Key, JSON bodies
- * read by `lenientJson` and the customer named by `X-Customer-Id` (docs/service.md).
+ * read by `lenientJson` and the customer named by `X-Customer-Id` (docs/service.md). With tracing on
+ * (`runtime.tracing`), the trace id of the request that created the order, then of the checkout that created an
+ * attempt, is stored with the order (`recordOrderTrace`; the creation's in the same transaction as the order).
  */
 export async function registerOrders(
   app: FastifyInstance,
@@ -101,6 +107,8 @@ export async function registerOrders(
         const money = orderMoneyOf(body, ctx.checkoutAvailable ? undefined : UZS, ctx.config.telegram !== null);
         const id = orderIdOf(body);
         const order = await ctx.payments.createOrder(customerOf(request), money, tx, id === null ? {} : { id });
+        const traceId = runtime.tracing?.activeTraceId() ?? null;
+        if (traceId !== null) await recordOrderTrace(ctx.store, tx, order.id, traceId, ctx.clock.now());
         return reply.code(201).send({ order: orderJson(order) });
       });
     });

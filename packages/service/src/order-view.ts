@@ -4,6 +4,7 @@ import type { Order } from 'payonce/internal/payments/order.js';
 import type { PaymentAttempt } from 'payonce/internal/payments/payment-attempt.js';
 import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
 import type { DeliveryRecord } from 'payonce/internal/webhooks/journal/delivery-record.js';
+import { orderTraceOf } from './order-trace.js';
 import type { ServiceContext } from './service-context.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE, type ServiceDatabase } from './service-tables.js';
 
@@ -85,7 +86,7 @@ export interface DeliveryJson {
 }
 
 /**
- * `GET /orders/:id` (docs/service.md "OrderView"): the order, its attempts, how many journal entries moved it to
+ * `GET /orders/:id` (docs/service.md "OrderView"): the order, its trace id, its attempts, how many journal entries moved it to
  * paid (`paidTransitions`: decision `applied`, status `succeeded`), the fulfilments and refunds actually
  * recorded (one row each, so a double effect shows as two), its outbox jobs, its payment journal and the
  * webhook deliveries about its payments (by attempt id = merchant reference and provider payment id), oldest
@@ -93,6 +94,11 @@ export interface DeliveryJson {
  */
 export interface OrderView {
   readonly order: OrderJson;
+  /**
+   * The trace id (32 hex digits) of the request that created the order or last checked it out with tracing on
+   * (`payonce serve --otel`), `null` without one (docs/service.md "OpenTelemetry").
+   */
+  readonly traceId: string | null;
   readonly attempts: readonly ViewAttemptJson[];
   readonly paidTransitions: number;
   readonly fulfilments: readonly EffectRowJson[];
@@ -207,6 +213,7 @@ export async function orderView(ctx: ServiceContext, orderId: string, principal:
   const jobs = await ctx.outbox.jobsByDedupeKey(`order:${orderId}`);
   return {
     order: orderJson(order),
+    traceId: await orderTraceOf(ctx.store, ctx.store.db, orderId),
     attempts: await Promise.all(
       attempts.map(async (attempt) => ({
         ...attemptJson(attempt),

@@ -168,6 +168,17 @@ export interface ServiceSettings extends LocalProviderSettings {
    * upper-cased (`.` → `_`), the RabbitMQ exchange the prefix. @default 'payonce'
    */
   brokerSubjectPrefix?: string;
+  /**
+   * The OTLP/HTTP endpoint (e.g. `http://otel-collector:4318`): with it the service registers the OpenTelemetry SDK
+   * (`startOtelSdk`) and exports its HTTP server spans, the library's spans and the metrics to `<url>/v1/traces`
+   * and `<url>/v1/metrics` (docs/service.md "OpenTelemetry"). @default null (no SDK registered or loaded)
+   */
+  otelUrl?: string | null;
+  /**
+   * The trace viewer's link of a trace, with `{traceId}` where the id goes, e.g.
+   * `http://jaeger:16686/trace/{traceId}`: the console then links each order's trace id. @default null (plain text)
+   */
+  otelTraceUrl?: string | null;
 }
 
 /** {@link ServiceSettings} checked, with every default applied (`click`, `uzum`: `null` when not enabled). */
@@ -209,6 +220,8 @@ export interface ServiceConfig extends LocalProviderConfig {
   readonly journalRetentionMs: number;
   readonly brokerUrl: string | null;
   readonly brokerSubjectPrefix: string;
+  readonly otelUrl: string | null;
+  readonly otelTraceUrl: string | null;
 }
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -237,6 +250,23 @@ function optionalText(value: string | null | undefined, name: string): string | 
   return value;
 }
 
+/** `value` when it is an http(s) URL (after `{traceId}` is filled in), else an InvalidOption naming `name`. */
+function httpUrlOf(value: string | null | undefined, name: string, placeholder: string | null): string | null {
+  const text = optionalText(value, name);
+  if (text === null) return null;
+  if (placeholder !== null && !text.includes(placeholder)) {
+    throw new InvalidOption(name, `must contain ${placeholder} where the id goes`);
+  }
+  let url: URL;
+  try {
+    url = new URL(placeholder === null ? text : text.replaceAll(placeholder, '0'));
+  } catch {
+    throw new InvalidOption(name, 'is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOption(name, 'must be http(s)');
+  return text;
+}
+
 function accountFieldOf(value: unknown): string {
   const field = value ?? 'order_id';
   if (typeof field !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(field)) {
@@ -257,7 +287,8 @@ function adminTokenOf(value: string | null | undefined): string | null {
  *   reconcile interval, provider timeout and stale times at least 1 ms, webhook tolerance at least 1 s), a
  *   `databasePoolSize` outside 1–1000, an
  *   `idempotencyStaleAfterMs` not above `providerTimeoutMs`, a `providerUrl` that is not http(s), an empty
- *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `paymeAccountField` that is not 1–64 of `A–Z a–z 0–9 _ . -`, a `trustProxy` entry that is not an address or range, a short or predictable `adminToken` (`checkAdminTokenStrength`),
+ *   `databaseUrl`, a `redisPrefix` with `{`/`}`, a `paymeAccountField` that is not 1–64 of `A–Z a–z 0–9 _ . -`, a `trustProxy` entry that is not an address or range, an `otelUrl` that is not http(s), an
+ *   `otelTraceUrl` that is not http(s) or lacks `{traceId}`, a short or predictable `adminToken` (`checkAdminTokenStrength`),
  *   a half-configured Click or Uzum (`resolveLocalProviders`).
  */
 export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceConfig {
@@ -330,5 +361,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     journalRetentionMs: int(settings.journalRetentionMs, 'journalRetentionMs', 1, 2_592_000_000),
     brokerUrl: optionalText(settings.brokerUrl, 'brokerUrl'),
     brokerSubjectPrefix: optionalText(settings.brokerSubjectPrefix, 'brokerSubjectPrefix') ?? 'payonce',
+    otelUrl: httpUrlOf(settings.otelUrl, 'otelUrl', null),
+    otelTraceUrl: httpUrlOf(settings.otelTraceUrl, 'otelTraceUrl', '{traceId}'),
   });
 }

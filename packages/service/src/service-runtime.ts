@@ -21,6 +21,7 @@ import { ServiceError } from './service-error.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
+import { openServiceTracing, type ServiceTracing } from './service-tracing.js';
 import { StoreReadiness } from './store-readiness.js';
 import { withinMs } from './within-ms.js';
 
@@ -64,6 +65,11 @@ export interface ServiceRuntime {
    * soon as it answers (retrying with back-off); routes answer 503 and background jobs wait until then.
    */
   readonly readiness: StoreReadiness;
+  /**
+   * The OpenTelemetry SDK registered for `otelUrl` (`--otel`), or `null` without it (then nothing of the SDK is
+   * loaded). `close()` flushes and shuts it down last, after everything that could still emit spans.
+   */
+  readonly tracing: ServiceTracing | null;
   /** Closes what the runtime opened: the Redis connection, the provider client it created, the store it opened. */
   close(): Promise<void>;
 }
@@ -73,7 +79,8 @@ export interface ServiceRuntime {
  * pool of `databasePoolSize`, or the given `store`) and starts migrating it in the background, retried with
  * back-off while the database is down (`readiness`; issue 34 item 19), builds `Payments` (alerts logged and counted), the SQL delivery
  * journal, the intake's receipt guard (SQL; Redis with `redisUrl`; or `overrides.intakeGuard`), the
- * `Idempotency-Key` guard (SQL) and the metrics.
+ * `Idempotency-Key` guard (SQL) and the metrics. With `otelUrl` it first registers the OpenTelemetry SDK
+ * (`openServiceTracing`; docs/service.md "OpenTelemetry").
  * Without `providerUrl` and `provider`, but with Payme, Click, Uzum or Telegram configured, the provider refuses every call
  * with `PROVIDER_NOT_CONFIGURED` and `context.checkoutAvailable` is false.
  * @throws {InvalidOption} a bad setting; no `providerUrl`, no `provider` and none of Payme, Click and Uzum.
@@ -95,6 +102,12 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     for (const closer of closers.splice(0).reverse()) await closer().catch(() => {});
   };
   try {
+    let tracing: ServiceTracing | null = null;
+    if (config.otelUrl !== null) {
+      const opened = await openServiceTracing(config.otelUrl);
+      closers.push(() => opened.sdk.shutdown());
+      tracing = opened;
+    }
     let store: SqlStore<unknown>;
     if (options.store) {
       store = options.store;
@@ -196,7 +209,15 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     const readiness = new StoreReadiness(() => store.migrate(), logger);
     closers.push(() => readiness.close());
     await readiness.start(databaseWaitMs(config));
-    return Object.freeze({ context, metrics, receipts, storeChecks: Object.freeze(storeChecks), readiness, close });
+    return Object.freeze({
+      context,
+      metrics,
+      receipts,
+      storeChecks: Object.freeze(storeChecks),
+      readiness,
+      tracing,
+      close,
+    });
   } catch (error) {
     await close();
     throw error;

@@ -20,7 +20,12 @@ const RECEIPTS = ['payonce_receipts'];
 const OUTBOX = ['payonce_effects', 'payonce_outbox', 'payonce_outbox_order'];
 const JOURNAL = ['payonce_webhook_deliveries'];
 const PAYMENTS = ['payonce_orders', 'payonce_payment_attempts', 'payonce_payment_events', 'payonce_payment_refunds'];
-const SERVICE = ['payonce_admin_actions', 'payonce_service_fulfilments', 'payonce_service_refunds'];
+const SERVICE = [
+  'payonce_admin_actions',
+  'payonce_service_fulfilments',
+  'payonce_service_order_traces',
+  'payonce_service_refunds',
+];
 const PAYME = ['payonce_payme_keys', 'payonce_payme_transactions'];
 const CLICK = ['payonce_click_transactions'];
 const UZUM = ['payonce_uzum_transactions'];
@@ -171,10 +176,12 @@ for (const dialect of SQL_DIALECTS) {
         '0011-payme',
         '0012-click',
         '0013-uzum',
+        '0014-service-order-traces',
       ]);
       expect((await store.migrate({ only: ['service'] })).applied).toEqual([
         '0006-service-fulfilments',
         '0007-admin-actions',
+        '0014-service-order-traces',
       ]);
       expect((await store.migrate({ only: ['payme'] })).applied).toEqual(['0011-payme']);
       expect((await store.migrate({ only: ['click'] })).applied).toEqual(['0012-click']);

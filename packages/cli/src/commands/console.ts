@@ -3,7 +3,7 @@ import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import { describeTarget, parseDatabaseUrl } from 'payonce/internal/stores/database-url.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { portOf, trustProxyOption, untilSignal } from './serve.js';
+import { otelTraceUrlOption, portOf, trustProxyOption, untilSignal } from './serve.js';
 
 interface ConsoleFlags {
   databaseUrl: string;
@@ -14,6 +14,7 @@ interface ConsoleFlags {
   providerUrl?: string;
   logLevel: string;
   trustProxy?: string;
+  otelTraceUrl?: string;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -40,6 +41,7 @@ export function registerConsole(program: Command, io: CliIo): void {
     .addOption(new Option('--port <port>', 'listening port (0 picks one)').env('PORT').default(3100).argParser(portOf))
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .addOption(trustProxyOption())
+    .addOption(otelTraceUrlOption())
     .addOption(
       new Option('--provider-url <url>', 'provider API base URL (enables "reconcile now")').env('PAYONCE_PROVIDER_URL'),
     )
@@ -71,6 +73,7 @@ export function registerConsole(program: Command, io: CliIo): void {
         standardWebhooksSecrets: nonEmpty(process.env.STANDARD_WEBHOOKS_SECRET) ?? null,
         logLevel: flags.logLevel,
         trustProxy: nonEmpty(flags.trustProxy) ?? null,
+        otelTraceUrl: nonEmpty(flags.otelTraceUrl) ?? null,
       });
       io.out(`payonce console listening on ${server.url}/console/`);
       io.out(`database ${describeTarget(target)}`);

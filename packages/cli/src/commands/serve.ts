@@ -37,6 +37,8 @@ export interface RuntimeFlags {
   logLevel?: string;
   broker?: string;
   subjectPrefix?: string;
+  /** `--otel` / `PAYONCE_OTEL_URL`; `runtimeOptions` falls back to `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  otel?: string;
 }
 
 /**
@@ -211,11 +213,50 @@ export function addRuntimeOptions(command: Command): Command {
         .default('payonce'),
     )
     .addOption(
+      new Option(
+        '--otel <url>',
+        'OTLP/HTTP endpoint (e.g. http://otel-collector:4318): export traces and metrics there through the OpenTelemetry SDK (default: OTEL_EXPORTER_OTLP_ENDPOINT, else none)',
+      ).env('PAYONCE_OTEL_URL'),
+    )
+    .addOption(
       new Option('--log-level <level>', 'pino level of the JSON logs on stderr')
         .env('PAYONCE_LOG_LEVEL')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
         .default('info'),
     );
+}
+
+/**
+ * `--otel-trace-url <template>` (env `PAYONCE_OTEL_TRACE_URL`) of `payonce serve` and `payonce console`: the trace
+ * viewer's link with `{traceId}` (e.g. `http://jaeger:16686/trace/{traceId}`); the console links each order's trace
+ * id with it. Checked by the service (`otelTraceUrl`).
+ */
+export function otelTraceUrlOption(): Option {
+  return new Option(
+    '--otel-trace-url <template>',
+    "link of a trace in your trace viewer, {traceId} where the id goes (e.g. http://jaeger:16686/trace/{traceId}): the console links each order's trace",
+  ).env('PAYONCE_OTEL_TRACE_URL');
+}
+
+/**
+ * The OTLP/HTTP endpoint of `payonce serve` / `payonce worker`: `--otel`, else `PAYONCE_OTEL_URL` (both through
+ * the flag), else the standard `OTEL_EXPORTER_OTLP_ENDPOINT`, else `null` (no SDK). Must be http(s).
+ * @throws {CliUsageError} a value that is not an http(s) URL, naming where it came from.
+ */
+export function otelUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  const fromFlag = nonEmpty(flag);
+  const value = fromFlag ?? nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (value === undefined) return null;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    const where = fromFlag === undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : '--otel (or PAYONCE_OTEL_URL)';
+    throw new CliUsageError(
+      `${where} "${value}" is not an http(s) URL (an OTLP/HTTP endpoint such as http://localhost:4318)`,
+    );
+  }
+  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -282,6 +323,7 @@ export function runtimeOptions(
     logLevel: flags.logLevel,
     brokerUrl,
     brokerSubjectPrefix: flags.subjectPrefix,
+    otelUrl: otelUrlOf(flags.otel, env),
     stripeWebhookSecrets: nonEmpty(env.STRIPE_WEBHOOK_SECRET) ?? null,
     standardWebhooksSecrets: nonEmpty(env.STANDARD_WEBHOOKS_SECRET) ?? null,
     adminToken: nonEmpty(env.PAYONCE_ADMIN_TOKEN) ?? null,
@@ -316,6 +358,7 @@ interface ServeFlags extends RuntimeFlags {
   telegramBotToken?: string;
   telegramSecretToken?: string;
   telegramApiUrl?: string;
+  otelTraceUrl?: string;
 }
 
 /**
@@ -485,7 +528,8 @@ export function registerServe(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
-    .addOption(trustProxyOption());
+    .addOption(trustProxyOption())
+    .addOption(otelTraceUrlOption());
   for (const option of [...paymeOptions(), ...clickUzumOptions(), ...telegramOptions()]) command.addOption(option);
   command.action(async (flags: ServeFlags) => {
     // The database URL is checked first (its error is the more specific one), then that some provider is set.
@@ -518,6 +562,7 @@ export function registerServe(program: Command, io: CliIo): void {
       telegramBotToken: nonEmpty(flags.telegramBotToken) ?? null,
       telegramSecretToken: nonEmpty(flags.telegramSecretToken) ?? null,
       telegramApiUrl: nonEmpty(flags.telegramApiUrl) ?? null,
+      otelTraceUrl: nonEmpty(flags.otelTraceUrl) ?? null,
     });
     io.out(`payonce service listening on ${service.url}`);
     io.out(
@@ -535,6 +580,7 @@ export function registerServe(program: Command, io: CliIo): void {
       io.out(`telegram: bot ${config.telegram.botId}, POST /telegram/webhook (XTR orders paid with Stars)`);
     }
     if (!service.context.checkoutAvailable) io.out('no --provider-url: checkout answers 409 PROVIDER_NOT_CONFIGURED');
+    if (config.otelUrl !== null) io.out(`otel: OTLP/HTTP to ${config.otelUrl} (traces and metrics)`);
     const received = await signal;
     io.out(`payonce service: ${received}, closing`);
     await service.close();

@@ -282,7 +282,7 @@ export async function registerAdminApi(app: FastifyInstance, parts: AdminParts):
         response: { 200: timelineSchema, ...commonErrors, 404: problemSchema },
       }),
       async (request, reply) => {
-        const timeline = await orderTimeline(reads, request.params.id);
+        const timeline = await orderTimeline(reads, request.params.id, ctx.config.otelTraceUrl);
         if (!timeline)
           return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
         return json(reply, 200, timeline);

@@ -456,6 +456,15 @@ export const timelineSchema = {
   type: 'object',
   properties: {
     order: itemSchemas.order,
+    trace: {
+      type: 'object',
+      nullable: true,
+      description: 'the trace of the request that created or last checked out the order (payonce serve --otel)',
+      properties: {
+        id: { type: 'string', description: 'W3C trace id, 32 hex digits' },
+        url: { ...nullableText, description: 'its link in the trace viewer (--otel-trace-url)' },
+      },
+    },
     attempts: { type: 'array', items: itemSchemas.attempt },
     deliveries: { type: 'array', items: itemSchemas.delivery },
     actions: { type: 'array', items: itemSchemas.action },

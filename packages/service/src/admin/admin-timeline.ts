@@ -1,4 +1,5 @@
 import { toJournalEntry } from 'payonce/internal/payments/journal-entry.js';
+import { orderTraceOf, traceLinkOf } from '../order-trace.js';
 import {
   type ActionItem,
   type AttemptItem,
@@ -45,6 +46,12 @@ export interface TimelineEntry {
  */
 export interface OrderTimeline {
   readonly order: OrderItem;
+  /**
+   * The trace of the request that created the order or last checked it out with tracing on (`payonce serve
+   * --otel`): its id (32 hex digits) and its link in the trace viewer (`otelTraceUrl`, else `null`); `null` when
+   * none was stored.
+   */
+  readonly trace: { readonly id: string; readonly url: string | null } | null;
   readonly attempts: readonly AttemptItem[];
   readonly deliveries: readonly DeliveryItem[];
   readonly actions: readonly ActionItem[];
@@ -116,10 +123,15 @@ function deliveryEntry(d: DeliveryItem): TimelineEntry {
 }
 
 /**
- * Builds the {@link OrderTimeline} of `orderId`, or `null` when there is no such order.
+ * Builds the {@link OrderTimeline} of `orderId`, or `null` when there is no such order. `traceUrl` is the trace
+ * viewer's link template with `{traceId}` (`otelTraceUrl`), `null` for none.
  * @throws the driver's error when the database fails.
  */
-export async function orderTimeline(reads: AdminReads, orderId: string): Promise<OrderTimeline | null> {
+export async function orderTimeline(
+  reads: AdminReads,
+  orderId: string,
+  traceUrl: string | null = null,
+): Promise<OrderTimeline | null> {
   const { db, redactor } = reads;
   const row = await db.selectFrom('payonce_orders').selectAll().where('id', '=', orderId).executeTakeFirst();
   if (!row) return null;
@@ -244,8 +256,10 @@ export async function orderTimeline(reads: AdminReads, orderId: string): Promise
   }
   const order_ = ['order', 'attempt', 'provider-call', 'delivery', 'transition', 'alert', 'job', 'effect', 'action'];
   entries.sort((a, b) => a.atMs - b.atMs || order_.indexOf(a.kind) - order_.indexOf(b.kind));
+  const traceId = await orderTraceOf({}, db, orderId);
   return {
     order,
+    trace: traceId === null ? null : { id: traceId, url: traceLinkOf(traceUrl, traceId) },
     attempts,
     deliveries,
     actions,

@@ -9,7 +9,7 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
  * - `journal`: `payonce_webhook_deliveries` (the webhook delivery journal);
  * - `payments`: `payonce_orders`, `payonce_payment_attempts`, `payonce_payment_events`, `payonce_payment_refunds`;
  * - `service`: the reference service's `payonce_service_fulfilments`, `payonce_service_refunds`,
- *   `payonce_admin_actions`;
+ *   `payonce_admin_actions`, `payonce_service_order_traces`;
  * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`);
  * - `click`: the Click SHOP API engine's `payonce_click_transactions` (`payonce/click`);
  * - `uzum`: the Uzum Bank Merchant API engine's `payonce_uzum_transactions` (`payonce/uzum`).
@@ -64,7 +64,7 @@ const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze(
     ],
   },
   service: {
-    migrations: ['0006-service-fulfilments', '0007-admin-actions'],
+    migrations: ['0006-service-fulfilments', '0007-admin-actions', '0014-service-order-traces'],
     needs: [
       { group: 'payments', because: 'the service sells orders through payments' },
       { group: 'journal', because: 'the service journals every webhook delivery' },

@@ -26,6 +26,7 @@ const QUALIFIED_NAMES = [
   'payonce_payment_refunds',
   'payonce_service_fulfilments',
   'payonce_service_refunds',
+  'payonce_service_order_traces',
   'payonce_admin_actions',
   'payonce_payme_transactions',
   'payonce_payme_keys',

@@ -14,6 +14,8 @@ interface Entry {
 
 interface Timeline {
   order: { id: string; status: string; amountMinor: number; currency: string; paidAttemptId: string | null };
+  /** The order's trace (`payonce serve --otel`) and its link in the trace viewer (`--otel-trace-url`). */
+  trace: { id: string; url: string | null } | null;
   attempts: { id: string; status: string; providerPaymentId: string | null }[];
   counts: {
     paidTransitions: number;
@@ -62,6 +64,16 @@ export class OrderPage extends PageElement {
     });
   }
 
+  /** The order's trace id, a link when the service has `--otel-trace-url`; nothing when no trace was stored. */
+  private traceLine() {
+    const trace = this.data?.trace;
+    if (!trace) return '';
+    const id = trace.url
+      ? html`<a class="mono" href=${trace.url} target="_blank" rel="noopener noreferrer" data-testid="order-trace-link">${trace.id}</a>`
+      : html`<span class="mono">${trace.id}</span>`;
+    return html`<p data-testid="order-trace">Trace ${id}</p>`;
+  }
+
   /** The order's Payme, Click and Uzum transactions, one table per provider that has any. */
   private providerPanel() {
     const t = this.transactions;
@@ -83,6 +95,7 @@ export class OrderPage extends PageElement {
     return html`
       <h1>Order <span class="mono">${d.order.id}</span> ${pill(d.order.status, tone(d.order.status))}</h1>
       ${this.flashLine()}
+      ${this.traceLine()}
       <div class="cards">
         <div class="card"><div class="n">${d.order.amountMinor}</div><div class="l">amount in minor units of ${d.order.currency}</div></div>
         <div class="card"><div class="n" data-testid="timeline-attempts">${d.attempts.length}</div><div class="l">attempts</div></div>
