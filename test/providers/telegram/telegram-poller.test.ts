@@ -243,19 +243,26 @@ for (const dialect of sqlDialectsFromEnv().filter((d) => d !== 'mysql' || proces
     });
 
     it('honours 429 retry_after and goes on after 5xx and a 409 conflict', async () => {
-      const errors: { status: number | null; delayMs: number }[] = [];
-      api.failNext(429, { retry_after: 1 });
-      api.failNext(502);
-      api.failNext(409);
-      const poller = track(store, api, 'r');
-      poller.on('poll-error', (e) => errors.push(e));
-      poller.start();
-      const batch = messageUpdates(2);
-      api.push(...batch);
-      await until(() => appliedOnce(batch.map((u) => u.update_id)), 'the batch after the errors');
-      await poller.stop();
-      expect(errors.map((e) => e.status)).toEqual([429, 502, 409]);
-      expect(errors[0]?.delayMs).toBe(1_000);
+      // Its own Bot API: a getUpdates of an earlier test's poller, aborted by its stop but already read by the shared
+      // fake, would take the queued 429 there.
+      const own = await FakeBotApi.start();
+      try {
+        const errors: { status: number | null; delayMs: number }[] = [];
+        own.failNext(429, { retry_after: 1 });
+        own.failNext(502);
+        own.failNext(409);
+        const poller = track(store, own, 'r');
+        poller.on('poll-error', (e) => errors.push(e));
+        poller.start();
+        const batch = messageUpdates(2);
+        own.push(...batch);
+        await until(() => appliedOnce(batch.map((u) => u.update_id)), 'the batch after the errors');
+        await poller.stop();
+        expect(errors.map((e) => e.status)).toEqual([429, 502, 409]);
+        expect(errors[0]?.delayMs).toBe(1_000);
+      } finally {
+        await own.close();
+      }
     });
 
     it('a huge or zero retry_after never makes a busy loop: the pause fits a timer and is never 0', async () => {
