@@ -27,22 +27,24 @@ export async function loadStorm(neededFor: string) {
 }
 
 /**
- * The parts of `@payonce/storm` that `payonce storm --provider payme` runs: `runPaymeStorm`, the reference
- * service's Payme target, the table and summary, the "target unavailable" error and the numbers of the scenarios
+ * The parts of `@payonce/storm` that `payonce storm --provider payme` runs: `runPaymeStorm` (and
+ * `runAppPaymeStorm`, with `--adapter`), the reference service's Payme target, the table and summary, the "target unavailable" error and the numbers of the scenarios
  * that run alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message.
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadPaymeStorm(neededFor: string) {
-  const [run, target, table, scenarios, stripe] = await Promise.all([
+  const [run, target, table, scenarios, stripe, app] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/run-payme-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/service-payme-target.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/payme-storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/all-payme-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/run-app-payme-storm.js')),
   ]);
   return {
     runPaymeStorm: run.runPaymeStorm,
+    runAppPaymeStorm: app.runAppPaymeStorm,
     servicePaymeTarget: target.servicePaymeTarget,
     formatPaymeStormTable: table.formatPaymeStormTable,
     paymeStormSummary: table.paymeStormSummary,

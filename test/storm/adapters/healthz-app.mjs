@@ -7,6 +7,7 @@ const seen = {
   sandboxUrl: process.env.PAYONCE_STORM_SANDBOX_URL,
   webhookSecret: process.env.PAYONCE_STORM_WEBHOOK_SECRET,
   apiKey: process.env.PAYONCE_STORM_API_KEY,
+  paymeKey: process.env.PAYONCE_STORM_PAYME_KEY,
 };
 createServer((req, res) => {
   res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });

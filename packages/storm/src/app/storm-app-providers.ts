@@ -1,0 +1,28 @@
+/**
+ * The Payme Merchant API endpoint of an app under `payonce storm --adapter … --provider payme`: the storm plays
+ * Payme against it (docs/storm-your-app.md "Payme"). Orders are created through the adapter's `createOrder` (in
+ * UZS, tiyin) and named in Payme's `account` as `{ [accountField]: orderId }`.
+ */
+export interface StormAppPayme {
+  /** The absolute URL Payme calls (`POST`, JSON-RPC), e.g. `http://127.0.0.1:3000/payme`. */
+  readonly merchantUrl: string;
+  /** The `account` field naming the order, as the app's cashbox is configured. @default 'order_id' */
+  readonly accountField?: string;
+}
+
+/**
+ * The providers besides Stripe an app takes, for the provider storms against it (`--provider payme`); a provider
+ * the adapter leaves out has its scenarios skipped with the reason, never passed.
+ */
+export interface StormAppProviders {
+  readonly payme?: StormAppPayme;
+}
+
+/**
+ * The provider secrets `payonce storm --adapter` makes for a run and gives the app (in the environment) and the
+ * adapter factory (`setup.providers`): what the app must accept from the storm's provider.
+ */
+export interface StormProviderSecrets {
+  /** The Payme cashbox key the storm signs its calls with (`Authorization: Basic Paycom:<key>`); env `PAYONCE_STORM_PAYME_KEY`. */
+  readonly paymeKey: string;
+}
