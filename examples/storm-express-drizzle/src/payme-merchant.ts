@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import { createPaymeMerchant, type PaymeMerchant, type PaymeTransaction } from 'payonce/payme';
+import type { ReceiptsDatabase } from 'payonce/sql';
 import { FULFIL_TOPIC, type Shop } from './shop.js';
 
 /**
@@ -16,7 +17,7 @@ import { FULFIL_TOPIC, type Shop } from './shop.js';
  * the shop keeps an order paid that Payme refunded. Payme's account field is `order_id`, amounts are tiyin (UZS).
  */
 export function paymeMerchant(shop: Shop, key: string, brokenRefunds = false): PaymeMerchant {
-  const history = (trx: Transaction<unknown>, orderId: string, kind: string, tx: PaymeTransaction) =>
+  const history = (trx: Transaction<ReceiptsDatabase>, orderId: string, kind: string, tx: PaymeTransaction) =>
     sql`insert into order_events (id, order_id, kind, event_id)
       values (${randomUUID()}, ${orderId}, ${kind}, ${`payme:${tx.paymeId}`})`.execute(trx);
   return createPaymeMerchant({

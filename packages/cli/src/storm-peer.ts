@@ -54,22 +54,25 @@ export async function loadPaymeStorm(neededFor: string) {
 }
 
 /**
- * The parts of `@payonce/storm` that `payonce storm --provider click` runs: `runClickStorm`, the reference service's
+ * The parts of `@payonce/storm` that `payonce storm --provider click` runs: `runClickStorm` (and
+ * `runAppClickStorm`, with `--adapter`), the reference service's
  * Click target, the table and summary, the "target unavailable" error and the numbers of the scenarios that run
  * alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message.
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadClickStorm(neededFor: string) {
-  const [run, target, table, scenarios, stripe] = await Promise.all([
+  const [run, target, table, scenarios, stripe, app] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/run-click-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/service-click-target.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/click-storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/all-click-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/run-app-click-storm.js')),
   ]);
   return {
     runClickStorm: run.runClickStorm,
+    runAppClickStorm: app.runAppClickStorm,
     serviceClickTarget: target.serviceClickTarget,
     formatClickStormTable: table.formatClickStormTable,
     clickStormSummary: table.clickStormSummary,

@@ -8,6 +8,8 @@ const seen = {
   webhookSecret: process.env.PAYONCE_STORM_WEBHOOK_SECRET,
   apiKey: process.env.PAYONCE_STORM_API_KEY,
   paymeKey: process.env.PAYONCE_STORM_PAYME_KEY,
+  clickServiceId: process.env.PAYONCE_STORM_CLICK_SERVICE_ID,
+  clickSecretKey: process.env.PAYONCE_STORM_CLICK_SECRET_KEY,
 };
 createServer((req, res) => {
   res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });

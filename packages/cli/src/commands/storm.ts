@@ -10,7 +10,7 @@ import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { clickUzumOptions, telegramOptions } from './serve.js';
-import { runAppPaymeStormCommand } from './storm-app-payme.js';
+import { runAppProviderStormCommand } from './storm-app-provider.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runStormInit } from './storm-init.js';
 import { runPaymeStormCommand } from './storm-payme.js';
@@ -217,15 +217,16 @@ export function registerStorm(program: Command, io: CliIo): void {
         return;
       }
       if (options.adapter !== undefined) {
-        if (options.provider !== 'payme') {
+        const provider = options.provider;
+        if (provider !== 'payme' && provider !== 'click') {
           throw new CliUsageError(
-            `--adapter runs the Stripe and Payme storms: --provider ${options.provider} does not take an adapter yet`,
+            `--adapter runs the Stripe, Payme and Click storms: --provider ${provider} does not take an adapter yet`,
           );
         }
         if (options.target !== undefined) throw new CliUsageError('--adapter drives your app: leave out --target');
         const { adapter, start, url } = options;
         const startTimeoutMs = wholeNumberFlag(options.startTimeoutMs, '--start-timeout-ms');
-        await runAppPaymeStormCommand({ ...options, adapter, start, url, startTimeoutMs }, io);
+        await runAppProviderStormCommand(provider, { ...options, adapter, start, url, startTimeoutMs }, io);
         return;
       }
       const local = { ...options, provider: options.provider, target: requiredFlag(options.target, '--target <url>') };

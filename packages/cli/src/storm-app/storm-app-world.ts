@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { StormAppAdapter } from '@payonce/storm/internal/app/storm-app-adapter.js';
 import type { StormProviderSecrets } from '@payonce/storm/internal/app/storm-app-providers.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
@@ -108,7 +108,8 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * sandbox (`@payonce/sandbox`, secrets served, retries compressed as `payonce demo` does), makes the adapter with
  * the app's URL and the sandbox's URL, webhook secret and API key; with `start`, spawns the app command with them in
  * its environment (`PORT`, `PAYONCE_STORM_APP_URL`, `PAYONCE_STORM_SANDBOX_URL`, `PAYONCE_STORM_WEBHOOK_SECRET`,
- * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, also in `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
+ * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
+ * `PAYONCE_STORM_CLICK_SECRET_KEY`, also in `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
  * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
  * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
  * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
@@ -132,7 +133,11 @@ export async function withStormApp<T>(
   const budgetMs = options.startTimeoutMs ?? 60_000;
   const webhookSecret = signer.newSigningSecret('stripe');
   const apiKey = `sk_test_storm_${randomBytes(12).toString('hex')}`;
-  const secrets: StormProviderSecrets = { paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}` };
+  const secrets: StormProviderSecrets = {
+    paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}`,
+    clickServiceId: 10_000 + randomInt(90_000),
+    clickSecretKey: `storm-click-key-${randomBytes(12).toString('hex')}`,
+  };
   const sandbox = await sandboxes.createSandbox({
     timeScale: 0.001,
     signing: { scheme: 'stripe', secret: webhookSecret },
@@ -157,6 +162,8 @@ export async function withStormApp<T>(
         PAYONCE_STORM_WEBHOOK_SECRET: webhookSecret,
         PAYONCE_STORM_API_KEY: apiKey,
         PAYONCE_STORM_PAYME_KEY: secrets.paymeKey,
+        PAYONCE_STORM_CLICK_SERVICE_ID: String(secrets.clickServiceId),
+        PAYONCE_STORM_CLICK_SECRET_KEY: secrets.clickSecretKey,
       });
       await appProcess.start();
       io.out(`app: started "${options.start}" (pid ${appProcess.pid}), waiting for it to be healthy`);

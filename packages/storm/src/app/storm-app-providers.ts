@@ -11,11 +11,24 @@ export interface StormAppPayme {
 }
 
 /**
- * The providers besides Stripe an app takes, for the provider storms against it (`--provider payme`); a provider
+ * The Click SHOP API endpoints of an app under `payonce storm --adapter … --provider click`: the storm plays Click
+ * against them, signing with the service id and SECRET_KEY it gave the app (docs/storm-your-app.md). Orders are
+ * created through the adapter's `createOrder` (in UZS, tiyin), the order id being Click's `merchant_trans_id`.
+ */
+export interface StormAppClick {
+  /** The absolute Prepare URL (`action=0`), e.g. `http://127.0.0.1:3000/click/prepare`. */
+  readonly prepareUrl: string;
+  /** The absolute Complete URL (`action=1`). */
+  readonly completeUrl: string;
+}
+
+/**
+ * The providers besides Stripe an app takes, for the provider storms against it (`--provider payme`, `--provider click`); a provider
  * the adapter leaves out has its scenarios skipped with the reason, never passed.
  */
 export interface StormAppProviders {
   readonly payme?: StormAppPayme;
+  readonly click?: StormAppClick;
 }
 
 /**
@@ -25,4 +38,8 @@ export interface StormAppProviders {
 export interface StormProviderSecrets {
   /** The Payme cashbox key the storm signs its calls with (`Authorization: Basic Paycom:<key>`); env `PAYONCE_STORM_PAYME_KEY`. */
   readonly paymeKey: string;
+  /** The Click `service_id` of the storm's calls; env `PAYONCE_STORM_CLICK_SERVICE_ID`. */
+  readonly clickServiceId: number;
+  /** The Click SECRET_KEY the storm signs with (`sign_string`); env `PAYONCE_STORM_CLICK_SECRET_KEY`. */
+  readonly clickSecretKey: string;
 }

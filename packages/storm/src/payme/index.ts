@@ -1,5 +1,5 @@
 export { ALL_PAYME_SCENARIOS } from './all-payme-scenarios.js';
-export { type AppPaymeTargetOptions, appPaymeTarget } from './app-payme-target.js';
+export { appPaymeTarget } from './app-payme-target.js';
 export type { PaymeOrderJudgement, PaymeScenario, PaymeScenarioCounts, PaymeScenarioResult } from './payme-scenario.js';
 export type { PaymeStormContext } from './payme-storm-context.js';
 export { formatPaymeStormTable, paymeStormSummary } from './payme-storm-table.js';

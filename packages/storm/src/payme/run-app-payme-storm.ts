@@ -50,7 +50,7 @@ export async function runAppPaymeStorm(options: AppPaymeStormOptions): Promise<P
         results: Object.freeze(skippedResults(selectPaymeScenarios(options.only), reason, counts)),
       });
     }
-    const target = appPaymeTarget(app, { key: options.key });
+    const target = appPaymeTarget(app, options.key);
     return await runPaymeStorm({
       target,
       only: options.only,
