@@ -176,7 +176,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .option(
       '--provider <url|payme|click|uzum|telegram>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (payme and click also with --adapter)',
     )
     .option(
       '--adapter <file>',
