@@ -41,7 +41,8 @@ async function call(url: string, init: RequestInit & { customer: string; key?: s
  * Maps the storm's operations to the shop over HTTP. Capabilities: `attempts` (GET /orders/:id lists them). No
  * outbox jobs or journal in its API, no Stripe refunds, no replicas; `payonce storm --start` adds `crashAndRestart`.
  * Providers: Payme at `/payme` (`--provider payme`; the shop reads the cashbox key from PAYONCE_STORM_PAYME_KEY),
- * Click at `/click/prepare` and `/click/complete` (`--provider click`; PAYONCE_STORM_CLICK_SERVICE_ID and _SECRET_KEY).
+ * Click at `/click/prepare` and `/click/complete` (`--provider click`; PAYONCE_STORM_CLICK_SERVICE_ID and _SECRET_KEY),
+ * Uzum at `/uzum` (`--provider uzum`; PAYONCE_STORM_UZUM_LOGIN, _PASSWORD and _SERVICE_ID).
  */
 export default function adapter(setup: StormAppSetup): StormAppAdapter {
   const base = setup.appUrl;
@@ -90,6 +91,7 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
     providers: {
       payme: { merchantUrl: `${base}/payme`, accountField: 'order_id' },
       click: { prepareUrl: `${base}/click/prepare`, completeUrl: `${base}/click/complete` },
+      uzum: { merchantUrl: `${base}/uzum`, orderParam: 'account' },
     },
   };
 }

@@ -6,13 +6,14 @@ import { runCli } from '../../packages/cli/src/run-cli.js';
 import { createPostgresNamespace, type PostgresNamespace } from '../contract/backends/postgres.js';
 
 // Issue 37: the provider storms against the user's app. examples/storm-express-drizzle has a Payme Merchant API
-// (`POST /payme`) and a Click SHOP API (`POST /click/prepare`, `/click/complete`), payonce's engines with the shop's
-// rows in the call's transaction; `payonce storm --adapter … --provider payme|click --start …` starts it with the
-// provider's credentials in its environment (PAYONCE_STORM_PAYME_KEY, PAYONCE_STORM_CLICK_SERVICE_ID and
-// _SECRET_KEY), plays the provider against the adapter's `providers` endpoints and judges the orders through the
+// (`POST /payme`), a Click SHOP API (`POST /click/prepare`, `/click/complete`) and an Uzum Bank Merchant API
+// (`POST /uzum/*`), payonce's engines with the shop's rows in the call's transaction; `payonce storm --adapter …
+// --provider payme|click|uzum --start …` starts it with the provider's credentials in its environment
+// (PAYONCE_STORM_PAYME_KEY, PAYONCE_STORM_CLICK_*, PAYONCE_STORM_UZUM_*), plays the provider against the adapter's `providers` endpoints and judges the orders through the
 // adapter: every scenario passes but the job re-run (no jobs in the shop's API: skipped with its reason). The broken
 // variants fail by scenario: STORM_EXAMPLE_BROKEN=payme-no-refund (Payme's refund ignored) fails Payme 10;
-// click-paid-on-prepare (the order paid and shipped at Prepare) fails Click 1 and 9. An adapter without a provider
+// click-paid-on-prepare (the order paid and shipped at Prepare) fails Click 1 and 9; uzum-no-refund (a reverse
+// after /confirm ignored) fails Uzum 9. An adapter without a provider
 // skips every scenario of its storm.
 
 const example = join(import.meta.dirname, '../../examples/storm-express-drizzle');
@@ -28,7 +29,7 @@ interface ProviderRun {
  * report.
  */
 async function stormOnExample(
-  provider: 'payme' | 'click',
+  provider: 'payme' | 'click' | 'uzum',
   dir: string,
   ns: PostgresNamespace,
   env: string,
@@ -108,6 +109,28 @@ describe('examples/storm-express-drizzle under payonce storm --adapter --provide
     );
     expect(run.text).toMatch(/Click scenario\(s\) failed: 1, 9/);
   }, 240_000);
+
+  it('passes every Uzum scenario; the job re-run is skipped with its reason', async () => {
+    const run = await stormOnExample('uzum', dir, await freshSchema(), '');
+    expect(run.code, run.text).toBe(0);
+    const all = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [i + 1, i + 1 === 10 ? 'skip' : 'pass']));
+    expect(verdicts(run), run.text).toEqual(all);
+  }, 240_000);
+
+  it('fails Uzum 9 when the shop ignores a reverse after /confirm', async () => {
+    const broken = 'STORM_EXAMPLE_BROKEN=uzum-no-refund';
+    const run = await stormOnExample('uzum', dir, await freshSchema(), broken, [
+      '--only',
+      '1,9',
+      '--timeout-ms',
+      '10000',
+    ]);
+    expect(run.code, run.text).toBe(1);
+    expect(verdicts(run), run.text).toEqual({ 1: 'pass', 9: 'fail' });
+    expect(run.results.find((r) => r.id === 9)?.reasons.join('\n')).toMatch(
+      /Uzum Bank refunded 1 time\(s\) but the order shows 0 refund\(s\)/,
+    );
+  }, 240_000);
 });
 
 describe('payonce storm --adapter --provider NAME with an adapter that declares no such endpoint', () => {
@@ -116,6 +139,7 @@ describe('payonce storm --adapter --provider NAME with an adapter that declares 
   it.each([
     ['payme', 'Payme', /skip 1: skipped: the app adapter healthz app declares no Payme endpoint/],
     ['click', 'Click', /skip 1: skipped: the app adapter healthz app declares no Click endpoints/],
+    ['uzum', 'Uzum', /skip 1: skipped: the app adapter healthz app declares no Uzum endpoint/],
   ])('%s: skips every scenario with the reason (exit 0); the app got the credentials', async (provider, name, why) => {
     const lines: string[] = [];
     const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
@@ -129,9 +153,9 @@ describe('payonce storm --adapter --provider NAME with an adapter that declares 
 
   it.each([
     [
-      '--provider uzum',
-      ['--provider', 'uzum', '--url', 'http://127.0.0.1:9'],
-      /--provider uzum does not take an adapter yet/,
+      '--provider telegram',
+      ['--provider', 'telegram', '--url', 'http://127.0.0.1:9'],
+      /--provider telegram does not take an adapter yet/,
     ],
     ['--target', ['--provider', 'payme', '--target', 'http://127.0.0.1:9'], /leave out --target/],
   ])('exits 2 for --adapter with %s', async (_what, extra, message) => {

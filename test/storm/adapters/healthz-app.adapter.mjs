@@ -1,6 +1,6 @@
 // A plain-JavaScript adapter file for healthz-app.mjs: it can only answer /healthz, and checks that the started app
 // got the storm's setup in its environment. No scenario applies without replicas: --only 19 is skipped. It declares
-// no Payme or Click endpoint: under --provider payme or click every scenario of that storm is skipped.
+// no Payme, Click or Uzum endpoint: under --provider payme, click or uzum every scenario of that storm is skipped.
 export default function adapter(setup) {
   const fail = () => Promise.reject(new Error('healthz-app has no orders'));
   return {

@@ -10,6 +10,9 @@ const seen = {
   paymeKey: process.env.PAYONCE_STORM_PAYME_KEY,
   clickServiceId: process.env.PAYONCE_STORM_CLICK_SERVICE_ID,
   clickSecretKey: process.env.PAYONCE_STORM_CLICK_SECRET_KEY,
+  uzumLogin: process.env.PAYONCE_STORM_UZUM_LOGIN,
+  uzumPassword: process.env.PAYONCE_STORM_UZUM_PASSWORD,
+  uzumServiceId: process.env.PAYONCE_STORM_UZUM_SERVICE_ID,
 };
 createServer((req, res) => {
   res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });

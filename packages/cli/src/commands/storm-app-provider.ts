@@ -1,6 +1,6 @@
 import type { CliIo } from '../cli-io.js';
 import { type StormAppWorld, type StormAppWorldOptions, withStormApp } from '../storm-app/storm-app-world.js';
-import { loadClickStorm, loadPaymeStorm } from '../storm-peer.js';
+import { loadClickStorm, loadPaymeStorm, loadUzumStorm } from '../storm-peer.js';
 import {
   type CommandReport,
   type LoadedProviderStorm,
@@ -9,7 +9,10 @@ import {
   runProviderStormCommand,
 } from './storm-provider.js';
 
-/** The options of `payonce storm --adapter FILE --provider payme|click`. */
+/** The providers whose storm runs against the user's app. */
+export type AppProvider = 'payme' | 'click' | 'uzum';
+
+/** The options of `payonce storm --adapter FILE --provider payme|click|uzum`. */
 export type AppProviderStormCommandOptions = StormAppWorldOptions & Omit<ProviderStormCommandOptions, 'target'>;
 
 /** Nothing to close: the provider storm closes the adapter, `withStormApp` the app and the sandbox. */
@@ -20,7 +23,7 @@ const NO_TARGET = { close: async () => undefined };
  * world's app, as `runProviderStormCommand` runs it.
  */
 async function appStormOf(
-  provider: 'payme' | 'click',
+  provider: AppProvider,
   neededFor: string,
 ): Promise<(world: StormAppWorld) => LoadedProviderStorm<typeof NO_TARGET, CommandReport>> {
   if (provider === 'payme') {
@@ -32,6 +35,24 @@ async function appStormOf(
       run: (_none, run: ProviderRun) => payme.runAppPaymeStorm({ app, key: secrets.paymeKey, ...run }),
       table: (report) => payme.formatPaymeStormTable(report as Report),
       summary: (report) => payme.paymeStormSummary(report as Report),
+    });
+  }
+  if (provider === 'uzum') {
+    const uzum = await loadUzumStorm(neededFor);
+    type Report = Parameters<typeof uzum.formatUzumStormTable>[0];
+    return ({ app, secrets }) => ({
+      ...uzum,
+      target: () => NO_TARGET,
+      run: (_none, run: ProviderRun) =>
+        uzum.runAppUzumStorm({
+          app,
+          login: secrets.uzumLogin,
+          password: secrets.uzumPassword,
+          serviceId: secrets.uzumServiceId,
+          ...run,
+        }),
+      table: (report) => uzum.formatUzumStormTable(report as Report),
+      summary: (report) => uzum.uzumStormSummary(report as Report),
     });
   }
   const click = await loadClickStorm(neededFor);
@@ -47,10 +68,11 @@ async function appStormOf(
 }
 
 /**
- * `payonce storm --adapter FILE --provider payme|click [--start CMD] [--url URL]`: that provider's storm against the
+ * `payonce storm --adapter FILE --provider payme|click|uzum [--start CMD] [--url URL]`: that provider's storm against the
  * user's app (docs/storm-your-app.md "Provider storms against your app"): the app is started (or reached) as for the
  * Stripe storm, with the provider's credentials in its environment (`PAYONCE_STORM_PAYME_KEY`,
- * `PAYONCE_STORM_CLICK_SERVICE_ID`, `PAYONCE_STORM_CLICK_SECRET_KEY`); the storm plays the provider against the
+ * `PAYONCE_STORM_CLICK_SERVICE_ID`, `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`,
+ * `_SERVICE_ID`); the storm plays the provider against the
  * endpoints of `adapter.providers` and judges the orders through the adapter. An adapter without the provider has
  * every scenario skipped with the reason. Prints and writes `--report` as `--provider NAME --target` does.
  * @throws {CliUsageError} a malformed flag, a bad adapter file, neither `--url` nor `--start` (exit status 2).
@@ -59,11 +81,11 @@ async function appStormOf(
  * @throws {AppNotHealthy} the app never became healthy (exit status 1).
  */
 export async function runAppProviderStormCommand(
-  provider: 'payme' | 'click',
+  provider: AppProvider,
   options: AppProviderStormCommandOptions,
   io: CliIo,
 ): Promise<CommandReport> {
-  const name = provider === 'payme' ? 'Payme' : 'Click';
+  const name = provider === 'payme' ? 'Payme' : provider === 'click' ? 'Click' : 'Uzum';
   const stormOn = await appStormOf(provider, `payonce storm --adapter --provider ${provider}`);
   return withStormApp(options, io, (world) =>
     runProviderStormCommand({ ...options, target: world.app.name }, io, name, async () => stormOn(world)),

@@ -176,7 +176,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .option(
       '--provider <url|payme|click|uzum|telegram>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (payme and click also with --adapter)',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (payme, click and uzum also with --adapter)',
     )
     .option(
       '--adapter <file>',
@@ -218,9 +218,9 @@ export function registerStorm(program: Command, io: CliIo): void {
       }
       if (options.adapter !== undefined) {
         const provider = options.provider;
-        if (provider !== 'payme' && provider !== 'click') {
+        if (provider !== 'payme' && provider !== 'click' && provider !== 'uzum') {
           throw new CliUsageError(
-            `--adapter runs the Stripe, Payme and Click storms: --provider ${provider} does not take an adapter yet`,
+            `--adapter runs the Stripe, Payme, Click and Uzum storms: --provider ${provider} does not take an adapter yet`,
           );
         }
         if (options.target !== undefined) throw new CliUsageError('--adapter drives your app: leave out --target');

@@ -109,7 +109,8 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * the app's URL and the sandbox's URL, webhook secret and API key; with `start`, spawns the app command with them in
  * its environment (`PORT`, `PAYONCE_STORM_APP_URL`, `PAYONCE_STORM_SANDBOX_URL`, `PAYONCE_STORM_WEBHOOK_SECRET`,
  * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
- * `PAYONCE_STORM_CLICK_SECRET_KEY`, also in `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
+ * `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`, `_SERVICE_ID`, also in
+ * `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
  * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
  * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
  * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
@@ -137,6 +138,9 @@ export async function withStormApp<T>(
     paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}`,
     clickServiceId: 10_000 + randomInt(90_000),
     clickSecretKey: `storm-click-key-${randomBytes(12).toString('hex')}`,
+    uzumLogin: `storm-uzum-${randomBytes(4).toString('hex')}`,
+    uzumPassword: `storm-uzum-password-${randomBytes(12).toString('hex')}`,
+    uzumServiceId: 100_000 + randomInt(900_000),
   };
   const sandbox = await sandboxes.createSandbox({
     timeScale: 0.001,
@@ -164,6 +168,9 @@ export async function withStormApp<T>(
         PAYONCE_STORM_PAYME_KEY: secrets.paymeKey,
         PAYONCE_STORM_CLICK_SERVICE_ID: String(secrets.clickServiceId),
         PAYONCE_STORM_CLICK_SECRET_KEY: secrets.clickSecretKey,
+        PAYONCE_STORM_UZUM_LOGIN: secrets.uzumLogin,
+        PAYONCE_STORM_UZUM_PASSWORD: secrets.uzumPassword,
+        PAYONCE_STORM_UZUM_SERVICE_ID: String(secrets.uzumServiceId),
       });
       await appProcess.start();
       io.out(`app: started "${options.start}" (pid ${appProcess.pid}), waiting for it to be healthy`);

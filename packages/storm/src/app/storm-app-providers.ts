@@ -23,12 +23,26 @@ export interface StormAppClick {
 }
 
 /**
- * The providers besides Stripe an app takes, for the provider storms against it (`--provider payme`, `--provider click`); a provider
+ * The Uzum Bank Merchant API of an app under `payonce storm --adapter … --provider uzum`: the storm plays Uzum Bank
+ * against `<merchantUrl>/check`, `/create`, `/confirm`, `/reverse`, `/status` with the Basic credentials and service id
+ * it gave the app. Orders are created through the adapter's `createOrder` (UZS, tiyin) and named in `params` as
+ * `{ [orderParam]: orderId }`.
+ */
+export interface StormAppUzum {
+  /** The absolute webhook base URL, e.g. `http://127.0.0.1:3000/uzum`. */
+  readonly merchantUrl: string;
+  /** The `params` field naming the order. @default 'account' */
+  readonly orderParam?: string;
+}
+
+/**
+ * The providers besides Stripe an app takes, for the provider storms against it (`--provider payme`, `click`, `uzum`); a provider
  * the adapter leaves out has its scenarios skipped with the reason, never passed.
  */
 export interface StormAppProviders {
   readonly payme?: StormAppPayme;
   readonly click?: StormAppClick;
+  readonly uzum?: StormAppUzum;
 }
 
 /**
@@ -42,4 +56,10 @@ export interface StormProviderSecrets {
   readonly clickServiceId: number;
   /** The Click SECRET_KEY the storm signs with (`sign_string`); env `PAYONCE_STORM_CLICK_SECRET_KEY`. */
   readonly clickSecretKey: string;
+  /** The Uzum Basic login; env `PAYONCE_STORM_UZUM_LOGIN`. */
+  readonly uzumLogin: string;
+  /** The Uzum Basic password; env `PAYONCE_STORM_UZUM_PASSWORD`. */
+  readonly uzumPassword: string;
+  /** The Uzum `serviceId`; env `PAYONCE_STORM_UZUM_SERVICE_ID`. */
+  readonly uzumServiceId: number;
 }
