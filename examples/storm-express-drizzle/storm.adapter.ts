@@ -5,8 +5,10 @@ import type { StormAppAdapter, StormAppSetup, StormOrderStatus } from '@payonce/
 const STATUS: Readonly<Record<string, StormOrderStatus>> = {
   new: 'draft',
   awaiting_payment: 'awaiting_payment',
+  reserved: 'awaiting_payment',
   paid: 'paid',
   fulfilled: 'completed',
+  refunded: 'refunded',
 };
 
 /** `GET /orders/:id` of the shop (src/order-routes.ts). */
@@ -15,6 +17,7 @@ interface ShopOrder {
   amountMinor: number;
   currency: string;
   paidTransitions: number;
+  refunds: number;
   fulfilments: number;
   attempts: { id: string; status: string; providerPaymentId: string | null; amountMinor: number; currency: string }[];
 }
@@ -36,7 +39,10 @@ async function call(url: string, init: RequestInit & { customer: string; key?: s
 
 /**
  * Maps the storm's operations to the shop over HTTP. Capabilities: `attempts` (GET /orders/:id lists them). No
- * outbox jobs, journal or refunds in its API, no replicas; `payonce storm --start` adds `crashAndRestart`.
+ * outbox jobs or journal in its API, no Stripe refunds, no replicas; `payonce storm --start` adds `crashAndRestart`.
+ * Providers: Payme at `/payme` (`--provider payme`; the shop reads the cashbox key from PAYONCE_STORM_PAYME_KEY),
+ * Click at `/click/prepare` and `/click/complete` (`--provider click`; PAYONCE_STORM_CLICK_SERVICE_ID and _SECRET_KEY),
+ * Uzum at `/uzum` (`--provider uzum`; PAYONCE_STORM_UZUM_LOGIN, _PASSWORD and _SERVICE_ID).
  */
 export default function adapter(setup: StormAppSetup): StormAppAdapter {
   const base = setup.appUrl;
@@ -77,9 +83,15 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
         currency: order.currency,
         paidTransitions: order.paidTransitions,
         fulfilments: order.fulfilments,
+        refunds: order.refunds,
         attempts: order.attempts,
       };
     },
     capabilities: { attempts: true },
+    providers: {
+      payme: { merchantUrl: `${base}/payme`, accountField: 'order_id' },
+      click: { prepareUrl: `${base}/click/prepare`, completeUrl: `${base}/click/complete` },
+      uzum: { merchantUrl: `${base}/uzum`, orderParam: 'account' },
+    },
   };
 }

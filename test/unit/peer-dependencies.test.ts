@@ -39,7 +39,7 @@ const packageOf = (specifier: string) =>
  * library. examples/nestjs brings its framework and ORM (@nestjs/*, Prisma); examples/storm-express-drizzle the
  * Stripe SDK and the storm.
  */
-const OWN_MANIFEST_EXAMPLES = ['examples/nestjs', 'examples/storm-express-drizzle'];
+const OWN_MANIFEST_EXAMPLES = ['examples/nestjs', 'examples/storm-express-drizzle', 'examples/storm-nestjs-prisma'];
 
 /** Packages imported (statically or with `import()`) by the TypeScript files under `dirs`, `self` excluded. */
 function importedPackages(dirs: string[], self: string, skip: readonly string[] = []): string[] {

@@ -17,7 +17,7 @@ function newOrderOf(body: unknown): { amountMinor: number; currency: string } | 
 /**
  * The shop's routes. `POST /orders` `{ amount, currency }` (optional `Idempotency-Key`: the order row and the key's
  * stored answer commit in one Drizzle transaction), `POST /orders/:id/pay` (required `Idempotency-Key`: a retry
- * replays the first answer), `GET /orders/:id` (the order, its attempts and how many times it was paid and shipped).
+ * replays the first answer), `GET /orders/:id` (the order, its attempts and how many times it was paid, refunded and shipped).
  * The customer is `X-Customer-Id`; bad input answers 400 `{ error }`, an unknown order 404.
  */
 export function orderRoutes(shop: Shop): Router {
@@ -58,15 +58,19 @@ export function orderRoutes(shop: Shop): Router {
       res.status(404).json({ error: 'no such order' });
       return;
     }
-    const [attempts, [paid], [shipped]] = await Promise.all([
-      shop.db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, id)),
+    const events = (kind: string) =>
       shop.db
         .select({ n: count() })
         .from(orderEvents)
-        .where(and(eq(orderEvents.orderId, id), eq(orderEvents.kind, 'paid'))),
+        .where(and(eq(orderEvents.orderId, id), eq(orderEvents.kind, kind)));
+    const [attempts, [paid], [refunded], [shipped]] = await Promise.all([
+      shop.db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, id)),
+      events('paid'),
+      events('refunded'),
       shop.db.select({ n: count() }).from(fulfilments).where(eq(fulfilments.orderId, id)),
     ]);
-    res.json({ ...order, attempts, paidTransitions: paid?.n ?? 0, fulfilments: shipped?.n ?? 0 });
+    const counts = { paidTransitions: paid?.n ?? 0, refunds: refunded?.n ?? 0, fulfilments: shipped?.n ?? 0 };
+    res.json({ ...order, attempts, ...counts });
   });
   return router;
 }

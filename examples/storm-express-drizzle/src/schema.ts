@@ -1,8 +1,9 @@
 import { integer, pgTable, text } from 'drizzle-orm/pg-core';
 
 /**
- * The shop's orders. `status`: `new` (created), `awaiting_payment` (a payment attempt is open), `paid` (the
- * provider's success event applied), `fulfilled` (the fulfilment worker shipped it). Money in integer minor units.
+ * The shop's orders. `status`: `new` (created), `awaiting_payment` (a Stripe payment attempt is open), `reserved`
+ * (a Payme transaction holds it, `provider = 'payme'`), `paid` (the provider's success applied), `fulfilled` (the
+ * fulfilment worker shipped it), `refunded` (Payme gave the money back). Money in integer minor units.
  */
 export const orders = pgTable('orders', {
   id: text('id').primaryKey(),
@@ -11,6 +12,8 @@ export const orders = pgTable('orders', {
   /** ISO-4217, upper case. */
   currency: text('currency').notNull(),
   status: text('status').notNull(),
+  /** Who holds or paid the order when it is not Stripe (`payme`), else null. */
+  provider: text('provider'),
 });
 
 /**
@@ -27,7 +30,7 @@ export const paymentAttempts = pgTable('payment_attempts', {
   currency: text('currency').notNull(),
 });
 
-/** The order's history: one `paid` row each time the order moved to paid (the storm counts them). */
+/** The order's history: one `paid` row each time the order moved to paid, one `refunded` row per refund (the storm counts them). */
 export const orderEvents = pgTable('order_events', {
   id: text('id').primaryKey(),
   orderId: text('order_id').notNull(),
@@ -46,7 +49,7 @@ export const fulfilments = pgTable('fulfilments', {
 export const SHOP_TABLES_SQL = `
 create table if not exists orders (
   id text primary key, customer text not null, amount_minor integer not null, currency text not null,
-  status text not null);
+  status text not null, provider text);
 create table if not exists payment_attempts (
   id text primary key, order_id text not null references orders (id), status text not null,
   provider_payment_id text, amount_minor integer not null, currency text not null);

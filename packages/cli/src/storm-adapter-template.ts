@@ -83,6 +83,13 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
       // journal: true,   // readOrder returns journal and deliveries (11, 18)
       // refunds: true,   // charge.refunded makes the order refunded (17)
     },
+    // ADAPT: your other providers' endpoints, for \`payonce storm --adapter … --provider payme|click|uzum\` (the app
+    // gets PAYONCE_STORM_PAYME_KEY, PAYONCE_STORM_CLICK_*, PAYONCE_STORM_UZUM_*); a provider left out is SKIPPED.
+    // providers: {
+    //   payme: { merchantUrl: \`\${app}/payme\`, accountField: 'order_id' },
+    //   click: { prepareUrl: \`\${app}/click/prepare\`, completeUrl: \`\${app}/click/complete\` },
+    //   uzum: { merchantUrl: \`\${app}/uzum\`, orderParam: 'account' },
+    // },
   };
 }
 `;

@@ -27,22 +27,24 @@ export async function loadStorm(neededFor: string) {
 }
 
 /**
- * The parts of `@payonce/storm` that `payonce storm --provider payme` runs: `runPaymeStorm`, the reference
- * service's Payme target, the table and summary, the "target unavailable" error and the numbers of the scenarios
+ * The parts of `@payonce/storm` that `payonce storm --provider payme` runs: `runPaymeStorm` (and
+ * `runAppPaymeStorm`, with `--adapter`), the reference service's Payme target, the table and summary, the "target unavailable" error and the numbers of the scenarios
  * that run alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message.
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadPaymeStorm(neededFor: string) {
-  const [run, target, table, scenarios, stripe] = await Promise.all([
+  const [run, target, table, scenarios, stripe, app] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/run-payme-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/service-payme-target.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/payme-storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/all-payme-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/payme/run-app-payme-storm.js')),
   ]);
   return {
     runPaymeStorm: run.runPaymeStorm,
+    runAppPaymeStorm: app.runAppPaymeStorm,
     servicePaymeTarget: target.servicePaymeTarget,
     formatPaymeStormTable: table.formatPaymeStormTable,
     paymeStormSummary: table.paymeStormSummary,
@@ -52,22 +54,25 @@ export async function loadPaymeStorm(neededFor: string) {
 }
 
 /**
- * The parts of `@payonce/storm` that `payonce storm --provider click` runs: `runClickStorm`, the reference service's
+ * The parts of `@payonce/storm` that `payonce storm --provider click` runs: `runClickStorm` (and
+ * `runAppClickStorm`, with `--adapter`), the reference service's
  * Click target, the table and summary, the "target unavailable" error and the numbers of the scenarios that run
  * alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message.
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadClickStorm(neededFor: string) {
-  const [run, target, table, scenarios, stripe] = await Promise.all([
+  const [run, target, table, scenarios, stripe, app] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/run-click-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/service-click-target.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/click-storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/click/all-click-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/click/run-app-click-storm.js')),
   ]);
   return {
     runClickStorm: run.runClickStorm,
+    runAppClickStorm: app.runAppClickStorm,
     serviceClickTarget: target.serviceClickTarget,
     formatClickStormTable: table.formatClickStormTable,
     clickStormSummary: table.clickStormSummary,
@@ -77,22 +82,25 @@ export async function loadClickStorm(neededFor: string) {
 }
 
 /**
- * The parts of `@payonce/storm` that `payonce storm --provider uzum` runs: `runUzumStorm`, the reference service's
+ * The parts of `@payonce/storm` that `payonce storm --provider uzum` runs: `runUzumStorm` (and `runAppUzumStorm`,
+ * with `--adapter`), the reference service's
  * Uzum target, the table and summary, the "target unavailable" error and the numbers of the scenarios that run
  * alone. Loaded when the command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message.
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadUzumStorm(neededFor: string) {
-  const [run, target, table, scenarios, stripe] = await Promise.all([
+  const [run, target, table, scenarios, stripe, app] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/run-uzum-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/service-uzum-target.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/uzum-storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/all-uzum-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/uzum/run-app-uzum-storm.js')),
   ]);
   return {
     runUzumStorm: run.runUzumStorm,
+    runAppUzumStorm: app.runAppUzumStorm,
     serviceUzumTarget: target.serviceUzumTarget,
     formatUzumStormTable: table.formatUzumStormTable,
     uzumStormSummary: table.uzumStormSummary,

@@ -17,6 +17,12 @@ export {
   type StormOrderState,
   type StormOrderStatus,
 } from './app/storm-app-adapter.js';
+export type {
+  StormAppClick,
+  StormAppPayme,
+  StormAppProviders,
+  StormProviderSecrets,
+} from './app/storm-app-providers.js';
 export * from './payme/index.js';
 export * from './replay/index.js';
 export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } from './run-storm.js';

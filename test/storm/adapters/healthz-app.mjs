@@ -7,6 +7,12 @@ const seen = {
   sandboxUrl: process.env.PAYONCE_STORM_SANDBOX_URL,
   webhookSecret: process.env.PAYONCE_STORM_WEBHOOK_SECRET,
   apiKey: process.env.PAYONCE_STORM_API_KEY,
+  paymeKey: process.env.PAYONCE_STORM_PAYME_KEY,
+  clickServiceId: process.env.PAYONCE_STORM_CLICK_SERVICE_ID,
+  clickSecretKey: process.env.PAYONCE_STORM_CLICK_SECRET_KEY,
+  uzumLogin: process.env.PAYONCE_STORM_UZUM_LOGIN,
+  uzumPassword: process.env.PAYONCE_STORM_UZUM_PASSWORD,
+  uzumServiceId: process.env.PAYONCE_STORM_UZUM_SERVICE_ID,
 };
 createServer((req, res) => {
   res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });

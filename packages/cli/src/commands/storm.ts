@@ -10,6 +10,7 @@ import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { clickUzumOptions, telegramOptions } from './serve.js';
+import { runAppProviderStormCommand } from './storm-app-provider.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runStormInit } from './storm-init.js';
 import { runPaymeStormCommand } from './storm-payme.js';
@@ -175,7 +176,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .option(
       '--provider <url|payme|click|uzum|telegram>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (payme, click and uzum also with --adapter)',
     )
     .option(
       '--adapter <file>',
@@ -216,7 +217,17 @@ export function registerStorm(program: Command, io: CliIo): void {
         return;
       }
       if (options.adapter !== undefined) {
-        throw new CliUsageError(`--adapter runs the Stripe storm: leave out --provider ${options.provider}`);
+        const provider = options.provider;
+        if (provider !== 'payme' && provider !== 'click' && provider !== 'uzum') {
+          throw new CliUsageError(
+            `--adapter runs the Stripe, Payme, Click and Uzum storms: --provider ${provider} does not take an adapter yet`,
+          );
+        }
+        if (options.target !== undefined) throw new CliUsageError('--adapter drives your app: leave out --target');
+        const { adapter, start, url } = options;
+        const startTimeoutMs = wholeNumberFlag(options.startTimeoutMs, '--start-timeout-ms');
+        await runAppProviderStormCommand(provider, { ...options, adapter, start, url, startTimeoutMs }, io);
+        return;
       }
       const local = { ...options, provider: options.provider, target: requiredFlag(options.target, '--target <url>') };
       if (local.provider === 'payme') await runPaymeStormCommand(local, io);

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { StormAppAdapter } from '@payonce/storm/internal/app/storm-app-adapter.js';
+import type { StormProviderSecrets } from '@payonce/storm/internal/app/storm-app-providers.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
@@ -21,10 +22,14 @@ export interface StormAppWorldOptions {
   readonly startTimeoutMs?: number;
 }
 
-/** The app and the sandbox a storm runs on: the adapter to pass as `runStorm({ app })` and the sandbox's URL. */
+/**
+ * The app and the sandbox a storm runs on: the adapter to pass as `runStorm({ app })`, the sandbox's URL, and the
+ * provider secrets the app was given (the Payme cashbox key of `--provider payme`).
+ */
 export interface StormAppWorld {
   readonly app: StormAppAdapter;
   readonly provider: string;
+  readonly secrets: StormProviderSecrets;
 }
 
 /**
@@ -72,6 +77,7 @@ function withRestart(made: StormAppAdapter, started: AppProcess, budgetMs: numbe
         return { oldPid, newPid: started.pid ?? 0 };
       },
     },
+    ...(made.providers === undefined ? {} : { providers: made.providers }),
     close: async () => {
       await made.close?.();
     },
@@ -102,7 +108,9 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * sandbox (`@payonce/sandbox`, secrets served, retries compressed as `payonce demo` does), makes the adapter with
  * the app's URL and the sandbox's URL, webhook secret and API key; with `start`, spawns the app command with them in
  * its environment (`PORT`, `PAYONCE_STORM_APP_URL`, `PAYONCE_STORM_SANDBOX_URL`, `PAYONCE_STORM_WEBHOOK_SECRET`,
- * `PAYONCE_STORM_API_KEY`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
+ * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
+ * `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`, `_SERVICE_ID`, also in
+ * `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
  * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
  * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
  * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
@@ -126,6 +134,14 @@ export async function withStormApp<T>(
   const budgetMs = options.startTimeoutMs ?? 60_000;
   const webhookSecret = signer.newSigningSecret('stripe');
   const apiKey = `sk_test_storm_${randomBytes(12).toString('hex')}`;
+  const secrets: StormProviderSecrets = {
+    paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}`,
+    clickServiceId: 10_000 + randomInt(90_000),
+    clickSecretKey: `storm-click-key-${randomBytes(12).toString('hex')}`,
+    uzumLogin: `storm-uzum-${randomBytes(4).toString('hex')}`,
+    uzumPassword: `storm-uzum-password-${randomBytes(12).toString('hex')}`,
+    uzumServiceId: 100_000 + randomInt(900_000),
+  };
   const sandbox = await sandboxes.createSandbox({
     timeScale: 0.001,
     signing: { scheme: 'stripe', secret: webhookSecret },
@@ -140,7 +156,7 @@ export async function withStormApp<T>(
   const release = onInterrupt(cleanup);
   try {
     io.out(`payonce storm: sandbox provider ${sandbox.url}, app ${appUrl}`);
-    const setup = { appUrl, sandboxUrl: sandbox.url, webhookSecret, apiKey };
+    const setup = { appUrl, sandboxUrl: sandbox.url, webhookSecret, apiKey, providers: secrets };
     if (options.start !== undefined) {
       appProcess = new AppProcess(options.start, {
         ...process.env,
@@ -149,6 +165,12 @@ export async function withStormApp<T>(
         PAYONCE_STORM_SANDBOX_URL: sandbox.url,
         PAYONCE_STORM_WEBHOOK_SECRET: webhookSecret,
         PAYONCE_STORM_API_KEY: apiKey,
+        PAYONCE_STORM_PAYME_KEY: secrets.paymeKey,
+        PAYONCE_STORM_CLICK_SERVICE_ID: String(secrets.clickServiceId),
+        PAYONCE_STORM_CLICK_SECRET_KEY: secrets.clickSecretKey,
+        PAYONCE_STORM_UZUM_LOGIN: secrets.uzumLogin,
+        PAYONCE_STORM_UZUM_PASSWORD: secrets.uzumPassword,
+        PAYONCE_STORM_UZUM_SERVICE_ID: String(secrets.uzumServiceId),
       });
       await appProcess.start();
       io.out(`app: started "${options.start}" (pid ${appProcess.pid}), waiting for it to be healthy`);
@@ -162,7 +184,7 @@ export async function withStormApp<T>(
     }
     const app = appProcess === null ? made : withRestart(made, appProcess, budgetMs);
     sandbox.controls.setWebhookUrl(app.webhookUrl('stripe'));
-    return await body({ app, provider: sandbox.url });
+    return await body({ app, provider: sandbox.url, secrets });
   } finally {
     release();
     const pid = appProcess?.pid;

@@ -2,6 +2,7 @@ import type { ViewAttempt, ViewDelivery, ViewJob, ViewJournalEntry } from '../or
 import type { StormMoney } from '../service-api.js';
 import type { ServiceControl } from '../service-control.js';
 import type { HttpAnswer } from '../storm-http.js';
+import type { StormAppProviders, StormProviderSecrets } from './storm-app-providers.js';
 
 /**
  * Order statuses the storm judges by (docs/service.md `Order.status`); an adapter maps its app's own states onto
@@ -120,6 +121,11 @@ export interface StormAppAdapter {
   readOrder(call: StormCall & { orderId: string }): Promise<StormOrderState>;
   /** What else the app can do. @default none */
   readonly capabilities?: StormAppCapabilities;
+  /**
+   * The other providers' endpoints of the app (`--provider payme`); a provider left out has its storm's scenarios
+   * skipped with the reason. @default none
+   */
+  readonly providers?: StormAppProviders;
   /** Releases what the adapter holds (connections, pools); the storm calls it once at the end. */
   close?(): Promise<void>;
 }
@@ -138,6 +144,11 @@ export interface StormAppSetup {
   readonly webhookSecret: string;
   /** The sandbox's API key (a test key the sandbox accepts). */
   readonly apiKey: string;
+  /**
+   * The provider storms' secrets (the Payme cashbox key, …), the same as in the started app's environment; absent
+   * when the adapter is made by a program that runs no provider storm.
+   */
+  readonly providers?: StormProviderSecrets;
 }
 
 /** An adapter file's default export: an adapter, or a function of the {@link StormAppSetup} that makes one. */

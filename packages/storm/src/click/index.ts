@@ -1,4 +1,5 @@
 export { ALL_CLICK_SCENARIOS } from './all-click-scenarios.js';
+export { appClickTarget } from './app-click-target.js';
 export type {
   ClickContext,
   ClickOrderJudgement,
@@ -9,6 +10,7 @@ export type {
 export type { ClickStormContext } from './click-storm-context.js';
 export { clickStormSummary, formatClickStormTable } from './click-storm-table.js';
 export type { ClickStormOrder, ClickStormTarget } from './click-storm-target.js';
+export { type AppClickStormOptions, runAppClickStorm } from './run-app-click-storm.js';
 export {
   type ClickStormOptions,
   type ClickStormProgress,

@@ -1,4 +1,6 @@
 export { ALL_UZUM_SCENARIOS } from './all-uzum-scenarios.js';
+export { type AppUzumCredentials, appUzumTarget } from './app-uzum-target.js';
+export { type AppUzumStormOptions, runAppUzumStorm } from './run-app-uzum-storm.js';
 export {
   runUzumStorm,
   type UzumStormOptions,
