@@ -23,7 +23,12 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'payonce-storm-html-'));
     world = await startStormWorld(signatureCheckOff);
-    world.sandbox.controls.addFaultRule({ method: 'POST', path: '/v1/payment_intents', fault: 'delay=5', probability: 0.5 });
+    world.sandbox.controls.addFaultRule({
+      method: 'POST',
+      path: '/v1/payment_intents',
+      fault: 'delay=5',
+      probability: 0.5,
+    });
     if (!existsSync(CHROMIUM)) return;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -90,7 +95,9 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
     expect(kinds).toContain('storm→app create order');
     expect(kinds).toContain('storm→app start payment');
     expect(kinds).toContain('app→provider POST /v1/payment_intents');
-    expect(kinds.filter((k) => k.startsWith('provider→app webhook payment_intent.succeeded')).length).toBeGreaterThan(1);
+    expect(kinds.filter((k) => k.startsWith('provider→app webhook payment_intent.succeeded')).length).toBeGreaterThan(
+      1,
+    );
     expect(kinds).toContain('app paid transitions 1');
     expect(kinds).toContain('app fulfilments 1');
     expect(events.find((e) => e.what === 'start payment')?.idempotencyKey).toMatch(/^storm-/);
@@ -121,63 +128,71 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
 
   const inChromium = it.skipIf(!existsSync(CHROMIUM));
 
-  inChromium('the HTML report shows the table and the failed scenario’s order timeline, with no error and no request', async () => {
-    const { page, errors, requests } = await open(stormHtmlReport([failing]), 'report.html');
-    const rows = page.locator('table.scenarios tbody tr');
-    expect(await rows.count()).toBe(2);
-    expect(await rows.nth(0).innerText()).toMatch(/^8\s.*PASS/s);
-    expect(await rows.nth(1).innerText()).toMatch(/^18\s.*FAIL/s);
-    const orderId = failing.results[1]?.orders[0]?.orderId ?? 'none';
-    const order = page.locator(`details.scenario.fail details.order[data-order="${orderId}"]`);
-    expect(await order.getAttribute('open')).not.toBeNull();
-    const events = order.locator('tr.event');
-    expect(await events.count()).toBeGreaterThan(2);
-    expect(await events.first().isVisible()).toBe(true);
-    expect(await order.innerText()).toMatch(/webhook POST \/webhooks\/stripe/);
-    expect(await page.locator('details.scenario.pass').getAttribute('open')).toBeNull();
-    expect(errors).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
-  }, 60_000);
+  inChromium(
+    'the HTML report shows the table and the failed scenario’s order timeline, with no error and no request',
+    async () => {
+      const { page, errors, requests } = await open(stormHtmlReport([failing]), 'report.html');
+      const rows = page.locator('table.scenarios tbody tr');
+      expect(await rows.count()).toBe(2);
+      expect(await rows.nth(0).innerText()).toMatch(/^8\s.*PASS/s);
+      expect(await rows.nth(1).innerText()).toMatch(/^18\s.*FAIL/s);
+      const orderId = failing.results[1]?.orders[0]?.orderId ?? 'none';
+      const order = page.locator(`details.scenario.fail details.order[data-order="${orderId}"]`);
+      expect(await order.getAttribute('open')).not.toBeNull();
+      const events = order.locator('tr.event');
+      expect(await events.count()).toBeGreaterThan(2);
+      expect(await events.first().isVisible()).toBe(true);
+      expect(await order.innerText()).toMatch(/webhook POST \/webhooks\/stripe/);
+      expect(await page.locator('details.scenario.pass').getAttribute('open')).toBeNull();
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
 
-  inChromium('escapes what it shows (an order id or a reason with markup does not run) and redacts secrets', async () => {
-    const base = failing.results[1];
-    if (base === undefined) throw new Error('no scenario 18 result');
-    const evil = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
-    const report: StormReport = {
-      ...failing,
-      target: `http://127.0.0.1/${evil}`,
-      results: [
-        {
-          ...base,
-          reasons: [`${evil} signed with whsec_abcdefghijklmnopqrstuvwx`],
-          orders: [{ ...(base.orders[0] ?? { problems: [] }), orderId: evil, problems: [evil] } as never],
-          timeline: [
-            {
-              atMs: failing.startedAtMs,
-              orderId: evil,
-              actor: 'storm→app',
-              what: evil,
-              status: 200,
-              idempotencyKey: 'storm-pay-0001',
-              attempt: null,
-              faults: [],
-              detail: 'Bearer sk_test_abcdef0123456789',
-            },
-          ],
-        },
-      ],
-    };
-    const html = stormHtmlReport([report]);
-    expect(html).not.toMatch(/<script|<img/);
-    expect(html).not.toMatch(/whsec_abc|sk_test_abc/);
-    expect(html).toMatch(/storm-pay-0001/);
-    const { page, errors, requests } = await open(html, 'evil.html');
-    expect(await page.title()).toBe('payonce storm');
-    expect(await page.locator('script, img').count()).toBe(0);
-    expect(await page.locator('details.order').first().innerText()).toContain('<script>');
-    expect(errors).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
-  }, 60_000);
+  inChromium(
+    'escapes what it shows (an order id or a reason with markup does not run) and redacts secrets',
+    async () => {
+      const base = failing.results[1];
+      if (base === undefined) throw new Error('no scenario 18 result');
+      const evil = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
+      const report: StormReport = {
+        ...failing,
+        target: `http://127.0.0.1/${evil}`,
+        results: [
+          {
+            ...base,
+            reasons: [`${evil} signed with whsec_abcdefghijklmnopqrstuvwx`],
+            orders: [{ ...(base.orders[0] ?? { problems: [] }), orderId: evil, problems: [evil] } as never],
+            timeline: [
+              {
+                atMs: failing.startedAtMs,
+                orderId: evil,
+                actor: 'storm→app',
+                what: evil,
+                status: 200,
+                idempotencyKey: 'storm-pay-0001',
+                attempt: null,
+                faults: [],
+                detail: 'Bearer sk_test_abcdef0123456789',
+              },
+            ],
+          },
+        ],
+      };
+      const html = stormHtmlReport([report]);
+      expect(html).not.toMatch(/<script|<img/);
+      expect(html).not.toMatch(/whsec_abc|sk_test_abc/);
+      expect(html).toMatch(/storm-pay-0001/);
+      const { page, errors, requests } = await open(html, 'evil.html');
+      expect(await page.title()).toBe('payonce storm');
+      expect(await page.locator('script, img').count()).toBe(0);
+      expect(await page.locator('details.order').first().innerText()).toContain('<script>');
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
 });

@@ -15,7 +15,10 @@ export interface RepeatedScenario {
   readonly failedSeeds: readonly number[];
 }
 
-/** An order that broke the common rule in one of the runs, with the seed that replays the run. */
+/**
+ * An order that broke in one of the runs, with the seed that replays the run: it broke the common rule (its
+ * problems), or it belongs to a scenario that failed on its own criterion (the scenario's reasons).
+ */
 export interface BrokenOrder {
   readonly seed: number;
   readonly scenarioId: number;
@@ -57,9 +60,13 @@ export function summarizeRuns(runs: readonly StormReport[]): StormRepeatReport {
         row.seeds.push(run.seed);
       }
       scenarios.set(result.id, row);
-      for (const order of result.orders) {
-        if (order.problems.length === 0) continue;
-        brokenOrders.push({ seed: run.seed, scenarioId: result.id, orderId: order.orderId, problems: order.problems });
+      // A failed scenario whose orders each pass the common rule failed on its own criterion: its orders are the
+      // offending ones, with the scenario's reasons.
+      const ruleBroken = result.orders.filter((o) => o.problems.length > 0);
+      const offending = ruleBroken.length === 0 && result.verdict === 'fail' ? result.orders : ruleBroken;
+      for (const order of offending) {
+        const problems = order.problems.length > 0 ? order.problems : result.reasons;
+        brokenOrders.push({ seed: run.seed, scenarioId: result.id, orderId: order.orderId, problems });
       }
     }
   }
