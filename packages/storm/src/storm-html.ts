@@ -18,11 +18,11 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;co
 h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:15px;margin:0}
 table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-.pass{color:#116329}.fail{color:#b3261e;font-weight:600}.skip{color:#6e7781}
-tr.fail td{background:#fff1f0}details{margin:6px 0 6px 12px}summary{cursor:pointer}
+.v-pass{color:#116329}.v-fail{color:#b3261e;font-weight:600}.v-skip{color:#6e7781}
+tr.fail td{background:#fff1f0}details{margin:6px 0 6px 12px}summary{cursor:pointer}summary h3{display:inline}
 .scenario{border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;margin:10px 0}
 .scenario.fail{border-color:#b3261e}.meta{color:#57606a}ul{margin:4px 0 4px 18px;padding:0}
-td.actor{white-space:nowrap}.problems{color:#b3261e}
+td.actor,td.at{white-space:nowrap}.problems{color:#b3261e}
 `;
 
 const verdictWord = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
@@ -33,7 +33,7 @@ function scenarioRow(result: ScenarioResult, anchor: string): string {
     `<td>${result.id}</td>`,
     `<td><a href="#${anchor}">${esc(result.name)}</a></td>`,
     `<td>${esc(result.criterion)}</td>`,
-    `<td class="${result.verdict}">${verdictWord[result.verdict]}</td>`,
+    `<td class="v-${result.verdict}">${verdictWord[result.verdict]}</td>`,
     `<td>${result.reasons.length === 0 ? '' : `<ul>${result.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`}</td>`,
     '</tr>',
   ].join('');
@@ -44,7 +44,7 @@ function timelineTable(events: readonly StormTimelineEvent[], startedAtMs: numbe
   const rows = events.map((e) =>
     [
       '<tr class="event">',
-      `<td class="mono">+${esc(e.atMs - startedAtMs)} ms</td>`,
+      `<td class="mono at">+${esc(e.atMs - startedAtMs)} ms</td>`,
       `<td class="actor">${esc(e.actor)}</td>`,
       `<td>${esc(e.what)}</td>`,
       `<td>${esc(e.status)}</td>`,
@@ -80,7 +80,7 @@ function scenarioSection(result: ScenarioResult, anchor: string, startedAtMs: nu
     const broken = judged !== undefined && judged.problems.length > 0;
     return [
       `<details class="order" data-order="${esc(id)}"${open}>`,
-      `<summary><span class="mono">order ${esc(id)}</span>${broken ? ' <span class="fail">broken</span>' : ''}${orderSummary(judged)}</summary>`,
+      `<summary><span class="mono">order ${esc(id)}</span>${broken ? ' <span class="v-fail">broken</span>' : ''}${orderSummary(judged)}</summary>`,
       timelineTable(events, startedAtMs),
       '</details>',
     ].join('');
@@ -95,7 +95,7 @@ function scenarioSection(result: ScenarioResult, anchor: string, startedAtMs: nu
     result.notes.length === 0 ? '' : `<ul class="meta">${result.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;
   return [
     `<details class="scenario ${result.verdict}" id="${anchor}"${open}>`,
-    `<summary><h3>${result.id}. ${esc(result.name)} <span class="${result.verdict}">${verdictWord[result.verdict]}</span></h3></summary>`,
+    `<summary><h3>${result.id}. ${esc(result.name)} <span class="v-${result.verdict}">${verdictWord[result.verdict]}</span></h3></summary>`,
     `<p class="meta">defends: ${esc(result.defends)}; criterion: ${esc(result.criterion)}; ${esc(result.durationMs)} ms; drawn from the seed: ${esc(result.faultPlan.join(', ') || 'nothing')}</p>`,
     notes,
     ...orders,
@@ -109,7 +109,7 @@ function runSection(report: StormReport, index: number, of: number): string {
   const failed = report.results.filter((r) => r.verdict === 'fail').length;
   return [
     `<section class="run" data-seed="${report.seed}">`,
-    `<h2>${esc(title)} — seed ${report.seed} — ${report.passed ? '<span class="pass">passed</span>' : `<span class="fail">${failed} failed</span>`}</h2>`,
+    `<h2>${esc(title)} — seed ${report.seed} — ${report.passed ? '<span class="v-pass">passed</span>' : `<span class="v-fail">${failed} failed</span>`}</h2>`,
     `<p class="meta">replay with <code>--seed ${report.seed}</code>; started ${esc(new Date(report.startedAtMs).toISOString())}, ${esc(report.durationMs)} ms</p>`,
     '<table class="scenarios"><thead><tr><th>#</th><th>scenario</th><th>criterion</th><th>verdict</th><th>reasons</th></tr></thead><tbody>',
     ...report.results.map((r) => scenarioRow(r, `${prefix}-s${r.id}`)),
@@ -161,7 +161,7 @@ export function stormHtmlReport(runs: readonly StormReport[], title = 'payonce s
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${esc(title)}</title><style>${STYLE}</style></head><body>`,
-    `<h1>${esc(title)}: ${passed ? '<span class="pass">passed</span>' : '<span class="fail">failed</span>'}</h1>`,
+    `<h1>${esc(title)}: ${passed ? '<span class="v-pass">passed</span>' : '<span class="v-fail">failed</span>'}</h1>`,
     `<p class="meta">${head}; seed(s) ${runs.map((r) => r.seed).join(', ')}</p>`,
     repeatSummary(runs),
     ...runs.map((report, i) => runSection(report, i, runs.length)),
