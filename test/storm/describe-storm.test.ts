@@ -47,7 +47,12 @@ describe('describeStorm', () => {
     expect(suites).toEqual(['payonce storm: shop']);
     expect(tests.map((t) => [t.name, t.skipped])).toEqual([
       ['8. same webhook twice', false],
-      [expect.stringMatching(/^14\. .*\(skipped: the app adapter shop lacks jobs: readOrder must return the outbox jobs/), true],
+      [
+        expect.stringMatching(
+          /^14\. .*\(skipped: the app adapter shop lacks jobs: readOrder must return the outbox jobs/,
+        ),
+        true,
+      ],
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,15 @@ describe('payonce storm --repeat and --html', () => {
   };
 
   it('runs N times with fresh seeds, counts the failed runs per scenario, names every broken order with its seed', async () => {
-    const { code, text, files } = await stormRun('signature-check-off.adapter.ts', '8,18', ['--repeat', '2']);
+    const faults = join(dir, 'faults.json');
+    const rule = { method: 'POST', path: '/v1/payment_intents', fault: 'delay=5', probability: 1 };
+    await writeFile(faults, JSON.stringify({ rules: [rule] }));
+    const { code, text, files } = await stormRun('signature-check-off.adapter.ts', '8,18', [
+      '--repeat',
+      '2',
+      '--faults',
+      faults,
+    ]);
     expect(code, text).toBe(1);
     const report = JSON.parse(await readFile(files.report, 'utf8')) as StormRepeatReport;
     expect(report.runs).toHaveLength(2);
@@ -62,6 +70,8 @@ describe('payonce storm --repeat and --html', () => {
     const html = await readFile(files.html, 'utf8');
     expect(html).toMatch(/<h2>2 runs<\/h2>/);
     for (const seed of report.seeds) expect(html).toContain(`data-seed="${seed}"`);
+    // The app's create call to the sandbox, in an order's timeline, with the fault the --faults rule injected.
+    expect(html).toMatch(/POST \/v1\/payment_intents<\/td><td>200<\/td>.*?<td>[^<]*delay=5/);
   }, 240_000);
 
   it('--repeat with --seed is a usage error', async () => {

@@ -11,6 +11,7 @@ import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { repeatSummaryLines, writeStormReports } from '../storm-report-files.js';
+import { readFaults } from './sandbox.js';
 import { clickUzumOptions, telegramOptions } from './serve.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runStormInit } from './storm-init.js';
@@ -48,6 +49,8 @@ export interface StormCommandOptions
   junit?: string;
   /** `--html <file>`: write the self-contained HTML report (scenario table, per-order timelines). */
   html?: string;
+  /** `--faults <file>`: with `--adapter`, fault rules for the storm's sandbox (docs/sandbox.md). */
+  faults?: string;
   /** `--repeat <n>`: run the scenarios n times, each with a fresh seed. */
   repeat?: string;
   adminToken?: string;
@@ -101,6 +104,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     for (const [flag, value] of [
       ['--start', options.start],
       ['--url', options.url],
+      ['--faults', options.faults],
     ] as const) {
       if (value !== undefined) throw new CliUsageError(`${flag} goes with --adapter FILE`);
     }
@@ -152,8 +156,16 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
             provider: requiredFlag(options.provider, '--provider <url|payme|click|uzum|telegram>'),
             adminToken: options.adminToken,
           })
-        : await withStormApp({ adapter, start: options.start, url: options.url, startTimeoutMs }, io, (world) =>
-            run({ ...common, app: world.app, provider: world.provider }),
+        : await withStormApp(
+            {
+              adapter,
+              start: options.start,
+              url: options.url,
+              startTimeoutMs,
+              ...(options.faults === undefined ? {} : { faultRules: await readFaults(options.faults) }),
+            },
+            io,
+            (world) => run({ ...common, app: world.app, provider: world.provider }),
           );
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
@@ -211,6 +223,10 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
     .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems')
+    .option(
+      '--faults <file>',
+      'with --adapter: fault rules for the storm’s sandbox (JSON, see docs/sandbox.md), drawn from the run’s seed',
+    )
     .option('--html <file>', 'write a self-contained HTML report: the scenario table and every order’s timeline')
     .option(
       '--repeat <n>',
