@@ -134,15 +134,15 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
       const { page, errors, requests } = await open(stormHtmlReport([failing]), 'report.html');
       const rows = page.locator('table.scenarios tbody tr');
       expect(await rows.count()).toBe(2);
-      expect(await rows.nth(0).innerText()).toMatch(/^8\s.*PASS/s);
-      expect(await rows.nth(1).innerText()).toMatch(/^18\s.*FAIL/s);
+      expect(await rows.nth(0).textContent()).toMatch(/^8\D.*PASS/s);
+      expect(await rows.nth(1).textContent()).toMatch(/^18\D.*FAIL/s);
       const orderId = failing.results[1]?.orders[0]?.orderId ?? 'none';
       const order = page.locator(`details.scenario.fail details.order[data-order="${orderId}"]`);
       expect(await order.getAttribute('open')).not.toBeNull();
       const events = order.locator('tr.event');
       expect(await events.count()).toBeGreaterThan(2);
       expect(await events.first().isVisible()).toBe(true);
-      expect(await order.innerText()).toMatch(/webhook POST \/webhooks\/stripe/);
+      expect(await order.textContent()).toMatch(/webhook POST \/webhooks\/stripe/);
       expect(await page.locator('details.scenario.pass').getAttribute('open')).toBeNull();
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
@@ -188,7 +188,7 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
       const { page, errors, requests } = await open(html, 'evil.html');
       expect(await page.title()).toBe('payonce storm');
       expect(await page.locator('script, img').count()).toBe(0);
-      expect(await page.locator('details.order').first().innerText()).toContain('<script>');
+      expect(await page.locator('details.order').first().textContent()).toContain('<script>');
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
       await page.close();
