@@ -13,8 +13,8 @@ import { newStormSeed } from './storm-random.js';
 type TestBody = (context?: { skip?: (note?: string) => void }) => Promise<void>;
 
 /**
- * The test runner's functions `describeStorm` registers with: vitest's (`import { describe, it, beforeAll,
- * afterAll } from 'vitest'`) and jest's globals have this shape.
+ * The test runner's functions `describeStorm` registers with: vitest's `describe`, `it`, `beforeAll` and
+ * `afterAll` exports and jest's globals have this shape.
  */
 export interface StormTestRunner {
   describe(name: string, body: () => void): void;
