@@ -103,7 +103,7 @@ describe('payonce storm (CLI)', () => {
         io,
       );
       expect(code, io.lines.join('\n')).toBe(0);
-      expect(io.lines).toContain("seed 7 (--seed 7 replays the run's random choices)");
+      expect(io.lines).toContain("seed 7 (--seed 7 replays the run's random choices and the sandbox's faults)");
       expect(io.lines).toContain('start  8. same webhook twice  [1 of 2 started]');
       expect(io.lines.some((line) => line.startsWith('running 2 scenarios'))).toBe(true);
       expect(io.lines.some((line) => /^pass {2}9\. two events, one payment.*\[\d of 2 finished\]$/.test(line))).toBe(

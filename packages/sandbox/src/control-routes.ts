@@ -124,6 +124,10 @@ export function registerControlRoutes(
     controls.clearFaultRules(seed !== undefined && /^\d{1,9}$/.test(seed) ? Number(seed) : undefined);
     return reply.code(204).send();
   });
+  app.post('/_sandbox/seed', async (request, reply) => {
+    controls.reseedFaults(numberOr(bodyOf(request).seed, Number.NaN));
+    return reply.code(204).send();
+  });
   app.post('/_sandbox/clock', async (request) => {
     controls.advanceClock(numberOr(bodyOf(request).advanceMs, 0));
     return { nowMs: controls.nowMs() };

@@ -237,6 +237,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       rules.clear();
       if (seed !== undefined) rules.reseed(seed);
     },
+    reseedFaults(seed) {
+      if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffffffff) {
+        throw new InvalidOption('seed', 'must be an integer from 0 to 4294967295');
+      }
+      rules.reseed(seed);
+    },
     endpoints: () => [...endpoints.values()],
     advanceClock(ms) {
       if (!Number.isSafeInteger(ms) || ms < 0) throw new InvalidOption('advanceClock', 'takes whole ms ≥ 0');

@@ -127,6 +127,12 @@ export interface SandboxControls {
   addFaultRule(rule: FaultRuleInput): void;
   /** Removes every fault rule; with `seed`, restarts the random draws. */
   clearFaultRules(seed?: number): void;
+  /**
+   * Restarts the fault rules' random draws with `seed`, keeping the rules (also `POST /_sandbox/seed`): the storm
+   * seeds it from its run's seed, so `--seed S` replays the same injected faults. @throws {InvalidOption} not an
+   * integer from 0 to 2^32 - 1.
+   */
+  reseedFaults(seed: number): void;
   /** Registered webhook endpoints (with their secrets). */
   endpoints(): readonly RegisteredEndpoint[];
   /** Moves the sandbox clock forward (idempotency keys expire after 24 h of it). @throws {InvalidOption} < 0. */

@@ -24,11 +24,21 @@ export type {
   StormProviderSecrets,
 } from './app/storm-app-providers.js';
 export * from './payme/index.js';
+export {
+  type BrokenOrder,
+  type RepeatedScenario,
+  type RepeatStormOptions,
+  repeatStorm,
+  type StormRepeatReport,
+  summarizeRuns,
+} from './repeat-storm.js';
 export * from './replay/index.js';
 export { runStorm, type StormOptions, StormTargetUnavailable, selectScenarios } from './run-storm.js';
 export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, ScenarioResult, Verdict } from './scenario.js';
 export type { ScenarioContext } from './scenario-context.js';
 export { type PidKillOptions, pidKillControl, type ServiceControl } from './service-control.js';
-export { stormJunitErrorXml, stormJunitXml } from './storm-junit.js';
+export { stormHtmlReport } from './storm-html.js';
+export { stormJunitErrorXml, stormJunitXml, stormJunitXmlRuns } from './storm-junit.js';
 export type { StormProgress, StormReport } from './storm-report.js';
 export { formatStormTable, stormSummary } from './storm-table.js';
+export { redactSecrets, type StormTimelineEvent, type TimelineActor } from './storm-timeline.js';

@@ -4,13 +4,15 @@ import { AppApi } from './app/app-api.js';
 import { missingCapability } from './app/missing-capability.js';
 import { referenceServiceAdapter } from './app/reference-service-adapter.js';
 import type { StormAppAdapter } from './app/storm-app-adapter.js';
+import { ledgerForTimeline, providerTimeline } from './provider-timeline.js';
 import { SandboxApi } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 import { ScenarioRun } from './scenario-run.js';
 import type { ServiceControl } from './service-control.js';
 import { StormHttp } from './storm-http.js';
-import { newStormSeed } from './storm-random.js';
+import { newStormSeed, sandboxSeedOf } from './storm-random.js';
 import type { StormProgress, StormReport } from './storm-report.js';
+import { inTimeOrder } from './storm-timeline.js';
 
 /** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
 export const DEFAULT_STORM_CONCURRENCY = 4;
@@ -140,6 +142,30 @@ function adapterOf(options: StormOptions, timeoutMs: number): StormAppAdapter {
 }
 
 /**
+ * Each result with the provider side of its orders' timelines (from one read of the sandbox's ledger) merged into
+ * the storm's own events, in time order. When the ledger cannot be read, the results keep the storm's events and a
+ * note says why.
+ */
+async function withProviderTimelines(
+  results: readonly ScenarioResult[],
+  sandbox: SandboxApi,
+): Promise<ScenarioResult[]> {
+  let ledger: ReturnType<typeof ledgerForTimeline>;
+  try {
+    ledger = ledgerForTimeline(await sandbox.ledger());
+  } catch (error) {
+    const note = `the sandbox's ledger could not be read for the timeline: ${error instanceof Error ? error.message : String(error)}`;
+    return results.map((r) => Object.freeze({ ...r, notes: Object.freeze([...r.notes, note]) }));
+  }
+  return results.map((result) => {
+    const orders = new Set(result.orders.map((o) => o.orderId));
+    for (const event of result.timeline ?? []) if (event.orderId !== null) orders.add(event.orderId);
+    const timeline = inTimeOrder([...(result.timeline ?? []), ...providerTimeline(ledger, orders)]);
+    return Object.freeze({ ...result, timeline });
+  });
+}
+
+/**
  * Runs the conformance scenarios of docs/design.md §9 against a LIVE app (the reference service at `target`, or any
  * app through its adapter, `app`) and sandbox over HTTP and judges every order
  * they touched by the common rule (at most one charge, one paid transition, one fulfilment; nothing lost) plus
@@ -165,7 +191,13 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
   const http = new StormHttp(timeoutMs);
   try {
     await preflight(http, app, provider);
-    const settings = { service: new AppApi(app, http), sandbox: new SandboxApi(http, provider), timeoutMs, seed };
+    const sandbox = new SandboxApi(http, provider);
+    await sandbox.reseed(sandboxSeedOf(seed)).catch((error: unknown) => {
+      throw new StormTargetUnavailable(`the sandbox provider would not take the run's seed: ${String(error)}`, {
+        cause: error,
+      });
+    });
+    const settings = { service: new AppApi(app, http), sandbox, timeoutMs, seed };
     const total = scenarios.length;
     let started = 0;
     let finished = 0;
@@ -209,6 +241,7 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
     for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
     results.sort((a, b) => a.id - b.id);
+    const timed = await withProviderTimelines(results, sandbox);
     return Object.freeze({
       target: options.target === undefined ? app.name : baseUrl(options.target, 'target'),
       provider,
@@ -216,7 +249,8 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       startedAtMs,
       durationMs: Date.now() - startedAtMs,
       passed: results.every((r) => r.verdict !== 'fail'),
-      results: Object.freeze(results),
+      sandboxSeed: sandboxSeedOf(seed),
+      results: Object.freeze(timed),
     });
   } finally {
     await http.close();

@@ -148,6 +148,20 @@ export class SandboxApi {
     );
   }
 
+  /** The whole ledger (`GET /_sandbox/ledger`): payments, refunds, deliveries, faults and API requests, parsed JSON. */
+  async ledger(): Promise<unknown> {
+    return ok('GET /_sandbox/ledger', await this.http.send({ method: 'GET', url: `${this.baseUrl}/_sandbox/ledger` }))
+      .json;
+  }
+
+  /** Restarts the sandbox's fault-rule draws with `seed`, keeping its rules (`POST /_sandbox/seed`). */
+  async reseed(seed: number): Promise<void> {
+    ok(
+      'POST /_sandbox/seed',
+      await this.http.send({ method: 'POST', url: `${this.baseUrl}/_sandbox/seed`, body: { seed } }),
+    );
+  }
+
   /** Waits until no settlement or delivery is pending in the sandbox (at most `timeoutMs`); true when idle. */
   async idle(timeoutMs: number): Promise<boolean> {
     const answer = ok(

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { AppApi } from './app/app-api.js';
+import type { AppApi, AppCallRecord } from './app/app-api.js';
 import type { AppPaymentAnswer } from './app/storm-app-adapter.js';
 import type { CraftedEvent } from './crafted-event.js';
 import { countsOf, isSettled, judgeOrder, type OrderSnapshot, snapshotKey } from './judge.js';
+import { orderChanges } from './order-changes.js';
 import type { OrderView } from './order-view.js';
 import type { SandboxApi, StormDelivery } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
@@ -11,6 +12,7 @@ import type { StormMoney } from './service-api.js';
 import type { ServiceControl } from './service-control.js';
 import type { HttpAnswer } from './storm-http.js';
 import { StormRandom } from './storm-random.js';
+import { type StormTimelineEvent, timelineEvent } from './storm-timeline.js';
 
 /** What a {@link ScenarioRun} needs from the storm. */
 export interface ScenarioRunSettings {
@@ -29,6 +31,17 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The order a crafted event names (`data.object.metadata.order_id`), `null` when it names none. */
+function craftedOrderId(event: CraftedEvent): string | null {
+  try {
+    const body = JSON.parse(event.body) as { data?: { object?: { metadata?: { order_id?: unknown } } } };
+    const id = body.data?.object?.metadata?.order_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One run of one scenario: the {@link ScenarioContext} it gets, and the bookkeeping behind its result. */
 export class ScenarioRun implements ScenarioContext {
   readonly service: AppApi;
@@ -42,12 +55,14 @@ export class ScenarioRun implements ScenarioContext {
   private readonly reasons: string[] = [];
   private readonly notes: string[] = [];
   private crafted = 0;
+  private readonly timeline: StormTimelineEvent[] = [];
+  private readonly lastViews = new Map<string, OrderView>();
 
   constructor(
     private readonly scenario: Scenario,
     settings: ScenarioRunSettings,
   ) {
-    this.service = settings.service;
+    this.service = settings.service.observed((call) => this.recordCall(call));
     this.sandbox = settings.sandbox;
     this.random = StormRandom.forScenario(settings.seed, scenario.id);
     const crash = settings.service.adapter.capabilities?.crashAndRestart;
@@ -105,8 +120,32 @@ export class ScenarioRun implements ScenarioContext {
     return id;
   }
 
-  view(orderId: string, customer = this.orders.get(orderId) ?? this.customer): Promise<OrderView> {
-    return this.service.orderView(customer, orderId);
+  async view(orderId: string, customer = this.orders.get(orderId) ?? this.customer): Promise<OrderView> {
+    return this.observe(orderId, await this.service.orderView(customer, orderId));
+  }
+
+  /** Records a storm→app call of the adapter in the timeline. */
+  private recordCall(call: AppCallRecord): void {
+    const what =
+      call.operation === 'webhook' ? `webhook POST ${new URL(call.url ?? 'http://x/').pathname}` : call.operation;
+    this.timeline.push(
+      timelineEvent({
+        atMs: Date.now(),
+        orderId: call.orderId,
+        actor: 'storm→app',
+        what,
+        status: call.status,
+        idempotencyKey: call.idempotencyKey,
+        detail: call.error ?? null,
+      }),
+    );
+  }
+
+  /** Records what changed in the order since the storm last read it; returns `view`. */
+  private observe(orderId: string, view: OrderView): OrderView {
+    this.timeline.push(...orderChanges(orderId, this.lastViews.get(orderId) ?? null, view, Date.now()));
+    this.lastViews.set(orderId, view);
+    return view;
   }
 
   async waitFor<T>(
@@ -128,7 +167,7 @@ export class ScenarioRun implements ScenarioContext {
   async sendCrafted(event: CraftedEvent, replica?: number): Promise<HttpAnswer> {
     this.crafted += 1;
     const service = replica === undefined ? this.service : this.service.on(replica);
-    return service.webhook(event.endpoint, event.headers, event.body);
+    return service.webhook(event.endpoint, event.headers, event.body, craftedOrderId(event));
   }
 
   expect(condition: boolean, reason: string): boolean {
@@ -187,6 +226,7 @@ export class ScenarioRun implements ScenarioContext {
       counts: countsOf(orders, this.crafted),
       orders: Object.freeze(orders),
       faultPlan: this.faultPlan(),
+      timeline: Object.freeze([...this.timeline]),
       durationMs: Date.now() - this.startedAtMs,
     });
   }
@@ -219,7 +259,7 @@ export class ScenarioRun implements ScenarioContext {
     let view: OrderView | null = null;
     let viewError: string | null = null;
     try {
-      view = await this.service.orderView(customer, orderId);
+      view = this.observe(orderId, await this.service.orderView(customer, orderId));
     } catch (error) {
       viewError = errorText(error);
     }

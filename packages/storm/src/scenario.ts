@@ -1,5 +1,6 @@
 import type { StormCapability } from './app/storm-app-adapter.js';
 import type { ScenarioContext } from './scenario-context.js';
+import type { StormTimelineEvent } from './storm-timeline.js';
 
 /**
  * The four kinds of "duplicate" of docs/design.md §1, one of which each scenario defends against:
@@ -67,6 +68,12 @@ export interface ScenarioResult {
   /** The random choices the scenario drew from the run's seed, in order (`amount 4521`, `killed replica 1`). */
   readonly faultPlan: readonly string[];
   readonly durationMs: number;
+  /**
+   * What happened to the scenario's orders, in time order: the storm's requests to the app, the app's requests to
+   * the provider (with the faults injected), webhook deliveries with their answers, the orders' changes as the
+   * adapter reported them. Absent in the storms that do not record one.
+   */
+  readonly timeline?: readonly StormTimelineEvent[];
 }
 
 /**

@@ -38,11 +38,13 @@ function testcase(suite: string, result: ScenarioResult): string {
  * Format: the JUnit XML schema CI systems read (testsuites/testsuite/testcase/failure/skipped).
  */
 export function stormJunitXml(report: StormReport, suiteName = 'payonce storm'): string {
+  return stormJunitXmlRuns([report], suiteName);
+}
+
+function suite(report: StormReport, suiteName: string): string[] {
   const count = (verdict: ScenarioResult['verdict']) => report.results.filter((r) => r.verdict === verdict).length;
   const attributes = `name="${xml(suiteName)}" tests="${report.results.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${seconds(report.durationMs)}"`;
   return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites ${attributes}>`,
     `  <testsuite ${attributes} timestamp="${new Date(report.startedAtMs).toISOString()}">`,
     '    <properties>',
     `      <property name="seed" value="${report.seed}"/>`,
@@ -51,6 +53,24 @@ export function stormJunitXml(report: StormReport, suiteName = 'payonce storm'):
     '    </properties>',
     ...report.results.map((result) => testcase(suiteName, result)),
     '  </testsuite>',
+  ];
+}
+
+/**
+ * The JUnit XML of several storm runs (`payonce storm --repeat N`): one `<testsuite>` per run, named
+ * `"<suiteName> (run i of N, seed S)"` when there are several (just `suiteName` for one), each as
+ * {@link stormJunitXml} writes it, its seed a `<property>`; the `<testsuites>` totals add them up.
+ */
+export function stormJunitXmlRuns(runs: readonly StormReport[], suiteName = 'payonce storm'): string {
+  const all = runs.flatMap((r) => r.results);
+  const count = (verdict: ScenarioResult['verdict']) => all.filter((r) => r.verdict === verdict).length;
+  const durationMs = runs.reduce((n, r) => n + r.durationMs, 0);
+  const name = (report: StormReport, i: number) =>
+    runs.length === 1 ? suiteName : `${suiteName} (run ${i + 1} of ${runs.length}, seed ${report.seed})`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(suiteName)}" tests="${all.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${seconds(durationMs)}">`,
+    ...runs.flatMap((report, i) => suite(report, name(report, i))),
     '</testsuites>',
     '',
   ].join('\n');

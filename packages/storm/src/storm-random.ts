@@ -40,3 +40,11 @@ export class StormRandom {
 export function newStormSeed(): number {
   return 1 + Math.floor(Math.random() * 0x7ffffffe);
 }
+
+/**
+ * The seed of the sandbox's fault draws for a run seeded with `seed` (its own stream, so the storm's draws and the
+ * sandbox's do not share one): the storm sends it with `POST /_sandbox/seed` before the first scenario.
+ */
+export function sandboxSeedOf(seed: number): number {
+  return Math.imul(seed >>> 0, 0x27d4eb2f) >>> 0;
+}

@@ -7,6 +7,11 @@ export interface StormReport {
   readonly provider: string;
   /** The seed of every random choice of the run: `--seed` with it replays them. */
   readonly seed: number;
+  /**
+   * The seed of the sandbox's fault draws (its fault rules' probabilities), derived from `seed` and sent to the
+   * sandbox before the first scenario: the same `seed` replays the same injected faults.
+   */
+  readonly sandboxSeed?: number;
   readonly startedAtMs: number;
   readonly durationMs: number;
   /** True when no scenario failed (skipped ones do not count as failures). */

@@ -171,7 +171,11 @@ export function registerSandbox(program: Command, io: CliIo): void {
     });
 }
 
-async function readFaults(file: string) {
+/**
+ * Reads a `--faults FILE` (`{ seed?, rules }` or an array of rules, docs/sandbox.md) for `payonce sandbox` and
+ * `payonce storm --adapter`. @throws {CliUsageError} the file cannot be read, is not JSON or not that shape.
+ */
+export async function readFaults(file: string) {
   const { faultRulesFileOf } = await importWithPeers(
     'payonce sandbox',
     () => import('@payonce/sandbox/internal/faults/fault-rules.js'),

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import type { StormRepeatReport } from '@payonce/storm/internal/repeat-storm.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
@@ -9,6 +10,8 @@ import { withStormApp } from '../storm-app/storm-app-world.js';
 import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
+import { repeatSummaryLines, writeStormReports } from '../storm-report-files.js';
+import { readFaults } from './sandbox.js';
 import { clickUzumOptions, telegramOptions } from './serve.js';
 import { runAppProviderStormCommand } from './storm-app-provider.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
@@ -45,6 +48,12 @@ export interface StormCommandOptions
   startTimeoutMs?: string;
   /** `--junit <file>`: write the JUnit XML report. */
   junit?: string;
+  /** `--html <file>`: write the self-contained HTML report (scenario table, per-order timelines). */
+  html?: string;
+  /** `--faults <file>`: with `--adapter`, fault rules for the storm's sandbox (docs/sandbox.md). */
+  faults?: string;
+  /** `--repeat <n>`: run the scenarios n times, each with a fresh seed. */
+  repeat?: string;
   adminToken?: string;
   only?: string;
   report?: string;
@@ -73,8 +82,12 @@ function requiredFlag(value: string | undefined, flag: string): string {
  * `--provider`), or against the user's own app through its adapter (`--adapter FILE [--start CMD] [--url URL]`:
  * the storm starts its sandbox, and the app with `--start`, see `withStormApp`), printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` and
- * the JUnit XML to `options.junit` when given (also when scenarios failed or nothing could run). Returns the report.
- * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency` or URL, neither `--adapter` nor
+ * the JUnit XML to `options.junit` when given (also when scenarios failed or nothing could run) and the HTML report
+ * to `options.html` (when a run finished). With `--repeat N` it runs N times with fresh seeds, prints each run's seed
+ * and summary, then per scenario how many runs failed and every broken order with its seed; the reports then hold
+ * every run. Returns the (last) run's report.
+ * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency`, `--repeat` or URL, `--repeat` with
+ *   `--seed`, neither `--adapter` nor
  *   `--target` and `--provider`, a bad adapter file (exit status 2).
  * @throws {StormFailed} at least one scenario failed (exit status 1), after printing and writing the reports.
  * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
@@ -92,6 +105,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     for (const [flag, value] of [
       ['--start', options.start],
       ['--url', options.url],
+      ['--faults', options.faults],
     ] as const) {
       if (value !== undefined) throw new CliUsageError(`${flag} goes with --adapter FILE`);
     }
@@ -102,6 +116,10 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
   const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
   const seed = wholeNumberFlag(options.seed, '--seed');
+  const repeat = wholeNumberFlag(options.repeat, '--repeat');
+  if (repeat !== undefined && seed !== undefined) {
+    throw new CliUsageError('--repeat draws a fresh seed for every run: leave out --seed (use it to replay one)');
+  }
   const startTimeoutMs = wholeNumberFlag(options.startTimeoutMs, '--start-timeout-ms');
   const storm = await loadStorm('payonce storm');
   const concurrency = concurrencyFlag ?? storm.DEFAULT_STORM_CONCURRENCY;
@@ -116,19 +134,39 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
       io.out(progressLine(event));
     },
   };
-  let report: StormReport;
+  type RunOptions = Parameters<typeof storm.runStorm>[0];
+  const run = (runOptions: RunOptions): Promise<StormReport | StormRepeatReport> =>
+    repeat === undefined
+      ? storm.runStorm(runOptions)
+      : storm.repeatStorm({
+          ...runOptions,
+          times: repeat,
+          onRun: ({ run: i, of, report: done }) => {
+            if (done === undefined) io.out(`run ${i} of ${of}`);
+            else io.out(`run ${i} of ${of}: seed ${done.seed}, ${storm.stormSummary(done)}`);
+          },
+        });
+  let result: StormReport | StormRepeatReport;
   try {
-    report =
+    result =
       adapter === undefined
-        ? await storm.runStorm({
+        ? await run({
             ...common,
             target: requiredFlag(options.target, '--target <url>'),
             replicas: options.replica === undefined || options.replica.length === 0 ? undefined : options.replica,
             provider: requiredFlag(options.provider, '--provider <url|payme|click|uzum|telegram>'),
             adminToken: options.adminToken,
           })
-        : await withStormApp({ adapter, start: options.start, url: options.url, startTimeoutMs }, io, (world) =>
-            storm.runStorm({ ...common, app: world.app, provider: world.provider }),
+        : await withStormApp(
+            {
+              adapter,
+              start: options.start,
+              url: options.url,
+              startTimeoutMs,
+              ...(options.faults === undefined ? {} : { faultRules: await readFaults(options.faults) }),
+            },
+            io,
+            (world) => run({ ...common, app: world.app, provider: world.provider }),
           );
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
@@ -146,24 +184,24 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
     }
     throw error;
   }
-  io.out(`seed ${report.seed} (--seed ${report.seed} replays the run's random choices)`);
-  io.out('');
-  for (const line of storm.formatStormTable(report).split('\n')) io.out(line);
-  io.out('');
-  io.out(storm.stormSummary(report));
-  if (options.report !== undefined) {
-    await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
-    io.out(`report written to ${options.report}`);
+  const report = 'runs' in result ? result.runs[result.runs.length - 1] : result;
+  if (report === undefined) throw new Error('the storm ran no run'); // repeatStorm runs at least once
+  if ('runs' in result) {
+    io.out('');
+    for (const line of repeatSummaryLines(result)) io.out(line);
+  } else {
+    io.out(`seed ${report.seed} (--seed ${report.seed} replays the run's random choices and the sandbox's faults)`);
+    io.out('');
+    for (const line of storm.formatStormTable(report).split('\n')) io.out(line);
+    io.out('');
+    io.out(storm.stormSummary(report));
   }
-  if (options.junit !== undefined) {
-    await writeFile(options.junit, storm.stormJunitXml(report));
-    io.out(`JUnit report written to ${options.junit}`);
-  }
-  const failed = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
-  if (failed.length > 0) throw new StormFailed(failed);
+  await writeStormReports(options, result, storm, io);
+  const runs = 'runs' in result ? result.runs : [result];
+  const failed = [...new Set(runs.flatMap((r) => r.results.filter((x) => x.verdict === 'fail').map((x) => x.id)))];
+  if (failed.length > 0) throw new StormFailed(failed.sort((a, b) => a - b));
   return report;
 }
-
 /** Registers `storm` on the `payonce` program. */
 export function registerStorm(program: Command, io: CliIo): void {
   const storm = program
@@ -186,6 +224,15 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
     .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems')
+    .option(
+      '--faults <file>',
+      'with --adapter: fault rules for the storm’s sandbox (JSON, see docs/sandbox.md), drawn from the run’s seed',
+    )
+    .option('--html <file>', 'write a self-contained HTML report: the scenario table and every order’s timeline')
+    .option(
+      '--repeat <n>',
+      'run the scenarios n times, each with a fresh seed (printed); reports any order that ever broke',
+    )
     .addOption(
       new Option('--admin-token <token>', 'the service admin token (scenario 14 is skipped without it)').env(
         'PAYONCE_ADMIN_TOKEN',

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import type { FaultRulesFile } from '@payonce/sandbox/internal/faults/fault-rules.js';
 import type { StormAppAdapter } from '@payonce/storm/internal/app/storm-app-adapter.js';
 import type { StormProviderSecrets } from '@payonce/storm/internal/app/storm-app-providers.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
@@ -20,6 +21,8 @@ export interface StormAppWorldOptions {
   readonly url?: string;
   /** How long the started (or restarted) app has to answer `adapter.health()`, in ms. @default 60_000 */
   readonly startTimeoutMs?: number;
+  /** Fault rules of the storm's sandbox (`--faults FILE`); their random draws are seeded from each run's seed. */
+  readonly faultRules?: FaultRulesFile;
 }
 
 /**
@@ -146,6 +149,7 @@ export async function withStormApp<T>(
     timeScale: 0.001,
     signing: { scheme: 'stripe', secret: webhookSecret },
     deliveryTimeoutMs: 5_000,
+    ...(options.faultRules === undefined ? {} : { faultRules: options.faultRules }),
     serveSecrets: true, // the storm signs its own events with the sandbox's secret (GET /_sandbox/signing)
   });
   let appProcess: AppProcess | null = null;

@@ -23,6 +23,22 @@ export function toOrderView(orderId: string, state: StormOrderState): OrderView 
 }
 
 /**
+ * What {@link AppApi} tells a listener after each call it made to the app (the storm's timeline): the operation,
+ * the order it was about (`null` before the app named one), the Idempotency-Key sent, and the HTTP status answered
+ * (`null` when the call threw: no answer).
+ */
+export interface AppCallRecord {
+  readonly operation: 'create order' | 'start payment' | 'webhook';
+  readonly orderId: string | null;
+  readonly idempotencyKey: string | null;
+  readonly status: number | null;
+  /** For `webhook`: the URL it was posted to. */
+  readonly url?: string;
+  /** What went wrong when there was no answer. */
+  readonly error?: string;
+}
+
+/**
  * The app under test as the scenarios call it: a {@link StormAppAdapter} with the customer first, the calls pinned
  * to one replica by `on(i)` (else the adapter picks), and crafted webhooks posted to the adapter's webhook URL.
  */
@@ -34,6 +50,7 @@ export class AppApi {
     readonly adapter: StormAppAdapter,
     private readonly http: StormHttp,
     private readonly pinned?: number,
+    private readonly listener?: (call: AppCallRecord) => void,
   ) {
     const replicas = adapter.capabilities?.replicas;
     this.replicas = Object.freeze(replicas !== undefined && replicas.length > 0 ? [...replicas] : [adapter.name]);
@@ -41,17 +58,43 @@ export class AppApi {
 
   /** The same API with every call sent to replica `index` (modulo the replica count). */
   on(index: number): AppApi {
-    return new AppApi(this.adapter, this.http, index % this.replicas.length);
+    return new AppApi(this.adapter, this.http, index % this.replicas.length, this.listener);
+  }
+
+  /** The same API with `listener` told about every create-order, start-payment and webhook call (and its answer). */
+  observed(listener: (call: AppCallRecord) => void): AppApi {
+    return new AppApi(this.adapter, this.http, this.pinned, listener);
+  }
+
+  private async told<T extends HttpAnswer>(
+    call: Omit<AppCallRecord, 'status'>,
+    send: () => Promise<T>,
+    orderOf: (answer: T) => string | null = () => call.orderId,
+  ): Promise<T> {
+    if (this.listener === undefined) return send();
+    try {
+      const answer = await send();
+      this.listener({ ...call, orderId: orderOf(answer), status: answer.status });
+      return answer;
+    } catch (error) {
+      this.listener({ ...call, status: null, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
   }
 
   /** Creates an order (the adapter's `createOrder`). */
   createOrder(customer: string, money: StormMoney, idempotencyKey?: string): Promise<AppOrderAnswer> {
-    return this.adapter.createOrder({
-      customer,
-      money,
-      replica: this.pinned,
-      ...(idempotencyKey ? { idempotencyKey } : {}),
-    });
+    return this.told(
+      { operation: 'create order', orderId: null, idempotencyKey: idempotencyKey ?? null },
+      () =>
+        this.adapter.createOrder({
+          customer,
+          money,
+          replica: this.pinned,
+          ...(idempotencyKey ? { idempotencyKey } : {}),
+        }),
+      (answer) => answer.orderId,
+    );
   }
 
   /** Creates an order that must answer 201 with an id. @throws {UnexpectedAnswer} any other answer. */
@@ -63,7 +106,9 @@ export class AppApi {
 
   /** Starts the order's payment with `idempotencyKey` (the adapter's `startPayment`). */
   checkout(customer: string, orderId: string, idempotencyKey: string): Promise<AppPaymentAnswer> {
-    return this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned });
+    return this.told({ operation: 'start payment', orderId, idempotencyKey }, () =>
+      this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned }),
+    );
   }
 
   /** The order's state and effects as an `OrderView`. @throws whatever the adapter's `readOrder` throws. */
@@ -72,7 +117,15 @@ export class AppApi {
   }
 
   /** A raw webhook delivery to the adapter's webhook URL for `scheme` (exact body bytes, the given headers). */
-  webhook(scheme: 'stripe' | 'standard-webhooks', headers: Record<string, string>, body: string): Promise<HttpAnswer> {
-    return this.http.send({ method: 'POST', url: this.adapter.webhookUrl(scheme, this.pinned), headers, body });
+  webhook(
+    scheme: 'stripe' | 'standard-webhooks',
+    headers: Record<string, string>,
+    body: string,
+    orderId: string | null = null,
+  ): Promise<HttpAnswer> {
+    const url = this.adapter.webhookUrl(scheme, this.pinned);
+    return this.told({ operation: 'webhook', orderId, idempotencyKey: null, url }, () =>
+      this.http.send({ method: 'POST', url, headers, body }),
+    );
   }
 }

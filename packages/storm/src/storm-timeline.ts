@@ -1,0 +1,80 @@
+/**
+ * Who did what in one event of an order's timeline:
+ * - `storm→app`: a request the storm made to the app (create order, start payment, a crafted webhook);
+ * - `app→provider`: an API request the app made to the sandbox provider (create a PaymentIntent, a refund…),
+ *   with the faults the sandbox injected into it;
+ * - `provider→app`: a webhook delivery the sandbox sent, with the app's answer and the attempt number;
+ * - `provider`: something the sandbox did on its own (a refund applied, a fault that struck an event);
+ * - `app`: a change in the order's state or effects as the adapter's `readOrder` reported it (status, paid
+ *   transitions, fulfilments, jobs, refunds), at the time the storm saw it.
+ */
+export type TimelineActor = 'storm→app' | 'app→provider' | 'provider→app' | 'provider' | 'app';
+
+/** One thing that happened to an order during a storm run (the HTML report's timeline, the JSON report's `timeline`). */
+export interface StormTimelineEvent {
+  /** When, ms since the epoch (the sandbox's clock for provider events, the storm's for the rest). */
+  readonly atMs: number;
+  /** The order it is about; `null` when it could not be tied to one (e.g. a create-order call that failed). */
+  readonly orderId: string | null;
+  readonly actor: TimelineActor;
+  /** What happened: `POST /v1/payment_intents`, `create order`, `payment_intent.succeeded (attempt)`, `status paid`… */
+  readonly what: string;
+  /** The HTTP status answered, `null` when there was none or it does not apply. */
+  readonly status: number | null;
+  /** The Idempotency-Key the request carried, if any (an identifier, kept readable). */
+  readonly idempotencyKey: string | null;
+  /** The delivery attempt number (webhooks), else `null`. */
+  readonly attempt: number | null;
+  /** Faults the sandbox injected into it (`drop-after-commit`, `webhook-duplicate`…). */
+  readonly faults: readonly string[];
+  /** Anything else worth reading (an error, an event id, a payment id), already redacted. */
+  readonly detail: string | null;
+}
+
+/** Patterns of secrets that must never reach a report: signing secrets, API keys, bearer tokens, signatures. */
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /whsec_[A-Za-z0-9+/=_-]+/g,
+  /\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9_]+/g,
+  /\bBearer\s+[^\s"',;]+/gi,
+  /\b(?:v1|t)=[0-9a-f]{16,}/g,
+  /\bv1,[A-Za-z0-9+/=]{20,}/g,
+];
+
+/**
+ * `text` with every secret it contains (webhook signing secrets `whsec_…`, API keys `sk_test_…`, bearer tokens,
+ * Stripe and Standard Webhooks signatures) replaced by `[redacted]`; identifiers (order ids, idempotency keys,
+ * event and payment ids) stay readable. Used on every string a storm report carries.
+ */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, '[redacted]');
+  return out;
+}
+
+/** A timeline event with defaults for the fields that do not apply, every string redacted. */
+export function timelineEvent(
+  event: Pick<StormTimelineEvent, 'atMs' | 'orderId' | 'actor' | 'what'> & Partial<StormTimelineEvent>,
+): StormTimelineEvent {
+  const clean = (value: string | null | undefined) => (value == null ? null : redactSecrets(value));
+  return Object.freeze({
+    atMs: event.atMs,
+    orderId: clean(event.orderId),
+    actor: event.actor,
+    what: redactSecrets(event.what),
+    status: event.status ?? null,
+    idempotencyKey: clean(event.idempotencyKey),
+    attempt: event.attempt ?? null,
+    faults: Object.freeze((event.faults ?? []).map(redactSecrets)),
+    detail: clean(event.detail),
+  });
+}
+
+/** Events in time order (stable: events at the same ms keep the order they were recorded in). */
+export function inTimeOrder(events: readonly StormTimelineEvent[]): readonly StormTimelineEvent[] {
+  return Object.freeze(
+    events
+      .map((event, i) => ({ event, i }))
+      .sort((a, b) => a.event.atMs - b.event.atMs || a.i - b.i)
+      .map(({ event }) => event),
+  );
+}
