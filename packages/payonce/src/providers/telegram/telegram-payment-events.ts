@@ -26,17 +26,23 @@ export function telegramPaidEvent(paid: SuccessfulPaymentFacts & { readonly orde
 
 /** What a Stars refund job carries (the outbox payload of topic `telegram.refund`). */
 export interface TelegramRefundPayload {
-  readonly orderId: string;
+  /** The order refunded; for a stray charge the order its payload named, or `null` (no order id in it). */
+  readonly orderId: string | null;
   /** `refundStarPayment`'s `user_id`: the payer. */
   readonly userId: number;
   readonly chargeId: string;
   /** The refunded amount, whole stars (the order's amount). */
   readonly amountMinor: number;
   readonly currency: string;
+  /** True for the refund of a charge that paid no order (`requestStrayStarRefund`): no order is marked refunded. */
+  readonly stray?: boolean;
 }
 
 /** The provider event of a refund `refundStarPayment` confirmed: receipt `telegram` / `refund:<charge id>`, full amount. */
-export function telegramRefundEvent(refund: TelegramRefundPayload, refundedAtMs: number): ProviderPaymentEvent {
+export function telegramRefundEvent(
+  refund: TelegramRefundPayload & { readonly orderId: string },
+  refundedAtMs: number,
+): ProviderPaymentEvent {
   return Object.freeze({
     provider: TELEGRAM_PROVIDER,
     key: new RequestKey(TELEGRAM_PROVIDER, `refund:${refund.chargeId}`),

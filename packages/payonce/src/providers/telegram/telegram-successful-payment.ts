@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import { OrderNotPayable } from '../../payments/order-not-payable.js';
 import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
+import { recordCharge } from './telegram-charges.js';
 import { telegramPaidEvent } from './telegram-payment-events.js';
 import type { SuccessfulPaymentFacts } from './telegram-payment-facts.js';
 import { TELEGRAM_PROVIDER } from './telegram-update.js';
@@ -35,6 +36,8 @@ const alertOf = (paid: SuccessfulPaymentFacts, reason: string): PaymentAlert =>
  * order is still payable by Telegram, it is opened first. A foreign amount or currency is `rejected` by `payments`
  * (journaled, alerted through `onAlert` of `Payments`), a payload naming no order is journaled as `parked` and
  * alerted through `alert`; a payload that cannot be an order id is `declined` and alerted. None marks an order paid.
+ * Every charge is recorded once, whatever the decision, with its payer (`payonce_telegram_charges`, `recordCharge`):
+ * the payer of record of its refund. A declined charge id longer than 160 characters is not recorded.
  * @throws what `payments` throws (the database's errors; `InvalidRequestKey` for a charge id over ~140 characters).
  */
 export async function applySuccessfulPayment<DB>(
@@ -42,10 +45,12 @@ export async function applySuccessfulPayment<DB>(
   trx: Transaction<DB>,
   paid: SuccessfulPaymentFacts,
   alert: (alert: PaymentAlert) => void,
+  nowMs: number,
 ): Promise<SuccessfulPaymentResult> {
   const base = { chargeId: paid.chargeId, orderId: paid.orderId, userId: paid.userId };
   const { orderId } = paid;
   if (orderId === null) {
+    if (paid.chargeId.length <= 160) await recordCharge(payments.store, trx, paid, 'declined', nowMs);
     alert(alertOf(paid, 'successful_payment whose invoice_payload is no order id: money to refund'));
     return { ...base, decision: 'declined', duplicate: false, becamePaid: false, reason: 'no order id in the payload' };
   }
@@ -63,6 +68,7 @@ export async function applySuccessfulPayment<DB>(
     }
   }
   const result = await payments.applyProviderEvent(telegramPaidEvent({ ...paid, orderId }), trx);
+  await recordCharge(payments.store, trx, paid, result.decision, nowMs);
   if (result.decision === 'parked' && !result.duplicate) {
     alert(alertOf(paid, 'successful_payment for no Telegram attempt of this order: money to refund or review'));
   }

@@ -11,6 +11,7 @@ import { paymentRefunds0010 } from './0010-payment-refunds.js';
 import { payme0011 } from './0011-payme.js';
 import { click0012 } from './0012-click.js';
 import { uzum0013 } from './0013-uzum.js';
+import { telegramCharges0014 } from './0014-telegram-charges.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -28,4 +29,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   payme0011,
   click0012,
   uzum0013,
+  telegramCharges0014,
 ]);
