@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { createTelegramSandbox, type TelegramSandbox } from '../../packages/sand
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { orderFulfilJobs } from '../providers/order-fulfil-jobs.js';
 import { until } from '../providers/telegram/telegram-support.js';
+import { tsChildArgs } from '../support/ts-child.js';
 
 const CHAT = 700_000_001;
 const text = { title: 'Pro plan', description: '30 days of Pro (placeholder)' };
@@ -42,6 +44,31 @@ it('payonce sandbox telegram: usage errors exit 2; the banner names the URL and 
   const banner = telegramSandboxBanner('http://127.0.0.1:8081', '42:MY-own-secret').join('\n');
   expect(banner).toContain("apiRoot: 'http://127.0.0.1:8081'");
   expect(banner).not.toContain('MY-own-secret');
+});
+
+it('payonce sandbox telegram --port N listens on N, not on the parent sandbox command’s port (issue 38)', async () => {
+  const free = createServer();
+  free.listen(0, '127.0.0.1');
+  await once(free, 'listening');
+  const port = (free.address() as AddressInfo).port;
+  await new Promise((resolve) => free.close(resolve));
+  const script = new URL('./cli-child.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, tsChildArgs(script, ['sandbox', 'telegram', '--port', String(port)]), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  try {
+    await until(async () => /listening on http:\/\/\S+/.test(output) || child.exitCode !== null, 'the banner', 30_000);
+    expect(output).toContain(`listening on http://127.0.0.1:${port}`);
+    const ledger = await fetch(`http://127.0.0.1:${port}/sandbox/ledger`);
+    expect(ledger.status).toBe(200);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 });
 
 describe('Telegram sandbox: an unmodified grammY bot with the payonce engine (SQLite)', () => {
