@@ -71,6 +71,53 @@ it('payonce sandbox telegram --port N listens on N, not on the parent sandbox co
   }
 });
 
+it('control API: POST /sandbox/update pushes the caller’s update through the faults; /sandbox/pay before any invoice is 409 (issue 38)', async () => {
+  const sandbox = await createTelegramSandbox({ faults: { duplicate: true } });
+  try {
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${sandbox.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const paid = await post('/sandbox/pay', '{}');
+    expect(paid).toEqual({
+      status: 409,
+      body: { ok: false, error_code: 409, description: expect.stringMatching(/no invoice sent yet/) },
+    });
+    expect((await post('/sandbox/pay', '{"invoiceRef":"msg:404"}')).status).toBe(404);
+    await expect(sandbox.pay()).rejects.toThrow(/no invoice sent yet/);
+
+    const message = { message_id: 5, date: 1_767_225_600, chat: { id: CHAT, type: 'private' }, text: 'hello' };
+    const pushed = await post('/sandbox/update', JSON.stringify({ message }));
+    expect(pushed).toEqual({ status: 200, body: { update_id: expect.any(Number) } });
+    const updates = await fetch(`${sandbox.url}/bot${sandbox.token}/getUpdates`).then((r) => r.json());
+    expect(updates).toEqual({
+      ok: true,
+      result: [
+        { update_id: pushed.body.update_id, message },
+        { update_id: pushed.body.update_id, message },
+      ],
+    }); // the duplicate fault in force: queued twice
+    for (const bad of [
+      '{}',
+      '{"update_id":1}',
+      '{"message":{},"edited_message":{}}',
+      '{"message":"text"}',
+      '[1]',
+      'null',
+    ]) {
+      const refused = await post('/sandbox/update', bad);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.ok).toBe(false);
+    }
+  } finally {
+    await sandbox.close();
+  }
+});
+
 describe('Telegram sandbox: an unmodified grammY bot with the payonce engine (SQLite)', () => {
   let backend: SqlBackend;
   let store: SqlStore<unknown>;
