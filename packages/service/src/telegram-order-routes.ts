@@ -75,7 +75,10 @@ export function registerTelegramOrderRoutes(
     }
     const { userId, chargeId } = body;
     if (userId !== undefined && (typeof userId !== 'number' || !Number.isSafeInteger(userId) || userId <= 0)) {
-      throw new ServiceError('INVALID_REQUEST_BODY', 'userId, when given, must be the payer’s positive integer user id');
+      throw new ServiceError(
+        'INVALID_REQUEST_BODY',
+        'userId, when given, must be the payer’s positive integer user id',
+      );
     }
     if (typeof chargeId !== 'string' || chargeId === '') {
       throw new ServiceError('INVALID_REQUEST_BODY', 'chargeId must be the telegram_payment_charge_id');
