@@ -4,8 +4,10 @@ import { intOf, intOrNull } from '../../outbox/sql-transaction.js';
 import type { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesIn } from '../../stores/sql/table-namespace.js';
 import type { SuccessfulPaymentFacts } from './telegram-payment-facts.js';
-import type { SuccessfulPaymentResult } from './telegram-successful-payment.js';
 import { TELEGRAM_CHARGES_TABLE, type TelegramDatabase } from './telegram-tables.js';
+
+/** What the engine decided about a charge: `payments`' decision, or `declined` (no order id in the payload). */
+export type TelegramChargeDecision = 'applied' | 'unchanged' | 'rejected' | 'parked' | 'declined';
 
 /**
  * One `successful_payment` as the engine recorded it (`payonce_telegram_charges`): the payer of record, what the
@@ -21,7 +23,7 @@ export interface TelegramCharge {
   readonly amountMinor: number | null;
   readonly currency: string | null;
   /** The engine's decision at the first delivery: `applied`, `unchanged`, `rejected`, `parked` or `declined`. */
-  readonly decision: SuccessfulPaymentResult['decision'];
+  readonly decision: TelegramChargeDecision;
   readonly receivedAtMs: number;
   /** When `refundStarPayment` confirmed a refund asked by `requestStrayStarRefund`, else `null`. */
   readonly strayRefundedAtMs: number | null;
@@ -37,7 +39,7 @@ export async function recordCharge<DB>(
   store: SqlStore<DB>,
   trx: Transaction<DB>,
   paid: SuccessfulPaymentFacts,
-  decision: SuccessfulPaymentResult['decision'],
+  decision: TelegramChargeDecision,
   nowMs: number,
 ): Promise<void> {
   const row = {

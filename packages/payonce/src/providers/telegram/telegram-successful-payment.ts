@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { OrderNotPayable } from '../../payments/order-not-payable.js';
 import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
-import { recordCharge } from './telegram-charges.js';
+import { recordCharge, type TelegramChargeDecision } from './telegram-charges.js';
 import { telegramPaidEvent } from './telegram-payment-events.js';
 import type { SuccessfulPaymentFacts } from './telegram-payment-facts.js';
 import { TELEGRAM_PROVIDER } from './telegram-update.js';
@@ -13,7 +13,7 @@ export interface SuccessfulPaymentResult {
   readonly orderId: string | null;
   readonly userId: number | null;
   /** `payments`' decision (`applied`, `unchanged`, `rejected`, `parked`), or `declined` (no order of ours). */
-  readonly decision: 'applied' | 'unchanged' | 'rejected' | 'parked' | 'declined';
+  readonly decision: TelegramChargeDecision;
   /** True when this charge was recorded before (a repeat): nothing changed now. */
   readonly duplicate: boolean;
   readonly becamePaid: boolean;
