@@ -8,6 +8,7 @@ import { claimJob } from '../../packages/payonce/src/outbox/claim-job.js';
 import { effectApplied, runEffectOnce } from '../../packages/payonce/src/outbox/effect-ledger.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { type JobHandler, OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import { PermanentJobFailure } from '../../packages/payonce/src/outbox/permanent-job-failure.js';
 import type { SqlTarget } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { deferred } from '../contract/helpers.js';
@@ -178,6 +179,35 @@ for (const dialect of sqlDialectsFromEnv()) {
           lastError: 'Error: boom 3',
           dedupeKey: 'always-fails',
         });
+      });
+
+      it('a PermanentJobFailure dead-letters the job on its first run, whatever maxAttempts; requeue runs it again', async () => {
+        const topic = freshTopic('permanent');
+        const clock = new ManualClock(Date.now() + 60_000);
+        const [job] = await enqueue(store, outbox, topic, ['refused']);
+        let calls = 0;
+        const worker = new OutboxWorker(
+          store,
+          {
+            [topic]: async () => {
+              calls++;
+              if (calls === 1) throw new PermanentJobFailure('the provider refused the request (400)');
+            },
+          },
+          { clock, maxAttempts: 5 },
+        );
+        expect(await worker.runOnce()).toEqual({
+          jobId: job?.jobId,
+          outcome: 'dead',
+          attempt: 1,
+          error: 'PermanentJobFailure: the provider refused the request (400)',
+        });
+        clock.advance(3_600_000);
+        expect(await worker.runOnce()).toBeNull();
+        expect((await outbox.deadLetters()).find((j) => j.topic === topic)).toMatchObject({ attempts: 1 });
+        await outbox.requeue(job?.jobId as string);
+        expect(await worker.runOnce()).toMatchObject({ outcome: 'done' });
+        expect(calls).toBe(2);
       });
 
       it('a job that re-runs after failing once does not repeat its effect (effect ledger)', async () => {

@@ -86,7 +86,7 @@ describe('inProviderCallTransaction on mysql: a locking read of a missing id loc
     const barrier = new Promise<void>((resolve) => {
       bothRead = resolve;
     });
-    const runs = [0, 0];
+    const runs: [number, number] = [0, 0];
     const call = (which: 0 | 1, id: number) =>
       inProviderCallTransaction(store, { attempts: 1, raceLost: () => false }, async (trx) => {
         runs[which] += 1;

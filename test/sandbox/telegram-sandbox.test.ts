@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { createTelegramSandbox, type TelegramSandbox } from '../../packages/sand
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { orderFulfilJobs } from '../providers/order-fulfil-jobs.js';
 import { until } from '../providers/telegram/telegram-support.js';
+import { tsChildArgs } from '../support/ts-child.js';
 
 const CHAT = 700_000_001;
 const text = { title: 'Pro plan', description: '30 days of Pro (placeholder)' };
@@ -42,6 +44,78 @@ it('payonce sandbox telegram: usage errors exit 2; the banner names the URL and 
   const banner = telegramSandboxBanner('http://127.0.0.1:8081', '42:MY-own-secret').join('\n');
   expect(banner).toContain("apiRoot: 'http://127.0.0.1:8081'");
   expect(banner).not.toContain('MY-own-secret');
+});
+
+it('payonce sandbox telegram --port N listens on N, not on the parent sandbox command’s port (issue 38)', async () => {
+  const free = createServer();
+  free.listen(0, '127.0.0.1');
+  await once(free, 'listening');
+  const port = (free.address() as AddressInfo).port;
+  await new Promise((resolve) => free.close(resolve));
+  const script = new URL('./cli-child.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, tsChildArgs(script, ['sandbox', 'telegram', '--port', String(port)]), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  try {
+    await until(async () => /listening on http:\/\/\S+/.test(output) || child.exitCode !== null, 'the banner', 30_000);
+    expect(output).toContain(`listening on http://127.0.0.1:${port}`);
+    const ledger = await fetch(`http://127.0.0.1:${port}/sandbox/ledger`);
+    expect(ledger.status).toBe(200);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+it('control API: POST /sandbox/update pushes the caller’s update through the faults; /sandbox/pay before any invoice is 409 (issue 38)', async () => {
+  const sandbox = await createTelegramSandbox({ faults: { duplicate: true } });
+  try {
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${sandbox.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const paid = await post('/sandbox/pay', '{}');
+    expect(paid).toEqual({
+      status: 409,
+      body: { ok: false, error_code: 409, description: expect.stringMatching(/no invoice sent yet/) },
+    });
+    expect((await post('/sandbox/pay', '{"invoiceRef":"msg:404"}')).status).toBe(404);
+    await expect(sandbox.pay()).rejects.toThrow(/no invoice sent yet/);
+
+    const message = { message_id: 5, date: 1_767_225_600, chat: { id: CHAT, type: 'private' }, text: 'hello' };
+    const pushed = await post('/sandbox/update', JSON.stringify({ message }));
+    expect(pushed).toEqual({ status: 200, body: { update_id: expect.any(Number) } });
+    const updates = await fetch(`${sandbox.url}/bot${sandbox.token}/getUpdates`).then((r) => r.json());
+    expect(updates).toEqual({
+      ok: true,
+      result: [
+        { update_id: pushed.body.update_id, message },
+        { update_id: pushed.body.update_id, message },
+      ],
+    }); // the duplicate fault in force: queued twice
+    for (const bad of [
+      '{}',
+      '{"update_id":1}',
+      '{"message":{},"edited_message":{}}',
+      '{"message":"text"}',
+      '[1]',
+      'null',
+    ]) {
+      const refused = await post('/sandbox/update', bad);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.ok).toBe(false);
+    }
+  } finally {
+    await sandbox.close();
+  }
 });
 
 describe('Telegram sandbox: an unmodified grammY bot with the payonce engine (SQLite)', () => {

@@ -123,8 +123,16 @@ describe('reference service: POST /telegram/webhook (Telegram Stars on the servi
     const paid = await sandbox.pay({ invoiceRef: await invoice(orderId) });
     await untilFulfilled(local.url, orderId);
     const refund = { userId: CHAT, chargeId: paid.chargeId };
+    // Another user first (issue 38): refused, nothing queued, so the right request afterwards still refunds.
+    const wrongUser = await call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, {
+      body: { userId: CHAT + 8, chargeId: paid.chargeId },
+    });
+    expect(wrongUser).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST_BODY' } });
     const asks = await Promise.all(
-      [1, 2].map(() => call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, { body: refund })),
+      // The second without userId: the payer recorded with the charge.
+      [refund, { chargeId: paid.chargeId }].map((body) =>
+        call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, { body }),
+      ),
     );
     expect(asks.map((a) => a.status)).toEqual([202, 202]);
     await until(async () => (await view(orderId)).order.status === 'refunded', 10_000, 'the refund');

@@ -24,7 +24,10 @@ export function createProgram(io: CliIo = processIo): Command {
       // commander's own usage errors (unknown command or option, missing argument) read like payonce's others.
       outputError: (text, write) => write(`payonce: ${text.replace(/^error: /, '')}`),
     })
-    .showHelpAfterError('(payonce --help lists the commands; payonce <command> --help their options)');
+    .showHelpAfterError('(payonce --help lists the commands; payonce <command> --help their options)')
+    // Each command's flags go to the command they follow: `payonce sandbox telegram --port N` is the subcommand's
+    // `--port`, not `sandbox`'s (commander hands a non-positional parent every flag after a subcommand; issue 38).
+    .enablePositionalOptions();
   for (const register of ALL_COMMANDS) register(program, io);
   return program;
 }

@@ -28,9 +28,12 @@ function textOf(value: unknown, fallback: string, max: number, name: string): st
  * - invoice `{ chatId, title?, description? }`: the bot sends the order's invoice (`sendInvoice`, payload = the order
  *   id, Stars: only `XTR` orders, since the service holds no fiat payment provider token); 200 `{ sent: true,
  *   result }` with Telegram's message, or 200 `{ sent: false, status, description }` with what Telegram refused;
- * - refund `{ userId, chargeId }` (the payer and `telegram_payment_charge_id` of the `successful_payment`): enqueues
+ * - refund `{ chargeId, userId? }` (`telegram_payment_charge_id` of the `successful_payment`; the payer recorded with
+ *   the charge, `userId` optional and refused when another): enqueues
  *   the Stars refund once per charge (`requestStarRefund`; the outbox job calls `refundStarPayment` once and records
- *   the refund); 202 `{ refund: "requested" }`, the same for a repeat.
+ *   the refund); a Stars charge of this order that did not pay it (a double charge, another amount, a payment for
+ *   the order once cancelled) is refunded on its own (`requestStrayStarRefund`), the order kept as it is; 202
+ *   `{ refund: "requested" }`, the same for a repeat.
  * @throws {ServiceError} `INVALID_REQUEST_BODY` a bad field, an order not in `XTR`, a charge that did not pay it.
  */
 export function registerTelegramOrderRoutes(
@@ -67,20 +70,32 @@ export function registerTelegramOrderRoutes(
   });
   app.post<{ Params: { id: string } }>('/orders/:id/telegram-refund', async (request, reply) => {
     const body: unknown = request.body ?? {};
-    if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "userId": …, "chargeId": … }');
+    if (!isObject(body)) throw new ServiceError('INVALID_REQUEST_BODY', 'send { "chargeId": …, "userId"?: … }');
     const order = await ownOrder(request.params.id, customerOf(request));
     if (order === null) {
       return sendResponse(reply, serviceProblem('ORDER_NOT_FOUND', `order ${request.params.id} not found`));
     }
     const { userId, chargeId } = body;
-    if (typeof userId !== 'number' || !Number.isSafeInteger(userId) || userId <= 0) {
-      throw new ServiceError('INVALID_REQUEST_BODY', 'userId must be the payer’s positive integer user id');
+    if (userId !== undefined && (typeof userId !== 'number' || !Number.isSafeInteger(userId) || userId <= 0)) {
+      throw new ServiceError(
+        'INVALID_REQUEST_BODY',
+        'userId, when given, must be the payer’s positive integer user id',
+      );
     }
     if (typeof chargeId !== 'string' || chargeId === '') {
       throw new ServiceError('INVALID_REQUEST_BODY', 'chargeId must be the telegram_payment_charge_id');
     }
+    const payer = userId === undefined ? {} : { userId };
     try {
-      await telegram.requestStarRefund({ orderId: order.id, userId, chargeId });
+      try {
+        await telegram.requestStarRefund({ orderId: order.id, chargeId, ...payer });
+      } catch (error) {
+        // A Stars charge of this order that did not pay it (a double charge, another amount, a payment for the
+        // order once cancelled) is refunded on its own; the order stays as it is.
+        const charge = error instanceof InvalidOption ? await telegram.chargeOf(chargeId) : null;
+        if (charge === null || charge.orderRef !== order.id) throw error;
+        await telegram.requestStrayStarRefund({ chargeId, ...payer });
+      }
     } catch (error) {
       if (error instanceof InvalidOption) throw new ServiceError('INVALID_REQUEST_BODY', error.message);
       throw error;

@@ -306,7 +306,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await engine.handleUpdate(paid(orderId, 250, second), null)).toMatchObject({ duplicate: true });
       expect(engineAlerts.filter((a) => a.eventId === `charge:${second}`)).toHaveLength(1); // a repeat alerts nothing
 
-      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: second });
+      await engine.requestStrayStarRefund({ chargeId: second });
       await drainRefunds();
       expect(refundCalls(second)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: second }]);
       expect(refundCalls(first)).toEqual([]);
@@ -328,7 +328,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await expect(engine.requestStarRefund({ orderId, userId: PAYER, chargeId: first })).rejects.toThrow(
         InvalidOption,
       );
-      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: after });
+      await engine.requestStrayStarRefund({ chargeId: after });
       await drainRefunds();
       expect(refundCalls(after)).toHaveLength(1);
       expect(refundCalls(first)).toHaveLength(1);
@@ -343,27 +343,127 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await transaction(store, (trx) => payments.advanceOrder(trx, orderId, 'cancelled'));
       const late = `stxOnCancelled-${orderId.slice(0, 8)}`;
       await engine.handleUpdate(paid(orderId, 250, late), null);
-      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: wrong });
-      await engine.requestStarRefund({ orderId, userId: PAYER, chargeId: late });
+      await engine.requestStrayStarRefund({ chargeId: wrong });
+      await engine.requestStrayStarRefund({ chargeId: late });
       await drainRefunds();
       expect(refundCalls(wrong)).toHaveLength(1);
       expect(refundCalls(late)).toHaveLength(1);
       expect((await payments.findOrder(orderId))?.status).toBe('cancelled');
     });
-
-    it('a refund requested with a wrong payer does not keep the payer’s refund from being enqueued', async () => {
+    const refundsOf = (chargeId: string) =>
+      api.paramsOf('refundStarPayment').filter((p) => p.telegram_payment_charge_id === chargeId);
+    const paidOrder = async (tag: string) => {
       const orderId = await newOrder();
       await engine.handleUpdate(preCheckout(orderId, 250), null);
-      const chargeId = `stxWrongPayer-${orderId.slice(0, 8)}`;
+      const chargeId = `stx${tag}-${orderId.slice(0, 8)}`;
       await engine.handleUpdate(paid(orderId, 250, chargeId), null);
-      api.failMethod('refundStarPayment', 400, 'Bad Request: CHARGE_NOT_FOUND'); // Telegram: not this user's charge
-      await engine.requestStarRefund({ orderId, userId: PAYER + 1, chargeId });
-      await Promise.all(
-        Array.from({ length: 5 }, () => engine.requestStarRefund({ orderId, userId: PAYER, chargeId })),
-      );
-      await drainRefunds(); // the wrong payer's job fails (retried later), the payer's one refunds
+      return { orderId, chargeId };
+    };
+
+    it('a Stars refund goes to the payer of record: another userId is refused before anything is queued (issue 38)', async () => {
+      const { orderId, chargeId } = await paidOrder('Payer');
+      expect(await engine.chargeOf(chargeId)).toMatchObject({ userId: PAYER, orderRef: orderId, decision: 'applied' });
+      const wrong = engine.requestStarRefund({ orderId, userId: PAYER + 8, chargeId });
+      await expect(wrong).rejects.toThrow(InvalidOption);
+      await expect(wrong).rejects.toMatchObject({ option: 'userId' });
+      await expect(engine.requestStarRefund({ orderId, userId: 1.5, chargeId })).rejects.toThrow(InvalidOption);
+      await engine.requestStarRefund({ orderId, chargeId }); // no userId: the payer of record
+      const worker = new OutboxWorker(store, engine.jobHandlers(), { pollIntervalMs: 10 });
+      await worker.drain();
+      expect(refundsOf(chargeId)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: chargeId }]);
       expect((await payments.findOrder(orderId))?.status).toBe('refunded');
-      expect(refundCalls(chargeId).filter((p) => p.user_id === PAYER)).toHaveLength(1);
+    });
+
+    it('a refund Telegram refuses (400) is a dead letter at once, alerted, not retried for ever', async () => {
+      const { orderId, chargeId } = await paidOrder('Dead');
+      await engine.requestStarRefund({ orderId, chargeId });
+      api.failMethod('refundStarPayment', 400, 'Bad Request: CHARGE_NOT_FOUND');
+      const worker = new OutboxWorker(store, engine.jobHandlers(), { pollIntervalMs: 10, maxAttempts: 5 });
+      const run = await worker.runOnce();
+      expect(run).toMatchObject({ outcome: 'dead', attempt: 1 });
+      expect(run?.outcome === 'dead' && run.error).toMatch(/^PermanentJobFailure: .*CHARGE_NOT_FOUND/);
+      expect(await worker.runOnce()).toBeNull();
+      expect(engineAlerts.at(-1)).toMatchObject({ eventId: `refund:${chargeId}`, orderId });
+      expect(engineAlerts.at(-1)?.reason).toMatch(/dead letter/);
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      expect((await payments.outbox.deadLetters()).map((j) => j.dedupeKey)).toContain(`charge:${chargeId}`);
+    });
+
+    it('charges that paid no order (cancelled order, foreign amount, no order id) are refunded once through requestStrayStarRefund (issue 38)', async () => {
+      const worker = new OutboxWorker(store, engine.jobHandlers(), { pollIntervalMs: 10 });
+      // A Stars payment for an order cancelled before any pre-checkout: parked, visible on the order's journal.
+      const cancelled = await newOrder(100);
+      await transaction(store, (trx) => payments.advanceOrder(trx, cancelled, 'cancelled'));
+      const parkedCharge = `stxParked-${cancelled.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(cancelled, 100, parkedCharge), null)).toMatchObject({ decision: 'parked' });
+      expect((await payments.journalOf(cancelled)).map((e) => [e.eventId, e.decision])).toEqual([
+        [`charge:${parkedCharge}`, 'parked'],
+      ]);
+      await expect(engine.requestStarRefund({ orderId: cancelled, chargeId: parkedCharge })).rejects.toThrow(
+        /requestStrayStarRefund/,
+      );
+      // 1 star for a 250-star order: rejected. The order is then paid by its own charge, which stays refusable here.
+      const { orderId, chargeId: goodCharge } = await paidOrder('Good');
+      const foreignCharge = `stxForeignAmount-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(orderId, 1, foreignCharge), null)).toMatchObject({ decision: 'rejected' });
+      const noOrderCharge = `stxNoOrder-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid('', 7, noOrderCharge), null)).toMatchObject({ decision: 'declined' });
+      const goodStray = engine.requestStrayStarRefund({ chargeId: goodCharge });
+      await expect(goodStray).rejects.toThrow(/still paid: refund it with requestStarRefund/);
+      await expect(engine.requestStrayStarRefund({ chargeId: parkedCharge, userId: PAYER + 1 })).rejects.toMatchObject({
+        option: 'userId',
+      });
+      await expect(engine.requestStrayStarRefund({ chargeId: 'stxNeverSeen' })).rejects.toThrow(InvalidOption);
+      for (const chargeId of [parkedCharge, foreignCharge, noOrderCharge]) {
+        await engine.requestStrayStarRefund({ chargeId });
+        await engine.requestStrayStarRefund({ chargeId, userId: PAYER }); // a repeat enqueues nothing
+      }
+      await worker.drain();
+      expect(refundsOf(parkedCharge)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: parkedCharge }]);
+      expect(refundsOf(foreignCharge)).toHaveLength(1);
+      expect(refundsOf(noOrderCharge)).toHaveLength(1);
+      expect(refundsOf(goodCharge)).toEqual([]);
+      for (const chargeId of [parkedCharge, foreignCharge, noOrderCharge]) {
+        expect((await engine.chargeOf(chargeId))?.strayRefundedAtMs).toEqual(expect.any(Number));
+      }
+      // The orders are left as they were: cancelled, and paid by the good charge.
+      expect((await payments.findOrder(cancelled))?.status).toBe('cancelled');
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      // Asked again after the refund, nothing more is sent.
+      await engine.requestStrayStarRefund({ chargeId: foreignCharge });
+      await worker.drain();
+      expect(refundsOf(foreignCharge)).toHaveLength(1);
+    });
+
+    it('handleUpdate refuses what is not an update: the intake answers non-2xx, the redelivery is applied (issue 38)', async () => {
+      for (const notAnUpdate of [{ provider: 'telegram', payload: {} }, null, 'x', { update_id: -1 }, []]) {
+        await expect(engine.handleUpdate(notAnUpdate as never, null)).rejects.toMatchObject({ option: 'update' });
+      }
+      let mistake = true;
+      const intake = createWebhookIntake({
+        guard: new IdempotencyGuard(store),
+        endpoints: {
+          telegram: {
+            ...telegramWebhook({ botId: '123456', secretTokens: 'placeholder_secret' }),
+            // The guide's old one-liner passed the event itself; the fixed handler passes its payload.
+            handler: (event) => engine.handleUpdate((mistake ? event : event.payload) as TelegramUpdate, null),
+          },
+        },
+      });
+      const orderId = await newOrder();
+      await engine.handleUpdate(preCheckout(orderId, 250), null);
+      const payment = paid(orderId, 250, `stxOneLiner-${orderId.slice(0, 8)}`);
+      const deliver = () =>
+        intake.receive({
+          endpoint: 'telegram',
+          rawBody: new TextEncoder().encode(JSON.stringify(payment)),
+          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'placeholder_secret' },
+        });
+      expect((await deliver()).status).toBeGreaterThanOrEqual(400);
+      expect((await payments.findOrder(orderId))?.status).toBe('awaiting_payment');
+      mistake = false;
+      expect((await deliver()).status).toBe(200); // Telegram's redelivery: no receipt was kept
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
     });
 
     it('one handler for the webhook intake and the long-polling runner: paid once whichever brings the updates', async () => {

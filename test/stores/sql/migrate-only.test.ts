@@ -29,6 +29,7 @@ const SERVICE = [
 const PAYME = ['payonce_payme_keys', 'payonce_payme_transactions'];
 const CLICK = ['payonce_click_transactions'];
 const UZUM = ['payonce_uzum_transactions'];
+const TELEGRAM = ['payonce_telegram_charges'];
 const ALL_TABLES = [
   ...LEDGER,
   ...RECEIPTS,
@@ -39,6 +40,7 @@ const ALL_TABLES = [
   ...PAYME,
   ...CLICK,
   ...UZUM,
+  ...TELEGRAM,
 ].sort();
 const NAMES = ALL_MIGRATIONS.map((m) => m.name);
 
@@ -177,6 +179,7 @@ for (const dialect of SQL_DIALECTS) {
         '0012-click',
         '0013-uzum',
         '0014-service-order-traces',
+        '0015-telegram-charges',
       ]);
       expect((await store.migrate({ only: ['service'] })).applied).toEqual([
         '0006-service-fulfilments',
@@ -186,6 +189,7 @@ for (const dialect of SQL_DIALECTS) {
       expect((await store.migrate({ only: ['payme'] })).applied).toEqual(['0011-payme']);
       expect((await store.migrate({ only: ['click'] })).applied).toEqual(['0012-click']);
       expect((await store.migrate({ only: ['uzum'] })).applied).toEqual(['0013-uzum']);
+      expect((await store.migrate({ only: ['telegram'] })).applied).toEqual(['0015-telegram-charges']);
       expect(await tables(dialect, store.db)).toEqual(ALL_TABLES);
     });
 

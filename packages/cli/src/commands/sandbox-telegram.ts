@@ -23,6 +23,7 @@ export function telegramSandboxBanner(url: string, token: string): string[] {
     `bot token ${shown}; point your bot at it, e.g. grammY:`,
     `  new Bot(token, { client: { apiRoot: '${url}' } })   // or payonce's apiBaseUrl: '${url}'`,
     `pay the latest invoice as a customer: curl -s -X POST ${url}/sandbox/pay -H 'content-type: application/json' -d '{}'`,
+    `push an update: curl -s -X POST ${url}/sandbox/update -H 'content-type: application/json' -d '{"message":{"message_id":1,"date":1767225600,"chat":{"id":700000001,"type":"private"},"text":"hi"}}'`,
     `ledger (payments, refunds, faults): curl -s ${url}/sandbox/ledger`,
   ];
 }

@@ -80,7 +80,9 @@ export function sandboxBanner(
  * and runs until SIGTERM or SIGINT. Bad flags or a bad faults file exit 2. `payonce sandbox payme|click|uzum` play those
  */
 export function registerSandbox(program: Command, io: CliIo): void {
-  const sandbox = program.command('sandbox');
+  // Positional options (with the program's): `sandbox`'s own flags (`--port`, …) are read before a subcommand only,
+  // so `payonce sandbox telegram --port N` gives N to the subcommand, not to the Stripe sandbox (issue 38).
+  const sandbox = program.command('sandbox').enablePositionalOptions();
   registerSandboxPayme(sandbox, io);
   registerSandboxClick(sandbox, io);
   registerSandboxUzum(sandbox, io);

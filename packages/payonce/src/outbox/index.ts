@@ -19,4 +19,5 @@ export {
 } from './outbox-tables.js';
 export { type JobContext, type JobHandler, type JobRunResult, OutboxWorker } from './outbox-worker.js';
 export type { OutboxWorkerOptions } from './outbox-worker-options.js';
+export { PermanentJobFailure } from './permanent-job-failure.js';
 export type { SqlTarget } from './sql-transaction.js';

@@ -13,6 +13,7 @@ import {
   type ResolvedOutboxWorkerOptions,
   resolveOutboxWorkerOptions,
 } from './outbox-worker-options.js';
+import { PermanentJobFailure } from './permanent-job-failure.js';
 import { type SqlTarget, transaction } from './sql-transaction.js';
 
 /** What a job handler gets besides the job. */
@@ -26,7 +27,10 @@ export interface JobContext<DB> {
   once<T>(effectKey: string, effect: (trx: Transaction<DB>) => Promise<T>): Promise<EffectResult<T>>;
 }
 
-/** Handles one job of a topic. Throwing schedules a retry (or the dead letter after `maxAttempts`). */
+/**
+ * Handles one job of a topic. Throwing schedules a retry (or the dead letter after `maxAttempts`); throwing a
+ * `PermanentJobFailure` moves the job to the dead letter at once.
+ */
 export type JobHandler<DB> = (job: OutboxJob, context: JobContext<DB>) => Promise<void>;
 
 /**
@@ -64,8 +68,8 @@ function errorText(error: unknown, maxChars: number): string {
 /**
  * Runs outbox jobs (docs/design.md §7), `concurrency` at once (default 4), each lane claiming one job at a time with a lease (`claimJob`: `FOR UPDATE SKIP LOCKED` on
  * PostgreSQL and MySQL, one UPDATE on SQLite), runs the topic's handler, then marks it `done`, or on failure
- * re-queues it after an exponential backoff with jitter, or after `maxAttempts` runs moves it to the dead letter
- * with its last error. A worker that dies mid-job leaves the lease to expire; another worker then claims the
+ * re-queues it after an exponential backoff with jitter, or after `maxAttempts` runs (or at once, for a
+ * `PermanentJobFailure`) moves it to the dead letter with its last error. A worker that dies mid-job leaves the lease to expire; another worker then claims the
  * job again (attempt + 1). Finishing is fenced by (lease owner, attempt), so a worker whose lease was taken over
  * cannot overwrite the new owner's result. Handlers make effects exactly-once with `context.once` (the effect
  * ledger), since a job may run more than once. Keep `leaseMs` above the longest handler run.
@@ -126,7 +130,7 @@ export class OutboxWorker<DB> {
       await handler(job, context);
     } catch (error) {
       const text = errorText(error, this.options.maxErrorChars);
-      if (job.attempts >= maxAttempts) return this.finish(job, 'dead', text, 0);
+      if (job.attempts >= maxAttempts || error instanceof PermanentJobFailure) return this.finish(job, 'dead', text, 0);
       const delay = backoffDelayMs(job.attempts, this.options.backoffBaseMs, this.options.backoffMaxMs, this.random);
       return this.finish(job, 'retry', text, delay);
     }

@@ -47,13 +47,22 @@ export async function attemptsOf<DB>(ctx: PaymentsContext<DB>, orderId: string):
   return rows.map(toAttempt);
 }
 
-/** The journal of the order: every decided report, oldest first. */
+/**
+ * The journal of the order: every decided report, oldest first, and the parked reports that name the order
+ * (`orderRef`, the order id the provider echoed) while no attempt matches them (a payment for an order with no
+ * attempt of that provider: money an operator must see on the order).
+ */
 export async function journalOf<DB>(ctx: PaymentsContext<DB>, orderId: string): Promise<JournalEntry[]> {
   if (!isStoredId(orderId)) return [];
   const rows = await paymentsDb(ctx)
     .selectFrom(PAYMENT_EVENTS_TABLE)
     .selectAll()
-    .where('order_id', '=', orderId)
+    .where((eb) =>
+      eb.or([
+        eb('order_id', '=', orderId),
+        eb.and([eb('decision', '=', 'parked'), eb('order_id', 'is', null), eb('order_ref', '=', orderId)]),
+      ]),
+    )
     .orderBy('received_at')
     .execute();
   return rows.map(toJournalEntry);

@@ -260,7 +260,11 @@ export class Payments<DB> {
     return refundedOfAttempt(paymentsSql(this.context), attemptId);
   }
 
-  /** The journal of the order ("why is this order in this state?"): every decided report, oldest first. */
+  /**
+   * The journal of the order ("why is this order in this state?"): every decided report, oldest first, with the
+   * parked reports that name the order (`orderRef`) while no attempt matches them (decision `parked`, `orderId`
+   * still `null`): a payment for an order with no attempt of its provider shows on the order.
+   */
   journalOf(orderId: string): Promise<JournalEntry[]> {
     return journalOf(this.context, orderId);
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TelegramBotError } from './telegram-bot-error.js';
 import type { TelegramSandboxState } from './telegram-state.js';
 import { unixNow } from './telegram-state.js';
 
@@ -32,7 +33,7 @@ export interface CustomerPayOptions {
  * the bot's `answerPreCheckoutQuery` up to the deadline (10 s; the `slow-pre-checkout` fault shortens it), and on
  * `ok: true` a message with `successful_payment` (`telegram_payment_charge_id` from the sandbox, recorded in the
  * ledger). With the `cancelled-order` fault the pre-checkout is skipped and the payment arrives regardless.
- * @throws {Error} no such invoice.
+ * @throws {TelegramBotError} 409 no invoice was sent yet (none named); 404 no invoice `invoiceRef`.
  * @see https://core.telegram.org/bots/api#answerprecheckoutquery, #successfulpayment.
  */
 export async function customerPays(
@@ -41,7 +42,13 @@ export async function customerPays(
 ): Promise<CustomerPayResult> {
   const invoice =
     options.invoiceRef === undefined ? [...state.invoices.values()].at(-1) : state.invoices.get(options.invoiceRef);
-  if (invoice === undefined) throw new Error(`no invoice ${options.invoiceRef ?? '(none sent yet)'}`);
+  if (invoice === undefined && options.invoiceRef === undefined) {
+    throw new TelegramBotError(
+      409,
+      'Conflict: no invoice sent yet: the bot sends one first (sendInvoice, createInvoiceLink)',
+    );
+  }
+  if (invoice === undefined) throw new TelegramBotError(404, `Not Found: no invoice ${String(options.invoiceRef)}`);
   const userId = options.userId ?? invoice.chatId ?? 700_000_001;
   const from = { id: userId, is_bot: false, first_name: 'Sandbox customer' };
   const base = { invoiceRef: invoice.ref, payload: invoice.payload };

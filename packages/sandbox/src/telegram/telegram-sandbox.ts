@@ -67,6 +67,26 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 const refuse = (res: ServerResponse, code: number, description: string) =>
   send(res, code, { ok: false, error_code: code, description });
 
+/**
+ * The one update field of a `POST /sandbox/update` body (`{ "message": { … } }`: an Update without its `update_id`,
+ * which the sandbox assigns).
+ * @throws {TelegramBotError} 400 when the body has no field, more than one, an `update_id`, or a field that is not an
+ *   object.
+ */
+function updateOf(params: Params): [string, unknown] {
+  const bad = (what: string) => new TelegramBotError(400, `Bad Request: ${what}`);
+  const fields = typeof params === 'object' && params !== null && !Array.isArray(params) ? Object.entries(params) : [];
+  const [entry] = fields;
+  if (fields.length !== 1 || entry === undefined || entry[0] === 'update_id') {
+    throw bad('the body must be an Update without update_id: one field naming its kind, e.g. {"message": {…}}');
+  }
+  const [kind, object] = entry;
+  if (typeof object !== 'object' || object === null || Array.isArray(object) || !/^[a-z_]{1,64}$/.test(kind)) {
+    throw bad(`${kind.slice(0, 64)} must be an object under a snake_case kind, as in an Update`);
+  }
+  return [kind, object];
+}
+
 /** Parameters from a JSON body, an urlencoded body or the query string (values that are JSON are parsed). */
 async function paramsOf(req: IncomingMessage, url: URL): Promise<Params> {
   const chunks: Buffer[] = [];
@@ -94,6 +114,8 @@ async function paramsOf(req: IncomingMessage, url: URL): Promise<Params> {
  * (409 while a webhook is set, and to the older of two concurrent calls); `setWebhook`/`deleteWebhook` switch to
  * webhook delivery with redelivery on non-2xx; payments through `sendInvoice`/`createInvoiceLink`, a simulated
  * customer (`pay`), `answerPreCheckoutQuery` within the deadline, `refundStarPayment`; a ledger of what moved.
+ * Control routes: `POST /sandbox/pay` (the customer pays; 409 before any invoice), `POST /sandbox/update` (an update
+ * of the caller's JSON, through the faults in force), `GET /sandbox/ledger`, `GET /sandbox/invoices`.
  * Unmodified clients (grammY with `client: { apiRoot: sandbox.url }`) work for these methods. A request a web page of
  * another origin makes (`Origin`, `Sec-Fetch-Site`, a rebound `Host`) is 403, a non-JSON control POST 415.
  * @throws {InvalidOption} a bad `allowedHosts` entry. @throws {Error} a token that is not `<bot id>:<secret>`.
@@ -159,6 +181,10 @@ export async function createTelegramSandbox(options: TelegramSandboxOptions = {}
 
   async function control(res: ServerResponse, path: string, params: Params) {
     if (path === '/sandbox/pay') return send(res, 200, await customerPays(state, params as CustomerPayOptions));
+    if (path === '/sandbox/update') {
+      const [kind, object] = updateOf(params);
+      return send(res, 200, { update_id: feed.push(kind, object) });
+    }
     if (path === '/sandbox/ledger') return send(res, 200, ledger.snapshot());
     if (path === '/sandbox/invoices') return send(res, 200, [...state.invoices.values()]);
     return refuse(res, 404, 'Not Found');

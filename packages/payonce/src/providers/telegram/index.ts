@@ -9,6 +9,7 @@ export {
 } from './telegram-bot-api.js';
 export { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
 export { botIdOfToken, checkBotId } from './telegram-bot-id.js';
+export type { TelegramCharge, TelegramChargeDecision } from './telegram-charges.js';
 export { telegramChatOf } from './telegram-chat-of.js';
 export {
   TELEGRAM_STARS,
@@ -53,10 +54,12 @@ export {
 } from './telegram-secret-token-scheme.js';
 export {
   type StarRefundRequest,
+  type StrayStarRefundRequest,
   TELEGRAM_REFUND_TOPIC,
   telegramRefundEffectKey,
 } from './telegram-star-refund.js';
 export { EXTRA_TELEGRAM_CHARGE, type SuccessfulPaymentResult } from './telegram-successful-payment.js';
+export { TELEGRAM_CHARGES_TABLE, type TelegramChargesTable, type TelegramDatabase } from './telegram-tables.js';
 export {
   isUpdateId,
   TELEGRAM_PROVIDER,

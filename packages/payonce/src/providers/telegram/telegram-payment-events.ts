@@ -26,7 +26,8 @@ export function telegramPaidEvent(paid: SuccessfulPaymentFacts & { readonly orde
 
 /** What a Stars refund job carries (the outbox payload of topic `telegram.refund`). */
 export interface TelegramRefundPayload {
-  readonly orderId: string;
+  /** The order refunded; for a stray charge the order its payload named, or `null` (no order id in it). */
+  readonly orderId: string | null;
   /** `refundStarPayment`'s `user_id`: the payer. */
   readonly userId: number;
   readonly chargeId: string;
@@ -34,14 +35,17 @@ export interface TelegramRefundPayload {
   readonly amountMinor: number;
   readonly currency: string;
   /**
-   * True for a charge that did not pay the order (a double charge, a charge of another amount, a payment for a
-   * cancelled order): its refund gives the money back and leaves the order as it is. Absent: the charge that paid it.
+   * True for the refund of a charge that paid no order still paid (`requestStrayStarRefund`: a double charge, a
+   * charge of another amount, a payment for a cancelled order): the money goes back, no order is marked refunded.
    */
   readonly stray?: boolean;
 }
 
 /** The provider event of a refund `refundStarPayment` confirmed: receipt `telegram` / `refund:<charge id>`, full amount. */
-export function telegramRefundEvent(refund: TelegramRefundPayload, refundedAtMs: number): ProviderPaymentEvent {
+export function telegramRefundEvent(
+  refund: TelegramRefundPayload & { readonly orderId: string },
+  refundedAtMs: number,
+): ProviderPaymentEvent {
   return Object.freeze({
     provider: TELEGRAM_PROVIDER,
     key: new RequestKey(TELEGRAM_PROVIDER, `refund:${refund.chargeId}`),

@@ -8,6 +8,7 @@ import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
 import type { FetchLike } from './telegram-bot-api.js';
 import { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
+import { findCharge, type TelegramCharge } from './telegram-charges.js';
 import { type TelegramInvoiceParams, type TelegramInvoiceText, telegramInvoice } from './telegram-invoice.js';
 import { preCheckoutOf, successfulPaymentOf } from './telegram-payment-facts.js';
 import {
@@ -18,12 +19,14 @@ import {
 } from './telegram-pre-checkout.js';
 import {
   enqueueStarRefund,
+  enqueueStrayStarRefund,
   type StarRefundRequest,
+  type StrayStarRefundRequest,
   starRefundJob,
   TELEGRAM_REFUND_TOPIC,
 } from './telegram-star-refund.js';
 import { applySuccessfulPayment, type SuccessfulPaymentResult } from './telegram-successful-payment.js';
-import type { TelegramUpdate } from './telegram-update.js';
+import { isUpdateId, type TelegramUpdate } from './telegram-update.js';
 
 /** Options of {@link TelegramPayments}. */
 export interface TelegramPaymentsOptions {
@@ -148,7 +151,11 @@ export class TelegramPayments<DB> {
    * `answer(step)` after that transaction committed — never before, since an `ok: true` must not outlive a rollback.
    * Each step is safe to repeat: a repeated query reopens the same attempt; a repeated charge changes nothing.
    * `update` is an Update as Telegram sent it (a grammY or telegraf `ctx.update` fits as it is).
+   * On the webhook intake pass the event's payload (`event.payload`), not the event: a value that is not an update
+   * (no integer `update_id`, e.g. the intake's `ProviderEvent`) is refused with `InvalidOption`, so the delivery
+   * answers non-2xx, keeps no receipt and Telegram delivers it again, instead of being acknowledged as `other`.
    * @param receivedAtMs when the update arrived (the intake's `receivedAtMs`), for the answer budget. @default now
+   * @throws {InvalidOption} (`update`) `update` is not a Telegram update object with an integer `update_id`.
    * @throws the database's errors (the caller retries the update; nothing was answered).
    */
   async handleUpdate(
@@ -156,6 +163,12 @@ export class TelegramPayments<DB> {
     tx?: Transaction<DB> | null,
     receivedAtMs?: number,
   ): Promise<TelegramPaymentStep> {
+    if (typeof update !== 'object' || update === null || Array.isArray(update) || !isUpdateId(update.update_id)) {
+      throw new InvalidOption(
+        'update',
+        'is not a Telegram update (no integer update_id): on the webhook intake pass event.payload, not the event',
+      );
+    }
     const received = receivedAtMs ?? this.#clock.now();
     const query = preCheckoutOf(update as TelegramUpdate);
     const paid = query === null ? successfulPaymentOf(update as TelegramUpdate) : null;
@@ -163,7 +176,7 @@ export class TelegramPayments<DB> {
     const write = <T>(fn: (trx: Transaction<DB>) => Promise<T>) =>
       tx ? fn(tx) : transaction(this.#payments.store, fn);
     if (paid !== null) {
-      const result = await write((trx) => applySuccessfulPayment(this.#payments, trx, paid, this.#onAlert));
+      const result = await write((trx) => applySuccessfulPayment(this.#payments, trx, paid, this.#onAlert, received));
       return { kind: 'successful_payment', ...result };
     }
     const facts = query as NonNullable<typeof query>;
@@ -206,13 +219,37 @@ export class TelegramPayments<DB> {
     return { ...step, answered: sent.ok };
   }
 
-  /** Enqueues the refund of a Stars payment once per charge. @see `enqueueStarRefund` for the checks and errors. */
+  /**
+   * Enqueues the refund of the Stars payment that paid `orderId`, once per charge, to the payer recorded with the
+   * charge (`userId` may be left out; a different one is refused and nothing is enqueued).
+   * @see `enqueueStarRefund` for the checks and errors (`InvalidOption`, answered 400 by the HTTP layers).
+   */
   requestStarRefund(request: StarRefundRequest): Promise<void> {
     return enqueueStarRefund(this.#payments, request);
   }
 
-  /** The outbox handlers to give an `OutboxWorker` on the payments store: `telegram.refund`. */
+  /**
+   * Enqueues the refund of a Stars charge that paid no order that is still paid (declined, parked, rejected: the
+   * alerts' "money to refund or review"), once per charge, to the payer of record.
+   * @see `enqueueStrayStarRefund` for the checks and errors (`InvalidOption`).
+   */
+  requestStrayStarRefund(request: StrayStarRefundRequest): Promise<void> {
+    return enqueueStrayStarRefund(this.#payments, request);
+  }
+
+  /** The charge `chargeId` as the engine recorded it (payer, payload, amount, decision), or `null`. */
+  chargeOf(chargeId: string): Promise<TelegramCharge | null> {
+    return typeof chargeId === 'string' && chargeId.length > 0 && chargeId.length <= 160
+      ? findCharge(this.#payments.store, chargeId)
+      : Promise.resolve(null);
+  }
+
+  /**
+   * The outbox handlers to give an `OutboxWorker` on the payments store: `telegram.refund` (a refusal no retry can
+   * change is alerted through `onAlert` and dead-lettered at once).
+   */
   jobHandlers(): Record<string, JobHandler<DB>> {
-    return { [TELEGRAM_REFUND_TOPIC]: starRefundJob(this.#payments, this.#client, () => this.#clock.now()) };
+    const job = starRefundJob(this.#payments, this.#client, () => this.#clock.now(), this.#onAlert);
+    return { [TELEGRAM_REFUND_TOPIC]: job };
   }
 }

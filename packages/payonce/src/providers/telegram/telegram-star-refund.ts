@@ -1,13 +1,17 @@
+import type { Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { effectApplied } from '../../outbox/effect-ledger.js';
 import type { OutboxJob } from '../../outbox/outbox-job.js';
 import type { JobContext } from '../../outbox/outbox-worker.js';
+import { PermanentJobFailure } from '../../outbox/permanent-job-failure.js';
 import { transaction } from '../../outbox/sql-transaction.js';
-import type { JournalEntry } from '../../payments/journal-entry.js';
-import type { Order } from '../../payments/order.js';
 import { PAID_ORDER_STATUSES } from '../../payments/order-status.js';
+import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
-import type { TelegramBotClient } from './telegram-bot-client.js';
+import { PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from '../../payments/payments-tables.js';
+import { tablesIn } from '../../stores/sql/table-namespace.js';
+import type { TelegramBotClient, TelegramCallResult } from './telegram-bot-client.js';
+import { findCharge, markStrayRefunded, type TelegramCharge } from './telegram-charges.js';
 import { TELEGRAM_STARS } from './telegram-invoice.js';
 import { type TelegramRefundPayload, telegramRefundEvent } from './telegram-payment-events.js';
 import { TELEGRAM_PROVIDER } from './telegram-update.js';
@@ -18,78 +22,160 @@ export const TELEGRAM_REFUND_TOPIC = 'telegram.refund';
 /** The effect-ledger key of one charge's refund. */
 export const telegramRefundEffectKey = (chargeId: string): string => `${TELEGRAM_REFUND_TOPIC}:${chargeId}`;
 
-/** What names the Stars payment to refund: the order, the payer and the charge (from the `successful_payment`). */
+/** What names the Stars payment to refund: the order and the charge (from the `successful_payment`). */
 export interface StarRefundRequest {
   readonly orderId: string;
-  readonly userId: number;
   readonly chargeId: string;
+  /**
+   * The payer, optional: the engine refunds the payer it recorded with the charge. Given and different from it, the
+   * request is refused. Required only for a charge received before migration `0015-telegram-charges`.
+   */
+  readonly userId?: number;
 }
 
-/** The journal row of `chargeId` on the order, or `null`. */
-async function chargeEntryOf<DB>(payments: Payments<DB>, orderId: string, chargeId: string) {
-  const journal = await payments.journalOf(orderId);
-  return journal.find((e) => e.provider === TELEGRAM_PROVIDER && e.eventId === `charge:${chargeId}`) ?? null;
+/** What names a charge that paid no order (declined, parked, rejected, or its order is not paid): the charge. */
+export interface StrayStarRefundRequest {
+  readonly chargeId: string;
+  /** The payer, optional as in {@link StarRefundRequest}. */
+  readonly userId?: number;
 }
 
-/** True when the journaled charge is Stars money the order did not keep: refundable without refunding the order. */
-const isStray = (entry: JournalEntry, order: Order): boolean =>
-  entry.status === 'succeeded' &&
-  entry.currency === TELEGRAM_STARS &&
-  Number.isSafeInteger(entry.amountMinor) &&
-  (entry.amountMinor ?? 0) > 0 &&
-  (entry.decision === 'unchanged' ||
-    entry.decision === 'rejected' ||
-    // applied, yet not what paid the order: on a cancelled order, or an order another provider's payment paid
-    (entry.decision === 'applied' && order.paidAttemptId !== entry.attemptId));
+const isChargeId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= 160;
 
 /**
- * Enqueues the refund of a Stars payment, once per charge and payer (outbox topic `telegram.refund`, dedupe
- * `charge:<charge id>:user:<user id>`; a repeat enqueues nothing, and a request with a wrong payer cannot keep the
- * right one from being enqueued; the effect ledger keeps the refund itself to one per charge). `chargeId` must be a
- * charge `payments` journaled for this order, so a foreign charge id is never refunded against it; then, in one
- * transaction, the order is locked and the job written:
- * - the charge that paid the order (`applied`, the order `paid`/`fulfilling`/`completed` by its Telegram attempt):
- *   the full amount, and the order becomes `refunded` once Telegram confirms;
- * - a Stars charge that did not pay it (a double charge, `unchanged`; a foreign amount, `rejected`; a payment for an
- *   order cancelled meanwhile or paid by another provider): its own amount, `stray: true`, the order kept as it is.
- * @throws {InvalidOption} `userId` is not an integer; the charge is not a Stars charge journaled for this order; the
- *   charge paid the order but the order is no longer paid (already refunded).
+ * The user id to refund: the payer of record; `given`, when present, must be it.
+ * @throws {InvalidOption} (`userId`) `given` is not an integer, or is not the payer of record; no payer of record
+ *   and none given.
+ */
+function payerOf(charge: TelegramCharge | null, given: number | undefined): number {
+  if (given !== undefined && !Number.isSafeInteger(given)) {
+    throw new InvalidOption('userId', 'must be the payer’s integer user id (or left out: the payer of record)');
+  }
+  const recorded = charge?.userId ?? null;
+  if (recorded === null) {
+    if (given === undefined) throw new InvalidOption('userId', 'is required: no payer is recorded for this charge');
+    return given;
+  }
+  if (given !== undefined && given !== recorded) {
+    throw new InvalidOption('userId', 'is not the payer of this charge (the successful_payment names another user)');
+  }
+  return recorded;
+}
+
+/**
+ * Enqueues the refund of a Stars payment that paid an order, once per charge (outbox topic `telegram.refund`, dedupe
+ * `charge:<charge id>`; a repeat enqueues nothing). The refund goes to the payer recorded with the charge
+ * (`payonce_telegram_charges`); a request naming another user is refused and enqueues nothing, so a wrong request
+ * never blocks the right one. `chargeId` must be the charge `payments` applied to the order (its journal); then, in
+ * one transaction, the order is locked, must be a Stars (`XTR`) order that is paid (or fulfilling/completed), and
+ * the job is written. A charge that paid no order: {@link enqueueStrayStarRefund}.
+ * @throws {InvalidOption} `userId` is not the payer of record (or missing where none is recorded); the charge did
+ *   not pay this order; the order is not a paid Stars order.
  */
 export async function enqueueStarRefund<DB>(payments: Payments<DB>, request: StarRefundRequest): Promise<void> {
-  if (!Number.isSafeInteger(request?.userId)) throw new InvalidOption('userId', 'must be the payer’s integer user id');
-  const entry = await chargeEntryOf(payments, String(request.orderId), String(request.chargeId));
-  if (entry === null) throw new InvalidOption('chargeId', 'is not a Telegram charge of this order');
+  if (!isChargeId(request?.chargeId)) throw new InvalidOption('chargeId', 'must be a telegram_payment_charge_id');
+  const { chargeId } = request;
+  const orderId = String(request.orderId);
+  const userId = payerOf(await findCharge(payments.store, chargeId), request.userId);
+  const journal = await payments.journalOf(orderId);
+  const charged = journal.some(
+    (e) => e.provider === TELEGRAM_PROVIDER && e.eventId === `charge:${chargeId}` && e.decision === 'applied',
+  );
+  if (!charged) {
+    throw new InvalidOption(
+      'chargeId',
+      'is not the Telegram charge that paid this order (a charge that paid no order: requestStrayStarRefund)',
+    );
+  }
   await transaction(payments.store, async (trx) => {
-    const order = (await payments.lockOrderIn(trx, request.orderId))?.order;
-    if (!order) throw new InvalidOption('orderId', 'names no order');
-    const { orderId, userId, chargeId } = request;
-    const paying =
-      entry.decision === 'applied' &&
-      order.currency === TELEGRAM_STARS &&
-      PAID_ORDER_STATUSES.includes(order.status) &&
-      order.paidAttemptId === entry.attemptId;
-    let payload: TelegramRefundPayload;
-    if (paying) {
-      payload = { orderId, userId, chargeId, amountMinor: order.amountMinor, currency: order.currency };
-    } else if (isStray(entry, order)) {
-      payload = { orderId, userId, chargeId, amountMinor: entry.amountMinor as number, currency: TELEGRAM_STARS };
-      payload = { ...payload, stray: true };
-    } else {
-      throw new InvalidOption('orderId', 'must name a Stars (XTR) order that is paid by this charge');
+    const order = (await payments.lockOrderIn(trx, orderId))?.order;
+    if (!order || order.currency !== TELEGRAM_STARS || !PAID_ORDER_STATUSES.includes(order.status)) {
+      throw new InvalidOption('orderId', 'must name a Stars (XTR) order that is paid');
     }
-    await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${chargeId}:user:${userId}`, payload);
+    const payload: TelegramRefundPayload = {
+      orderId,
+      userId,
+      chargeId,
+      amountMinor: order.amountMinor,
+      currency: order.currency,
+    };
+    await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${chargeId}`, payload);
   });
 }
 
+/** True when the journal says `chargeId` paid (was applied to) an order. */
+async function chargeApplied<DB>(payments: Payments<DB>, trx: Transaction<DB>, chargeId: string): Promise<boolean> {
+  const row = await tablesIn<PaymentsDatabase>(payments.store, trx)
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .select('decision')
+    .where('provider', '=', TELEGRAM_PROVIDER)
+    .where('event_id', '=', `charge:${chargeId}`)
+    .executeTakeFirst();
+  return row?.decision === 'applied';
+}
+
+/**
+ * Enqueues the refund of a Stars charge the engine received but that paid no order that is still paid — the money
+ * the alerts call "to refund or review": a charge `declined` (no order id in the payload), `parked` (no Telegram
+ * attempt of the order, e.g. the order was cancelled), `rejected` (another amount or currency), or applied to an
+ * order that is not paid now (cancelled). Same topic, dedupe key and effect ledger key as
+ * {@link enqueueStarRefund}, so one charge is refunded once whichever way it was asked; the payer is the one of
+ * record. The job records the confirmed refund on the charge (`strayRefundedAtMs`, `payonce_telegram_charges`); the
+ * order, if any, is left as it is. In one transaction the order named by the charge (if any) is locked first.
+ * @throws {InvalidOption} (`chargeId`) no such charge recorded, not a Stars charge, or it paid an order that is still
+ *   paid (refund that one with `requestStarRefund`); (`userId`) as {@link enqueueStarRefund}.
+ */
+export async function enqueueStrayStarRefund<DB>(
+  payments: Payments<DB>,
+  request: StrayStarRefundRequest,
+): Promise<void> {
+  if (!isChargeId(request?.chargeId)) throw new InvalidOption('chargeId', 'must be a telegram_payment_charge_id');
+  const charge = await findCharge(payments.store, request.chargeId);
+  if (charge === null) throw new InvalidOption('chargeId', 'names no charge this bot received');
+  if (charge.currency !== TELEGRAM_STARS || charge.amountMinor === null) {
+    throw new InvalidOption('chargeId', 'is not a Stars (XTR) charge: refund it through the payment provider');
+  }
+  const userId = payerOf(charge, request.userId);
+  await transaction(payments.store, async (trx) => {
+    const order = charge.orderRef === null ? null : (await payments.lockOrderIn(trx, charge.orderRef))?.order;
+    if (order && PAID_ORDER_STATUSES.includes(order.status) && (await chargeApplied(payments, trx, charge.chargeId))) {
+      throw new InvalidOption('chargeId', 'paid its order, which is still paid: refund it with requestStarRefund');
+    }
+    const payload: TelegramRefundPayload = {
+      orderId: charge.orderRef,
+      userId,
+      chargeId: charge.chargeId,
+      amountMinor: charge.amountMinor as number,
+      currency: TELEGRAM_STARS,
+      stray: true,
+    };
+    await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${charge.chargeId}`, payload);
+  });
+}
+
+/** True for a Bot API failure no retry can fix: a 4xx other than 429 (the request itself is refused). */
+const isPermanent = (answer: TelegramCallResult<boolean>): boolean =>
+  !answer.ok && answer.status !== null && answer.status >= 400 && answer.status < 500 && answer.status !== 429;
+
 /**
  * The outbox handler of `telegram.refund`: calls `refundStarPayment(user_id, telegram_payment_charge_id)` unless the
- * effect ledger already holds this charge's refund, then records the refund (`refunded`, full amount, through
- * `payments.applyProviderEvent`; for a `stray` charge only the ledger key: the order is not touched) in one
- * transaction. A Telegram refusal saying the charge was already refunded counts as done; any other failure throws (the job is retried, then dead-lettered).
- * @throws {Error} Telegram refused or could not be reached (text without the token).
+ * effect ledger already holds this charge's refund, then records the refund with the ledger key in one transaction:
+ * for a refund of an order, `refunded` (full amount) through `payments.applyProviderEvent`; for a stray charge
+ * (`stray: true`), the confirmation time on the charge (`payonce_telegram_charges`). A Telegram refusal saying the
+ * charge was already refunded counts as done. A 4xx refusal (`CHARGE_NOT_FOUND`, a wrong user: no retry changes
+ * it) is alerted through `alert` and throws `PermanentJobFailure` (the job is dead-lettered at once); a 429, 5xx or
+ * network failure throws a plain error (the job is retried, then dead-lettered).
+ * @throws {PermanentJobFailure} Telegram refused the request (4xx other than 429). @throws {Error} Telegram could not
+ *   be reached or failed (text without the token).
  * @see https://core.telegram.org/bots/api#refundstarpayment; docs/design.md §7 "Effect ledger".
  */
-export function starRefundJob<DB>(payments: Payments<DB>, client: TelegramBotClient, now: () => number) {
+export function starRefundJob<DB>(
+  payments: Payments<DB>,
+  client: TelegramBotClient,
+  now: () => number,
+  alert: (alert: PaymentAlert) => void = () => {},
+) {
   return async (job: OutboxJob, context: JobContext<DB>): Promise<void> => {
     const refund = job.payload as TelegramRefundPayload;
     const effectKey = telegramRefundEffectKey(refund.chargeId);
@@ -97,10 +183,27 @@ export function starRefundJob<DB>(payments: Payments<DB>, client: TelegramBotCli
     const params = { user_id: refund.userId, telegram_payment_charge_id: refund.chargeId };
     const answer = await client.call<boolean>('refundStarPayment', params);
     if (!answer.ok && !/CHARGE_ALREADY_REFUNDED/.test(answer.description)) {
-      throw new Error(`refundStarPayment failed (${answer.status ?? 'network'}): ${answer.description}`);
+      const text = `refundStarPayment failed (${answer.status ?? 'network'}): ${answer.description}`;
+      if (!isPermanent(answer)) throw new Error(text);
+      const reason = `${text}: the refund job is a dead letter; check the charge and the payer, then re-drive it`;
+      try {
+        alert({
+          provider: TELEGRAM_PROVIDER,
+          eventId: `refund:${refund.chargeId}`,
+          attemptId: null,
+          orderId: refund.orderId,
+          reason,
+        });
+      } catch {
+        // a logger's failure never changes the job's outcome
+      }
+      throw new PermanentJobFailure(text);
     }
-    // A stray charge's refund gives its money back only: the order keeps the payment that paid it (or its state).
-    if (refund.stray === true) await context.once(effectKey, async () => null);
-    else await context.once(effectKey, (trx) => payments.applyProviderEvent(telegramRefundEvent(refund, now()), trx));
+    if (refund.stray === true || refund.orderId === null) {
+      await context.once(effectKey, (trx) => markStrayRefunded(payments.store, trx, refund.chargeId, now()));
+      return;
+    }
+    const orderRefund = { ...refund, orderId: refund.orderId };
+    await context.once(effectKey, (trx) => payments.applyProviderEvent(telegramRefundEvent(orderRefund, now()), trx));
   };
 }

@@ -12,7 +12,9 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
  *   `payonce_admin_actions`, `payonce_service_order_traces`;
  * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`);
  * - `click`: the Click SHOP API engine's `payonce_click_transactions` (`payonce/click`);
- * - `uzum`: the Uzum Bank Merchant API engine's `payonce_uzum_transactions` (`payonce/uzum`).
+ * - `uzum`: the Uzum Bank Merchant API engine's `payonce_uzum_transactions` (`payonce/uzum`);
+ * - `telegram`: the Telegram Payments engine's `payonce_telegram_charges` (`TelegramPayments`, `payonce/telegram`);
+ *   a bot without payments needs `receipts` (and `journal` for the webhook delivery journal) only.
  */
 export type MigrationGroup =
   | 'receipts'
@@ -23,7 +25,8 @@ export type MigrationGroup =
   | 'service'
   | 'payme'
   | 'click'
-  | 'uzum';
+  | 'uzum'
+  | 'telegram';
 
 /** Every `MigrationGroup`, in the order `payonce migrate --only` lists them. */
 export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
@@ -36,6 +39,7 @@ export const MIGRATION_GROUPS: readonly MigrationGroup[] = Object.freeze([
   'payme',
   'click',
   'uzum',
+  'telegram',
 ]);
 
 interface GroupDefinition {
@@ -81,6 +85,10 @@ const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze(
   uzum: {
     migrations: ['0013-uzum'],
     needs: [{ group: 'outbox', because: 'a confirmed Uzum transaction enqueues its fulfilment in the outbox' }],
+  },
+  telegram: {
+    migrations: ['0015-telegram-charges'],
+    needs: [{ group: 'payments', because: 'a Telegram payment is an attempt of a payments order' }],
   },
 });
 

@@ -32,6 +32,7 @@ const QUALIFIED_NAMES = [
   'payonce_payme_keys',
   'payonce_click_transactions',
   'payonce_uzum_transactions',
+  'payonce_telegram_charges',
   'payonce_migration',
   'payonce_migration_lock',
   'payonce_receipt_finished_notify',

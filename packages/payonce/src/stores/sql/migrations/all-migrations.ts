@@ -12,6 +12,7 @@ import { payme0011 } from './0011-payme.js';
 import { click0012 } from './0012-click.js';
 import { uzum0013 } from './0013-uzum.js';
 import { serviceOrderTraces0014 } from './0014-service-order-traces.js';
+import { telegramCharges0015 } from './0015-telegram-charges.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -30,4 +31,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   click0012,
   uzum0013,
   serviceOrderTraces0014,
+  telegramCharges0015,
 ]);
