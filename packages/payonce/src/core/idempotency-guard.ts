@@ -5,6 +5,7 @@ import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-e
 import { StoreFailures } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
+import { type GuardNote, guardStep, observeGuarded, recordClaim, recordWait } from './guard-telemetry.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
@@ -101,11 +102,15 @@ export class IdempotencyGuard<S extends Store = Store> {
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
-    const decision = await this.claim(this.store, checked, fingerprintOf(options), this.waitOf(options));
-    if (decision.kind === 'replay') return this.replay(decision.receipt);
-    // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
-    const invoke = () => handler(this.contextOf(decision));
-    return await this.runner.execute(this.store, decision.receipt, invoke, false, this.tracksHeld(false));
+    const fingerprint = fingerprintOf(options);
+    const wait = this.waitOf(options);
+    return await observeGuarded(checked, this.store.name, async (note) => {
+      const decision = await this.claim(this.store, checked, fingerprint, wait, note);
+      if (decision.kind === 'replay') return this.replay(decision.receipt);
+      // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
+      const invoke = () => handler(this.contextOf(decision));
+      return await this.runner.execute(this.store, decision.receipt, invoke, false, this.tracksHeld(false), note);
+    });
   }
 
   /**
@@ -127,10 +132,14 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const store = this.transactionalView(tx);
-    const decision = await this.claim(store, checked, fingerprintOf(options), this.waitOf(options));
-    if (decision.kind === 'replay') return this.replay(decision.receipt);
-    const invoke = () => handler(tx, this.contextOf(decision));
-    return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true));
+    const fingerprint = fingerprintOf(options);
+    const wait = this.waitOf(options);
+    return await observeGuarded(checked, this.store.name, async (note) => {
+      const decision = await this.claim(store, checked, fingerprint, wait, note);
+      if (decision.kind === 'replay') return this.replay(decision.receipt);
+      const invoke = () => handler(tx, this.contextOf(decision));
+      return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true), note);
+    });
   }
 
   /**
@@ -284,19 +293,31 @@ export class IdempotencyGuard<S extends Store = Store> {
    * finish. True when the receipt changed and the caller should claim again; false when it should answer
    * `RequestInProgress` (no budget, budget spent, or the caller's signal aborted).
    */
-  private async awaitInFlight(key: RequestKey, existing: Receipt, leaseLeftMs: number, wait: InFlightWait) {
+  private async awaitInFlight(
+    key: RequestKey,
+    existing: Receipt,
+    leaseLeftMs: number,
+    wait: InFlightWait,
+    note: GuardNote,
+  ) {
     const budgetMs = Math.min(wait.untilMs - performance.now(), leaseLeftMs);
     if (wait.untilMs === 0 || budgetMs <= 0 || wait.signal?.aborted) return false;
     // Read through the guard's own store, never a caller's transaction: its snapshot may never see the finish.
     const waitedFrom = performance.now();
-    const end = await waitForFinish({
-      store: this.store,
-      key,
-      seen: existing,
-      budgetMs,
-      pollMaxMs: this.options.waitPollMaxMs,
-      signal: wait.signal,
+    note.waited = true;
+    const end = await guardStep(note, 'payonce.guard.wait', async (span) => {
+      const ended = await waitForFinish({
+        store: this.store,
+        key,
+        seen: existing,
+        budgetMs,
+        pollMaxMs: this.options.waitPollMaxMs,
+        signal: wait.signal,
+      });
+      span.set('payonce.wait.end', ended);
+      return ended;
     });
+    recordWait(key, performance.now() - waitedFrom);
     if (this.events.has('receipt:waited')) {
       this.events.emit('receipt:waited', { key, waitedMs: performance.now() - waitedFrom, end });
     }
@@ -312,6 +333,30 @@ export class IdempotencyGuard<S extends Store = Store> {
     key: RequestKey,
     fingerprint: string | null,
     wait: InFlightWait,
+    note: GuardNote,
+  ): Promise<ClaimDecision> {
+    if (!note.traced && !note.measured) {
+      return await this.claimRounds(store, key, fingerprint, wait, note);
+    }
+    const startedMs = performance.now();
+    try {
+      return await guardStep(note, 'payonce.guard.claim', async (span) => {
+        const decision = await this.claimRounds(store, key, fingerprint, wait, note);
+        span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
+        return decision;
+      });
+    } finally {
+      recordClaim(key, startedMs);
+    }
+  }
+
+  /** The rounds of `claim`. */
+  private async claimRounds(
+    store: Store,
+    key: RequestKey,
+    fingerprint: string | null,
+    wait: InFlightWait,
+    note: GuardNote,
   ): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
@@ -326,7 +371,7 @@ export class IdempotencyGuard<S extends Store = Store> {
       const step = decideClaim(existing, { nowMs, fingerprint, leaseMs: this.options.leaseMs });
       if (step.kind === 'replay') return { kind: 'replay', receipt: existing };
       if (step.kind === 'in-flight') {
-        const changed = await this.awaitInFlight(key, existing, step.leaseLeftMs, wait);
+        const changed = await this.awaitInFlight(key, existing, step.leaseLeftMs, wait, note);
         if (!changed) throw this.inProgress(key, step.leaseLeftMs);
         // The claim finished, moved or went stale while we waited: claim again (a wait is not a lost round).
         round--;
@@ -334,10 +379,16 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (step.kind !== 'take') throw this.refusal(existing, step);
       const { expectedStatus, expectedAttempts } = step;
-      const taken = await this.failures.call('takeover', store, () =>
-        store.takeover({ key, expectedStatus, expectedAttempts, nowMs }),
-      );
-      if (taken) return this.claimed(taken, step.takeover, step.retry);
+      const taken = await guardStep(note, 'payonce.guard.takeover', async (span) => {
+        span.set('payonce.takeover.stale', step.takeover);
+        return await this.failures.call('takeover', store, () =>
+          store.takeover({ key, expectedStatus, expectedAttempts, nowMs }),
+        );
+      });
+      if (taken) {
+        note.takeover = step.takeover;
+        return this.claimed(taken, step.takeover, step.retry);
+      }
       // Another worker changed the receipt between our read and our compare-and-set: look again.
     }
     throw this.inProgress(key, this.options.maxRetryAfterMs);
