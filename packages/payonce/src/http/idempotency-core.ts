@@ -11,6 +11,8 @@ import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
 import { TransactionFence } from '../core/transaction-fence.js';
+import { inSpan } from '../otel/span-scope.js';
+import { activeTracer } from '../otel/tracing.js';
 import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { HttpExchange, HttpResponse } from './http-exchange.js';
@@ -361,6 +363,18 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     return claimAndRun(key, fingerprint, exchange.signal, next);
   }
 
+  /** `decide` in the span `payonce.http.idempotency` (only with an OpenTelemetry SDK registered). */
+  function traced(exchange: HttpExchange, next: RouteNext): Promise<IdempotencyResult> {
+    const attributes = { 'http.request.method': exchange.method, 'http.route': exchange.route };
+    return inSpan('payonce.http.idempotency', { attributes }, async (span) => {
+      const result = await decide(exchange, next);
+      span.set('payonce.http.result', result.kind);
+      span.set('http.response.status_code', result.response.status);
+      if (result.kind === 'rejected') span.set('payonce.error.code', result.code);
+      return result;
+    });
+  }
+
   return Object.freeze({
     policy,
     guard,
@@ -372,7 +386,7 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which
       // the guard's promise hooks would also pay for); a synchronous throw still becomes a rejection.
       try {
-        return decide(exchange, next);
+        return activeTracer() === undefined ? decide(exchange, next) : traced(exchange, next);
       } catch (error) {
         return Promise.reject(error);
       }

@@ -17,6 +17,8 @@ export interface SpanSpec {
    * new trace. `undefined`: the active span.
    */
   readonly parent?: TraceCarrier | string | 'root' | null;
+  /** When the span started, epoch ms (for work timed before the span could be started). @default now */
+  readonly startTimeMs?: number;
 }
 
 /** The running span as payonce's code sees it; every method is a no-op when no SDK is registered. */
@@ -100,6 +102,7 @@ export async function inSpan<T>(
   const api = otelApi()!;
   const options = {
     kind: KINDS[spec?.kind ?? 'internal'],
+    ...(spec?.startTimeMs === undefined ? {} : { startTime: spec.startTimeMs }),
     ...(spec?.attributes === undefined ? {} : { attributes: spec.attributes }),
     ...(spec === undefined ? {} : { links: linksOf(spec) }),
   };
@@ -115,6 +118,17 @@ export async function inSpan<T>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * Records a finished child of the active span, `name`, from `startMs` to `endMs` (epoch ms): for a step timed
+ * before its parent span could start (the claim of an outbox job, whose trace context is read after the claim).
+ */
+export function recordPastSpan(name: string, startMs: number, endMs: number, attributes?: Attributes): void {
+  const tracer = activeTracer();
+  if (tracer === undefined) return;
+  const span = tracer.startSpan(name, { startTime: startMs, ...(attributes ? { attributes } : {}) });
+  span.end(endMs);
 }
 
 /** The active span's scope (to add attributes to a span payonce did not start), or `NO_SPAN`. */

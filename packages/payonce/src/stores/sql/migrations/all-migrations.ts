@@ -11,6 +11,8 @@ import { paymentRefunds0010 } from './0010-payment-refunds.js';
 import { payme0011 } from './0011-payme.js';
 import { click0012 } from './0012-click.js';
 import { uzum0013 } from './0013-uzum.js';
+import { outboxTrace0014 } from './0014-outbox-trace.js';
+import { paymentAttemptTrace0015 } from './0015-payment-attempt-trace.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -28,4 +30,6 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   payme0011,
   click0012,
   uzum0013,
+  outboxTrace0014,
+  paymentAttemptTrace0015,
 ]);
