@@ -80,6 +80,56 @@ export async function guardStep<T>(note: GuardNote, name: string, step: (span: S
   return note.traced ? await inSpan(name, undefined, step) : await step(NO_SPAN);
 }
 
+/**
+ * Runs the claim protocol `claim` of a guarded call in the child span `payonce.guard.claim` and records its duration
+ * (`payonce.idempotency.claim.duration`); `claim()` alone when the call has no telemetry.
+ */
+export async function observeClaim<T extends { readonly kind: string }>(
+  note: GuardNote,
+  key: RequestKey,
+  claim: () => Promise<T>,
+): Promise<T> {
+  if (!note.traced && !note.measured) return await claim();
+  const startedMs = performance.now();
+  try {
+    return await guardStep(note, 'payonce.guard.claim', async (span) => {
+      const decision = await claim();
+      span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
+      return decision;
+    });
+  } finally {
+    recordClaim(key, startedMs);
+  }
+}
+
+/**
+ * Runs a duplicate's in-flight wait `wait` in the child span `payonce.guard.wait`, notes it (the outcome becomes
+ * `waited` on a replay) and records its duration (`payonce.idempotency.wait.duration`).
+ */
+export async function observeWait<E extends string>(
+  note: GuardNote,
+  key: RequestKey,
+  wait: () => Promise<E>,
+): Promise<E> {
+  note.waited = true;
+  const startedMs = performance.now();
+  const end = await guardStep(note, 'payonce.guard.wait', async (span) => {
+    const ended = await wait();
+    span.set('payonce.wait.end', ended);
+    return ended;
+  });
+  recordWait(key, performance.now() - startedMs);
+  return end;
+}
+
+/** Runs the compare-and-set `takeover` in the child span `payonce.guard.takeover` (`stale`: a dead worker's claim). */
+export async function observeTakeover<T>(note: GuardNote, stale: boolean, takeover: () => Promise<T>): Promise<T> {
+  return await guardStep(note, 'payonce.guard.takeover', async (span) => {
+    span.set('payonce.takeover.stale', stale);
+    return await takeover();
+  });
+}
+
 /** Records the claim protocol's duration (`payonce.idempotency.claim.duration`) from `startedMs` (`performance.now()`). */
 export function recordClaim(key: RequestKey, startedMs: number): void {
   recordSeconds((all) => all.claimDuration, performance.now() - startedMs, { [A.provider]: key.provider });

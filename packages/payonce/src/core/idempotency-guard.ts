@@ -5,7 +5,7 @@ import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-e
 import { StoreFailures } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
-import { type GuardNote, guardStep, observeGuarded, recordClaim, recordWait } from './guard-telemetry.js';
+import { type GuardNote, observeClaim, observeGuarded, observeTakeover, observeWait } from './guard-telemetry.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
@@ -102,10 +102,11 @@ export class IdempotencyGuard<S extends Store = Store> {
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
-    const fingerprint = fingerprintOf(options);
-    const wait = this.waitOf(options);
+    const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
     return await observeGuarded(checked, this.store.name, async (note) => {
-      const decision = await this.claim(this.store, checked, fingerprint, wait, note);
+      const decision = await observeClaim(note, checked, () =>
+        this.claim(this.store, checked, fingerprint, wait, note),
+      );
       if (decision.kind === 'replay') return this.replay(decision.receipt);
       // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
       const invoke = () => handler(this.contextOf(decision));
@@ -132,10 +133,9 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const store = this.transactionalView(tx);
-    const fingerprint = fingerprintOf(options);
-    const wait = this.waitOf(options);
+    const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
     return await observeGuarded(checked, this.store.name, async (note) => {
-      const decision = await this.claim(store, checked, fingerprint, wait, note);
+      const decision = await observeClaim(note, checked, () => this.claim(store, checked, fingerprint, wait, note));
       if (decision.kind === 'replay') return this.replay(decision.receipt);
       const invoke = () => handler(tx, this.contextOf(decision));
       return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true), note);
@@ -304,20 +304,10 @@ export class IdempotencyGuard<S extends Store = Store> {
     if (wait.untilMs === 0 || budgetMs <= 0 || wait.signal?.aborted) return false;
     // Read through the guard's own store, never a caller's transaction: its snapshot may never see the finish.
     const waitedFrom = performance.now();
-    note.waited = true;
-    const end = await guardStep(note, 'payonce.guard.wait', async (span) => {
-      const ended = await waitForFinish({
-        store: this.store,
-        key,
-        seen: existing,
-        budgetMs,
-        pollMaxMs: this.options.waitPollMaxMs,
-        signal: wait.signal,
-      });
-      span.set('payonce.wait.end', ended);
-      return ended;
-    });
-    recordWait(key, performance.now() - waitedFrom);
+    const pollMaxMs = this.options.waitPollMaxMs;
+    const end = await observeWait(note, key, () =>
+      waitForFinish({ store: this.store, key, seen: existing, budgetMs, pollMaxMs, signal: wait.signal }),
+    );
     if (this.events.has('receipt:waited')) {
       this.events.emit('receipt:waited', { key, waitedMs: performance.now() - waitedFrom, end });
     }
@@ -335,29 +325,6 @@ export class IdempotencyGuard<S extends Store = Store> {
     wait: InFlightWait,
     note: GuardNote,
   ): Promise<ClaimDecision> {
-    if (!note.traced && !note.measured) {
-      return await this.claimRounds(store, key, fingerprint, wait, note);
-    }
-    const startedMs = performance.now();
-    try {
-      return await guardStep(note, 'payonce.guard.claim', async (span) => {
-        const decision = await this.claimRounds(store, key, fingerprint, wait, note);
-        span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
-        return decision;
-      });
-    } finally {
-      recordClaim(key, startedMs);
-    }
-  }
-
-  /** The rounds of `claim`. */
-  private async claimRounds(
-    store: Store,
-    key: RequestKey,
-    fingerprint: string | null,
-    wait: InFlightWait,
-    note: GuardNote,
-  ): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
       let inserted: InsertClaimResult;
@@ -366,7 +333,7 @@ export class IdempotencyGuard<S extends Store = Store> {
       } catch (error) {
         throw this.failures.of('claim', error, store);
       }
-      if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
+      if (inserted.inserted) return this.claimed(inserted.receipt, false, false, note);
       const existing = inserted.receipt;
       const step = decideClaim(existing, { nowMs, fingerprint, leaseMs: this.options.leaseMs });
       if (step.kind === 'replay') return { kind: 'replay', receipt: existing };
@@ -379,16 +346,10 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (step.kind !== 'take') throw this.refusal(existing, step);
       const { expectedStatus, expectedAttempts } = step;
-      const taken = await guardStep(note, 'payonce.guard.takeover', async (span) => {
-        span.set('payonce.takeover.stale', step.takeover);
-        return await this.failures.call('takeover', store, () =>
-          store.takeover({ key, expectedStatus, expectedAttempts, nowMs }),
-        );
-      });
-      if (taken) {
-        note.takeover = step.takeover;
-        return this.claimed(taken, step.takeover, step.retry);
-      }
+      const taken = await observeTakeover(note, step.takeover, () =>
+        this.failures.call('takeover', store, () => store.takeover({ key, expectedStatus, expectedAttempts, nowMs })),
+      );
+      if (taken) return this.claimed(taken, step.takeover, step.retry, note);
       // Another worker changed the receipt between our read and our compare-and-set: look again.
     }
     throw this.inProgress(key, this.options.maxRetryAfterMs);
@@ -413,7 +374,8 @@ export class IdempotencyGuard<S extends Store = Store> {
   }
 
   // Events are built only when someone listens (`events.has`): most deliveries have no observer.
-  private claimed(receipt: Receipt, takeover: boolean, retry: boolean): ClaimDecision {
+  private claimed(receipt: Receipt, takeover: boolean, retry: boolean, note: GuardNote): ClaimDecision {
+    note.takeover = takeover;
     if (this.events.has('receipt:claimed')) {
       this.events.emit('receipt:claimed', { key: receipt.key, attempt: receipt.attempts, takeover, retry });
     }

@@ -11,7 +11,6 @@ import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
 import { TransactionFence } from '../core/transaction-fence.js';
-import { inSpan } from '../otel/span-scope.js';
 import { activeTracer } from '../otel/tracing.js';
 import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
@@ -23,6 +22,7 @@ import {
   type ResolvedIdempotencyKeyPolicy,
   resolveIdempotencyKeyPolicy,
 } from './idempotency-key-policy.js';
+import { inIdempotencySpan } from './idempotency-span.js';
 import { problemResponse } from './problem-response.js';
 import type { ProblemCode } from './problem-status.js';
 import type { StackTransactionBox } from './transaction-slot.js';
@@ -363,18 +363,6 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
     return claimAndRun(key, fingerprint, exchange.signal, next);
   }
 
-  /** `decide` in the span `payonce.http.idempotency` (only with an OpenTelemetry SDK registered). */
-  function traced(exchange: HttpExchange, next: RouteNext): Promise<IdempotencyResult> {
-    const attributes = { 'http.request.method': exchange.method, 'http.route': exchange.route };
-    return inSpan('payonce.http.idempotency', { attributes }, async (span) => {
-      const result = await decide(exchange, next);
-      span.set('payonce.http.result', result.kind);
-      span.set('http.response.status_code', result.response.status);
-      if (result.kind === 'rejected') span.set('payonce.error.code', result.code);
-      return result;
-    });
-  }
-
   return Object.freeze({
     policy,
     guard,
@@ -386,7 +374,9 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which
       // the guard's promise hooks would also pay for); a synchronous throw still becomes a rejection.
       try {
-        return activeTracer() === undefined ? decide(exchange, next) : traced(exchange, next);
+        return activeTracer() === undefined
+          ? decide(exchange, next)
+          : inIdempotencySpan(exchange.method, exchange.route, () => decide(exchange, next));
       } catch (error) {
         return Promise.reject(error);
       }
