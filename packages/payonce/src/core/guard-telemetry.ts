@@ -46,18 +46,19 @@ function outcomeOf(note: GuardNote, outcome: Outcome | undefined, error: unknown
  * Runs one guarded call (`body`) inside the span `payonce.guard` and counts its outcome
  * (`payonce.idempotency.outcomes`); with neither an SDK tracer nor meter provider it is `body(note)` alone.
  */
-export async function observeGuarded(
+export function observeGuarded(
   key: RequestKey,
   storeName: string,
   body: (note: GuardNote) => Promise<Outcome>,
 ): Promise<Outcome> {
   const traced = activeTracer() !== undefined;
   const measured = instruments() !== undefined;
-  if (!traced && !measured) return await body(UNOBSERVED);
+  // Not an async function: without telemetry the call's own promise is returned as it is (no extra turn).
+  if (!traced && !measured) return body(UNOBSERVED);
   const note: GuardNote = { takeover: false, waited: false, traced, measured };
   const db = DB_SYSTEMS[storeName];
   const spec: SpanSpec = { attributes: { [A.provider]: key.provider, ...(db ? { 'db.system.name': db } : {}) } };
-  return await inSpan('payonce.guard', spec, async (span) => {
+  return inSpan('payonce.guard', spec, async (span) => {
     try {
       const outcome = await body(note);
       finish(span, key, outcomeOf(note, outcome, undefined), outcome.attempts);
