@@ -31,6 +31,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['stores'], // Store implementations (memory, SQL, Redis), migrations, database URLs
   ['problem'], // RFC 9457 problem details, owning no layer's codes
   ['core'], // receipts, claims, the guard, the Store port; knows nothing of HTTP, SQL or payments
+  ['otel'], // the OpenTelemetry seam: the optional API resolved once, spans, W3C trace context, instruments
 ];
 
 const PACKAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../packages');

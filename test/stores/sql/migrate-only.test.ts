@@ -17,9 +17,15 @@ const capture = (): CliIo & { lines: string[] } => {
 
 const LEDGER = ['payonce_migration', 'payonce_migration_lock'];
 const RECEIPTS = ['payonce_receipts'];
-const OUTBOX = ['payonce_effects', 'payonce_outbox', 'payonce_outbox_order'];
+const OUTBOX = ['payonce_effects', 'payonce_outbox', 'payonce_outbox_order', 'payonce_outbox_trace'];
 const JOURNAL = ['payonce_webhook_deliveries'];
-const PAYMENTS = ['payonce_orders', 'payonce_payment_attempts', 'payonce_payment_events', 'payonce_payment_refunds'];
+const PAYMENTS = [
+  'payonce_orders',
+  'payonce_payment_attempt_trace',
+  'payonce_payment_attempts',
+  'payonce_payment_events',
+  'payonce_payment_refunds',
+];
 const SERVICE = [
   'payonce_admin_actions',
   'payonce_service_fulfilments',
@@ -143,6 +149,7 @@ for (const dialect of SQL_DIALECTS) {
         '0005-receipts-provider-purge',
         '0008-outbox-order',
         '0009-receipts-finish-notify',
+        '0016-outbox-trace',
       ];
       const partialApplied = NAMES.filter((name) => partialAll.includes(name));
       expect(io.lines.filter((line) => line.startsWith('applied '))).toEqual(partialApplied.map((n) => `applied ${n}`));

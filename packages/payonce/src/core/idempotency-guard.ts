@@ -5,6 +5,7 @@ import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-e
 import { StoreFailures } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
+import { type GuardNote, observeClaim, observeGuarded, observeTakeover, observeWait } from './guard-telemetry.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
@@ -101,11 +102,16 @@ export class IdempotencyGuard<S extends Store = Store> {
   async run(key: RequestKey, handler: Handler, options: RunOptions = {}): Promise<Outcome> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
-    const decision = await this.claim(this.store, checked, fingerprintOf(options), this.waitOf(options));
-    if (decision.kind === 'replay') return this.replay(decision.receipt);
-    // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
-    const invoke = () => handler(this.contextOf(decision));
-    return await this.runner.execute(this.store, decision.receipt, invoke, false, this.tracksHeld(false));
+    const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
+    return await observeGuarded(checked, this.store.name, async (note) => {
+      const decision = await observeClaim(note, checked, () =>
+        this.claim(this.store, checked, fingerprint, wait, note),
+      );
+      if (decision.kind === 'replay') return this.replay(decision.receipt);
+      // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
+      const invoke = () => handler(this.contextOf(decision));
+      return await this.runner.execute(this.store, decision.receipt, invoke, false, this.tracksHeld(false), note);
+    });
   }
 
   /**
@@ -127,10 +133,13 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const store = this.transactionalView(tx);
-    const decision = await this.claim(store, checked, fingerprintOf(options), this.waitOf(options));
-    if (decision.kind === 'replay') return this.replay(decision.receipt);
-    const invoke = () => handler(tx, this.contextOf(decision));
-    return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true));
+    const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
+    return await observeGuarded(checked, this.store.name, async (note) => {
+      const decision = await observeClaim(note, checked, () => this.claim(store, checked, fingerprint, wait, note));
+      if (decision.kind === 'replay') return this.replay(decision.receipt);
+      const invoke = () => handler(tx, this.contextOf(decision));
+      return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true), note);
+    });
   }
 
   /**
@@ -284,19 +293,21 @@ export class IdempotencyGuard<S extends Store = Store> {
    * finish. True when the receipt changed and the caller should claim again; false when it should answer
    * `RequestInProgress` (no budget, budget spent, or the caller's signal aborted).
    */
-  private async awaitInFlight(key: RequestKey, existing: Receipt, leaseLeftMs: number, wait: InFlightWait) {
+  private async awaitInFlight(
+    key: RequestKey,
+    existing: Receipt,
+    leaseLeftMs: number,
+    wait: InFlightWait,
+    note: GuardNote,
+  ) {
     const budgetMs = Math.min(wait.untilMs - performance.now(), leaseLeftMs);
     if (wait.untilMs === 0 || budgetMs <= 0 || wait.signal?.aborted) return false;
     // Read through the guard's own store, never a caller's transaction: its snapshot may never see the finish.
     const waitedFrom = performance.now();
-    const end = await waitForFinish({
-      store: this.store,
-      key,
-      seen: existing,
-      budgetMs,
-      pollMaxMs: this.options.waitPollMaxMs,
-      signal: wait.signal,
-    });
+    const pollMaxMs = this.options.waitPollMaxMs;
+    const end = await observeWait(note, key, () =>
+      waitForFinish({ store: this.store, key, seen: existing, budgetMs, pollMaxMs, signal: wait.signal }),
+    );
     if (this.events.has('receipt:waited')) {
       this.events.emit('receipt:waited', { key, waitedMs: performance.now() - waitedFrom, end });
     }
@@ -312,6 +323,7 @@ export class IdempotencyGuard<S extends Store = Store> {
     key: RequestKey,
     fingerprint: string | null,
     wait: InFlightWait,
+    note: GuardNote,
   ): Promise<ClaimDecision> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const nowMs = this.now();
@@ -321,12 +333,12 @@ export class IdempotencyGuard<S extends Store = Store> {
       } catch (error) {
         throw this.failures.of('claim', error, store);
       }
-      if (inserted.inserted) return this.claimed(inserted.receipt, false, false);
+      if (inserted.inserted) return this.claimed(inserted.receipt, false, false, note);
       const existing = inserted.receipt;
       const step = decideClaim(existing, { nowMs, fingerprint, leaseMs: this.options.leaseMs });
       if (step.kind === 'replay') return { kind: 'replay', receipt: existing };
       if (step.kind === 'in-flight') {
-        const changed = await this.awaitInFlight(key, existing, step.leaseLeftMs, wait);
+        const changed = await this.awaitInFlight(key, existing, step.leaseLeftMs, wait, note);
         if (!changed) throw this.inProgress(key, step.leaseLeftMs);
         // The claim finished, moved or went stale while we waited: claim again (a wait is not a lost round).
         round--;
@@ -334,10 +346,10 @@ export class IdempotencyGuard<S extends Store = Store> {
       }
       if (step.kind !== 'take') throw this.refusal(existing, step);
       const { expectedStatus, expectedAttempts } = step;
-      const taken = await this.failures.call('takeover', store, () =>
-        store.takeover({ key, expectedStatus, expectedAttempts, nowMs }),
+      const taken = await observeTakeover(note, step.takeover, () =>
+        this.failures.call('takeover', store, () => store.takeover({ key, expectedStatus, expectedAttempts, nowMs })),
       );
-      if (taken) return this.claimed(taken, step.takeover, step.retry);
+      if (taken) return this.claimed(taken, step.takeover, step.retry, note);
       // Another worker changed the receipt between our read and our compare-and-set: look again.
     }
     throw this.inProgress(key, this.options.maxRetryAfterMs);
@@ -362,7 +374,8 @@ export class IdempotencyGuard<S extends Store = Store> {
   }
 
   // Events are built only when someone listens (`events.has`): most deliveries have no observer.
-  private claimed(receipt: Receipt, takeover: boolean, retry: boolean): ClaimDecision {
+  private claimed(receipt: Receipt, takeover: boolean, retry: boolean, note: GuardNote): ClaimDecision {
+    note.takeover = takeover;
     if (this.events.has('receipt:claimed')) {
       this.events.emit('receipt:claimed', { key: receipt.key, attempt: receipt.attempts, takeover, retry });
     }

@@ -24,6 +24,7 @@ const INSTALL: Readonly<Record<string, string>> = {
   amqplib: 'amqplib@2',
   pino: 'pino@10',
   'prom-client': 'prom-client@15',
+  '@opentelemetry/api': '@opentelemetry/api@1',
   '@nestjs/common': '@nestjs/common@12',
   '@nestjs/core': '@nestjs/core@12',
   rxjs: 'rxjs@7',

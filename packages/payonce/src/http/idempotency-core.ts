@@ -11,6 +11,7 @@ import type { Outcome } from '../core/outcome.js';
 import type { Receipt } from '../core/receipt.js';
 import type { RequestKey } from '../core/request-key.js';
 import { TransactionFence } from '../core/transaction-fence.js';
+import { activeTracer } from '../otel/tracing.js';
 import { checkStackTransactions, inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { HttpExchange, HttpResponse } from './http-exchange.js';
@@ -21,6 +22,7 @@ import {
   type ResolvedIdempotencyKeyPolicy,
   resolveIdempotencyKeyPolicy,
 } from './idempotency-key-policy.js';
+import { inIdempotencySpan } from './idempotency-span.js';
 import { problemResponse } from './problem-response.js';
 import type { ProblemCode } from './problem-status.js';
 import type { StackTransactionBox } from './transaction-slot.js';
@@ -372,7 +374,9 @@ export function createIdempotencyCore(options: IdempotencyCoreOptions): Idempote
       // Not an async function: the claim's own promise is returned as it is (no promise of ours around it, which
       // the guard's promise hooks would also pay for); a synchronous throw still becomes a rejection.
       try {
-        return decide(exchange, next);
+        return activeTracer() === undefined
+          ? decide(exchange, next)
+          : inIdempotencySpan(exchange.method, exchange.route, () => decide(exchange, next));
       } catch (error) {
         return Promise.reject(error);
       }

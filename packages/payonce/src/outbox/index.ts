@@ -13,9 +13,11 @@ export {
   type EffectsTable,
   OUTBOX_ORDER_TABLE,
   OUTBOX_TABLE,
+  OUTBOX_TRACE_TABLE,
   type OutboxDatabase,
   type OutboxOrderTable,
   type OutboxTable,
+  type OutboxTraceTable,
 } from './outbox-tables.js';
 export { type JobContext, type JobHandler, type JobRunResult, OutboxWorker } from './outbox-worker.js';
 export type { OutboxWorkerOptions } from './outbox-worker-options.js';

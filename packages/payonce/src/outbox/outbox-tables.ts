@@ -37,6 +37,17 @@ export interface OutboxOrderTable {
   aggregate_key: string;
 }
 
+/**
+ * One row of `payonce_outbox_trace` (migration `0016-outbox-trace`): the W3C trace context (`traceparent`,
+ * `tracestate` as JSON) of the span that enqueued a job; only jobs enqueued with an OpenTelemetry SDK have one.
+ */
+export interface OutboxTraceTable {
+  job_id: string;
+  trace_context: string;
+}
+
+/** Name of the outbox trace table (migration `0016-outbox-trace`). */
+export const OUTBOX_TRACE_TABLE = 'payonce_outbox_trace';
 /** Name of the outbox table (migration `0003-outbox`). */
 export const OUTBOX_TABLE = 'payonce_outbox';
 /** Name of the outbox order table (migration `0008-outbox-order`). */
@@ -49,4 +60,5 @@ export interface OutboxDatabase {
   payonce_outbox: OutboxTable;
   payonce_effects: EffectsTable;
   payonce_outbox_order: OutboxOrderTable;
+  payonce_outbox_trace: OutboxTraceTable;
 }

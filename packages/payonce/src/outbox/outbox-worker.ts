@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { PollLoop } from '../core/poll-loop.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { recordSeconds } from '../otel/meters.js';
+import { inSpan, recordPastSpan } from '../otel/span-scope.js';
+import { activeTracer } from '../otel/tracing.js';
 import { tablesIn } from '../stores/sql/table-namespace.js';
 import { backoffDelayMs } from './backoff.js';
 import { claimJob } from './claim-job.js';
 import { type EffectResult, runEffectOnce } from './effect-ledger.js';
 import type { OutboxJob } from './outbox-job.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
+import { jobTracesOf } from './outbox-trace.js';
 import {
   type OutboxWorkerOptions,
   type ResolvedOutboxWorkerOptions,
@@ -105,16 +110,40 @@ export class OutboxWorker<DB> {
     });
   }
 
-  /** Claims and runs ONE job of this worker's topics; `null` when none is claimable now. */
+  /**
+   * Claims and runs ONE job of this worker's topics; `null` when none is claimable now. With an OpenTelemetry SDK
+   * registered the run is the span `payonce.outbox.run`, a child of the job's enqueue span (its stored trace
+   * context), with the claim (`payonce.outbox.claim`) and each `context.once` (`payonce.outbox.effect`) under it;
+   * `payonce.outbox.lag` records the time from the job being due to its claim.
+   */
   async runOnce(): Promise<JobRunResult | null> {
-    const { workerId, leaseMs, maxAttempts } = this.options;
-    const job = await claimJob(this.target, {
-      topics: Object.keys(this.handlers),
-      workerId,
-      nowMs: this.clock.now(),
-      leaseMs,
-    });
+    const { workerId, leaseMs } = this.options;
+    const claimedFromMs = Date.now();
+    const nowMs = this.clock.now();
+    const job = await claimJob(this.target, { topics: Object.keys(this.handlers), workerId, nowMs, leaseMs });
     if (!job) return null;
+    recordSeconds((all) => all.outboxLag, nowMs - job.availableAtMs, { 'messaging.destination.name': job.topic });
+    if (activeTracer() === undefined) return await this.runClaimed(job);
+    const parent = (await jobTracesOf(this.target, [job.id])).get(job.id) ?? null;
+    const attributes = {
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': job.topic,
+      [A.jobId]: job.id,
+      [A.jobAttempt]: job.attempts,
+    };
+    const spec = { kind: 'consumer' as const, attributes, startTimeMs: claimedFromMs, ...(parent ? { parent } : {}) };
+    return await inSpan('payonce.outbox.run', spec, async (span) => {
+      recordPastSpan('payonce.outbox.claim', claimedFromMs, Date.now(), { [A.jobId]: job.id });
+      const result = await this.runClaimed(job);
+      span.set(A.result, result.outcome);
+      if (result.outcome === 'retry' || result.outcome === 'dead') span.fail(result.error);
+      return result;
+    });
+  }
+
+  /** Runs the handler of a claimed job and records how it ended. */
+  private async runClaimed(job: OutboxJob): Promise<JobRunResult> {
+    const { maxAttempts } = this.options;
     if (job.attempts > maxAttempts) {
       const error = job.lastError ?? leaseExpiredReason(maxAttempts);
       return this.finish(job, 'dead', error, 0);
@@ -123,7 +152,14 @@ export class OutboxWorker<DB> {
     const context: JobContext<DB> = {
       attempt: job.attempts,
       once: (effectKey, effect) =>
-        runEffectOnce(this.target, effectKey, effect, { jobId: job.id, nowMs: this.clock.now() }),
+        inSpan('payonce.outbox.effect', { attributes: { 'payonce.effect.key': effectKey } }, async (span) => {
+          const result = await runEffectOnce(this.target, effectKey, effect, {
+            jobId: job.id,
+            nowMs: this.clock.now(),
+          });
+          span.set(A.result, result.kind);
+          return result;
+        }),
     };
     try {
       if (!handler) throw new Error(`no handler for topic ${job.topic}`);

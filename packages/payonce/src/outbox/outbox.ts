@@ -3,12 +3,16 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import { isStoredId } from '../core/stored-id.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
+import type { TraceCarrier } from '../otel/trace-context.js';
 import { executeStatement, StatementCache, statementsOn } from '../stores/sql/compiled-statement.js';
 import type { ReceiptsDatabase } from '../stores/sql/receipts-table.js';
-import { tablesOf } from '../stores/sql/table-namespace.js';
+import { tablesIn, tablesOf } from '../stores/sql/table-namespace.js';
 import { insertedUnlessDuplicate } from './insert-unless-duplicate.js';
 import { type OutboxJob, toOutboxJob } from './outbox-job.js';
 import { OUTBOX_ORDER_TABLE, OUTBOX_TABLE, type OutboxDatabase } from './outbox-tables.js';
+import { recordJobTrace } from './outbox-trace.js';
 import type { SqlTarget } from './sql-transaction.js';
 
 /** Longest topic and dedupe key, in characters (the columns hold 100 and 200). */
@@ -133,7 +137,9 @@ export class Outbox<DB> {
    * @throws {InvalidOption} `trx` is not a Kysely `Transaction` (a Drizzle `tx` or a pg client goes through
    *   `withDrizzleTransaction` of `payonce/tx/drizzle` / `withPgTransaction` of `payonce/tx/pg`); empty or too long `topic` (100) / `dedupeKey` (200) / `aggregateKey` (200), or a
    *   payload JSON cannot hold.
-   * @see docs/design.md §7 "Enqueue once".
+   * With an OpenTelemetry SDK registered this runs in the span `payonce.outbox.enqueue`, whose trace context is
+   * stored with a new job (`payonce_outbox_trace`): the job's run and its relayed message continue that trace.
+   * @see docs/design.md §7 "Enqueue once"; docs/observability.md.
    */
   async enqueueOnce(
     trx: Transaction<DB>,
@@ -149,6 +155,27 @@ export class Outbox<DB> {
     if (aggregateKey !== undefined) checkText('aggregateKey', aggregateKey, MAX_DEDUPE_CHARS);
     const json = JSON.stringify(payload);
     if (json === undefined) throw new InvalidOption('payload', 'must be JSON-serialisable');
+    const spec = {
+      kind: 'producer' as const,
+      attributes: { 'messaging.operation.type': 'send', 'messaging.destination.name': topic },
+    };
+    return await inSpan('payonce.outbox.enqueue', spec, async (span) => {
+      const result = await this.insertJob(trx, topic, dedupeKey, json, aggregateKey, span.carrier());
+      span.set(A.jobId, result.jobId);
+      span.set(A.result, result.kind);
+      return result;
+    });
+  }
+
+  /** The statements of `enqueueOnce`, with the trace context of its span (`null`: none recorded). */
+  private async insertJob(
+    trx: Transaction<DB>,
+    topic: string,
+    dedupeKey: string,
+    json: string,
+    aggregateKey: string | undefined,
+    carrier: TraceCarrier | null,
+  ): Promise<EnqueueResult> {
     const db = trx as unknown as Kysely<OutboxDatabase>;
     const id = randomUUID();
     const now = this.clock.now();
@@ -160,6 +187,7 @@ export class Outbox<DB> {
       if (aggregateKey !== undefined) {
         await executeStatement(db, this.statements, ENQUEUE_ORDER, { jobId: id, aggregateKey });
       }
+      if (carrier !== null) await recordJobTrace(tablesIn<OutboxDatabase>(this.target, trx), id, carrier);
       return Object.freeze({ kind: 'enqueued', jobId: id });
     }
     const existing = (await executeStatement(db, this.statements, EXISTING_JOB, { topic, dedupeKey })).rows[0];

@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
 import { isStoredId } from '../core/stored-id.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
+import type { TraceCarrier } from '../otel/trace-context.js';
 import { insertUnlessDuplicate } from '../outbox/insert-unless-duplicate.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { findActiveAttempt, findAttempt } from './attempt-rows.js';
+import { recordAttemptTrace } from './attempt-trace.js';
 import { checkMoney, type Money } from './money.js';
 import { type Order, toOrder } from './order.js';
 import { OrderIdTaken } from './order-id-taken.js';
@@ -89,7 +93,12 @@ export async function createOrder<DB>(
 }
 
 /** Step 1 of the checkout: one short transaction finds the order's active attempt or inserts one `creating`. */
-async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, principal: string): Promise<CheckoutResult> {
+async function openAttempt<DB>(
+  ctx: PaymentsContext<DB>,
+  orderId: string,
+  principal: string,
+  carrier: TraceCarrier | null,
+): Promise<CheckoutResult> {
   return transaction(ctx.store, async (trx): Promise<CheckoutResult> => {
     const on = paymentsSql(ctx, trx);
     const order = await lockOrder(on, orderId);
@@ -124,6 +133,7 @@ async function openAttempt<DB>(ctx: PaymentsContext<DB>, orderId: string, princi
       if (!winner) throw new Error(`attempt insert for order ${orderId} conflicted, but no active attempt exists`);
       return { kind: 'attempt', attempt: winner, created: false };
     }
+    await recordAttemptTrace(on.tables ?? on.db, id, carrier);
     if (nextOrderStatus(order.status, 'awaiting_payment').kind === 'move') {
       await setOrderStatus(on, orderId, 'awaiting_payment', now);
     }
@@ -140,13 +150,19 @@ async function askProvider<DB>(ctx: PaymentsContext<DB>, attempt: PaymentAttempt
     orderRef: null,
     occurredAtMs: null,
   };
-  try {
-    const payment = await ctx.provider.createPayment(createRequestOf(attempt));
-    return { ...base, ...fieldsOf(payment), error: null };
-  } catch (error) {
-    const status = error instanceof ProviderDeclined ? 'failed' : 'unknown';
-    return { ...base, ...emptyFields(attempt), status, error: errorText(error) };
-  }
+  const attributes = { [A.provider]: attempt.provider, [A.method]: 'createPayment', [A.attemptId]: attempt.id };
+  return await inSpan('payonce.provider.call', { kind: 'client', attributes }, async (span) => {
+    try {
+      const payment = await ctx.provider.createPayment(createRequestOf(attempt));
+      span.set('payonce.payment.status', payment.status);
+      return { ...base, ...fieldsOf(payment), error: null };
+    } catch (error) {
+      const status = error instanceof ProviderDeclined ? 'failed' : 'unknown';
+      span.set('payonce.payment.status', status);
+      span.fail(errorText(error));
+      return { ...base, ...emptyFields(attempt), status, error: errorText(error) };
+    }
+  });
 }
 
 /** See `Payments.openCheckout`. */
@@ -156,9 +172,16 @@ export async function openCheckout<DB>(
   principal: string,
 ): Promise<CheckoutResult> {
   if (!isStoredId(orderId)) throw new OrderNotFound(String(orderId));
-  const opened = await openAttempt(ctx, orderId, principal);
-  if (opened.kind === 'already-paid' || !opened.created) return opened;
-  const report = await askProvider(ctx, opened.attempt);
-  const updated = await recordProviderAnswer(ctx, opened.attempt, report);
-  return { kind: 'attempt', attempt: updated, created: true };
+  return await inSpan('payonce.payments.checkout', { attributes: { [A.orderId]: orderId } }, async (span) => {
+    const opened = await openAttempt(ctx, orderId, principal, span.carrier());
+    span.set(
+      'payonce.checkout.result',
+      opened.kind === 'already-paid' ? 'already-paid' : opened.created ? 'created' : 'existing',
+    );
+    if (opened.kind === 'already-paid' || !opened.created) return opened;
+    span.set(A.attemptId, opened.attempt.id);
+    const report = await askProvider(ctx, opened.attempt);
+    const updated = await recordProviderAnswer(ctx, opened.attempt, report);
+    return { kind: 'attempt', attempt: updated, created: true };
+  });
 }

@@ -59,10 +59,12 @@ export {
   type ReconcileReport,
 } from './payments.js';
 export {
+  ATTEMPT_TRACE_TABLE,
   ATTEMPTS_TABLE,
   ORDERS_TABLE,
   PAYMENT_EVENTS_TABLE,
   PAYMENT_REFUNDS_TABLE,
+  type PaymentAttemptTraceTable,
   type PaymentRefundsTable,
   type PaymentsDatabase,
 } from './payments-tables.js';

@@ -64,6 +64,16 @@ export interface PaymentRefundsTable {
 
 /** Name of the orders table (migration `0002-payments`). */
 export const ORDERS_TABLE = 'payonce_orders';
+/**
+ * One row of `payonce_payment_attempt_trace` (migration `0017-payment-attempt-trace`): the W3C trace context
+ * (`traceparent`, `tracestate` as JSON) of the checkout that created an attempt, when an OpenTelemetry SDK recorded it.
+ */
+export interface PaymentAttemptTraceTable {
+  attempt_id: string;
+  trace_context: string;
+}
+/** Name of the attempt trace table (migration `0017-payment-attempt-trace`). */
+export const ATTEMPT_TRACE_TABLE = 'payonce_payment_attempt_trace';
 /** Name of the payment attempts table (migration `0002-payments`). */
 export const ATTEMPTS_TABLE = 'payonce_payment_attempts';
 /** Name of the payment event journal (and inbox) table (migration `0002-payments`). */
@@ -78,4 +88,5 @@ export interface PaymentsDatabase {
   payonce_payment_attempts: PaymentAttemptsTable;
   payonce_payment_events: PaymentEventsTable;
   payonce_payment_refunds: PaymentRefundsTable;
+  payonce_payment_attempt_trace: PaymentAttemptTraceTable;
 }

@@ -1,8 +1,11 @@
 import type { Transaction } from 'kysely';
 import { RequestKey } from '../core/request-key.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
 import { locateAttempt } from './attempt-rows.js';
+import { attemptTraceOf } from './attempt-trace.js';
 import { insertJournal } from './event-journal.js';
 import { InvalidPaymentEvent } from './invalid-payment-event.js';
 import type { PaymentDecision } from './journal-entry.js';
@@ -75,7 +78,27 @@ export async function applyProviderEvent<DB>(
   event: ProviderPaymentEvent,
   callerTrx?: Transaction<DB>,
 ): Promise<EventResult> {
-  const { key, ...report } = reportOfEvent(event);
+  const checked = reportOfEvent(event);
+  const attributes = { [A.provider]: checked.key.provider, 'payonce.event.type': event.eventType };
+  return await inSpan('payonce.payments.transition', { attributes }, async (span) => {
+    const result = await applyChecked(ctx, event, checked, callerTrx);
+    span.set('payonce.payment.decision', result.decision);
+    span.set(A.orderId, result.orderId);
+    span.set(A.attemptId, result.attemptId);
+    span.set('payonce.payment.duplicate', result.duplicate);
+    // The checkout that created the attempt: this delivery's trace is another one (the provider's request).
+    if (span.recording && result.attemptId !== null) span.link(await attemptTraceOf(ctx, result.attemptId));
+    return result;
+  });
+}
+
+async function applyChecked<DB>(
+  ctx: PaymentsContext<DB>,
+  event: ProviderPaymentEvent,
+  checked: ReturnType<typeof reportOfEvent>,
+  callerTrx: Transaction<DB> | undefined,
+): Promise<EventResult> {
+  const { key, ...report } = checked;
   const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
   let alerts: PaymentAlert[] = [];
   let applied: Omit<EventResult, 'duplicate'> | null = null;

@@ -1,5 +1,7 @@
 import { InvalidOption } from '../core/errors.js';
 import { nonNegativeInt, positiveInt } from '../core/options.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
 import { locateAttempt } from './attempt-rows.js';
@@ -113,6 +115,23 @@ export async function reconcile<DB>(
 ): Promise<ReconcileReport> {
   const olderThanMs = nonNegativeInt('olderThanMs', options.olderThanMs ?? 60_000);
   const limit = positiveInt('limit', options.limit ?? 100);
+  return await inSpan(
+    'payonce.payments.reconcile',
+    { attributes: { [A.provider]: ctx.provider.name } },
+    async (span) => {
+      const report = await reconcileRound(ctx, olderThanMs, limit);
+      span.set('payonce.reconcile.examined', report.examined);
+      span.set('payonce.reconcile.resolved', report.resolved);
+      return report;
+    },
+  );
+}
+
+async function reconcileRound<DB>(
+  ctx: PaymentsContext<DB>,
+  olderThanMs: number,
+  limit: number,
+): Promise<ReconcileReport> {
   const mode = { as: 'create-answer' } as const;
   const outcomes = await reconcileAttempts(ctx, { statuses: UNRESOLVED, olderThanMs, limit, mode });
   const count = { resolved: 0, lookupErrors: 0, resent: 0, resendErrors: 0 };

@@ -1,3 +1,6 @@
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
+import { spanContextOf } from '../otel/trace-context.js';
 import type { SqlTarget } from '../outbox/sql-transaction.js';
 import {
   applyOnce,
@@ -7,6 +10,7 @@ import {
   type InboxOutcome,
   parseBody,
 } from './inbox.js';
+import type { TraceHeaders } from './relay-message.js';
 
 /** What a broker consumer hands {@link handleDelivery}: its inbox, handler, hooks and counters. */
 export interface DeliveryConsumer<DB> {
@@ -20,6 +24,14 @@ export interface DeliveryConsumer<DB> {
   /** A handler failure (the consumer goes on). */
   readonly report: (error: unknown, message: ConsumedMessage | null) => void;
   readonly counters: ConsumerCounters;
+  /** The broker, for the spans' `messaging.system` (`nats`, `rabbitmq`). */
+  readonly broker?: 'nats' | 'amqp';
+}
+
+/** The trace headers of a delivery, or `null` when `traceparent` is missing or malformed (W3C Trace Context). */
+export function traceOf(traceparent: string | null, tracestate: string | null): TraceHeaders | null {
+  if (traceparent === null || spanContextOf({ traceparent }) === null) return null;
+  return tracestate === null || tracestate === '' ? { traceparent } : { traceparent, tracestate };
 }
 
 /** One delivery as its broker gave it. */
@@ -46,6 +58,20 @@ export interface BrokerDelivery {
  * @see docs/relay.md (consumers, at-least-once delivery made exactly-once in effect by the inbox).
  */
 export async function handleDelivery<DB>(consumer: DeliveryConsumer<DB>, delivery: BrokerDelivery): Promise<void> {
+  const { consumed } = delivery;
+  const attributes = {
+    'messaging.system': consumer.broker === 'amqp' ? 'rabbitmq' : 'nats',
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': consumed.subject,
+    'messaging.message.id': consumed.id,
+    ...(consumed.deliveryCount === null ? {} : { [A.redelivery]: consumed.deliveryCount - 1 }),
+  };
+  const spec = { kind: 'consumer' as const, attributes, ...(consumed.trace ? { parent: consumed.trace } : {}) };
+  await inSpan(`process ${consumed.subject}`, spec, () => handleTraced(consumer, delivery));
+}
+
+async function handleTraced<DB>(consumer: DeliveryConsumer<DB>, delivery: BrokerDelivery): Promise<void> {
   let consumed = delivery.consumed;
   try {
     consumed = Object.freeze({ ...consumed, payload: parseBody(delivery.body()) });

@@ -1,7 +1,10 @@
 import type { Transaction } from 'kysely';
 import { InvalidOption } from '../core/errors.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { inSpan } from '../otel/span-scope.js';
 import { runEffectOnce } from '../outbox/effect-ledger.js';
 import type { SqlTarget } from '../outbox/sql-transaction.js';
+import type { TraceHeaders } from './relay-message.js';
 
 /** A message as a consumer handler sees it, whatever the broker. */
 export interface ConsumedMessage {
@@ -21,6 +24,8 @@ export interface ConsumedMessage {
   readonly redelivered: boolean;
   /** Deliveries so far including this one, when the broker counts them (JetStream; quorum queues), else `null`. */
   readonly deliveryCount: number | null;
+  /** The W3C trace context the message carried (`traceparent`/`tracestate` headers), or `null`/absent. */
+  readonly trace?: TraceHeaders | null;
 }
 
 /**
@@ -79,10 +84,16 @@ export async function applyOnce<DB>(
   if (message.id.length === 0 || message.id.length > 64) {
     throw new InvalidOption('message id', 'must be 1–64 characters (the relay sends the outbox job id)');
   }
-  const result = await runEffectOnce(target, `inbox:${inboxName}:${message.id}`, (trx) => handler(message, trx), {
-    jobId: message.id.length <= 36 ? message.id : null,
+  const attributes = { 'messaging.message.id': message.id, 'payonce.inbox.name': inboxName };
+  return await inSpan('payonce.relay.inbox', { attributes }, async (span) => {
+    const key = `inbox:${inboxName}:${message.id}`;
+    const result = await runEffectOnce(target, key, (trx) => handler(message, trx), {
+      jobId: message.id.length <= 36 ? message.id : null,
+    });
+    const outcome = result.kind === 'applied' ? 'applied' : 'duplicate';
+    span.set(A.result, outcome);
+    return outcome;
   });
-  return result.kind === 'applied' ? 'applied' : 'duplicate';
 }
 
 /** Parses a JSON body. @throws {InvalidOption} when it is not JSON (the delivery fails and ends in the dead letter). */

@@ -23,7 +23,7 @@ export { consumeJetStream, type JetStreamConsumerOptions } from './nats/nats-con
 export { type NatsPublisherOptions, natsPublisher } from './nats/nats-publisher.js';
 export { OutboxRelay, type RelayRound } from './outbox-relay.js';
 export type { OutboxRelayOptions } from './outbox-relay-options.js';
-export { RELAY_HEADERS, type RelayMessage, subjectOf } from './relay-message.js';
+export { RELAY_HEADERS, type RelayMessage, subjectOf, type TraceHeaders } from './relay-message.js';
 export type { RelayCounters } from './relay-metrics.js';
 export { registerRelayMetrics } from './relay-prometheus.js';
 export type { PublishAck, RelayPublisher } from './relay-publisher.js';

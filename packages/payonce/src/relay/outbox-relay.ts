@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../core/clock.js';
 import { PollLoop } from '../core/poll-loop.js';
+import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
+import { recordSeconds } from '../otel/meters.js';
+import { inSpan } from '../otel/span-scope.js';
+import type { TraceCarrier } from '../otel/trace-context.js';
+import { activeTracer } from '../otel/tracing.js';
 import { backoffDelayMs } from '../outbox/backoff.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from '../outbox/outbox-tables.js';
+import { jobTracesOf } from '../outbox/outbox-trace.js';
 import { intOf, type SqlTarget } from '../outbox/sql-transaction.js';
 import { tablesOf } from '../stores/sql/table-namespace.js';
 import { claimRelayBatch } from './claim-relay-batch.js';
@@ -149,7 +155,14 @@ export class OutboxRelay<DB> {
     this.totals.leaseLost += carried.length - marked;
     const expired = claimed.filter((message) => message.attempt > maxAttempts);
     const live = claimed.filter((message) => message.attempt <= maxAttempts);
-    const chains = await Promise.all(chainsOf(live).map((chain) => this.publishChain(chain)));
+    const traces =
+      activeTracer() === undefined
+        ? undefined
+        : await jobTracesOf(
+            this.target,
+            live.map((m) => m.id),
+          );
+    const chains = await Promise.all(chainsOf(live).map((chain) => this.publishChain(chain, traces)));
     const acked = chains.flatMap((chain) => chain.acked);
     if (acked.length > 0) {
       await this.onAcknowledged?.(acked.map((entry) => ({ message: entry.message, duplicate: entry.ack.duplicate })));
@@ -243,17 +256,49 @@ export class OutboxRelay<DB> {
   }
 
   /** Publishes one aggregate's jobs one after the other; stops at the first failure. */
-  private async publishChain(chain: readonly RelayMessage[]): Promise<Chain> {
+  private async publishChain(
+    chain: readonly RelayMessage[],
+    traces: ReadonlyMap<string, TraceCarrier> | undefined,
+  ): Promise<Chain> {
     const acked: Chain['acked'] = [];
     for (let i = 0; i < chain.length; i++) {
       const message = chain[i] as RelayMessage;
       try {
-        acked.push({ message, ack: await this.publisher.publish(message) });
+        acked.push({ message, ack: await this.publishOne(message, traces) });
       } catch (error) {
         return { acked, failed: { message, error }, untried: chain.slice(i + 1) };
       }
     }
     return { acked, failed: null, untried: [] };
+  }
+
+  /**
+   * Publishes one message; with an OpenTelemetry SDK, in the span `send <topic>` (a child of the job's enqueue span)
+   * whose trace context the message carries as `traceparent`. Records `payonce.relay.lag`.
+   */
+  private async publishOne(
+    message: RelayMessage,
+    traces: ReadonlyMap<string, TraceCarrier> | undefined,
+  ): Promise<PublishAck> {
+    recordSeconds((all) => all.relayLag, this.clock.now() - message.createdAtMs, {
+      'messaging.destination.name': message.topic,
+    });
+    if (traces === undefined) return await this.publisher.publish(message);
+    const parent = traces.get(message.id);
+    const attributes = {
+      'messaging.system': this.publisher.broker === 'amqp' ? 'rabbitmq' : 'nats',
+      'messaging.operation.type': 'send',
+      'messaging.operation.name': 'publish',
+      'messaging.destination.name': message.topic,
+      'messaging.message.id': message.id,
+      [A.jobAttempt]: message.attempt,
+    };
+    const spec = { kind: 'producer' as const, attributes, ...(parent ? { parent } : {}) };
+    return await inSpan(`send ${message.topic}`, spec, async (span) => {
+      const ack = await this.publisher.publish(Object.freeze({ ...message, trace: span.carrier() }));
+      span.set('payonce.relay.duplicate', ack.duplicate);
+      return ack;
+    });
   }
 
   private async retryOrDead(message: RelayMessage, error: unknown, nowMs: number): Promise<number> {

@@ -17,6 +17,20 @@ export interface RelayMessage {
   readonly createdAtMs: number;
   /** Claims of this job so far (1 on its first publish; higher after a failed publish or a dead relay). */
   readonly attempt: number;
+  /**
+   * The W3C trace context the message carries (`traceparent` / `tracestate` headers): the relay's publish span,
+   * set when an OpenTelemetry SDK is registered; absent otherwise.
+   */
+  readonly trace?: TraceHeaders | null;
+}
+
+/**
+ * W3C Trace Context header values (https://www.w3.org/TR/trace-context/): `traceparent` is
+ * `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`, `tracestate` the vendors' list, when there is one.
+ */
+export interface TraceHeaders {
+  readonly traceparent: string;
+  readonly tracestate?: string;
 }
 
 /** Header names payonce sets on every published message (NATS headers, AMQP `headers` table). */
@@ -25,6 +39,9 @@ export const RELAY_HEADERS = Object.freeze({
   aggregate: 'Payonce-Aggregate',
   sequence: 'Payonce-Sequence',
   createdAt: 'Payonce-Created-At',
+  /** W3C Trace Context (the relay's publish span), when an OpenTelemetry SDK is registered. */
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
 });
 
 /** The broker subject / routing key of `topic` under `prefix`: `<prefix>.<topic>` (or `topic` for an empty prefix). */

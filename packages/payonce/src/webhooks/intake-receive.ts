@@ -5,6 +5,9 @@ import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
 import { TransactionFence } from '../core/transaction-fence.js';
 import type { HttpResponse } from '../http/http-exchange.js';
+import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
+import { countOne } from '../otel/meters.js';
+import { inSpan, type SpanScope } from '../otel/span-scope.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
@@ -24,10 +27,29 @@ import { type HeadersInput, headerValue } from './verify/headers.js';
 interface Delivery extends DeliveryArrival {
   readonly runtime: IntakeRuntime;
   readonly request: IntakeRequest;
+  /** The delivery's span (`payonce.webhook.intake`). */
+  readonly span: SpanScope;
 }
 
+/** The intake's outcome of a delivery, as `payonce.idempotency.outcome` names it; `null` before any claim. */
+const OUTCOMES: Readonly<Partial<Record<Trace['decision'], IdempotencyOutcome>>> = Object.freeze({
+  new: 'fresh',
+  duplicate: 'replay',
+  'in-progress': 'conflict',
+});
+
+/** Step 7: journal the delivery and answer (span `payonce.webhook.acknowledge`). */
 function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promise<HttpResponse> {
-  return recordDelivery(delivery.runtime, delivery, trace, response, delivery.request);
+  const outcome = OUTCOMES[trace.decision];
+  const attributes = { 'http.response.status_code': response.status, 'payonce.webhook.decision': trace.decision };
+  return inSpan('payonce.webhook.acknowledge', { attributes }, async () => {
+    if (outcome !== undefined) delivery.span.set(A.outcome, outcome);
+    if (outcome === 'replay') {
+      countOne((all) => all.redeliveries, { [A.provider]: delivery.resolved.endpoint.profile.provider });
+    }
+    delivery.span.set('http.response.status_code', response.status);
+    return await recordDelivery(delivery.runtime, delivery, trace, response, delivery.request);
+  });
 }
 
 function refuse(delivery: Delivery, trace: Trace, problem: IntakeProblem): Promise<HttpResponse> {
@@ -74,6 +96,14 @@ function checkBody(delivery: Delivery): IntakeProblem | null {
 
 /** Step 2: the signature over the exact bytes; records the verdict in `trace` (and no payload when refused). */
 async function verifySignature(delivery: Delivery, trace: Trace): Promise<IntakeProblem | null> {
+  return await inSpan('payonce.webhook.verify', undefined, async (span) => {
+    const problem = await verifyBytes(delivery, trace);
+    span.set('payonce.webhook.signature', trace.signature);
+    return problem;
+  });
+}
+
+async function verifyBytes(delivery: Delivery, trace: Trace): Promise<IntakeProblem | null> {
   const { rawBody, headers } = delivery.request;
   try {
     trace.verify = await delivery.resolved.endpoint.scheme.verify({ rawBody, headers, nowMs: delivery.receivedAtMs });
@@ -159,9 +189,14 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
     const context = { claim, headers: request.headers, receivedAtMs };
     // The transaction objects are lent to the handler: once it returns, using them throws `TransactionEnded`.
     const fence = txs.tx === undefined ? null : new TransactionFence();
+    if (claim !== null) delivery.span.set(A.redelivery, claim.attempt - 1);
     try {
       const lent = fence === null ? txs : { tx: fence.lend(txs.tx), payonceTx: fence.lend(txs.payonceTx) };
-      return ack.accepted(event, await callHandler(delivery.resolved, event, context, lent));
+      const attributes = claim === null ? undefined : { [A.attempts]: claim.attempt };
+      const result = await inSpan('payonce.webhook.handler', { attributes }, async () =>
+        callHandler(delivery.resolved, event, context, lent),
+      );
+      return ack.accepted(event, result);
     } catch (error) {
       if (!(error instanceof WebhookDecline)) {
         handlerFailure = { error };
@@ -224,14 +259,23 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
 export async function receiveDelivery(runtime: IntakeRuntime, request: IntakeRequest): Promise<HttpResponse> {
   const started = performance.now();
   const resolved = resolveEndpoint(runtime, request.endpoint);
-  const delivery: Delivery = { runtime, request, resolved, receivedAtMs: runtime.clock.now(), started };
-  const trace = freshTrace();
-  const refusal = checkBody(delivery) ?? (await verifySignature(delivery, trace));
-  if (refusal) return refuse(delivery, trace, refusal);
-  const extracted = extractEvent(delivery, trace);
-  if ('problem' in extracted) return refuse(delivery, trace, extracted.problem);
-  const { event } = extracted;
-  return handleEvent(delivery, { ...trace, event, payload: event.payload }, event);
+  const provider = resolved.endpoint.profile.provider;
+  const attributes = { 'payonce.webhook.endpoint': request.endpoint, [A.provider]: provider };
+  return await inSpan('payonce.webhook.intake', { kind: 'server', attributes }, async (span) => {
+    const delivery: Delivery = { runtime, request, resolved, receivedAtMs: runtime.clock.now(), started, span };
+    const trace = freshTrace();
+    const refusal = checkBody(delivery) ?? (await verifySignature(delivery, trace));
+    if (refusal) return refuse(delivery, trace, refusal);
+    const extracted = await inSpan('payonce.webhook.extract', undefined, async (step) => {
+      const result = extractEvent(delivery, trace);
+      if ('event' in result) step.set('payonce.event.type', result.event.eventType);
+      return result;
+    });
+    if ('problem' in extracted) return refuse(delivery, trace, extracted.problem);
+    const { event } = extracted;
+    if (event.key !== null) span.set('payonce.event.id', event.key.externalId);
+    return handleEvent(delivery, { ...trace, event, payload: event.payload }, event);
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt, timerMs } from '../../core/options.js';
-import { handleDelivery } from '../handle-delivery.js';
+import { handleDelivery, traceOf } from '../handle-delivery.js';
 import { type ConsumedMessage, checkInboxName, emptyConsumerCounters, type RunningConsumer } from '../inbox.js';
 import type { InboxConsumerOptions } from '../inbox-consumer-options.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -55,6 +55,7 @@ function consumedOf(message: ConsumeMessage): ConsumedMessage {
     payload: undefined,
     redelivered: message.fields.redelivered,
     deliveryCount: count === null ? (message.fields.redelivered ? null : 1) : Number(count) + 1,
+    trace: traceOf(headerText(message, RELAY_HEADERS.traceparent), headerText(message, RELAY_HEADERS.tracestate)),
   });
 }
 
@@ -123,7 +124,7 @@ export async function consumeRabbitMq<DB>(options: RabbitMqConsumerOptions<DB>):
   let current: AmqpLink | null = null;
   let inHand: Promise<void> = Promise.resolve();
 
-  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters, broker: 'amqp' as const };
   const handle = (channel: Channel, delivery: ConsumeMessage) =>
     handleDelivery(inbox, {
       consumed: consumedOf(delivery),

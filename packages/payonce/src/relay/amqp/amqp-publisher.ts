@@ -76,6 +76,10 @@ export function amqpPublisher(options: AmqpPublisherOptions): RelayPublisher {
       const headers: Record<string, string> = { [RELAY_HEADERS.topic]: message.topic };
       if (message.aggregateKey !== null) headers[RELAY_HEADERS.aggregate] = message.aggregateKey;
       if (message.sequence !== null) headers[RELAY_HEADERS.sequence] = String(message.sequence);
+      if (message.trace) {
+        headers[RELAY_HEADERS.traceparent] = message.trace.traceparent;
+        if (message.trace.tracestate) headers[RELAY_HEADERS.tracestate] = message.trace.tracestate;
+      }
       return new Promise<PublishAck>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined;
         const settle = (fn: () => void) => {

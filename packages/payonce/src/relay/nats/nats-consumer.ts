@@ -1,7 +1,7 @@
 import type { AckPolicy, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { InvalidOption } from '../../core/errors.js';
 import { positiveInt, timerMs } from '../../core/options.js';
-import { handleDelivery } from '../handle-delivery.js';
+import { handleDelivery, traceOf } from '../handle-delivery.js';
 import { type ConsumedMessage, checkInboxName, emptyConsumerCounters, type RunningConsumer } from '../inbox.js';
 import type { InboxConsumerOptions } from '../inbox-consumer-options.js';
 import { RELAY_HEADERS } from '../relay-message.js';
@@ -50,6 +50,7 @@ function consumedOf(msg: JsMsg, stream: string): ConsumedMessage {
     payload: undefined,
     redelivered: msg.redelivered,
     deliveryCount: msg.info.deliveryCount,
+    trace: traceOf(header(RELAY_HEADERS.traceparent), header(RELAY_HEADERS.tracestate)),
   });
 }
 
@@ -147,7 +148,7 @@ export async function consumeJetStream<DB>(options: JetStreamConsumerOptions<DB>
     counters.deadLettered++;
   };
 
-  const inbox = { ...options, inboxName: settings.inboxName, report, counters };
+  const inbox = { ...options, inboxName: settings.inboxName, report, counters, broker: 'nats' as const };
   const handle = (msg: JsMsg) =>
     handleDelivery(inbox, {
       consumed: consumedOf(msg, options.stream),

@@ -80,6 +80,10 @@ export function natsPublisher(options: NatsPublisherOptions): RelayPublisher & {
       if (message.aggregateKey !== null) headers.set(RELAY_HEADERS.aggregate, message.aggregateKey);
       if (message.sequence !== null) headers.set(RELAY_HEADERS.sequence, String(message.sequence));
       headers.set(RELAY_HEADERS.createdAt, String(message.createdAtMs));
+      if (message.trace) {
+        headers.set(RELAY_HEADERS.traceparent, message.trace.traceparent);
+        if (message.trace.tracestate) headers.set(RELAY_HEADERS.tracestate, message.trace.tracestate);
+      }
       try {
         const ack = await js.publish(subject, message.payload, {
           msgID: message.id,

@@ -5,9 +5,11 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
  * A named part of payonce's schema that `migrate({ only })` and `payonce migrate --only` can create on its own:
  * - `receipts`: `payonce_receipts` (webhook receipts and Idempotency-Key records; on PostgreSQL the finish trigger);
  * - `http`: Idempotency-Key records, which live in `payonce_receipts`: the same as `receipts`;
- * - `outbox`: `payonce_outbox`, `payonce_effects`, `payonce_outbox_order` (on PostgreSQL its `…_seq_seq` sequence);
+ * - `outbox`: `payonce_outbox`, `payonce_effects`, `payonce_outbox_order` (on PostgreSQL its `…_seq_seq` sequence),
+ *   `payonce_outbox_trace`;
  * - `journal`: `payonce_webhook_deliveries` (the webhook delivery journal);
- * - `payments`: `payonce_orders`, `payonce_payment_attempts`, `payonce_payment_events`, `payonce_payment_refunds`;
+ * - `payments`: `payonce_orders`, `payonce_payment_attempts`, `payonce_payment_events`, `payonce_payment_refunds`,
+ *   `payonce_payment_attempt_trace`;
  * - `service`: the reference service's `payonce_service_fulfilments`, `payonce_service_refunds`,
  *   `payonce_admin_actions`, `payonce_service_order_traces`;
  * - `payme`: the Payme Merchant API engine's `payonce_payme_transactions` and `payonce_payme_keys` (`payonce/payme`);
@@ -58,10 +60,10 @@ const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze(
     migrations: [],
     needs: [{ group: 'receipts', because: 'Idempotency-Key records are kept in payonce_receipts' }],
   },
-  outbox: { migrations: ['0003-outbox', '0008-outbox-order'], needs: [] },
+  outbox: { migrations: ['0003-outbox', '0008-outbox-order', '0016-outbox-trace'], needs: [] },
   journal: { migrations: ['0004-webhook-deliveries'], needs: [] },
   payments: {
-    migrations: ['0002-payments', '0010-payment-refunds'],
+    migrations: ['0002-payments', '0010-payment-refunds', '0017-payment-attempt-trace'],
     needs: [
       { group: 'receipts', because: 'a provider event is recorded as a receipt' },
       { group: 'outbox', because: 'a paid or refunded order enqueues an outbox job' },

@@ -13,6 +13,8 @@ import { click0012 } from './0012-click.js';
 import { uzum0013 } from './0013-uzum.js';
 import { serviceOrderTraces0014 } from './0014-service-order-traces.js';
 import { telegramCharges0015 } from './0015-telegram-charges.js';
+import { outboxTrace0016 } from './0016-outbox-trace.js';
+import { paymentAttemptTrace0017 } from './0017-payment-attempt-trace.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -32,4 +34,6 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   uzum0013,
   serviceOrderTraces0014,
   telegramCharges0015,
+  outboxTrace0016,
+  paymentAttemptTrace0017,
 ]);

@@ -1,0 +1,154 @@
+import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
+import { countOne, instruments, recordSeconds } from '../otel/meters.js';
+import { inSpan, NO_SPAN, type SpanScope, type SpanSpec } from '../otel/span-scope.js';
+import { activeTracer } from '../otel/tracing.js';
+import { ClaimLost, PayloadMismatch, RequestInProgress } from './errors.js';
+import type { Outcome } from './outcome.js';
+import type { RequestKey } from './request-key.js';
+
+/**
+ * What one guarded call noted while it ran, for its span and metrics: whether its claim took over a stale one,
+ * whether it waited for a claim held elsewhere. A call with no telemetry writes to a shared note nobody reads.
+ */
+export interface GuardNote {
+  takeover: boolean;
+  waited: boolean;
+  /** Whether spans are recorded for this call (child spans are skipped otherwise). */
+  readonly traced: boolean;
+  /** Whether an SDK meter provider records payonce's metrics. */
+  readonly measured: boolean;
+}
+
+/** The note of calls without telemetry: written, never read. */
+const UNOBSERVED: GuardNote = { takeover: false, waited: false, traced: false, measured: false };
+
+/** OpenTelemetry's `db.system.name` of a store's short name (`Store.name`); none for the memory store. */
+const DB_SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
+  postgres: 'postgresql',
+  mysql: 'mysql',
+  sqlite: 'sqlite',
+  redis: 'redis',
+});
+
+/** The outcome of a call that settled with `outcome`, or threw `error`. */
+function outcomeOf(note: GuardNote, outcome: Outcome | undefined, error: unknown): IdempotencyOutcome {
+  if (outcome !== undefined) {
+    if (outcome.isReplay) return note.waited ? 'waited' : 'replay';
+    return note.takeover ? 'takeover' : 'fresh';
+  }
+  if (error instanceof RequestInProgress) return 'conflict';
+  if (error instanceof PayloadMismatch) return 'mismatch';
+  if (error instanceof ClaimLost) return 'fenced';
+  return note.takeover ? 'takeover' : 'fresh';
+}
+
+/**
+ * Runs one guarded call (`body`) inside the span `payonce.guard` and counts its outcome
+ * (`payonce.idempotency.outcomes`); with neither an SDK tracer nor meter provider it is `body(note)` alone.
+ */
+export function observeGuarded(
+  key: RequestKey,
+  storeName: string,
+  body: (note: GuardNote) => Promise<Outcome>,
+): Promise<Outcome> {
+  const traced = activeTracer() !== undefined;
+  const measured = instruments() !== undefined;
+  // Not an async function: without telemetry the call's own promise is returned as it is (no extra turn).
+  if (!traced && !measured) return body(UNOBSERVED);
+  const note: GuardNote = { takeover: false, waited: false, traced, measured };
+  const db = DB_SYSTEMS[storeName];
+  const spec: SpanSpec = { attributes: { [A.provider]: key.provider, ...(db ? { 'db.system.name': db } : {}) } };
+  return inSpan('payonce.guard', spec, async (span) => {
+    try {
+      const outcome = await body(note);
+      finish(span, key, outcomeOf(note, outcome, undefined), outcome.attempts);
+      return outcome;
+    } catch (error) {
+      finish(span, key, outcomeOf(note, undefined, error), undefined);
+      throw error;
+    }
+  });
+}
+
+function finish(span: SpanScope, key: RequestKey, name: IdempotencyOutcome, attempts: number | undefined): void {
+  span.set(A.outcome, name);
+  span.set(A.attempts, attempts);
+  countOne((all) => all.outcomes, { [A.outcome]: name, [A.provider]: key.provider });
+}
+
+/**
+ * Runs `step` as child span `name` of a guarded call (only when that call is traced). Not an async function: an
+ * untraced call gets `step`'s own promise (no extra promise or microtask turn on the guard's hot path).
+ */
+export function guardStep<T>(note: GuardNote, name: string, step: (span: SpanScope) => Promise<T>): Promise<T> {
+  return note.traced ? inSpan(name, undefined, step) : step(NO_SPAN);
+}
+
+/**
+ * Runs the claim protocol `claim` of a guarded call in the child span `payonce.guard.claim` and records its duration
+ * (`payonce.idempotency.claim.duration`); `claim()` alone when the call has no telemetry.
+ */
+export function observeClaim<T extends { readonly kind: string }>(
+  note: GuardNote,
+  key: RequestKey,
+  claim: () => Promise<T>,
+): Promise<T> {
+  // Not async: a call without telemetry gets the claim's own promise.
+  return !note.traced && !note.measured ? claim() : observedClaim(note, key, claim);
+}
+
+/** {@link observeClaim} for a call with telemetry: the span and the duration. */
+async function observedClaim<T extends { readonly kind: string }>(
+  note: GuardNote,
+  key: RequestKey,
+  claim: () => Promise<T>,
+): Promise<T> {
+  const startedMs = performance.now();
+  try {
+    return await guardStep(note, 'payonce.guard.claim', async (span) => {
+      const decision = await claim();
+      span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
+      return decision;
+    });
+  } finally {
+    recordClaim(key, startedMs);
+  }
+}
+
+/**
+ * Runs a duplicate's in-flight wait `wait` in the child span `payonce.guard.wait`, notes it (the outcome becomes
+ * `waited` on a replay) and records its duration (`payonce.idempotency.wait.duration`).
+ */
+export async function observeWait<E extends string>(
+  note: GuardNote,
+  key: RequestKey,
+  wait: () => Promise<E>,
+): Promise<E> {
+  note.waited = true;
+  const startedMs = performance.now();
+  const end = await guardStep(note, 'payonce.guard.wait', async (span) => {
+    const ended = await wait();
+    span.set('payonce.wait.end', ended);
+    return ended;
+  });
+  recordWait(key, performance.now() - startedMs);
+  return end;
+}
+
+/** Runs the compare-and-set `takeover` in the child span `payonce.guard.takeover` (`stale`: a dead worker's claim). */
+export async function observeTakeover<T>(note: GuardNote, stale: boolean, takeover: () => Promise<T>): Promise<T> {
+  return await guardStep(note, 'payonce.guard.takeover', async (span) => {
+    span.set('payonce.takeover.stale', stale);
+    return await takeover();
+  });
+}
+
+/** Records the claim protocol's duration (`payonce.idempotency.claim.duration`) from `startedMs` (`performance.now()`). */
+export function recordClaim(key: RequestKey, startedMs: number): void {
+  recordSeconds((all) => all.claimDuration, performance.now() - startedMs, { [A.provider]: key.provider });
+}
+
+/** Records a duplicate's wait (`payonce.idempotency.wait.duration`), `waitedMs` of real time. */
+export function recordWait(key: RequestKey, waitedMs: number): void {
+  recordSeconds((all) => all.waitDuration, waitedMs, { [A.provider]: key.provider });
+}

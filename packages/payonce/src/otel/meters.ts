@@ -1,0 +1,75 @@
+import type { Attributes, Counter, Histogram, Meter, MeterProvider } from '@opentelemetry/api';
+import { otelApi } from './otel-api.js';
+import { SCOPE_NAME } from './tracing.js';
+
+/** Bucket boundaries (seconds) of payonce's latency and lag histograms: 1 ms to 5 min. */
+const SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/** Every OpenTelemetry instrument payonce records (docs/observability.md "Metrics"). */
+export interface PayonceInstruments {
+  /** `payonce.idempotency.outcomes`: guarded calls by `payonce.idempotency.outcome` and `payonce.receipt.provider`. */
+  readonly outcomes: Counter;
+  /** `payonce.idempotency.claim.duration` (s): the claim protocol of one guarded call, wait included. */
+  readonly claimDuration: Histogram;
+  /** `payonce.idempotency.wait.duration` (s): a duplicate's wait for the claim held elsewhere. */
+  readonly waitDuration: Histogram;
+  /** `payonce.webhook.redeliveries`: deliveries of a webhook event already received (its receipt existed). */
+  readonly redeliveries: Counter;
+  /** `payonce.outbox.lag` (s): from a job's enqueue (or its backoff's end) to the start of its run. */
+  readonly outboxLag: Histogram;
+  /** `payonce.relay.lag` (s): from a job's enqueue to its message's publish by the relay. */
+  readonly relayLag: Histogram;
+}
+
+let instrumentsOf: MeterProvider | undefined;
+let cached: PayonceInstruments | undefined;
+/** The constructor of the API's no-op meter, found once. */
+let noopMeter: (new (...args: never[]) => Meter) | undefined;
+
+function build(meter: Meter): PayonceInstruments {
+  const seconds = (name: string, description: string) =>
+    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: SECONDS_BUCKETS } });
+  return Object.freeze({
+    outcomes: meter.createCounter('payonce.idempotency.outcomes', {
+      unit: '{call}',
+      description: 'Guarded calls by idempotency outcome and receipt provider',
+    }),
+    claimDuration: seconds('payonce.idempotency.claim.duration', 'Time to claim a key, in-flight wait included'),
+    waitDuration: seconds('payonce.idempotency.wait.duration', 'Time a duplicate waited for an in-flight claim'),
+    redeliveries: meter.createCounter('payonce.webhook.redeliveries', {
+      unit: '{delivery}',
+      description: 'Deliveries of a webhook event that had been received before',
+    }),
+    outboxLag: seconds('payonce.outbox.lag', 'Time from an outbox job becoming due to the start of its run'),
+    relayLag: seconds('payonce.relay.lag', 'Time from an outbox job enqueue to the publish of its message'),
+  });
+}
+
+/**
+ * payonce's instruments on the globally registered meter provider, or `undefined` when no SDK meter provider is
+ * registered (or `@opentelemetry/api` is not installed): then nothing is measured. Re-created when the global
+ * provider changes.
+ */
+export function instruments(): PayonceInstruments | undefined {
+  const api = otelApi();
+  if (api === null) return undefined;
+  const provider = api.metrics.getMeterProvider();
+  if (provider === instrumentsOf) return cached;
+  noopMeter ??= api.createNoopMeter().constructor as new (...args: never[]) => Meter;
+  const meter = provider.getMeter(SCOPE_NAME);
+  instrumentsOf = provider;
+  cached = meter instanceof noopMeter ? undefined : build(meter);
+  return cached;
+}
+
+/** Adds 1 to counter `pick` with `attributes`, when metrics are on. */
+export function countOne(pick: (all: PayonceInstruments) => Counter, attributes: Attributes): void {
+  const all = instruments();
+  if (all !== undefined) pick(all).add(1, attributes);
+}
+
+/** Records `ms` milliseconds as seconds in histogram `pick`, when metrics are on (a negative time records 0). */
+export function recordSeconds(pick: (all: PayonceInstruments) => Histogram, ms: number, attributes?: Attributes): void {
+  const all = instruments();
+  if (all !== undefined) pick(all).record(Math.max(0, ms) / 1000, attributes);
+}
