@@ -122,6 +122,7 @@ describe('payonce migrate flags (@payonce/cli)', () => {
         'billing_migration_lock',
         'billing_outbox',
         'billing_outbox_order',
+        'billing_outbox_trace',
         'billing_receipts',
       ]);
       const bad = capture();

@@ -64,6 +64,7 @@ describe('mysql: payonce tables in a database of their own, the connection on th
       'payonce_migration_lock',
       'payonce_outbox',
       'payonce_outbox_order',
+      'payonce_outbox_trace',
       'payonce_receipts',
       'payonce_webhook_deliveries',
     ]);
