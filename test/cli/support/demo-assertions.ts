@@ -111,13 +111,19 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   expect(report.demo.restarts).toEqual(restarts.map((r) => expect.objectContaining(r)));
   const crash = report.results.find((r) => r.id === 12)!;
   const [first] = restarts;
-  expect(crash.counts.fulfilments).toBe(1);
+  // One fulfilment per paid order: a crash scenario may take a second order when the first job finished before the
+  // kill could land ("trying a new order"), so the count follows the charges, never above them.
+  const oncePerPaidOrder = (counts: { charges: number; paidTransitions: number; fulfilments: number }) => {
+    expect(counts.charges).toBeGreaterThanOrEqual(1);
+    expect([counts.paidTransitions, counts.fulfilments]).toEqual([counts.charges, counts.charges]);
+  };
+  oncePerPaidOrder(crash.counts);
   const killed = replicas > 1 ? `of ${replicas}, pid ${first!.fromPid} with` : `killed pid ${first!.fromPid} with`;
   expect(crash.notes.join('\n')).toContain(killed);
   expect(crash.notes.join('\n')).toContain(`restarted as pid ${first!.toPid}`);
   if (replicas > 1) {
     const midFulfilment = report.results.find((r) => r.id === 21)!;
-    expect(midFulfilment.counts.fulfilments).toBe(1);
+    oncePerPaidOrder(midFulfilment.counts);
     expect(midFulfilment.notes.join('\n')).toContain(`(pid ${restarts[1]!.fromPid}) mid-fulfilment`);
   }
 
