@@ -6,15 +6,17 @@ import { hasCapability, type StormAppAdapter, type StormOrderStatus } from './st
 const HOLDING: ReadonlySet<StormOrderStatus> = new Set(['paid', 'fulfilling', 'completed']);
 
 /**
- * The orders of an app as a provider storm (Payme, Click) drives them through its adapter: created in UZS, read as
- * counts, with the crash and re-run capabilities the adapter has (or why not, in `missing`).
+ * The orders of an app as a provider storm (Payme, Click, Uzum, Telegram) drives them through its adapter: created in
+ * one currency (UZS, XTR), read as counts, with the crash and re-run capabilities the adapter has (or why not, in
+ * `missing`).
  */
 export interface AppProviderOrders {
-  /** Creates an order of `amountTiyin` (UZS) and returns its id. @throws {Error} the app gave no order id. */
-  createOrder(amountTiyin: number): Promise<string>;
+  /** Creates an order of `amount` minor units (tiyin, stars) and returns its id. @throws {Error} the app gave no order id. */
+  createOrder(amount: number): Promise<string>;
   /**
    * The order's counts from `readOrder`: paid transitions, fulfilments, refunds (0 when the app does not report
-   * them) and the money held: the order's amount while its status is `paid`, `fulfilling` or `completed`, else 0.
+   * them) and the money held (`heldTiyin`, in the order's minor units): the order's amount while its status is
+   * `paid`, `fulfilling` or `completed`, else 0.
    * @throws {Error} the order could not be read.
    */
   counts(orderId: string): Promise<HeldOrderCounts>;
@@ -27,10 +29,11 @@ export interface AppProviderOrders {
 }
 
 /**
- * {@link AppProviderOrders} of `adapter`, every call as one customer of the storm's own (`<prefix>-<random>`).
+ * {@link AppProviderOrders} of `adapter` in `currency` (ISO 4217, or `XTR` for Telegram Stars), every call as one
+ * customer of the storm's own (`<prefix>-<random>`).
  * @see docs/storm-your-app.md "Provider storms against your app".
  */
-export function appProviderOrders(adapter: StormAppAdapter, prefix: string): AppProviderOrders {
+export function appProviderOrders(adapter: StormAppAdapter, prefix: string, currency = 'UZS'): AppProviderOrders {
   const customer = `${prefix}-${randomBytes(6).toString('hex')}`;
   const caps = adapter.capabilities ?? {};
   const crash = caps.crashAndRestart;
@@ -47,8 +50,8 @@ export function appProviderOrders(adapter: StormAppAdapter, prefix: string): App
   };
   return {
     ...(Object.keys(missing).length === 0 ? {} : { missing }),
-    async createOrder(amountTiyin) {
-      const answer = await adapter.createOrder({ customer, money: { amountMinor: amountTiyin, currency: 'UZS' } });
+    async createOrder(amount) {
+      const answer = await adapter.createOrder({ customer, money: { amountMinor: amount, currency } });
       if (answer.orderId === null) {
         throw new Error(`createOrder answered ${answer.status} without an order id: ${answer.text.slice(0, 200)}`);
       }

@@ -1,14 +1,13 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
-import { appProviderOrders } from '../app/app-provider-orders.js';
 import type { StormAppAdapter } from '../app/storm-app-adapter.js';
+import { appProviderTarget } from '../provider/app-provider-target.js';
 import type { ClickStormTarget } from './click-storm-target.js';
 
 /**
  * The Click storm target of an app through its storm adapter (docs/storm-your-app.md "Provider storms against your
  * app"): Click calls `adapter.providers.click.prepareUrl` and `completeUrl`, signing with `serviceId` and
  * `secretKey`; an order is created with `adapter.createOrder` (`UZS`, tiyin), its id being Click's
- * `merchant_trans_id`; its counts come from `adapter.readOrder`, the money held being the order's amount while it is
- * `paid`, `fulfilling` or `completed`. Crash and job re-run as for {@link appPaymeTarget}. The adapter stays open.
+ * `merchant_trans_id`; the rest is {@link appProviderTarget}'s (counts, crash, job re-run). The adapter stays open.
  * @throws {InvalidOption} (`adapter.providers.click`) the adapter declares no Click endpoints; (`serviceId`) not a
  *   positive integer; (`secretKey`) empty.
  */
@@ -20,20 +19,10 @@ export function appClickTarget(adapter: StormAppAdapter, serviceId: number, secr
     throw new InvalidOption('serviceId', 'must be a positive integer');
   }
   if (typeof secretKey !== 'string' || secretKey === '') throw new InvalidOption('secretKey', 'must be non-empty');
-  const orders = appProviderOrders(adapter, 'storm-click');
-  const { crashAndRestart, rerunFulfilment } = orders;
-  return {
-    prepareUrl: click.prepareUrl,
-    completeUrl: click.completeUrl,
-    serviceId,
-    secretKey,
-    description: `app ${adapter.name}`,
-    ...(orders.missing === undefined ? {} : { missing: orders.missing }),
-    async createOrder(amountTiyin) {
-      return { merchantTransId: await orders.createOrder(amountTiyin), amountTiyin };
-    },
-    readOrder: (merchantTransId) => orders.counts(merchantTransId),
-    ...(crashAndRestart === undefined ? {} : { crashAndRestart }),
-    ...(rerunFulfilment === undefined ? {} : { rerunFulfilment }),
-  };
+  const base = appProviderTarget(adapter, {
+    prefix: 'storm-click',
+    orderOf: (merchantTransId, amountTiyin) => ({ merchantTransId, amountTiyin }),
+    idOf: (merchantTransId: string) => merchantTransId,
+  });
+  return { ...base, prepareUrl: click.prepareUrl, completeUrl: click.completeUrl, serviceId, secretKey };
 }

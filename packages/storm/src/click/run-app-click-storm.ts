@@ -1,7 +1,6 @@
 import type { StormAppAdapter } from '../app/storm-app-adapter.js';
-import { selectProviderScenarios } from '../provider/run-provider-scenarios.js';
+import { runAppProviderStorm } from '../provider/run-app-provider-storm.js';
 import type { ProviderStormRunOptions } from '../provider/run-provider-storm.js';
-import { skippedResults } from '../provider/skipped-results.js';
 import { ALL_CLICK_SCENARIOS } from './all-click-scenarios.js';
 import { appClickTarget } from './app-click-target.js';
 import type { ClickScenarioResult } from './click-scenario.js';
@@ -19,32 +18,23 @@ export interface AppClickStormOptions extends ProviderStormRunOptions<ClickScena
 
 /**
  * The Click storm against an app through its adapter (`payonce storm --adapter FILE --provider click`): the target
- * is {@link appClickTarget}, judged as {@link runClickStorm} judges. An adapter without `providers.click` gets every
- * selected scenario SKIPPED with the reason (never passed), and nothing is sent. Closes the adapter at the end.
+ * is {@link appClickTarget}, judged as {@link runClickStorm} judges; run by `runAppProviderStorm` (an adapter
+ * without `providers.click` gets every selected scenario SKIPPED with the reason, and nothing is sent; the adapter
+ * is closed at the end).
  * @throws {InvalidOption} a bad `only`, `timeoutMs` or `concurrency`, a bad service id or secret key.
  * @throws {StormTargetUnavailable} the app's Prepare URL does not answer a Prepare of an unknown order with -5.
  * @see docs/storm-your-app.md "Provider storms against your app".
  */
-export async function runAppClickStorm(options: AppClickStormOptions): Promise<ClickStormReport> {
+export function runAppClickStorm(options: AppClickStormOptions): Promise<ClickStormReport> {
   const { app } = options;
-  try {
-    if (app.providers?.click === undefined) {
-      const reason = `skipped: the app adapter ${app.name} declares no Click endpoints (providers.click)`;
-      const counts = { calls: 0, faults: 0, completes: 0, paidTransitions: 0, fulfilments: 0 };
-      const selected = selectProviderScenarios(ALL_CLICK_SCENARIOS, options.only, 'Click');
-      return Object.freeze({
-        provider: 'click',
-        target: `app ${app.name}`,
-        endpoint: '',
-        startedAtMs: Date.now(),
-        durationMs: 0,
-        passed: true,
-        results: Object.freeze(skippedResults(selected, reason, counts)),
-      });
-    }
-    const target = appClickTarget(app, options.serviceId, options.secretKey);
-    return await runClickStorm({ ...options, target });
-  } finally {
-    await app.close?.();
-  }
+  return runAppProviderStorm(app, options.only, {
+    provider: 'click',
+    name: 'Click',
+    declared: app.providers?.click !== undefined,
+    lacking: 'no Click endpoints (providers.click)',
+    scenarios: ALL_CLICK_SCENARIOS,
+    zero: { calls: 0, faults: 0, completes: 0, paidTransitions: 0, fulfilments: 0 },
+    skipped: (common) => ({ ...common, endpoint: '' }),
+    run: () => runClickStorm({ ...options, target: appClickTarget(app, options.serviceId, options.secretKey) }),
+  });
 }

@@ -1,12 +1,8 @@
 import type { StormAppAdapter } from '../app/storm-app-adapter.js';
-import { skippedResults } from '../provider/skipped-results.js';
+import { runAppProviderStorm } from '../provider/run-app-provider-storm.js';
+import { ALL_PAYME_SCENARIOS } from './all-payme-scenarios.js';
 import { appPaymeTarget } from './app-payme-target.js';
-import {
-  type PaymeStormProgress,
-  type PaymeStormReport,
-  runPaymeStorm,
-  selectPaymeScenarios,
-} from './run-payme-storm.js';
+import { type PaymeStormProgress, type PaymeStormReport, runPaymeStorm } from './run-payme-storm.js';
 
 /** Options of {@link runAppPaymeStorm}. */
 export interface AppPaymeStormOptions {
@@ -26,39 +22,24 @@ export interface AppPaymeStormOptions {
 
 /**
  * The Payme storm against an app through its adapter (`payonce storm --adapter FILE --provider payme`): the target
- * is {@link appPaymeTarget}, judged as {@link runPaymeStorm} judges. An adapter without `providers.payme` gets every
- * selected scenario SKIPPED with the reason (never passed), and nothing is sent. Closes the adapter at the end.
+ * is {@link appPaymeTarget}, judged as {@link runPaymeStorm} judges; run by `runAppProviderStorm` (an adapter
+ * without `providers.payme` gets every selected scenario SKIPPED with the reason, and nothing is sent; the adapter
+ * is closed at the end).
  * @throws {InvalidOption} a bad `only`, `timeoutMs` or `concurrency`, an empty `key`.
  * @throws {StormTargetUnavailable} the app's Payme endpoint does not answer a CheckTransaction of an unknown id
  *   with -31003 (down, wrong URL, or the key refused).
  * @see docs/storm-your-app.md "Payme".
  */
-export async function runAppPaymeStorm(options: AppPaymeStormOptions): Promise<PaymeStormReport> {
+export function runAppPaymeStorm(options: AppPaymeStormOptions): Promise<PaymeStormReport> {
   const { app } = options;
-  try {
-    const payme = app.providers?.payme;
-    if (payme === undefined) {
-      const reason = `skipped: the app adapter ${app.name} declares no Payme endpoint (providers.payme.merchantUrl)`;
-      const counts = { calls: 0, faults: 0, performs: 0, paidTransitions: 0, fulfilments: 0 };
-      return Object.freeze({
-        provider: 'payme',
-        target: `app ${app.name}`,
-        merchantUrl: '',
-        startedAtMs: Date.now(),
-        durationMs: 0,
-        passed: true,
-        results: Object.freeze(skippedResults(selectPaymeScenarios(options.only), reason, counts)),
-      });
-    }
-    const target = appPaymeTarget(app, options.key);
-    return await runPaymeStorm({
-      target,
-      only: options.only,
-      timeoutMs: options.timeoutMs,
-      concurrency: options.concurrency,
-      onProgress: options.onProgress,
-    });
-  } finally {
-    await app.close?.();
-  }
+  return runAppProviderStorm(app, options.only, {
+    provider: 'payme',
+    name: 'Payme',
+    declared: app.providers?.payme !== undefined,
+    lacking: 'no Payme endpoint (providers.payme.merchantUrl)',
+    scenarios: ALL_PAYME_SCENARIOS,
+    zero: { calls: 0, faults: 0, performs: 0, paidTransitions: 0, fulfilments: 0 },
+    skipped: (common) => ({ ...common, merchantUrl: '' }),
+    run: () => runPaymeStorm({ ...options, target: appPaymeTarget(app, options.key) }),
+  });
 }

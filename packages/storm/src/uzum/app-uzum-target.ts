@@ -1,6 +1,6 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
-import { appProviderOrders } from '../app/app-provider-orders.js';
 import type { StormAppAdapter } from '../app/storm-app-adapter.js';
+import { appProviderTarget } from '../provider/app-provider-target.js';
 import type { UzumStormTarget } from './uzum-storm-target.js';
 
 /** Options of {@link appUzumTarget}: the credentials the app was given. */
@@ -17,9 +17,7 @@ export interface AppUzumCredentials {
  * The Uzum storm target of an app through its storm adapter (docs/storm-your-app.md "Provider storms against your
  * app"): Uzum Bank posts to `adapter.providers.uzum.merchantUrl` + `/check`, `/create`, … with the Basic
  * credentials; an order is created with `adapter.createOrder` (`UZS`, tiyin) and named `{ [orderParam]: orderId }`
- * in `params`; its counts come from `adapter.readOrder` (refunds 0 when absent; the money held is the order's amount
- * while it is `paid`, `fulfilling` or `completed`). Crash and job re-run as for `appPaymeTarget`. The adapter stays
- * open.
+ * in `params`; the rest is {@link appProviderTarget}'s (counts, crash, job re-run). The adapter stays open.
  * @throws {InvalidOption} (`adapter.providers.uzum`) the adapter declares no Uzum endpoint; an empty login or
  *   password; a service id that is not a positive integer.
  */
@@ -35,19 +33,11 @@ export function appUzumTarget(adapter: StormAppAdapter, credentials: AppUzumCred
     throw new InvalidOption('serviceId', 'must be a positive integer');
   }
   const param = uzum.orderParam ?? 'account';
-  const orders = appProviderOrders(adapter, 'storm-uzum');
-  const orderOf = (params: Readonly<Record<string, unknown>>) => String(params[param]);
-  const { crashAndRestart, rerunFulfilment } = orders;
-  return {
-    merchantUrl: uzum.merchantUrl,
-    ...credentials,
-    description: `app ${adapter.name}`,
-    ...(orders.missing === undefined ? {} : { missing: orders.missing }),
-    async createOrder(amountTiyin) {
-      return { params: { [param]: await orders.createOrder(amountTiyin) }, amountTiyin };
-    },
-    readOrder: (params) => orders.counts(orderOf(params)),
-    ...(crashAndRestart === undefined ? {} : { crashAndRestart }),
-    ...(rerunFulfilment === undefined ? {} : { rerunFulfilment: (params) => rerunFulfilment(orderOf(params)) }),
-  };
+  const base = appProviderTarget(adapter, {
+    prefix: 'storm-uzum',
+    orderOf: (orderId, amountTiyin) => ({ params: { [param]: orderId }, amountTiyin }),
+    idOf: (params: Readonly<Record<string, unknown>>) => String(params[param]),
+  });
+  const { login, password, serviceId } = credentials;
+  return { ...base, merchantUrl: uzum.merchantUrl, login, password, serviceId };
 }
