@@ -1,171 +1,30 @@
+import { type HtmlOrder, type HtmlRun, htmlReport } from './html-report.js';
 import type { OrderJudgement, ScenarioResult } from './scenario.js';
 import type { StormReport } from './storm-report.js';
-import { redactSecrets, type StormTimelineEvent } from './storm-timeline.js';
 
-/** `text` redacted (secrets) and escaped for HTML text and double-quoted attributes. */
-function esc(text: string | number | null | undefined): string {
-  if (text === null || text === undefined) return '';
-  return redactSecrets(String(text))
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1b1f24;background:#fff}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:15px;margin:0}
-table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-.v-pass{color:#116329}.v-fail{color:#b3261e;font-weight:600}.v-skip{color:#6e7781}
-tr.fail td{background:#fff1f0}details{margin:6px 0 6px 12px}summary{cursor:pointer}summary h3{display:inline}
-.scenario{border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;margin:10px 0}
-.scenario.fail{border-color:#b3261e}.meta{color:#57606a}ul{margin:4px 0 4px 18px;padding:0}
-td.actor,td.at{white-space:nowrap}.problems{color:#b3261e}
-`;
-
-const verdictWord = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
-
-function scenarioRow(result: ScenarioResult, anchor: string): string {
-  return [
-    `<tr class="${result.verdict}" data-scenario="${result.id}">`,
-    `<td>${result.id}</td>`,
-    `<td><a href="#${anchor}">${esc(result.name)}</a></td>`,
-    `<td>${esc(result.criterion)}</td>`,
-    `<td class="v-${result.verdict}">${verdictWord[result.verdict]}</td>`,
-    `<td>${result.reasons.length === 0 ? '' : `<ul>${result.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`}</td>`,
-    '</tr>',
-  ].join('');
-}
-
-function timelineTable(events: readonly StormTimelineEvent[], startedAtMs: number): string {
-  if (events.length === 0) return '<p class="meta">no events recorded</p>';
-  const rows = events.map((e) =>
-    [
-      '<tr class="event">',
-      `<td class="mono at">+${esc(e.atMs - startedAtMs)} ms</td>`,
-      `<td class="actor">${esc(e.actor)}</td>`,
-      `<td>${esc(e.what)}</td>`,
-      `<td>${esc(e.status)}</td>`,
-      `<td class="mono">${esc(e.idempotencyKey)}</td>`,
-      `<td>${esc(e.attempt)}</td>`,
-      `<td>${esc(e.faults.join(', '))}</td>`,
-      `<td class="mono">${esc(e.detail)}</td>`,
-      '</tr>',
-    ].join(''),
-  );
-  return [
-    '<table class="timeline"><thead><tr><th>time</th><th>who</th><th>what</th><th>status</th>',
-    '<th>Idempotency-Key</th><th>attempt</th><th>faults</th><th>detail</th></tr></thead><tbody>',
-    ...rows,
-    '</tbody></table>',
-  ].join('');
-}
-
-function orderSummary(order: OrderJudgement | undefined): string {
-  if (order === undefined) return '';
+/** An order of the Stripe storm in words: status, charges, paid transitions, fulfilments, refunds, deliveries. */
+function orderOf(order: OrderJudgement): HtmlOrder {
   const facts = `status ${order.status ?? 'unreadable'}, ${order.charges} charge(s), ${order.paidTransitions} paid transition(s), ${order.fulfilments} fulfilment(s), ${order.refunds} refund(s), ${order.deliveries} deliveries (${order.duplicates} duplicate)`;
-  const problems = order.problems.map((p) => `<li>${esc(p)}</li>`).join('');
-  return ` — <span class="meta">${esc(facts)}</span>${problems === '' ? '' : `<ul class="problems">${problems}</ul>`}`;
+  return { orderId: order.orderId, facts, problems: order.problems };
 }
 
-function scenarioSection(result: ScenarioResult, anchor: string, startedAtMs: number): string {
-  const open = result.verdict === 'fail' ? ' open' : '';
-  const timeline = result.timeline ?? [];
-  const ids = [...new Set([...result.orders.map((o) => o.orderId), ...timeline.flatMap((e) => e.orderId ?? [])])];
-  const orders = ids.map((id) => {
-    const judged = result.orders.find((o) => o.orderId === id);
-    const events = timeline.filter((e) => e.orderId === id);
-    const broken = judged !== undefined && judged.problems.length > 0;
-    return [
-      `<details class="order" data-order="${esc(id)}"${open}>`,
-      `<summary><span class="mono">order ${esc(id)}</span>${broken ? ' <span class="v-fail">broken</span>' : ''}${orderSummary(judged)}</summary>`,
-      timelineTable(events, startedAtMs),
-      '</details>',
-    ].join('');
-  });
-  const loose = timeline.filter((e) => e.orderId === null);
-  if (loose.length > 0) {
-    orders.push(
-      `<details class="order"${open}><summary>events tied to no order</summary>${timelineTable(loose, startedAtMs)}</details>`,
-    );
-  }
-  const notes =
-    result.notes.length === 0 ? '' : `<ul class="meta">${result.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;
-  return [
-    `<details class="scenario ${result.verdict}" id="${anchor}"${open}>`,
-    `<summary><h3>${result.id}. ${esc(result.name)} <span class="v-${result.verdict}">${verdictWord[result.verdict]}</span></h3></summary>`,
-    `<p class="meta">defends: ${esc(result.defends)}; criterion: ${esc(result.criterion)}; ${esc(result.durationMs)} ms; drawn from the seed: ${esc(result.faultPlan.join(', ') || 'nothing')}</p>`,
-    notes,
-    ...orders,
-    '</details>',
-  ].join('');
-}
-
-function runSection(report: StormReport, index: number, of: number): string {
-  const prefix = `run${index + 1}`;
-  const title = of === 1 ? 'Scenarios' : `Run ${index + 1} of ${of}`;
-  const failed = report.results.filter((r) => r.verdict === 'fail').length;
-  return [
-    `<section class="run" data-seed="${report.seed}">`,
-    `<h2>${esc(title)} — seed ${report.seed} — ${report.passed ? '<span class="v-pass">passed</span>' : `<span class="v-fail">${failed} failed</span>`}</h2>`,
-    `<p class="meta">replay with <code>--seed ${report.seed}</code>; started ${esc(new Date(report.startedAtMs).toISOString())}, ${esc(report.durationMs)} ms</p>`,
-    '<table class="scenarios"><thead><tr><th>#</th><th>scenario</th><th>criterion</th><th>verdict</th><th>reasons</th></tr></thead><tbody>',
-    ...report.results.map((r) => scenarioRow(r, `${prefix}-s${r.id}`)),
-    '</tbody></table>',
-    ...report.results.map((r) => scenarioSection(r, `${prefix}-s${r.id}`, report.startedAtMs)),
-    '</section>',
-  ].join('\n');
-}
-
-function repeatSummary(runs: readonly StormReport[]): string {
-  if (runs.length < 2) return '';
-  const byId = new Map<number, { name: string; failed: number; ran: number }>();
-  for (const run of runs) {
-    for (const r of run.results) {
-      const row = byId.get(r.id) ?? { name: r.name, failed: 0, ran: 0 };
-      row.ran += 1;
-      if (r.verdict === 'fail') row.failed += 1;
-      byId.set(r.id, row);
-    }
-  }
-  const rows = [...byId].map(
-    ([id, row]) =>
-      `<tr class="${row.failed > 0 ? 'fail' : 'pass'}"><td>${id}</td><td>${esc(row.name)}</td><td>${row.failed} of ${row.ran}</td></tr>`,
-  );
-  return [
-    `<h2>${runs.length} runs</h2>`,
-    '<table class="repeat"><thead><tr><th>#</th><th>scenario</th><th>runs failed</th></tr></thead><tbody>',
-    ...rows,
-    '</tbody></table>',
-  ].join('\n');
+function runOf(report: StormReport): HtmlRun {
+  return {
+    ...report,
+    results: report.results.map((result: ScenarioResult) => ({
+      ...result,
+      extra: `drawn from the seed: ${result.faultPlan.join(', ') || 'nothing'}`,
+      orders: result.orders.map(orderOf),
+      timeline: result.timeline ?? [],
+    })),
+  };
 }
 
 /**
- * The storm's HTML report (`payonce storm --html FILE`): one self-contained page (inline CSS, no script, no
- * external resource; its Content-Security-Policy forbids any) with, per run, the table of scenarios (number, name,
- * criterion, verdict, reasons) and, per scenario, each order's timeline in time order (the storm's requests to the
- * app, the app's calls to the provider with the faults injected, webhook deliveries with their answers and attempt
- * numbers, the order's changes as the adapter reported them). A failed scenario and its orders open expanded.
- * Several runs (`--repeat N`) get a summary table of how many runs each scenario failed. Every text is escaped and
- * secrets (`whsec_…`, `sk_test_…`, bearer tokens, signatures) are redacted.
+ * The storm's HTML report (`payonce storm --html FILE`): {@link htmlReport} of the Stripe storm's runs, each with its
+ * seed (`--seed` replays it) and, per scenario, what its seed drew; an order's facts are its status, charges, paid
+ * transitions, fulfilments, refunds and webhook deliveries (with duplicates).
  */
 export function stormHtmlReport(runs: readonly StormReport[], title = 'payonce storm'): string {
-  const first = runs[0];
-  const passed = runs.every((r) => r.passed);
-  const head = first === undefined ? '' : `target ${esc(first.target)}, provider ${esc(first.provider)}`;
-  return [
-    '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(title)}</title><style>${STYLE}</style></head><body>`,
-    `<h1>${esc(title)}: ${passed ? '<span class="v-pass">passed</span>' : '<span class="v-fail">failed</span>'}</h1>`,
-    `<p class="meta">${head}; seed(s) ${runs.map((r) => r.seed).join(', ')}</p>`,
-    repeatSummary(runs),
-    ...runs.map((report, i) => runSection(report, i, runs.length)),
-    '</body></html>',
-    '',
-  ].join('\n');
+  return htmlReport(runs.map(runOf), title);
 }

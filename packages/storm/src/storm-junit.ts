@@ -1,5 +1,26 @@
-import type { ScenarioResult } from './scenario.js';
-import type { StormReport } from './storm-report.js';
+import type { Verdict } from './scenario.js';
+
+/** A scenario's result as JUnit reads it (the Stripe storm's and every provider storm's results have these). */
+export interface JunitCase {
+  readonly id: number;
+  readonly name: string;
+  readonly criterion: string;
+  readonly verdict: Verdict;
+  readonly reasons: readonly string[];
+  readonly notes: readonly string[];
+  readonly durationMs: number;
+}
+
+/** A storm run as JUnit reads it: its target and provider, its seed when the storm has one, its results. */
+export interface JunitRun {
+  readonly target: string;
+  readonly provider: string;
+  /** `--seed` replays the run (the Stripe storm); absent for the provider storms, which draw nothing. */
+  readonly seed?: number;
+  readonly startedAtMs: number;
+  readonly durationMs: number;
+  readonly results: readonly JunitCase[];
+}
 
 /** `text` escaped for an XML attribute or text node (`&`, `<`, `>`, quotes; control characters XML 1.0 forbids dropped). */
 function xml(text: string): string {
@@ -17,7 +38,7 @@ function xml(text: string): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-function testcase(suite: string, result: ScenarioResult): string {
+function testcase(suite: string, result: JunitCase): string {
   const open = `    <testcase classname="${xml(suite)}" name="${xml(`${result.id}. ${result.name}`)}" time="${seconds(result.durationMs)}"`;
   const reasons = result.reasons.join('\n');
   if (result.verdict === 'pass') return `${open}/>`;
@@ -37,17 +58,17 @@ function testcase(suite: string, result: ScenarioResult): string {
  * skipped one a `<skipped message>` with the skip reason. The seed is a `<property>` (`--seed` replays the run).
  * Format: the JUnit XML schema CI systems read (testsuites/testsuite/testcase/failure/skipped).
  */
-export function stormJunitXml(report: StormReport, suiteName = 'payonce storm'): string {
+export function stormJunitXml(report: JunitRun, suiteName = 'payonce storm'): string {
   return stormJunitXmlRuns([report], suiteName);
 }
 
-function suite(report: StormReport, suiteName: string): string[] {
-  const count = (verdict: ScenarioResult['verdict']) => report.results.filter((r) => r.verdict === verdict).length;
+function suite(report: JunitRun, suiteName: string): string[] {
+  const count = (verdict: Verdict) => report.results.filter((r) => r.verdict === verdict).length;
   const attributes = `name="${xml(suiteName)}" tests="${report.results.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${seconds(report.durationMs)}"`;
   return [
     `  <testsuite ${attributes} timestamp="${new Date(report.startedAtMs).toISOString()}">`,
     '    <properties>',
-    `      <property name="seed" value="${report.seed}"/>`,
+    ...(report.seed === undefined ? [] : [`      <property name="seed" value="${report.seed}"/>`]),
     `      <property name="target" value="${xml(report.target)}"/>`,
     `      <property name="provider" value="${xml(report.provider)}"/>`,
     '    </properties>',
@@ -61,12 +82,14 @@ function suite(report: StormReport, suiteName: string): string[] {
  * `"<suiteName> (run i of N, seed S)"` when there are several (just `suiteName` for one), each as
  * {@link stormJunitXml} writes it, its seed a `<property>`; the `<testsuites>` totals add them up.
  */
-export function stormJunitXmlRuns(runs: readonly StormReport[], suiteName = 'payonce storm'): string {
+export function stormJunitXmlRuns(runs: readonly JunitRun[], suiteName = 'payonce storm'): string {
   const all = runs.flatMap((r) => r.results);
-  const count = (verdict: ScenarioResult['verdict']) => all.filter((r) => r.verdict === verdict).length;
+  const count = (verdict: Verdict) => all.filter((r) => r.verdict === verdict).length;
   const durationMs = runs.reduce((n, r) => n + r.durationMs, 0);
-  const name = (report: StormReport, i: number) =>
-    runs.length === 1 ? suiteName : `${suiteName} (run ${i + 1} of ${runs.length}, seed ${report.seed})`;
+  const name = (report: JunitRun, i: number) =>
+    runs.length === 1
+      ? suiteName
+      : `${suiteName} (run ${i + 1} of ${runs.length}${report.seed === undefined ? '' : `, seed ${report.seed}`})`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xml(suiteName)}" tests="${all.length}" failures="${count('fail')}" errors="0" skipped="${count('skip')}" time="${seconds(durationMs)}">`,

@@ -14,6 +14,8 @@ export interface ClickTarget {
   readonly secretKey: string;
   /** How long one call waits for its answer, ms. @default 10_000 */
   readonly callTimeoutMs?: number;
+  /** Told every call once it ended (answered or not), with when it was sent (epoch ms): a storm's timeline. */
+  readonly observe?: (exchange: ClickExchange, sentAtMs: number) => void;
 }
 
 /** Click's answer as the sandbox reads it (the merchant's JSON). */
@@ -121,6 +123,8 @@ export async function callClick(
   const auth = spec.signWith === 'wrong-secret' ? 'signed with a wrong key' : 'signed with SECRET_KEY';
   const url = clickUrlOf(target, spec);
   const waitMs = spec.abortAfterMs ?? target.callTimeoutMs ?? 10_000;
+  const sentAtMs = Date.now();
+  let exchange: ClickExchange;
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -129,8 +133,10 @@ export async function callClick(
       signal: AbortSignal.timeout(waitMs),
     });
     const received = await response.text();
-    return { what, auth, body, status: response.status, received, answer: parseAnswer(received) };
+    exchange = { what, auth, body, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    return { what, auth, body, ...noAnswer(error, waitMs), answer: null };
+    exchange = { what, auth, body, ...noAnswer(error, waitMs), answer: null };
   }
+  target.observe?.(exchange, sentAtMs);
+  return exchange;
 }

@@ -8,6 +8,8 @@ export interface PaymeTarget {
   readonly key: string;
   /** How long one call waits for its answer, ms. @default 10_000 */
   readonly callTimeoutMs?: number;
+  /** Told every call once it ended (answered or not), with when it was sent (epoch ms): a storm's timeline. */
+  readonly observe?: (exchange: PaymeExchange, sentAtMs: number) => void;
 }
 
 /** How a call is authorised: the real key, a wrong password, a wrong login, or no `Authorization` at all. */
@@ -91,6 +93,8 @@ export async function callPayme(target: PaymeTarget, spec: PaymeCallSpec): Promi
   if (auth !== undefined) headers.authorization = auth;
   const base = { method: spec.method, auth: AUTH_TEXT[mode], body };
   const waitMs = spec.abortAfterMs ?? target.callTimeoutMs ?? 10_000;
+  const sentAtMs = Date.now();
+  let exchange: PaymeExchange;
   try {
     const response = await fetch(target.merchantUrl, {
       method: 'POST',
@@ -99,8 +103,10 @@ export async function callPayme(target: PaymeTarget, spec: PaymeCallSpec): Promi
       signal: AbortSignal.timeout(waitMs),
     });
     const received = await response.text();
-    return { ...base, status: response.status, received, answer: parseAnswer(received) };
+    exchange = { ...base, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    return { ...base, ...noAnswer(error, waitMs), answer: null };
+    exchange = { ...base, ...noAnswer(error, waitMs), answer: null };
   }
+  target.observe?.(exchange, sentAtMs);
+  return exchange;
 }

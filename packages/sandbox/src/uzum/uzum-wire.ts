@@ -13,6 +13,8 @@ export interface UzumTarget {
   readonly serviceId: number;
   /** How long one call waits for its answer, ms. @default 10_000 */
   readonly callTimeoutMs?: number;
+  /** Told every call once it ended (answered or not), with when it was sent (epoch ms): a storm's timeline. */
+  readonly observe?: (exchange: UzumExchange, sentAtMs: number) => void;
 }
 
 /** How a call is authorised: the real credentials, a wrong password, or no `Authorization` at all. */
@@ -80,6 +82,8 @@ export async function callUzum(
   if (auth !== undefined) headers.authorization = auth;
   const base = { what: `/${spec.operation}`, auth: AUTH_TEXT[mode], body };
   const waitMs = spec.abortAfterMs ?? target.callTimeoutMs ?? 10_000;
+  const sentAtMs = Date.now();
+  let exchange: UzumExchange;
   try {
     const response = await fetch(uzumUrlOf(target, spec), {
       method: 'POST',
@@ -88,8 +92,10 @@ export async function callUzum(
       signal: AbortSignal.timeout(waitMs),
     });
     const received = await response.text();
-    return { ...base, status: response.status, received, answer: parseAnswer(received) };
+    exchange = { ...base, status: response.status, received, answer: parseAnswer(received) };
   } catch (error) {
-    return { ...base, ...noAnswer(error, waitMs), answer: null };
+    exchange = { ...base, ...noAnswer(error, waitMs), answer: null };
   }
+  target.observe?.(exchange, sentAtMs);
+  return exchange;
 }

@@ -12,6 +12,7 @@ import { mergedLedger } from '../provider/merged-ledger.js';
 import { isOrderSettled } from '../provider/order-rules.js';
 import { ProviderScenarioRun } from '../provider/provider-scenario-run.js';
 import type { HeldOrderCounts } from '../provider/storm-target-capabilities.js';
+import { clickCallEvent } from './click-call-event.js';
 import { type ClickLedgerParts, clickCharges, judgeClickOrder } from './click-judge.js';
 import type { ClickContext, ClickOrderJudgement, ClickScenario, ClickScenarioResult } from './click-scenario.js';
 import { clickErrorOf, describeClickExchange } from './click-storm-context.js';
@@ -35,12 +36,22 @@ export class ClickScenarioRun extends ProviderScenarioRun<ClickStormOrder, HeldO
 
   private get wire() {
     const { prepareUrl, completeUrl, serviceId, secretKey } = this.target;
-    return { prepareUrl, completeUrl, serviceId, secretKey, callTimeoutMs: Math.min(this.timeoutMs, 10_000) };
+    const callTimeoutMs = Math.min(this.timeoutMs, 10_000);
+    const observe = (exchange: ClickExchange, sentAtMs: number) => this.record(clickCallEvent(exchange, sentAtMs));
+    return { prepareUrl, completeUrl, serviceId, secretKey, callTimeoutMs, observe };
   }
 
   async newOrder(amountTiyin = randomInt(10, 10_000) * 100): Promise<ClickStormOrder> {
     const order = await this.target.createOrder(amountTiyin);
     this.orders.push(order);
+    const orderId = order.merchantTransId;
+    this.record({
+      atMs: Date.now(),
+      orderId,
+      actor: 'storm→app',
+      what: 'create order',
+      detail: `${amountTiyin} tiyin`,
+    });
     return order;
   }
 

@@ -8,7 +8,7 @@ export type {
   ClickScenarioResult,
 } from './click-scenario.js';
 export type { ClickStormContext } from './click-storm-context.js';
-export { clickStormSummary, formatClickStormTable } from './click-storm-table.js';
+export { clickStormHtml, clickStormSummary, formatClickStormTable } from './click-storm-table.js';
 export type { ClickStormOrder, ClickStormTarget } from './click-storm-target.js';
 export { type AppClickStormOptions, runAppClickStorm } from './run-app-click-storm.js';
 export {

@@ -8,8 +8,10 @@ import {
   type PaymeLedgerSnapshot,
   type PaymePayer,
 } from '@payonce/sandbox/payme';
+import { CallOrders } from '../provider/call-orders.js';
 import { mergedLedger } from '../provider/merged-ledger.js';
 import { ProviderScenarioRun } from '../provider/provider-scenario-run.js';
+import { paymeCallEvent } from './payme-call-event.js';
 import { isPaymeSettled, judgePaymeOrder, type PaymeOrderSnapshot, type StatementEntry } from './payme-judge.js';
 import type { PaymeOrderJudgement, PaymeScenario, PaymeScenarioResult } from './payme-scenario.js';
 import { codeOf, describeExchange, type PaymeStormContext } from './payme-storm-context.js';
@@ -29,6 +31,10 @@ export class PaymeScenarioRun
   private readonly own = new PaymeLedger();
   private readonly ledgers: PaymeLedger[] = [this.own];
   private extraCalls = 0;
+  private readonly callOrders = new CallOrders();
+  /** Records every Merchant API call of the scenario in its timeline. */
+  private readonly observe = (exchange: PaymeExchange, sentAtMs: number) =>
+    this.record(paymeCallEvent(exchange, sentAtMs, this.callOrders));
 
   constructor(
     scenario: PaymeScenario,
@@ -45,18 +51,22 @@ export class PaymeScenarioRun
   async newOrder(amount = randomInt(10, 10_000) * 100): Promise<PaymeStormOrder> {
     const order = await this.target.createOrder(amount);
     this.orders.push(order);
+    const orderId = JSON.stringify(order.account);
+    this.record({ atMs: Date.now(), orderId, actor: 'storm→app', what: 'create order', detail: `${amount} tiyin` });
     return order;
   }
 
   payer(options: { moveClock?: boolean } = {}): PaymePayer {
     const clock = this.target.clock;
-    const payer = createPaymePayer({
+    const payerOptions = {
       merchantUrl: this.target.merchantUrl,
       key: this.target.key,
       callTimeoutMs: Math.min(this.timeoutMs, 10_000),
+      observe: this.observe,
       clock: { now: () => this.now() },
       ...(options.moveClock && clock !== undefined ? { advanceClock: (ms: number) => clock.advance(ms) } : {}),
-    });
+    };
+    const payer = createPaymePayer(payerOptions);
     this.ledgers.push(payer.ledger);
     return payer;
   }
@@ -69,10 +79,9 @@ export class PaymeScenarioRun
       this.own.open(id, account, Number(params.amount), Number(params.time));
     }
     this.own.called();
-    const exchange = await callPayme(
-      { merchantUrl: this.target.merchantUrl, key: this.target.key, callTimeoutMs: Math.min(this.timeoutMs, 10_000) },
-      spec,
-    );
+    const { merchantUrl, key } = this.target;
+    const callTimeoutMs = Math.min(this.timeoutMs, 10_000);
+    const exchange = await callPayme({ merchantUrl, key, callTimeoutMs, observe: this.observe }, spec);
     const result = exchange.answer?.result;
     // Only answers to the real key count: a forged call's answer is not Payme's view of the transaction.
     if (id !== null && result !== undefined && (spec.auth ?? 'key') === 'key') this.ledgerOf(id).report(id, result);
@@ -107,6 +116,7 @@ export class PaymeScenarioRun
         const { performs, refunds } = this.performsOf(settledLedger, order);
         return isPaymeSettled(c, performs, refunds);
       },
+      (order) => JSON.stringify(order.account),
     );
     const ledger = merged(this.ledgers);
     const statement = await this.statement(ledger);

@@ -1,5 +1,6 @@
+import { providerStormHtml } from '../provider/provider-storm-html.js';
 import { formatProviderStormTable, providerStormSummary } from '../provider/provider-storm-table.js';
-import type { PaymeScenarioCounts } from './payme-scenario.js';
+import type { PaymeOrderJudgement, PaymeScenarioCounts } from './payme-scenario.js';
 import type { PaymeStormReport } from './run-payme-storm.js';
 
 const WORDS = { provider: 'Payme', charge: 'perform', charges: (c: PaymeScenarioCounts) => c.performs } as const;
@@ -19,4 +20,20 @@ export function formatPaymeStormTable(report: PaymeStormReport): string {
  */
 export function paymeStormSummary(report: PaymeStormReport): string {
   return providerStormSummary(report, WORDS);
+}
+
+const HTML_WORDS = {
+  provider: 'payme',
+  keyOf: (o: PaymeOrderJudgement) => o.account,
+  facts: (o: PaymeOrderJudgement) =>
+    `${o.performs} perform(s) and ${o.refunds} refund(s) by Payme; ${o.paidTransitions} paid transition(s), ${o.fulfilments} fulfilment(s), ${o.targetRefunds} refund(s) by the merchant; Payme's ledger ${o.payerTiyin} tiyin, the merchant's statement ${o.merchantTiyin} tiyin`,
+};
+
+/**
+ * The Payme storm's HTML report (`payonce storm --provider payme --html FILE`): the scenario table and, per
+ * scenario, each order's timeline (`providerStormHtml`); an order's facts are what the provider's ledger and the
+ * merchant each hold for it.
+ */
+export function paymeStormHtml(report: PaymeStormReport): string {
+  return providerStormHtml(report, HTML_WORDS);
 }

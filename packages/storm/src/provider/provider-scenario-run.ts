@@ -1,9 +1,16 @@
 import type { Verdict } from '../scenario.js';
+import { inTimeOrder, type StormTimelineEvent, timelineEvent } from '../storm-timeline.js';
 import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
 
 const POLL_MS = 40;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How the timeline names a target's count (`heldTiyin` is in the order's minor units: tiyin, stars). */
+const COUNT_NAMES: Readonly<Record<string, string>> = {
+  paidTransitions: 'paid transitions',
+  heldTiyin: 'money held',
+};
 
 /** The text of a thrown value. */
 export function errorText(error: unknown): string {
@@ -35,6 +42,9 @@ export abstract class ProviderScenarioRun<Order, Counts> {
   protected readonly orders: Order[] = [];
   protected readonly reasons: string[] = [];
   protected readonly notes: string[] = [];
+  private readonly timeline: StormTimelineEvent[] = [];
+  /** The last counts read of each order (by its key), to record what changed. */
+  private readonly lastRead = new Map<string, string>();
 
   constructor(
     protected readonly scenario: ScenarioInfo,
@@ -59,22 +69,46 @@ export abstract class ProviderScenarioRun<Order, Counts> {
     this.notes.push(text);
   }
 
+  /** Records one event of the scenario's timeline (an order created, a provider call, a delivery, money moved). */
+  record(event: Parameters<typeof timelineEvent>[0]): void {
+    this.timeline.push(timelineEvent(event));
+  }
+
+  /** Records the order's counts as `app` events, one per value that changed since the last read of it. */
+  protected recordRead(key: string, counts: object): void {
+    const previous = JSON.parse(this.lastRead.get(key) ?? '{}') as Record<string, unknown>;
+    const atMs = Date.now();
+    for (const [name, value] of Object.entries(counts)) {
+      if (previous[name] === value) continue;
+      const was = name in previous ? `was ${String(previous[name])}` : null;
+      const what = `${COUNT_NAMES[name] ?? name} ${String(value)}`;
+      this.record({ atMs, orderId: key, actor: 'app', what, detail: was });
+    }
+    this.lastRead.set(key, JSON.stringify(counts));
+  }
+
   /** Records an error that ended the scenario early. */
   fail(error: unknown): void {
     this.reasons.push(`the scenario stopped: ${errorText(error)}`);
   }
 
-  /** Reads every order with `read` until all are `settled` and two reads in a row agree, or the deadline passes. */
+  /**
+   * Reads every order with `read` until all are `settled` and two reads in a row agree, or the deadline passes; what
+   * changed in an order's counts goes to the timeline under `keyOf(order)`.
+   */
   protected async settle(
     read: (order: Order) => Promise<Counts>,
     settled: (counts: Counts, order: Order) => boolean,
+    keyOf: (order: Order) => string,
   ): Promise<{ values: OrderRead<Counts>[]; timedOut: boolean }> {
     let previous = '';
     for (;;) {
       const values = await Promise.all(
         this.orders.map(async (order): Promise<OrderRead<Counts>> => {
           try {
-            return { counts: await read(order), countsError: null };
+            const counts = await read(order);
+            this.recordRead(keyOf(order), counts as object);
+            return { counts, countsError: null };
           } catch (error) {
             return { counts: null, countsError: errorText(error) };
           }
@@ -92,7 +126,7 @@ export abstract class ProviderScenarioRun<Order, Counts> {
   /**
    * The end of a scenario: reads every order until `settled` (or the deadline), `judge`s each with what was read,
    * and returns the verdict (`pass` unless an `expect` or an order's problem failed), the reasons (every order
-   * problem prefixed with `label(order)`) and the judgements.
+   * problem prefixed with `label(order)`, also the order's key in the timeline) and the judgements.
    */
   protected async judgeOrders<J extends { readonly problems: readonly string[] }>(
     read: (order: Order) => Promise<Counts>,
@@ -100,7 +134,7 @@ export abstract class ProviderScenarioRun<Order, Counts> {
     judge: (order: Order, seen: OrderRead<Counts>, timedOut: boolean) => J,
     label: (order: Order) => string,
   ): Promise<{ verdict: Verdict; reasons: string[]; orders: J[] }> {
-    const { values, timedOut } = await this.settle(read, settled);
+    const { values, timedOut } = await this.settle(read, settled, label);
     const orders = this.orders.map((order, i) =>
       judge(order, values[i] ?? { counts: null, countsError: 'not read' }, timedOut),
     );
@@ -128,6 +162,7 @@ export abstract class ProviderScenarioRun<Order, Counts> {
       counts: Object.freeze(counts),
       orders: Object.freeze([...orders]),
       durationMs: Date.now() - this.startedAtMs,
+      timeline: inTimeOrder(this.timeline),
     });
   }
 }

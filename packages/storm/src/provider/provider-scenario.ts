@@ -1,4 +1,5 @@
 import type { DuplicateLevel, Verdict } from '../scenario.js';
+import type { StormTimelineEvent } from '../storm-timeline.js';
 
 /** The numbers every provider storm table shows for one scenario (the charge column is the provider's own). */
 export interface ProviderScenarioCounts {
@@ -24,6 +25,12 @@ export interface ProviderScenarioResult<C extends ProviderScenarioCounts, O> {
   readonly counts: C;
   readonly orders: readonly O[];
   readonly durationMs: number;
+  /**
+   * What happened to the scenario's orders, in time order (the HTML report's timelines): the storm's orders created
+   * (`storm→app`), the provider's calls or deliveries with the app's answers (`provider→app`), what the provider's
+   * books moved (`provider`), and the order's counts as the target reported them when they changed (`app`).
+   */
+  readonly timeline?: readonly StormTimelineEvent[];
 }
 
 /**

@@ -13,7 +13,8 @@ import type {
 } from './telegram-scenario.js';
 import type { TelegramStormSandbox } from './telegram-storm-sandbox.js';
 import type { TelegramStormTarget } from './telegram-storm-target.js';
-import type { TelegramUpdatePump, UpdateDeliverer } from './telegram-update-pump.js';
+import { deliveryEvent, movementEvents } from './telegram-timeline.js';
+import { orderIdOfUpdate, type TelegramUpdatePump, type UpdateDeliverer } from './telegram-update-pump.js';
 import { postUpdate, type WebhookPostOptions } from './telegram-webhook-post.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,7 +55,9 @@ export class TelegramScenarioRun
     const orderId = await this.target.createOrder(stars);
     const userId = randomInt(700_000_000, 800_000_000);
     this.orders.push({ orderId, stars, userId, invoiceRef: '' });
+    this.record({ atMs: Date.now(), orderId, actor: 'storm→app', what: 'create order', detail: `${stars} stars` });
     await this.target.sendInvoice(orderId, userId);
+    this.record({ atMs: Date.now(), orderId, actor: 'storm→app', what: 'send invoice', detail: `chat ${userId}` });
     const invoice = this.world.sandbox.invoices().find((i) => i.payload === orderId);
     if (invoice === undefined) throw new Error(`the bot's invoice of ${orderId} did not reach Telegram (the sandbox)`);
     const order = { orderId, stars, userId, invoiceRef: invoice.ref };
@@ -62,19 +65,28 @@ export class TelegramScenarioRun
     return order;
   }
 
-  pay(order: TelegramStormOrder, deliver?: UpdateDeliverer): Promise<CustomerPayResult> {
+  async pay(order: TelegramStormOrder, deliver?: UpdateDeliverer): Promise<CustomerPayResult> {
     this.world.pump.route(order.orderId, deliver ?? ((update) => this.redeliver(update).then(() => {})));
-    return this.world.sandbox.pay({ invoiceRef: order.invoiceRef, userId: order.userId });
+    const paid = await this.world.sandbox.pay({ invoiceRef: order.invoiceRef, userId: order.userId });
+    const [orderId, detail] = [order.orderId, paid.errorMessage];
+    this.record({ atMs: Date.now(), orderId, actor: 'provider', what: `customer paid: ${paid.outcome}`, detail });
+    return paid;
   }
 
   payer() {
     return { pay: (order: TelegramStormOrder) => this.pay(order) };
   }
 
-  post(update: SandboxUpdate, options?: WebhookPostOptions): Promise<number | null> {
+  async post(update: SandboxUpdate, options?: WebhookPostOptions): Promise<number | null> {
     this.calls += 1;
     const budget = Math.max(1, Math.min(this.timeLeftMs(), 10_000));
-    return postUpdate(this.target.webhookUrl, this.target.secretToken, update, { timeoutMs: budget, ...options });
+    const sentAtMs = Date.now();
+    const status = await postUpdate(this.target.webhookUrl, this.target.secretToken, update, {
+      timeoutMs: budget,
+      ...options,
+    });
+    this.record(deliveryEvent(update, orderIdOfUpdate(update), status, sentAtMs, options));
+    return status;
   }
 
   async redeliver(update: SandboxUpdate): Promise<readonly (number | null)[]> {
@@ -106,6 +118,8 @@ export class TelegramScenarioRun
 
   async conclude(): Promise<TelegramScenarioResult> {
     const ledger = () => this.world.sandbox.ledger.snapshot().movements;
+    const mine = new Set(this.orders.map((o) => o.orderId));
+    for (const event of movementEvents(ledger(), mine, Date.now())) this.record(event);
     const { verdict, reasons, orders } = await this.judgeOrders(
       (order) => this.target.readOrder(order.orderId),
       (c, order) => {

@@ -20,5 +20,5 @@ export type {
   UzumScenarioResult,
 } from './uzum-scenario.js';
 export type { UzumStormContext } from './uzum-storm-context.js';
-export { formatUzumStormTable, uzumStormSummary } from './uzum-storm-table.js';
+export { formatUzumStormTable, uzumStormHtml, uzumStormSummary } from './uzum-storm-table.js';
 export type { UzumStormOrder, UzumStormTarget } from './uzum-storm-target.js';

@@ -7,10 +7,12 @@ import {
   UzumLedger,
   type UzumPayer,
 } from '@payonce/sandbox/uzum';
+import { CallOrders } from '../provider/call-orders.js';
 import { mergedLedger } from '../provider/merged-ledger.js';
 import { isOrderSettled } from '../provider/order-rules.js';
 import { ProviderScenarioRun } from '../provider/provider-scenario-run.js';
 import type { HeldOrderCounts } from '../provider/storm-target-capabilities.js';
+import { uzumCallEvent } from './uzum-call-event.js';
 import { judgeUzumOrder, type UzumLedgerParts, uzumCharges } from './uzum-judge.js';
 import type { UzumContext, UzumOrderJudgement, UzumScenario, UzumScenarioResult } from './uzum-scenario.js';
 import { describeUzumExchange, uzumCodeOf } from './uzum-storm-context.js';
@@ -29,14 +31,27 @@ export class UzumScenarioRun extends ProviderScenarioRun<UzumStormOrder, HeldOrd
     super(scenario, timeoutMs);
   }
 
+  private readonly callOrders = new CallOrders();
+
   private get wire() {
     const { merchantUrl, login, password, serviceId } = this.target;
-    return { merchantUrl, login, password, serviceId, callTimeoutMs: Math.min(this.timeoutMs, 10_000) };
+    const callTimeoutMs = Math.min(this.timeoutMs, 10_000);
+    const observe = (exchange: UzumExchange, sentAtMs: number) =>
+      this.record(uzumCallEvent(exchange, sentAtMs, this.callOrders));
+    return { merchantUrl, login, password, serviceId, callTimeoutMs, observe };
   }
 
   async newOrder(amountTiyin = randomInt(10, 10_000) * 100): Promise<UzumStormOrder> {
     const order = await this.target.createOrder(amountTiyin);
     this.orders.push(order);
+    const orderId = JSON.stringify(order.params);
+    this.record({
+      atMs: Date.now(),
+      orderId,
+      actor: 'storm→app',
+      what: 'create order',
+      detail: `${amountTiyin} tiyin`,
+    });
     return order;
   }
 
