@@ -9,6 +9,7 @@ const STATUS: Readonly<Record<string, StormOrderStatus>> = {
   paid: 'paid',
   fulfilled: 'completed',
   refunded: 'refunded',
+  cancelled: 'cancelled',
 };
 
 /** `GET /orders/:id` of the shop (src/order-routes.ts). */
@@ -42,7 +43,9 @@ async function call(url: string, init: RequestInit & { customer: string; key?: s
  * outbox jobs or journal in its API, no Stripe refunds, no replicas; `payonce storm --start` adds `crashAndRestart`.
  * Providers: Payme at `/payme` (`--provider payme`; the shop reads the cashbox key from PAYONCE_STORM_PAYME_KEY),
  * Click at `/click/prepare` and `/click/complete` (`--provider click`; PAYONCE_STORM_CLICK_SERVICE_ID and _SECRET_KEY),
- * Uzum at `/uzum` (`--provider uzum`; PAYONCE_STORM_UZUM_LOGIN, _PASSWORD and _SERVICE_ID).
+ * Uzum at `/uzum` (`--provider uzum`; PAYONCE_STORM_UZUM_LOGIN, _PASSWORD and _SERVICE_ID), Telegram Stars at
+ * `/webhooks/telegram` with invoices through `POST /orders/:id/telegram-invoice` (`--provider telegram`; the shop reads
+ * PAYONCE_STORM_TELEGRAM_API_URL, _BOT_TOKEN and _WEBHOOK_SECRET; no refund route: the refund scenario is skipped).
  */
 export default function adapter(setup: StormAppSetup): StormAppAdapter {
   const base = setup.appUrl;
@@ -92,6 +95,19 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
       payme: { merchantUrl: `${base}/payme`, accountField: 'order_id' },
       click: { prepareUrl: `${base}/click/prepare`, completeUrl: `${base}/click/complete` },
       uzum: { merchantUrl: `${base}/uzum`, orderParam: 'account' },
+      telegram: {
+        webhookUrl: `${base}/webhooks/telegram`,
+        async sendInvoice({ customer, orderId, chatId }) {
+          const url = `${base}/orders/${encodeURIComponent(orderId)}/telegram-invoice`;
+          const answer = await call(url, { method: 'POST', body: JSON.stringify({ chatId }), customer });
+          const sent = (answer.json as { sent?: unknown } | null)?.sent;
+          if (answer.status !== 200 || sent !== true) {
+            throw new Error(
+              `POST /orders/:id/telegram-invoice answered ${answer.status}: ${answer.text.slice(0, 200)}`,
+            );
+          }
+        },
+      },
     },
   };
 }

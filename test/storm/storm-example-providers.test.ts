@@ -13,15 +13,19 @@ import { createPostgresNamespace, type PostgresNamespace } from '../contract/bac
 // adapter: every scenario passes but the job re-run (no jobs in the shop's API: skipped with its reason). The broken
 // variants fail by scenario: STORM_EXAMPLE_BROKEN=payme-no-refund (Payme's refund ignored) fails Payme 10;
 // click-paid-on-prepare (the order paid and shipped at Prepare) fails Click 1 and 9; uzum-no-refund (a reverse
-// after /confirm ignored) fails Uzum 9. An adapter without a provider
-// skips every scenario of its storm.
+// after /confirm ignored) fails Uzum 9. The shop's Telegram Stars bot (`POST /webhooks/telegram`, payonce's
+// `payonce/telegram` engine through the intake) passes every Telegram scenario it can express (the refund and the job
+// re-run are skipped with their reasons); telegram-no-receipt (the order shipped on every delivery of an applied
+// successful_payment) fails Telegram 1 and 4. The broken Click and Telegram runs also write --html and --junit: the
+// failing scenario's order shows its timeline in the HTML, and the JUnit XML has a <failure> for it. An adapter
+// without a provider skips every scenario of its storm.
 
 const example = join(import.meta.dirname, '../../examples/storm-express-drizzle');
 
 interface ProviderRun {
   readonly code: number;
   readonly text: string;
-  readonly results: readonly { id: number; verdict: string; reasons: string[] }[];
+  readonly results: readonly { id: number; verdict: string; reasons: string[]; orders: Record<string, unknown>[] }[];
 }
 
 /**
@@ -29,7 +33,7 @@ interface ProviderRun {
  * report.
  */
 async function stormOnExample(
-  provider: 'payme' | 'click' | 'uzum',
+  provider: 'payme' | 'click' | 'uzum' | 'telegram',
   dir: string,
   ns: PostgresNamespace,
   env: string,
@@ -47,7 +51,26 @@ async function stormOnExample(
 
 const verdicts = (run: ProviderRun) => Object.fromEntries(run.results.map((r) => [r.id, r.verdict]));
 
-describe('examples/storm-express-drizzle under payonce storm --adapter --provider payme|click --start', () => {
+/** The `<details class="scenario">` section of scenario `id` in an HTML report (up to the next scenario's). */
+function scenarioSection(html: string, id: number): string {
+  const start = html.indexOf(`id="run1-s${id}"`);
+  const end = html.indexOf('<details class="scenario', start + 1);
+  return start < 0 ? '' : html.slice(start, end < 0 ? undefined : end);
+}
+
+/** The timeline of order `orderId` in a scenario's HTML section, from its `<details>` to its end. */
+function orderTimeline(section: string, orderId: string): string {
+  const order = section.slice(section.indexOf(`data-order="${orderId}"`));
+  return order.slice(0, order.indexOf('</details>'));
+}
+
+/** The `<testcase>` of scenario `id` (`"<id>. name"`) in a JUnit report, with its body. */
+function testcaseOf(xml: string, id: number): string {
+  const pattern = new RegExp(`<testcase [^>]*name="${id}\\. [^"]*"[^>]*?(/>|>[\\s\\S]*?</testcase>)`);
+  return xml.match(pattern)?.[0] ?? '';
+}
+
+describe('examples/storm-express-drizzle under payonce storm --adapter --provider payme|click|uzum|telegram', () => {
   let dir: string;
   const namespaces: PostgresNamespace[] = [];
   beforeAll(async () => {
@@ -99,15 +122,36 @@ describe('examples/storm-express-drizzle under payonce storm --adapter --provide
     ]);
   }, 240_000);
 
-  it('fails Click 1 and 9 when the shop marks an order paid at Prepare', async () => {
+  it('fails Click 1 and 9 when the shop marks an order paid at Prepare; the HTML and JUnit reports show it', async () => {
     const broken = 'STORM_EXAMPLE_BROKEN=click-paid-on-prepare';
-    const run = await stormOnExample('click', dir, await freshSchema(), broken, ['--only', '1,5,9']);
+    const [html, junit] = [join(dir, 'click-broken.html'), join(dir, 'click-broken.xml')];
+    const extra = ['--only', '1,5,9', '--html', html, '--junit', junit];
+    const run = await stormOnExample('click', dir, await freshSchema(), broken, extra);
     expect(run.code, run.text).toBe(1);
     expect(verdicts(run), run.text).toEqual({ 1: 'fail', 5: 'pass', 9: 'fail' });
     expect(run.results.find((r) => r.id === 9)?.reasons.join('\n')).toMatch(
       /shows 1 paid transition\(s\) and 1 fulfilment\(s\) but Click never completed a payment for it/,
     );
     expect(run.text).toMatch(/Click scenario\(s\) failed: 1, 9/);
+    // Scenario 9's broken order: open, marked broken, its timeline from its creation to the shop's counts.
+    const section = scenarioSection(await readFile(html, 'utf8'), 9);
+    expect(section).toMatch(/^id="run1-s9" open>/);
+    const broke = run.results.find((r) => r.id === 9)?.orders.find((o) => (o.problems as string[]).length > 0);
+    const events = orderTimeline(section, String(broke?.merchantTransId));
+    expect(events).toMatch(
+      /^data-order="[^"]+" open><summary><span class="mono">order [^<]+<\/span> <span class="v-fail">broken/,
+    );
+    for (const what of ['create order', 'Click Prepare', 'paid transitions 1', 'fulfilments 1']) {
+      expect(events).toContain(`<td>${what}`);
+    }
+    const xml = await readFile(junit, 'utf8');
+    expect(testcaseOf(xml, 9)).toMatch(
+      /<failure message="[^"]+" type="StormViolation">[^<]*never completed a payment for it/,
+    );
+    expect(testcaseOf(xml, 5)).toMatch(/\/>$/);
+    expect(xml).toMatch(
+      /<testsuite name="payonce storm --provider click" tests="3" failures="2" errors="0" skipped="0"/,
+    );
   }, 240_000);
 
   it('passes every Uzum scenario; the job re-run is skipped with its reason', async () => {
@@ -131,6 +175,39 @@ describe('examples/storm-express-drizzle under payonce storm --adapter --provide
       /Uzum Bank refunded 1 time\(s\) but the order shows 0 refund\(s\)/,
     );
   }, 240_000);
+
+  it('passes every Telegram scenario the shop can express; the refund and the job re-run are skipped', async () => {
+    const run = await stormOnExample('telegram', dir, await freshSchema(), '');
+    expect(run.code, run.text).toBe(0);
+    const all = { 1: 'pass', 2: 'pass', 3: 'pass', 4: 'pass', 5: 'pass', 6: 'skip', 7: 'skip', 8: 'pass' };
+    expect(verdicts(run), run.text).toEqual(all);
+    expect(run.results.find((r) => r.id === 6)?.reasons).toEqual([
+      expect.stringMatching(/lacks providers\.telegram\.requestRefund/),
+    ]);
+    expect(run.text).toMatch(/Telegram sandbox \(Bot API\) http:\/\/127\.0\.0\.1:\d+/);
+  }, 240_000);
+
+  it('fails Telegram 1 and 4 when the shop ships on every delivered payment; the HTML and JUnit reports show it', async () => {
+    const broken = 'STORM_EXAMPLE_BROKEN=telegram-no-receipt';
+    const [html, junit] = [join(dir, 'telegram-broken.html'), join(dir, 'telegram-broken.xml')];
+    const extra = ['--only', '1,4,5', '--html', html, '--junit', junit];
+    const run = await stormOnExample('telegram', dir, await freshSchema(), broken, extra);
+    expect(run.code, run.text).toBe(1);
+    expect(verdicts(run), run.text).toEqual({ 1: 'fail', 4: 'fail', 5: 'pass' });
+    expect(run.results.find((r) => r.id === 4)?.reasons.join('\n')).toMatch(/the order was fulfilled 3 times/);
+    const section = scenarioSection(await readFile(html, 'utf8'), 4);
+    const events = orderTimeline(section, String(run.results.find((r) => r.id === 4)?.orders[0]?.orderId));
+    expect(events).toMatch(/<span class="v-fail">broken/);
+    for (const what of ['create order', 'send invoice', 'customer paid: paid', 'webhook successful_payment']) {
+      expect(events).toContain(`<td>${what}`);
+    }
+    expect(events.match(/<td>webhook successful_payment<\/td><td>200<\/td>/g)).toHaveLength(3);
+    expect(events).toMatch(/<td>ledger: payment of \d+ stars<\/td>/);
+    expect(events).toContain('<td>fulfilments 3</td>');
+    const xml = await readFile(junit, 'utf8');
+    expect(testcaseOf(xml, 4)).toMatch(/<failure message="order [^"]*: the order was fulfilled 3 times"/);
+    expect(testcaseOf(xml, 5)).toMatch(/\/>$/);
+  }, 240_000);
 });
 
 describe('payonce storm --adapter --provider NAME with an adapter that declares no such endpoint', () => {
@@ -140,6 +217,7 @@ describe('payonce storm --adapter --provider NAME with an adapter that declares 
     ['payme', 'Payme', /skip 1: skipped: the app adapter healthz app declares no Payme endpoint/],
     ['click', 'Click', /skip 1: skipped: the app adapter healthz app declares no Click endpoints/],
     ['uzum', 'Uzum', /skip 1: skipped: the app adapter healthz app declares no Uzum endpoint/],
+    ['telegram', 'Telegram', /skip 1: skipped: the app adapter healthz app declares no Telegram webhook/],
   ])('%s: skips every scenario with the reason (exit 0); the app got the credentials', async (provider, name, why) => {
     const lines: string[] = [];
     const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
@@ -151,17 +229,13 @@ describe('payonce storm --adapter --provider NAME with an adapter that declares 
     expect(text).toMatch(why);
   });
 
-  it.each([
-    [
-      '--provider telegram',
-      ['--provider', 'telegram', '--url', 'http://127.0.0.1:9'],
-      /--provider telegram does not take an adapter yet/,
-    ],
-    ['--target', ['--provider', 'payme', '--target', 'http://127.0.0.1:9'], /leave out --target/],
-  ])('exits 2 for --adapter with %s', async (_what, extra, message) => {
-    const lines: string[] = [];
-    const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
-    expect(await runCli(['storm', '--adapter', join(adapters, 'healthz-app.adapter.mjs'), ...extra], io)).toBe(2);
-    expect(lines.join('\n')).toMatch(message);
-  });
+  it.each([['--target', ['--provider', 'payme', '--target', 'http://127.0.0.1:9'], /leave out --target/]])(
+    'exits 2 for --adapter with %s',
+    async (_what, extra, message) => {
+      const lines: string[] = [];
+      const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
+      expect(await runCli(['storm', '--adapter', join(adapters, 'healthz-app.adapter.mjs'), ...extra], io)).toBe(2);
+      expect(lines.join('\n')).toMatch(message);
+    },
+  );
 });

@@ -14,13 +14,23 @@ function newOrderOf(body: unknown): { amountMinor: number; currency: string } | 
   return { amountMinor: amount as number, currency: currency.toUpperCase() };
 }
 
+/** Where an order's payment state lives when it is not in the shop's own rows. */
+export interface OrderViews {
+  /** A Telegram Stars order's status, paid transitions and refunds (payonce's `Payments`), given its shipments. */
+  readonly telegram?: (
+    orderId: string,
+    shipped: number,
+  ) => Promise<{ status: string; paidTransitions: number; refunds: number } | null>;
+}
+
 /**
  * The shop's routes. `POST /orders` `{ amount, currency }` (optional `Idempotency-Key`: the order row and the key's
  * stored answer commit in one Drizzle transaction), `POST /orders/:id/pay` (required `Idempotency-Key`: a retry
- * replays the first answer), `GET /orders/:id` (the order, its attempts and how many times it was paid, refunded and shipped).
+ * replays the first answer), `GET /orders/:id` (the order, its attempts and how many times it was paid, refunded and
+ * shipped; a Telegram Stars order's status and paid transitions from `views.telegram`).
  * The customer is `X-Customer-Id`; bad input answers 400 `{ error }`, an unknown order 404.
  */
-export function orderRoutes(shop: Shop): Router {
+export function orderRoutes(shop: Shop, views: OrderViews = {}): Router {
   const router = express.Router();
   const principal = (req: express.Request) => customerOf(req);
   const createKey = expressIdempotencyKey({
@@ -70,7 +80,8 @@ export function orderRoutes(shop: Shop): Router {
       shop.db.select({ n: count() }).from(fulfilments).where(eq(fulfilments.orderId, id)),
     ]);
     const counts = { paidTransitions: paid?.n ?? 0, refunds: refunded?.n ?? 0, fulfilments: shipped?.n ?? 0 };
-    res.json({ ...order, attempts, ...counts });
+    const stars = order.currency === 'XTR' ? await views.telegram?.(id, counts.fulfilments) : undefined;
+    res.json({ ...order, attempts, ...counts, ...stars });
   });
   return router;
 }

@@ -5,13 +5,18 @@
  * transaction; with `PAYME_KEY`, or `PAYONCE_STORM_PAYME_KEY` under the storm), `POST /click/prepare` and
  * `/click/complete` (payonce's Click SHOP API, the same way; with `CLICK_SERVICE_ID` and `CLICK_SECRET_KEY`, or
  * `PAYONCE_STORM_CLICK_*`), `POST /uzum/*` (payonce's Uzum Bank Merchant API, the same way; with `UZUM_LOGIN`,
- * `UZUM_PASSWORD` and `UZUM_SERVICE_ID`, or `PAYONCE_STORM_UZUM_*`), an outbox worker that ships paid orders, `GET /orders/:id`, `GET /healthz`.
+ * `UZUM_PASSWORD` and `UZUM_SERVICE_ID`, or `PAYONCE_STORM_UZUM_*`), `POST /webhooks/telegram` and
+ * `POST /orders/:id/telegram-invoice` (payonce's Telegram Stars engine, src/telegram-shop.ts; with
+ * `TELEGRAM_BOT_TOKEN`, `TELEGRAM_WEBHOOK_SECRET` and `TELEGRAM_API_URL`, or `PAYONCE_STORM_TELEGRAM_*`), an outbox
+ * worker that ships paid orders, `GET /orders/:id`, `GET /healthz`.
  * Run: `DATABASE_URL=postgres://… STRIPE_API_KEY=sk_test_… STRIPE_WEBHOOK_SECRET=whsec_… npm start`; under
  * `payonce storm --start` the PAYONCE_STORM_* variables point it at the storm's sandbox (docs/storm-your-app.md).
  * `STORM_EXAMPLE_BROKEN=no-receipt` swaps the webhook for a plain route without a receipt (the storm fails it);
  * `STORM_EXAMPLE_BROKEN=payme-no-refund` makes the Payme endpoint ignore Payme's refunds (the Payme storm fails it);
  * `STORM_EXAMPLE_BROKEN=click-paid-on-prepare` marks an order paid at Click's Prepare (the Click storm fails it);
- * `STORM_EXAMPLE_BROKEN=uzum-no-refund` ignores Uzum Bank's reverse after /confirm (the Uzum storm fails it).
+ * `STORM_EXAMPLE_BROKEN=uzum-no-refund` ignores Uzum Bank's reverse after /confirm (the Uzum storm fails it);
+ * `STORM_EXAMPLE_BROKEN=telegram-no-receipt` ships a Stars order on every successful_payment delivered, without a
+ * receipt (the Telegram storm fails it).
  */
 import { drizzle } from 'drizzle-orm/node-postgres';
 import express from 'express';
@@ -34,6 +39,7 @@ import { SHOP_TABLES_SQL } from './schema.js';
 import type { Shop } from './shop.js';
 import { stripeClient } from './stripe-client.js';
 import { stripeWebhookIntake } from './stripe-webhook.js';
+import { telegramOrderView, telegramShop } from './telegram-shop.js';
 import { uzumMerchant } from './uzum-merchant.js';
 
 const env = process.env;
@@ -51,11 +57,16 @@ const uzum = {
   password: env.PAYONCE_STORM_UZUM_PASSWORD ?? env.UZUM_PASSWORD ?? '',
   serviceId: Number(env.PAYONCE_STORM_UZUM_SERVICE_ID ?? env.UZUM_SERVICE_ID ?? 0),
 }; // none, no /uzum
+const telegramBot = {
+  token: env.PAYONCE_STORM_TELEGRAM_BOT_TOKEN ?? env.TELEGRAM_BOT_TOKEN ?? '',
+  apiUrl: env.PAYONCE_STORM_TELEGRAM_API_URL ?? env.TELEGRAM_API_URL ?? 'https://api.telegram.org',
+  webhookSecret: env.PAYONCE_STORM_TELEGRAM_WEBHOOK_SECRET ?? env.TELEGRAM_WEBHOOK_SECRET ?? '',
+}; // none, no Telegram
 
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 await pool.query(SHOP_TABLES_SQL); // drizzle-kit's migrations in a real app
 const store = await PostgresStore.connect(databaseUrl);
-await store.migrate({ only: ['receipts', 'http', 'outbox', 'journal', 'payme', 'click', 'uzum'] }); // or `payonce migrate` at deploy
+await store.migrate({ only: ['receipts', 'http', 'outbox', 'journal', 'payme', 'click', 'uzum', 'telegram'] }); // or `payonce migrate` at deploy
 const db = drizzle(pool);
 const shop: Shop = {
   db,
@@ -86,10 +97,21 @@ if (uzum.login !== '' && uzum.password !== '' && uzum.serviceId > 0) {
   const ignoreRefunds = env.STORM_EXAMPLE_BROKEN === 'uzum-no-refund';
   app.use('/uzum', expressUzum(uzumMerchant(shop, uzum, ignoreRefunds)));
 }
+const stars =
+  telegramBot.token !== '' && telegramBot.webhookSecret !== ''
+    ? telegramShop(shop, telegramBot, env.STORM_EXAMPLE_BROKEN === 'telegram-no-receipt')
+    : null;
+if (stars !== null) app.use(stars.webhook);
 app.use(express.json({ verify: keepRawBody }));
-app.use(orderRoutes(shop));
+if (stars !== null) app.use(stars.routes);
+app.use(
+  orderRoutes(
+    shop,
+    stars === null ? {} : { telegram: (id, shipped) => telegramOrderView(stars.payments, id, shipped) },
+  ),
+);
 
-const worker = fulfilmentWorker(shop);
+const worker = fulfilmentWorker(shop, env.STORM_EXAMPLE_BROKEN === 'telegram-no-receipt');
 worker.start();
 const server = app.listen(Number(env.PORT ?? 3000), '127.0.0.1', () => {
   console.log(`shop listening on port ${env.PORT ?? 3000}${broken ? ' (BROKEN: webhook without receipt)' : ''}`);

@@ -83,12 +83,18 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
       // journal: true,   // readOrder returns journal and deliveries (11, 18)
       // refunds: true,   // charge.refunded makes the order refunded (17)
     },
-    // ADAPT: your other providers' endpoints, for \`payonce storm --adapter … --provider payme|click|uzum\` (the app
-    // gets PAYONCE_STORM_PAYME_KEY, PAYONCE_STORM_CLICK_*, PAYONCE_STORM_UZUM_*); a provider left out is SKIPPED.
+    // ADAPT: your other providers' endpoints, for \`payonce storm --adapter … --provider payme|click|uzum|telegram\`
+    // (the app gets PAYONCE_STORM_PAYME_KEY, PAYONCE_STORM_CLICK_*, PAYONCE_STORM_UZUM_*, and for Telegram
+    // PAYONCE_STORM_TELEGRAM_API_URL, _BOT_TOKEN, _WEBHOOK_SECRET); a provider left out is SKIPPED.
     // providers: {
     //   payme: { merchantUrl: \`\${app}/payme\`, accountField: 'order_id' },
     //   click: { prepareUrl: \`\${app}/click/prepare\`, completeUrl: \`\${app}/click/complete\` },
     //   uzum: { merchantUrl: \`\${app}/uzum\`, orderParam: 'account' },
+    //   telegram: {
+    //     webhookUrl: \`\${app}/webhooks/telegram\`,
+    //     // have the app send the XTR order's invoice (payload = the order id) to chatId through its Bot API
+    //     sendInvoice: async ({ customer, orderId, chatId }) => { /* e.g. POST \${app}/orders/:id/telegram-invoice */ },
+    //   },
     // },
   };
 }

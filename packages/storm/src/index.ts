@@ -21,8 +21,12 @@ export type {
   StormAppClick,
   StormAppPayme,
   StormAppProviders,
+  StormAppTelegram,
+  StormAppUzum,
   StormProviderSecrets,
+  StormTelegramSecrets,
 } from './app/storm-app-providers.js';
+export { type HtmlOrder, type HtmlRun, type HtmlScenario, htmlReport } from './html-report.js';
 export * from './payme/index.js';
 export {
   type BrokenOrder,
@@ -38,7 +42,7 @@ export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, Scenario
 export type { ScenarioContext } from './scenario-context.js';
 export { type PidKillOptions, pidKillControl, type ServiceControl } from './service-control.js';
 export { stormHtmlReport } from './storm-html.js';
-export { stormJunitErrorXml, stormJunitXml, stormJunitXmlRuns } from './storm-junit.js';
+export { type JunitCase, type JunitRun, stormJunitErrorXml, stormJunitXml, stormJunitXmlRuns } from './storm-junit.js';
 export type { StormProgress, StormReport } from './storm-report.js';
 export { formatStormTable, stormSummary } from './storm-table.js';
 export { redactSecrets, type StormTimelineEvent, type TimelineActor } from './storm-timeline.js';

@@ -1,6 +1,6 @@
 import type { CliIo } from '../cli-io.js';
 import { type StormAppWorld, type StormAppWorldOptions, withStormApp } from '../storm-app/storm-app-world.js';
-import { loadClickStorm, loadPaymeStorm, loadUzumStorm } from '../storm-peer.js';
+import { loadClickStorm, loadPaymeStorm, loadTelegramStorm, loadUzumStorm } from '../storm-peer.js';
 import {
   type CommandReport,
   type LoadedProviderStorm,
@@ -10,38 +10,56 @@ import {
 } from './storm-provider.js';
 
 /** The providers whose storm runs against the user's app. */
-export type AppProvider = 'payme' | 'click' | 'uzum';
+export type AppProvider = 'payme' | 'click' | 'uzum' | 'telegram';
 
-/** The options of `payonce storm --adapter FILE --provider payme|click|uzum`. */
+/** The options of `payonce storm --adapter FILE --provider payme|click|uzum|telegram`. */
 export type AppProviderStormCommandOptions = StormAppWorldOptions & Omit<ProviderStormCommandOptions, 'target'>;
 
-/** Nothing to close: the provider storm closes the adapter, `withStormApp` the app and the sandbox. */
+/** Nothing to close: the provider storm closes the adapter, `withStormApp` the app and the sandboxes. */
 const NO_TARGET = { close: async () => undefined };
+
+/** A loaded provider storm's report renderers, typed for the command's report. */
+interface Renderers<Report> {
+  table(report: Report): string;
+  summary(report: Report): string;
+  html(report: Report): string;
+  junit(report: Report): string;
+}
+
+/** `renderers` as the command calls them (its reports are the provider's, seen as `CommandReport`). */
+function rendered<Report>(renderers: Renderers<Report>) {
+  const as = (report: CommandReport) => report as Report;
+  return {
+    table: (report: CommandReport) => renderers.table(as(report)),
+    summary: (report: CommandReport) => renderers.summary(as(report)),
+    html: (report: CommandReport) => renderers.html(as(report)),
+    junit: (report: CommandReport) => renderers.junit(as(report)),
+  };
+}
+
+type AppStorm = (world: StormAppWorld) => LoadedProviderStorm<typeof NO_TARGET, CommandReport>;
 
 /**
  * Loads the provider's storm (before the app starts: a missing peer fails first) and returns its storm against a
  * world's app, as `runProviderStormCommand` runs it.
  */
-async function appStormOf(
-  provider: AppProvider,
-  neededFor: string,
-): Promise<(world: StormAppWorld) => LoadedProviderStorm<typeof NO_TARGET, CommandReport>> {
+async function appStormOf(provider: AppProvider, neededFor: string): Promise<AppStorm> {
   if (provider === 'payme') {
     const payme = await loadPaymeStorm(neededFor);
-    type Report = Parameters<typeof payme.formatPaymeStormTable>[0];
+    const { formatPaymeStormTable: table, paymeStormSummary: summary, html, junit } = payme;
     return ({ app, secrets }) => ({
       ...payme,
+      ...rendered({ table, summary, html, junit }),
       target: () => NO_TARGET,
       run: (_none, run: ProviderRun) => payme.runAppPaymeStorm({ app, key: secrets.paymeKey, ...run }),
-      table: (report) => payme.formatPaymeStormTable(report as Report),
-      summary: (report) => payme.paymeStormSummary(report as Report),
     });
   }
   if (provider === 'uzum') {
     const uzum = await loadUzumStorm(neededFor);
-    type Report = Parameters<typeof uzum.formatUzumStormTable>[0];
+    const { formatUzumStormTable: table, uzumStormSummary: summary, html, junit } = uzum;
     return ({ app, secrets }) => ({
       ...uzum,
+      ...rendered({ table, summary, html, junit }),
       target: () => NO_TARGET,
       run: (_none, run: ProviderRun) =>
         uzum.runAppUzumStorm({
@@ -51,30 +69,51 @@ async function appStormOf(
           serviceId: secrets.uzumServiceId,
           ...run,
         }),
-      table: (report) => uzum.formatUzumStormTable(report as Report),
-      summary: (report) => uzum.uzumStormSummary(report as Report),
+    });
+  }
+  if (provider === 'telegram') {
+    const telegram = await loadTelegramStorm(neededFor);
+    const { formatTelegramStormTable: table, telegramStormSummary: summary, html, junit } = telegram;
+    return ({ app, secrets, telegram: sandbox }) => ({
+      ...telegram,
+      ...rendered({ table, summary, html, junit }),
+      target: () => NO_TARGET,
+      run: (_none, run: ProviderRun) => {
+        if (sandbox === undefined || secrets.telegram === undefined) {
+          throw new Error('the Telegram sandbox was not started'); // withStormApp starts it with `telegram: true`
+        }
+        return telegram.runAppTelegramStorm({ app, sandbox, secretToken: secrets.telegram.webhookSecret, ...run });
+      },
     });
   }
   const click = await loadClickStorm(neededFor);
-  type Report = Parameters<typeof click.formatClickStormTable>[0];
+  const { formatClickStormTable: table, clickStormSummary: summary, html, junit } = click;
   return ({ app, secrets }) => ({
     ...click,
+    ...rendered({ table, summary, html, junit }),
     target: () => NO_TARGET,
     run: (_none, run: ProviderRun) =>
       click.runAppClickStorm({ app, serviceId: secrets.clickServiceId, secretKey: secrets.clickSecretKey, ...run }),
-    table: (report) => click.formatClickStormTable(report as Report),
-    summary: (report) => click.clickStormSummary(report as Report),
   });
 }
 
+/** How the command names the provider. */
+const NAMES: Readonly<Record<AppProvider, string>> = {
+  payme: 'Payme',
+  click: 'Click',
+  uzum: 'Uzum',
+  telegram: 'Telegram',
+};
+
 /**
- * `payonce storm --adapter FILE --provider payme|click|uzum [--start CMD] [--url URL]`: that provider's storm against the
- * user's app (docs/storm-your-app.md "Provider storms against your app"): the app is started (or reached) as for the
- * Stripe storm, with the provider's credentials in its environment (`PAYONCE_STORM_PAYME_KEY`,
+ * `payonce storm --adapter FILE --provider payme|click|uzum|telegram [--start CMD] [--url URL]`: that provider's storm
+ * against the user's app (docs/storm-your-app.md "Provider storms against your app"): the app is started (or reached)
+ * as for the Stripe storm, with the provider's credentials in its environment (`PAYONCE_STORM_PAYME_KEY`,
  * `PAYONCE_STORM_CLICK_SERVICE_ID`, `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`,
- * `_SERVICE_ID`); the storm plays the provider against the
- * endpoints of `adapter.providers` and judges the orders through the adapter. An adapter without the provider has
- * every scenario skipped with the reason. Prints and writes `--report` as `--provider NAME --target` does.
+ * `_SERVICE_ID`; for Telegram the storm also starts its Telegram sandbox and gives `PAYONCE_STORM_TELEGRAM_API_URL`,
+ * `_BOT_TOKEN`, `_WEBHOOK_SECRET`); the storm plays the provider against the endpoints of `adapter.providers` and
+ * judges the orders through the adapter. An adapter without the provider has every scenario skipped with the
+ * reason. Prints and writes `--report`, `--junit` and `--html` as `--provider NAME --target` does.
  * @throws {CliUsageError} a malformed flag, a bad adapter file, neither `--url` nor `--start` (exit status 2).
  * @throws {ProviderStormFailed} at least one scenario failed (exit status 1).
  * @throws {StormTargetUnavailable} the app's endpoint does not answer or refuses the credentials (exit status 1).
@@ -85,9 +124,9 @@ export async function runAppProviderStormCommand(
   options: AppProviderStormCommandOptions,
   io: CliIo,
 ): Promise<CommandReport> {
-  const name = provider === 'payme' ? 'Payme' : provider === 'click' ? 'Click' : 'Uzum';
+  const name = NAMES[provider];
   const stormOn = await appStormOf(provider, `payonce storm --adapter --provider ${provider}`);
-  return withStormApp(options, io, (world) =>
+  return withStormApp({ ...options, telegram: provider === 'telegram' }, io, (world) =>
     runProviderStormCommand({ ...options, target: world.app.name }, io, name, async () => stormOn(world)),
   );
 }

@@ -22,6 +22,10 @@ export interface ProviderStormCommandOptions {
   readonly adminToken?: string;
   readonly only?: string;
   readonly report?: string;
+  /** `--junit FILE`: the JUnit XML report (also when the endpoint is down). */
+  readonly junit?: string;
+  /** `--html FILE`: the HTML report with each order's timeline (when the run finished). */
+  readonly html?: string;
   readonly timeoutMs?: string;
   readonly concurrency?: string;
   readonly replica?: readonly string[];
@@ -47,6 +51,12 @@ export interface LoadedProviderStorm<T extends { close(): Promise<void> }, R ext
   run(target: T, options: ProviderRun): Promise<R>;
   table(report: R): string;
   summary(report: R): string;
+  /** The HTML report (`--html`): the scenario table and each order's timeline. */
+  html(report: R): string;
+  /** The JUnit XML (`--junit`): a testcase per scenario, a `<failure>` per failed one. */
+  junit(report: R): string;
+  /** The JUnit XML of a run that could not start, with the error's `code` and `message`. */
+  junitError(code: string, message: string): string;
   /** The storm's "target unavailable" error class. */
   readonly StormTargetUnavailable: abstract new (
     ...args: never[]
@@ -58,7 +68,8 @@ export interface LoadedProviderStorm<T extends { close(): Promise<void> }, R ext
 /**
  * Runs one provider storm for `payonce storm --provider <name>`: checks the common flags (`--replica` refused),
  * loads the storm, prints a plan line and a progress line per scenario start and end, the table and the summary,
- * and writes the JSON report to `--report` (also when scenarios failed or the endpoint is down).
+ * and writes the JSON report to `--report` and the JUnit XML to `--junit` (also when scenarios failed or the
+ * endpoint is down) and the HTML report to `--html` (when the run finished).
  * @throws {CliUsageError} `--replica` given, a malformed number, URL, credential or `--only` (exit status 2).
  * @throws {ProviderStormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
  * @throws {StormTargetUnavailable} the endpoint does not answer, or refuses the credentials (exit status 1).
@@ -98,6 +109,10 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
       await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
       io.out(`report written to ${options.report}`);
     }
+    if (error instanceof storm.StormTargetUnavailable && options.junit !== undefined) {
+      await writeFile(options.junit, storm.junitError(error.code, error.message));
+      io.out(`JUnit report written to ${options.junit}`);
+    }
     throw error;
   } finally {
     await target?.close();
@@ -109,6 +124,14 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
   if (options.report !== undefined) {
     await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
     io.out(`report written to ${options.report}`);
+  }
+  if (options.junit !== undefined) {
+    await writeFile(options.junit, storm.junit(report));
+    io.out(`JUnit report written to ${options.junit}`);
+  }
+  if (options.html !== undefined) {
+    await writeFile(options.html, storm.html(report));
+    io.out(`HTML report written to ${options.html}`);
   }
   const failed = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
   if (failed.length > 0) throw new ProviderStormFailed(provider, failed);

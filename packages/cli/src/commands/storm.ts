@@ -13,7 +13,7 @@ import { progressLine, stormPlanLine } from '../storm-progress.js';
 import { repeatSummaryLines, writeStormReports } from '../storm-report-files.js';
 import { readFaults } from './sandbox.js';
 import { clickUzumOptions, telegramOptions } from './serve.js';
-import { runAppProviderStormCommand } from './storm-app-provider.js';
+import { type AppProvider, runAppProviderStormCommand } from './storm-app-provider.js';
 import { type ClickUzumStormCommandOptions, runClickStormCommand, runUzumStormCommand } from './storm-click-uzum.js';
 import { runStormInit } from './storm-init.js';
 import { runPaymeStormCommand } from './storm-payme.js';
@@ -28,7 +28,11 @@ export class StormFailed extends Error {
 }
 
 /** The words `--provider` takes for the storms of the providers that call the merchant. */
-const LOCAL_PROVIDERS: readonly string[] = ['payme', 'click', 'uzum', 'telegram'];
+const LOCAL_PROVIDERS: readonly AppProvider[] = ['payme', 'click', 'uzum', 'telegram'];
+
+/** True for a `--provider` word that names a provider storm (not a sandbox URL). */
+const isLocalProvider = (provider: string | undefined): provider is AppProvider =>
+  LOCAL_PROVIDERS.some((p) => p === provider);
 
 /** Options of `payonce storm` as commander parses them. */
 export interface StormCommandOptions
@@ -97,7 +101,7 @@ function requiredFlag(value: string | undefined, flag: string): string {
  *   (exit status 1), before anything is sent.
  */
 export async function runStormCommand(options: StormCommandOptions, io: CliIo): Promise<StormReport> {
-  if (options.provider !== undefined && LOCAL_PROVIDERS.includes(options.provider)) {
+  if (isLocalProvider(options.provider)) {
     throw new CliUsageError(`--provider ${options.provider} runs through its own storm command`);
   }
   const adapter = options.adapter;
@@ -214,7 +218,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--target <url>', 'base URL of the service under test, e.g. http://127.0.0.1:3000')
     .option(
       '--provider <url|payme|click|uzum|telegram>',
-      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (payme, click and uzum also with --adapter)',
+      'base URL of the sandbox provider the service uses (the Stripe storm), or "payme", "click", "uzum", "telegram" for that storm (each also with --adapter)',
     )
     .option(
       '--adapter <file>',
@@ -223,12 +227,15 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--start <command>', 'with --adapter: shell command that starts the app (stopped at the end)')
     .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
     .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
-    .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems')
+    .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems (every storm)')
     .option(
       '--faults <file>',
       'with --adapter: fault rules for the storm’s sandbox (JSON, see docs/sandbox.md), drawn from the run’s seed',
     )
-    .option('--html <file>', 'write a self-contained HTML report: the scenario table and every order’s timeline')
+    .option(
+      '--html <file>',
+      'write a self-contained HTML report: the scenario table and every order’s timeline (every storm)',
+    )
     .option(
       '--repeat <n>',
       'run the scenarios n times, each with a fresh seed (printed); reports any order that ever broke',
@@ -259,24 +266,19 @@ export function registerStorm(program: Command, io: CliIo): void {
         .default('order_id'),
     )
     .action(async (options: StormCommandOptions) => {
-      if (options.provider === undefined || !LOCAL_PROVIDERS.includes(options.provider)) {
+      const provider = options.provider;
+      if (!isLocalProvider(provider)) {
         await runStormCommand(options, io);
         return;
       }
       if (options.adapter !== undefined) {
-        const provider = options.provider;
-        if (provider !== 'payme' && provider !== 'click' && provider !== 'uzum') {
-          throw new CliUsageError(
-            `--adapter runs the Stripe, Payme, Click and Uzum storms: --provider ${provider} does not take an adapter yet`,
-          );
-        }
         if (options.target !== undefined) throw new CliUsageError('--adapter drives your app: leave out --target');
         const { adapter, start, url } = options;
         const startTimeoutMs = wholeNumberFlag(options.startTimeoutMs, '--start-timeout-ms');
         await runAppProviderStormCommand(provider, { ...options, adapter, start, url, startTimeoutMs }, io);
         return;
       }
-      const local = { ...options, provider: options.provider, target: requiredFlag(options.target, '--target <url>') };
+      const local = { ...options, provider, target: requiredFlag(options.target, '--target <url>') };
       if (local.provider === 'payme') await runPaymeStormCommand(local, io);
       else if (local.provider === 'click') await runClickStormCommand(local, io);
       else if (local.provider === 'telegram') await runTelegramStormCommand(local, io);

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { FaultRulesFile } from '@payonce/sandbox/internal/faults/fault-rules.js';
 import type { StormAppAdapter } from '@payonce/storm/internal/app/storm-app-adapter.js';
 import type { StormProviderSecrets } from '@payonce/storm/internal/app/storm-app-providers.js';
+import type { TelegramStormSandbox } from '@payonce/storm/internal/telegram/telegram-storm-sandbox.js';
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
@@ -23,6 +24,8 @@ export interface StormAppWorldOptions {
   readonly startTimeoutMs?: number;
   /** Fault rules of the storm's sandbox (`--faults FILE`); their random draws are seeded from each run's seed. */
   readonly faultRules?: FaultRulesFile;
+  /** Also start the Telegram sandbox (`--provider telegram`), given to the app as its Bot API. @default false */
+  readonly telegram?: boolean;
 }
 
 /**
@@ -33,6 +36,28 @@ export interface StormAppWorld {
   readonly app: StormAppAdapter;
   readonly provider: string;
   readonly secrets: StormProviderSecrets;
+  /** The Telegram sandbox the app was given (with `options.telegram`); its token and webhook secret are in `secrets`. */
+  readonly telegram?: TelegramStormSandbox;
+}
+
+/** A bot token the Telegram sandbox accepts (`<bot id>:<secret>`) and a webhook secret (`A-Z a-z 0-9 _ -`). */
+function telegramBot(): { botToken: string; webhookSecret: string } {
+  const botId = 100_000_000 + randomInt(900_000_000);
+  return {
+    botToken: `${botId}:storm-${randomBytes(16).toString('hex')}`,
+    webhookSecret: `storm_${randomBytes(16).toString('hex')}`,
+  };
+}
+
+/** The environment the started app gets for a Telegram run: the sandbox's Bot API, the bot token, the secret. */
+function telegramEnv(secrets: StormProviderSecrets): Record<string, string> {
+  const { telegram } = secrets;
+  if (telegram === undefined) return {};
+  return {
+    PAYONCE_STORM_TELEGRAM_API_URL: telegram.apiUrl,
+    PAYONCE_STORM_TELEGRAM_BOT_TOKEN: telegram.botToken,
+    PAYONCE_STORM_TELEGRAM_WEBHOOK_SECRET: telegram.webhookSecret,
+  };
 }
 
 /**
@@ -113,7 +138,8 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * its environment (`PORT`, `PAYONCE_STORM_APP_URL`, `PAYONCE_STORM_SANDBOX_URL`, `PAYONCE_STORM_WEBHOOK_SECRET`,
  * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
  * `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`, `_SERVICE_ID`, also in
- * `setup.providers`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
+ * `setup.providers`; with `options.telegram`, also the Telegram sandbox: `PAYONCE_STORM_TELEGRAM_API_URL`,
+ * `_BOT_TOKEN`, `_WEBHOOK_SECRET`, in `setup.providers.telegram`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
  * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
  * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
  * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
@@ -128,23 +154,16 @@ export async function withStormApp<T>(
 ): Promise<T> {
   const neededFor = 'payonce storm --adapter';
   const url = await appUrlOf(options, () => findFreePort());
-  const [factory, sandboxes, signer] = await Promise.all([
+  const [factory, sandboxes, signer, telegramSandboxes] = await Promise.all([
     loadStormAdapter(options.adapter),
     importWithPeers(neededFor, () => import('@payonce/sandbox/internal/create-sandbox.js')),
     importWithPeers(neededFor, () => import('@payonce/sandbox/internal/webhook-signer.js')),
+    options.telegram === true ? importWithPeers(neededFor, () => import('@payonce/sandbox/telegram')) : null,
   ]);
   const appUrl = url.href.replace(/\/+$/, '');
   const budgetMs = options.startTimeoutMs ?? 60_000;
   const webhookSecret = signer.newSigningSecret('stripe');
   const apiKey = `sk_test_storm_${randomBytes(12).toString('hex')}`;
-  const secrets: StormProviderSecrets = {
-    paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}`,
-    clickServiceId: 10_000 + randomInt(90_000),
-    clickSecretKey: `storm-click-key-${randomBytes(12).toString('hex')}`,
-    uzumLogin: `storm-uzum-${randomBytes(4).toString('hex')}`,
-    uzumPassword: `storm-uzum-password-${randomBytes(12).toString('hex')}`,
-    uzumServiceId: 100_000 + randomInt(900_000),
-  };
   const sandbox = await sandboxes.createSandbox({
     timeScale: 0.001,
     signing: { scheme: 'stripe', secret: webhookSecret },
@@ -152,14 +171,31 @@ export async function withStormApp<T>(
     ...(options.faultRules === undefined ? {} : { faultRules: options.faultRules }),
     serveSecrets: true, // the storm signs its own events with the sandbox's secret (GET /_sandbox/signing)
   });
+  const bot = telegramBot();
+  const telegram = await telegramSandboxes?.createTelegramSandbox({ token: bot.botToken }).catch(async (error) => {
+    await sandbox.close();
+    throw error;
+  });
+  const secrets: StormProviderSecrets = {
+    ...(telegram === undefined ? {} : { telegram: { apiUrl: telegram.url, ...bot } }),
+    paymeKey: `storm-payme-key-${randomBytes(12).toString('hex')}`,
+    clickServiceId: 10_000 + randomInt(90_000),
+    clickSecretKey: `storm-click-key-${randomBytes(12).toString('hex')}`,
+    uzumLogin: `storm-uzum-${randomBytes(4).toString('hex')}`,
+    uzumPassword: `storm-uzum-password-${randomBytes(12).toString('hex')}`,
+    uzumServiceId: 100_000 + randomInt(900_000),
+  };
+
   let appProcess: AppProcess | null = null;
   const cleanup = async () => {
     await appProcess?.stop();
     await sandbox.close();
+    await telegram?.close();
   };
   const release = onInterrupt(cleanup);
   try {
     io.out(`payonce storm: sandbox provider ${sandbox.url}, app ${appUrl}`);
+    if (telegram !== undefined) io.out(`payonce storm: Telegram sandbox (Bot API) ${telegram.url}`);
     const setup = { appUrl, sandboxUrl: sandbox.url, webhookSecret, apiKey, providers: secrets };
     if (options.start !== undefined) {
       appProcess = new AppProcess(options.start, {
@@ -175,6 +211,7 @@ export async function withStormApp<T>(
         PAYONCE_STORM_UZUM_LOGIN: secrets.uzumLogin,
         PAYONCE_STORM_UZUM_PASSWORD: secrets.uzumPassword,
         PAYONCE_STORM_UZUM_SERVICE_ID: String(secrets.uzumServiceId),
+        ...telegramEnv(secrets),
       });
       await appProcess.start();
       io.out(`app: started "${options.start}" (pid ${appProcess.pid}), waiting for it to be healthy`);
@@ -188,7 +225,7 @@ export async function withStormApp<T>(
     }
     const app = appProcess === null ? made : withRestart(made, appProcess, budgetMs);
     sandbox.controls.setWebhookUrl(app.webhookUrl('stripe'));
-    return await body({ app, provider: sandbox.url, secrets });
+    return await body({ app, provider: sandbox.url, secrets, ...(telegram === undefined ? {} : { telegram }) });
   } finally {
     release();
     const pid = appProcess?.pid;

@@ -11,6 +11,8 @@ const HOLDING: ReadonlySet<StormOrderStatus> = new Set(['paid', 'fulfilling', 'c
  * `missing`).
  */
 export interface AppProviderOrders {
+  /** The storm's customer of every call (`<prefix>-<random>`): the provider's own calls to the app use it too. */
+  readonly customer: string;
   /** Creates an order of `amount` minor units (tiyin, stars) and returns its id. @throws {Error} the app gave no order id. */
   createOrder(amount: number): Promise<string>;
   /**
@@ -49,6 +51,7 @@ export function appProviderOrders(adapter: StormAppAdapter, prefix: string, curr
       : {}),
   };
   return {
+    customer,
     ...(Object.keys(missing).length === 0 ? {} : { missing }),
     async createOrder(amount) {
       const answer = await adapter.createOrder({ customer, money: { amountMinor: amount, currency } });

@@ -16,6 +16,8 @@ export interface AppOrderNaming<Order, Ref> {
 
 /** The part of every provider storm's target of an app that does not depend on the provider's protocol. */
 export interface AppProviderTargetBase<Order, Ref> extends StormTargetCapabilities<Ref> {
+  /** The storm's customer of every adapter call (for a provider's own calls to the app, e.g. Telegram's invoice). */
+  readonly customer: string;
   /** Creates an order of `amount` minor units through `adapter.createOrder`. @throws {Error} no order id came back. */
   createOrder(amount: number): Promise<Order>;
   /** The order's counts through `adapter.readOrder` (held money: its amount while paid, fulfilling, completed). */
@@ -37,6 +39,7 @@ export function appProviderTarget<Order, Ref>(
   const orders = appProviderOrders(adapter, naming.prefix, naming.currency);
   const { crashAndRestart, rerunFulfilment } = orders;
   return {
+    customer: orders.customer,
     description: `app ${adapter.name}`,
     ...(orders.missing === undefined ? {} : { missing: orders.missing }),
     async createOrder(amount) {

@@ -1,4 +1,6 @@
 export { ALL_TELEGRAM_SCENARIOS } from './all-telegram-scenarios.js';
+export { appTelegramTarget } from './app-telegram-target.js';
+export { type AppTelegramStormOptions, runAppTelegramStorm } from './run-app-telegram-storm.js';
 export {
   runTelegramStorm,
   type TelegramStormOptions,
@@ -21,6 +23,6 @@ export type {
   TelegramStormOrder,
 } from './telegram-scenario.js';
 export type { TelegramStormSandbox } from './telegram-storm-sandbox.js';
-export { formatTelegramStormTable, telegramStormSummary } from './telegram-storm-table.js';
+export { formatTelegramStormTable, telegramStormHtml, telegramStormSummary } from './telegram-storm-table.js';
 export type { TelegramStormTarget } from './telegram-storm-target.js';
 export { orderIdOfUpdate, TelegramUpdatePump, type UpdateDeliverer } from './telegram-update-pump.js';
