@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../packages/cli/src/cli-io.js';
 import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
@@ -123,7 +126,9 @@ describe('payonce storm --provider telegram (in-process CLI, SQLite)', () => {
     await local?.close();
   });
 
-  it('exit 0 with the table, 1 when the secret token is refused, 2 without the tokens; the tokens never printed', async () => {
+  it('exit 0 with the table and --html/--junit, 1 when the secret token is refused, 2 without the tokens; the tokens never printed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-telegram-storm-cli-'));
+    const [html, junit] = [join(dir, 'telegram.html'), join(dir, 'telegram.xml')];
     const saved = ['PAYONCE_TELEGRAM_BOT_TOKEN', 'PAYONCE_TELEGRAM_SECRET_TOKEN', 'PAYONCE_TELEGRAM_API_URL'].map(
       (name) => [name, process.env[name]] as const,
     );
@@ -131,20 +136,34 @@ describe('payonce storm --provider telegram (in-process CLI, SQLite)', () => {
     try {
       const base = ['storm', '--provider', 'telegram', '--target', local.url, '--telegram-api-url', apiUrl];
       const io = capture();
-      const args = [...base, '--telegram-bot-token', TOKEN, '--only', '1,4'];
+      const args = [...base, '--telegram-bot-token', TOKEN, '--only', '1,4', '--html', html, '--junit', junit];
       expect(await runCli([...args, '--telegram-secret-token', SECRET], io)).toBe(0);
       const text = io.lines.join('\n');
       expect(text).toMatch(/PASS: 2\/2 Telegram scenarios/);
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain(TOKEN.split(':')[1]);
+      // The service target's reports: every scenario passed, each order's timeline, no token or secret.
+      const page = await readFile(html, 'utf8');
+      expect(page).toMatch(/<h1>payonce storm --provider telegram: <span class="v-pass">passed<\/span><\/h1>/);
+      expect(page.match(/<tr class="pass" data-scenario="\d+">/g)).toHaveLength(2);
+      expect(page).toMatch(/<td>webhook successful_payment<\/td><td>200<\/td>/);
+      expect(page).not.toContain(SECRET);
+      expect(page).not.toContain(TOKEN.split(':')[1]);
+      expect(await readFile(junit, 'utf8')).toMatch(
+        /<testsuite name="payonce storm --provider telegram" tests="2" failures="0" errors="0" skipped="0"/,
+      );
       const wrong = capture();
       expect(await runCli([...args, '--telegram-secret-token', 'not_the_secret'], wrong)).toBe(1);
       expect(wrong.lines.join('\n')).toMatch(/refused the secret token \(401\)/);
+      expect(await readFile(junit, 'utf8')).toMatch(
+        /<testcase [^>]*name="preflight"[^>]*>\s*<error message="[^"]*refused the secret token/,
+      );
       const none = capture();
       expect(await runCli(base, none)).toBe(2);
       expect(none.lines.join('\n')).toMatch(/--provider telegram needs --telegram-bot-token/);
     } finally {
       for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
