@@ -139,8 +139,9 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
  * `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`, `_SERVICE_ID`, also in
  * `setup.providers`; with `options.telegram`, also the Telegram sandbox: `PAYONCE_STORM_TELEGRAM_API_URL`,
- * `_BOT_TOKEN`, `_WEBHOOK_SECRET`, in `setup.providers.telegram`), waits for `adapter.health()` and offers `crashAndRestart` (SIGKILL the app's process
- * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
+ * `_BOT_TOKEN`, `_WEBHOOK_SECRET`, in `setup.providers.telegram`), waits for `adapter.health()` and offers
+ * `crashAndRestart` (SIGKILL the app's process group, start the command again) unless the adapter has its own;
+ * points the sandbox's webhooks at
  * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
  * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
  * @throws {AppNotHealthy} the started app exited, or was not healthy within `startTimeoutMs` (with its last output
@@ -185,7 +186,6 @@ export async function withStormApp<T>(
     uzumPassword: `storm-uzum-password-${randomBytes(12).toString('hex')}`,
     uzumServiceId: 100_000 + randomInt(900_000),
   };
-
   let appProcess: AppProcess | null = null;
   const cleanup = async () => {
     await appProcess?.stop();

@@ -36,7 +36,7 @@ export interface ScenarioInfo {
  * failures (`expect`), notes, `skip`, the settle loop over the target's counts and the frozen result. A provider's
  * run adds its calls, payers and ledger, and its `conclude`.
  */
-export abstract class ProviderScenarioRun<Order, Counts> {
+export abstract class ProviderScenarioRun<Order, Counts extends object> {
   protected readonly startedAtMs = Date.now();
   private readonly deadlineMs: number;
   protected readonly orders: Order[] = [];
@@ -107,7 +107,7 @@ export abstract class ProviderScenarioRun<Order, Counts> {
         this.orders.map(async (order): Promise<OrderRead<Counts>> => {
           try {
             const counts = await read(order);
-            this.recordRead(keyOf(order), counts as object);
+            this.recordRead(keyOf(order), counts);
             return { counts, countsError: null };
           } catch (error) {
             return { counts: null, countsError: errorText(error) };
