@@ -45,7 +45,8 @@ async function call(url: string, init: RequestInit & { customer: string; key?: s
  * Click at `/click/prepare` and `/click/complete` (`--provider click`; PAYONCE_STORM_CLICK_SERVICE_ID and _SECRET_KEY),
  * Uzum at `/uzum` (`--provider uzum`; PAYONCE_STORM_UZUM_LOGIN, _PASSWORD and _SERVICE_ID), Telegram Stars at
  * `/webhooks/telegram` with invoices through `POST /orders/:id/telegram-invoice` (`--provider telegram`; the shop reads
- * PAYONCE_STORM_TELEGRAM_API_URL, _BOT_TOKEN and _WEBHOOK_SECRET; no refund route: the refund scenario is skipped).
+ * PAYONCE_STORM_TELEGRAM_API_URL, _BOT_TOKEN and _WEBHOOK_SECRET; Stars refunds through
+ * `POST /orders/:id/telegram-refund`).
  */
 export default function adapter(setup: StormAppSetup): StormAppAdapter {
   const base = setup.appUrl;
@@ -106,6 +107,11 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
               `POST /orders/:id/telegram-invoice answered ${answer.status}: ${answer.text.slice(0, 200)}`,
             );
           }
+        },
+        async requestRefund({ customer, orderId, userId, chargeId }) {
+          const url = `${base}/orders/${encodeURIComponent(orderId)}/telegram-refund`;
+          const answer = await call(url, { method: 'POST', body: JSON.stringify({ userId, chargeId }), customer });
+          return { status: answer.status };
         },
       },
     },

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { OutboxWorker } from 'payonce/outbox';
+import { type JobHandler, OutboxWorker } from 'payonce/outbox';
 import type { ReceiptsDatabase } from 'payonce/sql';
 import { FULFIL_TOPIC, type Shop } from './shop.js';
 
@@ -8,12 +8,17 @@ import { FULFIL_TOPIC, type Shop } from './shop.js';
  * `fulfilled`, in the effect ledger's transaction (`context.once`, keyed by the job), so a job re-run after a crash
  * never ships twice. `context.once` hands payonce's Kysely transaction: the writes are plain SQL on it.
  * `starsShippedByWebhook` (STORM_EXAMPLE_BROKEN=telegram-no-receipt) leaves the Telegram Stars (`XTR`) orders to the
- * broken variant's webhook, which ships them itself.
+ * broken variant's webhook, which ships them itself; `more` are other topics' handlers (the Stars refunds').
  */
-export function fulfilmentWorker(shop: Shop, starsShippedByWebhook = false): OutboxWorker<ReceiptsDatabase> {
+export function fulfilmentWorker(
+  shop: Shop,
+  starsShippedByWebhook = false,
+  more: Readonly<Record<string, JobHandler<ReceiptsDatabase>>> = {},
+): OutboxWorker<ReceiptsDatabase> {
   return new OutboxWorker(
     shop.store,
     {
+      ...more,
       [FULFIL_TOPIC]: async (job, context) => {
         const { orderId } = job.payload as { orderId: string };
         await context.once(`fulfil:${job.id}`, async (trx) => {

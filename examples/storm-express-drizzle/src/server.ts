@@ -111,7 +111,7 @@ app.use(
   ),
 );
 
-const worker = fulfilmentWorker(shop, env.STORM_EXAMPLE_BROKEN === 'telegram-no-receipt');
+const worker = fulfilmentWorker(shop, env.STORM_EXAMPLE_BROKEN === 'telegram-no-receipt', stars?.jobHandlers);
 worker.start();
 const server = app.listen(Number(env.PORT ?? 3000), '127.0.0.1', () => {
   console.log(`shop listening on port ${env.PORT ?? 3000}${broken ? ' (BROKEN: webhook without receipt)' : ''}`);

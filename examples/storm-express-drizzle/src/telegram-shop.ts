@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import express, { type Router } from 'express';
-import { OrderIdTaken, type PaymentProvider, Payments, ProviderDeclined } from 'payonce/payments';
+import { InvalidOption } from 'payonce';
+import type { JobHandler } from 'payonce/outbox';
+import { OrderIdTaken, type PaymentProvider, Payments, ProviderDeclined, REFUND_TOPIC } from 'payonce/payments';
 import type { ReceiptsDatabase } from 'payonce/sql';
 import {
   botIdOfToken,
@@ -31,8 +33,10 @@ export interface TelegramShop {
   readonly telegram: TelegramPayments<ReceiptsDatabase>;
   /** `POST /webhooks/telegram`. */
   readonly webhook: Router;
-  /** `POST /orders/:id/telegram-invoice` `{ chatId }`. */
+  /** `POST /orders/:id/telegram-invoice` `{ chatId }`, `POST /orders/:id/telegram-refund` `{ chargeId, userId? }`. */
   readonly routes: Router;
+  /** The outbox jobs of Stars refunds, for the shop's worker: `refundStarPayment` once, then `order.refunded`. */
+  readonly jobHandlers: Readonly<Record<string, JobHandler<ReceiptsDatabase>>>;
 }
 
 /** A Stars-only shop has no card checkout: `Payments` needs a provider, which a bot never calls. */
@@ -51,8 +55,10 @@ const NO_CHECKOUT: PaymentProvider = {
  * payonce's webhook intake in the default mode (`handleUpdate(update, null)`: the engine commits, then answers the
  * pre-checkout; the receipt keyed by bot id + `update_id` makes a redelivery a replay), so a `successful_payment` pays
  * the order once, whatever the number of deliveries, and enqueues its `order.fulfil` job once: the shop's worker
- * ships it as it ships the other providers' orders. `GET /orders/:id` reads a Telegram order's status and paid
- * transitions from `Payments` (`orderView`).
+ * ships it as it ships the other providers' orders. `POST /orders/:id/telegram-refund` asks the Stars refund
+ * (`requestStarRefund`: the outbox job calls `refundStarPayment` once per charge, however often it is asked).
+ * `GET /orders/:id` reads a Telegram order's status, paid transitions and refund from `Payments`
+ * (`telegramOrderView`).
  * `brokenNoReceipt` (STORM_EXAMPLE_BROKEN=telegram-no-receipt) is the broken variant: a plain route without the
  * intake that credits the order (ships it, instead of the outbox job) on every delivery of a `successful_payment`
  * the engine applied, ignoring that it was applied before (`duplicate`): Telegram's redelivery, or the same charge
@@ -79,12 +85,19 @@ export function telegramShop(shop: Shop, bot: TelegramBot, brokenNoReceipt = fal
     payments,
     telegram,
     webhook: brokenNoReceipt ? brokenWebhook(shop, telegram, bot) : expressWebhooks(intake),
-    routes: invoiceRoutes(shop, payments, telegram),
+    routes: orderRoutes(shop, payments, telegram),
+    // The shop keeps nothing of its own to undo when a Stars order is refunded: `order.refunded` is acknowledged.
+    jobHandlers: { ...telegram.jobHandlers(), [REFUND_TOPIC]: async () => undefined },
   };
 }
 
-/** `POST /orders/:id/telegram-invoice` `{ chatId }`: opens the order's `Payments` order and sends its invoice. */
-function invoiceRoutes(
+/**
+ * `POST /orders/:id/telegram-invoice` `{ chatId }`: opens the order's `Payments` order and sends its invoice (200
+ * `{ sent }`); `POST /orders/:id/telegram-refund` `{ chargeId, userId? }`: asks the refund of the charge that paid it
+ * (202, the same for a repeat; 400 for a charge that did not pay it or another payer). The customer's own XTR orders
+ * only (404 otherwise).
+ */
+function orderRoutes(
   shop: Shop,
   payments: Payments<ReceiptsDatabase>,
   telegram: TelegramPayments<ReceiptsDatabase>,
@@ -117,6 +130,31 @@ function invoiceRoutes(
     const sent = await telegram.sendInvoice(chatId as number, id, { title: 'Shop order', description: `Order ${id}` });
     res.status(sent.ok ? 200 : 502).json({ sent: sent.ok });
   });
+  router.post('/orders/:id/telegram-refund', async (req, res) => {
+    const id = String(req.params.id);
+    const { chargeId, userId } = (req.body ?? {}) as { chargeId?: unknown; userId?: unknown };
+    const [order] = await shop.db
+      .select()
+      .from(orders)
+      .where(and(eq(orders.id, id), eq(orders.customer, customerOf(req))));
+    if (order === undefined || order.currency !== 'XTR') {
+      res.status(404).json({ error: 'no such Stars order' });
+      return;
+    }
+    if (typeof chargeId !== 'string' || (userId !== undefined && !Number.isSafeInteger(userId))) {
+      res.status(400).json({ error: 'chargeId must be the telegram_payment_charge_id, userId an integer' });
+      return;
+    }
+    const payer = userId === undefined ? {} : { userId: userId as number };
+    try {
+      await telegram.requestStarRefund({ orderId: id, chargeId, ...payer });
+    } catch (error) {
+      if (!(error instanceof InvalidOption)) throw error;
+      res.status(400).json({ error: error.message });
+      return;
+    }
+    res.status(202).json({ refund: 'requested' });
+  });
   return router;
 }
 
@@ -138,7 +176,10 @@ function brokenWebhook(shop: Shop, telegram: TelegramPayments<ReceiptsDatabase>,
   return router;
 }
 
-/** A Telegram order as `GET /orders/:id` shows it: `Payments`' status in the shop's words, and its paid transitions. */
+/**
+ * A Telegram order as `GET /orders/:id` shows it: `Payments`' status in the shop's words, its paid transitions (the
+ * journal's applied successes) and its refund (one when `Payments` shows it refunded).
+ */
 export async function telegramOrderView(
   payments: Payments<ReceiptsDatabase>,
   orderId: string,
@@ -160,6 +201,6 @@ export async function telegramOrderView(
   return {
     status: words[order.status] ?? order.status,
     paidTransitions: applied('succeeded'),
-    refunds: applied('refunded'),
+    refunds: order.status === 'refunded' ? 1 : 0,
   };
 }
