@@ -20,7 +20,7 @@ export interface StarChargeRefundRequest {
 }
 
 /**
- * Which refund a {@link enqueueStarChargeRefund} request asked for: `order` — the charge paid its order, which is
+ * Which refund a `refundStarCharge` request asked for: `order` — the charge paid its order, which is
  * still paid, and the job refunds the order (`refunded`); `stray` — the charge paid no order that is still paid, and
  * the job records the refund on the charge, the order (if any) kept as it is.
  */
