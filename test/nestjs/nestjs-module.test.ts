@@ -10,6 +10,7 @@ import {
   type INestApplication,
   Module,
   Post,
+  Res,
   UseInterceptors,
 } from '@nestjs/common';
 import Database from 'better-sqlite3';
@@ -62,6 +63,12 @@ function appModule(calls: Calls, store: MemoryStore) {
       await calls.gate;
       return { name: body.name };
     }
+    /** A status the handler picks (express's `res.status` and fastify's `reply.status` alike). */
+    accept(body: { name: string }, res: { status(code: number): unknown }) {
+      calls.count(`accept:${body.name}`);
+      res.status(body.name === 'later' ? 202 : 200);
+      return { name: body.name, queued: body.name === 'later' };
+    }
     refuse() {
       calls.count('refuse');
       throw new BadRequestException('name is taken');
@@ -81,6 +88,8 @@ function appModule(calls: Calls, store: MemoryStore) {
   route('slow', 'slow');
   route('refuse', 'refuse');
   route('crash', 'crash');
+  route('accept', 'accept');
+  Res({ passthrough: true })(proto, 'accept', 1);
   HttpCode(202)(proto, 'slow', Object.getOwnPropertyDescriptor(proto, 'slow')!);
   UseInterceptors(IdempotencyKeyInterceptor({ principal: (req) => String(req.headers['x-account']) }))(ItemsController);
   Controller('items')(ItemsController);
@@ -177,6 +186,23 @@ for (const platform of PLATFORMS) {
       expect(after.status).toBe(202);
       expect(after.headers.get('idempotent-replayed')).toBe('true');
       expect(calls.runs.get('slow')).toBe(1);
+    });
+
+    it('stores and replays the status the handler set (@Res passthrough), not the route default', async () => {
+      const { calls, url } = await start();
+      for (const [name, status] of [
+        ['later', 202],
+        ['now', 200],
+      ] as const) {
+        const body = JSON.stringify({ name });
+        const first = await postText(`${url}/items/accept`, body, json(`k-accept-${name}`));
+        const again = await postText(`${url}/items/accept`, body, json(`k-accept-${name}`));
+        expect(first.status).toBe(status);
+        expect(again.status).toBe(status);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(again.text).toBe(first.text);
+        expect(calls.runs.get(`accept:${name}`)).toBe(1);
+      }
     });
 
     it("stores a handler's 4xx HttpException as Nest answers it; a throw that becomes a 500 releases the key", async () => {

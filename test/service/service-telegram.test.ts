@@ -109,13 +109,21 @@ describe('reference service: POST /telegram/webhook (Telegram Stars on the servi
     expect(JSON.stringify(journal)).not.toContain('Placeholder'); // names redacted
   });
 
-  it('a foreign amount or currency is declined: the order stays unpaid', async () => {
+  it('a foreign amount or currency is declined: the order stays unpaid; the Stars charge is refundable on its own', async () => {
     const orderId = await newOrder();
-    expect((await post(paidUpdate(orderId, `stx-amount-${orderId.slice(3, 11)}`, STARS + 1))).status).toBe(200);
-    expect((await post(paidUpdate(orderId, `stx-cur-${orderId.slice(3, 11)}`, STARS, 'USD'))).status).toBe(200);
+    const amountCharge = `stx-amount-${orderId.slice(3, 11)}`;
+    expect((await post(paidUpdate(orderId, amountCharge, STARS + 1))).status).toBe(200);
+    const currencyCharge = `stx-cur-${orderId.slice(3, 11)}`;
+    expect((await post(paidUpdate(orderId, currencyCharge, STARS, 'USD'))).status).toBe(200);
     const v = await view(orderId);
     expect(v.paidTransitions).toBe(0);
     expect(v.order.status).not.toBe('paid');
+    const refund = (chargeId: string) =>
+      call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, { body: { chargeId } });
+    expect(await refund(amountCharge)).toMatchObject({ status: 202, body: { refund: 'requested' } });
+    const fiat = await refund(currencyCharge); // not Stars: refunded through the payment provider, not the bot
+    expect(fiat).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST_BODY' } });
+    expect((await view(orderId)).order.status).toBe(v.order.status);
   });
 
   it('a Stars refund asked twice is one refundStarPayment and one refund; bad requests are 400/404', async () => {
@@ -136,8 +144,12 @@ describe('reference service: POST /telegram/webhook (Telegram Stars on the servi
     );
     expect(asks.map((a) => a.status)).toEqual([202, 202]);
     await until(async () => (await view(orderId)).order.status === 'refunded', 10_000, 'the refund');
-    const refunds = sandbox.ledger.snapshot().movements.filter((m) => m.kind === 'refund' && m.payload === orderId);
-    expect(refunds).toHaveLength(1);
+    // Asked again after the refund: the same answer, nothing refunded again.
+    const late = await call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, { body: refund });
+    expect(late).toMatchObject({ status: 202, body: { refund: 'requested' } });
+    const refunds = () =>
+      sandbox.ledger.snapshot().movements.filter((m) => m.kind === 'refund' && m.payload === orderId);
+    expect(refunds()).toHaveLength(1);
     const foreign = await call(local.url, 'POST', `/orders/${orderId}/telegram-refund`, {
       body: { userId: CHAT, chargeId: 'stx-not-ours' },
     });
@@ -150,6 +162,7 @@ describe('reference service: POST /telegram/webhook (Telegram Stars on the servi
     const uzs = await newOrder('UZS', 100_000);
     const refused = await call(local.url, 'POST', `/orders/${uzs}/telegram-invoice`, { body: { chatId: CHAT } });
     expect(refused).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST_BODY' } });
+    expect(refunds()).toHaveLength(1);
   });
 
   it('settings: the bot token needs the secret token; a malformed token is refused without echoing it', () => {

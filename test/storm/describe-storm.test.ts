@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
 import type { StormAppAdapter, StormAppSetup } from '../../packages/storm/src/app/storm-app-adapter.js';
@@ -71,6 +76,44 @@ describe('describeStorm', () => {
       expect(message).toMatch(/the forged event answered 200/);
     } finally {
       for (const after of hooks.after) await after();
+    }
+  }, 120_000);
+
+  it('runs under jest on its globals: a pass, a failure naming the seed, a skip (test/storm/jest-project)', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const dir = await mkdtemp(join(tmpdir(), 'payonce-storm-jest-out-'));
+    const output = join(dir, 'jest.json');
+    try {
+      const args = [
+        '--experimental-vm-modules', // jest's ESM support: the project's tests and the packages are ES modules
+        join(root, 'node_modules/jest/bin/jest.js'),
+        '--config',
+        join(root, 'test/storm/jest-project/jest.config.mjs'),
+        '--json',
+        '--outputFile',
+        output,
+      ];
+      const env = { ...process.env, PAYONCE_JEST_STORM_APP_URL: `http://127.0.0.1:${await findFreePort()}` };
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'ignore' });
+        child.on('error', reject);
+        child.on('exit', resolve);
+      });
+      expect(code).toBe(1); // the app without orders fails its scenario
+      const report = JSON.parse(await readFile(output, 'utf8')) as {
+        testResults: { assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
+      };
+      const results = report.testResults.flatMap((file) => file.assertionResults);
+      expect(results.map((r) => [r.fullName, r.status])).toEqual([
+        ['storm under jest 8. same webhook twice', 'passed'],
+        [expect.stringMatching(/^storm under jest, adapter without jobs 14\. .*\(skipped: .*lacks jobs/), 'pending'],
+        ['storm under jest, app without orders 8. same webhook twice', 'failed'],
+      ]);
+      expect(results[2]?.failureMessages.join('\n')).toMatch(
+        /StormScenarioFailed: scenario 8 \(same webhook twice\) failed \(seed 5; replay: payonce storm --seed 5 --only 8\)/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 

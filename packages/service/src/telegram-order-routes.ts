@@ -29,12 +29,12 @@ function textOf(value: unknown, fallback: string, max: number, name: string): st
  *   id, Stars: only `XTR` orders, since the service holds no fiat payment provider token); 200 `{ sent: true,
  *   result }` with Telegram's message, or 200 `{ sent: false, status, description }` with what Telegram refused;
  * - refund `{ chargeId, userId? }` (`telegram_payment_charge_id` of the `successful_payment`; the payer recorded with
- *   the charge, `userId` optional and refused when another): enqueues
- *   the Stars refund once per charge (`requestStarRefund`; the outbox job calls `refundStarPayment` once and records
- *   the refund); a Stars charge of this order that did not pay it (a double charge, another amount, a payment for
- *   the order once cancelled) is refunded on its own (`requestStrayStarRefund`), the order kept as it is; 202
- *   `{ refund: "requested" }`, the same for a repeat.
- * @throws {ServiceError} `INVALID_REQUEST_BODY` a bad field, an order not in `XTR`, a charge that did not pay it.
+ *   the charge, `userId` optional and refused when another): one library call, `refundStarCharge`, enqueues the
+ *   Stars refund once per charge (the outbox job calls `refundStarPayment` once and records the refund): the charge
+ *   that paid the order, still paid, refunds the order; a Stars charge sent for this order that did not pay it (a
+ *   double charge, another amount, a payment for the order once cancelled) is refunded on its own, the order kept as
+ *   it is; 202 `{ refund: "requested" }`, the same for a repeat (also after the refund: nothing is queued again).
+ * @throws {ServiceError} `INVALID_REQUEST_BODY` a bad field, a charge not sent for this order, a payer not of record.
  */
 export function registerTelegramOrderRoutes(
   app: FastifyInstance,
@@ -87,15 +87,7 @@ export function registerTelegramOrderRoutes(
     }
     const payer = userId === undefined ? {} : { userId };
     try {
-      try {
-        await telegram.requestStarRefund({ orderId: order.id, chargeId, ...payer });
-      } catch (error) {
-        // A Stars charge of this order that did not pay it (a double charge, another amount, a payment for the
-        // order once cancelled) is refunded on its own; the order stays as it is.
-        const charge = error instanceof InvalidOption ? await telegram.chargeOf(chargeId) : null;
-        if (charge === null || charge.orderRef !== order.id) throw error;
-        await telegram.requestStrayStarRefund({ chargeId, ...payer });
-      }
+      await telegram.refundStarCharge({ orderId: order.id, chargeId, ...payer });
     } catch (error) {
       if (error instanceof InvalidOption) throw new ServiceError('INVALID_REQUEST_BODY', error.message);
       throw error;

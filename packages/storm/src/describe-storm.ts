@@ -9,8 +9,15 @@ import { runStorm, selectScenarios } from './run-storm.js';
 import type { ScenarioResult } from './scenario.js';
 import { newStormSeed } from './storm-random.js';
 
-/** A test body as vitest and jest call it; vitest passes a context whose `skip(note)` skips the running test. */
-type TestBody = (context?: { skip?: (note?: string) => void }) => Promise<void>;
+/** The context vitest passes a test body: its `skip(note)` skips the running test. Jest passes none. */
+type TestContext = { skip?: (note?: string) => void };
+
+/**
+ * A test body as vitest and jest call it: vitest passes a {@link TestContext}, jest nothing. `describeStorm`'s bodies
+ * declare no parameter (`(...args) =>`, `length` 0): jest takes a body that declares one for a `done`-callback test
+ * and waits for `done()` until its timeout.
+ */
+type TestBody = (...args: [context?: TestContext]) => Promise<void>;
 
 /**
  * The test runner's functions `describeStorm` registers with: vitest's `describe`, `it`, `beforeAll` and
@@ -139,7 +146,8 @@ export function describeStorm(adapterOrFactory: StormAppAdapterModule, options: 
       }
       runner.it(
         title,
-        async (context) => {
+        async (...args: [context?: TestContext]) => {
+          const [context] = args;
           if (app === null || sandbox === null) throw new Error('the storm suite did not start (see beforeAll)');
           const report = await runStorm({
             app: keptOpen(app),

@@ -7,12 +7,14 @@ import { transaction } from '../../../packages/payonce/src/outbox/sql-transactio
 import { InMemoryPaymentProvider } from '../../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import type { PaymentAlert } from '../../../packages/payonce/src/payments/payment-alert.js';
 import { Payments } from '../../../packages/payonce/src/payments/payments.js';
+import { chargesDb } from '../../../packages/payonce/src/providers/telegram/telegram-charges.js';
 import { telegramInvoice } from '../../../packages/payonce/src/providers/telegram/telegram-invoice.js';
 import {
   type LatePreCheckout,
   TelegramPayments,
 } from '../../../packages/payonce/src/providers/telegram/telegram-payments.js';
 import { TelegramPoller } from '../../../packages/payonce/src/providers/telegram/telegram-poller.js';
+import { TELEGRAM_CHARGES_TABLE } from '../../../packages/payonce/src/providers/telegram/telegram-tables.js';
 import type { TelegramUpdate } from '../../../packages/payonce/src/providers/telegram/telegram-update.js';
 import { telegramWebhook } from '../../../packages/payonce/src/providers/telegram/telegram-webhook.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
@@ -433,6 +435,76 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await engine.requestStrayStarRefund({ chargeId: foreignCharge });
       await worker.drain();
       expect(refundsOf(foreignCharge)).toHaveLength(1);
+    });
+
+    it('refundStarCharge: one call refunds the paying charge with its order, any other charge on its own', async () => {
+      const { orderId, chargeId } = await paidOrder('One');
+      const double = `stxOneDouble-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(orderId, 250, double), null)).toMatchObject({ decision: 'unchanged' });
+      const foreign = `stxOneForeign-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid(orderId, 3, foreign), null)).toMatchObject({ decision: 'rejected' });
+      const noOrder = `stxOneNoOrder-${orderId.slice(0, 8)}`;
+      expect(await engine.handleUpdate(paid('', 9, noOrder), null)).toMatchObject({ decision: 'declined' });
+      const other = await paidOrder('OneOther');
+
+      // Refused before anything is queued: a charge sent for another order (or none), an unknown charge, another payer.
+      for (const wrong of [
+        { orderId, chargeId: other.chargeId },
+        { orderId, chargeId: noOrder },
+        { orderId, chargeId: 'stxOneNeverSeen' },
+        { chargeId: 'stxOneNeverSeen' },
+        { orderId: other.orderId, chargeId: double },
+      ]) {
+        await expect(engine.refundStarCharge(wrong)).rejects.toMatchObject({ option: 'chargeId' });
+      }
+      await expect(engine.refundStarCharge({ chargeId, userId: PAYER + 3 })).rejects.toMatchObject({
+        option: 'userId',
+      });
+      await expect(engine.refundStarCharge({ chargeId: '' })).rejects.toThrow(InvalidOption);
+      await drainRefunds(); // the refusals queued nothing
+      for (const id of [chargeId, double, foreign, noOrder, other.chargeId]) expect(refundsOf(id)).toEqual([]);
+
+      // The double charge first: refunded on its own, the order stays paid.
+      expect(await engine.refundStarCharge({ orderId, chargeId: double })).toBe('stray');
+      await drainRefunds();
+      expect(refundsOf(double)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: double }]);
+      expect((await engine.chargeOf(double))?.strayRefundedAtMs).toEqual(expect.any(Number));
+      expect((await payments.findOrder(orderId))?.status).toBe('paid');
+      // The paying charge: the order is refunded; twice asked, once refunded.
+      expect(await engine.refundStarCharge({ orderId, chargeId })).toBe('order');
+      expect(await engine.refundStarCharge({ chargeId, userId: PAYER })).toBe('order');
+      await drainRefunds();
+      expect(refundsOf(chargeId)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: chargeId }]);
+      expect((await payments.findOrder(orderId))?.status).toBe('refunded');
+      expect((await engine.chargeOf(chargeId))?.strayRefundedAtMs).toBeNull();
+      // Asked again once the order is refunded: no order left to refund, the same job key, nothing sent again.
+      expect(await engine.refundStarCharge({ orderId, chargeId })).toBe('stray');
+      // The foreign amount (its order) and the charge with no order id (no order to name) are refunded on their own.
+      expect(await engine.refundStarCharge({ orderId, chargeId: foreign })).toBe('stray');
+      expect(await engine.refundStarCharge({ chargeId: noOrder })).toBe('stray');
+      await drainRefunds();
+      expect(refundsOf(chargeId)).toHaveLength(1);
+      expect(refundsOf(foreign)).toHaveLength(1);
+      expect(refundsOf(noOrder)).toHaveLength(1);
+      expect(refundsOf(other.chargeId)).toEqual([]);
+      expect((await payments.findOrder(other.orderId))?.status).toBe('paid');
+    });
+
+    it('requestStarRefund finds the charge by its record, not the order journal; a charge from before 0015 still refunds', async () => {
+      const first = await paidOrder('Lookup');
+      const second = await paidOrder('LookupOther');
+      const crossed = engine.requestStarRefund({ orderId: second.orderId, chargeId: first.chargeId });
+      await expect(crossed).rejects.toMatchObject({ option: 'chargeId' });
+      // A charge received before migration 0015 has no record: its journal row decides, and the payer must be given.
+      await chargesDb(store).deleteFrom(TELEGRAM_CHARGES_TABLE).where('charge_id', '=', first.chargeId).execute();
+      await expect(engine.requestStarRefund(first)).rejects.toMatchObject({ option: 'userId' });
+      const wrongOrder = engine.requestStarRefund({ orderId: second.orderId, chargeId: first.chargeId, userId: PAYER });
+      await expect(wrongOrder).rejects.toMatchObject({ option: 'chargeId' });
+      expect(await engine.refundStarCharge({ ...first, userId: PAYER })).toBe('order');
+      await drainRefunds();
+      expect(refundsOf(first.chargeId)).toEqual([{ user_id: PAYER, telegram_payment_charge_id: first.chargeId }]);
+      expect((await payments.findOrder(first.orderId))?.status).toBe('refunded');
+      expect((await payments.findOrder(second.orderId))?.status).toBe('paid');
     });
 
     it('handleUpdate refuses what is not an update: the intake answers non-2xx, the redelivery is applied (issue 38)', async () => {

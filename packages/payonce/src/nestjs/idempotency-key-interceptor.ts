@@ -98,7 +98,18 @@ function headersSet(response: unknown): Record<string, string> {
   return headers;
 }
 
-/** What the route produced: its value with the route's status (`@HttpCode`, else 201 for POST and 200 otherwise). */
+/**
+ * The status the response carries once the handler returned: Nest sets the route's status (`@HttpCode`, else 201
+ * for POST and 200 otherwise) on the platform response before interceptors run, and a handler may set another
+ * (`@Res({ passthrough: true }) res.status(202)`). `fallback` when the response holds no valid status.
+ */
+function statusOf(response: unknown, fallback: number): number {
+  const status: unknown =
+    typeof response === 'object' && response !== null ? serverResponseOf(response).statusCode : undefined;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599 ? status : fallback;
+}
+
+/** What the route produced: its value with the status the response carries (see `statusOf`). */
 function producedOf(value: unknown, status: number, response: unknown): HttpResponse {
   const { body, type } = serialised(value);
   const headers = headersSet(response);
@@ -153,7 +164,7 @@ async function decide(
   const http = context.switchToHttp();
   const request = http.getRequest<NestHttpRequest>();
   const response = http.getResponse<unknown>();
-  const status = (reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+  const routeStatus = (reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
     (request.method === 'POST' ? 201 : 200)) as number;
   try {
     const exchange = {
@@ -170,7 +181,8 @@ async function decide(
     const result = await core.handle(exchange, async (tx, stack) => {
       transactions.set(request, tx, stack);
       try {
-        return producedOf(await lastValueFrom(next.handle(), { defaultValue: undefined }), status, response);
+        const value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        return producedOf(value, statusOf(response, routeStatus), response);
       } catch (error) {
         if (error instanceof HttpException && error.getStatus() < 500) return exceptionResponse(error);
         throw error;
@@ -195,7 +207,9 @@ async function decide(
  * replayed (status, stored headers, bytes, `Idempotent-Replayed: true`); same key, other body → 422
  * `PAYLOAD_MISMATCH`; still running → 409 `REQUEST_IN_PROGRESS` + `Retry-After`; missing/malformed key → 400; all
  * problems as RFC 9457 `application/problem+json`. The route's value is sent as JSON (text for a string, bytes as
- * they are) with its `@HttpCode` status (else 201 for POST, 200 otherwise), and stored byte for byte; an
+ * they are) with the status the response carries when the handler returns — its `@HttpCode` (else 201 for POST,
+ * 200 otherwise), or the one the handler set (`@Res({ passthrough: true }) res.status(…)`) — and stored byte for
+ * byte, so a replay answers that status; an
  * `HttpException` below 500 thrown by the handler (or a pipe) is stored as Nest would answer it; a 5xx or any other
  * throw releases the key and reaches Nest's exception filters. The fingerprint is of the raw body: create the app
  * with `rawBody: true`. With `transaction: true` the route runs in the one-commit transaction (`nestTransaction(req)`);

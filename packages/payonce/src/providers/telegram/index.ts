@@ -9,6 +9,7 @@ export {
 } from './telegram-bot-api.js';
 export { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
 export { botIdOfToken, checkBotId } from './telegram-bot-id.js';
+export type { StarChargeRefundRequest, StarRefundKind } from './telegram-charge-refund.js';
 export type { TelegramCharge, TelegramChargeDecision } from './telegram-charges.js';
 export { telegramChatOf } from './telegram-chat-of.js';
 export {

@@ -8,6 +8,11 @@ import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
 import type { FetchLike } from './telegram-bot-api.js';
 import { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
+import {
+  enqueueStarChargeRefund,
+  type StarChargeRefundRequest,
+  type StarRefundKind,
+} from './telegram-charge-refund.js';
 import { findCharge, type TelegramCharge } from './telegram-charges.js';
 import { type TelegramInvoiceParams, type TelegramInvoiceText, telegramInvoice } from './telegram-invoice.js';
 import { preCheckoutOf, successfulPaymentOf } from './telegram-payment-facts.js';
@@ -88,7 +93,8 @@ export interface TelegramPaymentsStats {
  * - `handleUpdate(update, tx?)`, one function for the webhook intake's handler and `TelegramPoller`'s: a
  *   `pre_checkout_query` is decided from the order's locked state and opens the order's `telegram` attempt, a
  *   `successful_payment` applies `succeeded` once per `telegram_payment_charge_id`, other updates are `other`;
- * - Stars refunds through the outbox (`requestStarRefund`, `jobHandlers()`), applied once (effect ledger).
+ * - Stars refunds through the outbox (`refundStarCharge`, or `requestStarRefund`/`requestStrayStarRefund`;
+ *   `jobHandlers()`), applied once (effect ledger).
  * `payments` must be on the store the intake or poller uses.
  * @throws {InvalidOption} at construction: a bad token or base URL, or a budget that is not a positive integer.
  * @see docs/providers/telegram.md "Payments"; fixtures/providers/telegram/protocol.json "payments".
@@ -235,6 +241,18 @@ export class TelegramPayments<DB> {
    */
   requestStrayStarRefund(request: StrayStarRefundRequest): Promise<void> {
     return enqueueStrayStarRefund(this.#payments, request);
+  }
+
+  /**
+   * Enqueues the refund of one Stars charge, whichever it is, once per charge, to the payer of record: the charge
+   * that paid an order still paid refunds the order (`order`, as `requestStarRefund`); any other charge — declined,
+   * parked, rejected, a double charge, the payment of an order no longer paid — is refunded on its own, the order
+   * kept (`stray`, as `requestStrayStarRefund`). Decided from the recorded charge in one transaction; with `orderId`
+   * the charge must have been sent for that order.
+   * @see `enqueueStarChargeRefund` for the checks and errors (`InvalidOption`, answered 400 by the HTTP layers).
+   */
+  refundStarCharge(request: StarChargeRefundRequest): Promise<StarRefundKind> {
+    return enqueueStarChargeRefund(this.#payments, request);
   }
 
   /** The charge `chargeId` as the engine recorded it (payer, payload, amount, decision), or `null`. */

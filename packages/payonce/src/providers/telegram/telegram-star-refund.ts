@@ -5,6 +5,7 @@ import type { OutboxJob } from '../../outbox/outbox-job.js';
 import type { JobContext } from '../../outbox/outbox-worker.js';
 import { PermanentJobFailure } from '../../outbox/permanent-job-failure.js';
 import { transaction } from '../../outbox/sql-transaction.js';
+import type { Order } from '../../payments/order.js';
 import { PAID_ORDER_STATUSES } from '../../payments/order-status.js';
 import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
@@ -40,7 +41,8 @@ export interface StrayStarRefundRequest {
   readonly userId?: number;
 }
 
-const isChargeId = (value: unknown): value is string =>
+/** True for a `telegram_payment_charge_id` a row can hold: a string of 1-160 characters. */
+export const isChargeId = (value: unknown): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= 160;
 
 /**
@@ -48,7 +50,7 @@ const isChargeId = (value: unknown): value is string =>
  * @throws {InvalidOption} (`userId`) `given` is not an integer, or is not the payer of record; no payer of record
  *   and none given.
  */
-function payerOf(charge: TelegramCharge | null, given: number | undefined): number {
+export function payerOf(charge: TelegramCharge | null, given: number | undefined): number {
   if (given !== undefined && !Number.isSafeInteger(given)) {
     throw new InvalidOption('userId', 'must be the payer’s integer user id (or left out: the payer of record)');
   }
@@ -64,12 +66,80 @@ function payerOf(charge: TelegramCharge | null, given: number | undefined): numb
 }
 
 /**
+ * The id of the order `chargeId` paid — its journal row `charge:<charge id>` decided `applied` (a parked charge
+ * matched later counts) — or `null`. One row read by primary key, inside `trx`.
+ */
+export async function orderPaidBy<DB>(
+  payments: Payments<DB>,
+  trx: Transaction<DB>,
+  chargeId: string,
+): Promise<string | null> {
+  const row = await tablesIn<PaymentsDatabase>(payments.store, trx)
+    .selectFrom(PAYMENT_EVENTS_TABLE)
+    .select(['decision', 'order_id'])
+    .where('provider', '=', TELEGRAM_PROVIDER)
+    .where('event_id', '=', `charge:${chargeId}`)
+    .executeTakeFirst();
+  return row?.decision === 'applied' ? row.order_id : null;
+}
+
+/**
+ * Writes the refund job of the charge that paid `order` (locked in `trx`), once per charge.
+ * @throws {InvalidOption} (`orderId`) no order, or not a Stars (`XTR`) order that is paid (or fulfilling/completed).
+ */
+export async function enqueueOrderRefund<DB>(
+  payments: Payments<DB>,
+  trx: Transaction<DB>,
+  order: Order | null,
+  chargeId: string,
+  userId: number,
+): Promise<void> {
+  if (!order || order.currency !== TELEGRAM_STARS || !PAID_ORDER_STATUSES.includes(order.status)) {
+    throw new InvalidOption('orderId', 'must name a Stars (XTR) order that is paid');
+  }
+  const payload: TelegramRefundPayload = {
+    orderId: order.id,
+    userId,
+    chargeId,
+    amountMinor: order.amountMinor,
+    currency: order.currency,
+  };
+  await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${chargeId}`, payload);
+}
+
+/**
+ * Writes the refund job of a charge that paid no order still paid (`stray: true`), once per charge.
+ * @throws {InvalidOption} (`chargeId`) not a Stars (`XTR`) charge.
+ */
+export async function enqueueStrayRefund<DB>(
+  payments: Payments<DB>,
+  trx: Transaction<DB>,
+  charge: TelegramCharge,
+  userId: number,
+): Promise<void> {
+  if (charge.currency !== TELEGRAM_STARS || charge.amountMinor === null) {
+    throw new InvalidOption('chargeId', 'is not a Stars (XTR) charge: refund it through the payment provider');
+  }
+  const payload: TelegramRefundPayload = {
+    orderId: charge.orderRef,
+    userId,
+    chargeId: charge.chargeId,
+    amountMinor: charge.amountMinor,
+    currency: TELEGRAM_STARS,
+    stray: true,
+  };
+  await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${charge.chargeId}`, payload);
+}
+
+/**
  * Enqueues the refund of a Stars payment that paid an order, once per charge (outbox topic `telegram.refund`, dedupe
  * `charge:<charge id>`; a repeat enqueues nothing). The refund goes to the payer recorded with the charge
  * (`payonce_telegram_charges`); a request naming another user is refused and enqueues nothing, so a wrong request
- * never blocks the right one. `chargeId` must be the charge `payments` applied to the order (its journal); then, in
- * one transaction, the order is locked, must be a Stars (`XTR`) order that is paid (or fulfilling/completed), and
- * the job is written. A charge that paid no order: {@link enqueueStrayStarRefund}.
+ * never blocks the right one. `chargeId` must be the charge `payments` applied to the order: the recorded charge
+ * (`findCharge`) must name this order, and in one transaction the order is locked, the charge's journal row
+ * (read by its key) must say it was applied to this order, the order must be a Stars (`XTR`) order that is paid (or
+ * fulfilling/completed), and the job is written. A charge that paid no order: {@link enqueueStrayStarRefund}; either
+ * kind decided from the charge: {@link enqueueStarChargeRefund}.
  * @throws {InvalidOption} `userId` is not the payer of record (or missing where none is recorded); the charge did
  *   not pay this order; the order is not a paid Stars order.
  */
@@ -77,52 +147,30 @@ export async function enqueueStarRefund<DB>(payments: Payments<DB>, request: Sta
   if (!isChargeId(request?.chargeId)) throw new InvalidOption('chargeId', 'must be a telegram_payment_charge_id');
   const { chargeId } = request;
   const orderId = String(request.orderId);
-  const userId = payerOf(await findCharge(payments.store, chargeId), request.userId);
-  const journal = await payments.journalOf(orderId);
-  const charged = journal.some(
-    (e) => e.provider === TELEGRAM_PROVIDER && e.eventId === `charge:${chargeId}` && e.decision === 'applied',
-  );
-  if (!charged) {
-    throw new InvalidOption(
+  const charge = await findCharge(payments.store, chargeId);
+  const notThisOrder = () =>
+    new InvalidOption(
       'chargeId',
       'is not the Telegram charge that paid this order (a charge that paid no order: requestStrayStarRefund)',
     );
-  }
+  if (charge !== null && charge.orderRef !== orderId) throw notThisOrder();
+  const userId = payerOf(charge, request.userId);
   await transaction(payments.store, async (trx) => {
-    const order = (await payments.lockOrderIn(trx, orderId))?.order;
-    if (!order || order.currency !== TELEGRAM_STARS || !PAID_ORDER_STATUSES.includes(order.status)) {
-      throw new InvalidOption('orderId', 'must name a Stars (XTR) order that is paid');
-    }
-    const payload: TelegramRefundPayload = {
-      orderId,
-      userId,
-      chargeId,
-      amountMinor: order.amountMinor,
-      currency: order.currency,
-    };
-    await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${chargeId}`, payload);
+    const order = (await payments.lockOrderIn(trx, orderId))?.order ?? null;
+    if ((await orderPaidBy(payments, trx, chargeId)) !== orderId) throw notThisOrder();
+    await enqueueOrderRefund(payments, trx, order, chargeId, userId);
   });
-}
-
-/** True when the journal says `chargeId` paid (was applied to) an order. */
-async function chargeApplied<DB>(payments: Payments<DB>, trx: Transaction<DB>, chargeId: string): Promise<boolean> {
-  const row = await tablesIn<PaymentsDatabase>(payments.store, trx)
-    .selectFrom(PAYMENT_EVENTS_TABLE)
-    .select('decision')
-    .where('provider', '=', TELEGRAM_PROVIDER)
-    .where('event_id', '=', `charge:${chargeId}`)
-    .executeTakeFirst();
-  return row?.decision === 'applied';
 }
 
 /**
  * Enqueues the refund of a Stars charge the engine received but that paid no order that is still paid — the money
  * the alerts call "to refund or review": a charge `declined` (no order id in the payload), `parked` (no Telegram
- * attempt of the order, e.g. the order was cancelled), `rejected` (another amount or currency), or applied to an
- * order that is not paid now (cancelled). Same topic, dedupe key and effect ledger key as
- * {@link enqueueStarRefund}, so one charge is refunded once whichever way it was asked; the payer is the one of
- * record. The job records the confirmed refund on the charge (`strayRefundedAtMs`, `payonce_telegram_charges`); the
- * order, if any, is left as it is. In one transaction the order named by the charge (if any) is locked first.
+ * attempt of the order, e.g. the order was cancelled), `rejected` (another amount or currency), `unchanged` (a double
+ * charge), or applied to an order that is not paid now (cancelled, refunded). Same topic, dedupe key and effect
+ * ledger key as {@link enqueueStarRefund}, so one charge is refunded once whichever way it was asked; the payer is
+ * the one of record. The job records the confirmed refund on the charge (`strayRefundedAtMs`,
+ * `payonce_telegram_charges`); the order, if any, is left as it is. In one transaction the order named by the charge
+ * (if any) is locked first.
  * @throws {InvalidOption} (`chargeId`) no such charge recorded, not a Stars charge, or it paid an order that is still
  *   paid (refund that one with `requestStarRefund`); (`userId`) as {@link enqueueStarRefund}.
  */
@@ -133,24 +181,14 @@ export async function enqueueStrayStarRefund<DB>(
   if (!isChargeId(request?.chargeId)) throw new InvalidOption('chargeId', 'must be a telegram_payment_charge_id');
   const charge = await findCharge(payments.store, request.chargeId);
   if (charge === null) throw new InvalidOption('chargeId', 'names no charge this bot received');
-  if (charge.currency !== TELEGRAM_STARS || charge.amountMinor === null) {
-    throw new InvalidOption('chargeId', 'is not a Stars (XTR) charge: refund it through the payment provider');
-  }
   const userId = payerOf(charge, request.userId);
   await transaction(payments.store, async (trx) => {
     const order = charge.orderRef === null ? null : (await payments.lockOrderIn(trx, charge.orderRef))?.order;
-    if (order && PAID_ORDER_STATUSES.includes(order.status) && (await chargeApplied(payments, trx, charge.chargeId))) {
+    const paidBy = order ? await orderPaidBy(payments, trx, charge.chargeId) : null;
+    if (order && PAID_ORDER_STATUSES.includes(order.status) && paidBy === order.id) {
       throw new InvalidOption('chargeId', 'paid its order, which is still paid: refund it with requestStarRefund');
     }
-    const payload: TelegramRefundPayload = {
-      orderId: charge.orderRef,
-      userId,
-      chargeId: charge.chargeId,
-      amountMinor: charge.amountMinor as number,
-      currency: TELEGRAM_STARS,
-      stray: true,
-    };
-    await payments.outbox.enqueueOnce(trx, TELEGRAM_REFUND_TOPIC, `charge:${charge.chargeId}`, payload);
+    await enqueueStrayRefund(payments, trx, charge, userId);
   });
 }
 
