@@ -4,6 +4,8 @@ import { connect } from '@nats-io/transport-node';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
@@ -13,10 +15,12 @@ import type { RunningConsumer } from '../../packages/payonce/src/relay/inbox.js'
 import { consumeJetStream } from '../../packages/payonce/src/relay/nats/nats-consumer.js';
 import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publisher.js';
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
+import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
+import { deleteKeysWithPrefix, redisTestClient } from '../contract/backends/redis.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { uniqueName } from '../relay/relay-fixtures.js';
 import { stripeV1 } from '../webhooks/signers.js';
@@ -167,6 +171,12 @@ for (const dialect of ['postgres', 'sqlite'] as const)
       const [delivery, redelivery] = deliveries;
       const trace = traceOf(delivery);
       expect(trace).not.toBe(traceOf(checkoutSpan));
+      // The redelivery (another trace: the provider's new request) links to the first delivery's span.
+      expect(traceOf(redelivery)).not.toBe(trace);
+      expect(delivery?.links).toEqual([]);
+      expect(redelivery?.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([
+        [trace, id(delivery)],
+      ]);
       // The webhook's guard spans: the intake's receipt, fresh then replay.
       const intakeGuards = sdk
         .named('payonce.guard')
@@ -217,5 +227,71 @@ for (const dialect of ['postgres', 'sqlite'] as const)
       expect(byOutcome).toEqual({ fresh: runs, replay: runs });
       const redeliveries = await sdk.points('payonce.webhook.redeliveries');
       expect(redeliveries.find((p) => p.attributes['payonce.receipt.provider'] === 'stripe')?.value).toBe(runs);
+    });
+  });
+
+/** A Stripe intake on `store` whose handler fails `failures` times, then succeeds. */
+function failingIntake(store: Store, failures: { left: number }) {
+  return createWebhookIntake({
+    guard: new IdempotencyGuard(store),
+    endpoints: {
+      stripe: {
+        profile: stripeProfile(),
+        scheme: stripeScheme({ secrets: SECRET }),
+        handler: async () => {
+          if (failures.left-- > 0) throw new Error('placeholder failure');
+        },
+      },
+    },
+  });
+}
+
+// The first delivery's trace context kept with the receipt on the other stores (MariaDB: payonce_receipt_trace;
+// Redis: the receipt hash), and taken away with the receipt by the purge. The handler fails once: the retry (fresh,
+// attempt 2) and the replay both link to the first delivery, which stays the one stored.
+for (const kind of ['mysql', 'redis'] as const)
+  describe(`the first delivery's trace, kept with the receipt (${kind})`, () => {
+    let store: Store;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      if (kind === 'mysql') {
+        const backend = await createSqlBackend('mysql');
+        store = await backend.open();
+        close = () => backend.drop();
+      } else {
+        const client = redisTestClient();
+        const prefix = `payonce-otel-${uniqueName('')}:`;
+        store = new RedisStore({ client, prefix });
+        close = async () => {
+          await deleteKeysWithPrefix(client, prefix);
+          await client.quit();
+        };
+      }
+    });
+    afterAll(async () => close?.());
+
+    it('a failed delivery, its retry and a replay: the later two link to the first; the purge removes it', async () => {
+      const intake = failingIntake(store, { left: 1 });
+      const eventId = `evt_otel_${uniqueName('')}`;
+      const statuses = [];
+      for (let n = 0; n < 3; n++) {
+        statuses.push(
+          (await intake.receive({ endpoint: 'stripe', ...stripeDelivery(eventId, 'att_placeholder') })).status,
+        );
+      }
+      expect(statuses[0]).toBeGreaterThanOrEqual(500);
+      expect(statuses.slice(1)).toEqual([200, 200]);
+      const [first, retry, replay] = sdk.named('payonce.webhook.intake');
+      expect([retry, replay].map((span) => span?.attributes['payonce.idempotency.outcome'])).toEqual([
+        'fresh',
+        'replay',
+      ]);
+      for (const later of [retry, replay]) {
+        expect(later?.links.map((link) => link.context.spanId)).toEqual([id(first)]);
+      }
+      const key = new RequestKey('stripe', eventId);
+      expect(JSON.parse((await store.receiptTraceOf?.(key)) ?? '{}').traceparent).toContain(id(first));
+      expect(await store.purgeBatch(Date.now() + 60_000, 100, 'stripe')).toBeGreaterThanOrEqual(1);
+      expect(await store.receiptTraceOf?.(key)).toBeNull();
     });
   });
