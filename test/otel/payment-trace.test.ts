@@ -1,22 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import amqp from 'amqplib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import type { Store } from '../../packages/payonce/src/core/store.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import { consumeRabbitMq } from '../../packages/payonce/src/relay/amqp/amqp-consumer.js';
+import { amqpPublisher } from '../../packages/payonce/src/relay/amqp/amqp-publisher.js';
 import type { RunningConsumer } from '../../packages/payonce/src/relay/inbox.js';
 import { consumeJetStream } from '../../packages/payonce/src/relay/nats/nats-consumer.js';
 import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publisher.js';
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
 import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { tablesOf } from '../../packages/payonce/src/stores/sql/table-namespace.js';
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
@@ -30,6 +36,7 @@ import { registerTestSdk } from './otel-sdk.js';
 // message (NATS JetStream) → consumer, under the OpenTelemetry SDK's in-memory exporters.
 
 const NATS = 'nats://127.0.0.1:4222';
+const AMQP = 'amqp://guest:guest@127.0.0.1:5672';
 const SECRET = 'whsec_placeholder_otel';
 const FULFILLED = 'order.fulfilled';
 /** Stripe's checkout.session.completed (shared fixture): amount_total 999, currency eur. */
@@ -295,3 +302,74 @@ for (const kind of ['mysql', 'redis'] as const)
       expect(await store.receiptTraceOf?.(key)).toBeNull();
     });
   });
+
+// AMQP and MariaDB: a job enqueued inside a span keeps its trace context in payonce_outbox_trace (MariaDB), the
+// relay's publish to RabbitMQ is the enqueue's child and carries `traceparent` as an AMQP header, and the consumer's
+// `process` span is the publish's child.
+describe('traceparent over AMQP, the outbox trace on MariaDB', () => {
+  let backend: SqlBackend;
+  let store: SqlStore<unknown>;
+  beforeAll(async () => {
+    backend = await createSqlBackend('mysql');
+    store = await backend.open();
+  });
+  afterAll(async () => backend?.drop());
+
+  it('enqueue → publish (AMQP header) → consumer: one trace, each the child of the one before', async () => {
+    const exchange = uniqueName('otel-x-');
+    const queue = uniqueName('otel-q-');
+    const topic = uniqueName('otel.');
+    const publisher = amqpPublisher({ url: AMQP, exchange, subjectPrefix: 'p' });
+    const relay = new OutboxRelay(store, publisher, { topics: [topic] });
+    let consumer: RunningConsumer | null = null;
+    const carried: unknown[] = [];
+    try {
+      await relay.prepare();
+      consumer = await consumeRabbitMq({
+        url: AMQP,
+        exchange,
+        queue,
+        bindingKeys: ['p.#'],
+        target: store,
+        handler: async (message) => {
+          carried.push(message.trace?.traceparent);
+        },
+      });
+      const outbox = new Outbox(store);
+      const job = await trace
+        .getTracer('test')
+        .startActiveSpan('caller', async (caller) =>
+          transaction(store, (trx) => outbox.enqueueOnce(trx, topic, 'otel-amqp-1', { n: 1 })).finally(() =>
+            caller.end(),
+          ),
+        );
+      const stored = await tablesOf<{ payonce_outbox_trace: { job_id: string; trace_context: string } }>(store)
+        .selectFrom('payonce_outbox_trace')
+        .select('trace_context')
+        .where('job_id', '=', job.jobId)
+        .executeTakeFirst();
+      expect(stored?.trace_context).toMatch(/"traceparent":"00-[0-9a-f]{32}-[0-9a-f]{16}-01"/);
+      expect(await relay.drain()).toBe(1);
+      await until(() => consumer!.counters.applied === 1);
+    } finally {
+      await consumer?.stop();
+      await publisher.close();
+      const connection = await amqp.connect(AMQP);
+      const channel = await connection.createChannel();
+      await channel.deleteQueue(queue);
+      await channel.deleteQueue(`${queue}.dead-letter`);
+      await channel.deleteExchange(exchange);
+      await channel.deleteExchange(`${queue}.dead-letter`);
+      await connection.close();
+    }
+    const [enqueue] = sdk.named('payonce.outbox.enqueue');
+    const [send] = sdk.named(`send ${topic}`);
+    const [process] = sdk.spans.getFinishedSpans().filter((span) => span.name.startsWith('process '));
+    expect(send?.parentSpanContext?.spanId).toBe(id(enqueue));
+    expect(process?.parentSpanContext?.spanId).toBe(id(send));
+    for (const span of [send, process]) expect(traceOf(span)).toBe(traceOf(enqueue));
+    expect(send?.attributes['messaging.system']).toBe('rabbitmq');
+    expect(process?.attributes['messaging.system']).toBe('rabbitmq');
+    expect(carried).toEqual([`00-${traceOf(send)}-${id(send)}-01`]);
+  });
+});
