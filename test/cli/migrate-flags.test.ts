@@ -40,7 +40,12 @@ describe('migration groups', () => {
     expect(selectMigrations(['http'])).toEqual({
       groups: ['receipts', 'http'],
       pulledIn: [{ group: 'receipts', neededBy: 'http', because: expect.stringContaining('payonce_receipts') }],
-      migrations: ['0001-receipts', '0005-receipts-provider-purge', '0009-receipts-finish-notify'],
+      migrations: [
+        '0001-receipts',
+        '0005-receipts-provider-purge',
+        '0009-receipts-finish-notify',
+        '0018-receipt-trace',
+      ],
     });
     const service = selectMigrations(['service']);
     expect(service.groups).toEqual(['receipts', 'outbox', 'journal', 'payments', 'service']);
@@ -123,6 +128,7 @@ describe('payonce migrate flags (@payonce/cli)', () => {
         'billing_outbox',
         'billing_outbox_order',
         'billing_outbox_trace',
+        'billing_receipt_trace',
         'billing_receipts',
       ]);
       const bad = capture();

@@ -1,22 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import amqp from 'amqplib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import type { Store } from '../../packages/payonce/src/core/store.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
 import { OutboxWorker } from '../../packages/payonce/src/outbox/outbox-worker.js';
+import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import { consumeRabbitMq } from '../../packages/payonce/src/relay/amqp/amqp-consumer.js';
+import { amqpPublisher } from '../../packages/payonce/src/relay/amqp/amqp-publisher.js';
 import type { RunningConsumer } from '../../packages/payonce/src/relay/inbox.js';
 import { consumeJetStream } from '../../packages/payonce/src/relay/nats/nats-consumer.js';
 import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publisher.js';
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
+import { RedisStore } from '../../packages/payonce/src/stores/redis/redis-store.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { tablesOf } from '../../packages/payonce/src/stores/sql/table-namespace.js';
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
+import { deleteKeysWithPrefix, redisTestClient } from '../contract/backends/redis.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { uniqueName } from '../relay/relay-fixtures.js';
 import { stripeV1 } from '../webhooks/signers.js';
@@ -26,6 +36,7 @@ import { registerTestSdk } from './otel-sdk.js';
 // message (NATS JetStream) → consumer, under the OpenTelemetry SDK's in-memory exporters.
 
 const NATS = 'nats://127.0.0.1:4222';
+const AMQP = 'amqp://guest:guest@127.0.0.1:5672';
 const SECRET = 'whsec_placeholder_otel';
 const FULFILLED = 'order.fulfilled';
 /** Stripe's checkout.session.completed (shared fixture): amount_total 999, currency eur. */
@@ -167,6 +178,12 @@ for (const dialect of ['postgres', 'sqlite'] as const)
       const [delivery, redelivery] = deliveries;
       const trace = traceOf(delivery);
       expect(trace).not.toBe(traceOf(checkoutSpan));
+      // The redelivery (another trace: the provider's new request) links to the first delivery's span.
+      expect(traceOf(redelivery)).not.toBe(trace);
+      expect(delivery?.links).toEqual([]);
+      expect(redelivery?.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([
+        [trace, id(delivery)],
+      ]);
       // The webhook's guard spans: the intake's receipt, fresh then replay.
       const intakeGuards = sdk
         .named('payonce.guard')
@@ -219,3 +236,140 @@ for (const dialect of ['postgres', 'sqlite'] as const)
       expect(redeliveries.find((p) => p.attributes['payonce.receipt.provider'] === 'stripe')?.value).toBe(runs);
     });
   });
+
+/** A Stripe intake on `store` whose handler fails `failures` times, then succeeds. */
+function failingIntake(store: Store, failures: { left: number }) {
+  return createWebhookIntake({
+    guard: new IdempotencyGuard(store),
+    endpoints: {
+      stripe: {
+        profile: stripeProfile(),
+        scheme: stripeScheme({ secrets: SECRET }),
+        handler: async () => {
+          if (failures.left-- > 0) throw new Error('placeholder failure');
+        },
+      },
+    },
+  });
+}
+
+// The first delivery's trace context kept with the receipt on the other stores (MariaDB: payonce_receipt_trace;
+// Redis: the receipt hash), and taken away with the receipt by the purge. The handler fails once: the retry (fresh,
+// attempt 2) and the replay both link to the first delivery, which stays the one stored.
+for (const kind of ['mysql', 'redis'] as const)
+  describe(`the first delivery's trace, kept with the receipt (${kind})`, () => {
+    let store: Store;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      if (kind === 'mysql') {
+        const backend = await createSqlBackend('mysql');
+        store = await backend.open();
+        close = () => backend.drop();
+      } else {
+        const client = redisTestClient();
+        const prefix = `payonce-otel-${uniqueName('')}:`;
+        store = new RedisStore({ client, prefix });
+        close = async () => {
+          await deleteKeysWithPrefix(client, prefix);
+          await client.quit();
+        };
+      }
+    });
+    afterAll(async () => close?.());
+
+    it('a failed delivery, its retry and a replay: the later two link to the first; the purge removes it', async () => {
+      const intake = failingIntake(store, { left: 1 });
+      const eventId = `evt_otel_${uniqueName('')}`;
+      const statuses = [];
+      for (let n = 0; n < 3; n++) {
+        statuses.push(
+          (await intake.receive({ endpoint: 'stripe', ...stripeDelivery(eventId, 'att_placeholder') })).status,
+        );
+      }
+      expect(statuses[0]).toBeGreaterThanOrEqual(500);
+      expect(statuses.slice(1)).toEqual([200, 200]);
+      const [first, retry, replay] = sdk.named('payonce.webhook.intake');
+      expect([retry, replay].map((span) => span?.attributes['payonce.idempotency.outcome'])).toEqual([
+        'fresh',
+        'replay',
+      ]);
+      for (const later of [retry, replay]) {
+        expect(later?.links.map((link) => link.context.spanId)).toEqual([id(first)]);
+      }
+      const key = new RequestKey('stripe', eventId);
+      expect(JSON.parse((await store.receiptTraceOf?.(key)) ?? '{}').traceparent).toContain(id(first));
+      expect(await store.purgeBatch(Date.now() + 60_000, 100, 'stripe')).toBeGreaterThanOrEqual(1);
+      expect(await store.receiptTraceOf?.(key)).toBeNull();
+    });
+  });
+
+// AMQP and MariaDB: a job enqueued inside a span keeps its trace context in payonce_outbox_trace (MariaDB), the
+// relay's publish to RabbitMQ is the enqueue's child and carries `traceparent` as an AMQP header, and the consumer's
+// `process` span is the publish's child.
+describe('traceparent over AMQP, the outbox trace on MariaDB', () => {
+  let backend: SqlBackend;
+  let store: SqlStore<unknown>;
+  beforeAll(async () => {
+    backend = await createSqlBackend('mysql');
+    store = await backend.open();
+  });
+  afterAll(async () => backend?.drop());
+
+  it('enqueue → publish (AMQP header) → consumer: one trace, each the child of the one before', async () => {
+    const exchange = uniqueName('otel-x-');
+    const queue = uniqueName('otel-q-');
+    const topic = uniqueName('otel.');
+    const publisher = amqpPublisher({ url: AMQP, exchange, subjectPrefix: 'p' });
+    const relay = new OutboxRelay(store, publisher, { topics: [topic] });
+    let consumer: RunningConsumer | null = null;
+    const carried: unknown[] = [];
+    try {
+      await relay.prepare();
+      consumer = await consumeRabbitMq({
+        url: AMQP,
+        exchange,
+        queue,
+        bindingKeys: ['p.#'],
+        target: store,
+        handler: async (message) => {
+          carried.push(message.trace?.traceparent);
+        },
+      });
+      const outbox = new Outbox(store);
+      const job = await trace
+        .getTracer('test')
+        .startActiveSpan('caller', async (caller) =>
+          transaction(store, (trx) => outbox.enqueueOnce(trx, topic, 'otel-amqp-1', { n: 1 })).finally(() =>
+            caller.end(),
+          ),
+        );
+      const stored = await tablesOf<{ payonce_outbox_trace: { job_id: string; trace_context: string } }>(store)
+        .selectFrom('payonce_outbox_trace')
+        .select('trace_context')
+        .where('job_id', '=', job.jobId)
+        .executeTakeFirst();
+      expect(stored?.trace_context).toMatch(/"traceparent":"00-[0-9a-f]{32}-[0-9a-f]{16}-01"/);
+      expect(await relay.drain()).toBe(1);
+      await until(() => consumer!.counters.applied === 1);
+    } finally {
+      await consumer?.stop();
+      await publisher.close();
+      const connection = await amqp.connect(AMQP);
+      const channel = await connection.createChannel();
+      await channel.deleteQueue(queue);
+      await channel.deleteQueue(`${queue}.dead-letter`);
+      await channel.deleteExchange(exchange);
+      await channel.deleteExchange(`${queue}.dead-letter`);
+      await connection.close();
+    }
+    const [enqueue] = sdk.named('payonce.outbox.enqueue');
+    const [send] = sdk.named(`send ${topic}`);
+    const [process] = sdk.spans.getFinishedSpans().filter((span) => span.name.startsWith('process '));
+    expect(send?.parentSpanContext?.spanId).toBe(id(enqueue));
+    expect(process?.parentSpanContext?.spanId).toBe(id(send));
+    for (const span of [send, process]) expect(traceOf(span)).toBe(traceOf(enqueue));
+    expect(send?.attributes['messaging.system']).toBe('rabbitmq');
+    expect(process?.attributes['messaging.system']).toBe('rabbitmq');
+    expect(carried).toEqual([`00-${traceOf(send)}-${id(send)}-01`]);
+  });
+});

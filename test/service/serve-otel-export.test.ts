@@ -249,6 +249,32 @@ describe('payonce serve --otel exports OTLP/HTTP (issue 39)', () => {
       });
     }
 
+    // The library's spans nest under the service's HTTP server span of the request that ran them.
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    const ancestors = (span: (typeof spans)[number] | undefined): string[] => {
+      const names: string[] = [];
+      for (let at = byId.get(span?.parentSpanId ?? ''); at !== undefined; at = byId.get(at.parentSpanId ?? '')) {
+        names.push(at.name);
+      }
+      return names;
+    };
+    const [libraryCheckout] = spans.filter((span) => span.name === 'payonce.payments.checkout');
+    expect(libraryCheckout?.traceId).toBe(checkoutTrace);
+    expect(ancestors(libraryCheckout)).toContain('POST /orders/:id/checkout');
+    const idempotency = spans.filter((span) => span.name === 'payonce.http.idempotency');
+    for (const [route, parent] of [
+      ['/orders', createSpan],
+      ['/orders/:id/checkout', checkoutSpan],
+    ] as const) {
+      const layer = idempotency.filter((span) => span.attrs['http.route'] === route);
+      expect(layer.length, route).toBeGreaterThan(0);
+      for (const span of layer) expect(span.parentSpanId, route).toBe(parent?.spanId);
+    }
+    const intakes = spans.filter((span) => span.name === 'payonce.webhook.intake');
+    expect(intakes.length).toBeGreaterThan(0);
+    const webhookIds = new Set(webhooks.map((webhook) => webhook.spanId));
+    for (const intake of intakes) expect(webhookIds.has(intake.parentSpanId ?? '')).toBe(true);
+
     const gets = server('GET /orders/:id');
     expect(gets.length).toBeGreaterThan(0);
     expect(gets[0]?.attrs['http.route']).toBe('/orders/:id');

@@ -16,7 +16,7 @@ const capture = (): CliIo & { lines: string[] } => {
 };
 
 const LEDGER = ['payonce_migration', 'payonce_migration_lock'];
-const RECEIPTS = ['payonce_receipts'];
+const RECEIPTS = ['payonce_receipt_trace', 'payonce_receipts'];
 const OUTBOX = ['payonce_effects', 'payonce_outbox', 'payonce_outbox_order', 'payonce_outbox_trace'];
 const JOURNAL = ['payonce_webhook_deliveries'];
 const PAYMENTS = [
@@ -150,6 +150,7 @@ for (const dialect of SQL_DIALECTS) {
         '0008-outbox-order',
         '0009-receipts-finish-notify',
         '0016-outbox-trace',
+        '0018-receipt-trace',
       ];
       const partialApplied = NAMES.filter((name) => partialAll.includes(name));
       expect(io.lines.filter((line) => line.startsWith('applied '))).toEqual(partialApplied.map((n) => `applied ${n}`));

@@ -66,6 +66,7 @@ describe('mysql: payonce tables in a database of their own, the connection on th
       'payonce_outbox_order',
       'payonce_outbox_trace',
       'payonce_receipts',
+      'payonce_receipt_trace',
       'payonce_webhook_deliveries',
     ]);
     expect(await tablesIn(userDatabase)).toEqual([]);

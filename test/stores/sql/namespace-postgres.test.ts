@@ -84,6 +84,7 @@ describe('postgres: payonce tables in their own schema, the connection on anothe
         'payonce_outbox',
         'payonce_outbox_order',
         'payonce_outbox_trace',
+        'payonce_receipt_trace',
         'payonce_receipts',
         'payonce_webhook_deliveries',
       ],

@@ -185,6 +185,7 @@ describe.each(BACKENDS)('%s: two table prefixes in one database', (name, create)
       'billing_outbox',
       'billing_outbox_order',
       'billing_outbox_trace',
+      'billing_receipt_trace',
       'billing_receipts',
     ]);
   });

@@ -3,7 +3,7 @@ import { ClaimLost } from './errors.js';
 import type { GuardEmitter } from './guard-events.js';
 import { errorText, type StoreFailures } from './guard-failures.js';
 import type { ResolvedGuardOptions } from './guard-options.js';
-import { type GuardNote, guardStep } from './guard-telemetry.js';
+import { type GuardNote, guardLeafStep } from './guard-telemetry.js';
 import type { HandlerResult } from './guard-types.js';
 import { holdClaim, runHolding } from './held-claims.js';
 import type { Outcome } from './outcome.js';
@@ -87,7 +87,7 @@ export class ClaimRunner {
     const nowMs = this.deps.now();
     let completed: boolean;
     try {
-      completed = await guardStep(note, 'payonce.guard.complete', () =>
+      completed = await guardLeafStep(note, 'payonce.guard.complete', () =>
         store.complete({ key, attempt, nowMs, response }),
       );
     } catch (error) {

@@ -1,6 +1,6 @@
 import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
 import { countOne, instruments, recordSeconds } from '../otel/meters.js';
-import { inSpan, NO_SPAN, type SpanScope, type SpanSpec } from '../otel/span-scope.js';
+import { inLeafSpan, inSpan, NO_SPAN, type SpanScope, type SpanSpec } from '../otel/span-scope.js';
 import { activeTracer } from '../otel/tracing.js';
 import { ClaimLost, PayloadMismatch, RequestInProgress } from './errors.js';
 import type { Outcome } from './outcome.js';
@@ -85,6 +85,14 @@ export function guardStep<T>(note: GuardNote, name: string, step: (span: SpanSco
 }
 
 /**
+ * {@link guardStep} for a step that starts no span of its own (the completion, the wait, the takeover): its span is
+ * not made active, which saves a context switch per traced call.
+ */
+export function guardLeafStep<T>(note: GuardNote, name: string, step: (span: SpanScope) => Promise<T>): Promise<T> {
+  return note.traced ? inLeafSpan(name, step) : step(NO_SPAN);
+}
+
+/**
  * Runs the claim protocol `claim` of a guarded call in the child span `payonce.guard.claim` and records its duration
  * (`payonce.idempotency.claim.duration`); `claim()` alone when the call has no telemetry.
  */
@@ -126,7 +134,7 @@ export async function observeWait<E extends string>(
 ): Promise<E> {
   note.waited = true;
   const startedMs = performance.now();
-  const end = await guardStep(note, 'payonce.guard.wait', async (span) => {
+  const end = await guardLeafStep(note, 'payonce.guard.wait', async (span) => {
     const ended = await wait();
     span.set('payonce.wait.end', ended);
     return ended;
@@ -137,7 +145,7 @@ export async function observeWait<E extends string>(
 
 /** Runs the compare-and-set `takeover` in the child span `payonce.guard.takeover` (`stale`: a dead worker's claim). */
 export async function observeTakeover<T>(note: GuardNote, stale: boolean, takeover: () => Promise<T>): Promise<T> {
-  return await guardStep(note, 'payonce.guard.takeover', async (span) => {
+  return await guardLeafStep(note, 'payonce.guard.takeover', async (span) => {
     span.set('payonce.takeover.stale', stale);
     return await takeover();
   });

@@ -133,6 +133,19 @@ export interface Store {
    * looks in the wrong schema, is told apart from one that is down. Implementations: the SQL stores.
    */
   schemaError?(error: unknown): StoreSchemaMissing | null;
+
+  /**
+   * Stores `traceContext` (W3C trace context as JSON `{"traceparent","tracestate"}`) as the trace of the first
+   * delivery of `key` that ran its handler, unless one is stored already; it goes when the receipt is purged. The
+   * webhook intake calls it only when an OpenTelemetry SDK is registered. Optional: a store without it keeps none,
+   * and a redelivery's span then carries no link to the first delivery. Implementations: the SQL stores (table
+   * `payonce_receipt_trace`, migration 0018), the Redis store (a field of the receipt hash).
+   * @see docs/observability.md "Propagation across hops".
+   */
+  recordReceiptTrace?(key: RequestKey, traceContext: string): Promise<void>;
+
+  /** The trace context stored by `recordReceiptTrace` for `key`, or `null`. Optional, with it. */
+  receiptTraceOf?(key: RequestKey): Promise<string | null>;
 }
 
 /**

@@ -35,4 +35,10 @@ export const PAYONCE_ATTRIBUTES = Object.freeze({
   result: 'payonce.result',
   /** The provider API method a provider engine answered or a payment provider call made (`CheckTransaction`, …). */
   method: 'payonce.provider.method',
+  /** The provider's own id of the transaction or charge a provider engine's call concerns (Payme `id`, …). */
+  providerTransactionId: 'payonce.provider.transaction.id',
+  /** The transaction's state in the provider's protocol after the call (Payme `state`, Uzum `status`, …). */
+  providerState: 'payonce.provider.state',
+  /** The error code a provider engine answered, or a provider API answered it (Payme -31008, Click -9, …). */
+  providerErrorCode: 'payonce.provider.error_code',
 } as const);

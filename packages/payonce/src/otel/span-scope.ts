@@ -106,11 +106,31 @@ export async function inSpan<T>(
     ...(spec?.attributes === undefined ? {} : { attributes: spec.attributes }),
     ...(spec === undefined ? {} : { links: linksOf(spec) }),
   };
-  const parent = spec === undefined ? undefined : parentOf(spec);
-  const span = tracer.startSpan(name, options, parent ?? api.context.active());
+  const parent = (spec === undefined ? undefined : parentOf(spec)) ?? api.context.active();
+  const span = tracer.startSpan(name, options, parent);
   const scope = new RecordingScope(span);
   try {
-    return await api.context.with(api.trace.setSpan(parent ?? api.context.active(), span), () => fn(scope));
+    return await api.context.with(api.trace.setSpan(parent, span), () => fn(scope));
+  } catch (error) {
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: 2, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Runs `fn` inside a new child span `name` of the active span that `fn` does not make active: for a step that starts
+ * no span of its own (the guard's claim and completion), it saves the context switch of `inSpan`. A throw records
+ * the exception, sets the status to error and is rethrown. Without a registered SDK this is `fn(NO_SPAN)`.
+ */
+export async function inLeafSpan<T>(name: string, fn: (scope: SpanScope) => Promise<T>): Promise<T> {
+  const tracer = activeTracer();
+  if (tracer === undefined) return await fn(NO_SPAN);
+  const span = tracer.startSpan(name);
+  try {
+    return await fn(new RecordingScope(span));
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
     span.setStatus({ code: 2, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { carrierOfStored, storedCarrier, type TraceCarrier } from '../otel/trace-context.js';
 import { activeTracer } from '../otel/tracing.js';
-import { type PaymentsContext, paymentsDb } from './payments-context.js';
+import { type PaymentsContext, paymentsDb, paymentsTrx } from './payments-context.js';
 import { ATTEMPT_TRACE_TABLE, type PaymentsDatabase } from './payments-tables.js';
 
 /** Stores the checkout's trace context with the attempt it created (in the checkout's transaction); nothing for `null`. */
@@ -17,11 +17,16 @@ export async function recordAttemptTrace(
 
 /**
  * The trace context of the checkout that created attempt `attemptId`, or `null` (none stored, or no SDK registered:
- * then nothing is read).
+ * then nothing is read). Read in `trx` when the caller's transaction is still open (on SQLite, with one connection,
+ * a read outside it would wait for that transaction forever).
  */
-export async function attemptTraceOf<DB>(ctx: PaymentsContext<DB>, attemptId: string): Promise<TraceCarrier | null> {
+export async function attemptTraceOf<DB>(
+  ctx: PaymentsContext<DB>,
+  attemptId: string,
+  trx?: Transaction<DB>,
+): Promise<TraceCarrier | null> {
   if (activeTracer() === undefined) return null;
-  const row = await paymentsDb(ctx)
+  const row = await (trx === undefined ? paymentsDb(ctx) : paymentsTrx(ctx, trx))
     .selectFrom(ATTEMPT_TRACE_TABLE)
     .select('trace_context')
     .where('attempt_id', '=', attemptId)

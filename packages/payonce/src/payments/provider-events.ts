@@ -87,7 +87,7 @@ export async function applyProviderEvent<DB>(
     span.set(A.attemptId, result.attemptId);
     span.set('payonce.payment.duplicate', result.duplicate);
     // The checkout that created the attempt: this delivery's trace is another one (the provider's request).
-    if (span.recording && result.attemptId !== null) span.link(await attemptTraceOf(ctx, result.attemptId));
+    if (span.recording && result.attemptId !== null) span.link(await attemptTraceOf(ctx, result.attemptId, callerTrx));
     return result;
   });
 }

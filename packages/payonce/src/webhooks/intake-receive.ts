@@ -11,6 +11,7 @@ import { inSpan, type SpanScope } from '../otel/span-scope.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
+import { linkToFirstDelivery } from './intake-first-delivery.js';
 import { reportHandlerFailure } from './intake-handler-failure.js';
 import type { StackWebhookEndpoint, WebhookContext, WebhookEndpoint } from './intake-options.js';
 import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
@@ -239,6 +240,7 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
     } else if (endpoint.transaction === true) {
       result = await guard.runInNewTransaction(key, (tx, claim) => handle(claim, { tx }), payload);
     } else result = await guard.run(key, (claim) => handle(claim), payload);
+    await linkToFirstDelivery(guard.store, key, delivery.span, handlerRan);
     const decided: Trace = result.isReplay
       ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
       : { ...trace, decision: 'new', outcome };
@@ -246,6 +248,7 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
   } catch (error) {
     // Set in `handle`, which TypeScript does not see run: read through its declared type.
     const failed = handlerFailure as { readonly error: unknown } | null;
+    if (event.key !== null) await linkToFirstDelivery(guard.store, event.key, delivery.span, handlerRan);
     if (failed !== null && failed.error === error) {
       const where = { endpoint: request.endpoint, provider: endpoint.profile.provider };
       reportHandlerFailure(delivery.runtime, where, event, error);

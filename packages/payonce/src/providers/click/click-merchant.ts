@@ -3,6 +3,7 @@ import { InvalidOption } from '../../core/errors.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
 import { inProviderCallTransaction } from '../provider-call-transaction.js';
+import { inProviderSpan } from '../provider-span.js';
 import { CLICK_ANSWERS } from './click-answers.js';
 import { complete } from './click-complete.js';
 import type { ClickContext } from './click-context.js';
@@ -10,7 +11,8 @@ import type { ClickKeyProvider } from './click-key-provider.js';
 import type { ClickMerchantOptions } from './click-merchant-options.js';
 import { type ClickOutcome, ClickRaceLost } from './click-outcome.js';
 import { prepare } from './click-prepare.js';
-import { type ClickCall, type ClickEcho, parseClickRequest } from './click-request.js';
+import { type ClickCall, type ClickEcho, type ParsedClickRequest, parseClickRequest } from './click-request.js';
+import { clickSpan } from './click-span.js';
 import { CLICK_TRANSACTIONS_TABLE, type ClickDatabase } from './click-tables.js';
 import { type ClickTransaction, toClickTransaction } from './click-transaction.js';
 
@@ -155,17 +157,26 @@ export function createClickMerchant<DB>(options: ClickMerchantOptions<DB>): Clic
     return inProviderCallTransaction(ctx.store, RETRY, (trx) => action(ctx, trx, call));
   }
 
-  async function handle(request: ClickRequest): Promise<ClickResponse> {
-    let echo: ClickEcho = { action: null, clickTransId: null, merchantTransId: null };
+  async function outcomeOf(parsed: ParsedClickRequest): Promise<ClickOutcome> {
+    if ('refused' in parsed) return { answer: parsed.refused, transaction: null };
     try {
-      const parsed = parseClickRequest(request?.rawBody ?? '', await keyProvider.secretKeys(), serviceId);
-      echo = parsed.echo;
-      if ('refused' in parsed) return clickResponse(echo, { answer: parsed.refused, transaction: null });
-      return clickResponse(echo, await run(parsed.call));
+      return await run(parsed.call);
     } catch (error) {
       onError(error);
+      return { answer: CLICK_ANSWERS.failedToUpdate, transaction: null };
+    }
+  }
+
+  async function handle(request: ClickRequest): Promise<ClickResponse> {
+    let parsed: ParsedClickRequest;
+    try {
+      parsed = parseClickRequest(request?.rawBody ?? '', await keyProvider.secretKeys(), serviceId);
+    } catch (error) {
+      onError(error);
+      const echo: ClickEcho = { action: null, clickTransId: null, merchantTransId: null };
       return clickResponse(echo, { answer: CLICK_ANSWERS.failedToUpdate, transaction: null });
     }
+    return clickResponse(parsed.echo, await inProviderSpan(clickSpan(parsed), () => outcomeOf(parsed)));
   }
 
   async function find(clickTransId: number): Promise<ClickTransaction | null> {

@@ -5,6 +5,7 @@ import { isStoredId } from '../../core/stored-id.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
 import { inProviderCallTransaction } from '../provider-call-transaction.js';
+import { inProviderSpan } from '../provider-span.js';
 import { memoryPaymeKeys } from './memory-payme-keys.js';
 import { authorisedKey } from './payme-auth.js';
 import type { PaymeContext } from './payme-context.js';
@@ -16,6 +17,7 @@ import { type PaymeOutcome, PaymeRaceLost } from './payme-outcome.js';
 import { cancelTransaction, performTransaction } from './payme-perform.js';
 import { checkTransaction, getStatement, setFiscalData } from './payme-reads.js';
 import { type PaymeCall, type PaymeMethod, PaymeParamError, parsePaymeCall } from './payme-request.js';
+import { paymeSpan } from './payme-span.js';
 import { PAYME_TRANSACTIONS_TABLE, type PaymeDatabase } from './payme-tables.js';
 import { PAYME_TIMEOUT_MS } from './payme-timeout.js';
 import { type PaymeTransaction, toPaymeTransaction } from './payme-transaction.js';
@@ -181,24 +183,27 @@ export function createPaymeMerchant<DB>(options: PaymeMerchantOptions<DB>): Paym
     return { result: { success: true } };
   }
 
+  async function outcomeOf(request: PaymeRequest, parsed: ReturnType<typeof parsePaymeCall>): Promise<PaymeOutcome> {
+    try {
+      if (allowIps !== null && !allowIps.has((request.client ?? '').replace(/^::ffff:/, ''))) {
+        return failed(paymeError(PAYME_ERROR_CODES.insufficientPrivilege));
+      }
+      const key = authorisedKey(request.headers ?? {}, await keyProvider.keys());
+      if (key === null) return failed(paymeError(PAYME_ERROR_CODES.insufficientPrivilege));
+      if (!('call' in parsed)) return failed(parsed.error);
+      return await answer(parsed.call, key);
+    } catch (error) {
+      if (error instanceof PaymeParamError) return failed(paymeError(PAYME_ERROR_CODES.invalidRequest, error.field));
+      onError(error);
+      return failed(paymeError(PAYME_ERROR_CODES.system));
+    }
+  }
+
   async function handle(request: PaymeRequest): Promise<PaymeResponse> {
     const parsed = parsePaymeCall(request.rawBody);
     const id = 'call' in parsed ? parsed.call.id : parsed.id;
-    try {
-      if (allowIps !== null && !allowIps.has((request.client ?? '').replace(/^::ffff:/, ''))) {
-        return respond(id, failed(paymeError(PAYME_ERROR_CODES.insufficientPrivilege)));
-      }
-      const key = authorisedKey(request.headers ?? {}, await keyProvider.keys());
-      if (key === null) return respond(id, failed(paymeError(PAYME_ERROR_CODES.insufficientPrivilege)));
-      if (!('call' in parsed)) return respond(id, failed(parsed.error));
-      return respond(id, await answer(parsed.call, key));
-    } catch (error) {
-      if (error instanceof PaymeParamError) {
-        return respond(id, failed(paymeError(PAYME_ERROR_CODES.invalidRequest, error.field)));
-      }
-      onError(error);
-      return respond(id, failed(paymeError(PAYME_ERROR_CODES.system)));
-    }
+    const span = paymeSpan('call' in parsed ? parsed.call.method : null);
+    return respond(id, await inProviderSpan(span, () => outcomeOf(request, parsed)));
   }
 
   async function find(paymeId: string): Promise<PaymeTransaction | null> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { insertUnlessDuplicate } from '../../outbox/insert-unless-duplicate.js';
 import { tablesIn } from '../../stores/sql/table-namespace.js';
+import { noteProviderTransaction } from '../provider-span.js';
 import type { PaymeContext } from './payme-context.js';
 import { PAYME_TRANSACTIONS_TABLE, type PaymeDatabase } from './payme-tables.js';
 import { type PaymeState, type PaymeTransaction, toPaymeTransaction } from './payme-transaction.js';
@@ -32,7 +33,9 @@ export async function lockTransaction<DB>(
     .where('payme_id', '=', paymeId)
     .$if(!isSqlite(ctx), (query) => query.forUpdate())
     .executeTakeFirst();
-  return row === undefined ? null : toPaymeTransaction(row);
+  if (row === undefined) return null;
+  noteProviderTransaction({ providerTransactionId: row.payme_id, orderId: row.order_id });
+  return toPaymeTransaction(row);
 }
 
 /** The live (state 1 or 2) transaction of `orderId`, locked, or `null`. */
@@ -89,7 +92,9 @@ export async function insertTransaction<DB>(
     ctx.store.dialect,
     on(ctx, trx).insertInto(PAYME_TRANSACTIONS_TABLE).values(row),
   );
-  return inserted ? toPaymeTransaction(row) : null;
+  if (!inserted) return null;
+  noteProviderTransaction({ providerTransactionId: row.payme_id, orderId: row.order_id });
+  return toPaymeTransaction(row);
 }
 
 /** Sets state 2 and `perform_time` = now on a locked transaction; answers the new row. */

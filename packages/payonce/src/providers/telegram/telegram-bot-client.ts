@@ -1,4 +1,6 @@
 import { InvalidOption } from '../../core/errors.js';
+import { inProviderSpan } from '../provider-span.js';
+import { telegramApiSpan } from './telegram-span.js';
 
 /** The `fetch` the Bot API clients call: the global one, undici's, or a test's. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -26,6 +28,15 @@ export type TelegramCallResult<T> =
       readonly retryAfterMs: number | null;
     };
 
+/** The API base URL parsed. @throws {InvalidOption} (`apiBaseUrl`) not a URL. */
+function originOf(base: string): URL {
+  try {
+    return new URL(base);
+  } catch {
+    throw new InvalidOption('apiBaseUrl', 'must be an http(s) URL');
+  }
+}
+
 type ApiBody = {
   ok?: unknown;
   result?: unknown;
@@ -46,6 +57,8 @@ export class TelegramBotClient {
   readonly #base: string;
   readonly #token: string;
   readonly #fetch: FetchLike;
+  /** The API's origin (for the span's `server.address`; never the URL with the token). */
+  readonly #server: URL;
 
   constructor(options: TelegramApiOptions) {
     const { token } = options;
@@ -56,11 +69,18 @@ export class TelegramBotClient {
     if (!/^https?:\/\//.test(base)) throw new InvalidOption('apiBaseUrl', 'must be an http(s) URL');
     this.#token = token;
     this.#base = `${base}/bot${token}/`;
+    this.#server = originOf(base);
     this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   }
 
   /** Calls `method` with `params` (JSON); an abort rejects with the signal's reason. */
-  async call<T>(method: string, params: object, signal?: AbortSignal): Promise<TelegramCallResult<T>> {
+  call<T>(method: string, params: object, signal?: AbortSignal): Promise<TelegramCallResult<T>> {
+    return inProviderSpan<TelegramCallResult<T>>(telegramApiSpan(method, this.#server), () =>
+      this.#call<T>(method, params, signal),
+    );
+  }
+
+  async #call<T>(method: string, params: object, signal?: AbortSignal): Promise<TelegramCallResult<T>> {
     let status: number | null = null;
     try {
       const response = await this.#fetch(`${this.#base}${method}`, {

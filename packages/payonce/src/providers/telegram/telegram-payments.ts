@@ -6,6 +6,7 @@ import { transaction } from '../../outbox/sql-transaction.js';
 import { OrderNotFound } from '../../payments/order-not-found.js';
 import type { PaymentAlert } from '../../payments/payment-alert.js';
 import type { Payments } from '../../payments/payments.js';
+import { inProviderSpan } from '../provider-span.js';
 import type { FetchLike } from './telegram-bot-api.js';
 import { TelegramBotClient, type TelegramCallResult } from './telegram-bot-client.js';
 import {
@@ -22,6 +23,7 @@ import {
   type PreCheckoutAnswer,
   type TelegramRefusalTexts,
 } from './telegram-pre-checkout.js';
+import { preCheckoutSpan, successfulPaymentSpan } from './telegram-span.js';
 import {
   enqueueStarRefund,
   enqueueStrayStarRefund,
@@ -182,11 +184,15 @@ export class TelegramPayments<DB> {
     const write = <T>(fn: (trx: Transaction<DB>) => Promise<T>) =>
       tx ? fn(tx) : transaction(this.#payments.store, fn);
     if (paid !== null) {
-      const result = await write((trx) => applySuccessfulPayment(this.#payments, trx, paid, this.#onAlert, received));
+      const result = await inProviderSpan(successfulPaymentSpan(paid.chargeId, paid.orderId), () =>
+        write((trx) => applySuccessfulPayment(this.#payments, trx, paid, this.#onAlert, received)),
+      );
       return { kind: 'successful_payment', ...result };
     }
     const facts = query as NonNullable<typeof query>;
-    const answer = await write((trx) => decidePreCheckout(this.#payments, trx, facts, this.#texts));
+    const answer = await inProviderSpan(preCheckoutSpan(facts.orderId), () =>
+      write((trx) => decidePreCheckout(this.#payments, trx, facts, this.#texts)),
+    );
     const step = {
       kind: 'pre_checkout_query',
       orderId: facts.orderId,

@@ -5,6 +5,7 @@ import { isStoredId } from '../../core/stored-id.js';
 import { SqlStore } from '../../stores/sql/sql-store.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
 import { inProviderCallTransaction } from '../provider-call-transaction.js';
+import { inProviderSpan } from '../provider-span.js';
 import { isUzumAuthorised } from './uzum-auth.js';
 import { uzumCheck, uzumCreate } from './uzum-check-create.js';
 import { uzumConfirm, uzumReverse, uzumStatus } from './uzum-confirm-reverse.js';
@@ -13,6 +14,7 @@ import { UZUM_ERROR_CODES, type UzumErrorCode } from './uzum-errors.js';
 import type { UzumMerchantOptions } from './uzum-merchant-options.js';
 import { type UzumOutcome, UzumRaceLost } from './uzum-outcome.js';
 import { operationOf, parseUzumBody, type UzumOperation, UzumParamError } from './uzum-request.js';
+import { uzumSpan } from './uzum-span.js';
 import { UZUM_TRANSACTIONS_TABLE, type UzumDatabase } from './uzum-tables.js';
 import { toUzumTransaction, type UzumTransaction } from './uzum-transaction.js';
 
@@ -152,24 +154,34 @@ export function createUzumMerchant<DB>(options: UzumMerchantOptions<DB>): UzumMe
 
   const fail = (errorCode: UzumErrorCode): UzumOutcome => ({ errorCode });
 
-  async function handle(request: UzumRequest): Promise<UzumResponse> {
-    if (!isUzumAuthorised(request.headers ?? {}, login, password))
-      return respond(fail(UZUM_ERROR_CODES.accessDenied), null);
-    const body = parseUzumBody(request.rawBody);
-    if (body === null) return respond(fail(UZUM_ERROR_CODES.jsonParsing), null);
-    const operation = operationOf(String(request.path ?? ''));
-    if (operation === null) return respond(fail(UZUM_ERROR_CODES.invalidOperation), body);
+  async function outcomeOf(
+    operation: UzumOperation | null,
+    body: Readonly<Record<string, unknown>> | null,
+  ): Promise<UzumOutcome> {
+    if (body === null) return fail(UZUM_ERROR_CODES.jsonParsing);
+    if (operation === null) return fail(UZUM_ERROR_CODES.invalidOperation);
     if (body.serviceId !== ctx.serviceId) {
       const missing = body.serviceId === undefined;
-      return respond(fail(missing ? UZUM_ERROR_CODES.missingParameters : UZUM_ERROR_CODES.invalidServiceId), body);
+      return fail(missing ? UZUM_ERROR_CODES.missingParameters : UZUM_ERROR_CODES.invalidServiceId);
     }
     try {
-      return respond(await run(operation, body), body);
+      return await run(operation, body);
     } catch (error) {
-      if (error instanceof UzumParamError) return respond(fail(UZUM_ERROR_CODES.missingParameters), body);
+      if (error instanceof UzumParamError) return fail(UZUM_ERROR_CODES.missingParameters);
       onError(error);
-      return respond(fail(UZUM_ERROR_CODES.system), body);
+      return fail(UZUM_ERROR_CODES.system);
     }
+  }
+
+  async function handle(request: UzumRequest): Promise<UzumResponse> {
+    const operation = operationOf(String(request.path ?? ''));
+    let body: Readonly<Record<string, unknown>> | null = null;
+    const outcome = await inProviderSpan(uzumSpan(operation), async () => {
+      if (!isUzumAuthorised(request.headers ?? {}, login, password)) return fail(UZUM_ERROR_CODES.accessDenied);
+      body = parseUzumBody(request.rawBody);
+      return outcomeOf(operation, body);
+    });
+    return respond(outcome, body);
   }
 
   async function find(transId: string): Promise<UzumTransaction | null> {

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { insertUnlessDuplicate } from '../../outbox/insert-unless-duplicate.js';
 import { tablesIn } from '../../stores/sql/table-namespace.js';
+import { noteProviderTransaction } from '../provider-span.js';
 import type { UzumContext } from './uzum-context.js';
 import { UZUM_TRANSACTIONS_TABLE, type UzumDatabase } from './uzum-tables.js';
 import { toUzumTransaction, type UzumTransaction } from './uzum-transaction.js';
@@ -35,7 +36,9 @@ export async function lockUzumTransaction<DB>(
     .where('trans_id', '=', transId)
     .$if(!isSqlite(ctx), (query) => query.forUpdate())
     .executeTakeFirst();
-  return row === undefined ? null : toUzumTransaction(row);
+  if (row === undefined) return null;
+  noteProviderTransaction({ providerTransactionId: row.trans_id, orderId: row.order_id });
+  return toUzumTransaction(row);
 }
 
 /** The live (CREATED or CONFIRMED) transaction of `orderId`, locked, or `null`. */
@@ -88,7 +91,9 @@ export async function insertUzumTransaction<DB>(
     ctx.store.dialect,
     on(ctx, trx).insertInto(UZUM_TRANSACTIONS_TABLE).values(row),
   );
-  return inserted ? toUzumTransaction(row) : null;
+  if (!inserted) return null;
+  noteProviderTransaction({ providerTransactionId: row.trans_id, orderId: row.order_id });
+  return toUzumTransaction(row);
 }
 
 /** Sets CONFIRMED and `confirm_time` = now on a locked transaction; answers the new row. */

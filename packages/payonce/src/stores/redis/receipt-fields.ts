@@ -12,10 +12,13 @@ import type { RequestKey } from '../../core/request-key.js';
  *   of the headers JSON, the body raw bytes to the end. Written only by the fenced completion (scripts/complete.ts).
  * - `e` — `<finished_at>:<error text>` while the claim is `f`.
  * - `w` — set by a duplicate that waits for this claim: the completer announces the finish only then.
+ * - `t` — the W3C trace context (JSON) of the first delivery that ran the handler (`Store.recordReceiptTrace`), only
+ *   written when an OpenTelemetry SDK is registered (scripts/record-trace.ts).
  */
 export const CLAIM_FIELD = 'status';
 export const COMPLETION_FIELD = 'd';
 export const ERROR_FIELD = 'e';
+export const TRACE_FIELD = 't';
 
 /** The claim part of a receipt hash, parsed from `status`. */
 export interface ClaimRecord {

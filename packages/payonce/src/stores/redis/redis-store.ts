@@ -12,7 +12,7 @@ import type {
 } from '../../core/store.js';
 import { headersJson } from '../headers-json.js';
 import type { PipeliningProbe } from './adaptive-pipelining.js';
-import { CLAIM_FIELD, packClaim, packCompletion, parseClaim } from './receipt-fields.js';
+import { CLAIM_FIELD, packClaim, packCompletion, parseClaim, TRACE_FIELD } from './receipt-fields.js';
 import { receiptOfReply } from './receipt-of-reply.js';
 import { countAbandonedClaims } from './redis-abandoned-count.js';
 import { bodyArg, integerReply, msText } from './redis-args.js';
@@ -26,6 +26,7 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './redis-store-
 import { completeScript } from './scripts/complete.js';
 import { failScript } from './scripts/fail.js';
 import { flagWaiterScript } from './scripts/flag-waiter.js';
+import { recordTraceScript } from './scripts/record-trace.js';
 import { renewScript } from './scripts/renew.js';
 import { takeoverScript } from './scripts/takeover.js';
 import { socketsOf, TickPipeline } from './tick-pipeline.js';
@@ -321,6 +322,18 @@ export class RedisStore implements Store {
       [attempt, msText(nowMs), error, ...this.announce, id],
     );
     return integerReply(reply) === 1;
+  }
+
+  /** See `Store.recordReceiptTrace`: the receipt hash's `t` field, set once (scripts/record-trace.ts). */
+  async recordReceiptTrace(key: RequestKey, traceContext: string): Promise<void> {
+    await this.send(recordTraceScript, [this.receiptKey(key)], [traceContext]);
+  }
+
+  /** See `Store.receiptTraceOf`: the receipt hash's `t` field (one `HGET`). */
+  async receiptTraceOf(key: RequestKey): Promise<string | null> {
+    this.pipeline?.hold();
+    const reply = await this.client.callBuffer('HGET', this.receiptKey(key), TRACE_FIELD);
+    return reply === null || reply === undefined ? null : Buffer.from(reply as Uint8Array).toString('utf8');
   }
 
   /** The stored receipt or `null` (one `HGETALL`); the body is a fresh `Uint8Array` copy. */

@@ -3,7 +3,8 @@ import { ALL_MIGRATIONS } from './migrations/all-migrations.js';
 
 /**
  * A named part of payonce's schema that `migrate({ only })` and `payonce migrate --only` can create on its own:
- * - `receipts`: `payonce_receipts` (webhook receipts and Idempotency-Key records; on PostgreSQL the finish trigger);
+ * - `receipts`: `payonce_receipts` (webhook receipts and Idempotency-Key records; on PostgreSQL the finish trigger),
+ *   `payonce_receipt_trace`;
  * - `http`: Idempotency-Key records, which live in `payonce_receipts`: the same as `receipts`;
  * - `outbox`: `payonce_outbox`, `payonce_effects`, `payonce_outbox_order` (on PostgreSQL its `…_seq_seq` sequence),
  *   `payonce_outbox_trace`;
@@ -53,7 +54,7 @@ interface GroupDefinition {
 
 const GROUPS: Readonly<Record<MigrationGroup, GroupDefinition>> = Object.freeze({
   receipts: {
-    migrations: ['0001-receipts', '0005-receipts-provider-purge', '0009-receipts-finish-notify'],
+    migrations: ['0001-receipts', '0005-receipts-provider-purge', '0009-receipts-finish-notify', '0018-receipt-trace'],
     needs: [],
   },
   http: {

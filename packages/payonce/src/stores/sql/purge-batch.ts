@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { PurgeCutoffs } from '../../core/store.js';
+import { deleteReceiptTraces } from './receipt-trace.js';
 import type { ReceiptsDatabase } from './receipts-table.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyPart, type SqlContext, statement } from './sql-context.js';
@@ -71,6 +72,7 @@ export async function purgeBatch(
   let deleted = 0;
   for (let start = 0; start < keys.length; start += DELETE_CHUNK) {
     const chunk = keys.slice(start, start + DELETE_CHUNK);
+    await deleteReceiptTraces(ctx, chunk);
     const result = await statement(ctx, () =>
       onSchema<ReceiptsDatabase>(ctx.db, ctx.schema, ctx.tablePrefix)
         .deleteFrom(RECEIPTS_TABLE)

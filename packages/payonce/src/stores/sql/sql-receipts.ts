@@ -7,6 +7,7 @@ import { failReceipt } from './fail-receipt.js';
 import { findReceipt } from './find-receipt.js';
 import { insertClaim } from './insert-claim.js';
 import { purgeBatch } from './purge-batch.js';
+import { receiptTraceOf, recordReceiptTrace } from './receipt-trace.js';
 import { renewClaim } from './renew-claim.js';
 import { schemaMissingOf } from './schema-missing.js';
 import type { SqlContext } from './sql-context.js';
@@ -49,6 +50,14 @@ export class SqlReceipts implements Store {
 
   find(key: RequestKey): Promise<Receipt | null> {
     return findReceipt(this.ctx, key);
+  }
+
+  recordReceiptTrace(key: RequestKey, traceContext: string): Promise<void> {
+    return recordReceiptTrace(this.ctx, key, traceContext);
+  }
+
+  receiptTraceOf(key: RequestKey): Promise<string | null> {
+    return receiptTraceOf(this.ctx, key);
   }
 
   purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {

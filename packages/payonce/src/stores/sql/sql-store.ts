@@ -258,6 +258,16 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     return this.receipts.find(key);
   }
 
+  /** See `Store.recordReceiptTrace`: a row of `payonce_receipt_trace` (migration 0018), the first one kept. */
+  recordReceiptTrace(key: RequestKey, traceContext: string): Promise<void> {
+    return this.receipts.recordReceiptTrace(key, traceContext);
+  }
+
+  /** See `Store.receiptTraceOf`. */
+  receiptTraceOf(key: RequestKey): Promise<string | null> {
+    return this.receipts.receiptTraceOf(key);
+  }
+
   purgeBatch(beforeMs: number, limit: number, provider?: string, abandonedBeforeMs?: number): Promise<number> {
     return this.receipts.purgeBatch(beforeMs, limit, provider, abandonedBeforeMs);
   }

@@ -16,6 +16,7 @@ const NAMESPACE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  */
 const QUALIFIED_NAMES = [
   'payonce_receipts',
+  'payonce_receipt_trace',
   'payonce_outbox',
   'payonce_outbox_order',
   'payonce_outbox_trace',

@@ -15,6 +15,7 @@ import { serviceOrderTraces0014 } from './0014-service-order-traces.js';
 import { telegramCharges0015 } from './0015-telegram-charges.js';
 import { outboxTrace0016 } from './0016-outbox-trace.js';
 import { paymentAttemptTrace0017 } from './0017-payment-attempt-trace.js';
+import { receiptTrace0018 } from './0018-receipt-trace.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every released migration, oldest first. Append new ones; never reorder or edit. */
@@ -36,4 +37,5 @@ export const ALL_MIGRATIONS: readonly SqlMigration[] = Object.freeze([
   telegramCharges0015,
   outboxTrace0016,
   paymentAttemptTrace0017,
+  receiptTrace0018,
 ]);
