@@ -22,6 +22,5 @@ describe('payonce demo (npm start) on SQLite', () => {
     expect(report.demo.database).toMatch(/^sqlite .*payonce-demo\.sqlite$/);
     const temporary = report.demo.database.slice('sqlite '.length);
     await expect(access(temporary), 'the temporary SQLite file is removed afterwards').rejects.toThrow();
-    expect(run.durationMs).toBeLessThan(90_000);
   }, 120_000);
 });
