@@ -3,7 +3,7 @@ import { CompiledQuery, type Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { storeError } from '../../core/guard-failures.js';
 import { positiveInt } from '../../core/options.js';
-import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_CONCURRENT_BATCHES, MAX_BATCH_SIZE_LIMIT } from './batch-options.js';
+import { DEFAULT_MAX_CONCURRENT_BATCHES, MAX_BATCH_SIZE_LIMIT } from './batch-options.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled } from './transaction-connection.js';
@@ -18,9 +18,19 @@ export interface GroupCommitStore<DB> {
   transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Default callers per shared transaction: PostgreSQL keeps the ids of at most 64 subtransactions of a transaction in
+ * shared memory (`PGPROC_MAX_CACHED_SUBXIDS`, src/include/storage/proc.h); past that every other session's snapshot
+ * checks go through the `pg_subtrans` SLRU. One savepoint per caller that writes is one subtransaction.
+ */
+export const DEFAULT_GROUP_BATCH_SIZE = 64;
+
 /** Tuning of {@link GroupCommit}. */
 export interface GroupCommitOptions {
-  /** Most callers one shared transaction carries (1–10 000). @default 256 */
+  /**
+   * Most callers one shared transaction carries (1–10 000); above 64, PostgreSQL's subtransaction cache overflows
+   * (see {@link DEFAULT_GROUP_BATCH_SIZE}). @default 64
+   */
   readonly maxBatchSize?: number;
   /**
    * Most shared transactions open at once (1–1 000): each holds one connection of the store's pool while it runs.
@@ -54,7 +64,7 @@ export function resolveGroupCommit(
 ): Required<GroupCommitOptions> {
   const slots = dialect.name === 'sqlite' ? 1 : DEFAULT_MAX_CONCURRENT_BATCHES;
   if (options === undefined || options === true) {
-    return Object.freeze({ maxBatchSize: DEFAULT_MAX_BATCH_SIZE, maxConcurrentBatches: slots });
+    return Object.freeze({ maxBatchSize: DEFAULT_GROUP_BATCH_SIZE, maxConcurrentBatches: slots });
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidOption(where, `must be true or { maxBatchSize, maxConcurrentBatches }, got ${String(options)}`);
@@ -65,7 +75,7 @@ export function resolveGroupCommit(
   return Object.freeze({
     maxBatchSize:
       maxBatchSize === undefined
-        ? DEFAULT_MAX_BATCH_SIZE
+        ? DEFAULT_GROUP_BATCH_SIZE
         : positiveInt(`${where}.maxBatchSize`, maxBatchSize, MAX_BATCH_SIZE_LIMIT),
     maxConcurrentBatches:
       maxConcurrentBatches === undefined
