@@ -255,7 +255,7 @@ export interface WebhookIntakeOptions<
    * before the commit that carries its receipt, its business writes and its journal row; a failed commit answers
    * every delivery of the batch 503 and none is acknowledged. A redelivery of an event still running in another
    * batch waits for that batch's commit (the receipt's row lock) and replays it; `waitForInFlightMs` does not apply.
-   * `true` uses the defaults (64 deliveries a batch, 10 batches at once, 1 on SQLite): give
+   * `true` uses the defaults (16 deliveries a batch, at most 64; 10 batches at once, 1 on SQLite): give
    * `maxConcurrentBatches` the pool size or less.
    * @default false (one transaction per delivery)
    * @throws {InvalidOption} (from `createWebhookIntake`) for a value that is not a boolean or `GroupCommitOptions`,

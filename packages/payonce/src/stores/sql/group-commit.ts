@@ -3,7 +3,7 @@ import { CompiledQuery, type Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { storeError } from '../../core/guard-failures.js';
 import { positiveInt } from '../../core/options.js';
-import { DEFAULT_MAX_CONCURRENT_BATCHES, MAX_BATCH_SIZE_LIMIT } from './batch-options.js';
+import { DEFAULT_MAX_CONCURRENT_BATCHES } from './batch-options.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled } from './transaction-connection.js';
@@ -19,17 +19,24 @@ export interface GroupCommitStore<DB> {
 }
 
 /**
- * Default callers per shared transaction: PostgreSQL keeps the ids of at most 64 subtransactions of a transaction in
+ * Default callers per shared transaction. The callers of one batch run one after another and are all answered at
+ * its commit, so a batch's latency is the sum of its callers' round trips: 16 bounds it (about 16 × 16 round trips)
+ * while a commit is still shared 16 ways. Never more than {@link MAX_GROUP_BATCH_SIZE}.
+ */
+export const DEFAULT_GROUP_BATCH_SIZE = 16;
+
+/**
+ * Most callers per shared transaction: PostgreSQL keeps the ids of at most 64 subtransactions of a transaction in
  * shared memory (`PGPROC_MAX_CACHED_SUBXIDS`, src/include/storage/proc.h); past that every other session's snapshot
  * checks go through the `pg_subtrans` SLRU. One savepoint per caller that writes is one subtransaction.
  */
-export const DEFAULT_GROUP_BATCH_SIZE = 64;
+export const MAX_GROUP_BATCH_SIZE = 64;
 
 /** Tuning of {@link GroupCommit}. */
 export interface GroupCommitOptions {
   /**
-   * Most callers one shared transaction carries (1–10 000); above 64, PostgreSQL's subtransaction cache overflows
-   * (see {@link DEFAULT_GROUP_BATCH_SIZE}). @default 64
+   * Most callers one shared transaction carries (1–64: above 64, PostgreSQL's subtransaction cache overflows, see
+   * {@link MAX_GROUP_BATCH_SIZE}). @default 16 (see {@link DEFAULT_GROUP_BATCH_SIZE})
    */
   readonly maxBatchSize?: number;
   /**
@@ -76,7 +83,7 @@ export function resolveGroupCommit(
     maxBatchSize:
       maxBatchSize === undefined
         ? DEFAULT_GROUP_BATCH_SIZE
-        : positiveInt(`${where}.maxBatchSize`, maxBatchSize, MAX_BATCH_SIZE_LIMIT),
+        : positiveInt(`${where}.maxBatchSize`, maxBatchSize, MAX_GROUP_BATCH_SIZE),
     maxConcurrentBatches:
       maxConcurrentBatches === undefined
         ? slots
