@@ -32,11 +32,12 @@ export const DEFAULT_GROUP_BATCH_SIZE = 16;
  */
 export const MAX_GROUP_BATCH_SIZE = 64;
 
-/** Tuning of {@link GroupCommit}. */
+/** Tuning of group commit (`WebhookIntakeOptions.groupCommit`; docs/design.md §11 "Group commit"). */
 export interface GroupCommitOptions {
   /**
-   * Most callers one shared transaction carries (1–64: above 64, PostgreSQL's subtransaction cache overflows, see
-   * {@link MAX_GROUP_BATCH_SIZE}). @default 16 (see {@link DEFAULT_GROUP_BATCH_SIZE})
+   * Most callers one shared transaction carries (1–64: above 64, PostgreSQL's cache of a transaction's subtransaction
+   * ids overflows). A batch's callers are all answered at its commit, after the last one's round trips, so a smaller
+   * batch answers sooner and a larger one shares a commit more ways. @default 16
    */
   readonly maxBatchSize?: number;
   /**
