@@ -57,8 +57,12 @@ type Share =
 type AnyWork = GroupWork<unknown, unknown>;
 type GroupEntry = BatchEntry<AnyWork, unknown>;
 
+/**
+ * One savepoint name for every caller, never released (a `RELEASE` would cost each caller a round trip): PostgreSQL
+ * and SQLite nest a savepoint of a name already in use inside the earlier one, MySQL/MariaDB replace it, and in every
+ * case `ROLLBACK TO` rolls back to the newest one, this caller's, and the commit keeps them all.
+ */
 const SAVEPOINT = CompiledQuery.raw('savepoint payonce_share');
-const RELEASE = CompiledQuery.raw('release savepoint payonce_share');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint payonce_share');
 
 /**
@@ -190,7 +194,6 @@ export class GroupCommit<DB> {
       const transient = this.transient(error);
       try {
         await executeCompiled(tx, ROLLBACK_TO);
-        await executeCompiled(tx, RELEASE);
       } catch (rollbackError) {
         // The transaction itself is gone: MySQL rolls a deadlock's whole transaction back (the savepoint with it),
         // so the work's transient error runs the batch again; anything else (connection lost) fails the batch.
@@ -198,7 +201,6 @@ export class GroupCommit<DB> {
       }
       return transient ? { kind: 'again' } : { kind: 'failed', error };
     }
-    await executeCompiled(tx, RELEASE);
     return { kind: 'done', value };
   }
 
