@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
@@ -66,6 +67,30 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expect(await answers).toEqual([`${dialect}-a:1`, `${dialect}-b:2`, `${dialect}-c:1`]);
       // The first run of b was rolled back to its savepoint; its second run committed alone.
       expect([await rows(`${dialect}-a`), await rows(`${dialect}-b`), await rows(`${dialect}-c`)]).toEqual([1, 1, 1]);
+    });
+
+    it("runs each work in its own caller's async context, not the context of the caller that started the batch", async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const caller = new AsyncLocalStorage<string>();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = caller.run('gate', () =>
+        group.run(async () => {
+          reached();
+          await held;
+          return caller.getStore();
+        }),
+      );
+      await atGate;
+      const seen = Promise.all(
+        ['first', 'second', 'third'].map((name) => caller.run(name, () => group.run(async () => caller.getStore()))),
+      );
+      await settled();
+      release();
+      expect(await gate).toBe('gate');
+      expect(await seen).toEqual(['first', 'second', 'third']);
     });
   });
 }
