@@ -1,5 +1,5 @@
 /**
- * Why a target of `targets/core.ts` or `targets/stack.ts` is missed, as CPU profiles and driver counts showed it (`CAUSES`, by target id),
+ * Why a target of `targets/core.ts`, `targets/stack.ts` or `targets/service.ts` is missed, as CPU profiles and driver counts showed it (`CAUSES`, by target id),
  * printed in a run's summary only when that target is missed. The longer explanations live in `notes/*.md`.
  */
 
@@ -23,6 +23,8 @@ export const CAUSES: Readonly<Record<string, string>> = {
     "(notes/stack.md) payonce's statements run on the transaction's own pg connection as written and cost the client about what they cost on pg (`stack/statement-cost.ts`: 159 against 136 µs); Knex's own transaction costs about 2.4× an empty BEGIN/COMMIT on pg (257 against 108 µs: a transaction client and knex instance per call, tarn, its runner for BEGIN and COMMIT) and its query builder writes the business INSERT: the application's cost with or without payonce.",
   'stack-typeorm-vs-own':
     "(notes/stack.md) payonce's statements run through the transaction's QueryRunner and cost the client what they cost on pg (`stack/statement-cost.ts`); TypeORM's own transaction (a QueryRunner per call) and its InsertQueryBuilder for the business INSERT are the rest, the application's cost; the row swings with the host around a small CPU surplus (0.93×, 0.73× and 0.81× in three runs of 2026-12-06).",
+  'service-webhook-intake-c64':
+    "(notes/path.md) the service's webhooks run under group commit (one transaction and one commit for a batch of concurrent deliveries, a savepoint each) and take 0.5 pool checkouts and commits a delivery against the route's 4, and its median delivery is answered 3–4× sooner; what bounds the rate is the server process's CPU per delivery on two cores shared with PostgreSQL, and a batch's deliveries run one after another and are answered at its commit, so its last one waits for every other's round trips (the p99). Measured only on a host loaded by other work (load average 15–17).",
   'stack-prisma-vs-own':
     "(notes/stack.md) each of payonce's three statements is a Prisma raw request (`$queryRawUnsafe`/`$executeRawUnsafe`: about 370 µs of client CPU against 136 µs for the same statement on pg, `stack/statement-cost.ts`), Prisma's empty interactive transaction about 320 against 108 µs, and its model create the business INSERT; the driver adapter's transaction, which would skip Prisma's request pipeline, is held in private fields of Prisma's engine and cannot be reached from `tx`.",
   'stack-drizzle-postgres-js-vs-own':

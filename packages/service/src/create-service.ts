@@ -17,7 +17,7 @@ import { openServiceRuntime } from './service-runtime.js';
 import { registerTelegram } from './telegram-endpoint.js';
 import { registerTelegramOrderRoutes } from './telegram-order-routes.js';
 import { registerUzum } from './uzum-endpoint.js';
-import { webhookEndpoints } from './webhook-endpoints.js';
+import { oneCommitWebhooks, webhookEndpoints } from './webhook-endpoints.js';
 
 /** The webhook routes of the Stripe-shaped provider, answered 409 `PROVIDER_NOT_CONFIGURED` without it. */
 const STRIPE_SHAPED_WEBHOOKS = ['/webhooks/stripe', '/webhooks/standard-webhooks'] as const;
@@ -116,7 +116,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
       }
     }
     if (Object.keys(endpoints).length > 0) {
-      const intake = createWebhookIntake({ guard: ctx.intakeGuard, journal: ctx.journal, endpoints });
+      // One-commit endpoints share their transactions' commits (docs/design.md §11 "Group commit").
+      const groupCommit = oneCommitWebhooks(ctx, options);
+      const intake = createWebhookIntake({ guard: ctx.intakeGuard, journal: ctx.journal, endpoints, groupCommit });
       runtime.metrics.observeIntake(intake);
       logIntake(intake, ctx.logger);
       await app.register(fastifyWebhooks(intake));

@@ -1,7 +1,10 @@
+import type { Transaction } from 'kysely';
 import { InvalidPaymentEvent } from 'payonce/internal/payments/invalid-payment-event.js';
 import type { ProviderPaymentEvent } from 'payonce/internal/payments/provider-payment-event.js';
 import type { WebhookEndpoint, WebhookHandler } from 'payonce/internal/webhooks/intake.js';
 import { WebhookDecline } from 'payonce/internal/webhooks/intake-decline.js';
+import type { TransactionalWebhookEndpoint } from 'payonce/internal/webhooks/intake-options.js';
+import type { ProviderEvent } from 'payonce/internal/webhooks/providers/provider-event.js';
 import { stripeProfile } from 'payonce/internal/webhooks/providers/stripe-profile.js';
 import { headerValue } from 'payonce/internal/webhooks/verify/headers.js';
 import type { SignatureScheme } from 'payonce/internal/webhooks/verify/signature-scheme.js';
@@ -24,13 +27,37 @@ function rejectionOf(result: unknown): string | null {
  * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
  * `standard-webhooks`, each only when its secret is configured.
  */
-export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, WebhookEndpoint> {
-  const apply =
-    options.overrides?.applyPaymentEvent ??
-    ((c: ServiceContext, event: ProviderPaymentEvent) => c.payments.applyProviderEvent(event));
+/**
+ * True when the service's webhook endpoints are one-commit (`transaction: true`), under the intake's group commit:
+ * the intake's receipts are in the service's SQL store (not Redis, not an overridden guard) and no override replaces
+ * the event step (an override may write outside the delivery's transaction, which would then wait on it). One
+ * transaction per delivery holds the intake receipt, the payment's receipt and transition, its outbox job and the
+ * delivery's journal row, and concurrent deliveries share the commit (docs/design.md §11 "Group commit").
+ */
+export function oneCommitWebhooks(ctx: ServiceContext, options: ServiceOptions): boolean {
+  return ctx.intakeGuard.store === ctx.store && options.overrides?.applyPaymentEvent === undefined;
+}
+
+/** A webhook endpoint of the service: the default mode, or one-commit (see {@link oneCommitWebhooks}). */
+export type ServiceEndpoint = WebhookEndpoint | TransactionalWebhookEndpoint<Transaction<unknown>>;
+
+/** The event step: the payment event applied in the delivery's transaction `tx` (one-commit mode) or its own. */
+type ApplyEvent = (event: ProviderPaymentEvent, tx: Transaction<unknown> | undefined) => Promise<unknown>;
+
+/**
+ * Builds the webhook endpoints: Stripe events on `stripe`, the same provider's Standard Webhooks events on
+ * `standard-webhooks`, each only when its secret is configured; one-commit when {@link oneCommitWebhooks}.
+ */
+export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): Record<string, ServiceEndpoint> {
+  const override = options.overrides?.applyPaymentEvent;
+  const apply: ApplyEvent =
+    override === undefined
+      ? (event, tx) => ctx.payments.applyProviderEvent(event, tx)
+      : (event) => override(ctx, event);
+  const oneCommit = oneCommitWebhooks(ctx, options);
   const schemeFor = (endpoint: ServiceWebhookEndpoint, byDefault: SignatureScheme) =>
     options.overrides?.signatureScheme ? options.overrides.signatureScheme(endpoint, byDefault) : byDefault;
-  const handler: WebhookHandler = async (event) => {
+  const handle = async (event: ProviderEvent, tx: Transaction<unknown> | undefined): Promise<unknown> => {
     const paymentEvent: ProviderPaymentEvent | null = paymentEventOf(event, ctx.provider.name);
     if (paymentEvent === null) {
       const reason = event.eventType === NO_EVENT_TYPE ? 'no event type' : 'no handler for this event type';
@@ -42,7 +69,7 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
     }
     let result: unknown;
     try {
-      result = await apply(ctx, paymentEvent);
+      result = await apply(paymentEvent, tx);
     } catch (error) {
       if (error instanceof InvalidPaymentEvent) throw new WebhookDecline('invalid_payment_event', error.message);
       throw error;
@@ -52,8 +79,14 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
     const decision = isObject(result) && typeof result.decision === 'string' ? result.decision : null;
     return { received: true, decision };
   };
+  const handler: WebhookHandler = (event) => handle(event, undefined);
+  const oneCommitMode: Pick<TransactionalWebhookEndpoint<Transaction<unknown>>, 'transaction' | 'handler'> = {
+    transaction: true,
+    handler: (event, context) => handle(event, context.tx),
+  };
+  const modeOf = () => (oneCommit ? oneCommitMode : { handler });
   const { config } = ctx;
-  const endpoints: Record<string, WebhookEndpoint> = {};
+  const endpoints: Record<string, ServiceEndpoint> = {};
   if (config.stripeWebhookSecrets.length > 0) {
     endpoints.stripe = {
       profile: paymentEventProfile(stripeProfile(), (body) => (typeof body.id === 'string' ? body.id : null)),
@@ -61,8 +94,8 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
         'stripe',
         stripeScheme({ secrets: config.stripeWebhookSecrets, toleranceSeconds: config.webhookToleranceSec }),
       ),
-      handler,
-    };
+      ...modeOf(),
+    } as ServiceEndpoint;
   }
   if (config.standardWebhooksSecrets.length > 0) {
     endpoints['standard-webhooks'] = {
@@ -78,8 +111,8 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
           toleranceSeconds: config.webhookToleranceSec,
         }),
       ),
-      handler,
-    };
+      ...modeOf(),
+    } as ServiceEndpoint;
   }
   return endpoints;
 }

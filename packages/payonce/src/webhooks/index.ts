@@ -5,6 +5,8 @@
  * `payonce/webhooks/express`, `payonce/webhooks/hono`.
  * @see docs/design.md §5.
  */
+
+export type { GroupCommitOptions } from '../stores/sql/group-commit.js';
 export {
   type Housekeeping,
   type HousekeepingOptions,

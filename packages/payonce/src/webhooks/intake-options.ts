@@ -1,5 +1,6 @@
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
+import type { GroupCommitOptions } from '../stores/sql/group-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';
@@ -246,4 +247,20 @@ export interface WebhookIntakeOptions<
    * @default the guard's `waitForInFlightMs` (0: answer 409 at once)
    */
   readonly waitForInFlightMs?: number;
+  /**
+   * Group commit for the one-commit endpoints (`transaction: true`; not those on the application's stack): the
+   * deliveries that arrive while the store is busy share ONE transaction and ONE commit, each delivery in its own
+   * savepoint, so a handler that throws rolls back only its own writes and gets its own answer. Each delivery's
+   * journal row is written in its savepoint too (with a SQL journal of the same store), and no delivery is answered
+   * before the commit that carries its receipt, its business writes and its journal row; a failed commit answers
+   * every delivery of the batch 503 and none is acknowledged. A redelivery of an event still running in another
+   * batch waits for that batch's commit (the receipt's row lock) and replays it; `waitForInFlightMs` does not apply.
+   * `true` uses the defaults (16 deliveries a batch, at most 64; 10 batches at once, 1 on SQLite): give
+   * `maxConcurrentBatches` the pool size or less.
+   * @default false (one transaction per delivery)
+   * @throws {InvalidOption} (from `createWebhookIntake`) for a value that is not a boolean or `GroupCommitOptions`,
+   *   or on a guard whose store is not a SQL store.
+   * @see docs/design.md §11 "Group commit".
+   */
+  readonly groupCommit?: boolean | GroupCommitOptions;
 }

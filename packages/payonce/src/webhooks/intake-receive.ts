@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { PayonceError } from '../core/errors.js';
+import { storeError } from '../core/guard-failures.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
@@ -8,6 +9,7 @@ import type { HttpResponse } from '../http/http-exchange.js';
 import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
 import { countOne } from '../otel/meters.js';
 import { inSpan, type SpanScope } from '../otel/span-scope.js';
+import type { GroupCommit } from '../stores/sql/group-commit.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
@@ -15,10 +17,11 @@ import { linkToFirstDelivery } from './intake-first-delivery.js';
 import { reportHandlerFailure } from './intake-handler-failure.js';
 import type { StackWebhookEndpoint, WebhookContext, WebhookEndpoint } from './intake-options.js';
 import { type IntakeProblem, intakeProblem, problemOfFailure, signatureProblem } from './intake-problem.js';
-import { type DeliveryArrival, recordDelivery } from './intake-record.js';
+import { type DeliveryArrival, recordDelivery, recordOf } from './intake-record.js';
 import { type IntakeRuntime, type ResolvedEndpoint, resolveEndpoint } from './intake-runtime.js';
 import { errorText, freshTrace, looseParse, refusedTrace, type Trace, tooDeep } from './intake-trace.js';
-import type { DeliveryOutcome } from './journal/delivery-record.js';
+import type { DeliveryOutcome, DeliveryRecord } from './journal/delivery-record.js';
+import { SqlDeliveryJournal } from './journal/sql-delivery-journal.js';
 import { checkEventLimits } from './providers/event-limits.js';
 import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 import type { ProviderEvent } from './providers/provider-event.js';
@@ -39,8 +42,16 @@ const OUTCOMES: Readonly<Partial<Record<Trace['decision'], IdempotencyOutcome>>>
   'in-progress': 'conflict',
 });
 
-/** Step 7: journal the delivery and answer (span `payonce.webhook.acknowledge`). */
-function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promise<HttpResponse> {
+/**
+ * Step 7: journal the delivery and answer (span `payonce.webhook.acknowledge`); `written`: its journal row was
+ * already written in the delivery's transaction (group commit).
+ */
+function answer(
+  delivery: Delivery,
+  trace: Trace,
+  response: HttpResponse,
+  written?: DeliveryRecord,
+): Promise<HttpResponse> {
   const outcome = OUTCOMES[trace.decision];
   const attributes = { 'http.response.status_code': response.status, 'payonce.webhook.decision': trace.decision };
   return inSpan('payonce.webhook.acknowledge', { attributes }, async () => {
@@ -49,7 +60,7 @@ function answer(delivery: Delivery, trace: Trace, response: HttpResponse): Promi
       countOne((all) => all.redeliveries, { [A.provider]: delivery.resolved.endpoint.profile.provider });
     }
     delivery.span.set('http.response.status_code', response.status);
-    return await recordDelivery(delivery.runtime, delivery, trace, response, delivery.request);
+    return await recordDelivery(delivery.runtime, delivery, trace, response, delivery.request, written);
   });
 }
 
@@ -237,14 +248,20 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
         (tx, claim, payonceTx) => handle(claim, { tx, payonceTx }),
         payload,
       );
+    } else if (endpoint.transaction === true && delivery.runtime.groupCommit !== null) {
+      const grouped = (tx: unknown) =>
+        guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), {
+          ...payload,
+          waitForInFlightMs: 0,
+        });
+      const answered = await answerGrouped(delivery, delivery.runtime.groupCommit, trace, grouped, () => outcome);
+      await linkToFirstDelivery(guard.store, key, delivery.span, handlerRan);
+      return answered;
     } else if (endpoint.transaction === true) {
       result = await guard.runInNewTransaction(key, (tx, claim) => handle(claim, { tx }), payload);
     } else result = await guard.run(key, (claim) => handle(claim), payload);
     await linkToFirstDelivery(guard.store, key, delivery.span, handlerRan);
-    const decided: Trace = result.isReplay
-      ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
-      : { ...trace, decision: 'new', outcome };
-    return answer(delivery, decided, ack.deliver(result.response, request));
+    return answer(delivery, decidedTrace(trace, result, outcome), ack.deliver(result.response, request));
   } catch (error) {
     // Set in `handle`, which TypeScript does not see run: read through its declared type.
     const failed = handlerFailure as { readonly error: unknown } | null;
@@ -256,6 +273,50 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
     const problem = problemOfFailure(error);
     return answer(delivery, failedTrace(trace, problem, error, handlerRan), ack.problem(problem, request));
   }
+}
+
+/** The trace of a delivery the guard answered with `result`; `outcome` is the handler's when it ran. */
+function decidedTrace(trace: Trace, result: Outcome, outcome: DeliveryOutcome): Trace {
+  return result.isReplay
+    ? { ...trace, decision: 'duplicate', outcome: 'replayed' }
+    : { ...trace, decision: 'new', outcome };
+}
+
+/**
+ * Steps 4–7 of a one-commit endpoint under group commit: `claimAndHandle` (claim, handler, completion) and the
+ * delivery's journal row run in the delivery's savepoint of a transaction shared with concurrent deliveries; the
+ * answer is given after that transaction committed. A journal that cannot write in the store's transactions (not a
+ * SQL journal of the guard's store) gets its row after the commit, as in the other modes. A failure (the handler's,
+ * the claim's, the journal row's, the commit's) is answered by the caller's error path, outside the transaction.
+ */
+async function answerGrouped(
+  delivery: Delivery,
+  group: GroupCommit<unknown>,
+  trace: Trace,
+  claimAndHandle: (tx: unknown) => Promise<Outcome>,
+  outcomeOf: () => DeliveryOutcome,
+): Promise<HttpResponse> {
+  const { runtime, request } = delivery;
+  const { ack } = delivery.resolved;
+  const journal = runtime.journal;
+  const inTransaction =
+    journal instanceof SqlDeliveryJournal && journal.writesTo((runtime.guard.store as { db?: unknown }).db)
+      ? journal
+      : null;
+  const done = await group.run(async (tx) => {
+    const result = await claimAndHandle(tx);
+    const decided = decidedTrace(trace, result, outcomeOf());
+    const response = ack.deliver(result.response, request);
+    if (inTransaction === null) return { decided, response, record: undefined };
+    const record = recordOf(runtime, delivery, decided, response);
+    try {
+      await inTransaction.recordIn(tx, record);
+    } catch (error) {
+      throw storeError('journal', error);
+    }
+    return { decided, response, record };
+  });
+  return answer(delivery, done.decided, done.response, done.record);
 }
 
 /** `WebhookIntake.receive`: runs one delivery through the pipeline. @throws {InvalidOption} unknown endpoint. */

@@ -38,7 +38,7 @@ function idText(runtime: IntakeRuntime, id: string | null | undefined): string |
 }
 
 /** The redacted journal row of a delivery answered with `response`. */
-function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace, response: HttpResponse) {
+export function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace, response: HttpResponse) {
   const { event } = trace;
   const record: DeliveryRecord = Object.freeze({
     id: deliveryId(),
@@ -66,7 +66,8 @@ function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace: Trace
  * Journals the delivery, emits `delivery`, and returns `response` — except that a delivery whose journal row
  * cannot be written is never acknowledged: a 2xx/4xx answer becomes 503 `STORE_UNAVAILABLE` (the acknowledgement's
  * rendering of it), so the provider redelivers and the redelivery (a replay of the stored answer) is journaled.
- * The failed write is reported as `journal-error`.
+ * The failed write is reported as `journal-error`. `written`: the row was already journaled (in the delivery's
+ * own transaction, by the group commit): only `delivery` is emitted.
  */
 export async function recordDelivery(
   runtime: IntakeRuntime,
@@ -74,10 +75,11 @@ export async function recordDelivery(
   trace: Trace,
   response: HttpResponse,
   request: IntakeRequest,
+  written?: DeliveryRecord,
 ): Promise<HttpResponse> {
-  const record = recordOf(runtime, arrival, trace, response);
+  const record = written ?? recordOf(runtime, arrival, trace, response);
   let answer = response;
-  if (runtime.journal) {
+  if (runtime.journal && written === undefined) {
     try {
       await runtime.journal.record(record);
     } catch (error) {

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { InvalidOption } from '../core/errors.js';
 import type { IdempotencyGuard } from '../core/idempotency-guard.js';
 import { MAX_TIMER_MS, nonNegativeInt, positiveInt } from '../core/options.js';
+import { GroupCommit, type GroupCommitStore } from '../stores/sql/group-commit.js';
 import { checkStackTransactions } from '../stores/sql/stack-one-commit.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import { type Acknowledgement, jsonAcknowledgement } from './intake-acknowledgement.js';
@@ -45,6 +46,8 @@ export interface IntakeRuntime {
   readonly refusalLimiter: RefusalLimiter | null;
   readonly emitter: IntakeEmitter;
   readonly endpoints: ReadonlyMap<string, ResolvedEndpoint>;
+  /** The shared transactions of the one-commit endpoints (`groupCommit`); `null`: one transaction per delivery. */
+  readonly groupCommit: GroupCommit<unknown> | null;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 2_097_152;
@@ -91,8 +94,9 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
  * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`/
- * `refusalLimit`, an endpoint `transaction` that is not `true`/`false`/a stack's transactions, or a stack's
- * transactions on a guard whose store is not a SQL store of their dialect.
+ * `refusalLimit`, an endpoint `transaction` that is not `true`/`false`/a stack's transactions, a stack's
+ * transactions on a guard whose store is not a SQL store of their dialect, or a `groupCommit` that is invalid or
+ * on a store that is not a SQL store.
  * @throws {TransactionsUnsupported} an
  * endpoint is `transaction: true` on a guard whose store is memory or Redis.
  */
@@ -124,7 +128,25 @@ export function intakeRuntime(options: WebhookIntakeOptions): IntakeRuntime {
         : new RefusalLimiter(options.refusalLimit ?? {}, options.guard.options.clock),
     emitter: new IntakeEmitter(),
     endpoints: resolveEndpoints(options),
+    groupCommit: groupCommitOf(options),
   });
+}
+
+/**
+ * The group commit of `options.groupCommit`, or `null` when it is absent or `false`.
+ * @throws {InvalidOption} the guard's store is not a SQL store, or the options are invalid.
+ */
+function groupCommitOf(options: WebhookIntakeOptions): GroupCommit<unknown> | null {
+  const { groupCommit } = options;
+  if (groupCommit === undefined || groupCommit === false) return null;
+  const store = options.guard.store as Partial<GroupCommitStore<unknown>> & { supportsTransactions?: boolean };
+  if (store.supportsTransactions !== true || store.dialect === undefined || typeof store.transaction !== 'function') {
+    throw new InvalidOption(
+      'groupCommit',
+      `needs a SQL store (SqliteStore, PostgresStore, MysqlStore), got ${options.guard.store.name}`,
+    );
+  }
+  return new GroupCommit(store as GroupCommitStore<unknown>, groupCommit);
 }
 
 /** The endpoint called `name`. @throws {InvalidOption} it is not configured. */

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { StoreUnavailable } from 'payonce/internal/core/errors.js';
 import { TokenBucket } from 'payonce/internal/core/token-bucket.js';
 import { tablesOf } from 'payonce/internal/stores/sql/table-namespace.js';
-import { createWebhookIntake, type WebhookEndpoint, type WebhookIntake } from 'payonce/internal/webhooks/intake.js';
+import { createWebhookIntake, type WebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { createRedactor } from 'payonce/internal/webhooks/journal/redact.js';
 import type { ServiceContext } from '../service-context.js';
+import type { ServiceEndpoint } from '../webhook-endpoints.js';
 import { AdminActions } from './admin-actions.js';
 import { registerAdminApi } from './admin-api.js';
 import { AdminSessions } from './admin-auth.js';
@@ -29,13 +30,13 @@ export interface ReplayParts {
  * payload, so its bytes differ from the original's while its event key is the same), and a signing target per
  * endpoint with its first configured secret.
  */
-export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<string, WebhookEndpoint>>): ReplayParts {
+export function replayPartsOf(ctx: ServiceContext, endpoints: Readonly<Record<string, ServiceEndpoint>>): ReplayParts {
   const targets = new Map<string, ReplayTarget>();
   const secrets: Record<string, { scheme: ReplayTarget['scheme']; secret: string | undefined }> = {
     stripe: { scheme: 'stripe', secret: ctx.config.stripeWebhookSecrets[0] },
     'standard-webhooks': { scheme: 'standard-webhooks', secret: ctx.config.standardWebhooksSecrets[0] },
   };
-  const unfingerprinted: Record<string, WebhookEndpoint> = {};
+  const unfingerprinted: Record<string, ServiceEndpoint> = {};
   for (const [name, endpoint] of Object.entries(endpoints)) {
     unfingerprinted[name] = { ...endpoint, fingerprint: 'none' };
     const signing = secrets[name];

@@ -134,6 +134,21 @@ export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
     else await executeStatement(this.db, this.statements, RECORD, values);
   }
 
+  /** True when this journal's rows live on `db` (its holder's Kysely instance): its `recordIn` may use their transactions. */
+  writesTo(db: unknown): boolean {
+    return this.holder.db === db;
+  }
+
+  /**
+   * Appends one row inside `tx`, a transaction on the same database (the intake's group commit writes each
+   * delivery's row in the delivery's own savepoint, so the row commits with its receipt or not at all).
+   * @throws whatever the driver throws.
+   */
+  async recordIn(tx: Kysely<unknown>, entry: DeliveryRecord): Promise<void> {
+    const values = { ...entry, durationMs: Math.round(entry.durationMs) };
+    await executeStatement(tx as unknown as Kysely<DeliveriesDatabase>, this.statements, RECORD, values);
+  }
+
   async forPayment(lookup: PaymentLookup | string): Promise<DeliveryRecord[]> {
     const { reference, provider } = lookupOf(lookup);
     let query = this.db

@@ -1,0 +1,218 @@
+import { AsyncResource } from 'node:async_hooks';
+import { CompiledQuery, type Transaction } from 'kysely';
+import { InvalidOption } from '../../core/errors.js';
+import { storeError } from '../../core/guard-failures.js';
+import { positiveInt } from '../../core/options.js';
+import { DEFAULT_MAX_CONCURRENT_BATCHES } from './batch-options.js';
+import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
+import type { SqlDialect } from './sql-dialect.js';
+import { executeCompiled } from './transaction-connection.js';
+
+/** One caller's share of a group transaction: its writes, run inside its own savepoint. */
+export type GroupWork<DB, T> = (tx: Transaction<DB>) => Promise<T>;
+
+/** The part of a SQL store (`SqlStore`) a group commit needs: its transactions and its dialect. */
+export interface GroupCommitStore<DB> {
+  readonly dialect: SqlDialect;
+  /** One new transaction, retried whole after a transient error (`SqlStore.transaction`). */
+  transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Default callers per shared transaction. The callers of one batch run one after another and are all answered at
+ * its commit, so a batch's latency is the sum of its callers' round trips: 16 bounds it (about 16 × 16 round trips)
+ * while a commit is still shared 16 ways. Never more than {@link MAX_GROUP_BATCH_SIZE}.
+ */
+export const DEFAULT_GROUP_BATCH_SIZE = 16;
+
+/**
+ * Most callers per shared transaction: PostgreSQL keeps the ids of at most 64 subtransactions of a transaction in
+ * shared memory (`PGPROC_MAX_CACHED_SUBXIDS`, src/include/storage/proc.h); past that every other session's snapshot
+ * checks go through the `pg_subtrans` SLRU. One savepoint per caller that writes is one subtransaction.
+ */
+export const MAX_GROUP_BATCH_SIZE = 64;
+
+/** Tuning of group commit (`WebhookIntakeOptions.groupCommit`; docs/design.md §11 "Group commit"). */
+export interface GroupCommitOptions {
+  /**
+   * Most callers one shared transaction carries (1–64: above 64, PostgreSQL's cache of a transaction's subtransaction
+   * ids overflows). A batch's callers are all answered at its commit, after the last one's round trips, so a smaller
+   * batch answers sooner and a larger one shares a commit more ways. @default 16
+   */
+  readonly maxBatchSize?: number;
+  /**
+   * Most shared transactions open at once (1–1 000): each holds one connection of the store's pool while it runs.
+   * @default 10 (the default pool size of `pg` and `mysql2`); 1 on SQLite (one connection)
+   */
+  readonly maxConcurrentBatches?: number;
+}
+
+/** How one caller's work ended inside the shared transaction. */
+type Share =
+  | { readonly kind: 'done'; readonly value: unknown }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  /** A transient error (deadlock, lock wait timeout) rolled its savepoint back: it runs again in its own transaction. */
+  | { readonly kind: 'again' };
+
+type AnyWork = GroupWork<unknown, unknown>;
+type GroupEntry = BatchEntry<AnyWork, unknown>;
+
+/**
+ * One savepoint name for every caller, never released (a `RELEASE` would cost each caller a round trip): PostgreSQL
+ * and SQLite nest a savepoint of a name already in use inside the earlier one, MySQL/MariaDB replace it, and in every
+ * case `ROLLBACK TO` rolls back to the newest one, this caller's, and the commit keeps them all.
+ */
+const SAVEPOINT = CompiledQuery.raw('savepoint payonce_share');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint payonce_share');
+
+/**
+ * Validates `GroupCommitOptions`: `true`/`undefined` → the defaults, an object → its fields checked.
+ * @throws {InvalidOption} (`where`) for another value, an unknown field or a field out of range.
+ */
+export function resolveGroupCommit(
+  options: unknown,
+  dialect: SqlDialect,
+  where = 'groupCommit',
+): Required<GroupCommitOptions> {
+  const slots = dialect.name === 'sqlite' ? 1 : DEFAULT_MAX_CONCURRENT_BATCHES;
+  if (options === undefined || options === true) {
+    return Object.freeze({ maxBatchSize: DEFAULT_GROUP_BATCH_SIZE, maxConcurrentBatches: slots });
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOption(where, `must be true or { maxBatchSize, maxConcurrentBatches }, got ${String(options)}`);
+  }
+  const { maxBatchSize, maxConcurrentBatches, ...rest } = options as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new InvalidOption(`${where}.${unknown[0]}`, 'is not a group commit option');
+  return Object.freeze({
+    maxBatchSize:
+      maxBatchSize === undefined
+        ? DEFAULT_GROUP_BATCH_SIZE
+        : positiveInt(`${where}.maxBatchSize`, maxBatchSize, MAX_GROUP_BATCH_SIZE),
+    maxConcurrentBatches:
+      maxConcurrentBatches === undefined
+        ? slots
+        : positiveInt(`${where}.maxConcurrentBatches`, maxConcurrentBatches, 1_000),
+  });
+}
+
+/**
+ * Group commit of whole units of work (issue #40): concurrent calls of `run` share ONE transaction of the store
+ * and ONE commit, each caller's work in its own savepoint, run one after another on the transaction's connection.
+ * A work that throws is rolled back to its savepoint (only its own writes) and its caller gets its own error; the
+ * others go on. Every caller is answered only after the commit that carries its rows: when the commit (or the
+ * connection) fails, every caller of the batch gets `StoreUnavailable` and none of its writes is durable. A
+ * transient error inside one work (deadlock, lock wait timeout) rolls its savepoint back and that work runs again
+ * alone, in its own transaction, after the batch; a transient error that ends the whole transaction (MySQL rolls a
+ * deadlock's whole transaction back) runs the whole batch again (`SqlStore.transaction`'s retry). Batches form
+ * as `Batcher` forms them: no timer, a batch of one is a plain `store.transaction(work)`. Only transactions payonce
+ * opens itself go through it; a caller's own transaction is never shared.
+ * Each `work` runs in its caller's async context (spans, held claims), must only write through `tx` (it may run
+ * again) and must not leave session state behind (`SET`).
+ * @see docs/design.md §11 "Group commit".
+ */
+export class GroupCommit<DB> {
+  private readonly batcher: Batcher<AnyWork, unknown>;
+  /** The options in force, every field set. */
+  readonly options: Required<GroupCommitOptions>;
+
+  /** @throws {InvalidOption} for invalid `options` (see {@link resolveGroupCommit}). */
+  constructor(
+    private readonly store: GroupCommitStore<DB>,
+    options?: GroupCommitOptions | true,
+  ) {
+    this.options = resolveGroupCommit(options, store.dialect);
+    this.batcher = new Batcher<AnyWork, unknown>(
+      new BatchSlots(this.options.maxConcurrentBatches),
+      this.options.maxBatchSize,
+      (entries) => this.runBatch(entries),
+      (work) => this.alone(work),
+    );
+  }
+
+  /**
+   * Runs `work` in a transaction shared with concurrent callers, inside its own savepoint; resolves with its result
+   * once that transaction committed.
+   * @throws whatever `work` throws (its writes rolled back, the others' kept).
+   * @throws {StoreUnavailable} the shared transaction failed to begin or commit, or lost its connection (the commit's
+   *   outcome may be unknown: deliver again, the receipts decide).
+   */
+  run<T>(work: GroupWork<DB, T>): Promise<T> {
+    // Bound to the caller's async context: its spans, its held claims (`AsyncLocalStorage`), not the context of
+    // whichever caller happened to start the batch.
+    // (`runInAsyncScope` of a resource made here: `AsyncResource.bind` costs a `util.deprecate` wrapper per call.)
+    const scope = new AsyncResource('PAYONCE_GROUP_COMMIT');
+    const inScope: AnyWork = (tx) => scope.runInAsyncScope(work as AnyWork, null, tx);
+    return this.batcher.submit(inScope) as Promise<T>;
+  }
+
+  /** `work` in its own transaction, as `store.transaction` runs it; a failure of BEGIN or COMMIT is `StoreUnavailable`. */
+  private async alone(work: AnyWork): Promise<unknown> {
+    let thrown: { readonly error: unknown } | null = null;
+    try {
+      return await this.store.transaction(async (tx) => {
+        thrown = null;
+        try {
+          return await work(tx as Transaction<unknown>);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
+      throw storeError('transaction', error);
+    }
+  }
+
+  private async runBatch(entries: readonly GroupEntry[]): Promise<void> {
+    let shares: Share[] = [];
+    try {
+      await this.store.transaction(async (tx) => {
+        shares = []; // the whole batch runs again after a transient error that ended the transaction
+        for (const entry of entries) shares.push(await this.share(tx as Transaction<unknown>, entry.item));
+      });
+    } catch (error) {
+      const failure = storeError('transaction', error);
+      for (const entry of entries) entry.reject(failure);
+      return;
+    }
+    const again: Promise<void>[] = [];
+    entries.forEach((entry, i) => {
+      const share = shares[i]!;
+      if (share.kind === 'done') entry.resolve(share.value);
+      else if (share.kind === 'failed') entry.reject(share.error);
+      else again.push(this.alone(entry.item).then(entry.resolve, entry.reject));
+    });
+    await Promise.all(again);
+  }
+
+  /** One caller's work in its savepoint. A savepoint statement that fails (connection lost) fails the batch. */
+  private async share(tx: Transaction<unknown>, work: AnyWork): Promise<Share> {
+    await executeCompiled(tx, SAVEPOINT);
+    let value: unknown;
+    try {
+      value = await work(tx);
+    } catch (error) {
+      const transient = this.transient(error);
+      try {
+        await executeCompiled(tx, ROLLBACK_TO);
+      } catch (rollbackError) {
+        // The transaction itself is gone: MySQL rolls a deadlock's whole transaction back (the savepoint with it),
+        // so the work's transient error runs the batch again; anything else (connection lost) fails the batch.
+        throw transient ? error : rollbackError;
+      }
+      return transient ? { kind: 'again' } : { kind: 'failed', error };
+    }
+    return { kind: 'done', value };
+  }
+
+  /** True when `error`, or its `cause` (the guard's `StoreUnavailable`), is a transient error of the dialect. */
+  private transient(error: unknown): boolean {
+    const { dialect } = this.store;
+    return (
+      dialect.isTransientError(error) ||
+      (error instanceof Error && error.cause !== undefined && dialect.isTransientError(error.cause))
+    );
+  }
+}

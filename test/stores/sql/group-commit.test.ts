@@ -1,0 +1,106 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
+import { GroupCommit, resolveGroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
+
+// The group commit's own rules (issue 40), below the intake: a transient error inside one caller's savepoint runs
+// that caller again alone and answers it; invalid options are refused. The intake's behaviour through it:
+// test/webhooks/group-commit.test.ts.
+
+/** Resolves after every microtask chain started now has run. */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A driver error of PostgreSQL's deadlock (SQLSTATE 40P01) or SQLite's busy code, as the dialects classify them. */
+function transientError(dialect: string): Error {
+  return Object.assign(new Error('simulated transient error'), {
+    code: dialect === 'postgres' ? '40P01' : 'SQLITE_BUSY',
+  });
+}
+
+for (const dialect of ['postgres', 'sqlite'] as const) {
+  describe(`${dialect}: GroupCommit`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      await sql`create table gc_rows (k varchar(40) not null)`.execute(store.db);
+    }, 60_000);
+    afterAll(async () => {
+      await backend?.drop();
+    });
+
+    const rows = async (k: string) =>
+      Number((await sql<{ n: number }>`select count(*) as n from gc_rows where k = ${k}`.execute(store.db)).rows[0]?.n);
+
+    it('a transient error inside one savepoint runs that work again alone; every caller gets its own result', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = group.run(async () => {
+        reached();
+        await held;
+        return 'gate';
+      });
+      await atGate;
+      const runs = new Map<string, number>();
+      const work = (k: string, failFirst: boolean) => async (tx: Parameters<Parameters<typeof group.run>[0]>[0]) => {
+        const n = (runs.get(k) ?? 0) + 1;
+        runs.set(k, n);
+        await sql`insert into gc_rows (k) values (${k})`.execute(tx);
+        if (failFirst && n === 1) throw transientError(dialect);
+        return `${k}:${n}`;
+      };
+      const answers = Promise.all([
+        group.run(work(`${dialect}-a`, false)),
+        group.run(work(`${dialect}-b`, true)),
+        group.run(work(`${dialect}-c`, false)),
+      ]);
+      await settled();
+      release();
+      expect(await gate).toBe('gate');
+      expect(await answers).toEqual([`${dialect}-a:1`, `${dialect}-b:2`, `${dialect}-c:1`]);
+      // The first run of b was rolled back to its savepoint; its second run committed alone.
+      expect([await rows(`${dialect}-a`), await rows(`${dialect}-b`), await rows(`${dialect}-c`)]).toEqual([1, 1, 1]);
+    });
+
+    it("runs each work in its own caller's async context, not the context of the caller that started the batch", async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const caller = new AsyncLocalStorage<string>();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = caller.run('gate', () =>
+        group.run(async () => {
+          reached();
+          await held;
+          return caller.getStore();
+        }),
+      );
+      await atGate;
+      const seen = Promise.all(
+        ['first', 'second', 'third'].map((name) => caller.run(name, () => group.run(async () => caller.getStore()))),
+      );
+      await settled();
+      release();
+      expect(await gate).toBe('gate');
+      expect(await seen).toEqual(['first', 'second', 'third']);
+    });
+  });
+}
+
+it('refuses group commit options out of range or unknown', () => {
+  const postgres = { name: 'postgres' } as Parameters<typeof resolveGroupCommit>[1];
+  expect(resolveGroupCommit(true, postgres)).toEqual({ maxBatchSize: 16, maxConcurrentBatches: 10 });
+  expect(resolveGroupCommit(true, { name: 'sqlite' } as typeof postgres).maxConcurrentBatches).toBe(1);
+  expect(() => resolveGroupCommit({ maxBatchSize: 65 }, postgres)).toThrow(InvalidOption);
+  expect(() => resolveGroupCommit({ maxBatchSize: 0 }, postgres)).toThrow(InvalidOption);
+  expect(() => resolveGroupCommit({ batch: 2 }, postgres)).toThrow(/groupCommit\.batch/);
+  expect(() => resolveGroupCommit('yes', postgres)).toThrow(InvalidOption);
+});

@@ -1,0 +1,275 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
+import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createWebhookIntake, type WebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
+import { SqlDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/sql-delivery-journal.js';
+import type { ProviderEvent } from '../../packages/payonce/src/webhooks/providers/provider-event.js';
+import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
+import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
+import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
+
+// Issue 40: group commit of whole webhook deliveries. Concurrent one-commit deliveries (receipt, payment transition,
+// payment journal row, fulfilment job, delivery journal row) share one transaction and one commit, one savepoint
+// each. A gate delivery holds the only batch slot while the others queue, so they form ONE batch for certain.
+
+/** Resolves after every microtask chain started now has run (the intake's steps before the group do no I/O). */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+let serial = 0;
+
+interface Paid {
+  readonly orderId: string;
+  readonly eventId: string;
+  readonly body: string;
+}
+
+function succeededBody(eventId: string, paymentId: string, attemptId: string, amountMinor: number): string {
+  return JSON.stringify({
+    id: eventId,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: paymentId,
+        object: 'payment_intent',
+        amount: amountMinor,
+        currency: 'eur',
+        status: 'succeeded',
+        metadata: { payonce_reference: attemptId },
+      },
+    },
+  });
+}
+
+for (const dialect of ['postgres', 'sqlite', 'mysql'] as const) {
+  describe(`${dialect}: group commit of whole webhook deliveries`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let payments: Payments<unknown>;
+    let intake: WebhookIntake;
+    /** What the next handler of an event does besides applying it: throw after, write a row failing the commit. */
+    const extra = new Map<string, 'throw' | 'poison-commit' | 'kill-connection'>();
+    let gate: { reached: () => void; release: Promise<void> } | null = null;
+    /** PostgreSQL: the top-level transaction each event's handler ran in (a savepoint's rows carry their own xmin). */
+    const transactionOf = new Map<string, string>();
+
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      // A row this table refuses only at COMMIT (a deferred constraint): the way to fail one batch's commit.
+      if (dialect === 'postgres') {
+        await sql`create table gc_commit_check (k int unique deferrable initially deferred)`.execute(store.db);
+      } else if (dialect === 'sqlite') {
+        await sql`pragma foreign_keys = on`.execute(store.db);
+        await sql`create table gc_parent (id integer primary key)`.execute(store.db);
+        await sql`create table gc_commit_check (p integer references gc_parent(id) deferrable initially deferred)`.execute(
+          store.db,
+        );
+      }
+      payments = new Payments(store, { provider: new InMemoryPaymentProvider({ name: 'stripe' }) });
+      const guard = new IdempotencyGuard(store);
+      intake = createWebhookIntake({
+        guard,
+        journal: new SqlDeliveryJournal(store),
+        groupCommit: { maxConcurrentBatches: 1 },
+        endpoints: {
+          stripe: {
+            profile: stripeProfile(),
+            scheme: stripeScheme({ secrets: STRIPE_SECRET }),
+            transaction: true,
+            async handler(event: ProviderEvent, { tx }) {
+              if (gate !== null && event.eventId?.startsWith('evt_gate')) {
+                gate.reached();
+                await gate.release;
+              }
+              const result = await payments.applyProviderEvent(
+                {
+                  provider: 'stripe',
+                  key: new RequestKey('stripe', event.eventId ?? ''),
+                  eventType: event.eventType,
+                  status: 'succeeded',
+                  paymentId: event.paymentId,
+                  amountMinor: event.amountMinor,
+                  currency: event.currency,
+                  merchantReference: event.merchantReference,
+                  occurredAtMs: null,
+                },
+                tx as never,
+              );
+              if (dialect === 'postgres') {
+                const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(tx as never);
+                transactionOf.set(event.eventId ?? '', rows[0]?.xid ?? '');
+              }
+              const what = extra.get(event.eventId ?? '');
+              if (what === 'throw') throw new Error('the business step failed after its writes');
+              if (what === 'kill-connection') {
+                const kill =
+                  dialect === 'postgres'
+                    ? sql`select pg_terminate_backend(pg_backend_pid())`
+                    : sql`kill connection connection_id()`;
+                await kill.execute(tx as never);
+              }
+              if (what === 'poison-commit') {
+                const k = dialect === 'postgres' ? 1 : 404;
+                await sql`insert into gc_commit_check values (${k}), (${k})`.execute(tx as never);
+              }
+              return { decision: result.decision };
+            },
+          },
+        },
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await backend?.drop();
+    });
+
+    async function payable(label: string): Promise<Paid> {
+      serial += 1;
+      const order = await payments.createOrder('alice', { amountMinor: 1999, currency: 'EUR' });
+      const checkout = await payments.openCheckout(order.id, 'alice');
+      if (checkout.kind !== 'attempt') throw new Error(`expected an attempt, got ${checkout.kind}`);
+      const { attempt } = checkout;
+      const eventId = `evt_${label}_${serial}_${process.pid}`;
+      return {
+        orderId: order.id,
+        eventId,
+        body: succeededBody(eventId, attempt.providerPaymentId ?? '', attempt.id, attempt.amountMinor),
+      };
+    }
+
+    const deliver = async (body: string) => {
+      const response = await intake.receive({
+        endpoint: 'stripe',
+        rawBody: new TextEncoder().encode(body),
+        headers: signedStripeHeaders(body),
+      });
+      return { status: response.status, text: new TextDecoder().decode(response.body) };
+    };
+
+    /** Delivers `bodies` as ONE batch: a gate delivery holds the only slot until all of them queued behind it. */
+    async function inOneBatch(bodies: readonly string[]) {
+      const gateEvent = await payable('gate');
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      let release!: () => void;
+      gate = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
+      const gated = deliver(gateEvent.body.replace(gateEvent.eventId, `evt_gate_${gateEvent.eventId}`));
+      await atGate;
+      const answers = Promise.all(bodies.map((body) => deliver(body)));
+      await settled();
+      release();
+      gate = null;
+      expect((await gated).status).toBe(200);
+      return await answers;
+    }
+
+    const count = async (query: string, ...values: unknown[]) => {
+      const text = query.replace(/\$(\d+)/g, (_, i) => (dialect === 'postgres' ? `$${i}` : '?'));
+      const compiled = { sql: text, parameters: values, query: { kind: 'RawNode' } } as never;
+      const result = await store.db.executeQuery<{ n: number | string }>(compiled);
+      return Number(result.rows[0]?.n);
+    };
+    const orderStatus = async (orderId: string) => (await payments.findOrder(orderId))?.status;
+    const receipts = (eventId: string) =>
+      count('select count(*) as n from payonce_receipts where external_id = $1', eventId);
+    const fulfilJobs = (orderId: string) =>
+      count(
+        'select count(*) as n from payonce_outbox where topic = $1 and dedupe_key = $2',
+        FULFIL_TOPIC,
+        `order:${orderId}`,
+      );
+    const paymentEvents = (eventId: string) =>
+      count('select count(*) as n from payonce_payment_events where event_id = $1', eventId);
+    const deliveries = (eventId: string) =>
+      count('select count(*) as n from payonce_webhook_deliveries where event_key = $1', eventId);
+    /** PostgreSQL: how many transactions the handlers of `eventIds` ran in. */
+    const writers = (eventIds: readonly string[]) => new Set(eventIds.map((id) => transactionOf.get(id))).size;
+
+    it('distinct events each get one receipt, transition, journal row and job; duplicates replay the stored answer', async () => {
+      const paid = await Promise.all(Array.from({ length: 8 }, (_, i) => payable(`batch${i}`)));
+      const copies = paid.slice(0, 4);
+      const answers = await inOneBatch([...paid, ...copies].map((p) => p.body));
+      expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+      for (let i = 0; i < 4; i++) expect(answers[8 + i]?.text).toBe(answers[i]?.text);
+      for (const p of paid) {
+        expect(await orderStatus(p.orderId)).toBe('paid');
+        expect(await receipts(p.eventId)).toBe(2); // the intake's (`stripe`) and the payments' (`payments:stripe`)
+        expect(await fulfilJobs(p.orderId)).toBe(1);
+        expect(await paymentEvents(p.eventId)).toBe(1);
+      }
+      for (const [i, p] of paid.entries()) expect(await deliveries(p.eventId)).toBe(i < 4 ? 2 : 1);
+      if (dialect === 'postgres') expect(writers(paid.map((p) => p.eventId))).toBe(1);
+      const late = await deliver(paid[0]!.body);
+      expect(late).toEqual(answers[0]);
+      expect(await fulfilJobs(paid[0]!.orderId)).toBe(1);
+    });
+
+    it('a handler that throws inside a batch rolls back only its own writes and gets a 5xx; the others commit', async () => {
+      const paid = await Promise.all(Array.from({ length: 6 }, (_, i) => payable(`fail${i}`)));
+      const failing = paid[2]!;
+      extra.set(failing.eventId, 'throw');
+      const answers = await inOneBatch(paid.map((p) => p.body));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 500, 200, 200, 200]);
+      expect(await orderStatus(failing.orderId)).toBe('awaiting_payment');
+      expect([await receipts(failing.eventId), await fulfilJobs(failing.orderId)]).toEqual([0, 0]);
+      expect(await paymentEvents(failing.eventId)).toBe(0);
+      expect(await deliveries(failing.eventId)).toBe(1); // its failure is journaled, outside the rolled-back writes
+      const others = paid.filter((p) => p !== failing);
+      for (const p of others) {
+        expect(await orderStatus(p.orderId)).toBe('paid');
+        expect(await fulfilJobs(p.orderId)).toBe(1);
+      }
+      if (dialect === 'postgres') expect(writers(others.map((p) => p.eventId))).toBe(1);
+      extra.delete(failing.eventId);
+      expect((await deliver(failing.body)).status).toBe(200);
+      expect([await orderStatus(failing.orderId), await fulfilJobs(failing.orderId)]).toEqual(['paid', 1]);
+    });
+
+    // MySQL/MariaDB check every constraint at once (no deferred constraint makes a COMMIT fail on demand).
+    it.skipIf(dialect === 'mysql')(
+      'a commit that fails acknowledges no delivery of the batch and keeps none of its writes',
+      async () => {
+        const paid = await Promise.all(Array.from({ length: 5 }, (_, i) => payable(`commit${i}`)));
+        extra.set(paid[3]!.eventId, 'poison-commit');
+        const answers = await inOneBatch(paid.map((p) => p.body));
+        expect(answers.map((a) => a.status)).toEqual(Array(5).fill(503));
+        for (const p of paid) {
+          expect(await orderStatus(p.orderId)).toBe('awaiting_payment');
+          expect([await receipts(p.eventId), await fulfilJobs(p.orderId), await paymentEvents(p.eventId)]).toEqual([
+            0, 0, 0,
+          ]);
+        }
+        extra.clear();
+        const again = await Promise.all(paid.map((p) => deliver(p.body)));
+        expect(again.map((a) => a.status)).toEqual(Array(5).fill(200));
+        for (const p of paid) expect(await fulfilJobs(p.orderId)).toBe(1);
+      },
+    );
+
+    it.skipIf(dialect === 'sqlite')('a connection lost during the batch acknowledges none of it', async () => {
+      const paid = await Promise.all(Array.from({ length: 4 }, (_, i) => payable(`lost${i}`)));
+      extra.set(paid[2]!.eventId, 'kill-connection');
+      const answers = await inOneBatch(paid.map((p) => p.body));
+      expect(answers.map((a) => a.status)).toEqual(Array(4).fill(503));
+      for (const p of paid) {
+        expect([await orderStatus(p.orderId), await receipts(p.eventId), await fulfilJobs(p.orderId)]).toEqual([
+          'awaiting_payment',
+          0,
+          0,
+        ]);
+      }
+      extra.clear();
+      const again = await Promise.all(paid.map((p) => deliver(p.body)));
+      expect(again.map((a) => a.status)).toEqual(Array(4).fill(200));
+    });
+  });
+}
