@@ -41,11 +41,13 @@ async function happyPath(h: Harness): Promise<ViewBody> {
   return view;
 }
 
-describe.runIf(selected.has('postgres'))('reference service on PostgreSQL', () => {
+// PostgreSQL and MariaDB run with group commit (`payonce serve --group-commit`): the sandbox's duplicate and
+// parallel deliveries share batches; every other service test runs without it (the default).
+describe.runIf(selected.has('postgres'))('reference service on PostgreSQL, --group-commit', () => {
   let h: Harness;
   beforeAll(async () => {
     const ns = await createPostgresNamespace();
-    h = await startHarness({ databaseUrl: ns.url, dropDatabase: ns.drop });
+    h = await startHarness({ databaseUrl: ns.url, dropDatabase: ns.drop, groupCommit: true });
   });
   afterAll(async () => {
     await h?.close();
@@ -58,11 +60,11 @@ describe.runIf(selected.has('postgres'))('reference service on PostgreSQL', () =
   });
 });
 
-describe.runIf(selected.has('mysql'))('reference service on MariaDB', () => {
+describe.runIf(selected.has('mysql'))('reference service on MariaDB, --group-commit', () => {
   let h: Harness;
   beforeAll(async () => {
     const ns = await createMysqlNamespace();
-    h = await startHarness({ databaseUrl: ns.url, dropDatabase: ns.drop });
+    h = await startHarness({ databaseUrl: ns.url, dropDatabase: ns.drop, groupCommit: true });
   });
   afterAll(async () => {
     await h?.close();

@@ -84,6 +84,7 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     port: 0,
     logLevel: 'silent',
     worker: values.worker,
+    groupCommit: true, // what issue #40 measures (`payonce serve --group-commit`; off by default in the service)
     stripeWebhookSecrets: BENCH_STRIPE_SECRET,
     provider,
   });

@@ -94,6 +94,14 @@ export interface ServiceSettings extends LocalProviderSettings {
   adminToken?: string | null;
   /** Run the outbox worker and the reconciliation job in this process. @default true */
   worker?: boolean;
+  /**
+   * Group commit for the Stripe-shaped webhooks (`payonce serve --group-commit`): when the intake's receipts are in
+   * the service's SQL store, each delivery is one-commit (intake receipt, payment receipt, transition, outbox job and
+   * journal row in one transaction) and concurrent deliveries share one transaction and commit, a savepoint each
+   * (docs/design.md §11 "Group commit"). Off by default: it holds row locks until the batch commits, and on this
+   * project's measurements it has not yet paid for that (packages/bench/notes/path.md). @default false
+   */
+  groupCommit?: boolean;
   /** Sleep of the outbox worker when no job is claimable. @default 1_000 */
   workerPollMs?: number;
   /**
@@ -203,6 +211,7 @@ export interface ServiceConfig extends LocalProviderConfig {
   readonly paymeAccountField: string;
   readonly adminToken: string | null;
   readonly worker: boolean;
+  readonly groupCommit: boolean;
   readonly workerPollMs: number;
   readonly workerConcurrency: number;
   readonly leaseMs: number;
@@ -344,6 +353,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     ...resolveLocalProviders(settings),
     adminToken: adminTokenOf(settings.adminToken),
     worker: settings.worker ?? true,
+    groupCommit: settings.groupCommit ?? false,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),
     workerConcurrency: atMost(int(settings.workerConcurrency, 'workerConcurrency', 1, 4), 1_000, 'workerConcurrency'),
     leaseMs: int(settings.leaseMs, 'leaseMs', 1, 30_000),

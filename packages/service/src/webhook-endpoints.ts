@@ -29,13 +29,15 @@ function rejectionOf(result: unknown): string | null {
  */
 /**
  * True when the service's webhook endpoints are one-commit (`transaction: true`), under the intake's group commit:
- * the intake's receipts are in the service's SQL store (not Redis, not an overridden guard) and no override replaces
- * the event step (an override may write outside the delivery's transaction, which would then wait on it). One
+ * `groupCommit` is configured (`payonce serve --group-commit`), the intake's receipts are in the service's SQL store
+ * (not Redis, not an overridden guard) and no override replaces the event step (an override may write outside the delivery's transaction, which would then wait on it). One
  * transaction per delivery holds the intake receipt, the payment's receipt and transition, its outbox job and the
  * delivery's journal row, and concurrent deliveries share the commit (docs/design.md §11 "Group commit").
  */
 export function oneCommitWebhooks(ctx: ServiceContext, options: ServiceOptions): boolean {
-  return ctx.intakeGuard.store === ctx.store && options.overrides?.applyPaymentEvent === undefined;
+  return (
+    ctx.config.groupCommit && ctx.intakeGuard.store === ctx.store && options.overrides?.applyPaymentEvent === undefined
+  );
 }
 
 /** A webhook endpoint of the service: the default mode, or one-commit (see {@link oneCommitWebhooks}). */

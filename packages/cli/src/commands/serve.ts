@@ -347,6 +347,7 @@ interface ServeFlags extends RuntimeFlags {
   port: number;
   host: string;
   worker: boolean;
+  groupCommit?: boolean;
   trustProxy?: string;
   paymeKey?: string;
   paymeAccountField?: string;
@@ -528,6 +529,10 @@ export function registerServe(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--host <host>', 'listening address').env('HOST').default('127.0.0.1'))
     .option('--no-worker', 'do not run the outbox worker and reconciliation here (run payonce worker)')
+    .option(
+      '--group-commit',
+      'Stripe-shaped webhooks one-commit, concurrent deliveries sharing one commit (SQL store; docs/design.md §11)',
+    )
     .addOption(trustProxyOption())
     .addOption(otelTraceUrlOption());
   for (const option of [...paymeOptions(), ...clickUzumOptions(), ...telegramOptions()]) command.addOption(option);
@@ -551,6 +556,7 @@ export function registerServe(program: Command, io: CliIo): void {
       port: flags.port,
       host: flags.host,
       worker: flags.worker,
+      groupCommit: flags.groupCommit === true,
       trustProxy: nonEmpty(flags.trustProxy) ?? null,
       paymeKeys: nonEmpty(flags.paymeKey) ?? null,
       ...(nonEmpty(flags.paymeAccountField) === undefined ? {} : { paymeAccountField: flags.paymeAccountField }),
