@@ -14,7 +14,6 @@ const HEAVY = [
   'test/relay/relay-storm-sqlite.test.ts',
   'test/docs/docs-run.test.ts',
   'test/stack/conformance-postgres.test.ts',
-  'test/storm/local-storms-sql.test.ts',
   'test/stack/conformance-mysql.test.ts',
   'test/stack/conformance-sqlite.test.ts',
   'test/cli/demo.test.ts',

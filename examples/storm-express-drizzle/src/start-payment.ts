@@ -47,11 +47,12 @@ async function openAttempt(shop: Shop, customer: string, orderId: string): Promi
       .where(and(eq(orders.id, orderId), eq(orders.customer, customer)))
       .for('update');
     if (order === undefined) return answer(404, 'not-found');
-    if (order.status === 'paid' || order.status === 'fulfilled') return answer(200, 'already-paid');
     const [open] = await tx
       .select()
       .from(paymentAttempts)
       .where(and(eq(paymentAttempts.orderId, orderId), ne(paymentAttempts.status, 'failed')));
+    // A paid order names the attempt that paid it: a second tab that arrives after the webhook sees the same one.
+    if (order.status === 'paid' || order.status === 'fulfilled') return answer(200, 'already-paid', open);
     if (open !== undefined) return answer(200, 'existing', open);
     const attempt: Attempt = {
       id: `pa_${randomUUID()}`,

@@ -96,8 +96,9 @@ export class OrdersService {
         select status, amount_minor, currency from shop_orders where id = ${orderId} and customer = ${customer}
         for update`;
       if (order === undefined) return null;
-      if (order.status === 'paid' || order.status === 'fulfilled') return answerOf('already-paid');
       const open = await tx.paymentAttempt.findFirst({ where: { orderId, status: { not: 'failed' } } });
+      // A paid order names the attempt that paid it: a second tab that arrives after the webhook sees the same one.
+      if (order.status === 'paid' || order.status === 'fulfilled') return answerOf('already-paid', open ?? undefined);
       if (open !== null) return answerOf('existing', open);
       const attempt = await tx.paymentAttempt.create({
         data: {
