@@ -3,7 +3,7 @@ import { ClaimLost } from './errors.js';
 import type { GuardEmitter } from './guard-events.js';
 import { errorText, type StoreFailures } from './guard-failures.js';
 import type { ResolvedGuardOptions } from './guard-options.js';
-import { type GuardNote, guardLeafStep } from './guard-telemetry.js';
+import type { GuardNote } from './guard-telemetry.js';
 import type { HandlerResult } from './guard-types.js';
 import { holdClaim, runHolding } from './held-claims.js';
 import type { Outcome } from './outcome.js';
@@ -40,8 +40,8 @@ export class ClaimRunner {
 
   /**
    * Runs `invoke` under the claim `claimed` on `store` (the guard's store or its view of a caller's transaction):
-   * heartbeat outside a transaction, the key in the held claims when `trackHeld`, then stores the response (in the
-   * span `payonce.guard.complete` when `note` is traced).
+   * heartbeat outside a transaction, the key in the held claims when `trackHeld`, then stores the response (marked by
+   * the event `payonce.guard.handled` on the call's span when `note` is traced).
    * @throws {ClaimLost} the claim was taken over or its renewal refused; the result is not stored.
    * @throws {InvalidOption} the handler's response cannot be stored (the receipt is marked `failed`).
    * @throws {StoreUnavailable} completing the receipt failed.
@@ -87,9 +87,8 @@ export class ClaimRunner {
     const nowMs = this.deps.now();
     let completed: boolean;
     try {
-      completed = await guardLeafStep(note, 'payonce.guard.complete', () =>
-        store.complete({ key, attempt, nowMs, response }),
-      );
+      note.span.event('payonce.guard.handled');
+      completed = await store.complete({ key, attempt, nowMs, response });
     } catch (error) {
       throw this.deps.failures.of('complete', error, store);
     }

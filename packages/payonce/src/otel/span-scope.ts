@@ -31,6 +31,8 @@ export interface SpanScope {
   link(traceContext: TraceCarrier | string | null | undefined): void;
   /** Marks the span failed with `message` (for an outcome that is an error but is not thrown). */
   fail(message: string): void;
+  /** Adds the event `name` at this moment (a step inside the span that needs no span of its own). */
+  event(name: string, attributes?: Attributes): void;
   /** This span's own carrier (to store or send), or `null` when nothing is recorded. */
   carrier(): TraceCarrier | null;
 }
@@ -41,6 +43,7 @@ export const NO_SPAN: SpanScope = Object.freeze({
   set: () => {},
   link: () => {},
   fail: () => {},
+  event: () => {},
   carrier: () => null,
 });
 
@@ -68,6 +71,9 @@ class RecordingScope implements SpanScope {
   }
   fail(message: string): void {
     this.span.setStatus({ code: 2, message });
+  }
+  event(name: string, attributes?: Attributes): void {
+    this.span.addEvent(name, attributes);
   }
   carrier(): TraceCarrier | null {
     return carrierOf(this.span.spanContext());
