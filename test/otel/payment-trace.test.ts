@@ -3,7 +3,6 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import amqp from 'amqplib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
@@ -28,6 +27,7 @@ import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/str
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../contract/backends/redis.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { deleteAmqpTopology } from '../relay/amqp-cleanup.js';
 import { uniqueName } from '../relay/relay-fixtures.js';
 import { stripeV1 } from '../webhooks/signers.js';
 import { registerTestSdk } from './otel-sdk.js';
@@ -354,13 +354,7 @@ describe('traceparent over AMQP, the outbox trace on MariaDB', () => {
     } finally {
       await consumer?.stop();
       await publisher.close();
-      const connection = await amqp.connect(AMQP);
-      const channel = await connection.createChannel();
-      await channel.deleteQueue(queue);
-      await channel.deleteQueue(`${queue}.dead-letter`);
-      await channel.deleteExchange(exchange);
-      await channel.deleteExchange(`${queue}.dead-letter`);
-      await connection.close();
+      await deleteAmqpTopology(AMQP, queue, exchange);
     }
     const [enqueue] = sdk.named('payonce.outbox.enqueue');
     const [send] = sdk.named(`send ${topic}`);

@@ -11,6 +11,7 @@ import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publis
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { deleteAmqpTopology } from './amqp-cleanup.js';
 import { enqueueMany, uniqueName } from './relay-fixtures.js';
 
 const NATS = 'nats://127.0.0.1:4222';
@@ -116,13 +117,7 @@ describe('idempotent consumers: a message that always fails goes to the dead let
     } finally {
       await consumer?.stop();
       await publisher.close();
-      const connection = await amqp.connect(AMQP);
-      const channel = await connection.createChannel();
-      await channel.deleteQueue(queue);
-      await channel.deleteQueue(`${queue}.dead-letter`);
-      await channel.deleteExchange(prefix);
-      await channel.deleteExchange(`${queue}.dead-letter`);
-      await connection.close();
+      await deleteAmqpTopology(AMQP, queue, prefix);
     }
   });
 });

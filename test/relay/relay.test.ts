@@ -1,6 +1,5 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../packages/payonce/src/core/clock.js';
 import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
@@ -13,6 +12,7 @@ import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publis
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { deleteAmqpTopology } from './amqp-cleanup.js';
 import {
   createEffectTable,
   effectRows,
@@ -154,13 +154,7 @@ for (const dialect of sqlDialectsFromEnv())
       } finally {
         await consumer?.stop();
         await publisher.close();
-        const connection = await amqp.connect(AMQP);
-        const channel = await connection.createChannel();
-        await channel.deleteQueue(queue);
-        await channel.deleteQueue(`${queue}.dead-letter`);
-        await channel.deleteExchange(exchange);
-        await channel.deleteExchange(`${queue}.dead-letter`);
-        await connection.close();
+        await deleteAmqpTopology(AMQP, queue, exchange);
       }
     });
   });

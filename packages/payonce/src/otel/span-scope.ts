@@ -93,6 +93,12 @@ function parentOf(spec: SpanSpec): Context | undefined {
   return contextOfCarrier(spec.parent);
 }
 
+/** Records `error` on `span` as an exception and sets the span's status to error. */
+function recordFailure(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: 2, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+}
+
 /**
  * Runs `fn` inside a new span `name` (the active span while `fn` runs, so spans `fn` starts are its children) and
  * ends it when `fn` settles: a throw records the exception, sets the status to error and is rethrown. Without a
@@ -118,8 +124,7 @@ export async function inSpan<T>(
   try {
     return await api.context.with(api.trace.setSpan(parent, span), () => fn(scope));
   } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: 2, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    recordFailure(span, error);
     throw error;
   } finally {
     span.end();
@@ -128,7 +133,7 @@ export async function inSpan<T>(
 
 /**
  * Runs `fn` inside a new child span `name` of the active span that `fn` does not make active: for a step that starts
- * no span of its own (the guard's claim and completion), it saves the context switch of `inSpan`. A throw records
+ * no span of its own (the guard's in-flight wait and takeover), it saves the context switch of `inSpan`. A throw records
  * the exception, sets the status to error and is rethrown. Without a registered SDK this is `fn(NO_SPAN)`.
  */
 export async function inLeafSpan<T>(name: string, fn: (scope: SpanScope) => Promise<T>): Promise<T> {
@@ -138,8 +143,7 @@ export async function inLeafSpan<T>(name: string, fn: (scope: SpanScope) => Prom
   try {
     return await fn(new RecordingScope(span));
   } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: 2, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    recordFailure(span, error);
     throw error;
   } finally {
     span.end();
