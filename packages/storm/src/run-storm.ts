@@ -14,7 +14,7 @@ import { newStormSeed, sandboxSeedOf } from './storm-random.js';
 import type { StormProgress, StormReport } from './storm-report.js';
 import { inTimeOrder } from './storm-timeline.js';
 
-/** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12 and 21, which kill a process, always run alone, last). */
+/** Scenarios `runStorm` runs at the same time unless told otherwise (scenarios 12, 16 and 21, which kill a process, always run alone, last). */
 export const DEFAULT_STORM_CONCURRENCY = 4;
 
 /** Options of {@link runStorm}. */
@@ -57,7 +57,7 @@ export interface StormOptions {
    * @default 30_000
    */
   timeoutMs?: number;
-  /** Scenarios run at the same time (scenarios 12 and 21, which kill a service process, always run alone, last). @default 4 */
+  /** Scenarios run at the same time (scenarios 12, 16 and 21, which kill a service process, always run alone, last). @default 4 */
   concurrency?: number;
 }
 

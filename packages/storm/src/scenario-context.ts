@@ -21,6 +21,8 @@ export interface ScenarioContext {
    * a replica drawn from the run's seed). @throws {Error} the adapter has no `crashAndRestart`.
    */
   readonly serviceControl: ServiceControl;
+  /** True when `serviceControl.crashAndRestart` can kill and restart the app (the adapter has the capability). */
+  readonly restartable: boolean;
   /** A customer id (`X-Customer-Id`) used by no other scenario. */
   readonly customer: string;
   /** Milliseconds left before the scenario's deadline. */

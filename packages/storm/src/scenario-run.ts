@@ -47,6 +47,7 @@ export class ScenarioRun implements ScenarioContext {
   readonly service: AppApi;
   readonly sandbox: SandboxApi;
   readonly serviceControl: ServiceControl;
+  readonly restartable: boolean;
   readonly customer: string;
   private readonly random: StormRandom;
   private readonly startedAtMs = Date.now();
@@ -67,6 +68,7 @@ export class ScenarioRun implements ScenarioContext {
     this.random = StormRandom.forScenario(settings.seed, scenario.id);
     const crash = settings.service.adapter.capabilities?.crashAndRestart;
     const replicas = settings.service.replicas.length;
+    this.restartable = crash !== undefined;
     this.serviceControl = {
       crashAndRestart: (replica?: number) => {
         if (crash === undefined)

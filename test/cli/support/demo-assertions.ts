@@ -37,7 +37,8 @@ const TELEGRAM_SCENARIOS = 8;
 /**
  * Asserts what a user relies on after `payonce demo [--replicas N] --report FILE` passed: exit 0, a row for each of
  * the 22 scenarios in the table (`pass`, or `skip` for the replica scenarios 19–22 with one replica), the PASS
- * summary, a JSON report with the same verdicts, and that scenario 12 really killed a service child (a random
+ * summary, a JSON report with the same verdicts, that scenario 16 restarted the service before its re-sends, and
+ * that scenario 12 really killed a service child (a random
  * replica with several) and its supervisor restarted it (the printed restart line, the report's restart record and
  * the storm's own note agree on the pids); with several replicas scenario 21 killed and restarted one too. Then the
  * Payme, Click, Uzum and Telegram storms' parts: their rows all `pass`, their PASS summaries, their reports under
@@ -74,7 +75,7 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
       ? `PASS: ${passed}/${SCENARIOS} scenarios \\(${skipped.length} skipped: ${skipped.join(', ')}\\), \\d+ deliveries`
       : `PASS: ${passed}/${SCENARIOS} scenarios, \\d+ deliveries`;
   expect(run.stdout, context).toMatch(new RegExp(`^${summary} \\(\\d+ duplicates\\), .* s$`, 'm'));
-  expect(stripePart).toMatch(/^pass 12\. crash after.*\[21 of 22 finished\]$/m);
+  expect(stripePart).toMatch(/^pass 12\. crash after.*\[20 of 22 finished\]$/m);
   const paymeRows = rowsOf(paymePart);
   expect(paymeRows, context).toHaveLength(PAYME_SCENARIOS);
   for (const row of paymeRows) expect(row, context).toMatch(/\spass$/);
@@ -102,7 +103,7 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
 
   const restartLine = /^service (?:replica (\d+) )?restarted \(pid (\d+) → (\d+)\) after it was killed by SIGKILL$/gm;
   const restarts = [...run.stdout.matchAll(restartLine)].map((m) => ({ fromPid: Number(m[2]), toPid: Number(m[3]) }));
-  expect(restarts, context).toHaveLength(replicas > 1 ? 6 : 5);
+  expect(restarts, context).toHaveLength(replicas > 1 ? 7 : 6);
   for (const { fromPid, toPid } of restarts) {
     expect(fromPid).not.toBe(toPid);
     // The killed pid was printed when it started: "(pid X)", or as a restart's new pid "→ X)" (killed twice).
@@ -121,10 +122,14 @@ export async function expectFullDemoPassed(run: PayonceRun, reportPath: string, 
   const killed = replicas > 1 ? `of ${replicas}, pid ${first!.fromPid} with` : `killed pid ${first!.fromPid} with`;
   expect(crash.notes.join('\n')).toContain(killed);
   expect(crash.notes.join('\n')).toContain(`restarted as pid ${first!.toPid}`);
+  // Scenario 16 restarts the service (a replica) before its re-sends: receipts must outlive the process.
+  const resent = report.results.find((r) => r.id === 16)!;
+  expect(resent.notes.join('\n')).toContain(`(pid ${restarts[1]!.fromPid} killed, back as pid ${restarts[1]!.toPid})`);
+  expect([resent.counts.paidTransitions, resent.counts.fulfilments]).toEqual([1, 1]);
   if (replicas > 1) {
     const midFulfilment = report.results.find((r) => r.id === 21)!;
     oncePerPaidOrder(midFulfilment.counts);
-    expect(midFulfilment.notes.join('\n')).toContain(`(pid ${restarts[1]!.fromPid}) mid-fulfilment`);
+    expect(midFulfilment.notes.join('\n')).toContain(`(pid ${restarts[2]!.fromPid}) mid-fulfilment`);
   }
 
   expect(report.payme.passed).toBe(true);

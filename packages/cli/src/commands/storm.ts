@@ -248,7 +248,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--only <numbers>', 'run only these scenarios, e.g. 1,8,12')
     .option('--report <file>', 'write the JSON report (every scenario, its counts, orders, verdict and reasons)')
     .option('--timeout-ms <ms>', 'budget of one scenario in ms (raise it for long service timings)', '30000')
-    .option('--concurrency <n>', 'scenarios run at the same time (12 and 21 always run alone)', '4')
+    .option('--concurrency <n>', 'scenarios run at the same time (12, 16 and 21 always run alone)', '4')
     .option('--seed <n>', 'seed of the run’s random choices (printed by every run; the same seed replays them)')
     .option(
       '--replica <url>',

@@ -88,7 +88,7 @@ export interface DemoResult {
   readonly providerUrl: string;
   /** The database as printed (password redacted). */
   readonly database: string;
-  /** Restarts of the service children the supervisors made (scenarios 12 and 21 cause one each). */
+  /** Restarts of the service children the supervisors made (scenarios 12, 16 and 21 cause one each). */
   readonly restarts: readonly ServiceRestart[];
   /** Base URL of every replica (`serviceUrl` is the first). */
   readonly replicaUrls: readonly string[];

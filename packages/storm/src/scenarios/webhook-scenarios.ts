@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.js';
+import type { ScenarioContext } from '../scenario-context.js';
 import { delivered, fulfilJobOf, fulfilled, isClientError, isSuccess, orderAndCheckout } from './steps.js';
 
 const SUCCEEDED = 'payment_intent.succeeded';
@@ -63,15 +64,36 @@ export const webhookBeforeResponse: Scenario = {
   },
 };
 
+/**
+ * Kills and restarts the app when it can be (`capabilities.crashAndRestart`; `--start` gives it), so that a receipt
+ * kept only in the process's memory is gone before the re-sends; notes what it did. False when the restart failed
+ * (the failure is recorded).
+ */
+async function restartBeforeResend(ctx: ScenarioContext): Promise<boolean> {
+  if (!ctx.restartable) {
+    ctx.note('the app cannot be restarted (no crashAndRestart): re-sent without a restart');
+    return true;
+  }
+  try {
+    const { oldPid, newPid } = await ctx.serviceControl.crashAndRestart();
+    ctx.note(`restarted the app before the re-sends (pid ${oldPid} killed, back as pid ${newPid})`);
+    return true;
+  } catch (error) {
+    ctx.expect(false, `crash and restart failed: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
+}
+
 /** docs/design.md §9 scenario 16. */
 export const sameNotificationStorm: Scenario = {
   id: 16,
   name: 'same notification 5x in a row and 5x in parallel',
   defends: 'repeated business effect',
   criterion:
-    'once the order is paid and fulfilled, its success event is re-sent 5 times one after the other and 5 times ' +
-    'at once: every copy is acknowledged (2xx; 409 "in progress" allowed only for the parallel copies), ' +
-    'still one paid transition and one fulfilment',
+    'once the order is paid and fulfilled (and the app killed and restarted, when it can be: receipts must outlive ' +
+    'the process), its success event is re-sent 5 times one after the other and 5 times at once: every copy is ' +
+    'acknowledged (2xx; 409 "in progress" allowed only for the parallel copies), still one paid transition and ' +
+    'one fulfilment',
   async run(ctx) {
     const { orderId } = await orderAndCheckout(ctx);
     const paymentId = await ctx.paymentOf(orderId);
@@ -80,6 +102,7 @@ export const sameNotificationStorm: Scenario = {
     if (!ctx.expect(event !== undefined, 'the provider emitted no success event') || event === undefined) {
       return ctx.conclude();
     }
+    if (!(await restartBeforeResend(ctx))) return ctx.conclude();
     const inRow = await ctx.sandbox.resend(event.id, 5, 1);
     const inParallel = await ctx.sandbox.resend(event.id, 5, 5);
     ctx.note(
