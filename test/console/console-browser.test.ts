@@ -99,12 +99,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('web console in Chromium (playw
     const url = world.service.url;
     const ctx = world.service.context;
 
-    // A storm run fills the database: double clicks, duplicate webhooks, forgeries, declines, redelivery bursts.
+    // A storm run fills the database: double clicks, duplicate webhooks, forgeries, declines.
     const report = await runStorm({
       target: url,
       provider: world.sandbox.url,
       adminToken: world.adminToken,
-      only: [1, 8, 10, 11, 16],
+      // Not 16: it restarts the service, and this test keeps using the one it logged in to.
+      only: [1, 8, 10, 11],
       timeoutMs: 15_000,
     });
     expect(report.results.filter((r) => r.verdict !== 'pass').map((r) => `${r.id}: ${r.reasons.join('; ')}`)).toEqual(

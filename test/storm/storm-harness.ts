@@ -3,6 +3,7 @@ import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-s
 import type { SandboxSigningScheme } from '../../packages/sandbox/src/webhook-signer.js';
 import { createService, type PaymentService } from '../../packages/service/src/create-service.js';
 import type { ServiceOverrides } from '../../packages/service/src/service-overrides.js';
+import type { ServiceControl } from '../../packages/storm/src/service-control.js';
 import { createSqliteNamespace } from '../contract/backends/sqlite.js';
 
 /**
@@ -25,8 +26,15 @@ export const STORM_SERVICE_TIMINGS = Object.freeze({
 /** A sandbox and an in-process reference service on a fresh SQLite file, wired to each other. */
 export interface StormWorld {
   readonly sandbox: Sandbox;
+  /** The running service (a new one after `serviceControl.crashAndRestart`). */
   readonly service: PaymentService;
   readonly adminToken: string;
+  /**
+   * Closes the in-process service and starts a new one on the same SQLite file and port: what the new service knows
+   * is what the database kept (nothing of the old one's memory). For runStorm's
+   * `serviceControl` (scenario 16's restart; scenario 12 needs a real process kill: test/storm/crash-scenario.test.ts).
+   */
+  readonly serviceControl: ServiceControl;
   close(): Promise<void>;
 }
 
@@ -42,11 +50,10 @@ export async function startStormWorld(
   const secret = sandbox.controls.signing().secret;
   const ns = await createSqliteNamespace();
   const adminToken = randomBytes(24).toString('hex');
-  let service: PaymentService;
-  try {
-    service = await createService({
+  const start = (port: number) =>
+    createService({
       ...STORM_SERVICE_TIMINGS,
-      port: 0,
+      port,
       logLevel: 'silent',
       databaseUrl: ns.path,
       providerUrl: sandbox.url,
@@ -54,16 +61,30 @@ export async function startStormWorld(
       adminToken,
       overrides,
     });
+  let service: PaymentService;
+  try {
+    service = await start(0);
   } catch (error) {
     await sandbox.close();
     await ns.drop();
     throw error;
   }
   sandbox.controls.setWebhookUrl(`${service.url}/webhooks/${scheme}`);
+  const serviceControl: ServiceControl = {
+    async crashAndRestart() {
+      const port = Number(new URL(service.url).port);
+      await service.close();
+      service = await start(port);
+      return { oldPid: process.pid, newPid: process.pid };
+    },
+  };
   return {
     sandbox,
-    service,
+    get service() {
+      return service;
+    },
     adminToken,
+    serviceControl,
     async close() {
       await sandbox.close();
       await service.close();

@@ -47,6 +47,7 @@ describe('storm report: timelines, seeded sandbox faults, the HTML report in Chr
       target: world.service.url,
       provider: world.sandbox.url,
       adminToken: world.adminToken,
+      serviceControl: world.serviceControl,
       only,
       seed,
       concurrency: 1,

@@ -34,6 +34,7 @@ describe('payonce storm against a correct reference service (in-process, SQLite)
       target: world.service.url,
       provider: world.sandbox.url,
       adminToken: world.adminToken,
+      serviceControl: world.serviceControl,
       only: IN_PROCESS,
       timeoutMs: 15_000,
       onProgress: (event) => progress.push(event),
@@ -189,6 +190,7 @@ describe('payonce storm catches deliberately faulty services', () => {
           target: world.service.url,
           provider: world.sandbox.url,
           adminToken: world.adminToken,
+          serviceControl: world.serviceControl,
           only,
           timeoutMs: 8_000,
         });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
 import { AppApi } from './app/app-api.js';
@@ -59,7 +60,17 @@ export interface StormOptions {
   timeoutMs?: number;
   /** Scenarios run at the same time (scenarios 12, 16 and 21, which kill a service process, always run alone, last). @default 4 */
   concurrency?: number;
+  /**
+   * Milliseconds to wait after the last scenario before every order is judged again (0…600 000): an app that
+   * acknowledges a delivery and repeats an effect later, in the background, is caught when its delay is shorter.
+   * Raise it above your app's own background delays (a queue's retry delay, a job's schedule).
+   * @default 1_000
+   */
+  settleMs?: number;
 }
+
+/** `StormOptions.settleMs` when not given: the wait before every order is judged again. */
+export const DEFAULT_SETTLE_MS = 1_000;
 
 /**
  * The service (`GET /healthz`) or the sandbox (`GET /_sandbox/signing`) did not answer 200 before the storm began;
@@ -182,6 +193,7 @@ async function withProviderTimelines(
 export async function runStorm(options: StormOptions): Promise<StormReport> {
   const provider = baseUrl(options.provider, 'provider');
   const timeoutMs = intIn(options.timeoutMs ?? 30_000, 1_000, 600_000, 'timeoutMs');
+  const settleMs = intIn(options.settleMs ?? DEFAULT_SETTLE_MS, 0, 600_000, 'settleMs');
   const concurrency = intIn(options.concurrency ?? DEFAULT_STORM_CONCURRENCY, 1, ALL_SCENARIOS.length, 'concurrency');
   const scenarios = selectScenarios(options.only);
   const seed = seedOf(options.seed);
@@ -201,10 +213,12 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     const total = scenarios.length;
     let started = 0;
     let finished = 0;
+    const runs = new Map<number, ScenarioRun>();
     const runOne = async (scenario: Scenario): Promise<ScenarioResult> => {
       started += 1;
       onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
       const run = new ScenarioRun(scenario, settings);
+      runs.set(scenario.id, run);
       const missing = missingCapability(app, scenario.needs ?? []);
       if (missing !== null) {
         const skipped = run.skip(missing);
@@ -240,15 +254,19 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
     for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
-    results.sort((a, b) => a.id - b.id);
-    const timed = await withProviderTimelines(results, sandbox);
+    // Effects an app makes in the background after acknowledging a delivery can come after its scenario concluded:
+    // every order is judged again once the settle window has passed (a problem found only then fails its scenario).
+    await sleep(settleMs);
+    const rechecked = await Promise.all(results.map((result) => runs.get(result.id)?.recheck(result) ?? result));
+    rechecked.sort((a, b) => a.id - b.id);
+    const timed = await withProviderTimelines(rechecked, sandbox);
     return Object.freeze({
       target: options.target === undefined ? app.name : baseUrl(options.target, 'target'),
       provider,
       seed,
       startedAtMs,
       durationMs: Date.now() - startedAtMs,
-      passed: results.every((r) => r.verdict !== 'fail'),
+      passed: rechecked.every((r) => r.verdict !== 'fail'),
       sandboxSeed: sandboxSeedOf(seed),
       results: Object.freeze(timed),
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppApi, AppCallRecord } from './app/app-api.js';
+import { InvalidOrderState } from './app/order-state-check.js';
 import type { AppPaymentAnswer } from './app/storm-app-adapter.js';
 import type { CraftedEvent } from './crafted-event.js';
 import { countsOf, isSettled, judgeOrder, type OrderSnapshot, snapshotKey } from './judge.js';
@@ -42,6 +43,9 @@ function craftedOrderId(event: CraftedEvent): string | null {
   }
 }
 
+/** How long the recheck after the run waits for an order to settle again (it had settled once already). */
+const RECHECK_SETTLE_MS = 5_000;
+
 /** One run of one scenario: the {@link ScenarioContext} it gets, and the bookkeeping behind its result. */
 export class ScenarioRun implements ScenarioContext {
   readonly service: AppApi;
@@ -58,6 +62,8 @@ export class ScenarioRun implements ScenarioContext {
   private crafted = 0;
   private readonly timeline: StormTimelineEvent[] = [];
   private readonly lastViews = new Map<string, OrderView>();
+  /** Orders whose `readOrder` answer could not be judged: waiting for them to settle is pointless. */
+  private readonly unreadable = new Set<string>();
 
   constructor(
     private readonly scenario: Scenario,
@@ -197,6 +203,29 @@ export class ScenarioRun implements ScenarioContext {
     return this.result(reasons.length === 0 ? 'pass' : 'fail', reasons, orders);
   }
 
+  /**
+   * Judges `result`'s orders again after the whole run (`runStorm` calls it once every scenario concluded and the
+   * run's settle window passed): an app that acknowledges a delivery and does the work later, in the background,
+   * can repeat an effect after its scenario concluded. A problem the order did not have at the conclusion fails the
+   * scenario, marked "after the run"; the counts are the later ones. A skip, or a result with no order, is returned
+   * as it is.
+   */
+  async recheck(result: ScenarioResult): Promise<ScenarioResult> {
+    if (result.verdict === 'skip' || this.orders.size === 0) return result;
+    const before = new Map(result.orders.map((order) => [order.orderId, order.problems]));
+    const deadlineMs = Date.now() + RECHECK_SETTLE_MS;
+    const orders = (
+      await Promise.all([...this.orders].map(([orderId, customer]) => this.settle(orderId, customer, deadlineMs)))
+    ).map(judgeOrder);
+    const late = orders.flatMap((order) =>
+      order.problems
+        .filter((problem) => !(before.get(order.orderId) ?? []).includes(problem))
+        .map((problem) => `after the run: ${problem} (the effect came after the scenario concluded)`),
+    );
+    if (late.length === 0) return result;
+    return { ...this.result('fail', [...result.reasons, ...late], orders), durationMs: result.durationMs };
+  }
+
   /** A `fail` result with the reasons so far and no order judged (when even judging was impossible). */
   abort(): ScenarioResult {
     return this.result('fail', this.reasons, []);
@@ -244,6 +273,7 @@ export class ScenarioRun implements ScenarioContext {
       const left = deadlineMs - Date.now();
       await this.sandbox.idle(Math.max(1, Math.min(2_000, left))).catch(() => false);
       last = await this.snapshot(orderId, customer, left <= 0);
+      if (this.unreadable.has(orderId)) return last;
       if (isSettled(last)) {
         const key = snapshotKey(last);
         if (key === previous) return last;
@@ -264,6 +294,7 @@ export class ScenarioRun implements ScenarioContext {
       view = this.observe(orderId, await this.service.orderView(customer, orderId));
     } catch (error) {
       viewError = errorText(error);
+      if (error instanceof InvalidOrderState) this.unreadable.add(orderId);
     }
     const deliveries: StormDelivery[] = [];
     for (const paymentId of ledger.paymentIds) deliveries.push(...(await this.sandbox.deliveries(paymentId)));

@@ -62,6 +62,8 @@ export interface StormCommandOptions
   only?: string;
   report?: string;
   timeoutMs?: string;
+  /** `--settle-ms <ms>`: the wait after the last scenario before every order is judged again. */
+  settleMs?: string;
   concurrency?: string;
   /** `--seed <n>`: replays the random choices of the run that printed it. */
   seed?: string;
@@ -119,6 +121,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   const only = options.only === undefined ? undefined : scenarioList(options.only);
   const concurrencyFlag = wholeNumberFlag(options.concurrency, '--concurrency');
   const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
+  const settleMs = wholeNumberFlag(options.settleMs, '--settle-ms');
   const seed = wholeNumberFlag(options.seed, '--seed');
   const repeat = wholeNumberFlag(options.repeat, '--repeat');
   if (repeat !== undefined && seed !== undefined) {
@@ -130,6 +133,7 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   const common = {
     only,
     timeoutMs,
+    ...(settleMs === undefined ? {} : { settleMs }),
     concurrency,
     seed,
     onProgress: (event: Parameters<typeof progressLine>[0]) => {
@@ -248,6 +252,7 @@ export function registerStorm(program: Command, io: CliIo): void {
     .option('--only <numbers>', 'run only these scenarios, e.g. 1,8,12')
     .option('--report <file>', 'write the JSON report (every scenario, its counts, orders, verdict and reasons)')
     .option('--timeout-ms <ms>', 'budget of one scenario in ms (raise it for long service timings)', '30000')
+    .option('--settle-ms <ms>', 'wait after the last scenario, then judge every order again (background effects)')
     .option('--concurrency <n>', 'scenarios run at the same time (12, 16 and 21 always run alone)', '4')
     .option('--seed <n>', 'seed of the run’s random choices (printed by every run; the same seed replays them)')
     .option(

@@ -1,6 +1,7 @@
 import type { OrderView } from '../order-view.js';
 import { type StormMoney, UnexpectedAnswer } from '../service-api.js';
 import type { HttpAnswer, StormHttp } from '../storm-http.js';
+import { checkOrderState } from './order-state-check.js';
 import type { AppOrderAnswer, AppPaymentAnswer, StormAppAdapter, StormOrderState } from './storm-app-adapter.js';
 
 /** The order's state and effects in the shape the judge reads (fulfilment rows numbered, missing parts empty). */
@@ -111,9 +112,14 @@ export class AppApi {
     );
   }
 
-  /** The order's state and effects as an `OrderView`. @throws whatever the adapter's `readOrder` throws. */
+  /**
+   * The order's state and effects as an `OrderView`.
+   * @throws {InvalidOrderState} the adapter's `readOrder` returned a field the storm cannot judge.
+   * @throws whatever the adapter's `readOrder` throws.
+   */
   async orderView(customer: string, orderId: string): Promise<OrderView> {
-    return toOrderView(orderId, await this.adapter.readOrder({ customer, orderId, replica: this.pinned }));
+    const state = await this.adapter.readOrder({ customer, orderId, replica: this.pinned });
+    return toOrderView(orderId, checkOrderState(orderId, state));
   }
 
   /** A raw webhook delivery to the adapter's webhook URL for `scheme` (exact body bytes, the given headers). */
