@@ -623,7 +623,7 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });
       });
 
-      it('rejects an event without a receipt key or without any reference, recording nothing', async () => {
+      it('rejects an event without a receipt key, without any reference or naming no possible order, recording nothing', async () => {
         const { payments } = setup();
         const { order, attempt } = await pendingAttempt(payments);
         await expect(payments.applyProviderEvent({ ...eventAbout(attempt), key: null })).rejects.toBeInstanceOf(
@@ -632,6 +632,13 @@ for (const dialect of sqlDialectsFromEnv()) {
         await expect(
           payments.applyProviderEvent(eventAbout(attempt, { paymentId: null, merchantReference: null })),
         ).rejects.toBeInstanceOf(InvalidPaymentEvent);
+        // A signed event naming an order id no order can have (300 characters; a NUL): refused on every dialect,
+        // before its journal column (order_ref, 200) could refuse it mid-delivery.
+        for (const orderId of ['o'.repeat(300), 'order\u0000x', ' padded']) {
+          await expect(payments.applyProviderEvent({ ...eventAbout(attempt), orderId })).rejects.toThrow(
+            /orderId must be 1-64 printable ASCII characters/,
+          );
+        }
         expect((await payments.journalOf(order.id)).map((e) => e.eventType)).toEqual(['checkout.response']);
       });
     });

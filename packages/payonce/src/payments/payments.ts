@@ -178,7 +178,8 @@ export class Payments<DB> {
    * receipt, the transition, the journal row and the fulfilment outbox row are written in THAT transaction and
    * commit or roll back with the caller's own writes; nothing is retried here (the caller owns the transaction), and
    * `onAlert` is called when the event is applied, before the caller commits (the journal row is the durable record).
-   * @throws {InvalidPaymentEvent} no receipt key, an unknown status, or neither payment id nor merchant reference.
+   * @throws {InvalidPaymentEvent} no receipt key, an unknown status, neither payment id nor merchant reference, or an
+   *   `orderId` that is no stored id (1–64 printable ASCII characters: it could name no order).
    * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
    */

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { RequestKey } from '../core/request-key.js';
+import { isStoredId } from '../core/stored-id.js';
 import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
 import { inSpan } from '../otel/span-scope.js';
 import { transaction } from '../outbox/sql-transaction.js';
@@ -37,8 +38,8 @@ export const PAYMENTS_RECEIPT_PREFIX = 'payments:';
 
 /**
  * The report of a verified provider event.
- * @throws {InvalidPaymentEvent} no key, unknown status, nothing to match, a `refundedMinor` that is not a
- *   non-negative safe integer.
+ * @throws {InvalidPaymentEvent} no key, unknown status, nothing to match, an `orderId` that is no stored id (1–64
+ *   printable ASCII characters), a `refundedMinor` that is not a non-negative safe integer.
  */
 function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly key: RequestKey } {
   const key = event.key;
@@ -46,6 +47,11 @@ function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly 
   if (!PAYMENT_EVENT_STATUSES.includes(event.status)) throw new InvalidPaymentEvent(`unknown status ${event.status}`);
   if (event.paymentId === null && event.merchantReference === null) {
     throw new InvalidPaymentEvent('neither a payment id nor a merchant reference: cannot be matched to an attempt');
+  }
+  const orderRef = event.orderId ?? null;
+  if (orderRef !== null && !isStoredId(orderRef)) {
+    // It could name no order payonce stores, and its journal column (`order_ref`, 200) would refuse a long one.
+    throw new InvalidPaymentEvent('orderId must be 1-64 printable ASCII characters (an order id payonce stores)');
   }
   const refundedMinor = event.refundedMinor ?? null;
   if (refundedMinor !== null && !(Number.isSafeInteger(refundedMinor) && refundedMinor >= 0)) {
@@ -61,7 +67,7 @@ function reportOfEvent(event: ProviderPaymentEvent): PaymentReport & { readonly 
     amountMinor: event.amountMinor,
     currency: event.currency,
     merchantReference: event.merchantReference,
-    orderRef: event.orderId ?? null,
+    orderRef,
     occurredAtMs: event.occurredAtMs,
     actionUrl: null,
     error: null,

@@ -9,6 +9,7 @@ import {
 } from '../core/errors.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { hasProblem, renderProblem } from '../problem/problem-details.js';
+import { isStoreOutage } from '../stores/sql/driver-error.js';
 import { MalformedWebhookPayload } from './providers/malformed-webhook-payload.js';
 import type { VerifyRejected } from './verify/signature-scheme.js';
 import { WEBHOOK_PROBLEMS, type WebhookEdgeCode } from './webhook-problems.js';
@@ -121,8 +122,10 @@ export function problemOf(problem: IntakeProblem): HttpResponse {
 
 /**
  * The problem for an error thrown by the claim, the handler or the store: a `MalformedWebhookPayload` thrown by
- * the handler (a typed accessor such as `stripeObject` refusing the payload) is `malformed_payload` (400), any
- * other handler error `handler_failed` (500).
+ * the handler (a typed accessor such as `stripeObject` refusing the payload) is `malformed_payload` (400), a
+ * database outage met by the handler's own statements (`isStoreOutage`: a timeout, cancel, lost connection, lock
+ * wait or deadlock past the retries) `store_unavailable` (503 with `Retry-After`), any other handler error
+ * `handler_failed` (500).
  */
 export function problemOfFailure(error: unknown): IntakeProblem {
   if (error instanceof RequestInProgress) {
@@ -149,6 +152,12 @@ export function problemOfFailure(error: unknown): IntakeProblem {
   if (error instanceof MalformedWebhookPayload) {
     // A handler's typed read of the payload (`stripeObject`) failed: the payload, not the handler, is at fault.
     return intakeProblem('malformed_payload', error.code, error.message, { field: error.path.split(' ')[0] });
+  }
+  if (isStoreOutage(error)) {
+    // The handler's own statements met a database that could not do the work now (a timeout, a cancel, a lost
+    // connection, a lock wait or deadlock past the retries): the delivery did not fail, it could not run. 503.
+    const detail = 'the database did not answer in time or lost the connection; redeliver later';
+    return intakeProblem('store_unavailable', 'STORE_UNAVAILABLE', detail);
   }
   return intakeProblem('handler_failed', 'WEBHOOK_HANDLER_FAILED', 'the webhook handler failed; redeliver later');
 }

@@ -35,3 +35,48 @@ export function isStatementError(error: unknown): boolean {
   if (typeof errno === 'number') return errno > 0 && errno < 2000;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
 }
+
+/** Node socket errors of a database connection that broke or never opened. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTCONN']);
+/**
+ * MySQL/MariaDB server errors that say the server, not the statement's data, stopped the work: 1040 too many
+ * connections, 1053 server shutdown, 1205 lock wait timeout, 1213 deadlock (after payonce's retries), 1317 query
+ * interrupted (`KILL QUERY`), 1969 statement time exceeded (MariaDB `max_statement_time`), 3024 (MySQL
+ * `max_execution_time`), 2006/2013 server gone away / lost during query.
+ */
+const MYSQL_OUTAGE_ERRNOS = new Set([1040, 1053, 1205, 1213, 1317, 1969, 3024, 2006, 2013]);
+/** Messages of node-postgres's own client-side failures, which carry no SQLSTATE. */
+const PG_CLIENT_OUTAGE = /^(Query read timeout|Connection terminated|timeout exceeded when trying to connect)/;
+
+/**
+ * True when `error` (or an error in its `cause` chain) says the database could not do the work now — its
+ * connection broke or timed out, the server cancelled or killed the statement, a lock wait or deadlock outlasted the
+ * retries, the server is shutting down or out of connections — rather than that the statement's data was wrong:
+ * PostgreSQL SQLSTATE classes 08, 40, 53, 57 and 58 (`57014` statement timeout or cancel, `40P01` deadlock, `55P03`
+ * lock not available); node-postgres's `Query read timeout` and `Connection terminated…`; mysql2's `fatal` errors and
+ * the errnos of `MYSQL_OUTAGE_ERRNOS`; `SQLITE_BUSY`; a socket error. An intake or route answers it 503 with
+ * `Retry-After` (the delivery may succeed when retried), never 500.
+ * @see docs/design.md §3 "Store unavailable"; PostgreSQL Appendix A "Error codes"; MariaDB error codes.
+ */
+export function isStoreOutage(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== null && current !== undefined && depth < 5; depth++) {
+    if (isOutageItself(current)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function isOutageItself(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = driverErrorCodes(error);
+  if ((error as { fatal?: unknown }).fatal === true) return true;
+  if (typeof errno === 'number' && MYSQL_OUTAGE_ERRNOS.has(errno)) return true;
+  if (typeof code === 'string') {
+    if (SOCKET_CODES.has(code) || code === 'PROTOCOL_CONNECTION_LOST' || code.startsWith('SQLITE_BUSY')) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && (['08', '40', '53', '57', '58'].includes(code.slice(0, 2)) || code === '55P03')) {
+      return true;
+    }
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && PG_CLIENT_OUTAGE.test(message);
+}
