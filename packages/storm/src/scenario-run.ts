@@ -124,7 +124,12 @@ export class ScenarioRun implements ScenarioContext {
       const ledger = await this.sandbox.orderLedger(orderId);
       return ledger.paymentIds[0];
     });
-    if (id === null) throw new Error(`the sandbox never saw a payment for order ${orderId}`);
+    if (id === null) {
+      throw new Error(
+        `the sandbox never saw a payment for order ${orderId} (the app must create its PaymentIntent with ` +
+          `metadata.order_id = the order's id: docs/storm-your-app.md, "What the storm expects of your app")`,
+      );
+    }
     return id;
   }
 

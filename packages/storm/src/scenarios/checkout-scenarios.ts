@@ -5,6 +5,7 @@ import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import type { StormMoney } from '../service-api.js';
 import type { HttpAnswer } from '../storm-http.js';
+import { replayProblem } from './replay-check.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, isSuccess } from './steps.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -195,18 +196,20 @@ export const sameKeySameParams: Scenario = {
       return ctx.conclude();
     }
     ctx.track(orderId);
+    const orderReplay = replayProblem(first, second, 201);
     ctx.expect(
-      second.status === 201 && second.headers['idempotent-replayed'] === 'true' && second.text === first.text,
-      `the repeated POST /orders answered ${describeAnswer(second)}, not a byte-exact replay`,
+      orderReplay === null,
+      `the repeated POST /orders answered ${describeAnswer(second)}, not a byte-exact replay: ${orderReplay}`,
     );
     const payKey = ctx.key('pay');
     const pay1 = await ctx.checkout(orderId, payKey);
     const pay2 = await ctx.checkout(orderId, payKey);
     ctx.note(`checkout: ${describeAnswer(pay1)}; repeated: ${describeAnswer(pay2)}`);
     expectAttempt(ctx, pay1, 'checkout');
+    const payReplay = replayProblem(pay1, pay2);
     ctx.expect(
-      pay2.status === pay1.status && pay2.headers['idempotent-replayed'] === 'true' && pay2.text === pay1.text,
-      `the repeated checkout answered ${describeAnswer(pay2)}, not a byte-exact replay`,
+      payReplay === null,
+      `the repeated checkout answered ${describeAnswer(pay2)}, not a byte-exact replay: ${payReplay}`,
     );
     await expectOneAttempt(ctx, orderId, [pay1, pay2]);
 
