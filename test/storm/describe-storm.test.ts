@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../packages/cli/src/demo/free-port.js';
+import { runCli } from '../../packages/cli/src/run-cli.js';
 import type { StormAppAdapter, StormAppSetup } from '../../packages/storm/src/app/storm-app-adapter.js';
 import { describeStorm, StormScenarioFailed, type StormTestRunner } from '../../packages/storm/src/describe-storm.js';
 import { inProcessReferenceApp } from './adapters/reference-app.js';
@@ -61,22 +62,43 @@ describe('describeStorm', () => {
     ]);
   });
 
-  it('fails a scenario with its reasons and the seed that replays it', async () => {
+  // A user's report: with a factory the suite was `payonce storm: app`, not `<adapter name>` as the docs said (the
+  // factory runs in beforeAll, after the suite is named: the docs now say so), and the replay hint
+  // `payonce storm --seed S --only 8` left out --adapter and --start.
+  it('names a factory’s suite `payonce storm: app` unless given a name', () => {
+    const { runner, suites } = recordingRunner();
+    describeStorm(() => Promise.reject(new Error('not called')), { only: [8], runner });
+    describeStorm(() => Promise.reject(new Error('not called')), { only: [8], runner, name: 'shop storm' });
+    expect(suites).toEqual(['payonce storm: app', 'shop storm']);
+  });
+
+  it('fails a scenario with its reasons, the seed and a replay command that reproduces it as pasted', async () => {
     const { runner, tests, hooks } = recordingRunner();
     const appUrl = `http://127.0.0.1:${await findFreePort()}`;
-    describeStorm((setup) => inProcessReferenceApp(setup, signatureCheckOff), { only: [18], seed: 5, appUrl, runner });
+    const adapter = join(import.meta.dirname, 'adapters', 'signature-check-off.adapter.ts');
+    const factory = (setup: StormAppSetup) => inProcessReferenceApp(setup, signatureCheckOff);
+    describeStorm(factory, { only: [18], seed: 5, appUrl, runner, replay: { adapter } });
+    let message = '';
     for (const before of hooks.before) await before();
     try {
       const failure = await tests[0]?.body().catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(StormScenarioFailed);
-      const message = (failure as Error).message;
-      expect(message).toMatch(
-        /^scenario 18 \(forged event rejected before any business action\) failed \(seed 5; replay: payonce storm --seed 5 --only 18\)/,
-      );
-      expect(message).toMatch(/the forged event answered 200/);
+      message = (failure as Error).message;
     } finally {
       for (const after of hooks.after) await after();
     }
+    const command = `npx payonce storm --adapter ${adapter} --url ${appUrl} --seed 5 --only 18`;
+    expect(message.split('\n').slice(0, 2)).toEqual([
+      'scenario 18 (forged event rejected before any business action) failed (seed 5)',
+      `replay: ${command}`,
+    ]);
+    expect(message).toMatch(/the forged event answered 200/);
+    // Pasted (the words after `npx payonce`), the command runs the same scenario on the same app and fails it.
+    const lines: string[] = [];
+    const io = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
+    expect(await runCli(command.split(' ').slice(2), io), lines.join('\n')).toBe(1);
+    expect(lines.join('\n')).toMatch(/^FAIL 18: .*the forged event answered 200/m);
+    expect(lines.join('\n')).toMatch(/^seed 5 /m);
   }, 120_000);
 
   it('runs under jest on its globals: a pass, a failure naming the seed, a skip (test/storm/jest-project)', async () => {
@@ -110,7 +132,7 @@ describe('describeStorm', () => {
         ['storm under jest, app without orders 8. same webhook twice', 'failed'],
       ]);
       expect(results[2]?.failureMessages.join('\n')).toMatch(
-        /StormScenarioFailed: scenario 8 \(same webhook twice\) failed \(seed 5; replay: payonce storm --seed 5 --only 8\)/,
+        /StormScenarioFailed: scenario 8 \(same webhook twice\) failed \(seed 5\)\nreplay: npx payonce storm --adapter FILE --start CMD --seed 5 --only 8 \(FILE: your adapter file; CMD: the command that starts your app, or --url URL/,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

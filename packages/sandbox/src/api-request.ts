@@ -3,7 +3,7 @@ import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { canonicalJson } from 'payonce/internal/http/canonical-json.js';
 import type { ActionContext } from './action-context.js';
 import type { FaultLedger } from './faults/fault-ledger.js';
-import type { FaultRules } from './faults/fault-rules.js';
+import type { FaultRules, RuleMatch } from './faults/fault-rules.js';
 import { NO_FAULTS, parseFaults } from './faults/fault-spec.js';
 import type { HeaderFaultKeys } from './faults/header-fault-keys.js';
 import type { IdempotencyKeys, StoredAnswer } from './idempotency-keys.js';
@@ -92,6 +92,20 @@ function asStripe(error: unknown): StripeApiError {
   throw error;
 }
 
+/** What no rule fired for. */
+const NO_RULE: RuleMatch = Object.freeze({ faults: NO_FAULTS, sources: Object.freeze([]) });
+
+/**
+ * True when the request carries `Sandbox-Fault-Rules: skip`: the fault rules neither match it nor draw for it (the
+ * storm's own calls to the provider, which the user's rules are not about). @throws {InvalidOption} another value.
+ */
+function rulesSkipped(request: FastifyRequest): boolean {
+  const value = headerOf(request, 'sandbox-fault-rules');
+  if (value === undefined) return false;
+  if (value.trim().toLowerCase() !== 'skip') throw new InvalidOption('Sandbox-Fault-Rules', 'must be "skip"');
+  return true;
+}
+
 interface Faults {
   readonly explicit: PaymentPlan;
   readonly names: readonly string[];
@@ -99,8 +113,9 @@ interface Faults {
 }
 
 /**
- * The fault knobs of a request: `Sandbox-Plan` (a JSON plan) or the matched plan, the rules, `Payonce-Fault` (on the
- * first request of an idempotency key only, unless it names `repeat`).
+ * The fault knobs of a request: `Sandbox-Plan` (a JSON plan) or the matched plan, the rules (unless
+ * `Sandbox-Fault-Rules: skip`), `Payonce-Fault` (on the first request of an idempotency key only, unless it names
+ * `repeat`).
  */
 function faultsOf(
   request: FastifyRequest,
@@ -126,7 +141,7 @@ function faultsOf(
     base = op.matchedPlan?.(params);
     if (base !== undefined) sources.push('plan');
   }
-  const byRule = deps.rules.take(request.method, path);
+  const byRule = rulesSkipped(request) ? NO_RULE : deps.rules.take(request.method, path);
   sources.push(...byRule.sources);
   const header = headerOf(request, 'payonce-fault');
   const parsed = header === undefined ? NO_FAULTS : parseFaults(header);

@@ -8,6 +8,7 @@ import { keptOpen } from './kept-open.js';
 import { runStorm, selectScenarios } from './run-storm.js';
 import type { ScenarioResult } from './scenario.js';
 import { newStormSeed } from './storm-random.js';
+import { stormReplayCommand } from './storm-replay.js';
 
 /** The context vitest passes a test body: its `skip(note)` skips the running test. Jest passes none. */
 type TestContext = { skip?: (note?: string) => void };
@@ -44,21 +45,37 @@ export interface DescribeStormOptions {
   readonly appUrl?: string;
   /** How long the sandbox and the app get to start and be healthy, ms. @default 60_000 */
   readonly setupTimeoutMs?: number;
-  /** The suite's name. @default `payonce storm: <adapter name>` */
+  /**
+   * The suite's name. @default `payonce storm: <adapter name>` for an adapter object; `payonce storm: app` for a
+   * factory (the suite is named when it is registered, before `beforeAll` runs the factory and its adapter has a
+   * name): pass `name` to name it.
+   */
   readonly name?: string;
+  /**
+   * What a failure's replay command names (`payonce storm --adapter FILE --start CMD --seed S --only N`): the
+   * adapter file as `payonce storm --adapter` takes it and the command that starts the app; without `start`, the
+   * command names `--url <appUrl>` (a factory that starts the app itself). @default none: the command then has
+   * `FILE` and `CMD` to fill in, and says so
+   */
+  readonly replay?: { readonly adapter: string; readonly start?: string };
   /** The runner's functions. @default the `describe`, `it`, `beforeAll`, `afterAll` globals (jest; vitest with `globals: true`) */
   readonly runner?: StormTestRunner;
 }
 
-/** A scenario failed under `describeStorm`: the message carries its reasons and the seed that replays it. */
+/**
+ * A scenario failed under `describeStorm`: the message carries its reasons, the seed and `replay`, the
+ * `payonce storm` command that replays it (see `DescribeStormOptions.replay`).
+ */
 export class StormScenarioFailed extends Error {
   constructor(
     readonly result: ScenarioResult,
     readonly seed: number,
+    readonly replay: string = stormReplayCommand(seed, result.id),
   ) {
     super(
       [
-        `scenario ${result.id} (${result.name}) failed (seed ${seed}; replay: payonce storm --seed ${seed} --only ${result.id}):`,
+        `scenario ${result.id} (${result.name}) failed (seed ${seed})`,
+        `replay: ${replay}`,
         ...result.reasons.map((r) => `  - ${r}`),
         `criterion: ${result.criterion}`,
       ].join('\n'),
@@ -100,7 +117,8 @@ async function healthy(app: StormAppAdapter, budgetMs: number): Promise<void> {
  * `afterAll`). A scenario the adapter cannot express is a skipped test: registered as skipped with the reason in its
  * name when the adapter object is given, else skipped at run time through the runner's `context.skip(reason)`
  * (vitest); a runner without it (jest) fails the test with the reason rather than pass it. A failed scenario throws
- * {@link StormScenarioFailed}, whose message has its reasons and the seed. The app must call the sandbox at
+ * {@link StormScenarioFailed}, whose message has its reasons, the seed and the `payonce storm` command that replays
+ * it (`options.replay` fills in the adapter file and start command). The app must call the sandbox at
  * `setup.sandboxUrl` (docs/storm-your-app.md).
  * @throws {InvalidOption} no runner (no globals and no `runner`), a bad `only`, `seed` or `timeoutMs`.
  * @example describeStorm((setup) => myAdapter(setup), { only: [1, 8, 9], runner: { describe, it, beforeAll, afterAll } });
@@ -112,6 +130,9 @@ export function describeStorm(adapterOrFactory: StormAppAdapterModule, options: 
   const timeoutMs = options.timeoutMs ?? 30_000;
   const setupMs = options.setupTimeoutMs ?? 60_000;
   const known = typeof adapterOrFactory === 'function' ? null : adapterOrFactory;
+  const appUrl = options.appUrl ?? 'http://127.0.0.1:3000';
+  const replayOf = (id: number) =>
+    stormReplayCommand(seed, id, options.replay === undefined ? undefined : { ...options.replay, appUrl });
   let sandbox: Sandbox | null = null;
   let app: StormAppAdapter | null = null;
   runner.describe(options.name ?? `payonce storm: ${known?.name ?? 'app'}`, () => {
@@ -124,7 +145,7 @@ export function describeStorm(adapterOrFactory: StormAppAdapterModule, options: 
         serveSecrets: true,
       });
       const setup: StormAppSetup = {
-        appUrl: options.appUrl ?? 'http://127.0.0.1:3000',
+        appUrl,
         sandboxUrl: sandbox.url,
         webhookSecret,
         apiKey: `sk_test_storm_${randomBytes(12).toString('hex')}`,
@@ -164,7 +185,7 @@ export function describeStorm(adapterOrFactory: StormAppAdapterModule, options: 
             context.skip(reason);
             return;
           }
-          if (result.verdict === 'fail') throw new StormScenarioFailed(result, seed);
+          if (result.verdict === 'fail') throw new StormScenarioFailed(result, seed, replayOf(scenario.id));
         },
         3 * timeoutMs + 20_000,
       );

@@ -39,6 +39,13 @@ export class SandboxControlError extends Error {
   }
 }
 
+/**
+ * Sent on the storm's own `/v1` calls (its provider checks, its reads of a PaymentIntent): the sandbox's fault rules
+ * (`payonce storm --faults`) are about the requests the APP makes and the deliveries it gets, so they neither strike
+ * nor draw for these (docs/sandbox.md "Faults").
+ */
+export const SKIP_FAULT_RULES = Object.freeze({ 'sandbox-fault-rules': 'skip' });
+
 function ok(what: string, answer: HttpAnswer): HttpAnswer {
   if (answer.status < 200 || answer.status >= 300) throw new SandboxControlError(what, answer);
   return answer;
@@ -173,7 +180,8 @@ export class SandboxApi {
 
   /**
    * `POST /v1/payment_intents` directly (the provider-key scenarios) on Stripe's wire format (form body from
-   * `encodeStripeForm`, `confirm=true`, the sandbox's test key), with an optional per-request plan.
+   * `encodeStripeForm`, `confirm=true`, the sandbox's test key), with an optional per-request plan; the sandbox's
+   * fault rules skip it ({@link SKIP_FAULT_RULES}).
    */
   createPaymentIntent(
     body: { amount: number; currency: string; metadata: Record<string, string> },
@@ -181,6 +189,7 @@ export class SandboxApi {
     plan?: PaymentPlan,
   ): Promise<HttpAnswer> {
     const headers: Record<string, string> = {
+      ...SKIP_FAULT_RULES,
       'idempotency-key': idempotencyKey,
       authorization: `Bearer ${SANDBOX_API_KEY}`,
       'content-type': 'application/x-www-form-urlencoded',
@@ -190,10 +199,10 @@ export class SandboxApi {
     return this.http.send({ method: 'POST', url: `${this.baseUrl}/v1/payment_intents`, headers, body: form });
   }
 
-  /** `GET /v1/payment_intents/:id`: the PaymentIntent object. */
+  /** `GET /v1/payment_intents/:id`: the PaymentIntent object (the sandbox's fault rules skip it). */
   async paymentIntent(paymentId: string): Promise<Record<string, unknown>> {
     const url = `${this.baseUrl}/v1/payment_intents/${encodeURIComponent(paymentId)}`;
-    const headers = { authorization: `Bearer ${SANDBOX_API_KEY}` };
+    const headers = { ...SKIP_FAULT_RULES, authorization: `Bearer ${SANDBOX_API_KEY}` };
     const answer = ok('GET payment intent', await this.http.send({ method: 'GET', url, headers }));
     return answer.json as Record<string, unknown>;
   }

@@ -58,6 +58,29 @@ describe('expectAttempt', () => {
     ]);
   });
 
+  // A user's correct app answered its pay route 202 for an unknown outcome and failed scenario 15 with only
+  // `checkout with no provider answer answered 202 created unknown`.
+  it('accepts 202 (accepted, outcome unknown) like 200 and 201 when the body names the attempt', () => {
+    for (const status of [200, 201, 202]) {
+      const { ctx, failures } = recorder();
+      expect(expectAttempt(ctx, answer('created', 'pa_1', status), 'checkout')).toBe('pa_1');
+      expect(failures, `status ${status}`).toEqual([]);
+    }
+    const { ctx, failures } = recorder();
+    expectAttempt(ctx, answer('created', null, 202), 'checkout');
+    expect(failures).toEqual([expect.stringMatching(/^checkout named no attempt/)]);
+  });
+
+  it('fails any other status, saying which statuses are accepted', () => {
+    for (const status of [204, 302, 409, 500]) {
+      const { ctx, failures } = recorder();
+      expectAttempt(ctx, answer('created', 'pa_1', status), 'checkout with no provider answer');
+      expect(failures).toEqual([
+        `checkout with no provider answer answered ${status} created pending, expected 200, 201 or 202 naming the attempt`,
+      ]);
+    }
+  });
+
   it('returns the attempt a checkout names', () => {
     const { ctx, failures } = recorder();
     expect(expectAttempt(ctx, answer('existing', 'pa_1'), 'tab 1', true)).toBe('pa_1');

@@ -112,7 +112,11 @@ export interface StormAppAdapter {
   webhookUrl(scheme: 'stripe' | 'standard-webhooks', replica?: number): string;
   /** Creates an order of `money` (with the app's own `Idempotency-Key` when `idempotencyKey` is given). */
   createOrder(call: StormCall & { money: StormMoney; idempotencyKey?: string }): Promise<AppOrderAnswer>;
-  /** Starts (or resumes) the payment of an order with the `Idempotency-Key` `idempotencyKey`. */
+  /**
+   * Starts (or resumes) the payment of an order with the `Idempotency-Key` `idempotencyKey`. The storm accepts the
+   * pay route's 200, 201 or 202 (e.g. for an outcome not known yet) when the answer names the attempt; any other
+   * status fails the checkout.
+   */
   startPayment(call: StormCall & { orderId: string; idempotencyKey: string }): Promise<AppPaymentAnswer>;
   /**
    * The order's state and effects. @throws when the order cannot be read (the storm reports the error as the

@@ -10,7 +10,9 @@ import {
   fulfilJobOf,
   fulfilled,
   heldPayment,
+  isPayAnswer,
   isSuccess,
+  PAY_STATUSES_TEXT,
 } from './steps.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -44,7 +46,7 @@ export const sameCheckoutTwoReplicas: Scenario = {
   defends: 'repeated payment attempt',
   criterion:
     'two checkouts with the same Idempotency-Key sent at once to two different replicas (one database) both end ' +
-    '200/201 naming the same attempt (a 409 "still running" is retried); one attempt, one provider payment, one charge',
+    '200/201/202 naming the same attempt (a 409 "still running" is retried); one attempt, one provider payment, one charge',
   needs: ['replicas', 'attempts'],
   async run(ctx) {
     const skip = needsReplicas(ctx);
@@ -162,8 +164,8 @@ export const replicaKilledMidFulfilment: Scenario = {
       `replica ${survivor + 1} answered the retry while replica ${victim! + 1} was killed: ${describeAnswer(retry)}`,
     );
     ctx.expect(
-      retry.status === 200 || retry.status === 201,
-      `the surviving replica answered the retried checkout ${describeAnswer(retry)}`,
+      isPayAnswer(retry.status),
+      `the surviving replica answered the retried checkout ${describeAnswer(retry)}, expected ${PAY_STATUSES_TEXT}`,
     );
     const view = await ctx.service.on(survivor).orderView(ctx.customer, orderId);
     ctx.expect(
@@ -191,7 +193,7 @@ export const duplicateWaitsOnOtherReplica: Scenario = {
   defends: 'repeated HTTP request',
   criterion:
     'a checkout still running on one replica (the provider answers after 400 ms) is repeated with the same ' +
-    'Idempotency-Key on another replica: the duplicate waits and is answered 200/201 with the FIRST result ' +
+    'Idempotency-Key on another replica: the duplicate waits and is answered 200/201/202 with the FIRST result ' +
     '(same attempt, Idempotent-Replayed: true), never 409 (the service runs with --wait-for-in-flight-ms)',
   needs: ['replicas', 'attempts'],
   async run(ctx) {

@@ -17,6 +17,19 @@ export function describeAnswer(answer: AnyAppAnswer): string {
   return parts.join(' ');
 }
 
+/**
+ * The statuses the storm accepts from the app's pay route (`startPayment`) when its body names the attempt (and
+ * outcome) as {@link AppPaymentAnswer} says: 200, 201, and 202 (accepted: e.g. the provider's outcome is not known
+ * yet). Any other status fails the checkout, whatever the body.
+ */
+export const PAY_STATUSES: readonly number[] = Object.freeze([200, 201, 202]);
+
+/** {@link PAY_STATUSES} as the failure messages name them. */
+export const PAY_STATUSES_TEXT = '200, 201 or 202';
+
+/** True for a status of {@link PAY_STATUSES}. */
+export const isPayAnswer = (status: number | null): boolean => status !== null && PAY_STATUSES.includes(status);
+
 /** True for 2xx. */
 export const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
 /** True for 4xx. */
@@ -28,7 +41,7 @@ export function fulfilJobOf(view: OrderView): ViewJob | undefined {
 }
 
 /**
- * Checks a checkout answer is 200/201 and names an attempt; returns the attempt id or `null` (failure recorded).
+ * Checks a checkout answer is one of {@link PAY_STATUSES} (200, 201, 202) and names an attempt; returns the attempt id or `null` (failure recorded).
  * With `raced` (a checkout sent beside others for the same order: double click, two tabs, two replicas) an answer
  * that says `already-paid` without naming an attempt is also right: the webhook of the other checkout's payment can
  * mark the order paid before this one locks it, and an app may then answer "already paid" on its own
@@ -40,7 +53,10 @@ export function expectAttempt(
   what: string,
   raced = false,
 ): string | null {
-  const ok = ctx.expect(answer.status === 200 || answer.status === 201, `${what} answered ${describeAnswer(answer)}`);
+  const ok = ctx.expect(
+    isPayAnswer(answer.status),
+    `${what} answered ${describeAnswer(answer)}, expected ${PAY_STATUSES_TEXT} naming the attempt`,
+  );
   const attemptId = attemptIdOf(answer);
   if (ok && attemptId === null && raced && outcomeOf(answer) === 'already-paid') {
     ctx.note(`${what}: already paid by the other checkout's payment`);
@@ -68,7 +84,7 @@ export async function expectOneAttempt(
   );
 }
 
-/** Creates an order, arms `plan` for it (if any) and checks out once with a fresh key (must be 200/201). */
+/** Creates an order, arms `plan` for it (if any) and checks out once with a fresh key (must be 200, 201 or 202). */
 export async function orderAndCheckout(
   ctx: ScenarioContext,
   plan?: PaymentPlan,

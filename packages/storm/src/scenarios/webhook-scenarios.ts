@@ -54,7 +54,7 @@ export const webhookBeforeResponse: Scenario = {
   defends: 'repeated business effect',
   criterion:
     'the provider settles and delivers the success event BEFORE answering the create call: the checkout still ' +
-    'answers 201/200, the early event is not lost, the order is paid and fulfilled once',
+    'answers 200/201/202, the early event is not lost, the order is paid and fulfilled once',
   async run(ctx) {
     const { orderId } = await orderAndCheckout(ctx, { webhookBeforeResponse: true });
     const paymentId = await ctx.paymentOf(orderId);
