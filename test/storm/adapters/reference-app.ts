@@ -16,22 +16,33 @@ export async function inProcessReferenceApp(
   overrides?: ServiceOverrides,
 ): Promise<StormAppAdapter> {
   const dir = await mkdtemp(join(tmpdir(), 'payonce-storm-adapter-'));
-  const service = await createService({
-    workerPollMs: 20,
-    leaseMs: 1_500,
-    retryBaseMs: 50,
-    reconcileEveryMs: 100,
-    reconcileAfterMs: 2_500,
-    providerTimeoutMs: 2_000,
-    fulfilDelayMs: 0,
-    port: Number(new URL(setup.appUrl).port),
-    logLevel: 'silent',
-    databaseUrl: join(dir, 'shop.sqlite'),
-    providerUrl: setup.sandboxUrl,
-    stripeWebhookSecrets: setup.webhookSecret,
-    ...(overrides === undefined ? {} : { overrides }),
-  });
-  const adapter = referenceServiceAdapter({ target: service.url });
+  const start = () =>
+    createService({
+      workerPollMs: 20,
+      leaseMs: 1_500,
+      retryBaseMs: 50,
+      reconcileEveryMs: 100,
+      reconcileAfterMs: 2_500,
+      providerTimeoutMs: 2_000,
+      fulfilDelayMs: 0,
+      port: Number(new URL(setup.appUrl).port),
+      logLevel: 'silent',
+      databaseUrl: join(dir, 'shop.sqlite'),
+      providerUrl: setup.sandboxUrl,
+      stripeWebhookSecrets: setup.webhookSecret,
+      ...(overrides === undefined ? {} : { overrides }),
+    });
+  let service = await start();
+  // It runs in the storm's own process, so it cannot be SIGKILLed: a restart closes it and starts a new service on
+  // the same file and port, which knows only what the database kept (scenario 16's restart).
+  const serviceControl = {
+    async crashAndRestart() {
+      await service.close();
+      service = await start();
+      return { oldPid: process.pid, newPid: process.pid };
+    },
+  };
+  const adapter = referenceServiceAdapter({ target: service.url, serviceControl });
   return {
     ...adapter,
     name: overrides === undefined ? 'reference service (in process)' : 'reference service, signature check off',
