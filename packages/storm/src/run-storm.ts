@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
+import { withinDeadline } from './app/adapter-deadline.js';
 import { AppApi } from './app/app-api.js';
 import { missingCapability } from './app/missing-capability.js';
 import { referenceServiceAdapter } from './app/reference-service-adapter.js';
@@ -67,6 +68,20 @@ export interface StormOptions {
    * @default 1_000
    */
   settleMs?: number;
+}
+
+/**
+ * Calls the adapter's `close()` once, bounded by `timeoutMs`: `null` when it returned, else why not (a throw, or no
+ * return in time). Never throws: a failing close must not take the run's verdicts and reports with it.
+ */
+async function closeAdapter(app: StormAppAdapter, timeoutMs: number): Promise<string | null> {
+  if (app.close === undefined) return null;
+  try {
+    await withinDeadline('close', timeoutMs, () => app.close?.());
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** `StormOptions.settleMs` when not given: the wait before every order is judged again. */
@@ -201,6 +216,7 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
   const onProgress = options.onProgress ?? (() => {});
   const startedAtMs = Date.now();
   const http = new StormHttp(timeoutMs);
+  let closed = false;
   try {
     await preflight(http, app, provider);
     const sandbox = new SandboxApi(http, provider);
@@ -260,6 +276,8 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     const rechecked = await Promise.all(results.map((result) => runs.get(result.id)?.recheck(result) ?? result));
     rechecked.sort((a, b) => a.id - b.id);
     const timed = await withProviderTimelines(rechecked, sandbox);
+    const closeError = await closeAdapter(app, timeoutMs);
+    closed = true;
     return Object.freeze({
       target: options.target === undefined ? app.name : baseUrl(options.target, 'target'),
       provider,
@@ -269,9 +287,10 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       passed: rechecked.every((r) => r.verdict !== 'fail'),
       sandboxSeed: sandboxSeedOf(seed),
       results: Object.freeze(timed),
+      ...(closeError === null ? {} : { closeError }),
     });
   } finally {
     await http.close();
-    await app.close?.();
+    if (!closed) await closeAdapter(app, timeoutMs);
   }
 }

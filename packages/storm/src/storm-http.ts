@@ -54,7 +54,7 @@ function parseJson(text: string): unknown {
  */
 export class StormHttp {
   private readonly agent: Agent;
-  constructor(private readonly timeoutMs: number) {
+  constructor(readonly timeoutMs: number) {
     this.agent = new Agent({ connections: 64, keepAliveTimeout: 1_000, connect: { timeout: timeoutMs } });
   }
 

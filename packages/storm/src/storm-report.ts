@@ -18,6 +18,11 @@ export interface StormReport {
   readonly passed: boolean;
   /** One result per scenario run, by scenario number. */
   readonly results: readonly ScenarioResult[];
+  /**
+   * Why the adapter's `close()` failed or did not return within the per-call timeout, when it did: the verdicts
+   * stand (every order was judged before), but the app may have left connections or processes behind.
+   */
+  readonly closeError?: string;
 }
 
 /**

@@ -206,6 +206,13 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   }
   await writeStormReports(options, result, storm, io);
   const runs = 'runs' in result ? result.runs : [result];
+  for (const [i, done] of runs.entries()) {
+    if (done.closeError !== undefined) {
+      io.err(
+        `payonce storm: the adapter's close() failed${runs.length > 1 ? ` (run ${i + 1})` : ''}: ${done.closeError}`,
+      );
+    }
+  }
   const failed = [...new Set(runs.flatMap((r) => r.results.filter((x) => x.verdict === 'fail').map((x) => x.id)))];
   if (failed.length > 0) throw new StormFailed(failed.sort((a, b) => a - b));
   return report;

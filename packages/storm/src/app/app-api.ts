@@ -1,6 +1,7 @@
 import type { OrderView } from '../order-view.js';
 import { type StormMoney, UnexpectedAnswer } from '../service-api.js';
 import type { HttpAnswer, StormHttp } from '../storm-http.js';
+import { withinDeadline } from './adapter-deadline.js';
 import { checkOrderState } from './order-state-check.js';
 import type { AppOrderAnswer, AppPaymentAnswer, StormAppAdapter, StormOrderState } from './storm-app-adapter.js';
 
@@ -88,12 +89,14 @@ export class AppApi {
     return this.told(
       { operation: 'create order', orderId: null, idempotencyKey: idempotencyKey ?? null },
       () =>
-        this.adapter.createOrder({
-          customer,
-          money,
-          replica: this.pinned,
-          ...(idempotencyKey ? { idempotencyKey } : {}),
-        }),
+        withinDeadline('createOrder', this.http.timeoutMs, () =>
+          this.adapter.createOrder({
+            customer,
+            money,
+            replica: this.pinned,
+            ...(idempotencyKey ? { idempotencyKey } : {}),
+          }),
+        ),
       (answer) => answer.orderId,
     );
   }
@@ -108,17 +111,22 @@ export class AppApi {
   /** Starts the order's payment with `idempotencyKey` (the adapter's `startPayment`). */
   checkout(customer: string, orderId: string, idempotencyKey: string): Promise<AppPaymentAnswer> {
     return this.told({ operation: 'start payment', orderId, idempotencyKey }, () =>
-      this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned }),
+      withinDeadline('startPayment', this.http.timeoutMs, () =>
+        this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned }),
+      ),
     );
   }
 
   /**
    * The order's state and effects as an `OrderView`.
    * @throws {InvalidOrderState} the adapter's `readOrder` returned a field the storm cannot judge.
+   * @throws {AdapterCallTimeout} `readOrder` did not answer within the storm's per-call timeout.
    * @throws whatever the adapter's `readOrder` throws.
    */
   async orderView(customer: string, orderId: string): Promise<OrderView> {
-    const state = await this.adapter.readOrder({ customer, orderId, replica: this.pinned });
+    const state = await withinDeadline('readOrder', this.http.timeoutMs, () =>
+      this.adapter.readOrder({ customer, orderId, replica: this.pinned }),
+    );
     return toOrderView(orderId, checkOrderState(orderId, state));
   }
 

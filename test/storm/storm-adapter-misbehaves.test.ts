@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceServiceAdapter } from '../../packages/storm/src/app/reference-service-adapter.js';
+import type { StormAppAdapter } from '../../packages/storm/src/app/storm-app-adapter.js';
+import { runStorm } from '../../packages/storm/src/run-storm.js';
+import { type StormWorld, startStormWorld } from './storm-harness.js';
+
+/** The storm never waits on an adapter without a bound, and a failing close() does not take the verdicts with it. */
+describe('an adapter that hangs or fails', () => {
+  let world: StormWorld;
+  beforeAll(async () => {
+    world = await startStormWorld();
+  }, 60_000);
+  afterAll(() => world?.close());
+
+  const base = () => referenceServiceAdapter({ target: world.service.url, adminToken: world.adminToken });
+
+  it('fails the scenario whose readOrder never answers, naming the call, and the run ends', async () => {
+    const adapter: StormAppAdapter = { ...base(), name: 'readOrder hangs', readOrder: () => new Promise(() => {}) };
+    const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [7], timeoutMs: 1_500 });
+    expect(report.results.map((r) => r.verdict)).toEqual(['fail']);
+    expect(report.results[0]?.reasons.join('\n')).toMatch(/the adapter's readOrder did not answer within 1500 ms/);
+  }, 90_000);
+
+  it('keeps the verdicts when close() throws, and says why in closeError', async () => {
+    const adapter: StormAppAdapter = {
+      ...base(),
+      name: 'close throws',
+      close: async () => {
+        throw new Error('pool already ended');
+      },
+    };
+    const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [8], timeoutMs: 15_000 });
+    expect(report.results.map((r) => [r.id, r.verdict])).toEqual([[8, 'pass']]);
+    expect(report.closeError).toBe('pool already ended');
+  }, 60_000);
+
+  it('bounds a close() that never returns by the per-call timeout', async () => {
+    const adapter: StormAppAdapter = { ...base(), name: 'close hangs', close: () => new Promise(() => {}) };
+    const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [8], timeoutMs: 2_000 });
+    expect(report.results.map((r) => r.verdict)).toEqual(['pass']);
+    expect(report.closeError).toMatch(/close did not answer within 2000 ms/);
+  }, 60_000);
+});
