@@ -57,6 +57,7 @@ export class ScenarioRun implements ScenarioContext {
   private crafted = 0;
   private readonly timeline: StormTimelineEvent[] = [];
   private readonly lastViews = new Map<string, OrderView>();
+  private stopped = false;
 
   constructor(
     private readonly scenario: Scenario,
@@ -79,7 +80,12 @@ export class ScenarioRun implements ScenarioContext {
   }
 
   timeLeftMs(): number {
-    return Math.max(0, this.deadlineMs - Date.now());
+    return this.stopped ? 0 : Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  /** Cuts the scenario's waits short (its run was stopped): every wait and the settling end at their next poll. */
+  stop(): void {
+    this.stopped = true;
   }
 
   money(): StormMoney {
@@ -249,7 +255,7 @@ export class ScenarioRun implements ScenarioContext {
       } else {
         previous = null;
       }
-      if (Date.now() >= deadlineMs) return { ...last, timedOut: !isSettled(last) };
+      if (Date.now() >= deadlineMs || this.stopped) return { ...last, timedOut: !isSettled(last) };
       await sleep(Math.min(100, Math.max(1, deadlineMs - Date.now())));
     }
   }
