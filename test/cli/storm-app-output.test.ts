@@ -34,4 +34,13 @@ describe('payonce storm --start: the app output an error shows', () => {
     expect(output.tail()).toEqual(['key [redacted] and [redacted] twice: [redacted]']);
     expect(new AppOutput([]).describe()).toBe('it wrote no output');
   });
+
+  it('drops terminal colour codes (the reports are plain text)', () => {
+    const output = new AppOutput([]);
+    output.write(
+      'stderr',
+      '\u001b[31m\u001b[1mERROR\u001b[22m\u001b[39m [Nest] \u001b]8;;http://x\u0007link\u001b]8;;\u0007 done\n',
+    );
+    expect(output.tail()).toEqual(['ERROR [Nest] link done']);
+  });
 });

@@ -7,6 +7,10 @@ export const TAIL_BYTES = 8 * 1024;
 /** What a secret the app echoed is replaced with. */
 export const REDACTED = '[redacted]';
 
+/** Terminal escape sequences (colours, cursor moves) a logger may write: dropped, the reports are plain text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is matched.
+const ANSI_ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
 /** A line still being written is cut (its start dropped) beyond this many characters. */
 const MAX_PARTIAL_CHARS = 1024 * 1024;
 
@@ -14,7 +18,7 @@ const MAX_PARTIAL_CHARS = 1024 * 1024;
  * The output of the app `payonce storm --start` runs (stdout and stderr, in the order they came), kept to be shown
  * when the app does not start or dies: its last {@link TAIL_LINES} lines, each with every secret the storm gave it
  * (`secrets`: the webhook secret, the API key, the provider credentials) replaced by {@link REDACTED} as the line
- * arrives, so no secret is ever kept or printed.
+ * arrives, so no secret is ever kept or printed, and without terminal colour codes.
  */
 export class AppOutput {
   readonly #lines: string[] = [];
@@ -88,7 +92,7 @@ export class AppOutput {
   }
 
   #push(raw: string): void {
-    let line = raw.replace(/\r$/, '');
+    let line = raw.replace(/\r$/, '').replace(ANSI_ESCAPES, '');
     for (const secret of this.#secrets) line = line.split(secret).join(REDACTED);
     this.#count += 1;
     this.#lines.push(line);
