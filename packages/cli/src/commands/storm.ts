@@ -220,7 +220,10 @@ export function registerStorm(program: Command, io: CliIo): void {
       'your own app through its storm adapter (.ts or .js; payonce storm init writes one); the storm starts its sandbox',
     )
     .option('--start <command>', 'with --adapter: shell command that starts the app (stopped at the end)')
-    .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
+    .option(
+      '--url <url>',
+      'with --adapter: base URL of the app (default with --start: a free port from 20000-29999, given as PORT)',
+    )
     .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems (every storm)')
     .option(

@@ -6,9 +6,9 @@ import type { TelegramStormSandbox } from '@payonce/storm/internal/telegram/tele
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { findFreePort } from '../demo/free-port.js';
 import { onInterrupt } from '../demo/interrupt.js';
 import { AppExited } from './app-exited.js';
+import { appPort } from './app-port.js';
 import { AppProcess } from './app-process.js';
 import { loadStormAdapter } from './load-storm-adapter.js';
 import { portAnswers } from './port-answers.js';
@@ -21,7 +21,10 @@ export interface StormAppWorldOptions {
   readonly adapter: string;
   /** Shell command that starts the app; without it the app must already run at `url`. */
   readonly start?: string;
-  /** Base URL of the app. @default with `start`: `http://127.0.0.1:<a free port>` (the app gets it as PORT) */
+  /**
+   * Base URL of the app. @default with `start`: `http://127.0.0.1:<a free port from 20000–29999>` (the app gets it
+   * as PORT; outside the OS's ephemeral range, so no `listen(0)` elsewhere takes it while the app boots)
+   */
   readonly url?: string;
   /** How long the started (or restarted) app has to answer `adapter.health()`, in ms. @default 60_000 */
   readonly startTimeoutMs?: number;
@@ -149,7 +152,7 @@ export async function withStormApp<T>(
   body: (world: StormAppWorld) => Promise<T>,
 ): Promise<T> {
   const neededFor = 'payonce storm --adapter';
-  const url = await appUrlOf(options, () => findFreePort());
+  const url = await appUrlOf(options, () => appPort());
   await ensurePortFree(options, url);
   const [factory, sandboxes, signer, telegramSandboxes] = await Promise.all([
     loadStormAdapter(options.adapter),
