@@ -222,7 +222,7 @@ describe('payonce storm (CLI)', () => {
       const junit = join(dir, 'dead.junit.xml');
       const args = ['storm', '--adapter', join(adapters, 'healthz-app.adapter.mjs'), '--start', 'echo boom; exit 3'];
       expect(await runCli([...args, '--report', report, '--junit', junit], io)).toBe(1);
-      expect(io.lines.join('\n')).toMatch(/exited with status 3 before it was healthy\nboom/);
+      expect(io.lines.join('\n')).toMatch(/exited with status 3 before it was healthy; its output \(1 line\):\nboom/);
       expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ error: { code: 'STORM_TARGET_UNAVAILABLE' } });
       const error = elementsNamed(parseXml(await readFile(junit, 'utf8')), 'error')[0];
       expect(error?.attrs.message).toMatch(/exited with status 3/);

@@ -4,19 +4,20 @@ import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 /**
  * The parts of `@payonce/storm` that `payonce storm` and `payonce demo` run: `runStorm` and `repeatStorm`, its
  * default concurrency and its "target unavailable" error, the table and summary of a report, its JUnit XML and HTML
- * report, and the numbers of the scenarios
+ * report (and those of a run that gave no verdict), and the numbers of the scenarios
  * that kill a service process. Loaded when such a command runs: the storm is an optional peer of `@payonce/cli`.
  * @param neededFor the command, for the message (e.g. `payonce storm`).
  * @throws {MissingPeer} `@payonce/storm` (or a package it needs) is not installed.
  */
 export async function loadStorm(neededFor: string) {
-  const [run, table, scenarios, junit, html, repeat] = await Promise.all([
+  const [run, table, scenarios, junit, html, repeat, htmlError] = await Promise.all([
     importWithPeers(neededFor, () => import('@payonce/storm/internal/run-storm.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-table.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/all-scenarios.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-junit.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-html.js')),
     importWithPeers(neededFor, () => import('@payonce/storm/internal/repeat-storm.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-html-error.js')),
   ]);
   return {
     runStorm: run.runStorm,
@@ -30,20 +31,25 @@ export async function loadStorm(neededFor: string) {
     KILLING_SCENARIO_IDS: scenarios.KILLING_SCENARIO_IDS,
     stormJunitXml: junit.stormJunitXml,
     stormJunitErrorXml: junit.stormJunitErrorXml,
+    stormHtmlErrorReport: htmlError.stormHtmlErrorReport,
   };
 }
 
 /**
- * The JUnit XML of a provider storm's report (`--junit FILE`), and of a run that could not start (the endpoint or
- * the app did not answer), each in one test suite named `payonce storm --provider <provider>`.
+ * The JUnit XML of a provider storm's report (`--junit FILE`), and the JUnit XML and HTML page of a run that gave no
+ * verdict (the endpoint or the app did not answer, the app exited), each named `payonce storm --provider <provider>`.
  * @throws {MissingPeer} `@payonce/storm` is not installed.
  */
 async function providerReports(neededFor: string, provider: string) {
-  const junit = await importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-junit.js'));
+  const [junit, html] = await Promise.all([
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-junit.js')),
+    importWithPeers(neededFor, () => import('@payonce/storm/internal/storm-html-error.js')),
+  ]);
   const suite = `payonce storm --provider ${provider}`;
   return {
     junit: (report: JunitRun) => junit.stormJunitXml(report, suite),
     junitError: (code: string, message: string) => junit.stormJunitErrorXml(code, message, suite),
+    htmlError: (code: string, message: string) => html.stormHtmlErrorReport(code, message, suite),
   };
 }
 

@@ -42,6 +42,7 @@ export type { DuplicateLevel, OrderJudgement, Scenario, ScenarioCounts, Scenario
 export type { ScenarioContext } from './scenario-context.js';
 export { type PidKillOptions, pidKillControl, type ServiceControl } from './service-control.js';
 export { stormHtmlReport } from './storm-html.js';
+export { stormHtmlErrorReport } from './storm-html-error.js';
 export { type JunitCase, type JunitRun, stormJunitErrorXml, stormJunitXml, stormJunitXmlRuns } from './storm-junit.js';
 export type { StormProgress, StormReport } from './storm-report.js';
 export { formatStormTable, stormSummary } from './storm-table.js';

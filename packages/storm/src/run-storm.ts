@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
+import { abortRace } from './abort-race.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
 import { withinDeadline } from './app/adapter-deadline.js';
 import { AppApi } from './app/app-api.js';
@@ -68,6 +69,11 @@ export interface StormOptions {
    * @default 1_000
    */
   settleMs?: number;
+  /**
+   * Stops the run when it aborts (e.g. the app under test exited): no further scenario starts, the running ones
+   * stop waiting, and `runStorm` rejects with `signal.reason` instead of judging orders of a dead app.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -199,9 +205,11 @@ async function withProviderTimelines(
  * scenario 12 (which kills the service) alone at the end. A scenario that throws, or does not finish within
  * 3 × `timeoutMs` + 10 s, is a failure with the error as its reason (its orders are still judged); the run itself does not
  * throw for a failing target. A scenario that needs a capability the adapter lacks is skipped, saying which.
+ * When `signal` aborts, no further scenario starts, the running ones stop waiting, and the run rejects.
  * @throws {InvalidOption} a bad URL, `only`, `timeoutMs` (1 000…600 000), `concurrency` (1…22), `seed`, or
  * neither `target` nor `app`.
  * @throws {StormTargetUnavailable} the app is not healthy (`/healthz`) or the sandbox's controls do not answer 200.
+ * @throws `signal.reason` once `signal` aborted (before or during the run).
  * @see docs/design.md §9; docs/storm.md (every scenario and its criterion).
  * @example const report = await runStorm({ target: service.url, provider: sandbox.url, adminToken });
  */
@@ -217,7 +225,18 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
   const startedAtMs = Date.now();
   const http = new StormHttp(timeoutMs);
   let closed = false;
+  const { signal } = options;
+  const stop = abortRace(signal);
+  /** `work`, unless the signal aborts first: then the scenario's waits are cut short and the reason is thrown. */
+  const unlessAborted = async <T>(run: ScenarioRun, work: Promise<T>): Promise<T> => {
+    try {
+      return await Promise.race([work, stop.aborted]);
+    } finally {
+      if (signal?.aborted === true) run.stop();
+    }
+  };
   try {
+    signal?.throwIfAborted();
     await preflight(http, app, provider);
     const sandbox = new SandboxApi(http, provider);
     await sandbox.reseed(sandboxSeedOf(seed)).catch((error: unknown) => {
@@ -231,6 +250,7 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     let finished = 0;
     const runs = new Map<number, ScenarioRun>();
     const runOne = async (scenario: Scenario): Promise<ScenarioResult> => {
+      signal?.throwIfAborted();
       started += 1;
       onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
       const run = new ScenarioRun(scenario, settings);
@@ -249,13 +269,15 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
         timer = setTimeout(() => reject(new Error(`the scenario did not finish within ${wallMs} ms`)), wallMs);
       });
       try {
-        result = await Promise.race([scenario.run(run), wall]);
+        result = await unlessAborted(run, Promise.race([scenario.run(run), wall]));
       } catch (error) {
+        signal?.throwIfAborted();
         run.fail(error);
-        result = await run.conclude().catch((conclusion: unknown) => {
+        const concluded = run.conclude().catch((conclusion: unknown) => {
           run.fail(conclusion);
           return run.abort();
         });
+        result = await unlessAborted(run, concluded);
       } finally {
         clearTimeout(timer);
       }
@@ -272,7 +294,8 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
     // Effects an app makes in the background after acknowledging a delivery can come after its scenario concluded:
     // every order is judged again once the settle window has passed (a problem found only then fails its scenario).
-    await sleep(settleMs);
+    signal?.throwIfAborted();
+    await sleep(settleMs, undefined, signal === undefined ? undefined : { signal });
     const rechecked = await Promise.all(results.map((result) => runs.get(result.id)?.recheck(result) ?? result));
     rechecked.sort((a, b) => a.id - b.id);
     const timed = await withProviderTimelines(rechecked, sandbox);
@@ -290,6 +313,7 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       ...(closeError === null ? {} : { closeError }),
     });
   } finally {
+    stop.off();
     await http.close();
     if (!closed) await closeAdapter(app, timeoutMs);
   }

@@ -64,6 +64,7 @@ export class ScenarioRun implements ScenarioContext {
   private readonly lastViews = new Map<string, OrderView>();
   /** Orders whose `readOrder` answer could not be judged: waiting for them to settle is pointless. */
   private readonly unreadable = new Set<string>();
+  private stopped = false;
 
   constructor(
     private readonly scenario: Scenario,
@@ -87,7 +88,12 @@ export class ScenarioRun implements ScenarioContext {
   }
 
   timeLeftMs(): number {
-    return Math.max(0, this.deadlineMs - Date.now());
+    return this.stopped ? 0 : Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  /** Cuts the scenario's waits short (its run was stopped): every wait and the settling end at their next poll. */
+  stop(): void {
+    this.stopped = true;
   }
 
   money(): StormMoney {
@@ -286,7 +292,7 @@ export class ScenarioRun implements ScenarioContext {
       } else {
         previous = null;
       }
-      if (Date.now() >= deadlineMs) return { ...last, timedOut: !isSettled(last) };
+      if (Date.now() >= deadlineMs || this.stopped) return { ...last, timedOut: !isSettled(last) };
       await sleep(Math.min(100, Math.max(1, deadlineMs - Date.now())));
     }
   }

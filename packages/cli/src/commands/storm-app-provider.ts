@@ -37,31 +37,34 @@ function rendered<Report>(renderers: Renderers<Report>) {
   };
 }
 
-type AppStorm = (world: StormAppWorld) => LoadedProviderStorm<typeof NO_TARGET, CommandReport>;
+/** A loaded provider storm, as `runProviderStormCommand` runs it, without its target. */
+type AppStormParts = Omit<LoadedProviderStorm<typeof NO_TARGET, CommandReport>, 'target' | 'run'>;
+
+/** A provider's storm for the app: its renderers and errors, and how it runs on a world's app. */
+interface AppStorm {
+  readonly parts: AppStormParts;
+  runOn(world: StormAppWorld, run: ProviderRun): Promise<CommandReport>;
+}
 
 /**
- * Loads the provider's storm (before the app starts: a missing peer fails first) and returns its storm against a
- * world's app, as `runProviderStormCommand` runs it.
+ * Loads the provider's storm (before the app starts: a missing peer fails first) and returns its renderers and its
+ * run against a world's app.
  */
 async function appStormOf(provider: AppProvider, neededFor: string): Promise<AppStorm> {
   if (provider === 'payme') {
     const payme = await loadPaymeStorm(neededFor);
     const { formatPaymeStormTable: table, paymeStormSummary: summary, html, junit } = payme;
-    return ({ app, secrets }) => ({
-      ...payme,
-      ...rendered({ table, summary, html, junit }),
-      target: () => NO_TARGET,
-      run: (_none, run: ProviderRun) => payme.runAppPaymeStorm({ app, key: secrets.paymeKey, ...run }),
-    });
+    return {
+      parts: { ...payme, ...rendered({ table, summary, html, junit }) },
+      runOn: ({ app, secrets }, run) => payme.runAppPaymeStorm({ app, key: secrets.paymeKey, ...run }),
+    };
   }
   if (provider === 'uzum') {
     const uzum = await loadUzumStorm(neededFor);
     const { formatUzumStormTable: table, uzumStormSummary: summary, html, junit } = uzum;
-    return ({ app, secrets }) => ({
-      ...uzum,
-      ...rendered({ table, summary, html, junit }),
-      target: () => NO_TARGET,
-      run: (_none, run: ProviderRun) =>
+    return {
+      parts: { ...uzum, ...rendered({ table, summary, html, junit }) },
+      runOn: ({ app, secrets }, run) =>
         uzum.runAppUzumStorm({
           app,
           login: secrets.uzumLogin,
@@ -69,32 +72,28 @@ async function appStormOf(provider: AppProvider, neededFor: string): Promise<App
           serviceId: secrets.uzumServiceId,
           ...run,
         }),
-    });
+    };
   }
   if (provider === 'telegram') {
     const telegram = await loadTelegramStorm(neededFor);
     const { formatTelegramStormTable: table, telegramStormSummary: summary, html, junit } = telegram;
-    return ({ app, secrets, telegram: sandbox }) => ({
-      ...telegram,
-      ...rendered({ table, summary, html, junit }),
-      target: () => NO_TARGET,
-      run: (_none, run: ProviderRun) => {
+    return {
+      parts: { ...telegram, ...rendered({ table, summary, html, junit }) },
+      runOn: ({ app, secrets, telegram: sandbox }, run) => {
         if (sandbox === undefined || secrets.telegram === undefined) {
           throw new Error('the Telegram sandbox was not started'); // withStormApp starts it with `telegram: true`
         }
         return telegram.runAppTelegramStorm({ app, sandbox, secretToken: secrets.telegram.webhookSecret, ...run });
       },
-    });
+    };
   }
   const click = await loadClickStorm(neededFor);
   const { formatClickStormTable: table, clickStormSummary: summary, html, junit } = click;
-  return ({ app, secrets }) => ({
-    ...click,
-    ...rendered({ table, summary, html, junit }),
-    target: () => NO_TARGET,
-    run: (_none, run: ProviderRun) =>
+  return {
+    parts: { ...click, ...rendered({ table, summary, html, junit }) },
+    runOn: ({ app, secrets }, run) =>
       click.runAppClickStorm({ app, serviceId: secrets.clickServiceId, secretKey: secrets.clickSecretKey, ...run }),
-  });
+  };
 }
 
 /** How the command names the provider. */
@@ -113,11 +112,13 @@ const NAMES: Readonly<Record<AppProvider, string>> = {
  * `_SERVICE_ID`; for Telegram the storm also starts its Telegram sandbox and gives `PAYONCE_STORM_TELEGRAM_API_URL`,
  * `_BOT_TOKEN`, `_WEBHOOK_SECRET`); the storm plays the provider against the endpoints of `adapter.providers` and
  * judges the orders through the adapter. An adapter without the provider has every scenario skipped with the
- * reason. Prints and writes `--report`, `--junit` and `--html` as `--provider NAME --target` does.
+ * reason. Prints and writes `--report`, `--junit` and `--html` as `--provider NAME --target` does. A started app
+ * that exits during the run stops it at once (`AppExited`).
  * @throws {CliUsageError} a malformed flag, a bad adapter file, neither `--url` nor `--start` (exit status 2).
  * @throws {ProviderStormFailed} at least one scenario failed (exit status 1).
  * @throws {StormTargetUnavailable} the app's endpoint does not answer or refuses the credentials (exit status 1).
  * @throws {AppNotHealthy} the app never became healthy (exit status 1).
+ * @throws {AppExited} the started app exited during the run (exit status 1).
  */
 export async function runAppProviderStormCommand(
   provider: AppProvider,
@@ -125,8 +126,13 @@ export async function runAppProviderStormCommand(
   io: CliIo,
 ): Promise<CommandReport> {
   const name = NAMES[provider];
-  const stormOn = await appStormOf(provider, `payonce storm --adapter --provider ${provider}`);
-  return withStormApp({ ...options, telegram: provider === 'telegram' }, io, (world) =>
-    runProviderStormCommand({ ...options, target: world.app.name }, io, name, async () => stormOn(world)),
-  );
+  const storm = await appStormOf(provider, `payonce storm --adapter --provider ${provider}`);
+  const world = { ...options, telegram: provider === 'telegram' };
+  // The app starts inside the storm's run: the flags are checked first, and an app that never becomes healthy, or
+  // exits during the run, is reported (--report, --junit, --html) as the command reports an unavailable target.
+  return runProviderStormCommand({ ...options, target: options.adapter }, io, name, async () => ({
+    ...storm.parts,
+    target: () => NO_TARGET,
+    run: (_none, run) => withStormApp(world, io, (started) => storm.runOn(started, { ...run, signal: started.signal })),
+  }));
 }

@@ -2,6 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { AppExited } from '../storm-app/app-exited.js';
+import { AppNotHealthy } from '../storm-app/app-not-healthy.js';
+import { writeStormErrorReports } from '../storm-error-reports.js';
 import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { type ProviderProgress, progressLine, providerPlanLine } from '../storm-progress.js';
 
@@ -42,6 +45,8 @@ export interface ProviderRun {
   readonly timeoutMs?: number;
   readonly concurrency: number;
   onProgress(event: ProviderProgress): void;
+  /** Aborts when the run must stop at once (the app under test exited); the storm then rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** A provider storm as the command runs it, once `@payonce/storm` is loaded. */
@@ -55,8 +60,10 @@ export interface LoadedProviderStorm<T extends { close(): Promise<void> }, R ext
   html(report: R): string;
   /** The JUnit XML (`--junit`): a testcase per scenario, a `<failure>` per failed one. */
   junit(report: R): string;
-  /** The JUnit XML of a run that could not start, with the error's `code` and `message`. */
+  /** The JUnit XML of a run that gave no verdict, with the error's `code` and `message`. */
   junitError(code: string, message: string): string;
+  /** The HTML page of a run that gave no verdict, with the error's `code` and `message`. */
+  htmlError(code: string, message: string): string;
   /** The storm's "target unavailable" error class. */
   readonly StormTargetUnavailable: abstract new (
     ...args: never[]
@@ -68,11 +75,13 @@ export interface LoadedProviderStorm<T extends { close(): Promise<void> }, R ext
 /**
  * Runs one provider storm for `payonce storm --provider <name>`: checks the common flags (`--replica` refused),
  * loads the storm, prints a plan line and a progress line per scenario start and end, the table and the summary,
- * and writes the JSON report to `--report` and the JUnit XML to `--junit` (also when scenarios failed or the
- * endpoint is down) and the HTML report to `--html` (when the run finished).
+ * and writes the JSON report to `--report`, the JUnit XML to `--junit` and the HTML report to `--html` (also when
+ * scenarios failed; when the endpoint is down or the app never became healthy or exited, they name that cause).
  * @throws {CliUsageError} `--replica` given, a malformed number, URL, credential or `--only` (exit status 2).
  * @throws {ProviderStormFailed} at least one scenario failed (exit status 1), after printing and writing the report.
  * @throws {StormTargetUnavailable} the endpoint does not answer, or refuses the credentials (exit status 1).
+ * @throws {AppNotHealthy} {AppExited} from `storm.run` of an app storm: the app never became healthy, or exited
+ *   during the run (exit status 1).
  */
 export async function runProviderStormCommand<T extends { close(): Promise<void> }, R extends CommandReport>(
   options: ProviderStormCommandOptions,
@@ -104,14 +113,8 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
     });
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
-    if (error instanceof storm.StormTargetUnavailable && options.report !== undefined) {
-      const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
-      await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
-      io.out(`report written to ${options.report}`);
-    }
-    if (error instanceof storm.StormTargetUnavailable && options.junit !== undefined) {
-      await writeFile(options.junit, storm.junitError(error.code, error.message));
-      io.out(`JUnit report written to ${options.junit}`);
+    if (error instanceof storm.StormTargetUnavailable || error instanceof AppNotHealthy || error instanceof AppExited) {
+      await writeStormErrorReports(options, error, storm, io);
     }
     throw error;
   } finally {

@@ -1,12 +1,13 @@
-import { writeFile } from 'node:fs/promises';
 import type { StormRepeatReport } from '@payonce/storm/internal/repeat-storm.js';
 import type { StormReport } from '@payonce/storm/internal/storm-report.js';
 import { type Command, Option } from 'commander';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { AppExited } from '../storm-app/app-exited.js';
 import { AppNotHealthy } from '../storm-app/app-not-healthy.js';
 import { withStormApp } from '../storm-app/storm-app-world.js';
+import { writeStormErrorReports } from '../storm-error-reports.js';
 import { scenarioList, wholeNumberFlag } from '../storm-flags.js';
 import { loadStorm } from '../storm-peer.js';
 import { progressLine, stormPlanLine } from '../storm-progress.js';
@@ -89,7 +90,7 @@ function requiredFlag(value: string | undefined, flag: string): string {
  * the storm starts its sandbox, and the app with `--start`, see `withStormApp`), printing a progress line per
  * scenario start and end, then the table and the one-line summary; writes the JSON report to `options.report` and
  * the JUnit XML to `options.junit` when given (also when scenarios failed or nothing could run) and the HTML report
- * to `options.html` (when a run finished). With `--repeat N` it runs N times with fresh seeds, prints each run's seed
+ * to `options.html` (the run's, or the page naming why there is no verdict). With `--repeat N` it runs N times with fresh seeds, prints each run's seed
  * and summary, then per scenario how many runs failed and every broken order with its seed; the reports then hold
  * every run. Returns the (last) run's report.
  * @throws {CliUsageError} a malformed `--only`, `--timeout-ms`, `--concurrency`, `--repeat` or URL, `--repeat` with
@@ -99,6 +100,8 @@ function requiredFlag(value: string | undefined, flag: string): string {
  * @throws {StormTargetUnavailable} the service or the sandbox does not answer (exit status 1); with `--report`, the
  *   report then holds `{ passed: false, error: { code, message }, results: [] }`.
  * @throws {AppNotHealthy} the `--adapter` app never became healthy (exit status 1; reports as above).
+ * @throws {AppExited} the `--start`ed app ended during the run: the run stopped at once (exit status 1; reports as
+ *   above, with `--html` too).
  * @throws {MissingPeer} `@payonce/storm` (or `@payonce/sandbox`, or `tsx` for a `.ts` adapter) is not installed
  *   (exit status 1), before anything is sent.
  */
@@ -174,21 +177,13 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
               ...(options.faults === undefined ? {} : { faultRules: await readFaults(options.faults) }),
             },
             io,
-            (world) => run({ ...common, app: world.app, provider: world.provider }),
+            (world) => run({ ...common, app: world.app, provider: world.provider, signal: world.signal }),
           );
   } catch (error) {
     if (error instanceof InvalidOption) throw new CliUsageError(error.message);
-    if (error instanceof storm.StormTargetUnavailable || error instanceof AppNotHealthy) {
-      // A CI job reading the report must see why nothing ran, not a missing file.
-      if (options.report !== undefined) {
-        const failure = { passed: false, error: { code: error.code, message: error.message }, results: [] };
-        await writeFile(options.report, `${JSON.stringify(failure, null, 2)}\n`);
-        io.out(`report written to ${options.report}`);
-      }
-      if (options.junit !== undefined) {
-        await writeFile(options.junit, storm.stormJunitErrorXml(error.code, error.message));
-        io.out(`JUnit report written to ${options.junit}`);
-      }
+    if (error instanceof storm.StormTargetUnavailable || error instanceof AppNotHealthy || error instanceof AppExited) {
+      const render = { junitError: storm.stormJunitErrorXml, htmlError: storm.stormHtmlErrorReport };
+      await writeStormErrorReports(options, error, render, io);
     }
     throw error;
   }
@@ -236,7 +231,10 @@ export function registerStorm(program: Command, io: CliIo): void {
       'your own app through its storm adapter (.ts or .js; payonce storm init writes one); the storm starts its sandbox',
     )
     .option('--start <command>', 'with --adapter: shell command that starts the app (stopped at the end)')
-    .option('--url <url>', 'with --adapter: base URL of the app (default with --start: a free port, given as PORT)')
+    .option(
+      '--url <url>',
+      'with --adapter: base URL of the app (default with --start: a free port from 20000-29999, given as PORT)',
+    )
     .option('--start-timeout-ms <ms>', 'with --start: how long the app has to become healthy', '60000')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per scenario) for CI systems (every storm)')
     .option(

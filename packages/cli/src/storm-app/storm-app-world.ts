@@ -6,11 +6,14 @@ import type { TelegramStormSandbox } from '@payonce/storm/internal/telegram/tele
 import { importWithPeers } from 'payonce/internal/core/import-peer.js';
 import type { CliIo } from '../cli-io.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import { findFreePort } from '../demo/free-port.js';
 import { onInterrupt } from '../demo/interrupt.js';
-import { AppNotHealthy } from './app-not-healthy.js';
+import { AppExited } from './app-exited.js';
+import { appPort } from './app-port.js';
 import { AppProcess } from './app-process.js';
 import { loadStormAdapter } from './load-storm-adapter.js';
+import { portAnswers } from './port-answers.js';
+import { waitHealthy } from './wait-healthy.js';
+import { withRestart } from './with-restart.js';
 
 /** What `payonce storm --adapter FILE [--start CMD] [--url URL]` is told about the app under test. */
 export interface StormAppWorldOptions {
@@ -18,7 +21,10 @@ export interface StormAppWorldOptions {
   readonly adapter: string;
   /** Shell command that starts the app; without it the app must already run at `url`. */
   readonly start?: string;
-  /** Base URL of the app. @default with `start`: `http://127.0.0.1:<a free port>` (the app gets it as PORT) */
+  /**
+   * Base URL of the app. @default with `start`: `http://127.0.0.1:<a free port from 20000–29999>` (the app gets it
+   * as PORT; outside the OS's ephemeral range, so no `listen(0)` elsewhere takes it while the app boots)
+   */
   readonly url?: string;
   /** How long the started (or restarted) app has to answer `adapter.health()`, in ms. @default 60_000 */
   readonly startTimeoutMs?: number;
@@ -38,6 +44,11 @@ export interface StormAppWorld {
   readonly secrets: StormProviderSecrets;
   /** The Telegram sandbox the app was given (with `options.telegram`); its token and webhook secret are in `secrets`. */
   readonly telegram?: TelegramStormSandbox;
+  /**
+   * Aborts, with an {@link AppExited}, when the started app ends during the run (not by `crashAndRestart`): give it
+   * to the storm (`runStorm({ signal })`) so the run stops at once instead of every scenario waiting out its budget.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** A bot token the Telegram sandbox accepts (`<bot id>:<secret>`) and a webhook secret (`A-Z a-z 0-9 _ -`). */
@@ -60,58 +71,6 @@ function telegramEnv(secrets: StormProviderSecrets): Record<string, string> {
   };
 }
 
-/**
- * Resolves when `adapter.health()` does (asked every 100 ms). @throws {AppNotHealthy} the started app exited, or it was not
- * healthy within `budgetMs` (the message ends with its last output lines).
- */
-async function waitHealthy(adapter: StormAppAdapter, app: AppProcess | null, budgetMs: number): Promise<void> {
-  const deadline = Date.now() + budgetMs;
-  for (;;) {
-    try {
-      await adapter.health();
-      return;
-    } catch (error) {
-      const tail = app === null ? '' : `\n${app.output.slice(-20).join('\n')}`;
-      if (app?.exited) throw new AppNotHealthy(`the app (${app.command}) ${app.exited} before it was healthy${tail}`);
-      if (Date.now() >= deadline) {
-        const why = error instanceof Error ? error.message : String(error);
-        throw new AppNotHealthy(`the app was not healthy within ${budgetMs} ms: ${why}${tail}`, { cause: error });
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/**
- * `made` with `crashAndRestart` = SIGKILL the started app's process group, start the command again, wait until it
- * is healthy (unless the adapter has its own). Methods are delegated, so a class-based adapter keeps its `this`.
- */
-function withRestart(made: StormAppAdapter, started: AppProcess, budgetMs: number): StormAppAdapter {
-  if (made.capabilities?.crashAndRestart !== undefined) return made;
-  return {
-    name: made.name,
-    health: () => made.health(),
-    webhookUrl: (scheme, replica) => made.webhookUrl(scheme, replica),
-    createOrder: (call) => made.createOrder(call),
-    startPayment: (call) => made.startPayment(call),
-    readOrder: (call) => made.readOrder(call),
-    capabilities: {
-      ...made.capabilities,
-      async crashAndRestart() {
-        const oldPid = started.pid ?? 0;
-        await started.kill();
-        await started.start();
-        await waitHealthy(made, started, budgetMs);
-        return { oldPid, newPid: started.pid ?? 0 };
-      },
-    },
-    ...(made.providers === undefined ? {} : { providers: made.providers }),
-    close: async () => {
-      await made.close?.();
-    },
-  };
-}
-
 function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>): Promise<URL> | URL {
   if (options.url === undefined) {
     if (options.start === undefined) {
@@ -131,6 +90,41 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
   return url;
 }
 
+/** The values of the storm's secrets the started app gets: redacted wherever its output is shown. */
+function secretValues(webhookSecret: string, apiKey: string, secrets: StormProviderSecrets): string[] {
+  const { telegram } = secrets;
+  return [
+    webhookSecret,
+    apiKey,
+    secrets.paymeKey,
+    secrets.clickSecretKey,
+    secrets.uzumLogin,
+    secrets.uzumPassword,
+    ...(telegram === undefined ? [] : [telegram.botToken, telegram.webhookSecret]),
+  ];
+}
+
+/**
+ * @throws {CliUsageError} with `--start`, something already accepts connections on `--url`'s port: the storm would
+ *   test whatever answers there, not the app it starts.
+ */
+async function ensurePortFree(options: StormAppWorldOptions, url: URL): Promise<void> {
+  if (options.start === undefined || options.url === undefined || !(await portAnswers(url))) return;
+  throw new CliUsageError(
+    `--url ${options.url}: something already accepts connections on port ${url.port || (url.protocol === 'https:' ? 443 : 80)} ` +
+      'before the storm started the app, so the storm could not tell your app from it. Stop what listens there, ' +
+      'or leave out --url (with --start the storm gives the app a free port as PORT)',
+  );
+}
+
+/** The error that stops the run when the started app ends during it: how it ended and its last output lines. */
+function appExited(app: AppProcess, why: string): AppExited {
+  const when = app.starts > 1 ? 'after the storm restarted it (crash scenario)' : 'during the run';
+  return new AppExited(
+    `the app (${app.command}) ${why} ${when}; the run was stopped, no verdict on a dead app; ${app.output.describe()}`,
+  );
+}
+
 /**
  * Runs `body` on a storm world for the user's own app (`payonce storm --adapter`): starts the storm's Stripe-shaped
  * sandbox (`@payonce/sandbox`, secrets served, retries compressed as `payonce demo` does), makes the adapter with
@@ -139,13 +133,17 @@ function appUrlOf(options: StormAppWorldOptions, freePort: () => Promise<number>
  * `PAYONCE_STORM_API_KEY`, and the provider storms' `PAYONCE_STORM_PAYME_KEY`, `PAYONCE_STORM_CLICK_SERVICE_ID`,
  * `PAYONCE_STORM_CLICK_SECRET_KEY`, `PAYONCE_STORM_UZUM_LOGIN`, `_PASSWORD`, `_SERVICE_ID`, also in
  * `setup.providers`; with `options.telegram`, also the Telegram sandbox: `PAYONCE_STORM_TELEGRAM_API_URL`,
- * `_BOT_TOKEN`, `_WEBHOOK_SECRET`, in `setup.providers.telegram`), waits for `adapter.health()` and offers
- * `crashAndRestart` (SIGKILL the app's process group, start the command again) unless the adapter has its own;
- * points the sandbox's webhooks at
- * `adapter.webhookUrl('stripe')`. Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
- * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, a bad adapter file (exit status 2).
- * @throws {AppNotHealthy} the started app exited, or was not healthy within `startTimeoutMs` (with its last output
- *   lines).
+ * `_BOT_TOKEN`, `_WEBHOOK_SECRET`, in `setup.providers.telegram`), waits for `adapter.health()` (and, for a started
+ * app, checks it is the one that answers: see `waitHealthy`) and offers `crashAndRestart` (SIGKILL the app's process
+ * group, start the command again) unless the adapter has its own; points the sandbox's webhooks at
+ * `adapter.webhookUrl('stripe')`. A started app that ends during the run aborts `world.signal` and `body`'s result is
+ * that {@link AppExited}. The app's output is shown only in errors, its last lines, the storm's secrets redacted.
+ * Everything is stopped afterwards, on failure and on SIGINT/SIGTERM too.
+ * @throws {CliUsageError} neither `url` nor `start`, a malformed `url`, `url` with `start` on a port something
+ *   already listens on, a bad adapter file (exit status 2).
+ * @throws {AppNotHealthy} the started app exited, another process answered its health check, or it was not healthy
+ *   within `startTimeoutMs` (with its last output lines).
+ * @throws {AppExited} the started app ended during the run (with its last output lines).
  * @throws {MissingPeer} `@payonce/sandbox`, or `tsx` for a `.ts` adapter, is not installed.
  */
 export async function withStormApp<T>(
@@ -154,7 +152,8 @@ export async function withStormApp<T>(
   body: (world: StormAppWorld) => Promise<T>,
 ): Promise<T> {
   const neededFor = 'payonce storm --adapter';
-  const url = await appUrlOf(options, () => findFreePort());
+  const url = await appUrlOf(options, () => appPort());
+  await ensurePortFree(options, url);
   const [factory, sandboxes, signer, telegramSandboxes] = await Promise.all([
     loadStormAdapter(options.adapter),
     importWithPeers(neededFor, () => import('@payonce/sandbox/internal/create-sandbox.js')),
@@ -193,43 +192,61 @@ export async function withStormApp<T>(
     await telegram?.close();
   };
   const release = onInterrupt(cleanup);
+  const appGone = new AbortController();
   try {
     io.out(`payonce storm: sandbox provider ${sandbox.url}, app ${appUrl}`);
     if (telegram !== undefined) io.out(`payonce storm: Telegram sandbox (Bot API) ${telegram.url}`);
     const setup = { appUrl, sandboxUrl: sandbox.url, webhookSecret, apiKey, providers: secrets };
     if (options.start !== undefined) {
-      appProcess = new AppProcess(options.start, {
-        ...process.env,
-        PORT: url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port,
-        PAYONCE_STORM_APP_URL: appUrl,
-        PAYONCE_STORM_SANDBOX_URL: sandbox.url,
-        PAYONCE_STORM_WEBHOOK_SECRET: webhookSecret,
-        PAYONCE_STORM_API_KEY: apiKey,
-        PAYONCE_STORM_PAYME_KEY: secrets.paymeKey,
-        PAYONCE_STORM_CLICK_SERVICE_ID: String(secrets.clickServiceId),
-        PAYONCE_STORM_CLICK_SECRET_KEY: secrets.clickSecretKey,
-        PAYONCE_STORM_UZUM_LOGIN: secrets.uzumLogin,
-        PAYONCE_STORM_UZUM_PASSWORD: secrets.uzumPassword,
-        PAYONCE_STORM_UZUM_SERVICE_ID: String(secrets.uzumServiceId),
-        ...telegramEnv(secrets),
-      });
-      await appProcess.start();
-      io.out(`app: started "${options.start}" (pid ${appProcess.pid}), waiting for it to be healthy`);
+      const started = new AppProcess(
+        options.start,
+        {
+          ...process.env,
+          PORT: url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port,
+          PAYONCE_STORM_APP_URL: appUrl,
+          PAYONCE_STORM_SANDBOX_URL: sandbox.url,
+          PAYONCE_STORM_WEBHOOK_SECRET: webhookSecret,
+          PAYONCE_STORM_API_KEY: apiKey,
+          PAYONCE_STORM_PAYME_KEY: secrets.paymeKey,
+          PAYONCE_STORM_CLICK_SERVICE_ID: String(secrets.clickServiceId),
+          PAYONCE_STORM_CLICK_SECRET_KEY: secrets.clickSecretKey,
+          PAYONCE_STORM_UZUM_LOGIN: secrets.uzumLogin,
+          PAYONCE_STORM_UZUM_PASSWORD: secrets.uzumPassword,
+          PAYONCE_STORM_UZUM_SERVICE_ID: String(secrets.uzumServiceId),
+          ...telegramEnv(secrets),
+        },
+        secretValues(webhookSecret, apiKey, secrets),
+      );
+      appProcess = started;
+      started.onUnexpectedExit((why) => appGone.abort(appExited(started, why)));
+      await started.start();
+      io.out(`app: started "${options.start}" (pid ${started.pid}), waiting for it to be healthy`);
     }
     const made = await factory(setup);
     try {
-      await waitHealthy(made, appProcess, budgetMs);
+      await waitHealthy(made, appProcess, budgetMs, appUrl);
     } catch (error) {
       await made.close?.().catch(() => undefined); // runStorm, which closes it otherwise, never got it
       throw error;
     }
-    const app = appProcess === null ? made : withRestart(made, appProcess, budgetMs);
+    const app = appProcess === null ? made : withRestart(made, appProcess, budgetMs, appUrl);
     sandbox.controls.setWebhookUrl(app.webhookUrl('stripe'));
-    return await body({ app, provider: sandbox.url, secrets, ...(telegram === undefined ? {} : { telegram }) });
+    const world = { app, provider: sandbox.url, secrets, signal: appGone.signal };
+    let result: T;
+    try {
+      result = await body({ ...world, ...(telegram === undefined ? {} : { telegram }) });
+    } catch (error) {
+      appGone.signal.throwIfAborted(); // whatever failed, the app's exit is the cause
+      throw error;
+    }
+    appGone.signal.throwIfAborted(); // it ended after the last scenario: still a crash under the storm
+    return result;
   } finally {
     release();
     const pid = appProcess?.pid;
+    const ended = appProcess?.exited;
     await cleanup();
-    if (appProcess !== null) io.out(`app: stopped (${pid === null ? 'it had exited' : `pid ${pid}`})`);
+    if (appProcess !== null)
+      io.out(pid === null ? `app: not running at the end (it ${ended})` : `app: stopped (pid ${pid})`);
   }
 }

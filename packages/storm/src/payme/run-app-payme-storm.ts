@@ -18,6 +18,8 @@ export interface AppPaymeStormOptions {
   readonly concurrency?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: PaymeStormProgress) => void;
+  /** Stops the run when it aborts (e.g. the app exited): the storm then rejects with `signal.reason`. */
+  readonly signal?: AbortSignal;
 }
 
 /**

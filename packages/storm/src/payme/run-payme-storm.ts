@@ -22,6 +22,8 @@ export interface PaymeStormOptions {
   readonly concurrency?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: PaymeStormProgress) => void;
+  /** Stops the run when it aborts: no further scenario starts, the running ones stop waiting, the run rejects. */
+  readonly signal?: AbortSignal;
 }
 
 /** What `runPaymeStorm` reports while it runs (as `StormProgress`, with a Payme result). */
@@ -87,6 +89,7 @@ function checkTarget(target: PaymeStormTarget): void {
  * @throws {InvalidOption} a bad target, `only`, `timeoutMs` (1 000…600 000) or `concurrency` (1…11).
  * @throws {StormTargetUnavailable} the endpoint does not answer a CheckTransaction of an unknown id with -31003
  *   (down, wrong URL, or the key refused).
+ * @throws `options.signal.reason` once the signal aborted.
  * @see docs/storm.md "Payme storm"; https://developer.help.paycom.uz/metody-merchant-api/
  */
 export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeStormReport> {
@@ -96,6 +99,7 @@ export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeSt
   const concurrency = intIn(options.concurrency ?? 4, 1, ALL_PAYME_SCENARIOS.length, 'concurrency');
   const scenarios = selectPaymeScenarios(options.only);
   const startedAtMs = Date.now();
+  options.signal?.throwIfAborted();
   await preflight(target);
   const results = await runProviderScenarios({
     scenarios,
@@ -103,6 +107,7 @@ export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeSt
     concurrency,
     onProgress: options.onProgress,
     open: (scenario) => new PaymeScenarioRun(scenario, target, timeoutMs),
+    signal: options.signal,
   });
   return Object.freeze({
     provider: 'payme',

@@ -45,6 +45,7 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
   private readonly timeline: StormTimelineEvent[] = [];
   /** The last counts read of each order (by its key), to record what changed. */
   private readonly lastRead = new Map<string, string>();
+  private stopped = false;
 
   constructor(
     protected readonly scenario: ScenarioInfo,
@@ -55,7 +56,12 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
 
   /** Milliseconds left before the scenario's deadline. */
   timeLeftMs(): number {
-    return Math.max(0, this.deadlineMs - Date.now());
+    return this.stopped ? 0 : Math.max(0, this.deadlineMs - Date.now());
+  }
+
+  /** Cuts the scenario's waits short (its run was stopped): every wait and the settling end at their next poll. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Records `reason` as a failure unless `condition` holds; returns `condition`. */

@@ -1,4 +1,5 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { abortRace } from '../abort-race.js';
 import type { ProviderScenario, ProviderStormProgress } from './provider-scenario.js';
 
 /** A scenario's run as the runner drives it: the context the scenario gets, ended by `fail` + `conclude`. */
@@ -7,6 +8,8 @@ export interface ScenarioRunHandle<R> {
   fail(error: unknown): void;
   /** Judges every order the scenario touched and returns its result. */
   conclude(): Promise<R>;
+  /** Cuts the scenario's waits short (the run was stopped): they end at their next poll. */
+  stop(): void;
 }
 
 /** Options of {@link runProviderScenarios}. */
@@ -19,22 +22,35 @@ export interface ProviderScenariosOptions<Ctx, R> {
   readonly onProgress?: (event: ProviderStormProgress<R>) => void;
   /** A fresh run (context + handle) of one scenario. */
   open(scenario: ProviderScenario<Ctx, R>): Ctx & ScenarioRunHandle<R>;
+  /** Stops the run when it aborts: no further scenario starts, the running ones stop waiting, the run rejects. */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Runs provider storm scenarios: `concurrency` at a time, then the `alone` ones one by one; a scenario that throws
  * or overruns its wall-clock budget concludes with the error as a failure. Never throws for a failing target.
  * @returns the results, sorted by scenario number.
+ * @throws `options.signal.reason` once the signal aborted (no result then: the target was gone, not judged).
  */
 export async function runProviderScenarios<Ctx, R extends { readonly id: number }>(
   options: ProviderScenariosOptions<Ctx, R>,
 ): Promise<R[]> {
-  const { scenarios, timeoutMs } = options;
+  const { scenarios, timeoutMs, signal } = options;
   const onProgress = options.onProgress ?? (() => {});
+  const stop = abortRace(signal);
+  /** `work`, unless the signal aborts first: then the scenario's waits are cut short and the reason is thrown. */
+  const unlessAborted = async <T>(run: ScenarioRunHandle<R>, work: Promise<T>): Promise<T> => {
+    try {
+      return await Promise.race([work, stop.aborted]);
+    } finally {
+      if (signal?.aborted === true) run.stop();
+    }
+  };
   const total = scenarios.length;
   let started = 0;
   let finished = 0;
   const runOne = async (scenario: ProviderScenario<Ctx, R>): Promise<R> => {
+    signal?.throwIfAborted();
     started += 1;
     onProgress({ kind: 'started', id: scenario.id, name: scenario.name, index: started, total });
     const run = options.open(scenario);
@@ -45,10 +61,11 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number 
     });
     let result: R;
     try {
-      result = await Promise.race([scenario.run(run), wall]);
+      result = await unlessAborted(run, Promise.race([scenario.run(run), wall]));
     } catch (error) {
+      signal?.throwIfAborted();
       run.fail(error);
-      result = await run.conclude();
+      result = await unlessAborted(run, run.conclude());
     } finally {
       clearTimeout(timer);
     }
@@ -61,8 +78,12 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number 
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
-  for (const alone of scenarios.filter((s) => s.alone === true)) results.push(await runOne(alone));
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
+    for (const alone of scenarios.filter((s) => s.alone === true)) results.push(await runOne(alone));
+  } finally {
+    stop.off();
+  }
   return results.sort((a, b) => a.id - b.id);
 }
 

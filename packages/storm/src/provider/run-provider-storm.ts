@@ -30,6 +30,11 @@ export interface ProviderStormRunOptions<R> {
   readonly concurrency?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: ProviderStormProgress<R>) => void;
+  /**
+   * Stops the run when it aborts (e.g. the app under test exited): no further scenario starts, the running ones stop
+   * waiting, and the storm rejects with `signal.reason`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What a provider gives {@link runProviderStorm}. */
@@ -50,6 +55,7 @@ export interface ProviderStormSpec<P extends string, Ctx, R> {
  * (`concurrency` at a time, the `alone` ones last) and returns the report.
  * @throws {InvalidOption} `only` (an unknown number, empty), `timeoutMs` (1 000…600 000), `concurrency` (1…n).
  * @throws {StormTargetUnavailable} from the preflight.
+ * @throws `options.signal.reason` once the signal aborted.
  */
 export async function runProviderStorm<P extends string, Ctx, R extends { readonly id: number; verdict: string }>(
   spec: ProviderStormSpec<P, Ctx, R>,
@@ -59,6 +65,7 @@ export async function runProviderStorm<P extends string, Ctx, R extends { readon
   const concurrency = intIn(options.concurrency ?? 4, 1, spec.all.length, 'concurrency');
   const scenarios = selectProviderScenarios(spec.all, options.only, spec.name);
   const startedAtMs = Date.now();
+  options.signal?.throwIfAborted();
   await spec.preflight();
   const results = await runProviderScenarios({
     scenarios,
@@ -66,6 +73,7 @@ export async function runProviderStorm<P extends string, Ctx, R extends { readon
     concurrency,
     onProgress: options.onProgress,
     open: (scenario) => spec.open(scenario, timeoutMs),
+    signal: options.signal,
   });
   return Object.freeze({
     provider: spec.provider,
