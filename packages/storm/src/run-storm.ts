@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
 import { abortRace } from './abort-race.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
-import { withinDeadline } from './app/adapter-deadline.js';
+import { ADAPTER_GRACE_MS, withinDeadline } from './app/adapter-deadline.js';
 import { AppApi } from './app/app-api.js';
 import { missingCapability } from './app/missing-capability.js';
 import { referenceServiceAdapter } from './app/reference-service-adapter.js';
@@ -83,7 +83,7 @@ export interface StormOptions {
 async function closeAdapter(app: StormAppAdapter, timeoutMs: number): Promise<string | null> {
   if (app.close === undefined) return null;
   try {
-    await withinDeadline('close', timeoutMs, () => app.close?.());
+    await withinDeadline('close', timeoutMs + ADAPTER_GRACE_MS, () => app.close?.());
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

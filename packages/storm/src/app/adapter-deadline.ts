@@ -1,3 +1,9 @@
+/**
+ * What an adapter call gets beyond the storm's per-request timeout: an adapter over HTTP times out on its own
+ * request first, with the more telling "no answer" of that request.
+ */
+export const ADAPTER_GRACE_MS = 1_000;
+
 /** An adapter call (or its app) did not answer within the storm's budget for one call. */
 export class AdapterCallTimeout extends Error {
   constructor(what: string, ms: number) {

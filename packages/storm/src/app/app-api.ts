@@ -1,7 +1,7 @@
 import type { OrderView } from '../order-view.js';
 import { type StormMoney, UnexpectedAnswer } from '../service-api.js';
 import type { HttpAnswer, StormHttp } from '../storm-http.js';
-import { withinDeadline } from './adapter-deadline.js';
+import { ADAPTER_GRACE_MS, withinDeadline } from './adapter-deadline.js';
 import { checkOrderState } from './order-state-check.js';
 import type { AppOrderAnswer, AppPaymentAnswer, StormAppAdapter, StormOrderState } from './storm-app-adapter.js';
 
@@ -89,7 +89,7 @@ export class AppApi {
     return this.told(
       { operation: 'create order', orderId: null, idempotencyKey: idempotencyKey ?? null },
       () =>
-        withinDeadline('createOrder', this.http.timeoutMs, () =>
+        withinDeadline('createOrder', this.http.timeoutMs + ADAPTER_GRACE_MS, () =>
           this.adapter.createOrder({
             customer,
             money,
@@ -111,7 +111,7 @@ export class AppApi {
   /** Starts the order's payment with `idempotencyKey` (the adapter's `startPayment`). */
   checkout(customer: string, orderId: string, idempotencyKey: string): Promise<AppPaymentAnswer> {
     return this.told({ operation: 'start payment', orderId, idempotencyKey }, () =>
-      withinDeadline('startPayment', this.http.timeoutMs, () =>
+      withinDeadline('startPayment', this.http.timeoutMs + ADAPTER_GRACE_MS, () =>
         this.adapter.startPayment({ customer, orderId, idempotencyKey, replica: this.pinned }),
       ),
     );
@@ -124,7 +124,7 @@ export class AppApi {
    * @throws whatever the adapter's `readOrder` throws.
    */
   async orderView(customer: string, orderId: string): Promise<OrderView> {
-    const state = await withinDeadline('readOrder', this.http.timeoutMs, () =>
+    const state = await withinDeadline('readOrder', this.http.timeoutMs + ADAPTER_GRACE_MS, () =>
       this.adapter.readOrder({ customer, orderId, replica: this.pinned }),
     );
     return toOrderView(orderId, checkOrderState(orderId, state));
