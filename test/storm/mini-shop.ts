@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SANDBOX_API_KEY } from '../../packages/sandbox/src/wire/api-key.js';
@@ -52,7 +52,8 @@ const answer = (status: number, body: unknown) => ({
  */
 export async function startMiniShop(sandboxUrl: string, faults: MiniShopFaults = {}): Promise<MiniShop> {
   const orders = new Map<string, ShopOrder>();
-  let serial = 1000;
+  // Serial ids, from a random start: every shop of one sandbox has its own orders in the sandbox's ledger.
+  let serial = randomInt(1_000_000, 1_000_000_000);
   const idOut = (id: string) => (faults.numericIds ? (Number(id) as unknown as string) : id);
   const find = (id: unknown) => orders.get(String(id));
 

@@ -48,4 +48,17 @@ describe('the storm judges what an app charged and that it charged at all (a min
       );
     }
   }, 30_000);
+
+  // Found by an attacker: an app answering "201 created pending" without calling the provider passed 3 and 7 with 0
+  // charges, although 3's criterion says the order is then paid once.
+  it('fails the scenarios whose criterion says the order ends paid when the shop never calls the provider', async () => {
+    const report = await storm({ skipProvider: true }, [3, 7]);
+    expect(report.results.map((r) => r.verdict)).toEqual(['fail', 'fail']);
+    for (const result of report.results) {
+      expect(result.counts.charges, `scenario ${result.id}`).toBe(0);
+      expect(result.reasons.join('\n'), `scenario ${result.id}`).toMatch(
+        /order \d+ was not paid, though the criterion says it ends paid: the provider charged it 0 time\(s\); the app shows it awaiting_payment with 0 paid transition\(s\) and 0 fulfilment\(s\)/,
+      );
+    }
+  }, 30_000);
 });

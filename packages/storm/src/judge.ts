@@ -24,6 +24,9 @@ export interface OrderSnapshot {
 
 /** Order statuses that mean "the service took money for it" (docs/design.md §6). */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'fulfilling', 'completed', 'refunded']);
+
+/** True for an order status that means the app took the money: `paid`, `fulfilling`, `completed`, `refunded`. */
+export const isPaidStatus = (status: string): boolean => PAID_STATUSES.has(status);
 /** Delivery kinds that carry a genuine event (as opposed to forged or tampered copies). */
 const GENUINE_KINDS: ReadonlySet<string> = new Set(['attempt', 'parallel-copy', 'duplicate', 'resend']);
 

@@ -1,5 +1,6 @@
 import { type CraftedSignature, craftSucceededEvent } from '../crafted-event.js';
 import type { Scenario } from '../scenario.js';
+import { expectPaid } from './expect-paid.js';
 import { delivered, expectUnpaid, heldPayment, isClientError, isSuccess } from './steps.js';
 
 const SUCCEEDED = 'payment_intent.succeeded';
@@ -35,6 +36,7 @@ export const badSignature: Scenario = {
         ctx.expect(isClientError(d.status), `the provider's ${d.kind} copy answered ${d.status}`);
       }
     }
+    await expectPaid(ctx, held.orderId);
     return ctx.conclude();
   },
 };
@@ -85,6 +87,8 @@ export const foreignEvent: Scenario = {
       const applied = view.journal.filter((e) => e.eventId === eventId && e.decision === 'applied');
       ctx.expect(applied.length === 0, `the re-signed event ${eventId} with a doubled amount was applied`);
     }
+    await expectPaid(ctx, held.orderId);
+    await expectPaid(ctx, other.orderId);
     return ctx.conclude();
   },
 };
@@ -130,6 +134,7 @@ export const forgedEventRejected: Scenario = {
         `the genuine ${copy.eventId} after its forged copy was not acknowledged`,
       );
     }
+    await expectPaid(ctx, held.orderId);
     return ctx.conclude();
   },
 };

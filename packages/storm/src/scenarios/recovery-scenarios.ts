@@ -1,5 +1,6 @@
 import { attemptFieldOf, attemptIdOf, outcomeOf } from '../app/app-answers.js';
 import type { Scenario } from '../scenario.js';
+import { expectPaid } from './expect-paid.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
 
 function errorText(error: unknown): string {
@@ -49,6 +50,7 @@ export const crashBeforeFulfilment: Scenario = {
     const after = await fulfilled(ctx, orderId);
     const job = after ? fulfilJobOf(after) : undefined;
     if (job) ctx.note(`after the restart: job ${job.status} after ${job.attempts} attempt(s)`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -86,6 +88,7 @@ export const jobRerun: Scenario = {
     );
     ctx.expect(now?.status === 'done', `the job is ${now?.status} after the rerun, expected done`);
     ctx.expect(after.fulfilments.length === 1, `${after.fulfilments.length} fulfilments, expected 1`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -136,6 +139,7 @@ export const unknownReconciled: Scenario = {
       );
     }
     await ctx.sandbox.settle(paymentId);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
