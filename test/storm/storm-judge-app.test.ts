@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../packages/sandbox/src/create-sandbox.js';
+import { withStringIds } from '../../packages/storm/src/app/adapter-ids.js';
+import type { StormAppAdapter } from '../../packages/storm/src/app/storm-app-adapter.js';
 import { runStorm } from '../../packages/storm/src/run-storm.js';
 import type { StormReport } from '../../packages/storm/src/storm-report.js';
 import { type MiniShopFaults, startMiniShop } from './mini-shop.js';
@@ -20,11 +22,15 @@ describe('the storm judges what an app charged and that it charged at all (a min
     await sandbox?.close();
   });
 
-  async function storm(faults: MiniShopFaults, only = ONLY): Promise<StormReport> {
+  async function storm(
+    faults: MiniShopFaults,
+    only = ONLY,
+    wrap = (app: StormAppAdapter) => app,
+  ): Promise<StormReport> {
     const shop = await startMiniShop(sandbox.url, faults);
     sandbox.controls.setWebhookUrl(shop.adapter.webhookUrl('stripe'));
     try {
-      return await runStorm({ app: shop.adapter, provider: sandbox.url, only, timeoutMs: 3_000 });
+      return await runStorm({ app: wrap(shop.adapter), provider: sandbox.url, only, timeoutMs: 3_000 });
     } finally {
       await shop.close();
     }
@@ -47,6 +53,17 @@ describe('the storm judges what an app charged and that it charged at all (a min
         /was charged (\d+)00 EUR \(payment pi_\w+\) but the order is \1 EUR \(minor units\)/,
       );
     }
+  }, 30_000);
+
+  // Found by an attacker: numeric order ids failed every scenario with `out.replace is not a function`.
+  it('passes a shop whose order ids are numbers once its adapter goes through withStringIds', async () => {
+    const report = await storm({ numericIds: true }, ONLY, withStringIds);
+    expect(notPassed(report)).toEqual([]);
+    expect(report.results.flatMap((r) => r.orders.map((o) => typeof o.orderId))).toEqual([
+      'string',
+      'string',
+      'string',
+    ]);
   }, 30_000);
 
   // Found by an attacker: an app answering "201 created pending" without calling the provider passed 3 and 7 with 0
