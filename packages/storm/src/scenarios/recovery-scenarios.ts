@@ -1,11 +1,8 @@
 import { attemptFieldOf, attemptIdOf, outcomeOf } from '../app/app-answers.js';
+import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
 import { expectPaid } from './expect-paid.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** docs/design.md §9 scenario 12. */
 export const crashBeforeFulfilment: Scenario = {

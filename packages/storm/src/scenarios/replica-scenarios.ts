@@ -1,5 +1,6 @@
 import type { AppPaymentAnswer } from '../app/storm-app-adapter.js';
 import { craftSucceededEvent } from '../crafted-event.js';
+import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import { replicaOfPid } from '../service-control.js';
@@ -177,7 +178,7 @@ export const replicaKilledMidFulfilment: Scenario = {
       const { oldPid, newPid } = await killing;
       ctx.note(`killed replica ${victim! + 1} (pid ${oldPid}) mid-fulfilment; restarted as pid ${newPid}`);
     } catch (error) {
-      ctx.expect(false, `crash and restart failed: ${error instanceof Error ? error.message : String(error)}`);
+      ctx.expect(false, `crash and restart failed: ${errorText(error)}`);
       return ctx.conclude();
     }
     const after = await fulfilled(ctx, orderId);
