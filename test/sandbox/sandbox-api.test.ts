@@ -182,9 +182,8 @@ describe('sandbox: lost responses, timeouts, slow answers', () => {
 
   it('the order ledger catches one order charged under two merchant references', async () => {
     const first = newRequest();
-    const second = { ...newRequest(), orderId: first.orderId };
-    await client.createPayment(first);
-    await client.createPayment(second);
+    const second = { ...newRequest({ amountMinor: 199_900, currency: 'USD' }), orderId: first.orderId };
+    const [one, two] = [await client.createPayment(first), await client.createPayment(second)];
     expect(await sandbox.controls.idle()).toBe(true);
     expect(sandbox.controls.charges(first.merchantReference)).toBe(1);
     expect(sandbox.controls.orderLedger(first.orderId)).toMatchObject({
@@ -199,6 +198,11 @@ describe('sandbox: lost responses, timeouts, slow answers', () => {
       refundCount: 0,
       paymentIds: sandbox.controls.orderLedger(first.orderId).paymentIds,
       merchantReferences: [first.merchantReference, second.merchantReference],
+      // What each charge took: the storm judges it against the order's amount and currency.
+      charges: [
+        { paymentId: one.paymentId, chargeId: expect.stringMatching(/^ch_/), amountMinor: 1999, currency: 'EUR' },
+        { paymentId: two.paymentId, chargeId: expect.stringMatching(/^ch_/), amountMinor: 199_900, currency: 'USD' },
+      ],
     });
   });
 

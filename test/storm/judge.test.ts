@@ -31,6 +31,11 @@ function snapshot(v: OrderView | null, charges = 1, deliveries: StormDelivery[] 
       chargeCount: charges,
       refundCount: 0,
       paymentIds: Array.from({ length: Math.max(charges, 1) }, (_, i) => `pi_${i}`),
+      charges: Array.from({ length: charges }, (_, i) => ({
+        paymentId: `pi_${i}`,
+        amountMinor: 1999,
+        currency: 'EUR',
+      })),
     },
     deliveries,
     timedOut: false,
@@ -90,6 +95,43 @@ describe('judgeOrder: the common rule of SPEC §9', () => {
     ],
   ])('fails %s', (_what, input, problem) => {
     expect(judgeOrder(input).problems.join('\n')).toMatch(problem);
+  });
+
+  // Found by an attacker: an app that charged 100x the order's amount passed every Stripe scenario (only the
+  // number of charges was judged).
+  it('fails an order charged another amount or currency than the order, naming both', () => {
+    const charged = (amountMinor: number, currency: string): OrderSnapshot => {
+      const base = snapshot(view());
+      return { ...base, ledger: { ...base.ledger, charges: [{ paymentId: 'pi_0', amountMinor, currency }] } };
+    };
+    expect(judgeOrder(charged(199_900, 'EUR')).problems).toEqual([
+      `order ${ORDER.slice(0, 8)} was charged 199900 EUR (payment pi_0) but the order is 1999 EUR (minor units)`,
+    ]);
+    expect(judgeOrder(charged(1999, 'USD')).problems.join('\n')).toMatch(/charged 1999 USD .* the order is 1999 EUR/);
+    expect(judgeOrder(charged(1999, 'eur')).problems).toEqual([]);
+  });
+
+  it('judges the view and the charges against the money the storm created the order with', () => {
+    // The app reports the amount it (wrongly) charged: only the storm's own record of the order shows it.
+    const inflated = view();
+    const lying = { ...inflated, order: { ...inflated.order, amountMinor: 199_900 } };
+    const base = snapshot(lying);
+    const input = {
+      ...base,
+      ledger: { ...base.ledger, charges: [{ paymentId: 'pi_0', amountMinor: 199_900, currency: 'EUR' }] },
+    };
+    expect(judgeOrder(input).problems).toEqual([]);
+    expect(judgeOrder({ ...input, money: { amountMinor: 1999, currency: 'EUR' } }).problems).toEqual([
+      `order ${ORDER.slice(0, 8)} shows 199900 EUR but was created for 1999 EUR`,
+      `order ${ORDER.slice(0, 8)} was charged 199900 EUR (payment pi_0) but the order is 1999 EUR (minor units)`,
+    ]);
+  });
+
+  it('fails an order whose charges the sandbox ledger does not describe (amounts unchecked)', () => {
+    const base = snapshot(view());
+    expect(judgeOrder({ ...base, ledger: { ...base.ledger, charges: [] } }).problems.join('\n')).toMatch(
+      /does not say what 1 of its charge\(s\) took/,
+    );
   });
 
   it('reports an order that did not settle before the deadline', () => {

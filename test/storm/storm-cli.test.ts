@@ -171,6 +171,14 @@ describe('payonce storm (CLI)', () => {
       expect(io.lines.join('\n')).toMatch(message);
     });
 
+    // Found by an attacker: a factory throwing a non-Error printed `payonce storm: [object Object]`.
+    it('prints what an adapter factory threw when it is not an Error', async () => {
+      const run = await adapterRun('throws-object.adapter.mjs', '8');
+      expect(run.code, run.text).toBe(1);
+      expect(run.text).toMatch(/^payonce storm: \{ code: 'E_SHOP_CONFIG', detail: 'SHOP_DATABASE_URL is not set' \}$/m);
+      expect(run.text).not.toMatch(/\[object Object\]/);
+    });
+
     it('runs a TypeScript adapter file (the reference service) on its own sandbox: exit 0, JUnit names the skip', async () => {
       const run = await adapterRun('reference-service.adapter.ts', '8,9,14', ['--seed', '11']);
       expect(run.code, run.text).toBe(0);

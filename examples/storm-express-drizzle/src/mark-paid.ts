@@ -11,17 +11,23 @@ export interface PaymentReport {
   readonly amountMinor: number | null;
   /** ISO-4217, upper case. */
   readonly currency: string | null;
+  /** The order the event names (`metadata.order_id`), `null` when it names none. */
+  readonly orderId: string | null;
 }
 
 /**
  * Applies a success report in `tx`: the attempt becomes `succeeded`, and the order moves to `paid` ONCE (only from
- * `new` or `awaiting_payment`, with a `paid` row in its history). A report about an unknown attempt, or whose amount
- * or currency is not the attempt's, changes nothing. Resolves with the order id when THIS call moved it to paid.
+ * `new` or `awaiting_payment`, with a `paid` row in its history). A report about an unknown attempt, or whose amount,
+ * currency, order or payment is not the attempt's, changes nothing. Resolves with the order id when THIS call moved it to paid.
  */
 export async function markPaid(tx: ShopTx, report: PaymentReport): Promise<string | null> {
   const [attempt] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, report.attemptId));
   if (attempt === undefined) return null;
   if (report.amountMinor !== attempt.amountMinor || report.currency !== attempt.currency) return null;
+  // An event naming another order, or another payment than the attempt's, is not about this attempt: ignore it.
+  if (report.orderId !== null && report.orderId !== attempt.orderId) return null;
+  if (report.paymentId !== null && attempt.providerPaymentId !== null && report.paymentId !== attempt.providerPaymentId)
+    return null;
   await tx
     .update(paymentAttempts)
     .set({ status: 'succeeded', providerPaymentId: report.paymentId ?? attempt.providerPaymentId })

@@ -12,6 +12,13 @@ import type { PrismaService } from './prisma.service.js';
 /** The Stripe events that announce a successful payment (two event ids for one payment). */
 const SUCCESS = new Set(['payment_intent.succeeded', 'charge.succeeded']);
 
+/** The order a Stripe event names (`data.object.metadata.order_id`, set at checkout), `null` when none. */
+function orderIdOf(payload: unknown): string | null {
+  const id = (payload as { data?: { object?: { metadata?: { order_id?: unknown } } } } | null)?.data?.object?.metadata
+    ?.order_id;
+  return typeof id === 'string' ? id : null;
+}
+
 /**
  * payonce for the shop, made by `PayonceModule.forRootAsync`: its tables in the shop's database and schema, the
  * Idempotency-Key routes in Prisma transactions (`stackTransactions`), and the Stripe webhook: the event's receipt,
@@ -43,6 +50,7 @@ export async function payonceOptions(
           paymentId: event.paymentId,
           amountMinor: event.amountMinor,
           currency: event.currency,
+          orderId: orderIdOf(event.payload),
         });
         if (orderId !== null) await outbox.enqueueOnce(payonceTx, FULFIL_TOPIC, `order:${orderId}`, { orderId });
       },

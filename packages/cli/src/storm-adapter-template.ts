@@ -80,7 +80,7 @@ export default function adapter(setup: StormAppSetup): StormAppAdapter {
     capabilities: {
       // attempts: true,  // readOrder returns attempts (scenarios 1, 2, 4, 5, 6, 15)
       // jobs: true,      // readOrder returns jobs with order.fulfil (12, 14)
-      // journal: true,   // readOrder returns journal and deliveries (11, 18)
+      // journal: true,   // readOrder returns journal and deliveries (18; the journal check of 11)
       // refunds: true,   // charge.refunded makes the order refunded (17)
     },
     // ADAPT: your other providers' endpoints, for \`payonce storm --adapter … --provider payme|click|uzum|telegram\`

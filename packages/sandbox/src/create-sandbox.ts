@@ -131,10 +131,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const paymentsOf = (reference: string) =>
     engine.paymentIdsOf(reference).flatMap((id) => (engine.payments.has(id) ? [engine.payment(id)] : []));
-  const succeededCharges = (ofPayments: readonly SandboxPayment[]) => {
+  const succeeded = (ofPayments: readonly SandboxPayment[]) => {
     const ids = new Set(ofPayments.map((p) => p.id));
-    return [...engine.charges.values()].filter((c) => ids.has(c.paymentIntentId) && c.status === 'succeeded').length;
+    return [...engine.charges.values()].filter((c) => ids.has(c.paymentIntentId) && c.status === 'succeeded');
   };
+  const succeededCharges = (ofPayments: readonly SandboxPayment[]) => succeeded(ofPayments).length;
   const refundCount = (ofPayments: readonly SandboxPayment[]) => {
     const ids = new Set(ofPayments.map((p) => p.id));
     return [...engine.refunds.values()].filter((r) => ids.has(r.paymentIntentId)).length;
@@ -160,6 +161,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       merchantReferences: Object.freeze([
         ...new Set(ofOrder.flatMap((p) => (p.merchantReference === null ? [] : [p.merchantReference]))),
       ]),
+      charges: Object.freeze(
+        succeeded(ofOrder).map((c) =>
+          Object.freeze({
+            paymentId: c.paymentIntentId,
+            chargeId: c.id,
+            amountMinor: c.captured ? c.amountCaptured : c.amountMinor,
+            currency: c.currency,
+          }),
+        ),
+      ),
     });
   }
 

@@ -36,6 +36,7 @@ export { SandboxClient, type SandboxClientOptions } from './sandbox-client.js';
 export { SandboxClientError, type SandboxClientErrorCode } from './sandbox-client-error.js';
 export type {
   ChargeLedger,
+  OrderCharge,
   OrderLedger,
   PlanMatch,
   SandboxControls,

@@ -52,6 +52,18 @@ export interface OrderLedger {
   readonly paymentIds: readonly string[];
   /** The distinct merchant references those payments carried. */
   readonly merchantReferences: readonly string[];
+  /** What each succeeded charge of the order took, oldest first (one entry per charge counted in `chargeCount`). */
+  readonly charges: readonly OrderCharge[];
+}
+
+/** One succeeded charge of an order: which payment made it and how much it took, in the payment's currency. */
+export interface OrderCharge {
+  readonly paymentId: string;
+  readonly chargeId: string;
+  /** Integer minor units: the captured amount, or the authorised one while a manual capture is pending. */
+  readonly amountMinor: number;
+  /** ISO-4217, upper case. */
+  readonly currency: string;
 }
 
 /** Which create requests a plan applies to; no field means "the next create request, whatever it is". */

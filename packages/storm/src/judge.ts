@@ -1,6 +1,7 @@
 import type { OrderView } from './order-view.js';
 import type { StormDelivery, StormOrderLedger } from './sandbox-api.js';
 import type { OrderJudgement, ScenarioCounts } from './scenario.js';
+import type { StormMoney } from './service-api.js';
 
 /** Everything the storm observed about one order once it settled (or its deadline passed). */
 export interface OrderSnapshot {
@@ -13,12 +14,53 @@ export interface OrderSnapshot {
   readonly deliveries: readonly StormDelivery[];
   /** True when the deadline passed before the order settled. */
   readonly timedOut: boolean;
+  /**
+   * The money the storm created the order with, when it knows it: the order's view and its charges are then
+   * judged against it (an app may report the amount it charged rather than the one it was asked for). Absent:
+   * the charges are judged against the view's `order.amountMinor` and `order.currency`.
+   */
+  readonly money?: StormMoney | null;
 }
 
 /** Order statuses that mean "the service took money for it" (docs/design.md §6). */
 const PAID_STATUSES: ReadonlySet<string> = new Set(['paid', 'fulfilling', 'completed', 'refunded']);
+
+/** True for an order status that means the app took the money: `paid`, `fulfilling`, `completed`, `refunded`. */
+export const isPaidStatus = (status: string): boolean => PAID_STATUSES.has(status);
 /** Delivery kinds that carry a genuine event (as opposed to forged or tampered copies). */
 const GENUINE_KINDS: ReadonlySet<string> = new Set(['attempt', 'parallel-copy', 'duplicate', 'resend']);
+
+const moneyText = (m: StormMoney) => `${m.amountMinor} ${m.currency}`;
+const sameMoney = (a: StormMoney, b: StormMoney) =>
+  a.amountMinor === b.amountMinor && a.currency.toUpperCase() === b.currency.toUpperCase();
+
+/**
+ * What the order's charges took against what the order costs (amounts in minor units): every charge must take the
+ * order's amount in the order's currency, and the view must show the money the storm created the order with.
+ */
+function moneyProblems(snapshot: OrderSnapshot, short: string): string[] {
+  const { view, ledger, money } = snapshot;
+  const problems: string[] = [];
+  if (money != null && view !== null && !sameMoney(view.order, money)) {
+    problems.push(`order ${short} shows ${moneyText(view.order)} but was created for ${moneyText(money)}`);
+  }
+  const owed = money ?? view?.order ?? null;
+  if (owed === null) return problems;
+  for (const charge of ledger.charges) {
+    if (sameMoney(charge, owed)) continue;
+    problems.push(
+      `order ${short} was charged ${moneyText(charge)} (payment ${charge.paymentId}) but the order is ` +
+        `${moneyText(owed)} (minor units)`,
+    );
+  }
+  if (ledger.charges.length < ledger.chargeCount) {
+    problems.push(
+      `order ${short}: the sandbox ledger does not say what ${ledger.chargeCount - ledger.charges.length} of its ` +
+        'charge(s) took, so their amounts could not be checked (a sandbox older than the storm?)',
+    );
+  }
+  return problems;
+}
 
 /** Genuine deliveries minus distinct genuine events: every copy of an event beyond its first send. */
 export function duplicatesOf(deliveries: readonly StormDelivery[]): number {
@@ -27,19 +69,22 @@ export function duplicatesOf(deliveries: readonly StormDelivery[]): number {
 }
 
 /**
- * The common rule of docs/design.md §9 for one order: at most one charge (sandbox ledger), at most one paid transition, at
- * most one fulfilment, nothing lost (charged ⇒ paid and fulfilled exactly once), nothing invented (paid or
- * fulfilled ⇒ charged), no fulfilment job dead-lettered. Pure; `problems` is empty when the order passes.
+ * The common rule of docs/design.md §9 for one order: at most one charge (sandbox ledger), every charge of the
+ * order's amount and currency, at most one paid transition, at most one fulfilment, nothing lost (charged ⇒ paid
+ * and fulfilled exactly once), nothing invented (paid or fulfilled ⇒ charged), no fulfilment job dead-lettered.
+ * Pure; `problems` is empty when the order passes.
  */
 export function judgeOrder(snapshot: OrderSnapshot): OrderJudgement {
   const { orderId, view, ledger, deliveries } = snapshot;
   const problems: string[] = [];
-  const short = orderId.slice(0, 8);
+  // String(): an adapter may hand numeric ids over (serial keys); a report must still name the order.
+  const short = String(orderId).slice(0, 8);
   if (ledger.chargeCount > 1) {
     problems.push(
       `order ${short} charged ${ledger.chargeCount} times by the provider (payments ${ledger.paymentIds.join(', ')})`,
     );
   }
+  problems.push(...moneyProblems(snapshot, short));
   if (view === null) {
     problems.push(`order ${short}: the service's view could not be read (${snapshot.viewError ?? 'unknown error'})`);
   } else {

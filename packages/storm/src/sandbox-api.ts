@@ -22,13 +22,38 @@ export interface StormEvent {
   readonly paymentId: string;
 }
 
-/** `GET /_sandbox/charges?order_id=`: how many charges and refunds one order had, and its payments. */
+/** One succeeded charge of an order as the sandbox ledger shows it: the payment and what it took. */
+export interface StormCharge {
+  readonly paymentId: string;
+  /** Integer minor units taken (captured, or authorised while a manual capture is pending). */
+  readonly amountMinor: number;
+  /** ISO-4217 as the sandbox holds it (upper case). */
+  readonly currency: string;
+}
+
+/** `GET /_sandbox/charges?order_id=`: how many charges and refunds one order had, its payments, what each charge took. */
 export interface StormOrderLedger {
   /** Succeeded charges of the order, across merchant references (a count). */
   readonly chargeCount: number;
   /** Refunds of the order (a count). */
   readonly refundCount: number;
   readonly paymentIds: readonly string[];
+  /**
+   * Amount and currency of each succeeded charge; fewer entries than `chargeCount` when the sandbox does not say
+   * (one older than the field: the judge then fails the order rather than leave its amounts unchecked).
+   */
+  readonly charges: readonly StormCharge[];
+}
+
+/** The ledger's `charges` entries that carry a payment id, an integer amount and a currency; others are left out. */
+function chargesOf(value: unknown): StormCharge[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown) => {
+    const c = item as Partial<Record<keyof StormCharge, unknown>> | null;
+    if (typeof c?.paymentId !== 'string' || typeof c.currency !== 'string') return [];
+    if (typeof c.amountMinor !== 'number' || !Number.isSafeInteger(c.amountMinor)) return [];
+    return [{ paymentId: c.paymentId, amountMinor: c.amountMinor, currency: c.currency }];
+  });
 }
 
 /** The sandbox answered a control call with an error status; the message quotes it. */
@@ -89,11 +114,12 @@ export class SandboxApi {
         url: `${this.baseUrl}/_sandbox/charges?order_id=${encodeURIComponent(orderId)}`,
       }),
     );
-    const json = answer.json as Partial<StormOrderLedger> | null;
+    const json = answer.json as (Partial<StormOrderLedger> & { charges?: unknown }) | null;
     return {
       chargeCount: json?.chargeCount ?? 0,
       refundCount: json?.refundCount ?? 0,
       paymentIds: Array.isArray(json?.paymentIds) ? json.paymentIds : [],
+      charges: chargesOf(json?.charges),
     };
   }
 

@@ -51,11 +51,14 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-/** A timeline event with defaults for the fields that do not apply, every string redacted. */
+/**
+ * A timeline event with defaults for the fields that do not apply, every string redacted. An id that is not a
+ * string (an adapter that handed over a numeric order id) is kept as its decimal string, never a crash.
+ */
 export function timelineEvent(
   event: Pick<StormTimelineEvent, 'atMs' | 'orderId' | 'actor' | 'what'> & Partial<StormTimelineEvent>,
 ): StormTimelineEvent {
-  const clean = (value: string | null | undefined) => (value == null ? null : redactSecrets(value));
+  const clean = (value: unknown) => (value == null ? null : redactSecrets(String(value)));
   return Object.freeze({
     atMs: event.atMs,
     orderId: clean(event.orderId),

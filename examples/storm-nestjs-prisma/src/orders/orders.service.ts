@@ -26,6 +26,8 @@ export interface PaymentReport {
   readonly paymentId: string | null;
   readonly amountMinor: number | null;
   readonly currency: string | null;
+  /** The order the event names (`metadata.order_id`), `null` when it names none. */
+  readonly orderId: string | null;
 }
 
 /** `GET /orders/:id`: the order, its attempts, and how many times it was paid and shipped. */
@@ -140,12 +142,16 @@ export class OrdersService {
   /**
    * Applies a success report in `tx` (the webhook's Prisma transaction): the attempt becomes `succeeded`, and the
    * order moves to `paid` ONCE (only from `new` or `awaiting_payment`, with a `paid` history row). A report about an
-   * unknown attempt, or another amount or currency, changes nothing. Resolves with the order id when THIS call paid it.
+   * unknown attempt, or another amount, currency, order or payment, changes nothing. Resolves with the order id when THIS call paid it.
    */
   async markPaid(tx: Prisma.TransactionClient, report: PaymentReport): Promise<string | null> {
     const attempt = await tx.paymentAttempt.findUnique({ where: { id: report.attemptId } });
     if (attempt === null) return null;
     if (report.amountMinor !== attempt.amountMinor || report.currency !== attempt.currency) return null;
+    // An event naming another order, or another payment than the attempt's, is not about this attempt: ignore it.
+    if (report.orderId !== null && report.orderId !== attempt.orderId) return null;
+    const otherPayment = attempt.providerPaymentId !== null && report.paymentId !== attempt.providerPaymentId;
+    if (report.paymentId !== null && otherPayment) return null;
     await tx.paymentAttempt.update({
       where: { id: attempt.id },
       data: { status: 'succeeded', providerPaymentId: report.paymentId ?? attempt.providerPaymentId },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HeldOrderCounts } from '../provider/storm-target-capabilities.js';
+import { idText } from './adapter-ids.js';
 import { hasCapability, type StormAppAdapter, type StormOrderStatus } from './storm-app-adapter.js';
 
 /** Statuses in which the app holds the order's money. */
@@ -13,7 +14,10 @@ const HOLDING: ReadonlySet<StormOrderStatus> = new Set(['paid', 'fulfilling', 'c
 export interface AppProviderOrders {
   /** The storm's customer of every call (`<prefix>-<random>`): the provider's own calls to the app use it too. */
   readonly customer: string;
-  /** Creates an order of `amount` minor units (tiyin, stars) and returns its id. @throws {Error} the app gave no order id. */
+  /**
+   * Creates an order of `amount` minor units (tiyin, stars) and returns its id (a numeric one as its decimal
+   * string). @throws {Error} the app gave no order id.
+   */
   createOrder(amount: number): Promise<string>;
   /**
    * The order's counts from `readOrder`: paid transitions, fulfilments, refunds (0 when the app does not report
@@ -58,7 +62,7 @@ export function appProviderOrders(adapter: StormAppAdapter, prefix: string, curr
       if (answer.orderId === null) {
         throw new Error(`createOrder answered ${answer.status} without an order id: ${answer.text.slice(0, 200)}`);
       }
-      return answer.orderId;
+      return idText(answer.orderId); // a numeric id (serial key) as its decimal string
     },
     async counts(orderId) {
       const state = await adapter.readOrder({ customer, orderId });
@@ -84,7 +88,7 @@ export function appProviderOrders(adapter: StormAppAdapter, prefix: string, curr
             const job = (await adapter.readOrder({ customer, orderId })).jobs?.find((j) => j.topic === 'order.fulfil');
             if (job === undefined) throw new Error('the order has no order.fulfil job');
             const idempotencyKey = `${prefix}-${randomBytes(8).toString('hex')}`;
-            const answer = await rerun({ customer, orderId, jobId: job.id, idempotencyKey });
+            const answer = await rerun({ customer, orderId, jobId: idText(job.id), idempotencyKey });
             return { note: `rerun of the ${job.status} fulfilment job: ${answer.status}` };
           },
         }),

@@ -76,7 +76,10 @@ export interface StormAppCapabilities {
   readonly attempts?: boolean;
   /** `readOrder` returns `jobs` with the `order.fulfil` job (scenarios 12, 14). */
   readonly jobs?: boolean;
-  /** `readOrder` returns `journal` and `deliveries` (scenarios 11, 18). */
+  /**
+   * `readOrder` returns `journal` and `deliveries` (scenario 18, and the journal check of scenario 11, which runs
+   * without it); they must show the genuine events the app acknowledged, or those scenarios fail.
+   */
   readonly journal?: boolean;
   /** The app applies the provider's refunds: `charge.refunded` makes the order `refunded` (scenario 17). */
   readonly refunds?: boolean;

@@ -1,3 +1,5 @@
+import { errorText } from '../error-text.js';
+
 /** What every provider storm context offers a scenario, whatever the provider: failures, notes, the deadline, the end. */
 export interface BaseStormContext<R> {
   /** Milliseconds left before the scenario's deadline. */
@@ -51,7 +53,7 @@ export async function rerunAfterFulfilment<R, Order>(
   try {
     ctx.note((await rerun(order)).note);
   } catch (error) {
-    ctx.expect(false, `the re-run failed: ${error instanceof Error ? error.message : String(error)}`);
+    ctx.expect(false, `the re-run failed: ${errorText(error)}`);
   }
   return ctx.conclude();
 }

@@ -1,3 +1,4 @@
+import { errorText } from '../error-text.js';
 import type { Verdict } from '../scenario.js';
 import { inTimeOrder, type StormTimelineEvent, timelineEvent } from '../storm-timeline.js';
 import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
@@ -12,10 +13,8 @@ const COUNT_NAMES: Readonly<Record<string, string>> = {
   heldTiyin: 'money held',
 };
 
-/** The text of a thrown value. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+/** The text of a thrown value (an `Error`'s message; anything else inspected, never `[object Object]`). */
+export { errorText };
 
 /** What the target said about one order at one read: its counts, or why they could not be read. */
 export interface OrderRead<C> {

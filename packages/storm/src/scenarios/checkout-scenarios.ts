@@ -5,6 +5,7 @@ import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import type { StormMoney } from '../service-api.js';
 import type { HttpAnswer } from '../storm-http.js';
+import { expectPaid } from './expect-paid.js';
 import { appMissedProviderAnswer } from './provider-answer.js';
 import { replayProblem } from './replay-check.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, isPayAnswer, isSuccess, PAY_STATUSES_TEXT } from './steps.js';
@@ -20,11 +21,12 @@ async function createOrder(ctx: ScenarioContext, money: StormMoney, key: string)
   }
 }
 
-/** Pays a tracked order with one checkout (fresh key); the common rule then waits for paid and fulfilled. */
+/** Pays a tracked order with one checkout (fresh key) and waits until it is charged, paid and fulfilled. */
 async function pay(ctx: ScenarioContext, orderId: string): Promise<void> {
   const answer = await ctx.checkout(orderId, ctx.key('pay'));
   ctx.note(`checkout: ${describeAnswer(answer)}`);
   expectAttempt(ctx, answer, 'checkout');
+  await expectPaid(ctx, orderId);
 }
 
 /** A fresh merchant reference for the direct provider calls (never a service attempt id). */
@@ -46,6 +48,7 @@ export const doublePayClick: Scenario = {
     ctx.note(`answers: ${answers.map(describeAnswer).join(' | ')}`);
     for (const [i, answer] of answers.entries()) expectAttempt(ctx, answer, `click ${i + 1}`, true);
     await expectOneAttempt(ctx, orderId, answers);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -69,6 +72,7 @@ export const twoTabs: Scenario = {
     ctx.note(`answers: ${answers.map(describeAnswer).join(' | ')}`);
     for (const [i, answer] of answers.entries()) expectAttempt(ctx, answer, `tab ${i + 1}`, true);
     await expectOneAttempt(ctx, orderId, answers);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -80,7 +84,7 @@ export const parallelCreate: Scenario = {
   defends: 'repeated HTTP request',
   criterion:
     'two POST /orders with the same Idempotency-Key and body sent at once end 201 with the SAME order id ' +
-    '(one of them a replay; a 409 is retried); that order is then paid once',
+    '(one of them a replay; a 409 is retried); that order is then paid (charged, paid and fulfilled) once',
   async run(ctx) {
     const money = ctx.money();
     const key = ctx.key('create');
@@ -138,6 +142,7 @@ export const refreshWhilePending: Scenario = {
     );
     await expectOneAttempt(ctx, orderId, [first, again]);
     await ctx.sandbox.settle(await ctx.paymentOf(orderId));
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -180,6 +185,7 @@ export const lostResponse: Scenario = {
     );
     await expectOneAttempt(ctx, orderId, [first, retry, newKey]);
     await ctx.sandbox.settle(await ctx.paymentOf(orderId));
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -245,7 +251,8 @@ export const sameKeyDifferentAmount: Scenario = {
   defends: 'repeated HTTP request',
   criterion:
     'reusing an Idempotency-Key of POST /orders with another amount answers 422 and creates nothing (the first ' +
-    'order keeps its amount); the provider answers the same reuse with 400 idempotency_error and creates no payment',
+    'order keeps its amount); the provider answers the same reuse with 400 idempotency_error and creates no ' +
+    'payment; the first order is then paid once, charged its first amount',
   async run(ctx) {
     const money = ctx.money();
     const key = ctx.key('order');
@@ -273,6 +280,12 @@ export const sameKeyDifferentAmount: Scenario = {
     const payments = await ctx.sandbox.referencePayments(reference);
     ctx.expect(payments.length === 1, `the provider created ${payments.length} payments for one key`);
     await pay(ctx, orderId);
+    for (const charge of (await ctx.sandbox.orderLedger(orderId)).charges) {
+      ctx.expect(
+        charge.amountMinor === money.amountMinor,
+        `the order was charged ${charge.amountMinor}, not its first amount ${money.amountMinor}`,
+      );
+    }
     return ctx.conclude();
   },
 };

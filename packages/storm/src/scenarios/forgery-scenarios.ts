@@ -1,8 +1,51 @@
+import { hasCapability } from '../app/storm-app-adapter.js';
 import { type CraftedSignature, craftSucceededEvent } from '../crafted-event.js';
+import type { OrderView } from '../order-view.js';
+import type { StormDelivery } from '../sandbox-api.js';
 import type { Scenario } from '../scenario.js';
+import type { ScenarioContext } from '../scenario-context.js';
+import { expectPaid } from './expect-paid.js';
 import { delivered, expectUnpaid, heldPayment, isClientError, isSuccess } from './steps.js';
 
 const SUCCEEDED = 'payment_intent.succeeded';
+
+/**
+ * True when an app's journal id names the event `eventId`: the same id, or one the app qualified with a prefix
+ * (the reference service journals Standard Webhooks events as `standard-webhooks:msg_…`).
+ */
+export function namesEvent(journalId: string | null, eventId: string): boolean {
+  return journalId !== null && (journalId === eventId || journalId.endsWith(`:${eventId}`));
+}
+
+/** Ids of the genuine success events the app acknowledged (2xx to the sandbox's first send). */
+function acknowledgedSuccesses(log: readonly StormDelivery[]): Set<string> {
+  return new Set(
+    log.filter((d) => d.kind === 'attempt' && d.eventType === SUCCEEDED && isSuccess(d.status)).map((d) => d.eventId),
+  );
+}
+
+/**
+ * The journal checks of a scenario mean something only if the app journals events at all: its payment journal
+ * (and, with `deliveries`, its delivery journal) must show one of the genuine success events it acknowledged.
+ * An adapter that claims the `journal` capability and returns empty lists fails here instead of passing vacuously.
+ */
+function expectJournaled(
+  ctx: ScenarioContext,
+  view: OrderView,
+  genuine: ReadonlySet<string>,
+  journals: readonly ('journal' | 'deliveries')[],
+): void {
+  const ids = [...genuine].join(', ') || '(none acknowledged)';
+  for (const journal of journals) {
+    const entries = view[journal];
+    ctx.expect(
+      entries.some((e) => [...genuine].some((id) => namesEvent(e.eventId, id))),
+      `the app's ${journal === 'journal' ? 'payment journal' : 'delivery journal'} (${entries.length} entries) does ` +
+        `not show the genuine success event ${ids} it acknowledged: with nothing journaled the journal checks ` +
+        'check nothing',
+    );
+  }
+}
 
 /** docs/design.md §9 scenario 10. */
 export const badSignature: Scenario = {
@@ -35,6 +78,7 @@ export const badSignature: Scenario = {
         ctx.expect(isClientError(d.status), `the provider's ${d.kind} copy answered ${d.status}`);
       }
     }
+    await expectPaid(ctx, held.orderId);
     return ctx.conclude();
   },
 };
@@ -47,8 +91,8 @@ export const foreignEvent: Scenario = {
   criterion:
     'correctly signed success events about a pending payment that report another amount, another currency, ' +
     'another order or another attempt’s merchant reference change nothing (no paid transition on either order, ' +
-    'no 5xx); the provider’s re-signed copy with a doubled amount is not applied; the genuine event pays once',
-  needs: ['journal'],
+    'no 5xx); the genuine event pays once; with a journal (capability `journal`): the genuine event is in it and ' +
+    'the provider’s re-signed copy with a doubled amount is not applied',
   async run(ctx) {
     const held = await heldPayment(ctx, { tamperedAmount: 'resigned' });
     const other = await heldPayment(ctx);
@@ -80,11 +124,21 @@ export const foreignEvent: Scenario = {
     const log = (await delivered(ctx, held.paymentId, SUCCEEDED)) ?? [];
     const resigned = log.filter((d) => d.kind === 'tampered-resigned').map((d) => d.eventId);
     ctx.expect(resigned.length > 0, 'the provider sent no re-signed copy with a doubled amount');
-    const view = await ctx.view(held.orderId);
-    for (const eventId of resigned) {
-      const applied = view.journal.filter((e) => e.eventId === eventId && e.decision === 'applied');
-      ctx.expect(applied.length === 0, `the re-signed event ${eventId} with a doubled amount was applied`);
+    if (hasCapability(ctx.service.adapter, 'journal')) {
+      const view = await ctx.view(held.orderId);
+      expectJournaled(ctx, view, acknowledgedSuccesses(log), ['journal']);
+      for (const eventId of resigned) {
+        const applied = view.journal.filter((e) => namesEvent(e.eventId, eventId) && e.decision === 'applied');
+        ctx.expect(applied.length === 0, `the re-signed event ${eventId} with a doubled amount was applied`);
+      }
+    } else {
+      ctx.note(
+        'journal check skipped (the adapter has no journal capability): the re-signed doubled-amount copy is judged ' +
+          'by the order alone (paid once, charged its amount), not by the app’s decision about it',
+      );
     }
+    await expectPaid(ctx, held.orderId);
+    await expectPaid(ctx, other.orderId);
     return ctx.conclude();
   },
 };
@@ -97,7 +151,7 @@ export const forgedEventRejected: Scenario = {
   criterion:
     'a success event signed with a wrong secret gets 4xx, leaves the order untouched and writes no journal entry; ' +
     'when the provider sends a forged copy of its genuine event (same event id) first, the copy gets 4xx and the ' +
-    'genuine event is still applied (no receipt was written for the forgery): paid and fulfilled once',
+    'genuine event is still applied (no receipt was written for the forgery) and journaled: paid and fulfilled once',
   needs: ['journal'],
   async run(ctx) {
     const held = await heldPayment(ctx, { forgedSignature: true });
@@ -112,15 +166,21 @@ export const forgedEventRejected: Scenario = {
     const view = await ctx.view(held.orderId);
     expectUnpaid(ctx, view, 'the forged event');
     ctx.expect(
-      !view.journal.some((e) => e.eventId === forged.eventId),
+      !view.journal.some((e) => namesEvent(e.eventId, forged.eventId)),
       'the forged event reached the payment journal (a business action)',
     );
     ctx.expect(
-      view.deliveries.filter((d) => d.eventId === forged.eventId).every((d) => d.decision === 'rejected'),
+      view.deliveries.filter((d) => namesEvent(d.eventId, forged.eventId)).every((d) => d.decision === 'rejected'),
       'the forged event was journaled as a delivery other than "rejected"',
     );
     await ctx.sandbox.settle(held.paymentId);
     const log = (await delivered(ctx, held.paymentId, SUCCEEDED)) ?? [];
+    const after = await ctx.view(held.orderId);
+    expectJournaled(ctx, after, acknowledgedSuccesses(log), ['journal', 'deliveries']);
+    ctx.expect(
+      !after.journal.some((e) => namesEvent(e.eventId, forged.eventId)),
+      'the forged event reached the payment journal (a business action) after the genuine one was applied',
+    );
     const copies = log.filter((d) => d.kind === 'forged-signature');
     ctx.expect(copies.length > 0, 'the provider sent no forged copy');
     for (const copy of copies) {
@@ -130,6 +190,7 @@ export const forgedEventRejected: Scenario = {
         `the genuine ${copy.eventId} after its forged copy was not acknowledged`,
       );
     }
+    await expectPaid(ctx, held.orderId);
     return ctx.conclude();
   },
 };

@@ -1,10 +1,8 @@
 import { attemptFieldOf, attemptIdOf, outcomeOf } from '../app/app-answers.js';
+import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
+import { expectPaid } from './expect-paid.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** docs/design.md §9 scenario 12. */
 export const crashBeforeFulfilment: Scenario = {
@@ -49,6 +47,7 @@ export const crashBeforeFulfilment: Scenario = {
     const after = await fulfilled(ctx, orderId);
     const job = after ? fulfilJobOf(after) : undefined;
     if (job) ctx.note(`after the restart: job ${job.status} after ${job.attempts} attempt(s)`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -86,6 +85,7 @@ export const jobRerun: Scenario = {
     );
     ctx.expect(now?.status === 'done', `the job is ${now?.status} after the rerun, expected done`);
     ctx.expect(after.fulfilments.length === 1, `${after.fulfilments.length} fulfilments, expected 1`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -136,6 +136,7 @@ export const unknownReconciled: Scenario = {
       );
     }
     await ctx.sandbox.settle(paymentId);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };

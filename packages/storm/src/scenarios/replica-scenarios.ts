@@ -1,8 +1,10 @@
 import type { AppPaymentAnswer } from '../app/storm-app-adapter.js';
 import { craftSucceededEvent } from '../crafted-event.js';
+import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import { replicaOfPid } from '../service-control.js';
+import { expectPaid } from './expect-paid.js';
 import {
   describeAnswer,
   expectAttempt,
@@ -57,6 +59,7 @@ export const sameCheckoutTwoReplicas: Scenario = {
     ctx.note(`replica 1: ${describeAnswer(answers[0])} | replica 2: ${describeAnswer(answers[1])}`);
     for (const [i, answer] of answers.entries()) expectAttempt(ctx, answer, `replica ${i + 1}`, true);
     await expectOneAttempt(ctx, orderId, answers);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -87,6 +90,7 @@ export const sameWebhookEveryReplica: Scenario = {
     ctx.note(`a later copy: ${later.status}`);
     ctx.expect(isSuccess(later.status), `a later copy of the event answered ${later.status}`);
     await ctx.sandbox.settle(held.paymentId);
+    await expectPaid(ctx, held.orderId);
     return ctx.conclude();
   },
 };
@@ -176,12 +180,13 @@ export const replicaKilledMidFulfilment: Scenario = {
       const { oldPid, newPid } = await killing;
       ctx.note(`killed replica ${victim! + 1} (pid ${oldPid}) mid-fulfilment; restarted as pid ${newPid}`);
     } catch (error) {
-      ctx.expect(false, `crash and restart failed: ${error instanceof Error ? error.message : String(error)}`);
+      ctx.expect(false, `crash and restart failed: ${errorText(error)}`);
       return ctx.conclude();
     }
     const after = await fulfilled(ctx, orderId);
     const job = after ? fulfilJobOf(after) : undefined;
     if (job) ctx.note(`after the kill: job ${job.status} after ${job.attempts} attempt(s)`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
