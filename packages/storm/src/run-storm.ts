@@ -3,10 +3,12 @@ import { InvalidOption, PayonceError } from 'payonce/internal/core/errors.js';
 import { abortRace } from './abort-race.js';
 import { ALL_SCENARIOS, KILLING_SCENARIO_IDS } from './all-scenarios.js';
 import { ADAPTER_GRACE_MS, withinDeadline } from './app/adapter-deadline.js';
+import { withStringIds } from './app/adapter-ids.js';
 import { AppApi } from './app/app-api.js';
 import { missingCapability } from './app/missing-capability.js';
 import { referenceServiceAdapter } from './app/reference-service-adapter.js';
 import type { StormAppAdapter } from './app/storm-app-adapter.js';
+import { errorText } from './error-text.js';
 import { ledgerForTimeline, providerTimeline } from './provider-timeline.js';
 import { SandboxApi } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
@@ -86,7 +88,7 @@ async function closeAdapter(app: StormAppAdapter, timeoutMs: number): Promise<st
     await withinDeadline('close', timeoutMs + ADAPTER_GRACE_MS, () => app.close?.());
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorText(error);
   }
 }
 
@@ -136,7 +138,7 @@ async function preflight(http: StormHttp, app: StormAppAdapter, provider: string
   try {
     await app.health();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     throw new StormTargetUnavailable(message, { cause: error });
   }
   const url = `${provider}/_sandbox/signing`;
@@ -186,7 +188,7 @@ async function withProviderTimelines(
   try {
     ledger = ledgerForTimeline(await sandbox.ledger());
   } catch (error) {
-    const note = `the sandbox's ledger could not be read for the timeline: ${error instanceof Error ? error.message : String(error)}`;
+    const note = `the sandbox's ledger could not be read for the timeline: ${errorText(error)}`;
     return results.map((r) => Object.freeze({ ...r, notes: Object.freeze([...r.notes, note]) }));
   }
   return results.map((result) => {
@@ -240,11 +242,12 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
     await preflight(http, app, provider);
     const sandbox = new SandboxApi(http, provider);
     await sandbox.reseed(sandboxSeedOf(seed)).catch((error: unknown) => {
-      throw new StormTargetUnavailable(`the sandbox provider would not take the run's seed: ${String(error)}`, {
+      throw new StormTargetUnavailable(`the sandbox provider would not take the run's seed: ${errorText(error)}`, {
         cause: error,
       });
     });
-    const settings = { service: new AppApi(app, http), sandbox, timeoutMs, seed };
+    // Ids an app hands over as numbers (a serial primary key) are taken as their decimal strings everywhere.
+    const settings = { service: new AppApi(withStringIds(app), http), sandbox, timeoutMs, seed };
     const total = scenarios.length;
     let started = 0;
     let finished = 0;

@@ -3,6 +3,7 @@ import type { AppApi, AppCallRecord } from './app/app-api.js';
 import { InvalidOrderState } from './app/order-state-check.js';
 import type { AppPaymentAnswer } from './app/storm-app-adapter.js';
 import type { CraftedEvent } from './crafted-event.js';
+import { errorText } from './error-text.js';
 import { countsOf, isSettled, judgeOrder, type OrderSnapshot, snapshotKey } from './judge.js';
 import { orderChanges } from './order-changes.js';
 import type { OrderView } from './order-view.js';
@@ -27,10 +28,6 @@ export interface ScenarioRunSettings {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const POLL_MS = 50;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The order a crafted event names (`data.object.metadata.order_id`), `null` when it names none. */
 function craftedOrderId(event: CraftedEvent): string | null {
@@ -57,6 +54,8 @@ export class ScenarioRun implements ScenarioContext {
   private readonly startedAtMs = Date.now();
   private readonly deadlineMs: number;
   private readonly orders = new Map<string, string>();
+  /** The money each order was created with by `newOrder` (the judge holds the app's view and charges to it). */
+  private readonly moneyOf = new Map<string, StormMoney>();
   private readonly reasons: string[] = [];
   private readonly notes: string[] = [];
   private crafted = 0;
@@ -107,6 +106,7 @@ export class ScenarioRun implements ScenarioContext {
   async newOrder(money: StormMoney = this.money(), customer = this.customer): Promise<string> {
     const orderId = await this.service.expectOrder(customer, money);
     this.track(orderId, customer);
+    this.moneyOf.set(orderId, money);
     return orderId;
   }
 
@@ -309,6 +309,6 @@ export class ScenarioRun implements ScenarioContext {
     }
     const deliveries: StormDelivery[] = [];
     for (const paymentId of ledger.paymentIds) deliveries.push(...(await this.sandbox.deliveries(paymentId)));
-    return { orderId, view, viewError, ledger, deliveries, timedOut };
+    return { orderId, view, viewError, ledger, deliveries, timedOut, money: this.moneyOf.get(orderId) ?? null };
   }
 }

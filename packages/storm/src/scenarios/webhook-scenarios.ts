@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
+import { expectPaid } from './expect-paid.js';
 import { delivered, fulfilJobOf, fulfilled, isClientError, isSuccess, orderAndCheckout } from './steps.js';
 
 const SUCCEEDED = 'payment_intent.succeeded';
@@ -23,6 +24,7 @@ export const sameWebhookTwice: Scenario = {
       if (d.kind === 'duplicate')
         ctx.expect(isSuccess(d.status), `the duplicate of ${d.eventType} answered ${d.status}`);
     }
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -43,6 +45,7 @@ export const twoEventIds: Scenario = {
       const ids = new Set(log.filter((d) => d.kind === 'attempt' && isSuccess(d.status)).map((d) => d.eventId));
       ctx.expect(ids.size >= 2, `only ${ids.size} distinct event id(s) were acknowledged; expected two`);
     }
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -60,6 +63,7 @@ export const webhookBeforeResponse: Scenario = {
     const paymentId = await ctx.paymentOf(orderId);
     const first = (await ctx.sandbox.deliveries(paymentId)).find((d) => d.kind === 'attempt');
     ctx.note(`first delivery (before the create answer) got ${first?.status ?? 'nothing'}`);
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -116,6 +120,7 @@ export const sameNotificationStorm: Scenario = {
       inParallel.length === 5 && inParallel.every((d) => isSuccess(d.status) || d.status === 409),
       'a copy sent in parallel got neither 2xx nor 409',
     );
+    await expectPaid(ctx, orderId);
     return ctx.conclude();
   },
 };
@@ -136,6 +141,7 @@ export const paidThenRefunded: Scenario = {
     ctx.note(
       `before the refund: order ${done?.order.status}, fulfilment job ${done ? fulfilJobOf(done)?.status : '?'}`,
     );
+    await expectPaid(ctx, orderId);
     await ctx.sandbox.refund(paymentId);
     const log = await delivered(ctx, paymentId, 'charge.refunded');
     const refund = log?.find((d) => d.eventType === 'charge.refunded' && d.kind === 'attempt');
