@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceServiceAdapter } from '../../packages/storm/src/app/reference-service-adapter.js';
 import type { StormAppAdapter } from '../../packages/storm/src/app/storm-app-adapter.js';
+import { repeatStorm } from '../../packages/storm/src/repeat-storm.js';
 import { runStorm } from '../../packages/storm/src/run-storm.js';
 import { type StormWorld, startStormWorld } from './storm-harness.js';
 
@@ -39,5 +40,29 @@ describe('an adapter that hangs or fails', () => {
     const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [8], timeoutMs: 2_000 });
     expect(report.results.map((r) => r.verdict)).toEqual(['pass']);
     expect(report.closeError).toMatch(/close did not answer within 3000 ms/);
+  }, 60_000);
+
+  it('keeps the runs before a repeat that cannot run, saying at which run and why', async () => {
+    const adapter = base();
+    let healthChecks = 0;
+    const goesAway: StormAppAdapter = {
+      ...adapter,
+      name: 'gone after one run',
+      async health() {
+        healthChecks += 1;
+        if (healthChecks > 1) throw new Error('the app is gone');
+        return adapter.health();
+      },
+    };
+    const report = await repeatStorm({
+      app: goesAway,
+      provider: world.sandbox.url,
+      only: [8],
+      times: 3,
+      timeoutMs: 15_000,
+    });
+    expect(report.runs.map((run) => run.results.map((r) => r.verdict))).toEqual([['pass']]);
+    expect(report.stopped).toEqual({ atRun: 2, reason: expect.stringContaining('the app is gone') });
+    expect(report.passed).toBe(false);
   }, 60_000);
 });

@@ -61,6 +61,17 @@ export function repeatSummaryLines(repeat: StormRepeatReport): string[] {
   for (const o of repeat.brokenOrders) {
     lines.push(`broken: order ${o.orderId} in scenario ${o.scenarioId}, --seed ${o.seed}: ${o.problems.join('; ')}`);
   }
-  lines.push(repeat.passed ? `PASS: ${repeat.runs.length} runs` : 'FAIL: a scenario failed in at least one run');
+  if (repeat.stopped !== undefined) {
+    lines.push(
+      `stopped: run ${repeat.stopped.atRun} could not run (${repeat.stopped.reason}); the runs before it are above`,
+    );
+  }
+  lines.push(
+    repeat.passed
+      ? `PASS: ${repeat.runs.length} runs`
+      : repeat.stopped !== undefined && repeat.runs.every((r) => r.passed)
+        ? `FAIL: the repeats stopped at run ${repeat.stopped.atRun}`
+        : 'FAIL: a scenario failed in at least one run',
+  );
   return lines;
 }

@@ -1,4 +1,5 @@
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import { errorText } from './error-text.js';
 import { keptOpen } from './kept-open.js';
 import { runStorm, type StormOptions } from './run-storm.js';
 import type { StormReport } from './storm-report.js';
@@ -36,6 +37,11 @@ export interface StormRepeatReport {
   readonly brokenOrders: readonly BrokenOrder[];
   /** Every run's own report, in order. */
   readonly runs: readonly StormReport[];
+  /**
+   * Why the repeats stopped before `times` runs, when they did: a later run could not run (the app stopped
+   * answering, or exited). The runs before it are kept above; `passed` is then false.
+   */
+  readonly stopped?: { readonly atRun: number; readonly reason: string };
 }
 
 /** Options of {@link repeatStorm}: those of `runStorm` without `seed` (each run draws a fresh one). */
@@ -47,7 +53,7 @@ export interface RepeatStormOptions extends Omit<StormOptions, 'seed'> {
 }
 
 /** Per-scenario counts and the broken orders over `runs`. Pure. */
-export function summarizeRuns(runs: readonly StormReport[]): StormRepeatReport {
+export function summarizeRuns(runs: readonly StormReport[], stopped?: StormRepeatReport['stopped']): StormRepeatReport {
   const scenarios = new Map<number, { name: string; runs: number; failed: number; skipped: number; seeds: number[] }>();
   const brokenOrders: BrokenOrder[] = [];
   for (const run of runs) {
@@ -71,7 +77,7 @@ export function summarizeRuns(runs: readonly StormReport[]): StormRepeatReport {
     }
   }
   return Object.freeze({
-    passed: runs.every((r) => r.passed),
+    passed: stopped === undefined && runs.every((r) => r.passed),
     seeds: Object.freeze(runs.map((r) => r.seed)),
     scenarios: Object.freeze(
       [...scenarios]
@@ -89,6 +95,7 @@ export function summarizeRuns(runs: readonly StormReport[]): StormRepeatReport {
     ),
     brokenOrders: Object.freeze(brokenOrders),
     runs: Object.freeze([...runs]),
+    ...(stopped === undefined ? {} : { stopped: Object.freeze({ ...stopped }) }),
   });
 }
 
@@ -96,9 +103,10 @@ export function summarizeRuns(runs: readonly StormReport[]): StormRepeatReport {
  * Runs the storm `times` times in a row, each run with a fresh seed (in its report and `onRun`), on the same app
  * and sandbox (an adapter `app` is closed once, after the last run), and reports per scenario how many runs failed
  * and every order that ever broke the common rule, with the seed that replays its run (`--seed S`). A failing run
- * does not stop the others.
+ * does not stop the others. A run that cannot run at all (the app or the sandbox stopped answering, the app exited)
+ * ends the repeats: the runs before it are reported, with `stopped` saying at which run and why.
  * @throws {InvalidOption} `times` not from 1 to 1 000, or a bad option of `runStorm`.
- * @throws {StormTargetUnavailable} the app or the sandbox stopped answering before a run (the earlier runs are lost).
+ * @throws whatever the FIRST run throws (`StormTargetUnavailable`, an abort's reason): there is nothing to report.
  */
 export async function repeatStorm(options: RepeatStormOptions): Promise<StormRepeatReport> {
   const { times, onRun, ...rest } = options;
@@ -107,15 +115,23 @@ export async function repeatStorm(options: RepeatStormOptions): Promise<StormRep
   }
   const app = rest.app;
   const runs: StormReport[] = [];
+  let stopped: StormRepeatReport['stopped'];
   try {
     for (let run = 1; run <= times; run += 1) {
       onRun?.({ run, of: times });
-      const report = await runStorm({ ...rest, ...(app === undefined ? {} : { app: keptOpen(app) }) });
+      let report: StormReport;
+      try {
+        report = await runStorm({ ...rest, ...(app === undefined ? {} : { app: keptOpen(app) }) });
+      } catch (error) {
+        if (runs.length === 0 || error instanceof InvalidOption) throw error;
+        stopped = { atRun: run, reason: errorText(error) };
+        break;
+      }
       runs.push(report);
       onRun?.({ run, of: times, report });
     }
   } finally {
     await app?.close?.();
   }
-  return summarizeRuns(runs);
+  return summarizeRuns(runs, stopped);
 }

@@ -210,6 +210,9 @@ export async function runStormCommand(options: StormCommandOptions, io: CliIo): 
   }
   const failed = [...new Set(runs.flatMap((r) => r.results.filter((x) => x.verdict === 'fail').map((x) => x.id)))];
   if (failed.length > 0) throw new StormFailed(failed.sort((a, b) => a - b));
+  if ('runs' in result && result.stopped !== undefined) {
+    throw new Error(`the repeats stopped at run ${result.stopped.atRun}: ${result.stopped.reason}`);
+  }
   return report;
 }
 /** Registers `storm` on the `payonce` program. */
