@@ -56,7 +56,7 @@ const PG_CLIENT_OUTAGE = /^(Query read timeout|Connection terminated|timeout exc
  * lock not available); node-postgres's `Query read timeout` and `Connection terminated…`; mysql2's `fatal` errors and
  * the errnos of `MYSQL_OUTAGE_ERRNOS`; `SQLITE_BUSY`; a socket error. An intake or route answers it 503 with
  * `Retry-After` (the delivery may succeed when retried), never 500.
- * @see docs/design.md §3 "Store unavailable"; PostgreSQL Appendix A "Error codes"; MariaDB error codes.
+ * @see docs/design.md §3 "Handler failure"; PostgreSQL Appendix A "Error codes"; MariaDB error codes.
  */
 export function isStoreOutage(error: unknown): boolean {
   for (let current = error, depth = 0; current !== null && current !== undefined && depth < 5; depth++) {
