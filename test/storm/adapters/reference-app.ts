@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, type ServiceOverrides } from '@payonce/service';
 import { referenceServiceAdapter, type StormAppAdapter, type StormAppSetup } from '@payonce/storm';
+import { STORM_SERVICE_TIMINGS } from '../storm-service-timings.js';
 
 /**
  * What an adapter file for the reference service does when the app runs in the storm's own process: starts
@@ -18,13 +19,7 @@ export async function inProcessReferenceApp(
   const dir = await mkdtemp(join(tmpdir(), 'payonce-storm-adapter-'));
   const start = () =>
     createService({
-      workerPollMs: 20,
-      leaseMs: 1_500,
-      retryBaseMs: 50,
-      reconcileEveryMs: 100,
-      reconcileAfterMs: 2_500,
-      providerTimeoutMs: 2_000,
-      fulfilDelayMs: 0,
+      ...STORM_SERVICE_TIMINGS,
       port: Number(new URL(setup.appUrl).port),
       logLevel: 'silent',
       databaseUrl: join(dir, 'shop.sqlite'),
