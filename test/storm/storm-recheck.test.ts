@@ -54,4 +54,31 @@ describe('the storm judges every order again after the run', () => {
     const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [8], timeoutMs: 15_000 });
     expect(report.results.map((r) => [r.id, r.verdict, r.reasons])).toEqual([[8, 'pass', []]]);
   }, 60_000);
+
+  it('notes, without failing, an order the app cannot show any more when it is judged again', async () => {
+    const base = referenceServiceAdapter({ target: world.service.url, adminToken: world.adminToken });
+    let concluded = false;
+    const forgets: StormAppAdapter = {
+      ...base,
+      name: 'forgets after the scenario',
+      async readOrder(call) {
+        if (concluded) throw new Error('no such order (the app lost it)');
+        return base.readOrder(call);
+      },
+    };
+    const report = await runStorm({
+      app: forgets,
+      provider: world.sandbox.url,
+      only: [8],
+      settleMs: 0,
+      timeoutMs: 15_000,
+      onProgress: (event) => {
+        if (event.kind === 'finished') concluded = true;
+      },
+    });
+    const [result] = report.results;
+    expect(result?.verdict).toBe('pass');
+    expect(result?.notes.join('\n')).toMatch(/after the run: order .* could not be read again \(no such order/);
+    expect(result?.counts.fulfilments).toBe(1);
+  }, 60_000);
 });

@@ -294,12 +294,19 @@ export async function runStorm(options: StormOptions): Promise<StormReport> {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) results.push(await runOne(next));
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
-    for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) results.push(await runOne(crash));
     // Effects an app makes in the background after acknowledging a delivery can come after its scenario concluded:
     // every order is judged again once the settle window has passed (a problem found only then fails its scenario).
-    signal?.throwIfAborted();
-    await sleep(settleMs, undefined, signal === undefined ? undefined : { signal });
-    const rechecked = await Promise.all(results.map((result) => runs.get(result.id)?.recheck(result) ?? result));
+    // The scenarios that kill the app run after the others' recheck, so a restart cannot wipe what it would see.
+    const recheck = async (done: readonly ScenarioResult[]) => {
+      if (done.every((result) => result.verdict === 'skip')) return [...done];
+      signal?.throwIfAborted();
+      await sleep(settleMs, undefined, signal === undefined ? undefined : { signal });
+      return Promise.all(done.map((result) => runs.get(result.id)?.recheck(result) ?? result));
+    };
+    const rechecked = await recheck(results);
+    const killed: ScenarioResult[] = [];
+    for (const crash of scenarios.filter((s) => KILLING_SCENARIO_IDS.includes(s.id))) killed.push(await runOne(crash));
+    rechecked.push(...(await recheck(killed)));
     rechecked.sort((a, b) => a.id - b.id);
     const timed = await withProviderTimelines(rechecked, sandbox);
     const closeError = await closeAdapter(app, timeoutMs);

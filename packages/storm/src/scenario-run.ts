@@ -225,16 +225,25 @@ export class ScenarioRun implements ScenarioContext {
     if (result.verdict === 'skip' || this.orders.size === 0) return result;
     const before = new Map(result.orders.map((order) => [order.orderId, order.problems]));
     const deadlineMs = Date.now() + RECHECK_SETTLE_MS;
-    const orders = (
-      await Promise.all([...this.orders].map(([orderId, customer]) => this.settle(orderId, customer, deadlineMs)))
-    ).map(judgeOrder);
-    const late = orders.flatMap((order) =>
+    const snapshots = await Promise.all(
+      [...this.orders].map(([orderId, customer]) => this.settle(orderId, customer, deadlineMs)),
+    );
+    // An order the app cannot show any more (it lost it in a restart, or stopped answering) tells nothing about late
+    // effects: it is noted, and its judgement at the conclusion stands.
+    for (const unread of snapshots.filter((snapshot) => snapshot.view === null)) {
+      this.notes.push(
+        `after the run: order ${unread.orderId} could not be read again (${unread.viewError}); not rechecked`,
+      );
+    }
+    const rejudged = new Map(snapshots.filter((s) => s.view !== null).map((s) => [s.orderId, judgeOrder(s)]));
+    const late = [...rejudged.values()].flatMap((order) =>
       order.problems
         .filter((problem) => !(before.get(order.orderId) ?? []).includes(problem))
         .map((problem) => `after the run: ${problem} (the effect came after the scenario concluded)`),
     );
-    if (late.length === 0) return result;
-    return { ...this.result('fail', [...result.reasons, ...late], orders), durationMs: result.durationMs };
+    const orders = result.orders.map((order) => rejudged.get(order.orderId) ?? order);
+    const verdict = late.length === 0 ? result.verdict : 'fail';
+    return { ...this.result(verdict, [...result.reasons, ...late], orders), durationMs: result.durationMs };
   }
 
   /** A `fail` result with the reasons so far and no order judged (when even judging was impossible). */

@@ -1,3 +1,4 @@
+import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import { expectPaid } from './expect-paid.js';
@@ -73,7 +74,7 @@ export const webhookBeforeResponse: Scenario = {
  * kept only in the process's memory is gone before the re-sends; notes what it did. False when the restart failed
  * (the failure is recorded).
  */
-async function restartBeforeResend(ctx: ScenarioContext): Promise<boolean> {
+async function restartBeforeResend(ctx: ScenarioContext, orderId: string): Promise<boolean> {
   if (!ctx.restartable) {
     ctx.note('the app cannot be restarted (no crashAndRestart): re-sent without a restart');
     return true;
@@ -81,9 +82,19 @@ async function restartBeforeResend(ctx: ScenarioContext): Promise<boolean> {
   try {
     const { oldPid, newPid } = await ctx.serviceControl.crashAndRestart();
     ctx.note(`restarted the app before the re-sends (pid ${oldPid} killed, back as pid ${newPid})`);
+  } catch (error) {
+    ctx.expect(false, `crash and restart failed: ${errorText(error)}`);
+    return false;
+  }
+  try {
+    await ctx.view(orderId);
     return true;
   } catch (error) {
-    ctx.expect(false, `crash and restart failed: ${error instanceof Error ? error.message : String(error)}`);
+    ctx.expect(
+      false,
+      `after the restart the app could not show the paid order (${errorText(error)}): it keeps orders or receipts ` +
+        'only in memory, and a restart lost them',
+    );
     return false;
   }
 }
@@ -106,7 +117,7 @@ export const sameNotificationStorm: Scenario = {
     if (!ctx.expect(event !== undefined, 'the provider emitted no success event') || event === undefined) {
       return ctx.conclude();
     }
-    if (!(await restartBeforeResend(ctx))) return ctx.conclude();
+    if (!(await restartBeforeResend(ctx, orderId))) return ctx.conclude();
     const inRow = await ctx.sandbox.resend(event.id, 5, 1);
     const inParallel = await ctx.sandbox.resend(event.id, 5, 5);
     ctx.note(
