@@ -4,6 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deleteAmqpNames } from '../../packages/cli/src/relay-storm/storm-broker.js';
 import { IdempotencyGuard } from '../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import type { Store } from '../../packages/payonce/src/core/store.js';
@@ -27,7 +28,6 @@ import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/str
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { deleteKeysWithPrefix, redisTestClient } from '../contract/backends/redis.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
-import { deleteAmqpTopology } from '../relay/amqp-cleanup.js';
 import { uniqueName } from '../relay/relay-fixtures.js';
 import { stripeV1 } from '../webhooks/signers.js';
 import { registerTestSdk } from './otel-sdk.js';
@@ -354,7 +354,7 @@ describe('traceparent over AMQP, the outbox trace on MariaDB', () => {
     } finally {
       await consumer?.stop();
       await publisher.close();
-      await deleteAmqpTopology(AMQP, queue, exchange);
+      await deleteAmqpNames(AMQP, exchange, queue);
     }
     const [enqueue] = sdk.named('payonce.outbox.enqueue');
     const [send] = sdk.named(`send ${topic}`);

@@ -2,6 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteAmqpNames } from '../../packages/cli/src/relay-storm/storm-broker.js';
 import { effectApplied } from '../../packages/payonce/src/outbox/effect-ledger.js';
 import { consumeRabbitMq } from '../../packages/payonce/src/relay/amqp/amqp-consumer.js';
 import { amqpPublisher } from '../../packages/payonce/src/relay/amqp/amqp-publisher.js';
@@ -11,7 +12,6 @@ import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publis
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
-import { deleteAmqpTopology } from './amqp-cleanup.js';
 import { enqueueMany, uniqueName } from './relay-fixtures.js';
 
 const NATS = 'nats://127.0.0.1:4222';
@@ -117,7 +117,7 @@ describe('idempotent consumers: a message that always fails goes to the dead let
     } finally {
       await consumer?.stop();
       await publisher.close();
-      await deleteAmqpTopology(AMQP, queue, prefix);
+      await deleteAmqpNames(AMQP, prefix, queue);
     }
   });
 });

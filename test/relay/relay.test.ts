@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteAmqpNames } from '../../packages/cli/src/relay-storm/storm-broker.js';
 import { ManualClock } from '../../packages/payonce/src/core/clock.js';
 import { InvalidOption } from '../../packages/payonce/src/core/errors.js';
 import { Outbox } from '../../packages/payonce/src/outbox/outbox.js';
@@ -12,7 +13,6 @@ import { natsPublisher } from '../../packages/payonce/src/relay/nats/nats-publis
 import { OutboxRelay } from '../../packages/payonce/src/relay/outbox-relay.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
-import { deleteAmqpTopology } from './amqp-cleanup.js';
 import {
   createEffectTable,
   effectRows,
@@ -154,7 +154,7 @@ for (const dialect of sqlDialectsFromEnv())
       } finally {
         await consumer?.stop();
         await publisher.close();
-        await deleteAmqpTopology(AMQP, queue, exchange);
+        await deleteAmqpNames(AMQP, exchange, queue);
       }
     });
   });

@@ -59,7 +59,11 @@ async function deleteNatsNames(url: string, stream: string): Promise<void> {
   }
 }
 
-async function deleteAmqpNames(url: string, exchange: string, queue: string): Promise<void> {
+/**
+ * Deletes what a relay consumer over AMQP declared: the queue and its dead-letter queue, the relay's exchange and the
+ * dead-letter exchange (named after the queue, as `consumeRabbitMq` declares it). Needs `amqplib`.
+ */
+export async function deleteAmqpNames(url: string, exchange: string, queue: string): Promise<void> {
   const amqp = await importPeer('amqplib', 'payonce storm', () => import('amqplib'));
   const connection = await amqp.connect(url);
   try {
