@@ -1,5 +1,12 @@
+import { context, TraceFlags, trace } from '@opentelemetry/api';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { IdempotencyGuard, PayloadMismatch, RequestInProgress, RequestKey } from '../../packages/payonce/src/index.js';
+import {
+  IdempotencyGuard,
+  InvalidOption,
+  PayloadMismatch,
+  RequestInProgress,
+  RequestKey,
+} from '../../packages/payonce/src/index.js';
 import { MemoryStore } from '../../packages/payonce/src/stores/memory/index.js';
 import { registerTestSdk } from './otel-sdk.js';
 
@@ -10,13 +17,26 @@ beforeEach(() => sdk.spans.reset());
 const ok = async () => ({ status: 200, body: '{"ok":true}' });
 const hrMs = ([seconds, nanos]: readonly [number, number]) => seconds * 1_000 + nanos / 1e6;
 
+/** Runs `fn` inside the span `app.request` (the application's own span, as an HTTP server's would be). */
+async function inRequest<T>(fn: () => Promise<T>): Promise<T> {
+  return await trace.getTracer('app').startActiveSpan('app.request', async (span) => {
+    try {
+      return await fn();
+    } finally {
+      span.end();
+    }
+  });
+}
+
 describe('the guard under an OpenTelemetry SDK', () => {
   it('records fresh then replay, the claim and the completion as events of the guard span', async () => {
     const guard = new IdempotencyGuard(new MemoryStore());
     const key = new RequestKey('stripe', `evt_${crypto.randomUUID()}`);
-    await guard.run(key, ok);
-    await guard.run(key, ok);
+    await inRequest(() => guard.run(key, ok));
+    await inRequest(() => guard.run(key, ok));
     const runs = sdk.named('payonce.guard');
+    const requests = sdk.named('app.request');
+    expect(runs.map((span) => span.parentSpanContext?.spanId)).toEqual(requests.map((s) => s.spanContext().spanId));
     expect(runs.map((span) => span.attributes['payonce.idempotency.outcome'])).toEqual(['fresh', 'replay']);
     expect(runs.map((span) => span.attributes['payonce.receipt.provider'])).toEqual(['stripe', 'stripe']);
     expect(runs[0]?.attributes['payonce.attempts']).toBe(1);
@@ -30,7 +50,8 @@ describe('the guard under an OpenTelemetry SDK', () => {
   });
 
   it('records conflict, mismatch, and waited after a wait span', async () => {
-    const guard = new IdempotencyGuard(new MemoryStore(), { waitForInFlightMs: 0 });
+    // A guard whose calls outside any trace start traces of their own.
+    const guard = new IdempotencyGuard(new MemoryStore(), { waitForInFlightMs: 0, requireParentSpan: false });
     const key = new RequestKey('http', `k_${crypto.randomUUID()}`);
     let release: () => void = () => {};
     const held = guard.run(key, () => new Promise((resolve) => (release = () => resolve({ status: 201, body: 'x' }))), {
@@ -48,23 +69,72 @@ describe('the guard under an OpenTelemetry SDK', () => {
     expect(sdk.named('payonce.guard.wait')).toHaveLength(1);
     const conflict = sdk.named('payonce.guard').find((s) => s.attributes['payonce.idempotency.outcome'] === 'conflict');
     expect(conflict?.status.code).toBe(2);
+    expect(sdk.named('payonce.guard').every((span) => span.parentSpanContext === undefined)).toBe(true);
   });
 
-  it('counts outcomes by outcome and provider, and records claim durations in seconds', async () => {
+  it('starts no span for a call outside any trace by default, and still counts its outcome', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const provider = `p${crypto.randomUUID().slice(0, 8)}`;
+    await guard.run(new RequestKey(provider, 'e1'), ok);
+    await guard.run(new RequestKey(provider, 'e1'), ok);
+    expect(sdk.spans.getFinishedSpans()).toEqual([]);
+    const points = (await sdk.points('payonce.idempotency.outcomes')).filter(
+      (point) => point.attributes['payonce.receipt.provider'] === provider,
+    );
+    expect(Object.fromEntries(points.map((p) => [p.attributes['payonce.idempotency.outcome'], p.value]))).toEqual({
+      fresh: 1,
+      replay: 1,
+    });
+  });
+
+  it('follows the parent sampling decision: under a parent that was not sampled nothing is recorded', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const unsampled = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.NONE,
+    });
+    const outcome = await context.with(trace.setSpan(context.active(), unsampled), () =>
+      guard.run(new RequestKey('stripe', `evt_${crypto.randomUUID()}`), ok),
+    );
+    expect(outcome.isReplay).toBe(false);
+    expect(sdk.spans.getFinishedSpans()).toEqual([]);
+  });
+
+  it('refuses a requireParentSpan that is not a boolean', () => {
+    expect(() => new IdempotencyGuard(new MemoryStore(), { requireParentSpan: 'no' as unknown as boolean })).toThrow(
+      InvalidOption,
+    );
+  });
+
+  it('counts outcomes by outcome and provider, and records one claim duration a call, in seconds', async () => {
+    const claimCount = async () => {
+      const points = await sdk.points('payonce.idempotency.claim.duration');
+      expect(points.every((point) => Object.keys(point.attributes).length === 0)).toBe(true);
+      return points.reduce((sum, point) => sum + point.value, 0);
+    };
+    const before = await claimCount();
     const guard = new IdempotencyGuard(new MemoryStore());
     const provider = `p${crypto.randomUUID().slice(0, 8)}`;
     const key = new RequestKey(provider, 'e1');
     await guard.run(key, ok);
     await guard.run(key, ok);
     await guard.run(key, ok);
+    // A handler that throws after its claim ended, and a claim that throws (a conflict): one duration each.
+    await expect(guard.run(new RequestKey(provider, 'e2'), () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    let release: () => void = () => {};
+    const held = guard.run(
+      new RequestKey(provider, 'e3'),
+      () => new Promise((r) => (release = () => r({ status: 200 }))),
+    );
+    await expect(guard.run(new RequestKey(provider, 'e3'), ok)).rejects.toBeInstanceOf(RequestInProgress);
+    release();
+    await held;
     const points = (await sdk.points('payonce.idempotency.outcomes')).filter(
       (point) => point.attributes['payonce.receipt.provider'] === provider,
     );
     const byOutcome = Object.fromEntries(points.map((p) => [p.attributes['payonce.idempotency.outcome'], p.value]));
-    expect(byOutcome).toEqual({ fresh: 1, replay: 2 });
-    const claims = (await sdk.points('payonce.idempotency.claim.duration')).filter(
-      (point) => point.attributes['payonce.receipt.provider'] === provider,
-    );
-    expect(claims[0]?.value).toBe(3);
+    expect(byOutcome).toEqual({ fresh: 3, replay: 2, conflict: 1 });
+    expect((await claimCount()) - before).toBe(6);
   });
 });

@@ -5,7 +5,7 @@ import type { Subject } from '../lib/subject.js';
  * The subject of row `id`, importing only the module that implements it: a side's process (see
  * `lib/subject-side.ts`) must not load other rows' drivers, stores or peer libraries, so its RSS is its own.
  * Ids: `<backend>/bare`, `<backend>/payonce`, `<backend>/payonce-batched`, `<backend>/payonce-otel` (with an OTel
- * SDK registered), `postgres|redis/payonce-base` (the build before OpenTelemetry), `redis/payonce-uncorked`, `postgres/bare-tx`,
+ * SDK registered; `-traced`: every call inside a sampled trace), `postgres|redis/payonce-base` (the build before OpenTelemetry), `redis/payonce-uncorked`, `postgres/bare-tx`,
  * `postgres/payonce-tx`, `postgres/stack-<name>` (`stack/sides/`) and the peers' ids (`memory/node-idempotency`, `redis/node-idempotency`, `redis/powertools`).
  * @throws {Error} for an unknown id.
  */
@@ -16,6 +16,7 @@ export async function loadSubject(id: string): Promise<Subject> {
   if (row === 'payonce') return (await import('./payonce.js')).payonceSubject(backend);
   if (row === 'payonce-batched') return (await import('./payonce.js')).payonceSubject(backend, { batched: true });
   if (row === 'payonce-otel') return (await import('./payonce-otel.js')).payonceOtelSubject(backend);
+  if (row === 'payonce-otel-traced') return (await import('./payonce-otel.js')).payonceOtelSubject(backend, true);
   if (row === 'payonce-base') return (await import('./payonce-base.js')).payonceBaseSubject(backend);
   if (id === 'redis/payonce-uncorked')
     return (await import('./payonce.js')).payonceSubject(backend, { uncorked: true });

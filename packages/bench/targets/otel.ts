@@ -3,6 +3,10 @@
  * - `otel-guard-sdk-vs-none-{redis,postgres}`: `guard.run` in a process with an OTel SDK registered (batch span
  *   processor with an exporter that drops the spans, a meter provider, the AsyncLocalStorage context manager;
  *   `subjects/otel-sdk.ts`) ÷ the same row in a process without any SDK. Goal ≥ 0.95.
+ *   The calls run outside any trace, where the guard starts no span by default (`requireParentSpan`).
+ * - `otel-guard-traced-vs-none-{redis,postgres}`: the same with every call inside a sampled trace (one span
+ *   `payonce.guard` recorded per call, plus the context switch an application with tracing makes) ÷ no SDK. No goal:
+ *   it shows what one recorded span costs a call (packages/bench/notes/otel.md).
  * - `otel-guard-none-vs-before-{redis,postgres}`: this build without any SDK ÷ the build before OpenTelemetry
  *   (`BENCH_OTEL_BASE`, default `c52fac0`, the last commit before issue 39), "equal to today". `prepare` extracts
  *   that commit's packages/payonce with `git archive` into `out/otel-base/` and builds it with the repository's
@@ -46,10 +50,20 @@ export const targets: readonly PairTarget[] = [
     (backend): PairTarget => ({
       id: `otel-guard-sdk-vs-none-${backend}`,
       group: GROUP,
-      title: `${NAMES[backend]} guard with an OTel SDK registered (spans batched, dropped at export) ÷ without any SDK, 8 concurrent unique deliveries`,
-      a: side(backend, 'payonce-otel', 'payonce guard.run, OTel SDK registered'),
+      title: `${NAMES[backend]} guard with an OTel SDK registered, calls outside any trace (metrics recorded, no span by default) ÷ without any SDK, 8 concurrent unique deliveries`,
+      a: side(backend, 'payonce-otel', 'payonce guard.run outside any trace, OTel SDK registered'),
       b: side(backend, 'payonce', 'payonce guard.run, no SDK'),
       min: GOAL,
+    }),
+  ),
+  ...BACKENDS.map(
+    (backend): PairTarget => ({
+      id: `otel-guard-traced-vs-none-${backend}`,
+      group: GROUP,
+      title: `${NAMES[backend]} guard inside a sampled trace (one guard span recorded a call) ÷ without any SDK, 8 concurrent unique deliveries`,
+      a: side(backend, 'payonce-otel-traced', 'payonce guard.run inside a sampled trace, OTel SDK registered'),
+      b: side(backend, 'payonce', 'payonce guard.run, no SDK'),
+      min: null,
     }),
   ),
   ...BACKENDS.map(

@@ -77,6 +77,18 @@ export interface GuardOptions {
    * @default unset (see above)
    */
   detectNestedClaims?: boolean;
+  /**
+   * Whether a call starts its `payonce.guard` span only inside an existing trace (an active span in the call's
+   * context, sampled or not), as OpenTelemetry's own Redis and database instrumentations do by default
+   * (`requireParentSpan` of `@opentelemetry/instrumentation-ioredis`). payonce's own entry points (the webhook
+   * intake, the Idempotency-Key middleware, the outbox worker, the relay) start their spans first, so their guard
+   * calls are always traced; a `guard.run` from your code is traced when your request's span (or any span) is
+   * active. `false`: a call outside any trace starts a trace of its own. Metrics are recorded either way.
+   * Outside a trace the guard then costs no span at all: one sampled span costs the SDK 10–15 µs of CPU, a third of
+   * a Redis guard call (packages/bench/notes/otel.md). No effect without an OpenTelemetry SDK.
+   * @default true
+   */
+  requireParentSpan?: boolean;
 }
 
 /** `GuardOptions` after defaults and validation. */
@@ -96,6 +108,8 @@ export interface ResolvedGuardOptions {
   readonly waitPollMaxMs: number;
   /** Where `NestedClaim` is checked: `everywhere`, `waiting-or-transactional` handlers only, or `off`. */
   readonly nestedClaimDetection: NestedClaimDetection;
+  /** Whether a call outside any trace starts no span (`GuardOptions.requireParentSpan`). */
+  readonly requireParentSpan: boolean;
 }
 
 /** Where a guard checks for `NestedClaim`; see `GuardOptions.detectNestedClaims`. */
@@ -119,6 +133,13 @@ function detection(value: unknown): NestedClaimDetection {
     throw new InvalidOption('detectNestedClaims', `must be true or false, got ${typeof value}`);
   }
   return value ? 'everywhere' : 'off';
+}
+
+/** A boolean option's value, `fallback` when unset. @throws {InvalidOption} for a value that is not a boolean. */
+function booleanOption(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidOption(name, `must be true or false, got ${typeof value}`);
+  return value;
 }
 
 /** Default lease of a claim, ms: three missed heartbeats of 10 s. */
@@ -153,7 +174,7 @@ function leaseOf(options: GuardOptions): { leaseMs: number; heartbeatMs: number 
 /**
  * Applies defaults and checks every option once.
  * @throws {InvalidOption} for a lease (`leaseMs`, `staleAfterMs`), heartbeat or bound that is out of range,
- *   fractional or not finite, or a `detectNestedClaims` that is not a boolean.
+ *   fractional or not finite, or a `detectNestedClaims` or `requireParentSpan` that is not a boolean.
  */
 export function resolveGuardOptions(given: GuardOptions = {}): ResolvedGuardOptions {
   const options = optionsObject('options', given);
@@ -172,5 +193,6 @@ export function resolveGuardOptions(given: GuardOptions = {}): ResolvedGuardOpti
     waitForInFlightMs: nonNegativeInt('waitForInFlightMs', options.waitForInFlightMs ?? 0, MAX_TIMER_MS),
     waitPollMaxMs: timerMs('waitPollMaxMs', options.waitPollMaxMs ?? 100),
     nestedClaimDetection: detection(options.detectNestedClaims),
+    requireParentSpan: booleanOption('requireParentSpan', options.requireParentSpan, true),
   });
 }

@@ -1,7 +1,7 @@
 import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
 import { instruments, recordSeconds } from '../otel/meters.js';
 import { inLeafSpan, inSpan, NO_SPAN, type SpanScope, type SpanSpec } from '../otel/span-scope.js';
-import { activeTracer } from '../otel/tracing.js';
+import { activeTracer, insideTrace } from '../otel/tracing.js';
 import { ClaimLost, PayloadMismatch, RequestInProgress } from './errors.js';
 import type { Outcome } from './outcome.js';
 import type { RequestKey } from './request-key.js';
@@ -19,10 +19,22 @@ export interface GuardNote {
   readonly measured: boolean;
   /** The call's `payonce.guard` span (its steps add events to it), `NO_SPAN` when untraced. */
   span: SpanScope;
+  /** When the call started (`performance.now()` ms): the claim protocol's duration runs from here. */
+  readonly startedMs: number;
+  /** Whether the claim protocol has ended (its duration recorded); a throw before that is the claim's. */
+  claimEnded: boolean;
 }
 
 /** The note of calls without telemetry: written, never read. */
-const UNOBSERVED: GuardNote = { takeover: false, waited: false, traced: false, measured: false, span: NO_SPAN };
+const UNOBSERVED: GuardNote = {
+  takeover: false,
+  waited: false,
+  traced: false,
+  measured: false,
+  span: NO_SPAN,
+  startedMs: 0,
+  claimEnded: false,
+};
 
 /** OpenTelemetry's `db.system.name` of a store's short name (`Store.name`); none for the memory store. */
 const DB_SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
@@ -46,36 +58,63 @@ function outcomeOf(note: GuardNote, outcome: Outcome | undefined, error: unknown
 
 /**
  * Runs one guarded call (`body`) inside the span `payonce.guard` and counts its outcome
- * (`payonce.idempotency.outcomes`); with neither an SDK tracer nor meter provider it is `body(note)` alone.
+ * (`payonce.idempotency.outcomes`); with neither an SDK tracer nor meter provider it is `body(note)` alone. With
+ * `requireParentSpan`, a call outside any trace starts no span (its outcome is still counted).
  */
 export function observeGuarded(
   key: RequestKey,
   storeName: string,
+  requireParentSpan: boolean,
   body: (note: GuardNote) => Promise<Outcome>,
 ): Promise<Outcome> {
-  const traced = activeTracer() !== undefined;
+  const traced = activeTracer() !== undefined && (!requireParentSpan || insideTrace());
   const measured = instruments() !== undefined;
   // Not an async function: without telemetry the call's own promise is returned as it is (no extra turn).
   if (!traced && !measured) return body(UNOBSERVED);
-  const note: GuardNote = { takeover: false, waited: false, traced, measured, span: NO_SPAN };
+  const note: GuardNote = {
+    takeover: false,
+    waited: false,
+    traced,
+    measured,
+    span: NO_SPAN,
+    startedMs: performance.now(),
+    claimEnded: false,
+  };
+  // Measured, not traced (a call outside any trace, by default): one `then`, no async layer and no span.
+  if (!traced) {
+    return body(note).then(
+      (outcome) => {
+        finish(note, key, outcomeOf(note, outcome, undefined), outcome.attempts);
+        return outcome;
+      },
+      (error: unknown) => {
+        finish(note, key, outcomeOf(note, undefined, error), undefined);
+        throw error;
+      },
+    );
+  }
   const db = DB_SYSTEMS[storeName];
   const spec: SpanSpec = { attributes: { [A.provider]: key.provider, ...(db ? { 'db.system.name': db } : {}) } };
   return inSpan('payonce.guard', spec, async (span) => {
     note.span = span;
     try {
       const outcome = await body(note);
-      finish(span, key, outcomeOf(note, outcome, undefined), outcome.attempts);
+      finish(note, key, outcomeOf(note, outcome, undefined), outcome.attempts);
       return outcome;
     } catch (error) {
-      finish(span, key, outcomeOf(note, undefined, error), undefined);
+      finish(note, key, outcomeOf(note, undefined, error), undefined);
       throw error;
     }
   });
 }
 
-function finish(span: SpanScope, key: RequestKey, name: IdempotencyOutcome, attempts: number | undefined): void {
-  span.set(A.outcome, name);
-  span.set(A.attempts, attempts);
+/** Ends an observed call: its outcome on the span and in the tally, and the claim's duration if it threw. */
+function finish(note: GuardNote, key: RequestKey, name: IdempotencyOutcome, attempts: number | undefined): void {
+  note.span.set(A.outcome, name);
+  note.span.set(A.attempts, attempts);
+  if (!note.measured) return;
+  // A call that threw before its claim ended (a conflict, a mismatch, a store error): the claim's duration is here.
+  if (!note.claimEnded) recordClaim(note.startedMs);
   instruments()?.outcomes.add(name, key.provider);
 }
 
@@ -89,38 +128,22 @@ export function guardLeafStep<T>(note: GuardNote, name: string, step: (span: Spa
 }
 
 /**
- * Runs the claim protocol `claim` of a guarded call, then marks its end on the call's span (the event
- * `payonce.guard.claimed` and the attribute `payonce.claim.decision`) and records its duration
- * (`payonce.idempotency.claim.duration`); `claim()` alone when the call has no telemetry. An event, not a child
- * span: the claim and the completion happen on every call, and a span each cost the traced guard on Redis about a
- * tenth of its rate (profiled 2026-12-07); the rarer steps inside the claim (wait, takeover) keep spans of their own.
+ * Marks the end of a guarded call's claim protocol (`decision`, read from the store): on the call's span the event
+ * `payonce.guard.claimed` and the attribute `payonce.claim.decision`, and the claim's duration from the call's start
+ * (`payonce.idempotency.claim.duration`); nothing for a call without telemetry. An event, not a child span: the claim
+ * and the completion happen on every call, and a span each cost the traced guard on Redis about a tenth of its rate
+ * (profiled 2026-12-07); the rarer steps inside the claim (wait, takeover) keep spans of their own. A function the
+ * guard calls after its own `await`, not a wrapper around the claim: each extra async layer costs a call that is only
+ * measured (outside a trace) a share of a 20 µs Redis call (packages/bench/notes/otel.md).
  */
-export function observeClaim<T extends { readonly kind: string }>(
-  note: GuardNote,
-  key: RequestKey,
-  claim: () => Promise<T>,
-): Promise<T> {
-  // Not async: a call without telemetry gets the claim's own promise.
-  return !note.traced && !note.measured ? claim() : observedClaim(note, key, claim);
-}
-
-/** {@link observeClaim} for a call with telemetry: the span and the duration. */
-async function observedClaim<T extends { readonly kind: string }>(
-  note: GuardNote,
-  key: RequestKey,
-  claim: () => Promise<T>,
-): Promise<T> {
-  const startedMs = performance.now();
-  try {
-    const decision = await claim();
-    if (note.traced) {
-      note.span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
-      note.span.event('payonce.guard.claimed');
-    }
-    return decision;
-  } finally {
-    if (note.measured) recordClaim(key, startedMs);
+export function claimEnded(note: GuardNote, decision: { readonly kind: string }): void {
+  if (!note.traced && !note.measured) return;
+  note.claimEnded = true;
+  if (note.traced) {
+    note.span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
+    note.span.event('payonce.guard.claimed');
   }
+  if (note.measured) recordClaim(note.startedMs);
 }
 
 /**
@@ -151,9 +174,9 @@ export async function observeTakeover<T>(note: GuardNote, stale: boolean, takeov
   });
 }
 
-/** Records the claim protocol's duration (`payonce.idempotency.claim.duration`) from `startedMs` (`performance.now()`). */
-export function recordClaim(key: RequestKey, startedMs: number): void {
-  recordSeconds((all) => all.claimDuration, performance.now() - startedMs, { [A.provider]: key.provider });
+/** Records the claim protocol's duration (`payonce.idempotency.claim.duration`, no attributes) from `startedMs` (`performance.now()`). */
+export function recordClaim(startedMs: number): void {
+  recordSeconds((all) => all.claimDuration, performance.now() - startedMs);
 }
 
 /** Records a duplicate's wait (`payonce.idempotency.wait.duration`), `waitedMs` of real time. */

@@ -5,7 +5,7 @@ import { GuardEmitter, type GuardEventName, type GuardListener } from './guard-e
 import { StoreFailures } from './guard-failures.js';
 import { asKey, checkHandler, cutoffOf, epochMs, fingerprintOf } from './guard-input.js';
 import { type GuardOptions, type ResolvedGuardOptions, resolveGuardOptions } from './guard-options.js';
-import { type GuardNote, observeClaim, observeGuarded, observeTakeover, observeWait } from './guard-telemetry.js';
+import { claimEnded, type GuardNote, observeGuarded, observeTakeover, observeWait } from './guard-telemetry.js';
 import type { ClaimContext, Handler, PurgeOptions, RunOptions, TransactionHandler } from './guard-types.js';
 import { assertNotHeld } from './held-claims.js';
 import { waitForFinish } from './in-flight-wait.js';
@@ -103,10 +103,9 @@ export class IdempotencyGuard<S extends Store = Store> {
     const checked = this.notHeld(asKey(key));
     checkHandler(handler);
     const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
-    return await observeGuarded(checked, this.store.name, async (note) => {
-      const decision = await observeClaim(note, checked, () =>
-        this.claim(this.store, checked, fingerprint, wait, note),
-      );
+    return await observeGuarded(checked, this.store.name, this.options.requireParentSpan, async (note) => {
+      const decision = await this.claim(this.store, checked, fingerprint, wait, note);
+      claimEnded(note, decision);
       if (decision.kind === 'replay') return this.replay(decision.receipt);
       // Awaited, not returned: an async function that returns a promise settles two microtask turns later.
       const invoke = () => handler(this.contextOf(decision));
@@ -134,8 +133,9 @@ export class IdempotencyGuard<S extends Store = Store> {
     checkHandler(handler);
     const store = this.transactionalView(tx);
     const [fingerprint, wait] = [fingerprintOf(options), this.waitOf(options)];
-    return await observeGuarded(checked, this.store.name, async (note) => {
-      const decision = await observeClaim(note, checked, () => this.claim(store, checked, fingerprint, wait, note));
+    return await observeGuarded(checked, this.store.name, this.options.requireParentSpan, async (note) => {
+      const decision = await this.claim(store, checked, fingerprint, wait, note);
+      claimEnded(note, decision);
       if (decision.kind === 'replay') return this.replay(decision.receipt);
       const invoke = () => handler(tx, this.contextOf(decision));
       return await this.runner.execute(store, decision.receipt, invoke, true, this.tracksHeld(true), note);

@@ -40,3 +40,12 @@ export function activeTracer(): Tracer | undefined {
   }
   return cachedTracer;
 }
+
+/**
+ * True when the calling context holds a span (sampled or not): the call is part of a trace. False without
+ * `@opentelemetry/api` or outside any trace. Used by `requireParentSpan` (`GuardOptions`).
+ */
+export function insideTrace(): boolean {
+  const api = otelApi();
+  return api !== null && api.trace.getSpan(api.context.active()) !== undefined;
+}
