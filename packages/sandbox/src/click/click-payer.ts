@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from 'payonce/internal/core/clock.js';
+import type { PaySteps } from '../acceptance/pay-steps.js';
 import { CLICK_CODES, CLICK_FAILED_PAYMENT_ERROR } from './click-codes.js';
 import { ClickLedger } from './click-ledger.js';
 import type { ClickPayFaults } from './click-pay-faults.js';
@@ -39,10 +40,11 @@ export interface ClickPayResult {
 /** A stateful client-side Click: pays orders through a merchant's Prepare and Complete URLs, with faults, into its ledger. */
 export interface ClickPayer {
   /**
-   * Pays one order: Prepare → Complete (with Click's `error=-5017` for the `failedPayment` fault).
+   * Pays one order: Prepare → Complete (with Click's `error=-5017` for the `failedPayment` fault); `steps` can hold
+   * the payment between the two.
    * @throws {InvalidOption} (`orders`) the order has no id or no positive integer amount.
    */
-  pay(order: ClickTestOrder, faults?: ClickPayFaults): Promise<ClickPayResult>;
+  pay(order: ClickTestOrder, faults?: ClickPayFaults, steps?: PaySteps): Promise<ClickPayResult>;
   /** The books: payments, money moved, faults injected, breaches seen. */
   readonly ledger: ClickLedger;
 }
@@ -115,7 +117,11 @@ export function createClickPayer(options: ClickPayerOptions): ClickPayer {
     return answer;
   }
 
-  async function pay(given: ClickTestOrder, faults: ClickPayFaults = {}): Promise<ClickPayResult> {
+  async function pay(
+    given: ClickTestOrder,
+    faults: ClickPayFaults = {},
+    steps: PaySteps = {},
+  ): Promise<ClickPayResult> {
     const order = checkedClickOrder(given, 'order');
     const clickTransId = newClickTransId();
     const base = { clickTransId, merchantTransId: order.merchantTransId, amountTiyin: order.amountTiyin };
@@ -137,6 +143,7 @@ export function createClickPayer(options: ClickPayerOptions): ClickPayer {
       return { ...base, outcome: 'refused', reason };
     }
     ledger.report(clickTransId, 'prepared', prepareId);
+    await steps.afterFirstStep?.();
     const error = faults.failedPayment ? CLICK_FAILED_PAYMENT_ERROR : 0;
     if (faults.failedPayment) ledger.fault(clickTransId, 'Complete', `failed-payment (error=${error})`);
     const completeSpec = {

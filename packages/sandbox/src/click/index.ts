@@ -8,6 +8,7 @@ export {
   formatAcceptanceReport,
 } from '../acceptance/acceptance-report.js';
 export type { CheckResult, ShownExchange } from '../acceptance/check-runner.js';
+export type { PaySteps } from '../acceptance/pay-steps.js';
 export {
   CLICK_ACCEPTANCE_ORDERS,
   type ClickAcceptanceOptions,

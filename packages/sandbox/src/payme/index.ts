@@ -3,6 +3,8 @@
  * fault injection and a ledger), and the acceptance battery Payme's sandbox runs before a cashbox goes live.
  * @see docs/sandbox.md "Payme sandbox"; https://developer.help.paycom.uz/pesochnitsa
  */
+
+export type { PaySteps } from '../acceptance/pay-steps.js';
 export {
   PAYME_ACCEPTANCE_ORDERS,
   type PaymeAcceptanceOptions,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from 'payonce/internal/core/clock.js';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
+import type { PaySteps } from '../acceptance/pay-steps.js';
 import { answerKey, errorCode } from './payme-answers.js';
 import { PAYME_CODES, PAYME_REASONS, PAYME_TIMEOUT_MS } from './payme-codes.js';
 import { PaymeLedger } from './payme-ledger.js';
@@ -47,7 +48,7 @@ export interface PaymePayer {
    * Pays one order: CheckPerformTransaction → CreateTransaction → PerformTransaction → CheckTransaction.
    * @throws {InvalidOption} (`orders`) the order has no account fields or no positive integer amount.
    */
-  pay(order: PaymeTestOrder, faults?: PaymePayFaults): Promise<PaymePayResult>;
+  pay(order: PaymeTestOrder, faults?: PaymePayFaults, steps?: PaySteps): Promise<PaymePayResult>;
   /** The books: transactions, money moved, faults injected, breaches seen. */
   readonly ledger: PaymeLedger;
 }
@@ -147,7 +148,11 @@ export function createPaymePayer(options: PaymePayerOptions): PaymePayer {
     await write(paymeId, cancel, faults);
   }
 
-  async function pay(given: PaymeTestOrder, faults: PaymePayFaults = {}): Promise<PaymePayResult> {
+  async function pay(
+    given: PaymeTestOrder,
+    faults: PaymePayFaults = {},
+    steps: PaySteps = {},
+  ): Promise<PaymePayResult> {
     const order = checkedOrder(given, 'order');
     const paymeId = newPaymeId();
     const backdate = faults.expire && options.advanceClock === undefined ? PAYME_TIMEOUT_MS + 60_000 : 0;
@@ -167,6 +172,7 @@ export function createPaymePayer(options: PaymePayerOptions): PaymePayer {
     if (created.answer.result?.state !== 1) {
       return { ...base, outcome: 'refused', state: 0, refusedWith: errorCode(created.answer) ?? 0 };
     }
+    await steps.afterFirstStep?.();
     if (faults.expire) await expireBetween(paymeId, faults);
     else await perform(paymeId, faults);
     const final = await answered({ method: 'CheckTransaction', params: { id: paymeId } });

@@ -5,6 +5,7 @@
  */
 export { type AcceptanceReport, formatAcceptanceReport } from '../acceptance/acceptance-report.js';
 export type { CheckResult, ShownExchange } from '../acceptance/check-runner.js';
+export type { PaySteps } from '../acceptance/pay-steps.js';
 export {
   runUzumAcceptance,
   UZUM_ACCEPTANCE_ORDERS,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clock, systemClock } from 'payonce/internal/core/clock.js';
+import type { PaySteps } from '../acceptance/pay-steps.js';
 import { stableJson } from '../acceptance/stable-json.js';
 import { UZUM_CODES, UZUM_STATUS_ATTEMPTS } from './uzum-codes.js';
 import { UzumLedger } from './uzum-ledger.js';
@@ -40,7 +41,7 @@ export interface UzumPayer {
    * Pays one order: /check → /create → /confirm (or /reverse with the `reverse` fault) → /status.
    * @throws {InvalidOption} (`orders`) the order has no params or no positive integer amount.
    */
-  pay(order: UzumTestOrder, faults?: UzumPayFaults): Promise<UzumPayResult>;
+  pay(order: UzumTestOrder, faults?: UzumPayFaults, steps?: PaySteps): Promise<UzumPayResult>;
   /** The books: transactions, money moved, faults injected, breaches seen. */
   readonly ledger: UzumLedger;
 }
@@ -147,7 +148,7 @@ export function createUzumPayer(options: UzumPayerOptions): UzumPayer {
     return answer;
   }
 
-  async function pay(given: UzumTestOrder, faults: UzumPayFaults = {}): Promise<UzumPayResult> {
+  async function pay(given: UzumTestOrder, faults: UzumPayFaults = {}, steps: PaySteps = {}): Promise<UzumPayResult> {
     const order = checkedUzumOrder(given, 'order');
     const transId = randomUUID();
     const base = { transId, params: order.params, amountTiyin: order.amountTiyin };
@@ -161,6 +162,7 @@ export function createUzumPayer(options: UzumPayerOptions): UzumPayer {
     if (step.answer?.status !== 'CREATED') {
       return { ...base, outcome: 'refused', refusedWith: uzumErrorCode(step) ?? '' };
     }
+    await steps.afterFirstStep?.();
     const operation = faults.reverse ? 'reverse' : 'confirm';
     if (faults.reverse) ledger.fault(transId, '/reverse', 'reverse instead of confirm');
     const written = await send({ operation, fields: { transId } }, transId, faults);

@@ -1,3 +1,4 @@
+import type { PaySteps } from '@payonce/sandbox/click';
 import type { BaseStormContext } from './base-storm-context.js';
 import type { ProviderScenario } from './provider-scenario.js';
 
@@ -12,7 +13,7 @@ export interface CommonPayFaults {
 /** A context whose scenario pays orders through the provider's sandbox payer. */
 export interface PayingContext<R, O, P> extends BaseStormContext<R> {
   newOrder(): Promise<O>;
-  payer(): { pay(order: O, faults?: CommonPayFaults): Promise<P> };
+  payer(): { pay(order: O, faults?: CommonPayFaults, steps?: PaySteps): Promise<P> };
 }
 
 /** How a provider's payments read: whether one charged, its text, the words of the messages. */
@@ -34,6 +35,30 @@ export function expectCharged<R, P>(ctx: BaseStormContext<R>, words: PayWords<P>
 }
 
 /**
+ * A rendezvous of `parties` payers: each gets a function that marks it arrived and resolves once every party has
+ * (called a second time, it only waits). A payer refused before its first step ended arrives when it finishes, so
+ * the other is never held for a step that will not come.
+ */
+function lineUp(parties: number): () => () => Promise<void> {
+  let waiting = parties;
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return () => {
+    let arrived = false;
+    return () => {
+      if (!arrived) {
+        arrived = true;
+        waiting -= 1;
+        if (waiting === 0) open();
+      }
+      return opened;
+    };
+  };
+}
+
+/**
  * The double-pay scenario of any provider: two payers pay one order at once, then a third after; exactly one
  * charges, every other is `refused` (the provider's documented refusals, `refusal.text` in the message).
  */
@@ -46,7 +71,16 @@ export function doublePayScenario<R, O, P, Ctx extends PayingContext<R, O, P>>(
     ...text,
     async run(ctx) {
       const order = await ctx.newOrder();
-      const [a, b] = await Promise.all([ctx.payer().pay(order), ctx.payer().pay(order)]);
+      // Two tabs at once: both first steps answered before either payment completes, whatever the host's timing
+      // (left to the scheduler, a loaded host could finish one payment before the other began, and a shop that
+      // marks orders paid at the first step passed).
+      const rendezvous = lineUp(2);
+      const payAsTab = (party: () => Promise<void>) =>
+        ctx
+          .payer()
+          .pay(order, undefined, { afterFirstStep: party })
+          .finally(() => void party());
+      const [a, b] = await Promise.all([payAsTab(rendezvous()), payAsTab(rendezvous())]);
       const late = await ctx.payer().pay(order);
       const all = [a, b, late];
       ctx.note(`payments: ${all.map((r) => words.describe(r)).join('; ')}`);
