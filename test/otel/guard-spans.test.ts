@@ -72,6 +72,21 @@ describe('the guard under an OpenTelemetry SDK', () => {
     expect(sdk.named('payonce.guard').every((span) => span.parentSpanContext === undefined)).toBe(true);
   });
 
+  it('keeps the attempt on the span of a handler that threw, and counts the retry as the second', async () => {
+    const guard = new IdempotencyGuard(new MemoryStore());
+    const key = new RequestKey('stripe', `evt_${crypto.randomUUID()}`);
+    await expect(
+      inRequest(() => guard.run(key, () => Promise.reject(new Error('placeholder failure')))),
+    ).rejects.toThrow();
+    await inRequest(() => guard.run(key, ok));
+    const runs = sdk.named('payonce.guard');
+    expect(runs.map((span) => [span.attributes['payonce.attempts'], span.status.code])).toEqual([
+      [1, 2],
+      [2, 0],
+    ]);
+    expect(runs[0]?.events.map((event) => event.name)).toEqual(['payonce.guard.claimed', 'exception']);
+  });
+
   it('starts no span for a call outside any trace by default, and still counts its outcome', async () => {
     const guard = new IdempotencyGuard(new MemoryStore());
     const provider = `p${crypto.randomUUID().slice(0, 8)}`;

@@ -23,6 +23,22 @@ describe('an adapter that hangs or fails', () => {
     expect(report.results[0]?.reasons.join('\n')).toMatch(/the adapter's readOrder did not answer within 9000 ms/);
   }, 180_000);
 
+  it('shows no credential an adapter’s error carries, in reasons, notes or order problems', async () => {
+    const secrets = ['sk_test_placeholderKey123', 'whsec_placeholderSecret456'];
+    const adapter: StormAppAdapter = {
+      ...base(),
+      name: 'readOrder leaks',
+      readOrder: async () => {
+        throw new Error(`cannot read the order with ${secrets[0]} (webhook secret ${secrets[1]})`);
+      },
+    };
+    const report = await runStorm({ app: adapter, provider: world.sandbox.url, only: [8], timeoutMs: 15_000 });
+    expect(report.results.map((r) => r.verdict)).toEqual(['fail']);
+    const text = JSON.stringify(report);
+    expect(text).toMatch(/cannot read the order with \[redacted\]/);
+    for (const secret of secrets) expect(text.includes(secret), `${secret} in the report`).toBe(false);
+  }, 60_000);
+
   it('keeps the verdicts when close() throws, and says why in closeError', async () => {
     const adapter: StormAppAdapter = {
       ...base(),

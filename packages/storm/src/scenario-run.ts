@@ -14,7 +14,7 @@ import type { StormMoney } from './service-api.js';
 import type { ServiceControl } from './service-control.js';
 import type { HttpAnswer } from './storm-http.js';
 import { StormRandom } from './storm-random.js';
-import { type StormTimelineEvent, timelineEvent } from './storm-timeline.js';
+import { redactAll, redactSecrets, type StormTimelineEvent, timelineEvent } from './storm-timeline.js';
 
 /** What a {@link ScenarioRun} needs from the storm. */
 export interface ScenarioRunSettings {
@@ -238,7 +238,8 @@ export class ScenarioRun implements ScenarioContext {
     const rejudged = new Map(snapshots.filter((s) => s.view !== null).map((s) => [s.orderId, judgeOrder(s)]));
     const late = [...rejudged.values()].flatMap((order) =>
       order.problems
-        .filter((problem) => !(before.get(order.orderId) ?? []).includes(problem))
+        // The result's problems were redacted (`result`): compare like with like.
+        .filter((problem) => !(before.get(order.orderId) ?? []).includes(redactSecrets(problem)))
         .map((problem) => `after the run: ${problem} (the effect came after the scenario concluded)`),
     );
     const orders = result.orders.map((order) => rejudged.get(order.orderId) ?? order);
@@ -266,20 +267,24 @@ export class ScenarioRun implements ScenarioContext {
     orders: ScenarioResult['orders'],
   ): ScenarioResult {
     const { id, name, defends, criterion } = this.scenario;
-    return Object.freeze({
-      id,
-      name,
-      defends,
-      criterion,
-      verdict,
-      reasons: Object.freeze([...reasons]),
-      notes: Object.freeze([...this.notes]),
-      counts: countsOf(orders, this.crafted),
-      orders: Object.freeze(orders),
-      faultPlan: this.faultPlan(),
-      timeline: Object.freeze([...this.timeline]),
-      durationMs: Date.now() - this.startedAtMs,
-    });
+    // An adapter's or app's error text (a reason, a note, an order's problem) can carry the run's test
+    // credentials: no report shows them.
+    return redactAll(
+      Object.freeze({
+        id,
+        name,
+        defends,
+        criterion,
+        verdict,
+        reasons: Object.freeze([...reasons]),
+        notes: Object.freeze([...this.notes]),
+        counts: countsOf(orders, this.crafted),
+        orders: Object.freeze(orders),
+        faultPlan: this.faultPlan(),
+        timeline: Object.freeze([...this.timeline]),
+        durationMs: Date.now() - this.startedAtMs,
+      }),
+    );
   }
 
   /**

@@ -52,6 +52,23 @@ export function redactSecrets(text: string): string {
 }
 
 /**
+ * `value` with {@link redactSecrets} applied to every string inside it (arrays and plain objects copied, frozen
+ * where they were; numbers, booleans and `null` kept): for a scenario's whole result, whose reasons, notes and order
+ * problems can quote an adapter's or an app's error text carrying the run's test credentials.
+ */
+export function redactAll<T>(value: T): T {
+  if (typeof value === 'string') return redactSecrets(value) as T;
+  if (Array.isArray(value)) {
+    const copy = value.map((item: unknown) => redactAll(item));
+    return (Object.isFrozen(value) ? Object.freeze(copy) : copy) as T;
+  }
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = redactAll(item);
+  return (Object.isFrozen(value) ? Object.freeze(copy) : copy) as T;
+}
+
+/**
  * A timeline event with defaults for the fields that do not apply, every string redacted. An id that is not a
  * string (an adapter that handed over a numeric order id) is kept as its decimal string, never a crash.
  */

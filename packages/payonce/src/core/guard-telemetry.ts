@@ -129,18 +129,23 @@ export function guardLeafStep<T>(note: GuardNote, name: string, step: (span: Spa
 
 /**
  * Marks the end of a guarded call's claim protocol (`decision`, read from the store): on the call's span the event
- * `payonce.guard.claimed` and the attribute `payonce.claim.decision`, and the claim's duration from the call's start
+ * `payonce.guard.claimed` and the attributes `payonce.claim.decision` and `payonce.attempts`, and the claim's duration from the call's start
  * (`payonce.idempotency.claim.duration`); nothing for a call without telemetry. An event, not a child span: the claim
  * and the completion happen on every call, and a span each cost the traced guard on Redis about a tenth of its rate
  * (profiled 2026-12-07); the rarer steps inside the claim (wait, takeover) keep spans of their own. A function the
  * guard calls after its own `await`, not a wrapper around the claim: each extra async layer costs a call that is only
  * measured (outside a trace) a share of a 20 µs Redis call (packages/bench/notes/otel.md).
  */
-export function claimEnded(note: GuardNote, decision: { readonly kind: string }): void {
+export function claimEnded(
+  note: GuardNote,
+  decision: { readonly kind: string; readonly receipt: { readonly attempts: number } },
+): void {
   if (!note.traced && !note.measured) return;
   note.claimEnded = true;
   if (note.traced) {
     note.span.set('payonce.claim.decision', decision.kind === 'replay' ? 'replay' : 'claimed');
+    // Known from the claim on: a handler that throws leaves its span with the attempt it was.
+    note.span.set(A.attempts, decision.receipt.attempts);
     note.span.event('payonce.guard.claimed');
   }
   if (note.measured) recordClaim(note.startedMs);

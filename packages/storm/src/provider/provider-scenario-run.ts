@@ -1,6 +1,6 @@
 import { errorText } from '../error-text.js';
 import type { Verdict } from '../scenario.js';
-import { inTimeOrder, type StormTimelineEvent, timelineEvent } from '../storm-timeline.js';
+import { inTimeOrder, redactAll, type StormTimelineEvent, timelineEvent } from '../storm-timeline.js';
 import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
 
 const POLL_MS = 40;
@@ -156,18 +156,22 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     counts: C,
   ): ProviderScenarioResult<C, J> {
     const { id, name, defends, criterion } = this.scenario;
-    return Object.freeze({
-      id,
-      name,
-      defends,
-      criterion,
-      verdict,
-      reasons: Object.freeze([...reasons]),
-      notes: Object.freeze([...this.notes]),
-      counts: Object.freeze(counts),
-      orders: Object.freeze([...orders]),
-      durationMs: Date.now() - this.startedAtMs,
-      timeline: inTimeOrder(this.timeline),
-    });
+    // An adapter's or app's error text (a reason, a note, an order's problem) can carry the run's test
+    // credentials: no report shows them.
+    return redactAll(
+      Object.freeze({
+        id,
+        name,
+        defends,
+        criterion,
+        verdict,
+        reasons: Object.freeze([...reasons]),
+        notes: Object.freeze([...this.notes]),
+        counts: Object.freeze(counts),
+        orders: Object.freeze([...orders]),
+        durationMs: Date.now() - this.startedAtMs,
+        timeline: inTimeOrder(this.timeline),
+      }),
+    );
   }
 }
