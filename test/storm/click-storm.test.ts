@@ -76,6 +76,27 @@ describe('Click storm against the reference service on SQLite', () => {
     expect(verdicts(report)).toEqual({ 4: 'fail', 7: 'pass' });
     expect(formatClickStormTable(report)).toMatch(/FAIL 4: .*fulfilled 4 times/);
   });
+  it('fails, after the run, a shop that ships again in the background after the scenario concluded', async () => {
+    // The shop answers Click and ships once; 400 ms after the storm first saw the shipment it ships again (a
+    // background job): two equal reads 40 ms apart conclude the scenario before it, the look after the run sees it.
+    const late = new Map<string, number>();
+    const readOrder: typeof target.readOrder = async (merchantTransId) => {
+      const counts = await target.readOrder(merchantTransId);
+      if (counts.fulfilments > 0 && !late.has(merchantTransId)) {
+        late.set(merchantTransId, 0);
+        setTimeout(() => late.set(merchantTransId, 1), 400);
+      }
+      return { ...counts, fulfilments: counts.fulfilments + (late.get(merchantTransId) ?? 0) };
+    };
+    const report = await runClickStorm({ target: { ...target, readOrder }, only: [2, 6], timeoutMs: 10_000 });
+    expect(verdicts(report)).toEqual({ 2: 'fail', 6: 'fail' });
+    const reasons = report.results.flatMap((r) => r.reasons).join('\n');
+    expect(reasons).toMatch(
+      /after the run: order .*fulfilled 2 times.*\(the effect came after the scenario concluded\)/,
+    );
+    expect(report.results.map((r) => r.counts.fulfilments)).toEqual([2, 2]);
+  });
+
   it('payonce storm --provider click: exit 0 with the table, 1 when the credentials are refused, 2 without them', async () => {
     const io = capture();
     const base = ['storm', '--provider', 'click', '--target', local.url];

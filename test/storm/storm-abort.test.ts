@@ -14,8 +14,11 @@ class WaitingRun {
     return this.stopped ? 0 : Math.max(0, this.deadline - Date.now());
   }
   fail(): void {}
-  async conclude(): Promise<{ id: number }> {
-    return { id: this.id };
+  async conclude(): Promise<{ id: number; verdict: string }> {
+    return { id: this.id, verdict: 'pass' };
+  }
+  beginRecheck(): boolean {
+    return false;
   }
   stop(): void {
     this.stopped = true;
@@ -28,7 +31,7 @@ describe('storm runs stopped by their signal (the app under test exited)', () =>
     const started: number[] = [];
     const waitsEnded: number[] = [];
     let finished = 0;
-    const scenario = (id: number): ProviderScenario<WaitingRun, { id: number }> => ({
+    const scenario = (id: number): ProviderScenario<WaitingRun, { id: number; verdict: string }> => ({
       id,
       name: `waits ${id}`,
       defends: 'repeated HTTP request',

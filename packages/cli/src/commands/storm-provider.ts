@@ -31,6 +31,8 @@ export interface ProviderStormCommandOptions {
   readonly html?: string;
   readonly timeoutMs?: string;
   readonly concurrency?: string;
+  /** `--settle-ms <ms>`: the wait after the scenarios before every order is judged again. */
+  readonly settleMs?: string;
   readonly replica?: readonly string[];
 }
 
@@ -44,6 +46,8 @@ export interface ProviderRun {
   readonly only?: number[];
   readonly timeoutMs?: number;
   readonly concurrency: number;
+  /** The wait before every order is judged again after the scenarios, ms (the storm's default when absent). */
+  readonly settleMs?: number;
   onProgress(event: ProviderProgress): void;
   /** Aborts when the run must stop at once (the app under test exited); the storm then rejects with its reason. */
   readonly signal?: AbortSignal;
@@ -95,6 +99,7 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
   const only = options.only === undefined ? undefined : scenarioList(options.only, '1,5,9');
   const timeoutMs = wholeNumberFlag(options.timeoutMs, '--timeout-ms');
   const concurrency = wholeNumberFlag(options.concurrency, '--concurrency') ?? 4;
+  const settleMs = wholeNumberFlag(options.settleMs, '--settle-ms');
   const storm = await load();
   let report: R;
   let target: T | undefined;
@@ -104,6 +109,7 @@ export async function runProviderStormCommand<T extends { close(): Promise<void>
       only,
       timeoutMs,
       concurrency,
+      ...(settleMs === undefined ? {} : { settleMs }),
       onProgress: (event) => {
         if (event.kind === 'started' && event.index === 1) {
           io.out(providerPlanLine(provider, event.total, concurrency, storm.aloneIds, only));

@@ -120,18 +120,20 @@ export class PaymeScenarioRun
     );
     const ledger = merged(this.ledgers);
     const statement = await this.statement(ledger);
-    const orders = this.orders.map((order, i) =>
-      judgePaymeOrder({
-        account: JSON.stringify(order.account),
-        ledger,
-        ...statement,
-        ...counts.values[i],
-        timedOut: counts.timedOut,
-      } as PaymeOrderSnapshot),
+    const { verdict, reasons, orders } = this.judgeRead(
+      counts.values,
+      counts.timedOut,
+      (order, seen, timedOut) =>
+        judgePaymeOrder({
+          account: JSON.stringify(order.account),
+          ledger,
+          ...statement,
+          ...seen,
+          timedOut,
+        } as PaymeOrderSnapshot),
+      (order) => JSON.stringify(order.account),
     );
-    const problems = orders.flatMap((o) => o.problems.map((p) => `order ${o.account}: ${p}`));
-    const reasons = [...this.reasons, ...problems];
-    return this.result(reasons.length === 0 ? 'pass' : 'fail', reasons, orders);
+    return this.result(verdict, reasons, orders);
   }
 
   /** CheckTransaction for every transaction the scenario created by single calls, so the ledger has its final state. */

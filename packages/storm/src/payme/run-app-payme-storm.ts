@@ -16,6 +16,12 @@ export interface AppPaymeStormOptions {
   readonly timeoutMs?: number;
   /** Scenarios run at the same time. @default 4 */
   readonly concurrency?: number;
+  /**
+   * How long after the scenarios (the concurrent ones, then the ones run alone) every order they touched is judged
+   * again, ms: a problem that came later (a background job repeating an effect) fails its scenario "after the run".
+   * @default 1_000
+   */
+  readonly settleMs?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: PaymeStormProgress) => void;
   /** Stops the run when it aborts (e.g. the app exited): the storm then rejects with `signal.reason`. */

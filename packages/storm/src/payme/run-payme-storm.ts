@@ -20,6 +20,12 @@ export interface PaymeStormOptions {
   readonly timeoutMs?: number;
   /** Scenarios run at the same time (8 and 9, which kill the target or move its clock, run alone, last). @default 4 */
   readonly concurrency?: number;
+  /**
+   * How long after the scenarios (the concurrent ones, then the ones run alone) every order they touched is judged
+   * again, ms: a problem that came later (a background job repeating an effect) fails its scenario "after the run".
+   * @default 1_000
+   */
+  readonly settleMs?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: PaymeStormProgress) => void;
   /** Stops the run when it aborts: no further scenario starts, the running ones stop waiting, the run rejects. */
@@ -108,6 +114,7 @@ export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeSt
     onProgress: options.onProgress,
     open: (scenario) => new PaymeScenarioRun(scenario, target, timeoutMs),
     signal: options.signal,
+    ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
   });
   return Object.freeze({
     provider: 'payme',

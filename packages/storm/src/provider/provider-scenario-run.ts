@@ -4,6 +4,8 @@ import { inTimeOrder, redactAll, type StormTimelineEvent, timelineEvent } from '
 import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
 
 const POLL_MS = 40;
+/** How long the recheck after the run waits for an order to settle again (it had settled once already). */
+const RECHECK_SETTLE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,6 +47,11 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
   /** The last counts read of each order (by its key), to record what changed. */
   private readonly lastRead = new Map<string, string>();
   private stopped = false;
+  /** Set by {@link beginRecheck}: the deadline of the second look after the run, epoch ms. */
+  private recheckUntilMs: number | null = null;
+  /** The first judgement of every order and the order problems it had (by order index), set by `judgeOrders`. */
+  private first: { readonly judged: readonly unknown[]; readonly problems: readonly (readonly string[])[] } | null =
+    null;
 
   constructor(
     protected readonly scenario: ScenarioInfo,
@@ -55,7 +62,20 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
 
   /** Milliseconds left before the scenario's deadline. */
   timeLeftMs(): number {
-    return this.stopped ? 0 : Math.max(0, this.deadlineMs - Date.now());
+    return this.stopped ? 0 : Math.max(0, (this.recheckUntilMs ?? this.deadlineMs) - Date.now());
+  }
+
+  /**
+   * Makes the next `conclude()` the second look at the scenario's orders after the whole run: they are read again
+   * (a fresh settle window), and a problem an order did not have at the first conclusion fails the scenario, marked
+   * "after the run" (an app that answered the call and repeated an effect later, in the background). An order that
+   * cannot be read any more (an app restarted without it) is noted and keeps its first judgement. The counts are
+   * the later ones. Without an earlier conclusion that judged orders it changes nothing and returns false.
+   */
+  beginRecheck(): boolean {
+    if (this.first === null) return false;
+    this.recheckUntilMs = Date.now() + RECHECK_SETTLE_MS;
+    return true;
   }
 
   /** Cuts the scenario's waits short (its run was stopped): every wait and the settling end at their next poll. */
@@ -140,11 +160,48 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     label: (order: Order) => string,
   ): Promise<{ verdict: Verdict; reasons: string[]; orders: J[] }> {
     const { values, timedOut } = await this.settle(read, settled, label);
-    const orders = this.orders.map((order, i) =>
-      judge(order, values[i] ?? { counts: null, countsError: 'not read' }, timedOut),
+    return this.judgeRead(values, timedOut, judge, label);
+  }
+
+  /**
+   * The second half of {@link judgeOrders}, for a run that reads more between settling and judging (Payme's
+   * statement): judges every order from `values` (what `settle` read) and returns the verdict, the reasons and the
+   * judgements; on the second look after the run (`beginRecheck`), the first conclusion's reasons plus the problems
+   * that came later.
+   */
+  protected judgeRead<J extends { readonly problems: readonly string[] }>(
+    values: readonly OrderRead<Counts>[],
+    timedOut: boolean,
+    judge: (order: Order, seen: OrderRead<Counts>, timedOut: boolean) => J,
+    label: (order: Order) => string,
+  ): { verdict: Verdict; reasons: string[]; orders: J[] } {
+    const first = this.recheckUntilMs === null ? null : this.first;
+    const orders = this.orders.map((order, i): J => {
+      const seen = values[i] ?? { counts: null, countsError: 'not read' };
+      const before = first?.judged[i] as J | undefined;
+      if (before === undefined || seen.counts !== null) return judge(order, seen, timedOut);
+      this.notes.push(
+        `after the run: order ${label(order)} could not be read again (${seen.countsError}); not rechecked`,
+      );
+      return before;
+    });
+    const problemsOf = (judged: readonly { readonly problems: readonly string[] }[]) =>
+      judged.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
+    if (first === null) {
+      this.first = { judged: orders, problems: orders.map((o) => o.problems) };
+      const reasons = [...this.reasons, ...problemsOf(orders)];
+      return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
+    }
+    // The second look: the first conclusion's reasons stand; a problem an order did not have then is late.
+    const late = orders.flatMap((o, i) =>
+      o.problems
+        .filter((p) => !(first.problems[i] ?? []).includes(p))
+        .map(
+          (p) =>
+            `after the run: order ${label(this.orders[i] as Order)}: ${p} (the effect came after the scenario concluded)`,
+        ),
     );
-    const problems = orders.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
-    const reasons = [...this.reasons, ...problems];
+    const reasons = [...this.reasons, ...problemsOf(first.judged as J[]), ...late];
     return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
   }
 

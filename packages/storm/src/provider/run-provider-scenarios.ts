@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { abortRace } from '../abort-race.js';
 import type { ProviderScenario, ProviderStormProgress } from './provider-scenario.js';
@@ -10,6 +11,11 @@ export interface ScenarioRunHandle<R> {
   conclude(): Promise<R>;
   /** Cuts the scenario's waits short (the run was stopped): they end at their next poll. */
   stop(): void;
+  /**
+   * Makes the next `conclude()` the second look at the scenario's orders after the run (see `ProviderScenarioRun`);
+   * false when the scenario judged no order (a skip), and then `conclude()` must not be called again.
+   */
+  beginRecheck(): boolean;
 }
 
 /** Options of {@link runProviderScenarios}. */
@@ -24,7 +30,15 @@ export interface ProviderScenariosOptions<Ctx, R> {
   open(scenario: ProviderScenario<Ctx, R>): Ctx & ScenarioRunHandle<R>;
   /** Stops the run when it aborts: no further scenario starts, the running ones stop waiting, the run rejects. */
   readonly signal?: AbortSignal;
+  /**
+   * How long after a group of scenarios (the concurrent ones, then the `alone` ones) their orders are judged again,
+   * ms: an app that answers a call and repeats an effect in the background fails as "after the run". @default 1_000
+   */
+  readonly settleMs?: number;
 }
+
+/** `ProviderScenariosOptions.settleMs` when not given. */
+const DEFAULT_SETTLE_MS = 1_000;
 
 /**
  * Runs provider storm scenarios: `concurrency` at a time, then the `alone` ones one by one; a scenario that throws
@@ -32,7 +46,7 @@ export interface ProviderScenariosOptions<Ctx, R> {
  * @returns the results, sorted by scenario number.
  * @throws `options.signal.reason` once the signal aborted (no result then: the target was gone, not judged).
  */
-export async function runProviderScenarios<Ctx, R extends { readonly id: number }>(
+export async function runProviderScenarios<Ctx, R extends { readonly id: number; readonly verdict: string }>(
   options: ProviderScenariosOptions<Ctx, R>,
 ): Promise<R[]> {
   const { scenarios, timeoutMs, signal } = options;
@@ -49,6 +63,7 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number 
   const total = scenarios.length;
   let started = 0;
   let finished = 0;
+  const concluded: { readonly run: ScenarioRunHandle<R>; result: R }[] = [];
   const runOne = async (scenario: ProviderScenario<Ctx, R>): Promise<R> => {
     signal?.throwIfAborted();
     started += 1;
@@ -71,8 +86,24 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number 
     }
     finished += 1;
     onProgress({ kind: 'finished', result, index: finished, total });
+    concluded.push({ run, result });
     return result;
   };
+  /** The second look at every scenario concluded since the last one, after the settle window. */
+  const recheckConcluded = async () => {
+    const due = concluded.splice(0).filter((entry) => entry.result.verdict !== 'skip');
+    if (due.length === 0) return;
+    await sleep(settleMs, undefined, signal === undefined ? undefined : { signal });
+    // Every scenario's second look at once: an order that never settled waits out its window in parallel, not in turn.
+    await Promise.all(
+      due.map(async (entry) => {
+        if (!entry.run.beginRecheck()) return;
+        const again = await unlessAborted(entry.run, entry.run.conclude());
+        results[results.indexOf(entry.result)] = again;
+      }),
+    );
+  };
+  const settleMs = intIn(options.settleMs ?? DEFAULT_SETTLE_MS, 0, 600_000, 'settleMs');
   const queue = scenarios.filter((s) => s.alone !== true);
   const results: R[] = [];
   const worker = async () => {
@@ -80,7 +111,10 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number 
   };
   try {
     await Promise.all(Array.from({ length: Math.min(options.concurrency, queue.length) }, worker));
+    // The scenarios that kill the target run after the others were judged again: a restart must not hide a late effect.
+    await recheckConcluded();
     for (const alone of scenarios.filter((s) => s.alone === true)) results.push(await runOne(alone));
+    await recheckConcluded();
   } finally {
     stop.off();
   }

@@ -28,6 +28,12 @@ export interface ProviderStormRunOptions<R> {
   readonly timeoutMs?: number;
   /** Scenarios run at the same time (those that kill the target run alone, last). @default 4 */
   readonly concurrency?: number;
+  /**
+   * How long after the scenarios (the concurrent ones, then the ones run alone) every order they touched is judged
+   * again, ms: a problem that came later (a background job repeating an effect) fails its scenario "after the run".
+   * @default 1_000
+   */
+  readonly settleMs?: number;
   /** Called when a scenario starts and when it ends (with its result). */
   readonly onProgress?: (event: ProviderStormProgress<R>) => void;
   /**
@@ -74,6 +80,7 @@ export async function runProviderStorm<P extends string, Ctx, R extends { readon
     onProgress: options.onProgress,
     open: (scenario) => spec.open(scenario, timeoutMs),
     signal: options.signal,
+    ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
   });
   return Object.freeze({
     provider: spec.provider,
