@@ -5,6 +5,7 @@ import { createWebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { fastifyWebhooks } from 'payonce/webhooks/fastify';
 import { type BackgroundJobs, type DeferredBackgroundJobs, startBackgroundJobsWhenReady } from './background-jobs.js';
 import { registerClick } from './click-endpoint.js';
+import { closeServer } from './close-server.js';
 import { ALWAYS_OPEN, registerHealthRoutes } from './health-routes.js';
 import { sendResponse, storeUnavailableProblem } from './http-edge.js';
 import { providerNotConfigured, registerOrders } from './order-routes.js';
@@ -147,7 +148,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Payme
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
-        await app.close();
+        await closeServer(app);
         await background?.stop();
         await runtime.close();
       })();
