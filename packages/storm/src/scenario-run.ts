@@ -10,6 +10,7 @@ import type { OrderView } from './order-view.js';
 import type { SandboxApi, StormDelivery } from './sandbox-api.js';
 import type { Scenario, ScenarioResult } from './scenario.js';
 import type { ScenarioContext } from './scenario-context.js';
+import { scenarioResultHead } from './scenario-result-head.js';
 import type { StormMoney } from './service-api.js';
 import type { ServiceControl } from './service-control.js';
 import type { HttpAnswer } from './storm-http.js';
@@ -266,18 +267,11 @@ export class ScenarioRun implements ScenarioContext {
     reasons: readonly string[],
     orders: ScenarioResult['orders'],
   ): ScenarioResult {
-    const { id, name, defends, criterion } = this.scenario;
     // An adapter's or app's error text (a reason, a note, an order's problem) can carry the run's test
     // credentials: no report shows them.
     return redactAll(
       Object.freeze({
-        id,
-        name,
-        defends,
-        criterion,
-        verdict,
-        reasons: Object.freeze([...reasons]),
-        notes: Object.freeze([...this.notes]),
+        ...scenarioResultHead(this.scenario, verdict, reasons, this.notes),
         counts: countsOf(orders, this.crafted),
         orders: Object.freeze(orders),
         faultPlan: this.faultPlan(),

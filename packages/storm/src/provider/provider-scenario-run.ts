@@ -1,5 +1,6 @@
 import { errorText } from '../error-text.js';
 import type { Verdict } from '../scenario.js';
+import { scenarioResultHead } from '../scenario-result-head.js';
 import { inTimeOrder, redactAll, type StormTimelineEvent, timelineEvent } from '../storm-timeline.js';
 import type { ProviderScenarioCounts, ProviderScenarioResult } from './provider-scenario.js';
 
@@ -212,18 +213,11 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     orders: readonly J[],
     counts: C,
   ): ProviderScenarioResult<C, J> {
-    const { id, name, defends, criterion } = this.scenario;
     // An adapter's or app's error text (a reason, a note, an order's problem) can carry the run's test
     // credentials: no report shows them.
     return redactAll(
       Object.freeze({
-        id,
-        name,
-        defends,
-        criterion,
-        verdict,
-        reasons: Object.freeze([...reasons]),
-        notes: Object.freeze([...this.notes]),
+        ...scenarioResultHead(this.scenario, verdict, reasons, this.notes),
         counts: Object.freeze(counts),
         orders: Object.freeze([...orders]),
         durationMs: Date.now() - this.startedAtMs,
