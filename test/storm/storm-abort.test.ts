@@ -62,6 +62,35 @@ describe('storm runs stopped by their signal (the app under test exited)', () =>
     expect(waitsEnded.sort()).toEqual([1, 2]);
   });
 
+  it('runProviderScenarios aborted while it waits to judge the orders again rejects with the reason', async () => {
+    const controller = new AbortController();
+    class Judged extends WaitingRun {
+      override beginRecheck(): boolean {
+        return true;
+      }
+    }
+    const run = runProviderScenarios({
+      scenarios: [
+        {
+          id: 1,
+          name: 'concludes at once',
+          defends: 'repeated HTTP request',
+          criterion: 'none',
+          run: (ctx: Judged) => ctx.conclude(),
+        },
+      ],
+      timeoutMs: 60_000,
+      concurrency: 1,
+      settleMs: 60_000,
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.kind === 'finished') setTimeout(() => controller.abort(new Error('the app exited')), 20);
+      },
+      open: (s) => new Judged(s.id),
+    });
+    await expect(run).rejects.toThrow('the app exited');
+  });
+
   it('runStorm with an aborted signal rejects with its reason before asking the app anything', async () => {
     let asked = 0;
     const app = {

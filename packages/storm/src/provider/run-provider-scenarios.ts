@@ -93,7 +93,10 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number;
   const recheckConcluded = async () => {
     const due = concluded.splice(0).filter((entry) => entry.result.verdict !== 'skip');
     if (due.length === 0) return;
-    await sleep(settleMs, undefined, signal === undefined ? undefined : { signal });
+    await sleep(settleMs, undefined, signal === undefined ? undefined : { signal }).catch((error: unknown) => {
+      signal?.throwIfAborted(); // the run rejects with the signal's reason, as everywhere else
+      throw error;
+    });
     // Every scenario's second look at once: an order that never settled waits out its window in parallel, not in turn.
     await Promise.all(
       due.map(async (entry) => {

@@ -59,7 +59,8 @@ export interface ProviderStormSpec<P extends string, Ctx, R> {
 /**
  * Runs a provider storm: checks the options, selects the scenarios, runs the preflight, then every scenario
  * (`concurrency` at a time, the `alone` ones last) and returns the report.
- * @throws {InvalidOption} `only` (an unknown number, empty), `timeoutMs` (1 000…600 000), `concurrency` (1…n).
+ * @throws {InvalidOption} `only` (an unknown number, empty), `timeoutMs` (1 000…600 000), `concurrency` (1…n),
+ *   `settleMs` (0…600 000).
  * @throws {StormTargetUnavailable} from the preflight.
  * @throws `options.signal.reason` once the signal aborted.
  */
