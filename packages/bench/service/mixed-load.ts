@@ -2,6 +2,7 @@
  * The mixed checkout + webhook load of the reference service on PostgreSQL, profiled.
  *
  *   npx tsx service/mixed-load.ts [--clients 64] [--seconds 15] [--warmup-seconds 3] [--pool N]
+ *     [--provider-latency-ms MS]  (the sandbox answers every payment creation MS later: its `delay` fault)
  *     [--profile FILE]      (keep the service's .cpuprofile of the timed part there; default: a temporary file)
  *     [--json FILE]         (also write the figures as JSON)
  *   BENCH_NS = a PostgreSQL namespace to use (as a side); otherwise the script makes and drops its own.
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     'warmup-seconds': { type: 'string' },
     pool: { type: 'string' },
+    'provider-latency-ms': { type: 'string' },
     profile: { type: 'string' },
     json: { type: 'string' },
   },
@@ -152,14 +154,25 @@ async function namespace(): Promise<{ info: NamespaceInfo; drop(): Promise<void>
 const ns = await namespace();
 const profileDir = await mkdtemp(join(tmpdir(), 'payonce-mixed-'));
 const profilePath = values.profile ?? join(profileDir, 'service.cpuprofile');
-const sandbox = await createSandbox({ defaults: { outcome: 'hold' } });
+const PROVIDER_LATENCY_MS = Number(values['provider-latency-ms'] ?? 0);
+// A provider that takes its time: every payment creation answered PROVIDER_LATENCY_MS later (the sandbox's `delay`).
+const latencyRules =
+  PROVIDER_LATENCY_MS > 0
+    ? {
+        faultRules: { rules: [{ method: 'POST', path: '/v1/payment_intents', fault: `delay=${PROVIDER_LATENCY_MS}` }] },
+      }
+    : {};
+const sandbox = await createSandbox({ defaults: { outcome: 'hold' }, ...latencyRules });
 const args = ['service', '--database-url', namespaceDatabaseUrl(ns.info), '--provider-url', sandbox.url];
 const server = await startServerProcess({
   args: [...args, '--worker', '--probe-times', ...(values.pool ? ['--pool', values.pool] : [])],
 });
 const http = new Pool(server.url, { connections: CLIENTS, pipelining: 1 });
 const run = Date.now().toString(36);
-log(`service pid ${server.pid} at ${server.url}; ${CLIENTS} clients, warm-up ${WARMUP_MS} ms, timed ${TIMED_MS} ms`);
+log(
+  `service pid ${server.pid} at ${server.url}; ${CLIENTS} clients, warm-up ${WARMUP_MS} ms, timed ${TIMED_MS} ms, ` +
+    `provider latency ${PROVIDER_LATENCY_MS} ms`,
+);
 let stopAt = performance.now() + WARMUP_MS + TIMED_MS;
 let timedFrom = 0;
 try {
