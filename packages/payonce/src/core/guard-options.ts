@@ -129,10 +129,7 @@ function detection(value: unknown): NestedClaimDetection {
   if (value === undefined || value === null) {
     return everywhereByDefault(process.versions.node, process.env.NODE_ENV) ? 'everywhere' : 'waiting-or-transactional';
   }
-  if (typeof value !== 'boolean') {
-    throw new InvalidOption('detectNestedClaims', `must be true or false, got ${typeof value}`);
-  }
-  return value ? 'everywhere' : 'off';
+  return booleanOption('detectNestedClaims', value, false) ? 'everywhere' : 'off';
 }
 
 /** A boolean option's value, `fallback` when unset. @throws {InvalidOption} for a value that is not a boolean. */

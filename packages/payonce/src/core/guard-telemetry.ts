@@ -80,9 +80,10 @@ export function observeGuarded(
     startedMs: performance.now(),
     claimEnded: false,
   };
-  // Measured, not traced (a call outside any trace, by default): one `then`, no async layer and no span.
-  if (!traced) {
-    return body(note).then(
+  // The outcome is counted in `then` callbacks, not an async wrapper: a call that is only measured (outside a trace,
+  // by default) gets one `then` on its promise and no span.
+  const counted = () =>
+    body(note).then(
       (outcome) => {
         finish(note, key, outcomeOf(note, outcome, undefined), outcome.attempts);
         return outcome;
@@ -92,19 +93,12 @@ export function observeGuarded(
         throw error;
       },
     );
-  }
+  if (!traced) return counted();
   const db = DB_SYSTEMS[storeName];
   const spec: SpanSpec = { attributes: { [A.provider]: key.provider, ...(db ? { 'db.system.name': db } : {}) } };
-  return inSpan('payonce.guard', spec, async (span) => {
+  return inSpan('payonce.guard', spec, (span) => {
     note.span = span;
-    try {
-      const outcome = await body(note);
-      finish(note, key, outcomeOf(note, outcome, undefined), outcome.attempts);
-      return outcome;
-    } catch (error) {
-      finish(note, key, outcomeOf(note, undefined, error), undefined);
-      throw error;
-    }
+    return counted();
   });
 }
 
@@ -129,8 +123,8 @@ export function guardLeafStep<T>(note: GuardNote, name: string, step: (span: Spa
 
 /**
  * Marks the end of a guarded call's claim protocol (`decision`, read from the store): on the call's span the event
- * `payonce.guard.claimed` and the attributes `payonce.claim.decision` and `payonce.attempts`, and the claim's duration from the call's start
- * (`payonce.idempotency.claim.duration`); nothing for a call without telemetry. An event, not a child span: the claim
+ * `payonce.guard.claimed` and the attributes `payonce.claim.decision` and `payonce.attempts`, and the claim's
+ * duration from the call's start (`payonce.idempotency.claim.duration`); nothing for a call without telemetry. An event, not a child span: the claim
  * and the completion happen on every call, and a span each cost the traced guard on Redis about a tenth of its rate
  * (profiled 2026-12-07); the rarer steps inside the claim (wait, takeover) keep spans of their own. A function the
  * guard calls after its own `await`, not a wrapper around the claim: each extra async layer costs a call that is only
@@ -179,7 +173,10 @@ export async function observeTakeover<T>(note: GuardNote, stale: boolean, takeov
   });
 }
 
-/** Records the claim protocol's duration (`payonce.idempotency.claim.duration`, no attributes) from `startedMs` (`performance.now()`). */
+/**
+ * Records the claim protocol's duration (`payonce.idempotency.claim.duration`, no attributes) from `startedMs`
+ * (`performance.now()`).
+ */
 export function recordClaim(startedMs: number): void {
   recordSeconds((all) => all.claimDuration, performance.now() - startedMs);
 }

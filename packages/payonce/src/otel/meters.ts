@@ -16,15 +16,10 @@ const OUTCOMES: readonly IdempotencyOutcome[] = [
   'takeover',
   'fenced',
 ];
-const OUTCOME_INDEX: Readonly<Record<IdempotencyOutcome, number>> = Object.freeze({
-  fresh: 0,
-  replay: 1,
-  waited: 2,
-  conflict: 3,
-  mismatch: 4,
-  takeover: 5,
-  fenced: 6,
-});
+/** Each outcome's slot in a tally's counts. */
+const OUTCOME_INDEX = Object.freeze(Object.fromEntries(OUTCOMES.map((outcome, i) => [outcome, i]))) as Readonly<
+  Record<IdempotencyOutcome, number>
+>;
 
 /**
  * The running counts behind the asynchronous counter `payonce.idempotency.outcomes`: a guarded call adds 1 to a plain

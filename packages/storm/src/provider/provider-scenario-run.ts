@@ -50,9 +50,8 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
   private stopped = false;
   /** Set by {@link beginRecheck}: the deadline of the second look after the run, epoch ms. */
   private recheckUntilMs: number | null = null;
-  /** The first judgement of every order and the order problems it had (by order index), set by `judgeOrders`. */
-  private first: { readonly judged: readonly unknown[]; readonly problems: readonly (readonly string[])[] } | null =
-    null;
+  /** The first judgement of every order (by order index), set by `judgeRead` at the first conclusion. */
+  private first: readonly unknown[] | null = null;
 
   constructor(
     protected readonly scenario: ScenarioInfo,
@@ -176,10 +175,10 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     judge: (order: Order, seen: OrderRead<Counts>, timedOut: boolean) => J,
     label: (order: Order) => string,
   ): { verdict: Verdict; reasons: string[]; orders: J[] } {
-    const first = this.recheckUntilMs === null ? null : this.first;
+    const first = this.recheckUntilMs === null ? null : (this.first as readonly J[] | null);
     const orders = this.orders.map((order, i): J => {
       const seen = values[i] ?? { counts: null, countsError: 'not read' };
-      const before = first?.judged[i] as J | undefined;
+      const before = first?.[i];
       if (before === undefined || seen.counts !== null) return judge(order, seen, timedOut);
       this.notes.push(
         `after the run: order ${label(order)} could not be read again (${seen.countsError}); not rechecked`,
@@ -189,20 +188,20 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     const problemsOf = (judged: readonly { readonly problems: readonly string[] }[]) =>
       judged.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
     if (first === null) {
-      this.first = { judged: orders, problems: orders.map((o) => o.problems) };
+      this.first = orders;
       const reasons = [...this.reasons, ...problemsOf(orders)];
       return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
     }
     // The second look: the first conclusion's reasons stand; a problem an order did not have then is late.
     const late = orders.flatMap((o, i) =>
       o.problems
-        .filter((p) => !(first.problems[i] ?? []).includes(p))
+        .filter((p) => !(first[i]?.problems ?? []).includes(p))
         .map(
           (p) =>
             `after the run: order ${label(this.orders[i] as Order)}: ${p} (the effect came after the scenario concluded)`,
         ),
     );
-    const reasons = [...this.reasons, ...problemsOf(first.judged as J[]), ...late];
+    const reasons = [...this.reasons, ...problemsOf(first), ...late];
     return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, orders };
   }
 
