@@ -4,6 +4,7 @@ import { MemoryStore } from '../../packages/payonce/src/stores/memory/memory-sto
 import { createWebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import { MemoryDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/memory-delivery-journal.js';
 import { createRedactor, REDACTED } from '../../packages/payonce/src/webhooks/journal/redact.js';
+import { looksLikeCardNumber } from '../../packages/payonce/src/webhooks/journal/scrub-text.js';
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { customScheme } from '../../packages/payonce/src/webhooks/verify/custom-scheme.js';
 
@@ -182,5 +183,39 @@ describe('a card number after an id part that ends in digits', () => {
     for (const prefix of ['evt_bc000354_', 'evt_123456_', 'ord_9_']) {
       expect(redactor.scrubText(`${prefix}4242424242424242`)).toBe(`${prefix}[REDACTED]`);
     }
+  });
+});
+
+describe('a hexadecimal identifier whose digits happen to form a card number', () => {
+  // A transaction id a CI run generated (randomUUID without hyphens): its digits 46074422950973 pass the card test,
+  // and the admin read showed the id as `51fb365c[REDACTED]c7970245f0`.
+  const ID = '51fb365c46074422950973c7970245f0';
+
+  it('stays readable: the digit run is a part of the hex word, not a card number', () => {
+    expect(looksLikeCardNumber('46074422950973')).toBe(true);
+    for (const text of [ID, `transId ${ID} reversed`, `{"id":"${ID}"}`, ID.toUpperCase(), '65a1f04242424242424242c1']) {
+      expect(redactor.scrubText(text)).toBe(text);
+    }
+    expect(redactor.redact({ transId: ID })).toEqual({ transId: ID });
+  });
+
+  it('still redacts a card glued to a word that is no long hex identifier', () => {
+    for (const [text, kept] of [
+      ['ord4242424242424242', 'ord'],
+      ['abc4242424242424242', 'abc'],
+      ['order-xyz4242424242424242ff', null],
+    ] as const) {
+      const out = redactor.scrubText(text);
+      expect(out).toContain(REDACTED);
+      expect(out).not.toContain('4242424242424242');
+      if (kept !== null) expect(out).toBe(`${kept}${REDACTED}`);
+    }
+    // A hex word that a letter of another kind touches is no hex identifier.
+    expect(redactor.scrubText('g51fb365c4242424242424242c7970245f0')).not.toContain('4242424242424242');
+  });
+
+  it('reads a hex blob longer than the scan as hex, and stays linear over it', () => {
+    const blob = 'c4242424242424242'.repeat(60_000);
+    expect(redactor.scrubText(blob)).toBe(blob);
   });
 });

@@ -33,6 +33,14 @@ const LOOSE_SEPARATOR = new RegExp(`${SEPARATOR}{2}|[\\t\\n\\r_,]`, 'u');
 const MIN_LOOSE_GROUP = 3;
 /** A letter, digit or `_` of any script: a digit run touching one is glued into a word. */
 const WORD = /[\p{L}\p{N}_]/u;
+/** One character of a hexadecimal identifier (a UUID without hyphens, a Mongo ObjectId, a hash). */
+const HEX = /[0-9a-fA-F]/;
+/** A letter or digit of any script: what a hexadecimal identifier must not touch. */
+const ALNUM = /[\p{L}\p{N}]/u;
+/** Fewest characters of a hexadecimal identifier (an ObjectId has 24, a UUID without hyphens 32, SHA-1 40). */
+const MIN_HEX_ID = 20;
+/** How far the hex word is followed each way: a longer one is a hex blob, read as such (keeps the scan linear). */
+const MAX_HEX_SCAN = 256;
 /** An E.164 phone number: `+`, then 8–15 digits, single spaces, dots or hyphens allowed between them. */
 const PHONE = /(?<![\p{N}+])\+[0-9](?:[ .-]?[0-9]){7,14}(?![0-9])/gu;
 /** A credential after `Bearer` (RFC 6750 §2.1 token68), any case. */
@@ -109,7 +117,8 @@ function plausibleGroups(run: string): boolean {
 /**
  * Replaces card numbers: a digit run (ASCII or full-width, grouped by any run of spaces, tabs, line breaks, no-break
  * spaces, dots, slashes, hyphens, `_` or `,` — loose groupings in groups of 3 or more digits — or not) that {@link looksLikeCardNumber}. A run glued to a letter or `_` (`ord4242424242424242`,
- * `evt_4242…`) counts only when ungrouped, so hex identifiers such as UUIDs (`12345678-1234-…`) stay readable.
+ * `evt_4242…`) counts only when ungrouped and not inside a hexadecimal identifier, so hex identifiers such as UUIDs
+ * (`12345678-1234-…`, `51fb365c46074422950973c7970245f0`) stay readable.
  */
 function scrubCards(text: string): string {
   return text.replace(DIGIT_RUN, (run: string, offset: number) => {
@@ -132,7 +141,26 @@ function isCardAt(text: string, run: string, offset: number): boolean {
   const digits = asciiDigits(run).replace(SEPARATORS, '');
   if (!looksLikeCardNumber(digits) || !plausibleGroups(run)) return false;
   const glued = WORD.test(text[offset - 1] ?? '') || WORD.test(text[offset + run.length] ?? '');
-  return !glued || digits.length === run.length;
+  if (!glued) return true;
+  return digits.length === run.length && !insideHexIdentifier(text, offset, run.length);
+}
+
+/**
+ * True when the digits at `offset` (`length` long) are part of a hexadecimal identifier: a word of at least
+ * {@link MIN_HEX_ID} hex characters with a letter `a`–`f` in it (`51fb365c46074422950973c7970245f0`). A random
+ * 32-character hex id holds a Luhn-valid run of 13+ digits about once in a thousand; such an id must stay readable.
+ * `ord4242424242424242` is no hex word (`o`, `r`), so the card pasted into it is still redacted.
+ */
+function insideHexIdentifier(text: string, offset: number, length: number): boolean {
+  const floor = Math.max(0, offset - MAX_HEX_SCAN);
+  const ceiling = Math.min(text.length, offset + length + MAX_HEX_SCAN);
+  let start = offset;
+  while (start > floor && HEX.test(text[start - 1] ?? '')) start--;
+  let end = offset + length;
+  while (end < ceiling && HEX.test(text[end] ?? '')) end++;
+  const blob = (start === floor && start > 0) || (end === ceiling && end < text.length);
+  if (!blob && (ALNUM.test(text[start - 1] ?? '') || ALNUM.test(text[end] ?? ''))) return false;
+  return end - start >= MIN_HEX_ID && end - start > length;
 }
 
 function keepScheme(_match: string, scheme: string, space: string): string {
