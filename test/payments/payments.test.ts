@@ -391,6 +391,7 @@ for (const dialect of sqlDialectsFromEnv()) {
         const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
         expect(early).toMatchObject({ decision: 'parked', becamePaid: false });
         expect(attempt.status).toBe('succeeded');
+        expect(attempt).toEqual((await payments.attemptsOf(order.id))[0]);
         expect((await payments.findOrder(order.id))?.status).toBe('paid');
         const parked = (await payments.journalOf(order.id)).find((e) => e.eventType === 'payment.succeeded');
         expect(parked).toMatchObject({ decision: 'applied', attemptId: attempt.id });
@@ -576,6 +577,8 @@ for (const dialect of sqlDialectsFromEnv()) {
         const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
         expect(early).toEqual(['parked', 'parked']);
         expect(attempt.status).toBe('succeeded');
+        // The attempt the checkout answers is the one the transaction wrote, field for field (not read again).
+        expect(attempt).toEqual((await payments.attemptsOf(order.id))[0]);
         expect((await payments.findOrder(order.id))?.status).toBe('refunded');
         expect(await fulfilJobs(order)).toBe(1);
         expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });

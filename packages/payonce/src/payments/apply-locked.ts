@@ -25,32 +25,32 @@ export async function applyLocked<DB>(
 }
 
 /**
- * Applies the parked events that name this attempt (by payment id or merchant reference), oldest first, and
- * again while a pass decided any: a refund parked because it overtook its success stays parked in a pass that
- * comes before the success, and is applied by the next one.
+ * Applies the parked events that name `attempt` (by payment id or merchant reference), oldest first, and again
+ * while a pass decided any: a refund parked because it overtook its success stays parked in a pass that comes
+ * before the success, and is applied by the next one. `attempt` is the attempt as this transaction holds it,
+ * locked (`AppliedReport.attempt`): it is not read again. Returns the attempt as the drain left it.
  */
 export async function drainInbox<DB>(
   ctx: PaymentsContext<DB>,
   trx: Transaction<DB>,
-  attemptId: string,
+  attempt: PaymentAttempt,
   nowMs: number,
   alerts: PaymentAlert[],
-): Promise<void> {
+): Promise<PaymentAttempt> {
   const on = paymentsSql(ctx, trx);
+  let current = attempt;
   let decided = true;
   while (decided) {
     decided = false;
-    const current = await lockAttempt(on, attemptId);
-    if (!current) return;
     for (const entry of await parkedFor(on, current)) {
-      const fresh = await lockAttempt(on, attemptId);
-      if (!fresh) return;
       const report = await parkedReport(on, entry);
-      const applied = await applyLocked(ctx, trx, fresh, report, nowMs);
+      const applied = await applyLocked(ctx, trx, current, report, nowMs);
+      current = applied.attempt;
       if (applied.decision === 'parked') continue;
       await resolveParked(on, entry.provider, entry.eventId, applied, nowMs);
       if (applied.alert) alerts.push(alertOf(report, applied));
       decided = true;
     }
   }
+  return current;
 }

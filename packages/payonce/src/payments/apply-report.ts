@@ -23,7 +23,16 @@ export interface AppliedReport extends JournalDecision {
   readonly becamePaid: boolean;
   /** True when a human should look: a mismatch, or money reported on an order that can no longer take it. */
   readonly alert: boolean;
+  /**
+   * The attempt as this transaction now holds it (still locked): the row `applyReport` was given with its change
+   * written, the same values a read of the row would return. Later steps of the transaction use it instead of
+   * reading the row again.
+   */
+  readonly attempt: PaymentAttempt;
 }
+
+/** What {@link applyReport}'s branches decide; the attempt as written is added once, at its end. */
+type Decided = Omit<AppliedReport, 'attempt'>;
 
 /** Everything `applyReport` writes through, inside the caller's transaction. */
 export interface ApplyContext<DB> {
@@ -94,11 +103,11 @@ export async function applyReport<DB>(
   const ids = { attemptId: attempt.id, orderId: order.id };
   const mismatch = mismatchOf(attempt, report);
   if (mismatch !== null) {
-    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true };
+    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true, attempt };
   }
   const change: { -readonly [K in keyof AttemptChange]: AttemptChange[K] } = {};
   if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
-  let result: AppliedReport;
+  let result: Decided;
   if (report.status === 'refunded') {
     result = await applyRefund(ctx, order, attempt, report.refundedMinor ?? null);
   } else if (report.status === 'succeeded' && (attempt.status === 'failed' || attempt.status === 'cancelled')) {
@@ -135,8 +144,9 @@ export async function applyReport<DB>(
       }
     }
   }
-  if (Object.keys(change).length > 0) await updateAttempt(ctx.on, attempt.id, change, ctx.nowMs);
-  return result;
+  if (Object.keys(change).length === 0) return { ...result, attempt };
+  await updateAttempt(ctx.on, attempt.id, change, ctx.nowMs);
+  return { ...result, attempt: Object.freeze({ ...attempt, ...change, updatedAtMs: ctx.nowMs }) };
 }
 
 /** Another attempt of the order that succeeded (a double charge), by its id. */
@@ -159,11 +169,7 @@ export const MONEY_ON_CLOSED_ATTEMPT = 'money taken on an attempt recorded';
  * otherwise changes nothing else. Always `applied` with `alert: true` and a reason starting with
  * {@link MONEY_ON_CLOSED_ATTEMPT} that says what a human must do (refund or review; cancel a still open attempt).
  */
-async function applyLateSuccess<DB>(
-  ctx: ApplyContext<DB>,
-  order: Order,
-  attempt: PaymentAttempt,
-): Promise<AppliedReport> {
+async function applyLateSuccess<DB>(ctx: ApplyContext<DB>, order: Order, attempt: PaymentAttempt): Promise<Decided> {
   const ids = { attemptId: attempt.id, orderId: order.id };
   const prefix = `${MONEY_ON_CLOSED_ATTEMPT} ${attempt.status}`;
   const other = (await runPaymentsStatement(ctx.on, OTHER_SUCCEEDED, { orderId: order.id, attemptId: attempt.id }))
@@ -202,7 +208,7 @@ async function applyRefund<DB>(
   order: Order,
   attempt: PaymentAttempt,
   refundedMinor: number | null,
-): Promise<AppliedReport> {
+): Promise<Decided> {
   const ids = { attemptId: attempt.id, orderId: order.id };
   if (isActiveAttempt(attempt.status)) {
     // Out of order: the success it refunds is still to come. Never drop it: it waits in the inbox.
@@ -252,7 +258,7 @@ async function applyPartialRefund<DB>(
   order: Order,
   attempt: PaymentAttempt,
   refundedMinor: number,
-): Promise<AppliedReport> {
+): Promise<Decided> {
   const ids = { attemptId: attempt.id, orderId: order.id };
   const recorded = await refundedOfAttempt(ctx.on, attempt.id);
   const of = `${refundedMinor} of ${attempt.amountMinor} ${attempt.currency} minor units refunded`;

@@ -1,6 +1,5 @@
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyLocked, drainInbox } from './apply-locked.js';
-import { lockAttempt } from './attempt-rows.js';
 import { insertJournal } from './event-journal.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
@@ -63,10 +62,7 @@ export async function recordProviderAnswer<DB>(
     const applied = await applyLocked(ctx, trx, attempt, report, now);
     await insertJournal(on, report, applied, now);
     if (applied.alert) alerts.push(alertOf(report, applied));
-    await drainInbox(ctx, trx, attempt.id, now, alerts);
-    const row = await lockAttempt(on, attempt.id);
-    if (!row) throw new Error(`attempt ${attempt.id} vanished`);
-    return row;
+    return await drainInbox(ctx, trx, applied.attempt, now, alerts);
   });
   for (const alert of alerts) ctx.onAlert(alert);
   return updated;

@@ -145,7 +145,7 @@ async function applyEventInTransaction<DB>(
   const applied = await applyLocked(ctx, trx, found, report, now);
   await insertJournal(on, report, applied, now);
   if (applied.alert) alerts.push(alertOf(report, applied));
-  if (applied.decision === 'applied') await drainInbox(ctx, trx, found.id, now, alerts);
+  if (applied.decision === 'applied') await drainInbox(ctx, trx, applied.attempt, now, alerts);
   const { decision, reason, attemptId, orderId, becamePaid } = applied;
   return { decision, reason, attemptId, orderId, becamePaid };
 }
