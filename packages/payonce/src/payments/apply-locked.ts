@@ -1,13 +1,21 @@
 import type { Transaction } from 'kysely';
+import { isStoredId } from '../core/stored-id.js';
 import { type AppliedReport, applyReport } from './apply-report.js';
-import { lockAttempt } from './attempt-rows.js';
+import { findAttempt, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
 import { parkedFor, parkedReport, resolveParked } from './event-journal.js';
-import { lockOrder } from './order-rows.js';
+import type { Order } from './order.js';
+import { lockOrder, lockOrderOfPayment } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import type { PaymentsContext } from './payments-context.js';
-import { paymentsSql } from './payments-sql.js';
+import { type PaymentsSql, paymentsSql } from './payments-sql.js';
+
+/** An attempt and its order, both locked in the caller's transaction (order first). */
+export interface LockedTarget {
+  readonly order: Order;
+  readonly attempt: PaymentAttempt;
+}
 
 /** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
 export async function applyLocked<DB>(
@@ -17,11 +25,57 @@ export async function applyLocked<DB>(
   report: PaymentReport,
   nowMs: number,
 ): Promise<AppliedReport> {
-  const on = paymentsSql(ctx, trx);
+  return applyTo(ctx, trx, await lockTarget(paymentsSql(ctx, trx), attempt), report, nowMs);
+}
+
+/** Applies `report` to an attempt and order the caller locked in `trx` (see `applyReport`). */
+export function applyTo<DB>(
+  ctx: PaymentsContext<DB>,
+  trx: Transaction<DB>,
+  target: LockedTarget,
+  report: PaymentReport,
+  nowMs: number,
+): Promise<AppliedReport> {
+  return applyReport(
+    { trx, on: paymentsSql(ctx, trx), outbox: ctx.outbox, nowMs },
+    target.order,
+    target.attempt,
+    report,
+  );
+}
+
+async function lockTarget(on: PaymentsSql, attempt: PaymentAttempt): Promise<LockedTarget> {
   const order = await lockOrder(on, attempt.orderId);
   const locked = await lockAttempt(on, attempt.id);
   if (!order || !locked) throw new Error(`attempt ${attempt.id} or its order vanished`);
-  return applyReport({ trx, on, outbox: ctx.outbox, nowMs }, order, locked, report);
+  return { order, attempt: locked };
+}
+
+/**
+ * Finds the attempt a provider event is about — by (provider, provider payment id) first, else by the merchant
+ * reference (the attempt id), as `locateAttempt` — and locks its order, then it. On PostgreSQL and MySQL an event
+ * with a payment id that matches locks the order in the statement that finds it (two statements, not three).
+ * `null` when no attempt matches yet (the event goes to the inbox).
+ */
+export async function lockEventTarget(
+  on: PaymentsSql,
+  provider: string,
+  paymentId: string | null,
+  merchantReference: string | null,
+): Promise<LockedTarget | null> {
+  let found: PaymentAttempt | null;
+  if (paymentId !== null && on.statements.dialect.name !== 'sqlite') {
+    const order = await lockOrderOfPayment(on, provider, paymentId);
+    if (order) {
+      const attempt = await lockAttemptOfPayment(on, provider, paymentId);
+      if (!attempt) throw new Error(`the attempt of payment ${paymentId} vanished`);
+      return { order, attempt };
+    }
+    found = isStoredId(merchantReference) ? await findAttempt(on, merchantReference) : null;
+  } else {
+    found = await locateAttempt(on, provider, paymentId, merchantReference);
+  }
+  return found === null ? null : await lockTarget(on, found);
 }
 
 /**

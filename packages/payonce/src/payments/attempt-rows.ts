@@ -28,6 +28,16 @@ const ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, 
     .where('provider_payment_id', '=', p.paymentId),
 );
 
+/** PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock). */
+const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, p) =>
+  db
+    .selectFrom(ATTEMPTS_TABLE)
+    .selectAll()
+    .where('provider', '=', p.provider)
+    .where('provider_payment_id', '=', p.paymentId)
+    .forUpdate(),
+);
+
 const ATTEMPT_BY_ID = paymentsStatement(['id'], (db, p) =>
   db.selectFrom(ATTEMPTS_TABLE).selectAll().where('id', '=', p.id),
 );
@@ -45,6 +55,19 @@ export async function findActiveAttempt(on: PaymentsSql, orderId: string): Promi
 /** Reads one attempt by id with a row lock on PostgreSQL/MySQL (call after `lockOrder`); `null` if absent. */
 export async function lockAttempt(on: PaymentsSql, attemptId: string): Promise<PaymentAttempt | null> {
   const row = (await runPaymentsStatement(on, LOCK_ATTEMPT, { id: attemptId })).rows[0];
+  return row ? toAttempt(row) : null;
+}
+
+/**
+ * PostgreSQL and MySQL only: the attempt carrying provider payment `paymentId`, with a row lock; call it after
+ * `lockOrderOfPayment` found its order. `null` if absent.
+ */
+export async function lockAttemptOfPayment(
+  on: PaymentsSql,
+  provider: string,
+  paymentId: string,
+): Promise<PaymentAttempt | null> {
+  const row = (await runPaymentsStatement(on, LOCK_ATTEMPT_BY_PAYMENT_ID, { provider, paymentId })).rows[0];
   return row ? toAttempt(row) : null;
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type Order, toOrder } from './order.js';
 import type { OrderStatus } from './order-status.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
-import { ORDERS_TABLE } from './payments-tables.js';
+import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
 
 /** SQLite only: a no-op UPDATE of the order that takes the database write lock. */
 const TOUCH_ORDER = paymentsStatement(['id'], (db, p) =>
@@ -16,6 +16,25 @@ export const LOCK_ORDER = paymentsStatement(['id'], (db, p, dialect) =>
     .selectAll()
     .where('id', '=', p.id)
     .$if(dialect.name !== 'sqlite', (query) => query.forUpdate()),
+);
+
+/**
+ * PostgreSQL and MySQL: the order of the attempt that carries provider payment `paymentId`, read with `FOR UPDATE`
+ * in the same statement that finds it (the attempt itself is read, not locked, by the subquery: both engines lock
+ * only the outer statement's rows).
+ */
+export const LOCK_ORDER_OF_PAYMENT = paymentsStatement(['provider', 'paymentId'], (db, p) =>
+  db
+    .selectFrom(ORDERS_TABLE)
+    .selectAll()
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom(ATTEMPTS_TABLE)
+        .select('order_id')
+        .where('provider', '=', p.provider)
+        .where('provider_payment_id', '=', p.paymentId),
+    )
+    .forUpdate(),
 );
 
 const SET_ORDER_STATUS = paymentsStatement(['id', 'status', 'nowMs'], (db, p) =>
@@ -38,6 +57,15 @@ const SET_ORDER_PAID_BY = paymentsStatement(['id', 'status', 'nowMs', 'paidAttem
 export async function lockOrder(on: PaymentsSql, orderId: string): Promise<Order | null> {
   if (on.statements.dialect.name === 'sqlite') await runPaymentsStatement(on, TOUCH_ORDER, { id: orderId });
   const row = (await runPaymentsStatement(on, LOCK_ORDER, { id: orderId })).rows[0];
+  return row ? toOrder(row) : null;
+}
+
+/**
+ * PostgreSQL and MySQL only: locks the order of the attempt carrying provider payment `paymentId`, as `lockOrder`
+ * does, in one statement with finding it; `null` when no attempt carries that payment id.
+ */
+export async function lockOrderOfPayment(on: PaymentsSql, provider: string, paymentId: string): Promise<Order | null> {
+  const row = (await runPaymentsStatement(on, LOCK_ORDER_OF_PAYMENT, { provider, paymentId })).rows[0];
   return row ? toOrder(row) : null;
 }
 

@@ -4,8 +4,7 @@ import { isStoredId } from '../core/stored-id.js';
 import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
 import { inSpan } from '../otel/span-scope.js';
 import { transaction } from '../outbox/sql-transaction.js';
-import { applyLocked, drainInbox } from './apply-locked.js';
-import { locateAttempt } from './attempt-rows.js';
+import { applyTo, drainInbox, lockEventTarget } from './apply-locked.js';
 import { attemptTraceOf } from './attempt-trace.js';
 import { insertJournal } from './event-journal.js';
 import { InvalidPaymentEvent } from './invalid-payment-event.js';
@@ -136,13 +135,13 @@ async function applyEventInTransaction<DB>(
 ): Promise<Omit<EventResult, 'duplicate'>> {
   const on = paymentsSql(ctx, trx);
   const now = ctx.clock.now();
-  const found = await locateAttempt(on, provider, report.paymentId, report.merchantReference);
-  if (!found) {
+  const target = await lockEventTarget(on, provider, report.paymentId, report.merchantReference);
+  if (!target) {
     const decision = { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null } as const;
     await insertJournal(on, report, decision, now);
     return { ...decision, becamePaid: false };
   }
-  const applied = await applyLocked(ctx, trx, found, report, now);
+  const applied = await applyTo(ctx, trx, target, report, now);
   await insertJournal(on, report, applied, now);
   if (applied.alert) alerts.push(alertOf(report, applied));
   if (applied.decision === 'applied') await drainInbox(ctx, trx, applied.attempt, now, alerts);
