@@ -101,6 +101,32 @@ describe('Click storm against the reference service on SQLite', () => {
     expect(report.results.map((r) => r.counts.fulfilments)).toEqual([2, 2]);
   });
 
+  it('fails, after the run, a shop whose order read breaks on the second shipment (it cannot be read again)', async () => {
+    // As above, but the shop's read throws once an order has two shipments (a find-unique on the shipment row):
+    // the look after the run cannot read the order, and that must not keep the first judgement.
+    let concluded = 0;
+    const readOrder: typeof target.readOrder = async (merchantTransId) => {
+      const counts = await target.readOrder(merchantTransId);
+      const fulfilments = counts.fulfilments + (concluded === 2 && counts.fulfilments === 1 ? 1 : 0);
+      if (fulfilments > 1) throw new Error(`expected one shipment of ${merchantTransId}, found ${fulfilments}`);
+      return { ...counts, fulfilments };
+    };
+    const report = await runClickStorm({
+      target: { ...target, readOrder },
+      only: [2, 6],
+      timeoutMs: 10_000,
+      settleMs: 0,
+      onProgress: (event) => {
+        if (event.kind === 'finished') concluded += 1;
+      },
+    });
+    expect(verdicts(report)).toEqual({ 2: 'fail', 6: 'fail' });
+    expect(report.passed).toBe(false);
+    expect(report.results.flatMap((r) => r.reasons).join('\n')).toMatch(
+      /after the run: order .*could not report the order \(.*found 2\)/,
+    );
+  });
+
   it('payonce storm --provider click: exit 0 with the table, 1 when the credentials are refused, 2 without them', async () => {
     const io = capture();
     const base = ['storm', '--provider', 'click', '--target', local.url];

@@ -43,6 +43,8 @@ function craftedOrderId(event: CraftedEvent): string | null {
 
 /** How long the recheck after the run waits for an order to settle again (it had settled once already). */
 const RECHECK_SETTLE_MS = 5_000;
+/** Why an order the second look could not read fails its scenario. */
+const UNREAD_AFTER = 'the storm cannot tell whether an effect repeated after the scenario concluded';
 
 /** One run of one scenario: the {@link ScenarioContext} it gets, and the bookkeeping behind its result. */
 export class ScenarioRun implements ScenarioContext {
@@ -219,8 +221,9 @@ export class ScenarioRun implements ScenarioContext {
    * Judges `result`'s orders again after the whole run (`runStorm` calls it once every scenario concluded and the
    * run's settle window passed): an app that acknowledges a delivery and does the work later, in the background,
    * can repeat an effect after its scenario concluded. A problem the order did not have at the conclusion fails the
-   * scenario, marked "after the run"; the counts are the later ones. A skip, or a result with no order, is returned
-   * as it is.
+   * scenario, marked "after the run"; the counts are the later ones. An order the app cannot show again within the
+   * settle window fails it too (its read may break on the very effect: "expected one fulfilment, found 2"). A skip,
+   * or a result with no order, is returned as it is.
    */
   async recheck(result: ScenarioResult): Promise<ScenarioResult> {
     if (result.verdict === 'skip' || this.orders.size === 0) return result;
@@ -229,13 +232,11 @@ export class ScenarioRun implements ScenarioContext {
     const snapshots = await Promise.all(
       [...this.orders].map(([orderId, customer]) => this.settle(orderId, customer, deadlineMs)),
     );
-    // An order the app cannot show any more (it lost it in a restart, or stopped answering) tells nothing about late
-    // effects: it is noted, and its judgement at the conclusion stands.
-    for (const unread of snapshots.filter((snapshot) => snapshot.view === null)) {
-      this.notes.push(
-        `after the run: order ${unread.orderId} could not be read again (${unread.viewError}); not rechecked`,
-      );
-    }
+    // An order the app cannot show any more (it lost it in a restart, its read breaks on what it finds, it stopped
+    // answering through the settle window) may hide a late effect: the storm cannot vouch for it, so it fails.
+    const unread = snapshots
+      .filter((snapshot) => snapshot.view === null)
+      .map((s) => `after the run: order ${s.orderId} could not be read again (${s.viewError}): ${UNREAD_AFTER}`);
     const rejudged = new Map(snapshots.filter((s) => s.view !== null).map((s) => [s.orderId, judgeOrder(s)]));
     const late = [...rejudged.values()].flatMap((order) =>
       order.problems
@@ -243,6 +244,7 @@ export class ScenarioRun implements ScenarioContext {
         .filter((problem) => !(before.get(order.orderId) ?? []).includes(redactSecrets(problem)))
         .map((problem) => `after the run: ${problem} (the effect came after the scenario concluded)`),
     );
+    late.push(...unread);
     const orders = result.orders.map((order) => rejudged.get(order.orderId) ?? order);
     const verdict = late.length === 0 ? result.verdict : 'fail';
     return { ...this.result(verdict, [...result.reasons, ...late], orders), durationMs: result.durationMs };

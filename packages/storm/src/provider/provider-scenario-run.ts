@@ -167,7 +167,7 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
    * The second half of {@link judgeOrders}, for a run that reads more between settling and judging (Payme's
    * statement): judges every order from `values` (what `settle` read) and returns the verdict, the reasons and the
    * judgements; on the second look after the run (`beginRecheck`), the first conclusion's reasons plus the problems
-   * that came later.
+   * that came later — an order that cannot be read then is one ("the target could not report the order").
    */
   protected judgeRead<J extends { readonly problems: readonly string[] }>(
     values: readonly OrderRead<Counts>[],
@@ -178,12 +178,8 @@ export abstract class ProviderScenarioRun<Order, Counts extends object> {
     const first = this.recheckUntilMs === null ? null : (this.first as readonly J[] | null);
     const orders = this.orders.map((order, i): J => {
       const seen = values[i] ?? { counts: null, countsError: 'not read' };
-      const before = first?.[i];
-      if (before === undefined || seen.counts !== null) return judge(order, seen, timedOut);
-      this.notes.push(
-        `after the run: order ${label(order)} could not be read again (${seen.countsError}); not rechecked`,
-      );
-      return before;
+      // At the second look an order that cannot be read is judged so too: its read may break on a late effect.
+      return judge(order, seen, timedOut);
     });
     const problemsOf = (judged: readonly { readonly problems: readonly string[] }[]) =>
       judged.flatMap((o, i) => o.problems.map((p) => `order ${label(this.orders[i] as Order)}: ${p}`));
