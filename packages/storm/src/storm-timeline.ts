@@ -33,38 +33,61 @@ export interface StormTimelineEvent {
 
 /** Patterns of secrets that must never reach a report: signing secrets, API keys, bearer tokens, signatures. */
 const SECRET_PATTERNS: readonly RegExp[] = [
-  /whsec_[A-Za-z0-9+/=_-]+/g,
+  // `%` and `\` too: a secret URL-encoded (`%2B`) or JSON-escaped (`\/`) keeps going.
+  /whsec_[A-Za-z0-9+/=_%\\-]+/g,
   /\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9_]+/g,
   /\bBearer\s+[^\s"',;]+/gi,
+  // RFC 7617 credentials (Payme's `Basic base64(Paycom:<key>)`): base64 of 8 or more characters.
+  /\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/gi,
+  // A Telegram bot token (`<bot id>:<35 characters>`), also inside `https://api.telegram.org/bot<token>/…`.
+  /(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}/g,
   /\b(?:v1|t)=[0-9a-f]{16,}/g,
   /\bv1,[A-Za-z0-9+/=]{20,}/g,
 ];
 
 /**
  * `text` with every secret it contains (webhook signing secrets `whsec_…`, API keys `sk_test_…`, bearer tokens,
- * Stripe and Standard Webhooks signatures) replaced by `[redacted]`; identifiers (order ids, idempotency keys,
+ * Stripe and Standard Webhooks signatures, `Basic` credentials, Telegram bot tokens) and every one of `literals` (the
+ * run's own credentials, {@link literalSecrets}) replaced by `[redacted]`; identifiers (order ids, idempotency keys,
  * event and payment ids) stay readable. Used on every string a storm report carries.
  */
-export function redactSecrets(text: string): string {
+export function redactSecrets(text: string, literals: readonly string[] = []): string {
   let out = text;
+  for (const literal of literals) out = out.split(literal).join('[redacted]');
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, '[redacted]');
   return out;
 }
 
+/** Fewest characters of a credential {@link literalSecrets} keeps (a shorter one would redact ordinary words). */
+const MIN_LITERAL = 6;
+
 /**
- * `value` with {@link redactSecrets} applied to every string inside it (arrays and plain objects copied, frozen
+ * The forms in which the credentials a run was given (`secrets`: a Payme key, a Click SECRET_KEY, an Uzum password,
+ * a Telegram secret token) can appear in an app's answer or error text: as given, URL-encoded and JSON-escaped.
+ * Shorter than 6 characters or empty: left out.
+ */
+export function literalSecrets(secrets: readonly string[]): string[] {
+  const forms = secrets
+    .filter((secret) => secret.length >= MIN_LITERAL)
+    .flatMap((secret) => [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
+  // Longest first: a form that contains another is replaced whole.
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `value` with {@link redactSecrets} (and `literals`, see {@link literalSecrets}) applied to every string inside it (arrays and plain objects copied, frozen
  * where they were; numbers, booleans and `null` kept): for a scenario's whole result, whose reasons, notes and order
  * problems can quote an adapter's or an app's error text carrying the run's test credentials.
  */
-export function redactAll<T>(value: T): T {
-  if (typeof value === 'string') return redactSecrets(value) as T;
+export function redactAll<T>(value: T, literals: readonly string[] = []): T {
+  if (typeof value === 'string') return redactSecrets(value, literals) as T;
   if (Array.isArray(value)) {
-    const copy = value.map((item: unknown) => redactAll(item));
+    const copy = value.map((item: unknown) => redactAll(item, literals));
     return (Object.isFrozen(value) ? Object.freeze(copy) : copy) as T;
   }
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = redactAll(item);
+  for (const [key, item] of Object.entries(value)) copy[key] = redactAll(item, literals);
   return (Object.isFrozen(value) ? Object.freeze(copy) : copy) as T;
 }
 
@@ -84,7 +107,7 @@ export function timelineEvent(
     status: event.status ?? null,
     idempotencyKey: clean(event.idempotencyKey),
     attempt: event.attempt ?? null,
-    faults: Object.freeze((event.faults ?? []).map(redactSecrets)),
+    faults: Object.freeze((event.faults ?? []).map((fault) => redactSecrets(fault))),
     detail: clean(event.detail),
   });
 }

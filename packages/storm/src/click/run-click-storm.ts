@@ -71,6 +71,7 @@ export async function runClickStorm(options: ClickStormOptions): Promise<ClickSt
       all: ALL_CLICK_SCENARIOS,
       description: target.description,
       endpoint: target.prepareUrl,
+      secrets: [target.secretKey],
       preflight: () => preflight(target),
       open: (scenario, timeoutMs) => new ClickScenarioRun(scenario, target, timeoutMs),
     },

@@ -114,6 +114,7 @@ export async function runPaymeStorm(options: PaymeStormOptions): Promise<PaymeSt
     onProgress: options.onProgress,
     open: (scenario) => new PaymeScenarioRun(scenario, target, timeoutMs),
     signal: options.signal,
+    secrets: [target.key],
     ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
   });
   return Object.freeze({

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidOption } from 'payonce/internal/core/errors.js';
 import { abortRace } from '../abort-race.js';
+import { literalSecrets, redactAll } from '../storm-timeline.js';
 import type { ProviderScenario, ProviderStormProgress } from './provider-scenario.js';
 
 /** A scenario's run as the runner drives it: the context the scenario gets, ended by `fail` + `conclude`. */
@@ -35,6 +36,11 @@ export interface ProviderScenariosOptions<Ctx, R> {
    * ms: an app that answers a call and repeats an effect in the background fails as "after the run". @default 1_000
    */
   readonly settleMs?: number;
+  /**
+   * The credentials the run was given (a key, a secret, a password, a token): never in a result, in any of the forms
+   * an app's answer could quote them (`literalSecrets`). The well-known formats are redacted anyway.
+   */
+  readonly secrets?: readonly string[];
 }
 
 /** `ProviderScenariosOptions.settleMs` when not given. */
@@ -51,6 +57,8 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number;
 ): Promise<R[]> {
   const { scenarios, timeoutMs, signal } = options;
   const onProgress = options.onProgress ?? (() => {});
+  const literals = literalSecrets(options.secrets ?? []);
+  const clean = (result: R): R => (literals.length === 0 ? result : redactAll(result, literals));
   const stop = abortRace(signal);
   /** `work`, unless the signal aborts first: then the scenario's waits are cut short and the reason is thrown. */
   const unlessAborted = async <T>(run: ScenarioRunHandle<R>, work: Promise<T>): Promise<T> => {
@@ -76,11 +84,11 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number;
     });
     let result: R;
     try {
-      result = await unlessAborted(run, Promise.race([scenario.run(run), wall]));
+      result = clean(await unlessAborted(run, Promise.race([scenario.run(run), wall])));
     } catch (error) {
       signal?.throwIfAborted();
       run.fail(error);
-      result = await unlessAborted(run, run.conclude());
+      result = clean(await unlessAborted(run, run.conclude()));
     } finally {
       clearTimeout(timer);
     }
@@ -101,7 +109,7 @@ export async function runProviderScenarios<Ctx, R extends { readonly id: number;
     await Promise.all(
       due.map(async (entry) => {
         if (!entry.run.beginRecheck()) return;
-        const again = await unlessAborted(entry.run, entry.run.conclude());
+        const again = clean(await unlessAborted(entry.run, entry.run.conclude()));
         results[results.indexOf(entry.result)] = again;
       }),
     );

@@ -51,6 +51,8 @@ export interface ProviderStormSpec<P extends string, Ctx, R> {
   readonly all: readonly ProviderScenario<Ctx, R>[];
   readonly description: string;
   readonly endpoint: string;
+  /** The credentials the run was given: never in a result (see `ProviderScenariosOptions.secrets`). */
+  readonly secrets: readonly string[];
   /** Proves the endpoint answers and takes the credentials. @throws {StormTargetUnavailable} it does not. */
   preflight(): Promise<void>;
   open(scenario: ProviderScenario<Ctx, R>, timeoutMs: number): Ctx & ScenarioRunHandle<R>;
@@ -81,6 +83,7 @@ export async function runProviderStorm<P extends string, Ctx, R extends { readon
     onProgress: options.onProgress,
     open: (scenario) => spec.open(scenario, timeoutMs),
     signal: options.signal,
+    secrets: spec.secrets,
     ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
   });
   return Object.freeze({

@@ -88,6 +88,7 @@ export async function runTelegramStorm(options: TelegramStormOptions): Promise<T
         all: ALL_TELEGRAM_SCENARIOS,
         description: target.description,
         endpoint: target.webhookUrl,
+        secrets: [target.secretToken, sandbox.token],
         preflight: () => preflight(target),
         open: (scenario, timeoutMs) => new TelegramScenarioRun(scenario, { target, sandbox, pump }, timeoutMs),
       },

@@ -72,6 +72,7 @@ export async function runUzumStorm(options: UzumStormOptions): Promise<UzumStorm
       all: ALL_UZUM_SCENARIOS,
       description: target.description,
       endpoint: target.merchantUrl,
+      secrets: [target.password],
       preflight: () => preflight(target),
       open: (scenario, timeoutMs) => new UzumScenarioRun(scenario, target, timeoutMs),
     },
