@@ -48,8 +48,17 @@ function succeededBody(eventId: string, paymentId: string, attemptId: string, am
   });
 }
 
-for (const dialect of ['postgres', 'sqlite', 'mysql'] as const) {
-  describe(`${dialect}: group commit of whole webhook deliveries`, () => {
+// `receiptHeld`: the handler applies the event under the intake's receipt only (as the reference service does), else
+// it also claims the payments' own receipt (`payments:stripe`) in the same transaction.
+for (const [dialect, receiptHeld] of [
+  ['postgres', false],
+  ['postgres', true],
+  ['sqlite', false],
+  ['sqlite', true],
+  ['mysql', false],
+  ['mysql', true],
+] as const) {
+  describe(`${dialect}${receiptHeld ? ', receipt held' : ''}: group commit of whole webhook deliveries`, () => {
     let backend: SqlBackend;
     let store: SqlStore<unknown>;
     let payments: Payments<unknown>;
@@ -102,6 +111,7 @@ for (const dialect of ['postgres', 'sqlite', 'mysql'] as const) {
                   occurredAtMs: null,
                 },
                 tx as never,
+                { receiptHeld },
               );
               if (dialect === 'postgres') {
                 const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(tx as never);
@@ -202,7 +212,8 @@ for (const dialect of ['postgres', 'sqlite', 'mysql'] as const) {
       for (let i = 0; i < 4; i++) expect(answers[8 + i]?.text).toBe(answers[i]?.text);
       for (const p of paid) {
         expect(await orderStatus(p.orderId)).toBe('paid');
-        expect(await receipts(p.eventId)).toBe(2); // the intake's (`stripe`) and the payments' (`payments:stripe`)
+        // The intake's (`stripe`), and the payments' (`payments:stripe`) unless the handler applies under the intake's.
+        expect(await receipts(p.eventId)).toBe(receiptHeld ? 1 : 2);
         expect(await fulfilJobs(p.orderId)).toBe(1);
         expect(await paymentEvents(p.eventId)).toBe(1);
       }

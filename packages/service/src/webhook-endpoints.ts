@@ -30,9 +30,11 @@ function rejectionOf(result: unknown): string | null {
 /**
  * True when the service's webhook endpoints are one-commit (`transaction: true`), under the intake's group commit:
  * `groupCommit` is configured (`payonce serve --group-commit`), the intake's receipts are in the service's SQL store
- * (not Redis, not an overridden guard) and no override replaces the event step (an override may write outside the delivery's transaction, which would then wait on it). One
- * transaction per delivery holds the intake receipt, the payment's receipt and transition, its outbox job and the
- * delivery's journal row, and concurrent deliveries share the commit (docs/design.md §11 "Group commit").
+ * (not Redis, not an overridden guard) and no override replaces the event step (an override may write outside the
+ * delivery's transaction, which would then wait on it). One transaction per delivery holds the intake receipt, the
+ * payment's transition, its outbox job and journal row and the delivery's journal row, and concurrent deliveries share
+ * the commit (docs/design.md §11 "Group commit"). The intake's receipt is the event's only one
+ * (`applyProviderEvent`'s `receiptHeld`): it commits with the transition, so a redelivery finds it.
  */
 export function oneCommitWebhooks(ctx: ServiceContext, options: ServiceOptions): boolean {
   return (
@@ -54,7 +56,8 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
   const override = options.overrides?.applyPaymentEvent;
   const apply: ApplyEvent =
     override === undefined
-      ? (event, tx) => ctx.payments.applyProviderEvent(event, tx)
+      ? // One-commit: the intake's receipt of this delivery is in `tx` and commits with the event: no second receipt.
+        (event, tx) => ctx.payments.applyProviderEvent(event, tx, { receiptHeld: tx !== undefined })
       : (event) => override(ctx, event);
   const oneCommit = oneCommitWebhooks(ctx, options);
   const schemeFor = (endpoint: ServiceWebhookEndpoint, byDefault: SignatureScheme) =>

@@ -43,6 +43,7 @@ export type {
   ProviderPaymentStatus,
 } from './payment-provider.js';
 export {
+  type ApplyEventOptions,
   type AttemptReconciliation,
   type CheckoutResult,
   type CreateOrderOptions,

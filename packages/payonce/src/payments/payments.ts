@@ -17,7 +17,7 @@ import type { PaymentProvider } from './payment-provider.js';
 import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
 import { type LockedOrder, lockOrderIn, openProviderAttempt, type ProviderPaymentRef } from './provider-attempt.js';
-import { applyProviderEvent, type EventResult } from './provider-events.js';
+import { type ApplyEventOptions, applyProviderEvent, type EventResult } from './provider-events.js';
 import type { ProviderPaymentEvent } from './provider-payment-event.js';
 import { type AttemptReconciliation, type ReconcileMode, reconcileAttempt } from './reconcile-attempt.js';
 import {
@@ -34,7 +34,7 @@ export type { CheckoutResult, CreateOrderOptions } from './checkout.js';
 export type { PayableOrderRule } from './payable-order.js';
 export type { PaymentAlert } from './payment-alert.js';
 export type { LockedOrder, ProviderPaymentRef } from './provider-attempt.js';
-export { type EventResult, PAYMENTS_RECEIPT_PREFIX } from './provider-events.js';
+export { type ApplyEventOptions, type EventResult, PAYMENTS_RECEIPT_PREFIX } from './provider-events.js';
 export type { AttemptReconciliation, ReconcileMode } from './reconcile-attempt.js';
 export type { ReconcileAttemptsOptions, ReconcileOptions, ReconcileReport } from './reconciliation.js';
 
@@ -178,13 +178,21 @@ export class Payments<DB> {
    * receipt, the transition, the journal row and the fulfilment outbox row are written in THAT transaction and
    * commit or roll back with the caller's own writes; nothing is retried here (the caller owns the transaction), and
    * `onAlert` is called when the event is applied, before the caller commits (the journal row is the durable record).
+   * With `options.receiptHeld` (and `trx`) the caller's transaction already holds this event's receipt (a one-commit
+   * intake handler: its receipt commits with these writes) and no `payments:` receipt is claimed (see
+   * `ApplyEventOptions`).
    * @throws {InvalidPaymentEvent} no receipt key, an unknown status, neither payment id nor merchant reference, or an
    *   `orderId` that is no stored id (1–64 printable ASCII characters: it could name no order).
    * @throws {InvalidRequestKey} the provider name is too long for the `payments:` receipt prefix (160 in all).
+   * @throws {InvalidOption} `receiptHeld` is no boolean, or is true without `trx`.
    * @throws {RequestInProgress} / {StoreUnavailable} from the guard (nothing committed; the provider retries).
    */
-  applyProviderEvent(event: ProviderPaymentEvent, trx?: Transaction<DB>): Promise<EventResult> {
-    return applyProviderEvent(this.context, event, trx);
+  applyProviderEvent(
+    event: ProviderPaymentEvent,
+    trx?: Transaction<DB>,
+    options?: ApplyEventOptions,
+  ): Promise<EventResult> {
+    return applyProviderEvent(this.context, event, trx, options);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { InvalidOption } from '../core/errors.js';
 import { RequestKey } from '../core/request-key.js';
 import { isStoredId } from '../core/stored-id.js';
 import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
@@ -14,6 +15,18 @@ import type { PaymentReport } from './payment-report.js';
 import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
 import { PAYMENT_EVENT_STATUSES, type ProviderPaymentEvent } from './provider-payment-event.js';
+
+/** Options of `Payments.applyProviderEvent`. */
+export interface ApplyEventOptions {
+  /**
+   * True when the caller's transaction already holds a receipt of this very event, claimed in that transaction and
+   * committing with it: the webhook intake's one-commit mode (`transaction: true`), whose receipt (endpoint, event
+   * id) commits with everything the handler writes, and whose handler runs only for a fresh delivery. No second
+   * receipt (`payments:<provider>` + event id) is claimed then: two statements less, and a duplicate is answered by
+   * the caller's receipt before it reaches this call. Needs the transaction. @default false
+   */
+  readonly receiptHeld?: boolean;
+}
 
 /** The answer of `applyProviderEvent`: the decision; `duplicate` when this event id was already recorded. */
 export interface EventResult {
@@ -82,11 +95,20 @@ export async function applyProviderEvent<DB>(
   ctx: PaymentsContext<DB>,
   event: ProviderPaymentEvent,
   callerTrx?: Transaction<DB>,
+  options: ApplyEventOptions = {},
 ): Promise<EventResult> {
+  const receiptHeld = options.receiptHeld ?? false;
+  if (typeof receiptHeld !== 'boolean') throw new InvalidOption('receiptHeld', 'must be a boolean');
+  if (receiptHeld && callerTrx === undefined) {
+    throw new InvalidOption('receiptHeld', 'needs the transaction that holds the receipt');
+  }
   const checked = reportOfEvent(event);
   const attributes = { [A.provider]: checked.key.provider, 'payonce.event.type': event.eventType };
   return await inSpan('payonce.payments.transition', { attributes }, async (span) => {
-    const result = await applyChecked(ctx, event, checked, callerTrx);
+    const result =
+      receiptHeld && callerTrx !== undefined
+        ? await applyUnderHeldReceipt(ctx, event, checked, callerTrx)
+        : await applyChecked(ctx, event, checked, callerTrx);
     span.set('payonce.payment.decision', result.decision);
     span.set(A.orderId, result.orderId);
     span.set(A.attemptId, result.attemptId);
@@ -123,6 +145,20 @@ async function applyChecked<DB>(
   // Applied now: the result itself (plain strings, nulls and a boolean), not its stored JSON read back.
   const fresh = applied as Omit<EventResult, 'duplicate'> | null;
   return Object.freeze({ ...(fresh ?? stored()), duplicate: false });
+}
+
+/** `applyProviderEvent` in the caller's transaction, which holds this event's receipt (`receiptHeld`). */
+async function applyUnderHeldReceipt<DB>(
+  ctx: PaymentsContext<DB>,
+  event: ProviderPaymentEvent,
+  checked: ReturnType<typeof reportOfEvent>,
+  trx: Transaction<DB>,
+): Promise<EventResult> {
+  const { key: _key, ...report } = checked;
+  const alerts: PaymentAlert[] = [];
+  const applied = await applyEventInTransaction(ctx, trx, event.provider, report, alerts);
+  for (const alert of alerts) ctx.onAlert(alert);
+  return Object.freeze({ ...applied, duplicate: false });
 }
 
 /** Event body of `applyProviderEvent`, inside the receipt's transaction. */
