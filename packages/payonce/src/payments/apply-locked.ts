@@ -15,6 +15,13 @@ import { type PaymentsSql, paymentsSql } from './payments-sql.js';
 export interface LockedTarget {
   readonly order: Order;
   readonly attempt: PaymentAttempt;
+  /**
+   * Whether the inbox held a parked event naming the attempt (by its id or its payment id as locked) when it was
+   * locked; absent when not read. Another transaction that sees the attempt cannot park one for it meanwhile (it
+   * waits for the order's lock); one that did not see it (an older snapshot) parks a row no later read of this
+   * transaction would see either, and the reconciliation sweep matches it (`parkedMatchable`).
+   */
+  readonly parked?: boolean;
 }
 
 /** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
@@ -67,9 +74,9 @@ export async function lockEventTarget(
   if (paymentId !== null && on.statements.dialect.name !== 'sqlite') {
     const order = await lockOrderOfPayment(on, provider, paymentId);
     if (order) {
-      const attempt = await lockAttemptOfPayment(on, provider, paymentId);
-      if (!attempt) throw new Error(`the attempt of payment ${paymentId} vanished`);
-      return { order, attempt };
+      const locked = await lockAttemptOfPayment(on, provider, paymentId);
+      if (!locked) throw new Error(`the attempt of payment ${paymentId} vanished`);
+      return { order, attempt: locked.attempt, parked: locked.parked };
     }
     found = isStoredId(merchantReference) ? await findAttempt(on, merchantReference) : null;
   } else {

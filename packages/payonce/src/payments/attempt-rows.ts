@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import { isStoredId } from '../core/stored-id.js';
 import { ACTIVE_ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
-import { ATTEMPTS_TABLE } from './payments-tables.js';
+import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
 
 const ACTIVE_ATTEMPT = paymentsStatement(['orderId'], (db, p) =>
   db
@@ -28,13 +29,34 @@ const ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, 
     .where('provider_payment_id', '=', p.paymentId),
 );
 
-/** PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock). */
+/**
+ * PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock), and whether
+ * the inbox holds a parked event naming it as `parkedFor` finds them (same provider; its id as merchant reference, or
+ * its payment id), read in the same statement.
+ */
 const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, p) =>
   db
     .selectFrom(ATTEMPTS_TABLE)
-    .selectAll()
-    .where('provider', '=', p.provider)
-    .where('provider_payment_id', '=', p.paymentId)
+    .selectAll(ATTEMPTS_TABLE)
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom(PAYMENT_EVENTS_TABLE)
+            .select(sql<number>`1`.as('one'))
+            .where(`${PAYMENT_EVENTS_TABLE}.decision`, '=', 'parked')
+            .where(`${PAYMENT_EVENTS_TABLE}.provider`, '=', eb.ref(`${ATTEMPTS_TABLE}.provider`))
+            .where((w) =>
+              w.or([
+                w(`${PAYMENT_EVENTS_TABLE}.merchant_reference`, '=', w.ref(`${ATTEMPTS_TABLE}.id`)),
+                w(`${PAYMENT_EVENTS_TABLE}.provider_payment_id`, '=', w.ref(`${ATTEMPTS_TABLE}.provider_payment_id`)),
+              ]),
+            ),
+        )
+        .as('has_parked'),
+    )
+    .where(`${ATTEMPTS_TABLE}.provider`, '=', p.provider)
+    .where(`${ATTEMPTS_TABLE}.provider_payment_id`, '=', p.paymentId)
     .forUpdate(),
 );
 
@@ -59,16 +81,18 @@ export async function lockAttempt(on: PaymentsSql, attemptId: string): Promise<P
 }
 
 /**
- * PostgreSQL and MySQL only: the attempt carrying provider payment `paymentId`, with a row lock; call it after
- * `lockOrderOfPayment` found its order. `null` if absent.
+ * PostgreSQL and MySQL only: the attempt carrying provider payment `paymentId`, with a row lock, and whether a parked
+ * event names it (`parked`, read as `parkedFor` would); call it after `lockOrderOfPayment` found its order. `null`
+ * if absent.
  */
 export async function lockAttemptOfPayment(
   on: PaymentsSql,
   provider: string,
   paymentId: string,
-): Promise<PaymentAttempt | null> {
+): Promise<{ readonly attempt: PaymentAttempt; readonly parked: boolean } | null> {
   const row = (await runPaymentsStatement(on, LOCK_ATTEMPT_BY_PAYMENT_ID, { provider, paymentId })).rows[0];
-  return row ? toAttempt(row) : null;
+  // PostgreSQL answers a boolean, MySQL 0 or 1.
+  return row ? { attempt: toAttempt(row), parked: Boolean(Number(row.has_parked)) } : null;
 }
 
 /** Reads one attempt by id without a lock; `null` if absent. */

@@ -180,7 +180,10 @@ async function applyEventInTransaction<DB>(
   const applied = await applyTo(ctx, trx, target, report, now);
   await insertJournal(on, report, applied, now);
   if (applied.alert) alerts.push(alertOf(report, applied));
-  if (applied.decision === 'applied') await drainInbox(ctx, trx, applied.attempt, now, alerts);
+  // The inbox was read with the lock: nothing parked for this attempt, and no payment id learnt since → no drain.
+  const nothingParked =
+    target.parked === false && applied.attempt.providerPaymentId === target.attempt.providerPaymentId;
+  if (applied.decision === 'applied' && !nothingParked) await drainInbox(ctx, trx, applied.attempt, now, alerts);
   const { decision, reason, attemptId, orderId, becamePaid } = applied;
   return { decision, reason, attemptId, orderId, becamePaid };
 }

@@ -166,6 +166,13 @@ export class GroupCommit<DB> {
   }
 
   private async runBatch(entries: readonly GroupEntry[]): Promise<void> {
+    const [lone] = entries;
+    if (entries.length === 1 && lone !== undefined) {
+      // Nothing to share the transaction with: no savepoint (a round trip). Its failure rolls back only its writes
+      // as the savepoint would, a transient one runs it again (`store.transaction`), and it is answered after COMMIT.
+      await this.alone(lone.item).then(lone.resolve, lone.reject);
+      return;
+    }
     let shares: Share[] = [];
     try {
       await this.store.transaction(async (tx) => {
