@@ -224,6 +224,27 @@ for (const [dialect, receiptHeld] of [
       expect(await fulfilJobs(paid[0]!.orderId)).toBe(1);
     });
 
+    it('an event delivered again after its intake receipt was purged is answered 200 and applies nothing', async () => {
+      const p = await payable('purged');
+      expect((await deliver(p.body)).status).toBe(200);
+      const purge = 'delete from payonce_receipts where provider = $1 and external_id = $2'.replace(
+        /\$(\d+)/g,
+        (_, i) => (dialect === 'postgres' ? `$${i}` : '?'),
+      );
+      await store.db.executeQuery({
+        sql: purge,
+        parameters: ['stripe', p.eventId],
+        query: { kind: 'RawNode' },
+      } as never);
+      const again = await deliver(p.body);
+      expect(again.status).toBe(200);
+      expect([await orderStatus(p.orderId), await fulfilJobs(p.orderId), await paymentEvents(p.eventId)]).toEqual([
+        'paid',
+        1,
+        1,
+      ]);
+    });
+
     it('a handler that throws inside a batch rolls back only its own writes and gets a 5xx; the others commit', async () => {
       const paid = await Promise.all(Array.from({ length: 6 }, (_, i) => payable(`fail${i}`)));
       const failing = paid[2]!;

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { isStoredId } from '../core/stored-id.js';
 import { type AppliedReport, applyReport } from './apply-report.js';
-import { findAttempt, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
+import { findAttempt, type JournalKey, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
 import { parkedFor, parkedReport, resolveParked } from './event-journal.js';
 import type { Order } from './order.js';
 import { lockOrder, lockOrderOfPayment } from './order-rows.js';
@@ -22,6 +22,8 @@ export interface LockedTarget {
    * transaction would see either, and the reconciliation sweep matches it (`parkedMatchable`).
    */
   readonly parked?: boolean;
+  /** Whether the event being applied was journaled already, read with the lock; absent when not read. */
+  readonly journaled?: boolean;
 }
 
 /** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
@@ -61,22 +63,24 @@ async function lockTarget(on: PaymentsSql, attempt: PaymentAttempt): Promise<Loc
 /**
  * Finds the attempt a provider event is about — by (provider, provider payment id) first, else by the merchant
  * reference (the attempt id), as `locateAttempt` — and locks its order, then it. On PostgreSQL and MySQL an event
- * with a payment id that matches locks the order in the statement that finds it (two statements, not three).
- * `null` when no attempt matches yet (the event goes to the inbox).
+ * with a payment id that matches locks the order in the statement that finds it (two statements, not three), and
+ * the attempt's lock also reads whether anything is parked for it and whether the event (its journal key `event`)
+ * is journaled already. `null` when no attempt matches yet (the event goes to the inbox).
  */
 export async function lockEventTarget(
   on: PaymentsSql,
   provider: string,
   paymentId: string | null,
   merchantReference: string | null,
+  event: JournalKey,
 ): Promise<LockedTarget | null> {
   let found: PaymentAttempt | null;
   if (paymentId !== null && on.statements.dialect.name !== 'sqlite') {
     const order = await lockOrderOfPayment(on, provider, paymentId);
     if (order) {
-      const locked = await lockAttemptOfPayment(on, provider, paymentId);
+      const locked = await lockAttemptOfPayment(on, provider, paymentId, event);
       if (!locked) throw new Error(`the attempt of payment ${paymentId} vanished`);
-      return { order, attempt: locked.attempt, parked: locked.parked };
+      return { order, attempt: locked.attempt, parked: locked.parked, journaled: locked.journaled };
     }
     found = isStoredId(merchantReference) ? await findAttempt(on, merchantReference) : null;
   } else {

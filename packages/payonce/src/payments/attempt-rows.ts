@@ -30,11 +30,11 @@ const ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, 
 );
 
 /**
- * PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock), and whether
+ * PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock), whether
  * the inbox holds a parked event naming it as `parkedFor` finds them (same provider; its id as merchant reference, or
- * its payment id), read in the same statement.
+ * its payment id), and whether the event (`eventProvider`, `eventId`) is journaled already, read in the same statement.
  */
-const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, p) =>
+const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId', 'eventProvider', 'eventId'], (db, p) =>
   db
     .selectFrom(ATTEMPTS_TABLE)
     .selectAll(ATTEMPTS_TABLE)
@@ -54,6 +54,17 @@ const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], 
             ),
         )
         .as('has_parked'),
+    )
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom(PAYMENT_EVENTS_TABLE)
+            .select(sql<number>`1`.as('one'))
+            .where(`${PAYMENT_EVENTS_TABLE}.provider`, '=', p.eventProvider)
+            .where(`${PAYMENT_EVENTS_TABLE}.event_id`, '=', p.eventId),
+        )
+        .as('journaled'),
     )
     .where(`${ATTEMPTS_TABLE}.provider`, '=', p.provider)
     .where(`${ATTEMPTS_TABLE}.provider_payment_id`, '=', p.paymentId)
@@ -81,18 +92,31 @@ export async function lockAttempt(on: PaymentsSql, attemptId: string): Promise<P
 }
 
 /**
- * PostgreSQL and MySQL only: the attempt carrying provider payment `paymentId`, with a row lock, and whether a parked
- * event names it (`parked`, read as `parkedFor` would); call it after `lockOrderOfPayment` found its order. `null`
- * if absent.
+ * PostgreSQL and MySQL only: the attempt carrying provider payment `paymentId`, with a row lock, whether a parked
+ * event names it (`parked`, read as `parkedFor` would) and whether the event `event` is journaled
+ * (`journaled`); call it after `lockOrderOfPayment` found its order. `null` if absent.
  */
 export async function lockAttemptOfPayment(
   on: PaymentsSql,
   provider: string,
   paymentId: string,
-): Promise<{ readonly attempt: PaymentAttempt; readonly parked: boolean } | null> {
-  const row = (await runPaymentsStatement(on, LOCK_ATTEMPT_BY_PAYMENT_ID, { provider, paymentId })).rows[0];
+  event: JournalKey,
+): Promise<{ readonly attempt: PaymentAttempt; readonly parked: boolean; readonly journaled: boolean } | null> {
+  const values = { provider, paymentId, eventProvider: event.provider, eventId: event.eventId };
+  const row = (await runPaymentsStatement(on, LOCK_ATTEMPT_BY_PAYMENT_ID, values)).rows[0];
+  if (!row) return null;
   // PostgreSQL answers a boolean, MySQL 0 or 1.
-  return row ? { attempt: toAttempt(row), parked: Boolean(Number(row.has_parked)) } : null;
+  return {
+    attempt: toAttempt(row),
+    parked: Boolean(Number(row.has_parked)),
+    journaled: Boolean(Number(row.journaled)),
+  };
+}
+
+/** The key of a payment journal row: the event's provider and id. */
+export interface JournalKey {
+  readonly provider: string;
+  readonly eventId: string;
 }
 
 /** Reads one attempt by id without a lock; `null` if absent. */

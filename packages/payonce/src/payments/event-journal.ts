@@ -97,6 +97,16 @@ function parkedQuery(db: Kysely<PaymentsDatabase>, provider: never, attemptId: n
     .orderBy('received_at');
 }
 
+const JOURNAL_ROW = paymentsStatement(['provider', 'eventId'], (db, p) =>
+  db.selectFrom(PAYMENT_EVENTS_TABLE).selectAll().where('provider', '=', p.provider).where('event_id', '=', p.eventId),
+);
+
+/** The journal row of the event `(provider, eventId)`, or `null` when it was never journaled. */
+export async function journalRowOf(on: PaymentsSql, provider: string, eventId: string): Promise<JournalEntry | null> {
+  const row = (await runPaymentsStatement(on, JOURNAL_ROW, { provider, eventId })).rows[0];
+  return row ? toJournalEntry(row) : null;
+}
+
 const PARKED_FOR_ATTEMPT = paymentsStatement(['provider', 'attemptId'], (db, p) =>
   parkedQuery(db, p.provider, p.attemptId, null),
 );

@@ -7,7 +7,7 @@ import { inSpan } from '../otel/span-scope.js';
 import { transaction } from '../outbox/sql-transaction.js';
 import { applyTo, drainInbox, lockEventTarget } from './apply-locked.js';
 import { attemptTraceOf } from './attempt-trace.js';
-import { insertJournal } from './event-journal.js';
+import { insertJournal, journalRowOf } from './event-journal.js';
 import { InvalidPaymentEvent } from './invalid-payment-event.js';
 import type { PaymentDecision } from './journal-entry.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
@@ -22,8 +22,11 @@ export interface ApplyEventOptions {
    * True when the caller's transaction already holds a receipt of this very event, claimed in that transaction and
    * committing with it: the webhook intake's one-commit mode (`transaction: true`), whose receipt (endpoint, event
    * id) commits with everything the handler writes, and whose handler runs only for a fresh delivery. No second
-   * receipt (`payments:<provider>` + event id) is claimed then: two statements less, and a duplicate is answered by
-   * the caller's receipt before it reaches this call. Needs the transaction. @default false
+   * receipt (`payments:<provider>` + event id) is claimed then (two statements less), and a duplicate is answered by
+   * the caller's receipt before it reaches this call. The event's journal row is its record here: one that reaches
+   * it after the caller's receipt was purged (the provider sending it again days later) is answered from the journal
+   * (`duplicate`, nothing applied), read with the attempt's lock when the event names a payment id (PostgreSQL,
+   * MySQL), else by one read. Needs the transaction. @default false
    */
   readonly receiptHeld?: boolean;
 }
@@ -147,7 +150,11 @@ async function applyChecked<DB>(
   return Object.freeze({ ...(fresh ?? stored()), duplicate: false });
 }
 
-/** `applyProviderEvent` in the caller's transaction, which holds this event's receipt (`receiptHeld`). */
+/**
+ * `applyProviderEvent` in the caller's transaction, which holds this event's receipt (`receiptHeld`). The event's
+ * journal row is its record here: an event journaled before (its caller's receipt purged since, and the provider
+ * sending it again) is answered as a duplicate with the journal's decision, and nothing runs.
+ */
 async function applyUnderHeldReceipt<DB>(
   ctx: PaymentsContext<DB>,
   event: ProviderPaymentEvent,
@@ -156,22 +163,33 @@ async function applyUnderHeldReceipt<DB>(
 ): Promise<EventResult> {
   const { key: _key, ...report } = checked;
   const alerts: PaymentAlert[] = [];
-  const applied = await applyEventInTransaction(ctx, trx, event.provider, report, alerts);
+  const applied = await applyEventInTransaction(ctx, trx, event.provider, report, alerts, true);
   for (const alert of alerts) ctx.onAlert(alert);
-  return Object.freeze({ ...applied, duplicate: false });
+  return Object.freeze({ ...applied, duplicate: applied.duplicate ?? false });
 }
 
-/** Event body of `applyProviderEvent`, inside the receipt's transaction. */
+/**
+ * Event body of `applyProviderEvent`, inside the receipt's transaction. With `journalIsReceipt` (`receiptHeld`) an
+ * event journaled already is a duplicate: its journal row answers (`duplicate: true`) and nothing is applied.
+ */
 async function applyEventInTransaction<DB>(
   ctx: PaymentsContext<DB>,
   trx: Transaction<DB>,
   provider: string,
   report: PaymentReport,
   alerts: PaymentAlert[],
-): Promise<Omit<EventResult, 'duplicate'>> {
+  journalIsReceipt = false,
+): Promise<Omit<EventResult, 'duplicate'> & { readonly duplicate?: true }> {
   const on = paymentsSql(ctx, trx);
   const now = ctx.clock.now();
-  const target = await lockEventTarget(on, provider, report.paymentId, report.merchantReference);
+  const target = await lockEventTarget(on, provider, report.paymentId, report.merchantReference, report);
+  // Read with the attempt's lock when it was located by payment id; else (or when it says so) the row itself.
+  const before =
+    journalIsReceipt && target?.journaled !== false ? await journalRowOf(on, report.provider, report.eventId) : null;
+  if (before !== null) {
+    const { decision, reason, attemptId, orderId } = before;
+    return { decision, reason, attemptId, orderId, becamePaid: false, duplicate: true };
+  }
   if (!target) {
     const decision = { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null } as const;
     await insertJournal(on, report, decision, now);
