@@ -28,6 +28,10 @@ describe('the credentials a provider storm was given never reach its results', (
         expect(out).not.toContain(fragment);
       }
     }
+    // Words after `Basic` are no credential: a scenario's name stays as written.
+    expect(redactSecrets('forged auth: wrong Basic credentials, none', literals)).toBe(
+      'forged auth: wrong Basic credentials, none',
+    );
     // Shorter than 6 characters is no secret of its own: ordinary words stay.
     expect(redactSecrets('a short answer', literals)).toBe('a short answer');
     // Identifiers stay readable.

@@ -37,8 +37,9 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /whsec_[A-Za-z0-9+/=_%\\-]+/g,
   /\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9_]+/g,
   /\bBearer\s+[^\s"',;]+/gi,
-  // RFC 7617 credentials (Payme's `Basic base64(Paycom:<key>)`): base64 of 8 or more characters.
-  /\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/gi,
+  // RFC 7617 credentials (Payme's `Basic base64(Paycom:<key>)`): base64 of 8 or more characters with a digit, `+`,
+  // `/` or `=`, or a capital after a small letter — not an English word (`wrong Basic credentials`).
+  /\b[Bb][Aa][Ss][Ii][Cc]\s+(?=[A-Za-z0-9+/]*(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9+/]{8,}={0,2}/g,
   // A Telegram bot token (`<bot id>:<35 characters>`), also inside `https://api.telegram.org/bot<token>/…`.
   /(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}/g,
   /\b(?:v1|t)=[0-9a-f]{16,}/g,
