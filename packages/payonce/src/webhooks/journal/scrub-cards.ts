@@ -26,6 +26,8 @@ const MIN_DIGITS = 13;
 const MAX_DIGITS = 19;
 /** A letter or digit of any script: a digit group touching one is glued into a word. */
 const ALNUM = /[\p{L}\p{N}]/u;
+/** An ASCII digit. */
+const DIGIT_CHAR = /[0-9]/;
 /** One character of an identifier word: an ASCII letter or digit. */
 const ID_CHAR = /[0-9A-Za-z]/;
 /** Fewest characters of an identifier word (a Mongo ObjectId has 24, a UUID without hyphens 32, SHA-1 40). */
@@ -157,14 +159,16 @@ function wordAround(text: string, offset: number, length: number, isChar: RegExp
 
 /**
  * True when the digits at `offset` (`length` long) are the smaller part of an identifier word: 20 or more ASCII
- * letters and digits touching no other letter or digit, at least as many of them outside the digits as in them. A
- * word longer than the scan is a blob of that kind. `%253D4242424242424242` (`253D` + a card) is no identifier.
+ * letters and digits touching no other letter or digit, at least as many of them outside the digits as in them, and
+ * a digit among those (random ids mix them; a name glued to a card, `customerCardNumber4242…`, has none). A word
+ * longer than the scan is a blob of that kind. `%253D4242424242424242` (`253D` + a card) is no identifier.
  */
 function insideIdentifier(text: string, offset: number, length: number): boolean {
   const { start, end, cut } = wordAround(text, offset, length, ID_CHAR, MAX_ID_SCAN);
   if (cut) return true;
   if (ALNUM.test(text[start - 1] ?? '') || ALNUM.test(text[end] ?? '')) return false;
-  return end - start >= MIN_ID && end - start - length >= length;
+  if (end - start < MIN_ID || end - start - length < length) return false;
+  return DIGIT_CHAR.test(text.slice(start, offset)) || DIGIT_CHAR.test(text.slice(offset + length, end));
 }
 
 /** True when `[offset, offset + length)` lies inside a hyphenated UUID that touches no other letter or digit. */
