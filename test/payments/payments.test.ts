@@ -128,9 +128,13 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect(attempts).toHaveLength(1);
         expect(attempts[0]).toMatchObject({ status: 'pending', idempotencyKey: `payment-attempt:${id}` });
         expect(attempts[0]?.providerPaymentId).toMatch(/^pay_/);
-        expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+        const stored = await payments.findOrder(order.id);
+        expect(stored?.status).toBe('awaiting_payment');
+        // The creating call answers the order as its transaction wrote it (awaiting_payment), not read again.
+        expect(results.find((r) => r.kind === 'attempt' && r.created)).toMatchObject({ order: stored });
         const again = await payments.openCheckout(order.id, 'alice');
         expect(again).toMatchObject({ kind: 'attempt', created: false, attempt: { id, status: 'pending' } });
+        expect(again).toMatchObject({ order: stored });
         expect(provider.createCalls).toHaveLength(1);
       });
 
@@ -388,10 +392,13 @@ for (const dialect of sqlDialectsFromEnv()) {
         };
         payments = new Payments(store, { provider: racing });
         const order = await newOrder(payments);
-        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        const result = await payments.openCheckout(order.id, 'alice');
+        const attempt = attemptOf(result);
         expect(early).toMatchObject({ decision: 'parked', becamePaid: false });
         expect(attempt.status).toBe('succeeded');
         expect(attempt).toEqual((await payments.attemptsOf(order.id))[0]);
+        expect(result.kind === 'attempt' && result.order).toMatchObject({ status: 'paid', paidAttemptId: attempt.id });
+        expect(result.kind === 'attempt' && result.order).toEqual(await payments.findOrder(order.id));
         expect((await payments.findOrder(order.id))?.status).toBe('paid');
         const parked = (await payments.journalOf(order.id)).find((e) => e.eventType === 'payment.succeeded');
         expect(parked).toMatchObject({ decision: 'applied', attemptId: attempt.id });
@@ -574,11 +581,14 @@ for (const dialect of sqlDialectsFromEnv()) {
         };
         payments = new Payments(store, { provider: racing });
         const order = await newOrder(payments);
-        const attempt = attemptOf(await payments.openCheckout(order.id, 'alice'));
+        const result = await payments.openCheckout(order.id, 'alice');
+        const attempt = attemptOf(result);
         expect(early).toEqual(['parked', 'parked']);
         expect(attempt.status).toBe('succeeded');
-        // The attempt the checkout answers is the one the transaction wrote, field for field (not read again).
+        // The attempt and order the checkout answers are the ones its transaction wrote, field for field (the parked
+        // success paid the order, the parked refund refunded it), not read again.
         expect(attempt).toEqual((await payments.attemptsOf(order.id))[0]);
+        expect(result.kind === 'attempt' && result.order).toEqual(await payments.findOrder(order.id));
         expect((await payments.findOrder(order.id))?.status).toBe('refunded');
         expect(await fulfilJobs(order)).toBe(1);
         expect(await outbox.find(REFUND_TOPIC, `order:${order.id}`)).toMatchObject({ status: 'queued' });

@@ -92,27 +92,27 @@ export async function lockEventTarget(
 }
 
 /**
- * Applies the parked events that name `attempt` (by payment id or merchant reference), oldest first, and again
+ * Applies the parked events that name `held.attempt` (by payment id or merchant reference), oldest first, and again
  * while a pass decided any: a refund parked because it overtook its success stays parked in a pass that comes
- * before the success, and is applied by the next one. `attempt` is the attempt as this transaction holds it,
- * locked (`AppliedReport.attempt`): it is not read again. Returns the attempt as the drain left it.
+ * before the success, and is applied by the next one. `held` is the attempt and its order as this transaction holds
+ * them, locked (`AppliedReport.attempt`, `.order`): they are not read again. Returns them as the drain left them.
  */
 export async function drainInbox<DB>(
   ctx: PaymentsContext<DB>,
   trx: Transaction<DB>,
-  attempt: PaymentAttempt,
+  held: LockedTarget,
   nowMs: number,
   alerts: PaymentAlert[],
-): Promise<PaymentAttempt> {
+): Promise<LockedTarget> {
   const on = paymentsSql(ctx, trx);
-  let current = attempt;
+  let current: LockedTarget = { attempt: held.attempt, order: held.order };
   let decided = true;
   while (decided) {
     decided = false;
-    for (const entry of await parkedFor(on, current)) {
+    for (const entry of await parkedFor(on, current.attempt)) {
       const report = await parkedReport(on, entry);
-      const applied = await applyLocked(ctx, trx, current, report, nowMs);
-      current = applied.attempt;
+      const applied = await applyLocked(ctx, trx, current.attempt, report, nowMs);
+      current = { attempt: applied.attempt, order: applied.order };
       if (applied.decision === 'parked') continue;
       await resolveParked(on, entry.provider, entry.eventId, applied, nowMs);
       if (applied.alert) alerts.push(alertOf(report, applied));

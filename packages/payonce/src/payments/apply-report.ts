@@ -4,7 +4,7 @@ import { type AttemptChange, findActiveAttempt, updateAttempt } from './attempt-
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
-import { setOrderStatus } from './order-rows.js';
+import { writeOrderStatus } from './order-rows.js';
 import { nextOrderStatus } from './order-status.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
@@ -29,10 +29,15 @@ export interface AppliedReport extends JournalDecision {
    * reading the row again.
    */
   readonly attempt: PaymentAttempt;
+  /** The order as this transaction now holds it (still locked), its move (paid, refunded) written. */
+  readonly order: Order;
 }
 
-/** What {@link applyReport}'s branches decide; the attempt as written is added once, at its end. */
-type Decided = Omit<AppliedReport, 'attempt'>;
+/**
+ * What {@link applyReport}'s branches decide, with the order when they moved it; the attempt as written is added
+ * once, at its end.
+ */
+type Decided = Omit<AppliedReport, 'attempt' | 'order'> & { readonly order?: Order };
 
 /** Everything `applyReport` writes through, inside the caller's transaction. */
 export interface ApplyContext<DB> {
@@ -103,7 +108,7 @@ export async function applyReport<DB>(
   const ids = { attemptId: attempt.id, orderId: order.id };
   const mismatch = mismatchOf(attempt, report);
   if (mismatch !== null) {
-    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true, attempt };
+    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true, attempt, order };
   }
   const change: { -readonly [K in keyof AttemptChange]: AttemptChange[K] } = {};
   if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
@@ -131,12 +136,12 @@ export async function applyReport<DB>(
       if (target === 'succeeded') {
         const paid = nextOrderStatus(order.status, 'paid');
         if (paid.kind === 'move') {
-          await setOrderStatus(ctx.on, order.id, 'paid', ctx.nowMs, attempt.id);
+          const written = await writeOrderStatus(ctx.on, order, 'paid', ctx.nowMs, attempt.id);
           await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
             orderId: order.id,
             attemptId: attempt.id,
           });
-          result = { ...result, becamePaid: true };
+          result = { ...result, becamePaid: true, order: written };
         } else {
           const reason = `payment succeeded but order is ${order.status}: needs a refund or review`;
           result = { ...result, reason, alert: true };
@@ -144,9 +149,11 @@ export async function applyReport<DB>(
       }
     }
   }
-  if (Object.keys(change).length === 0) return { ...result, attempt };
+  const heldOrder = result.order ?? order;
+  if (Object.keys(change).length === 0) return { ...result, attempt, order: heldOrder };
   await updateAttempt(ctx.on, attempt.id, change, ctx.nowMs);
-  return { ...result, attempt: Object.freeze({ ...attempt, ...change, updatedAtMs: ctx.nowMs }) };
+  const written = Object.freeze({ ...attempt, ...change, updatedAtMs: ctx.nowMs });
+  return { ...result, attempt: written, order: heldOrder };
 }
 
 /** Another attempt of the order that succeeded (a double charge), by its id. */
@@ -176,7 +183,7 @@ async function applyLateSuccess<DB>(ctx: ApplyContext<DB>, order: Order, attempt
     .rows[0];
   const paidBy = order.paidAttemptId ?? other?.id ?? null;
   if (nextOrderStatus(order.status, 'paid').kind === 'move' && other === undefined) {
-    await setOrderStatus(ctx.on, order.id, 'paid', ctx.nowMs, attempt.id);
+    const written = await writeOrderStatus(ctx.on, order, 'paid', ctx.nowMs, attempt.id);
     await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
       orderId: order.id,
       attemptId: attempt.id,
@@ -185,7 +192,7 @@ async function applyLateSuccess<DB>(ctx: ApplyContext<DB>, order: Order, attempt
     const reason =
       `${prefix}: applied as a late success, order paid by this attempt; review` +
       (open === null ? '' : `; attempt ${open.id} is still open: cancel it (refund it if it is charged too)`);
-    return { ...ids, decision: 'applied', reason, becamePaid: true, alert: true };
+    return { ...ids, decision: 'applied', reason, becamePaid: true, alert: true, order: written };
   }
   const reason =
     paidBy !== null && paidBy !== attempt.id
@@ -234,12 +241,12 @@ async function applyRefund<DB>(
     const reason = over ?? `order is already ${order.status}`;
     return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: over !== null };
   }
-  await setOrderStatus(ctx.on, order.id, 'refunded', ctx.nowMs);
+  const written = await writeOrderStatus(ctx.on, order, 'refunded', ctx.nowMs);
   await ctx.outbox.enqueueOnce(ctx.trx, REFUND_TOPIC, `order:${order.id}`, {
     orderId: order.id,
     attemptId: attempt.id,
   });
-  return { ...ids, decision: 'applied', reason: over, becamePaid: false, alert: over !== null };
+  return { ...ids, decision: 'applied', reason: over, becamePaid: false, alert: over !== null, order: written };
 }
 
 /** Start of the journal reason of a partial refund (the order keeps its status). */

@@ -14,7 +14,7 @@ import { type Order, toOrder } from './order.js';
 import { OrderIdTaken } from './order-id-taken.js';
 import { OrderNotFound } from './order-not-found.js';
 import { OrderNotPayable } from './order-not-payable.js';
-import { lockOrder, setOrderStatus } from './order-rows.js';
+import { lockOrder, writeOrderStatus } from './order-rows.js';
 import { nextOrderStatus, PAID_ORDER_STATUSES } from './order-status.js';
 import { ATTEMPT_KEY_PREFIX, type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
@@ -28,11 +28,12 @@ import { ProviderDeclined } from './provider-declined.js';
  * The answer of `openCheckout`: the order is already paid (nothing created; `paidAttempt` is the attempt that
  * paid it, read in the same transaction, `null` only for an order paid without one), or THE active attempt — the one
  * this call created (`created: true`, after the provider answered) or the one another call created (`created:
- * false`, as stored now; it may still be `creating`).
+ * false`, as stored now; it may still be `creating`) — with its `order` as the transaction that last wrote or read
+ * them left it (the provider's answer may have paid it).
  */
 export type CheckoutResult =
   | { readonly kind: 'already-paid'; readonly order: Order; readonly paidAttempt: PaymentAttempt | null }
-  | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean };
+  | { readonly kind: 'attempt'; readonly attempt: PaymentAttempt; readonly created: boolean; readonly order: Order };
 
 /** Options of `Payments.createOrder`. */
 export interface CreateOrderOptions {
@@ -109,7 +110,7 @@ async function openAttempt<DB>(
     }
     if (order.status === 'cancelled' || order.status === 'refunded') throw new OrderNotPayable(orderId, order.status);
     const active = await findActiveAttempt(on, orderId);
-    if (active) return { kind: 'attempt', attempt: active, created: false };
+    if (active) return { kind: 'attempt', attempt: active, created: false, order };
     const now = ctx.clock.now();
     const id = randomUUID();
     const row = {
@@ -131,13 +132,14 @@ async function openAttempt<DB>(
     ) {
       const winner = await findActiveAttempt(on, orderId);
       if (!winner) throw new Error(`attempt insert for order ${orderId} conflicted, but no active attempt exists`);
-      return { kind: 'attempt', attempt: winner, created: false };
+      return { kind: 'attempt', attempt: winner, created: false, order };
     }
     await recordAttemptTrace(on.tables ?? on.db, id, carrier);
-    if (nextOrderStatus(order.status, 'awaiting_payment').kind === 'move') {
-      await setOrderStatus(on, orderId, 'awaiting_payment', now);
-    }
-    return { kind: 'attempt', attempt: toAttempt(row), created: true };
+    const awaiting =
+      nextOrderStatus(order.status, 'awaiting_payment').kind === 'move'
+        ? await writeOrderStatus(on, order, 'awaiting_payment', now)
+        : order;
+    return { kind: 'attempt', attempt: toAttempt(row), created: true, order: awaiting };
   });
 }
 
@@ -181,7 +183,7 @@ export async function openCheckout<DB>(
     if (opened.kind === 'already-paid' || !opened.created) return opened;
     span.set(A.attemptId, opened.attempt.id);
     const report = await askProvider(ctx, opened.attempt);
-    const updated = await recordProviderAnswer(ctx, opened.attempt, report);
-    return { kind: 'attempt', attempt: updated, created: true };
+    const { attempt, order } = await recordProviderAnswer(ctx, opened.attempt, report);
+    return { kind: 'attempt', attempt, created: true, order };
   });
 }

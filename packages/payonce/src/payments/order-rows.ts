@@ -69,6 +69,26 @@ export async function lockOrderOfPayment(on: PaymentsSql, provider: string, paym
   return row ? toOrder(row) : null;
 }
 
+/**
+ * Sets the order's status (and `paid_attempt_id` when given) as {@link setOrderStatus} does, and returns `order` as
+ * written: the same values a read of the row would return.
+ */
+export async function writeOrderStatus(
+  on: PaymentsSql,
+  order: Order,
+  status: OrderStatus,
+  nowMs: number,
+  paidAttemptId?: string,
+): Promise<Order> {
+  await setOrderStatus(on, order.id, status, nowMs, paidAttemptId);
+  return Object.freeze({
+    ...order,
+    status,
+    updatedAtMs: nowMs,
+    ...(paidAttemptId === undefined ? {} : { paidAttemptId }),
+  });
+}
+
 /** Sets the order's status (and `paid_attempt_id` when given); the caller has checked the transition. */
 export async function setOrderStatus(
   on: PaymentsSql,

@@ -1,5 +1,5 @@
 import { transaction } from '../outbox/sql-transaction.js';
-import { applyLocked, drainInbox } from './apply-locked.js';
+import { applyLocked, drainInbox, type LockedTarget } from './apply-locked.js';
 import { insertJournal } from './event-journal.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
@@ -47,13 +47,14 @@ export function errorText(error: unknown): string {
 
 /**
  * Records a provider answer (checkout response or reconciliation) in one transaction: applies it forward-only,
- * journals it, drains the inbox of the attempt; alerts after commit. Returns the attempt as stored now.
+ * journals it, drains the inbox of the attempt; alerts after commit. Returns the attempt and its order as that
+ * transaction committed them.
  */
 export async function recordProviderAnswer<DB>(
   ctx: PaymentsContext<DB>,
   attempt: PaymentAttempt,
   report: PaymentReport,
-): Promise<PaymentAttempt> {
+): Promise<LockedTarget> {
   let alerts: PaymentAlert[] = [];
   const updated = await transaction(ctx.store, async (trx) => {
     alerts = [];
@@ -62,7 +63,7 @@ export async function recordProviderAnswer<DB>(
     const applied = await applyLocked(ctx, trx, attempt, report, now);
     await insertJournal(on, report, applied, now);
     if (applied.alert) alerts.push(alertOf(report, applied));
-    return await drainInbox(ctx, trx, applied.attempt, now, alerts);
+    return await drainInbox(ctx, trx, applied, now, alerts);
   });
   for (const alert of alerts) ctx.onAlert(alert);
   return updated;

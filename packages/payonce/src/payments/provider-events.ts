@@ -201,7 +201,7 @@ async function applyEventInTransaction<DB>(
   // The inbox was read with the lock: nothing parked for this attempt, and no payment id learnt since → no drain.
   const nothingParked =
     target.parked === false && applied.attempt.providerPaymentId === target.attempt.providerPaymentId;
-  if (applied.decision === 'applied' && !nothingParked) await drainInbox(ctx, trx, applied.attempt, now, alerts);
+  if (applied.decision === 'applied' && !nothingParked) await drainInbox(ctx, trx, applied, now, alerts);
   const { decision, reason, attemptId, orderId, becamePaid } = applied;
   return { decision, reason, attemptId, orderId, becamePaid };
 }

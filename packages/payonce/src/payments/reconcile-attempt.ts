@@ -117,7 +117,7 @@ async function recordFound<DB>(
     if (!answer.ok) return { outcome: 'resend-failed', attempt, error: answer.error };
     report = { ...base, eventType: 'reconciliation.resend', ...answer.fields };
   }
-  const updated = await recordProviderAnswer(ctx, attempt, report);
+  const { attempt: updated } = await recordProviderAnswer(ctx, attempt, report);
   return { outcome: 'recorded', attempt, resent: payment === null, updated };
 }
 

@@ -183,7 +183,7 @@ async function decideParked<DB>(ctx: PaymentsContext<DB>, entry: JournalEntry, a
     if (applied.decision === 'parked') return false;
     await resolveParked(on, entry.provider, entry.eventId, applied, now);
     if (applied.alert) alerts.push(alertOf(report, applied));
-    if (applied.decision === 'applied') await drainInbox(ctx, trx, applied.attempt, now, alerts);
+    if (applied.decision === 'applied') await drainInbox(ctx, trx, applied, now, alerts);
     return true;
   });
   for (const alert of alerts) ctx.onAlert(alert);
