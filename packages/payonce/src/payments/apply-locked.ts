@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
-import { isStoredId } from '../core/stored-id.js';
 import { type AppliedReport, applyReport } from './apply-report.js';
-import { findAttempt, type JournalKey, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
+import { type JournalKey, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
 import { parkedFor, parkedReport, resolveParked } from './event-journal.js';
 import type { Order } from './order.js';
 import { lockOrder, lockOrderOfPayment } from './order-rows.js';
@@ -76,18 +75,17 @@ export async function lockEventTarget(
   merchantReference: string | null,
   event: JournalKey,
 ): Promise<LockedTarget | null> {
-  let found: PaymentAttempt | null;
-  if (paymentId !== null && on.statements.dialect.name !== 'sqlite') {
+  const byPayment = paymentId !== null && on.statements.dialect.name !== 'sqlite';
+  if (byPayment) {
     const order = await lockOrderOfPayment(on, provider, paymentId);
     if (order) {
       const locked = await lockAttemptOfPayment(on, provider, paymentId, event);
       if (!locked) throw new Error(`the attempt of payment ${paymentId} vanished`);
       return { order, attempt: locked.attempt, parked: locked.parked, journaled: locked.journaled };
     }
-    found = isStoredId(merchantReference) ? await findAttempt(on, merchantReference) : null;
-  } else {
-    found = await locateAttempt(on, provider, paymentId, merchantReference);
   }
+  // No attempt carries the payment id (already looked up, on PostgreSQL/MySQL): by the merchant reference.
+  const found = await locateAttempt(on, provider, byPayment ? null : paymentId, merchantReference);
   return found === null ? null : await lockTarget(on, found);
 }
 

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Outbox } from '../outbox/outbox.js';
-import { type AttemptChange, findActiveAttempt, updateAttempt } from './attempt-rows.js';
+import { type AttemptChange, findActiveAttempt, writeAttempt } from './attempt-rows.js';
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
@@ -149,11 +149,8 @@ export async function applyReport<DB>(
       }
     }
   }
-  const heldOrder = result.order ?? order;
-  if (Object.keys(change).length === 0) return { ...result, attempt, order: heldOrder };
-  await updateAttempt(ctx.on, attempt.id, change, ctx.nowMs);
-  const written = Object.freeze({ ...attempt, ...change, updatedAtMs: ctx.nowMs });
-  return { ...result, attempt: written, order: heldOrder };
+  const written = Object.keys(change).length === 0 ? attempt : await writeAttempt(ctx.on, attempt, change, ctx.nowMs);
+  return { ...result, attempt: written, order: result.order ?? order };
 }
 
 /** Another attempt of the order that succeeded (a double charge), by its id. */

@@ -71,7 +71,7 @@ export function looksLikeCardNumber(digits: string): boolean {
   );
 }
 
-/** One group of digits of a run: where it starts and ends in the run, and how many digits it has. */
+/** One group of digits of a run: where it starts and ends in the run. */
 interface Group {
   readonly start: number;
   readonly end: number;
