@@ -1,8 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
-import { GroupCommit, resolveGroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import {
+  GroupCommit,
+  resolveGroupCommit,
+  writeBeforeCommit,
+} from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
 
@@ -28,6 +32,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       backend = await createSqlBackend(dialect);
       store = await backend.open();
       await sql`create table gc_rows (k varchar(40) not null)`.execute(store.db);
+      await sql`create table gc_late (k varchar(40) not null check (k not like '%refused%'))`.execute(store.db);
     }, 60_000);
     afterAll(async () => {
       await backend?.drop();
@@ -67,6 +72,76 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expect(await answers).toEqual([`${dialect}-a:1`, `${dialect}-b:2`, `${dialect}-c:1`]);
       // The first run of b was rolled back to its savepoint; its second run committed alone.
       expect([await rows(`${dialect}-a`), await rows(`${dialect}-b`), await rows(`${dialect}-c`)]).toEqual([1, 1, 1]);
+    });
+
+    /** The gate of a batch: a first caller holding the only transaction until `release()`, so the next ones batch. */
+    async function gated(group: GroupCommit<unknown>) {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = group.run(async () => {
+        reached();
+        await held;
+      });
+      await atGate;
+      return async () => {
+        await settled();
+        release();
+        await gate;
+      };
+    }
+    const late = async (k: string) =>
+      Number((await sql<{ n: number }>`select count(*) as n from gc_late where k = ${k}`.execute(store.db)).rows[0]?.n);
+    const lateRow = (k: string) =>
+      CompiledQuery.raw(`insert into gc_late (k) values (${dialect === 'postgres' ? '$1' : '?'})`, [k]);
+
+    it('writes the rows callers left for the end at the commit, except those of a caller whose work failed', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const open = await gated(group);
+      const work = (k: string, fail: boolean) => async (tx: Parameters<Parameters<typeof group.run>[0]>[0]) => {
+        await sql`insert into gc_rows (k) values (${k})`.execute(tx);
+        await writeBeforeCommit(tx, lateRow(k));
+        // Not written yet, even as the transaction sees it: it waits for the batch's end.
+        const seen = await sql<{ n: number }>`select count(*) as n from gc_late where k = ${k}`.execute(tx);
+        expect(Number(seen.rows[0]?.n)).toBe(0);
+        if (fail) throw new Error(`${k} failed`);
+        return k;
+      };
+      const answers = Promise.allSettled([
+        group.run(work(`${dialect}-late-a`, false)),
+        group.run(work(`${dialect}-late-b`, true)),
+        group.run(work(`${dialect}-late-c`, false)),
+      ]);
+      await open();
+      const [a, b, c] = await answers;
+      expect([a?.status, b?.status, c?.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const counts = async (k: string) => [await rows(k), await late(k)];
+      expect(await counts(`${dialect}-late-a`)).toEqual([1, 1]);
+      expect(await counts(`${dialect}-late-b`)).toEqual([0, 0]);
+      expect(await counts(`${dialect}-late-c`)).toEqual([1, 1]);
+    });
+
+    it('a row refused at the end fails only its own caller: the others run again alone and commit', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const open = await gated(group);
+      const runs = new Map<string, number>();
+      const work = (k: string) => async (tx: Parameters<Parameters<typeof group.run>[0]>[0]) => {
+        runs.set(k, (runs.get(k) ?? 0) + 1);
+        await sql`insert into gc_rows (k) values (${k})`.execute(tx);
+        await writeBeforeCommit(tx, lateRow(k));
+        return k;
+      };
+      const keys = [`${dialect}-end-a`, `${dialect}-end-refused`, `${dialect}-end-c`];
+      const answers = Promise.allSettled(keys.map((k) => group.run(work(k))));
+      await open();
+      const settledAnswers = await answers;
+      expect(settledAnswers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      for (const [i, k] of keys.entries()) {
+        const committed = i === 1 ? 0 : 1;
+        expect([await rows(k), await late(k)]).toEqual([committed, committed]);
+        expect(runs.get(k)).toBe(2); // once in the batch (rolled back whole), once alone
+      }
     });
 
     it("runs each work in its own caller's async context, not the context of the caller that started the batch", async () => {

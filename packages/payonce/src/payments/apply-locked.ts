@@ -38,16 +38,20 @@ export async function applyLocked<DB>(
   return applyTo(ctx, trx, await lockTarget(paymentsSql(ctx, trx), attempt), report, nowMs);
 }
 
-/** Applies `report` to an attempt and order the caller locked in `trx` (see `applyReport`). */
+/**
+ * Applies `report` to an attempt and order the caller locked in `trx` (see `applyReport`); `alongside`, the caller's
+ * own write of the decision (its journal row), is made with the report's writes (`ApplyContext.alongside`).
+ */
 export function applyTo<DB>(
   ctx: PaymentsContext<DB>,
   trx: Transaction<DB>,
   target: LockedTarget,
   report: PaymentReport,
   nowMs: number,
+  alongside?: (decided: AppliedReport) => Promise<unknown>,
 ): Promise<AppliedReport> {
   return applyReport(
-    { trx, on: paymentsSql(ctx, trx), outbox: ctx.outbox, nowMs },
+    { trx, on: paymentsSql(ctx, trx), outbox: ctx.outbox, nowMs, ...(alongside === undefined ? {} : { alongside }) },
     target.order,
     target.attempt,
     report,

@@ -1,11 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Outbox } from '../outbox/outbox.js';
-import { type AttemptChange, findActiveAttempt, writeAttempt } from './attempt-rows.js';
+import { together } from '../stores/sql/transaction-connection.js';
+import { type AttemptChange, attemptAsWritten, findActiveAttempt, updateAttempt } from './attempt-rows.js';
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
-import { writeOrderStatus } from './order-rows.js';
-import { nextOrderStatus } from './order-status.js';
+import { orderAsWritten, setOrderStatus } from './order-rows.js';
+import { nextOrderStatus, type OrderStatus } from './order-status.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
@@ -33,11 +34,14 @@ export interface AppliedReport extends JournalDecision {
   readonly order: Order;
 }
 
+/** A write a branch of {@link applyReport} decided, made at its end together with the others. */
+type Write = () => Promise<unknown>;
+
 /**
- * What {@link applyReport}'s branches decide, with the order when they moved it; the attempt as written is added
- * once, at its end.
+ * What {@link applyReport}'s branches decide, with the order as it will be written when they move it and the writes
+ * that move it; the attempt's change is added once, at its end.
  */
-type Decided = Omit<AppliedReport, 'attempt' | 'order'> & { readonly order?: Order };
+type Decided = Omit<AppliedReport, 'attempt' | 'order'> & { readonly order?: Order; readonly writes?: Write[] };
 
 /** Everything `applyReport` writes through, inside the caller's transaction. */
 export interface ApplyContext<DB> {
@@ -46,6 +50,12 @@ export interface ApplyContext<DB> {
   readonly on: PaymentsSql;
   readonly outbox: Outbox<DB>;
   readonly nowMs: number;
+  /**
+   * A write of the caller's to make with the report's own (its journal row): given the report's decision, it is
+   * started with them, so on PostgreSQL they all go in one statement (`together`). It must not touch the order or
+   * the attempt.
+   */
+  readonly alongside?: (decided: AppliedReport) => Promise<unknown>;
 }
 
 const MUST_CARRY_MONEY: ReadonlySet<PaymentReport['status']> = new Set(['succeeded', 'refunded']);
@@ -87,7 +97,8 @@ export function mismatchOf(attempt: PaymentAttempt, report: PaymentReport): stri
  * `pending`, `requires_action`, `unknown`: the refund overtook its success) is `parked` with
  * {@link REFUND_WAITS_FOR_SUCCESS} and nothing changed, so the caller keeps it in the inbox until the success is
  * applied. Anything else (same status, a late "pending" after "succeeded") is `unchanged`. Writes no journal row;
- * the caller does.
+ * the caller does, or has it made with the report's own writes (`ApplyContext.alongside`: one statement on
+ * PostgreSQL).
  *
  * One journaled, alerted exception to forward-only ({@link applyLateSuccess}): a `succeeded` report on an attempt
  * recorded `failed` or `cancelled` means the provider took the money (Stripe's `payment_intent.payment_failed` is
@@ -107,12 +118,13 @@ export async function applyReport<DB>(
 ): Promise<AppliedReport> {
   const ids = { attemptId: attempt.id, orderId: order.id };
   const mismatch = mismatchOf(attempt, report);
-  if (mismatch !== null) {
-    return { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true, attempt, order };
-  }
   const change: { -readonly [K in keyof AttemptChange]: AttemptChange[K] } = {};
-  if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
   let result: Decided;
+  if (mismatch !== null) {
+    result = { ...ids, decision: 'rejected', reason: mismatch, becamePaid: false, alert: true };
+    return await written(ctx, order, attempt, change, result);
+  }
+  if (report.paymentId !== null && attempt.providerPaymentId === null) change.providerPaymentId = report.paymentId;
   if (report.status === 'refunded') {
     result = await applyRefund(ctx, order, attempt, report.refundedMinor ?? null);
   } else if (report.status === 'succeeded' && (attempt.status === 'failed' || attempt.status === 'cancelled')) {
@@ -136,12 +148,7 @@ export async function applyReport<DB>(
       if (target === 'succeeded') {
         const paid = nextOrderStatus(order.status, 'paid');
         if (paid.kind === 'move') {
-          const written = await writeOrderStatus(ctx.on, order, 'paid', ctx.nowMs, attempt.id);
-          await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
-            orderId: order.id,
-            attemptId: attempt.id,
-          });
-          result = { ...result, becamePaid: true, order: written };
+          result = { ...result, becamePaid: true, ...moveOrder(ctx, order, 'paid', attempt.id) };
         } else {
           const reason = `payment succeeded but order is ${order.status}: needs a refund or review`;
           result = { ...result, reason, alert: true };
@@ -149,8 +156,55 @@ export async function applyReport<DB>(
       }
     }
   }
-  const written = Object.keys(change).length === 0 ? attempt : await writeAttempt(ctx.on, attempt, change, ctx.nowMs);
-  return { ...result, attempt: written, order: result.order ?? order };
+  return await written(ctx, order, attempt, change, result);
+}
+
+/**
+ * The end of {@link applyReport}: makes the writes `result` decided, the attempt's `change` (when it has any) and
+ * the caller's `alongside` write, all started at once (one statement on PostgreSQL: `together`), and answers the
+ * attempt and the order as written.
+ */
+async function written<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  attempt: PaymentAttempt,
+  change: AttemptChange,
+  result: Decided,
+): Promise<AppliedReport> {
+  const changed = Object.keys(change).length > 0;
+  const { writes = [], ...decided } = result;
+  const applied: AppliedReport = {
+    ...decided,
+    attempt: changed ? attemptAsWritten(attempt, change, ctx.nowMs) : attempt,
+    order: result.order ?? order,
+  };
+  const { alongside } = ctx;
+  if (changed) writes.push(() => updateAttempt(ctx.on, attempt.id, change, ctx.nowMs));
+  if (alongside !== undefined) writes.push(() => alongside(applied));
+  // Independent writes (the order, its job, the attempt, the caller's journal row): one statement on PostgreSQL.
+  await together(ctx.trx, ctx.on.statements.dialect.name, writes);
+  return applied;
+}
+
+/**
+ * The order moved to `status` (`paid` by `paidBy`, or `refunded`) and its job enqueued once (`FULFIL_TOPIC` or
+ * `REFUND_TOPIC`, dedupe key `order:<id>`): the order as written and the two writes, made at `applyReport`'s end.
+ */
+function moveOrder<DB>(
+  ctx: ApplyContext<DB>,
+  order: Order,
+  status: Extract<OrderStatus, 'paid' | 'refunded'>,
+  attemptId: string,
+): { readonly order: Order; readonly writes: Write[] } {
+  const paidBy = status === 'paid' ? attemptId : undefined;
+  const topic = status === 'paid' ? FULFIL_TOPIC : REFUND_TOPIC;
+  return {
+    order: orderAsWritten(order, status, ctx.nowMs, paidBy),
+    writes: [
+      () => setOrderStatus(ctx.on, order.id, status, ctx.nowMs, paidBy),
+      () => ctx.outbox.enqueueOnce(ctx.trx, topic, `order:${order.id}`, { orderId: order.id, attemptId }),
+    ],
+  };
 }
 
 /** Another attempt of the order that succeeded (a double charge), by its id. */
@@ -180,16 +234,19 @@ async function applyLateSuccess<DB>(ctx: ApplyContext<DB>, order: Order, attempt
     .rows[0];
   const paidBy = order.paidAttemptId ?? other?.id ?? null;
   if (nextOrderStatus(order.status, 'paid').kind === 'move' && other === undefined) {
-    const written = await writeOrderStatus(ctx.on, order, 'paid', ctx.nowMs, attempt.id);
-    await ctx.outbox.enqueueOnce(ctx.trx, FULFIL_TOPIC, `order:${order.id}`, {
-      orderId: order.id,
-      attemptId: attempt.id,
-    });
+    // Read before the order's move is written: this attempt (failed or cancelled) is not active either way.
     const open = await findActiveAttempt(ctx.on, order.id);
     const reason =
       `${prefix}: applied as a late success, order paid by this attempt; review` +
       (open === null ? '' : `; attempt ${open.id} is still open: cancel it (refund it if it is charged too)`);
-    return { ...ids, decision: 'applied', reason, becamePaid: true, alert: true, order: written };
+    return {
+      ...ids,
+      decision: 'applied',
+      reason,
+      becamePaid: true,
+      alert: true,
+      ...moveOrder(ctx, order, 'paid', attempt.id),
+    };
   }
   const reason =
     paidBy !== null && paidBy !== attempt.id
@@ -238,12 +295,8 @@ async function applyRefund<DB>(
     const reason = over ?? `order is already ${order.status}`;
     return { ...ids, decision: 'unchanged', reason, becamePaid: false, alert: over !== null };
   }
-  const written = await writeOrderStatus(ctx.on, order, 'refunded', ctx.nowMs);
-  await ctx.outbox.enqueueOnce(ctx.trx, REFUND_TOPIC, `order:${order.id}`, {
-    orderId: order.id,
-    attemptId: attempt.id,
-  });
-  return { ...ids, decision: 'applied', reason: over, becamePaid: false, alert: over !== null, order: written };
+  const moved = moveOrder(ctx, order, 'refunded', attempt.id);
+  return { ...ids, decision: 'applied', reason: over, becamePaid: false, alert: over !== null, ...moved };
 }
 
 /** Start of the journal reason of a partial refund (the order keeps its status). */

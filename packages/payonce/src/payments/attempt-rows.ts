@@ -173,17 +173,8 @@ export function updateAttemptStatement(shape: number) {
 /** One compiled update per change shape (16), made on first use. */
 const UPDATE_ATTEMPT = new Map<number, ReturnType<typeof updateAttemptStatement>>();
 
-/**
- * Writes `change` to `attempt` as {@link updateAttempt} does, and returns the attempt as written: the same values a
- * read of the row would return.
- */
-export async function writeAttempt(
-  on: PaymentsSql,
-  attempt: PaymentAttempt,
-  change: AttemptChange,
-  nowMs: number,
-): Promise<PaymentAttempt> {
-  await updateAttempt(on, attempt.id, change, nowMs);
+/** `attempt` as {@link updateAttempt} with `change` leaves its row (nothing is written). */
+export function attemptAsWritten(attempt: PaymentAttempt, change: AttemptChange, nowMs: number): PaymentAttempt {
   return Object.freeze({ ...attempt, ...change, updatedAtMs: nowMs });
 }
 

@@ -81,6 +81,11 @@ export async function writeOrderStatus(
   paidAttemptId?: string,
 ): Promise<Order> {
   await setOrderStatus(on, order.id, status, nowMs, paidAttemptId);
+  return orderAsWritten(order, status, nowMs, paidAttemptId);
+}
+
+/** `order` as {@link setOrderStatus} with these values leaves its row (nothing is written). */
+export function orderAsWritten(order: Order, status: OrderStatus, nowMs: number, paidAttemptId?: string): Order {
   return Object.freeze({
     ...order,
     status,

@@ -195,8 +195,8 @@ async function applyEventInTransaction<DB>(
     await insertJournal(on, report, decision, now);
     return { ...decision, becamePaid: false };
   }
-  const applied = await applyTo(ctx, trx, target, report, now);
-  await insertJournal(on, report, applied, now);
+  // The journal row goes with the transition's writes: one statement on PostgreSQL.
+  const applied = await applyTo(ctx, trx, target, report, now, (decided) => insertJournal(on, report, decided, now));
   if (applied.alert) alerts.push(alertOf(report, applied));
   // The inbox was read with the lock: nothing parked for this attempt, and no payment id learnt since → no drain.
   const nothingParked =

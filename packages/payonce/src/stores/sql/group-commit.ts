@@ -1,12 +1,12 @@
 import { AsyncResource } from 'node:async_hooks';
-import { CompiledQuery, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { storeError } from '../../core/guard-failures.js';
 import { positiveInt } from '../../core/options.js';
 import { DEFAULT_MAX_CONCURRENT_BATCHES } from './batch-options.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import type { SqlDialect } from './sql-dialect.js';
-import { executeCompiled } from './transaction-connection.js';
+import { executeCompiled, together } from './transaction-connection.js';
 
 /** One caller's share of a group transaction: its writes, run inside its own savepoint. */
 export type GroupWork<DB, T> = (tx: Transaction<DB>) => Promise<T>;
@@ -65,6 +65,26 @@ type GroupEntry = BatchEntry<AnyWork, unknown>;
 const SAVEPOINT = CompiledQuery.raw('savepoint payonce_share');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint payonce_share');
 
+/** The writes callers of a group transaction left for its end (`writeBeforeCommit`), by transaction. */
+const beforeCommit = new WeakMap<object, CompiledQuery[]>();
+
+/**
+ * Makes `query` — an insert nothing later in the transaction reads, such as a delivery's journal row — in `tx`: in
+ * a transaction a {@link GroupCommit} runs, it is sent just before the commit with the other callers' such writes,
+ * as ONE statement on PostgreSQL (a statement a caller instead of one each); a caller whose work fails drops its own
+ * (its savepoint's writes). Anywhere else it is sent now. Either way it commits with the caller's other writes or
+ * not at all.
+ * @throws whatever the driver throws, when sent now; at the commit, a failure fails the batch (see `GroupCommit`).
+ */
+export async function writeBeforeCommit<DB>(tx: Kysely<DB>, query: CompiledQuery): Promise<void> {
+  const pending = beforeCommit.get(tx);
+  if (pending === undefined) await executeCompiled(tx, query);
+  else pending.push(query);
+}
+
+/** The deferred writes of a group transaction failed: its callers run again, each in its own transaction. */
+class DeferredWritesFailed extends Error {}
+
 /**
  * Validates `GroupCommitOptions`: `true`/`undefined` → the defaults, an object → its fields checked.
  * @throws {InvalidOption} (`where`) for another value, an unknown field or a field out of range.
@@ -106,7 +126,10 @@ export function resolveGroupCommit(
  * alone, in its own transaction, after the batch; a transient error that ends the whole transaction (MySQL rolls a
  * deadlock's whole transaction back) runs the whole batch again (`SqlStore.transaction`'s retry). Batches form
  * as `Batcher` forms them: no timer, a batch of one is a plain `store.transaction(work)`. Only transactions payonce
- * opens itself go through it; a caller's own transaction is never shared.
+ * opens itself go through it; a caller's own transaction is never shared. Writes the callers leave for the end
+ * (`writeBeforeCommit`: their journal rows) are sent together before the commit; when that fails other than
+ * transiently (a row one caller made that the database refuses) the batch is rolled back and every caller runs again
+ * alone, so only the caller whose row is refused fails.
  * Each `work` runs in its caller's async context (spans, held claims), must only write through `tx` (it may run
  * again) and must not leave session state behind (`SET`).
  * @see docs/design.md §11 "Group commit".
@@ -152,12 +175,16 @@ export class GroupCommit<DB> {
     try {
       return await this.store.transaction(async (tx) => {
         thrown = null;
+        beforeCommit.set(tx, []);
+        let value: unknown;
         try {
-          return await work(tx as Transaction<unknown>);
+          value = await work(tx as Transaction<unknown>);
         } catch (error) {
           thrown = { error };
           throw error;
         }
+        await this.writeDeferred(tx);
+        return value;
       });
     } catch (error) {
       if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
@@ -177,9 +204,21 @@ export class GroupCommit<DB> {
     try {
       await this.store.transaction(async (tx) => {
         shares = []; // the whole batch runs again after a transient error that ended the transaction
+        beforeCommit.set(tx, []);
         for (const entry of entries) shares.push(await this.share(tx as Transaction<unknown>, entry.item));
+        try {
+          await this.writeDeferred(tx);
+        } catch (error) {
+          if (this.transient(error)) throw error;
+          throw new DeferredWritesFailed('the deferred writes of a group transaction failed', { cause: error });
+        }
       });
     } catch (error) {
+      if (error instanceof DeferredWritesFailed) {
+        // One caller's row may be what failed: each runs again alone, so only its own delivery fails.
+        await Promise.all(entries.map((entry) => this.alone(entry.item).then(entry.resolve, entry.reject)));
+        return;
+      }
       const failure = storeError('transaction', error);
       for (const entry of entries) entry.reject(failure);
       return;
@@ -197,10 +236,13 @@ export class GroupCommit<DB> {
   /** One caller's work in its savepoint. A savepoint statement that fails (connection lost) fails the batch. */
   private async share(tx: Transaction<unknown>, work: AnyWork): Promise<Share> {
     await executeCompiled(tx, SAVEPOINT);
+    const pending = beforeCommit.get(tx);
+    const mark = pending?.length ?? 0;
     let value: unknown;
     try {
       value = await work(tx);
     } catch (error) {
+      if (pending !== undefined) pending.length = mark; // its deferred writes go with its savepoint's
       const transient = this.transient(error);
       try {
         await executeCompiled(tx, ROLLBACK_TO);
@@ -212,6 +254,17 @@ export class GroupCommit<DB> {
       return transient ? { kind: 'again' } : { kind: 'failed', error };
     }
     return { kind: 'done', value };
+  }
+
+  /** Sends the writes the callers of `tx` deferred to its end (`writeBeforeCommit`): one statement on PostgreSQL. */
+  private async writeDeferred<D>(tx: Kysely<D>): Promise<void> {
+    const pending = beforeCommit.get(tx) ?? [];
+    beforeCommit.delete(tx);
+    await together(
+      tx,
+      this.store.dialect.name,
+      pending.map((query) => () => executeCompiled(tx, query)),
+    );
   }
 
   /** True when `error`, or its `cause` (the guard's `StoreUnavailable`), is a transient error of the dialect. */

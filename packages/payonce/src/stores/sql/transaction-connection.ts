@@ -1,4 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Kysely, QueryExecutor, QueryResult } from 'kysely';
+import { combineWrites, isCombinableWrite, splitCombined } from './combined-writes.js';
 
 /**
  * The Kysely transactions whose callback is running inside {@link withDirectStatements}, by executor (which lives
@@ -35,9 +36,91 @@ export function executeCompiled<DB, R>(db: Kysely<DB>, query: CompiledQuery<R>):
   const executor = db.getExecutor();
   const connection = live.get(executor);
   if (connection === undefined) return db.executeQuery(query);
-  if (connection !== null) return connection.executeQuery(query);
+  if (connection !== null) {
+    const gathered = gathering.get(executor);
+    if (gathered !== undefined) {
+      if (isCombinableWrite(query)) return gathered.add(query) as Promise<QueryResult<R>>;
+      gathered.send(connection); // what was gathered before goes first, in the order it was issued
+    }
+    return connection.executeQuery(query);
+  }
   return executor.provideConnection((taken) => {
     if (live.has(executor)) live.set(executor, taken);
     return taken.executeQuery(query);
   });
+}
+
+/** One write gathered by {@link together}, answered once the statement that carries it is answered. */
+interface GatheredWrite {
+  readonly query: CompiledQuery;
+  readonly resolve: (result: QueryResult<never>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** The writes {@link together} is gathering on one transaction. */
+class Gathering {
+  private writes: GatheredWrite[] = [];
+
+  add(query: CompiledQuery): Promise<QueryResult<never>> {
+    return new Promise((resolve, reject) => this.writes.push({ query, resolve, reject }));
+  }
+
+  /** Sends what was gathered (one statement; a lone write as it is) and empties the list. */
+  send(connection: DatabaseConnection): void {
+    const writes = this.writes;
+    this.writes = [];
+    const [lone] = writes;
+    if (lone !== undefined && writes.length === 1) {
+      connection.executeQuery(lone.query).then(lone.resolve as (r: QueryResult<unknown>) => void, lone.reject);
+    } else if (writes.length > 1) {
+      connection.executeQuery<Record<string, number>>(combineWrites(writes.map((write) => write.query))).then(
+        (result) => {
+          const results = splitCombined(result, writes.length);
+          writes.forEach((write, i) => {
+            write.resolve(results[i]!);
+          });
+        },
+        (error: unknown) => {
+          for (const write of writes) write.reject(error);
+        },
+      );
+    }
+  }
+}
+
+/** The transactions whose writes {@link together} is gathering right now, by executor. */
+const gathering = new WeakMap<QueryExecutor, Gathering>();
+
+/**
+ * Makes `writes` — independent writes on `trx`, each issuing its statements through {@link executeCompiled} — with as
+ * few round trips as the dialect allows. On PostgreSQL (with the transaction's direct connection taken) they are all
+ * started at once and the fixed writes they issue before their first pause (`insert`, `update`, `delete`) go as ONE
+ * statement (`combineWrites`), each answered with the rows it touched; whatever they issue afterwards follows in
+ * order, and a failed write fails every other (PostgreSQL aborts the transaction anyway). Everywhere else they run
+ * one after another, each awaited before the next starts: on MySQL/MariaDB a deadlock ends the whole transaction,
+ * and a statement already queued behind it would then run and commit on its own. The writes must be independent of
+ * each other (one snapshot: none sees another's rows) and must not touch the same row. Used by the payment
+ * transitions (docs/design.md §11 "Fewer round trips").
+ */
+export async function together<DB>(
+  trx: Kysely<DB>,
+  dialect: string,
+  writes: readonly (() => Promise<unknown>)[],
+): Promise<void> {
+  const executor = trx.isTransaction ? trx.getExecutor() : null;
+  const connection = executor === null ? undefined : live.get(executor);
+  if (dialect !== 'postgres' || executor === null || !connection || gathering.has(executor) || writes.length < 2) {
+    for (const write of writes) await write();
+    return;
+  }
+  const gathered = new Gathering();
+  gathering.set(executor, gathered);
+  let started: Promise<unknown[]>;
+  try {
+    started = Promise.all(writes.map((write) => write()));
+  } finally {
+    gathering.delete(executor);
+    gathered.send(connection);
+  }
+  await started;
 }

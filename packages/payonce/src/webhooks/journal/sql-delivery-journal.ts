@@ -6,6 +6,7 @@ import {
   type StatementDefinition,
   statementsOn,
 } from '../../stores/sql/compiled-statement.js';
+import { writeBeforeCommit } from '../../stores/sql/group-commit.js';
 import type { ReceiptsDatabase } from '../../stores/sql/receipts-table.js';
 import type { SqlDialect } from '../../stores/sql/sql-dialect.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
@@ -140,13 +141,15 @@ export class SqlDeliveryJournal<DB = unknown> implements DeliveryJournal {
   }
 
   /**
-   * Appends one row inside `tx`, a transaction on the same database (the intake's group commit writes each
-   * delivery's row in the delivery's own savepoint, so the row commits with its receipt or not at all).
-   * @throws whatever the driver throws.
+   * Appends one row inside `tx`, a transaction on the same database, so the row commits with the delivery's receipt
+   * or not at all. In a transaction the intake's group commit shares, the row is written with the other deliveries'
+   * rows just before the commit (`writeBeforeCommit`: one statement on PostgreSQL), and dropped with the delivery's
+   * savepoint when its work fails.
+   * @throws whatever the driver throws (when the row is written now).
    */
   async recordIn(tx: Kysely<unknown>, entry: DeliveryRecord): Promise<void> {
     const values = { ...entry, durationMs: Math.round(entry.durationMs) };
-    await executeStatement(tx as unknown as Kysely<DeliveriesDatabase>, this.statements, RECORD, values);
+    await writeBeforeCommit(tx, this.statements.template(RECORD).bind(values));
   }
 
   async forPayment(lookup: PaymentLookup | string): Promise<DeliveryRecord[]> {

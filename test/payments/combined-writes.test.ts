@@ -1,0 +1,118 @@
+import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import {
+  combineWrites,
+  isCombinableWrite,
+  shiftPlaceholders,
+} from '../../packages/payonce/src/stores/sql/combined-writes.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { eventAbout } from './payments-fixtures.js';
+
+/**
+ * The independent writes of a payment transition (the order's move, its fulfilment job, the attempt's move, the
+ * event's journal row) go to PostgreSQL as ONE statement of data-modifying `with` parts (issue #40: a round trip
+ * each was most of a webhook's cost), and stay all-or-nothing.
+ */
+describe('combining writes into one PostgreSQL statement', () => {
+  it('renumbers placeholders, never inside a quoted identifier or a string', () => {
+    expect(shiftPlaceholders('update "t" set "a" = $1, "b" = $2 where "id" = $10', 3)).toBe(
+      'update "t" set "a" = $4, "b" = $5 where "id" = $13',
+    );
+    expect(shiftPlaceholders(`insert into "x$1" ("c") values ($1) -- '$2'`, 5)).toBe(
+      `insert into "x$1" ("c") values ($6) -- '$2'`,
+    );
+  });
+
+  it('combines plain writes only, and counts the rows each touched', () => {
+    const a = CompiledQuery.raw('update "t" set "a" = $1 where "id" = $2', ['x', 1]);
+    const b = CompiledQuery.raw('insert into "u" ("id") values ($1) on conflict do nothing', [2]);
+    expect(isCombinableWrite(a)).toBe(true);
+    expect(isCombinableWrite(b)).toBe(true);
+    expect(isCombinableWrite(CompiledQuery.raw('select 1', []))).toBe(false);
+    expect(isCombinableWrite(CompiledQuery.raw('insert into "u" ("id") values ($1) returning "id"', [1]))).toBe(false);
+    const combined = combineWrites([a, b]);
+    expect(combined.sql).toBe(
+      'with w0 as (update "t" set "a" = $1 where "id" = $2 returning 1), ' +
+        'w1 as (insert into "u" ("id") values ($3) on conflict do nothing returning 1) ' +
+        'select (select count(*) from w0)::int as n0, (select count(*) from w1)::int as n1',
+    );
+    expect(combined.parameters).toEqual(['x', 1, 2]);
+  });
+});
+
+const onPostgres = sqlDialectsFromEnv().includes('postgres');
+
+describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statement', () => {
+  let backend: SqlBackend;
+  let store: SqlStore<unknown>;
+  let payments: Payments<unknown>;
+  beforeAll(async () => {
+    backend = await createSqlBackend('postgres');
+    store = await backend.open();
+    payments = new Payments(store, { provider: new InMemoryPaymentProvider() });
+  });
+  afterAll(async () => backend?.drop());
+
+  async function openAttempt() {
+    const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
+    const opened = await payments.openCheckout(order.id, 'customer-a');
+    if (opened.kind !== 'attempt') throw new Error(opened.kind);
+    return { order, attempt: opened.attempt };
+  }
+
+  /** The SQL texts the process sends to PostgreSQL while `work` runs. */
+  async function sent<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const result = await work();
+      const texts = spy.mock.calls.map(([first]) => (typeof first === 'string' ? first : String(first?.text)));
+      return { result, texts };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('sends the order, job, attempt and journal writes together, and each is made', async () => {
+    const { order, attempt } = await openAttempt();
+    const event = eventAbout(attempt);
+    const { result, texts } = await sent(() => payments.applyProviderEvent(event));
+    expect(result).toMatchObject({ decision: 'applied', becamePaid: true, duplicate: false });
+    const writes = texts.filter(
+      (text) => /payonce_outbox"|payonce_payment_events"/.test(text) && !/^select/.test(text),
+    );
+    expect(writes).toHaveLength(1);
+    const [combined] = writes;
+    expect(combined).toMatch(/^with w0 as \(/);
+    expect(combined).toContain('update "payonce_orders"');
+    expect(combined).toContain('insert into "payonce_outbox"');
+    expect(combined).toContain('update "payonce_payment_attempts"');
+    expect(combined).toContain('insert into "payonce_payment_events"');
+    // What one statement wrote is what four wrote before.
+    expect(await payments.findOrder(order.id)).toMatchObject({ status: 'paid', paidAttemptId: attempt.id });
+    expect((await payments.attemptsOf(order.id)).find((one) => one.id === attempt.id)?.status).toBe('succeeded');
+    const jobs = await payments.outbox.jobsByDedupeKey(`order:${order.id}`);
+    expect(jobs.map((job) => job.topic)).toEqual([FULFIL_TOPIC]);
+    const journal = await payments.journalOf(order.id);
+    expect(journal.find((row) => row.eventId === event.key?.externalId)).toMatchObject({ decision: 'applied' });
+    // A second delivery of the event changes nothing and enqueues nothing.
+    expect(await payments.applyProviderEvent(event)).toMatchObject({ duplicate: true });
+    expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+  });
+
+  it('is all or nothing: a part that fails leaves the order, the attempt and the outbox as they were', async () => {
+    const { order, attempt } = await openAttempt();
+    const event = eventAbout(attempt);
+    // The journal already holds a row under this event's key (written by hand): the journal part fails.
+    await sql`insert into payonce_payment_events (provider, event_id, event_type, status, received_at, decision)
+      values (${event.provider}, ${event.key?.externalId}, 'x', 'succeeded', 0, 'rejected')`.execute(store.db);
+    await expect(payments.applyProviderEvent(event)).rejects.toThrow();
+    expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
+    expect((await payments.attemptsOf(order.id)).find((one) => one.id === attempt.id)?.status).toBe(attempt.status);
+    expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(0);
+  });
+});
