@@ -65,12 +65,15 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
     return { order, attempt: opened.attempt };
   }
 
+  const textOf = (query: unknown): string =>
+    typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
+
   /** The SQL texts the process sends to PostgreSQL while `work` runs. */
   async function sent<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
     const spy = vi.spyOn(pg.Client.prototype, 'query');
     try {
       const result = await work();
-      const texts = spy.mock.calls.map(([first]) => (typeof first === 'string' ? first : String(first?.text)));
+      const texts = spy.mock.calls.map(([first]) => textOf(first as unknown));
       return { result, texts };
     } finally {
       spy.mockRestore();

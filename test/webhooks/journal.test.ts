@@ -147,6 +147,41 @@ for (const backend of WEBHOOK_BACKENDS) {
       return db.selectFrom('payonce_webhook_deliveries').selectAll().execute();
     }
 
+    it('journals an accepted event whose ids redaction lengthens past their columns, cut to fit', async () => {
+      const nowSec = Math.floor(world.clock.now() / 1000);
+      // Within the intake's limits (160, 200) as sent; `a@b.cc` (6) becomes `[REDACTED]` (10) in the journal.
+      const id = `x0${backend}${',a@b.cc'.repeat(30)}`.slice(0, 160);
+      const reference = `r${',a@b.cc'.repeat(28)}`;
+      expect(id).toHaveLength(160);
+      const body = bodyBytes(
+        JSON.stringify({
+          id,
+          object: 'event',
+          type: 'payment_intent.succeeded',
+          created: nowSec,
+          data: {
+            object: {
+              id: `pi_long_${backend}`,
+              object: 'payment_intent',
+              amount: 2500,
+              currency: 'eur',
+              metadata: { merchant_reference: reference },
+            },
+          },
+        }),
+      );
+      const answer = await send(`${world.url}/webhooks/stripe`, body, stripeHeaders(body, nowSec));
+      expect(answer.status).toBe(200);
+      const [delivery] = await world.journal.forPayment(`pi_long_${backend}`);
+      expect(delivery?.eventKey).toHaveLength(160);
+      expect(delivery?.eventKey?.endsWith('…')).toBe(true);
+      expect(delivery?.eventKey).not.toContain('a@b.cc');
+      expect(Array.from(delivery?.merchantReference ?? '')).toHaveLength(200);
+      // The redelivery is a replay of the stored answer, journaled too.
+      expect((await send(`${world.url}/webhooks/stripe`, body, stripeHeaders(body, nowSec))).status).toBe(200);
+      expect(await world.journal.forPayment(`pi_long_${backend}`)).toHaveLength(2);
+    });
+
     it('never stores configured sensitive fields or e-mail/card values, but keeps what explains the payment', async () => {
       const nowSec = Math.floor(world.clock.now() / 1000);
       const id = `evt_pii_${backend}`;

@@ -6,6 +6,7 @@ import type { IntakeRuntime, ResolvedEndpoint } from './intake-runtime.js';
 import type { Trace } from './intake-trace.js';
 import { deliveryId } from './journal/delivery-id.js';
 import type { DeliveryRecord } from './journal/delivery-record.js';
+import { EVENT_FIELD_LIMITS } from './providers/event-limits.js';
 
 /** When and where one delivery arrived. */
 export interface DeliveryArrival {
@@ -31,10 +32,17 @@ function payloadText(runtime: IntakeRuntime, payload: unknown): string | null {
 
 /**
  * An extracted identifier as journaled: readable, but with any card number, e-mail address, phone number or
- * secret inside it redacted (the same `scrubText` the logs use), so `/admin/api/deliveries` never serves one.
+ * secret inside it redacted (the same `scrubText` the logs use), so `/admin/api/deliveries` never serves one. The
+ * intake let it in within its column's `limit` (`EVENT_FIELD_LIMITS`), but redaction can lengthen it (`a@b.cc` →
+ * `[REDACTED]`): past the limit it is cut to fit, ending in `…`, so the journal row of an event it accepted can
+ * always be written.
  */
-function idText(runtime: IntakeRuntime, id: string | null | undefined): string | null {
-  return id === null || id === undefined ? null : runtime.redactor.scrubText(id);
+function idText(runtime: IntakeRuntime, id: string | null | undefined, limit: number): string | null {
+  if (id === null || id === undefined) return null;
+  const scrubbed = runtime.redactor.scrubText(id);
+  if (scrubbed.length <= limit) return scrubbed;
+  const chars = Array.from(scrubbed);
+  return chars.length <= limit ? scrubbed : `${chars.slice(0, limit - 1).join('')}…`;
 }
 
 /** The redacted journal row of a delivery answered with `response`. */
@@ -44,7 +52,7 @@ export function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace
     id: deliveryId(),
     receivedAtMs: arrival.receivedAtMs,
     provider: arrival.resolved.endpoint.profile.provider,
-    eventKey: idText(runtime, event?.key?.externalId),
+    eventKey: idText(runtime, event?.key?.externalId, EVENT_FIELD_LIMITS.eventId),
     eventType: event?.eventType ?? null,
     signature: trace.signature,
     decision: trace.decision,
@@ -52,9 +60,9 @@ export function recordOf(runtime: IntakeRuntime, arrival: DeliveryArrival, trace
     responseStatus: response.status,
     error: trace.error === null ? null : bounded(runtime, trace.error),
     durationMs: Math.max(0, Math.round(performance.now() - arrival.started)),
-    objectId: idText(runtime, event?.objectId),
-    paymentId: idText(runtime, event?.paymentId),
-    merchantReference: idText(runtime, event?.merchantReference),
+    objectId: idText(runtime, event?.objectId, EVENT_FIELD_LIMITS.objectId),
+    paymentId: idText(runtime, event?.paymentId, EVENT_FIELD_LIMITS.paymentId),
+    merchantReference: idText(runtime, event?.merchantReference, EVENT_FIELD_LIMITS.merchantReference),
     amountMinor: event?.amountMinor ?? null,
     currency: event?.currency ?? null,
     payload: payloadText(runtime, trace.payload),

@@ -215,8 +215,9 @@ export class GroupCommit<DB> {
       });
     } catch (error) {
       if (error instanceof DeferredWritesFailed) {
-        // One caller's row may be what failed: each runs again alone, so only its own delivery fails.
-        await Promise.all(entries.map((entry) => this.alone(entry.item).then(entry.resolve, entry.reject)));
+        // One caller's row may be what failed: each runs again alone, so only its own delivery fails. One after
+        // another, on this batch's slot: the pool is not asked for more connections than the batches hold.
+        for (const entry of entries) await this.alone(entry.item).then(entry.resolve, entry.reject);
         return;
       }
       const failure = storeError('transaction', error);
