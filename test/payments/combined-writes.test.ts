@@ -107,6 +107,19 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
     expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
   });
 
+  it("sends the checkout's answer (the attempt's move and its journal row) in one statement", async () => {
+    const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
+    const { result, texts } = await sent(() => payments.openCheckout(order.id, 'customer-a'));
+    if (result.kind !== 'attempt') throw new Error(result.kind);
+    const journalWrites = texts.filter((text) => text.includes('insert into "payonce_payment_events"'));
+    expect(journalWrites).toHaveLength(1);
+    expect(journalWrites[0]).toMatch(/^with w0 as \(update "payonce_payment_attempts"/);
+    const [stored] = await payments.attemptsOf(order.id);
+    expect(stored).toEqual(result.attempt);
+    const journal = await payments.journalOf(order.id);
+    expect(journal.map((row) => row.eventType)).toEqual(['checkout.response']);
+  });
+
   it('is all or nothing: a part that fails leaves the order, the attempt and the outbox as they were', async () => {
     const { order, attempt } = await openAttempt();
     const event = eventAbout(attempt);

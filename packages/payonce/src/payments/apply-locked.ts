@@ -27,15 +27,19 @@ export interface LockedTarget {
   readonly journaled?: boolean;
 }
 
-/** Locks the attempt's order, then the attempt, and applies `report` inside `trx`. */
+/**
+ * Locks the attempt's order, then the attempt, and applies `report` inside `trx`; `alongside` as for
+ * {@link applyTo}.
+ */
 export async function applyLocked<DB>(
   ctx: PaymentsContext<DB>,
   trx: Transaction<DB>,
   attempt: PaymentAttempt,
   report: PaymentReport,
   nowMs: number,
+  alongside?: (decided: AppliedReport) => Promise<unknown>,
 ): Promise<AppliedReport> {
-  return applyTo(ctx, trx, await lockTarget(paymentsSql(ctx, trx), attempt), report, nowMs);
+  return applyTo(ctx, trx, await lockTarget(paymentsSql(ctx, trx), attempt), report, nowMs, alongside);
 }
 
 /**

@@ -60,8 +60,10 @@ export async function recordProviderAnswer<DB>(
     alerts = [];
     const on = paymentsSql(ctx, trx);
     const now = ctx.clock.now();
-    const applied = await applyLocked(ctx, trx, attempt, report, now);
-    await insertJournal(on, report, applied, now);
+    // The journal row goes with the answer's writes: one statement on PostgreSQL.
+    const applied = await applyLocked(ctx, trx, attempt, report, now, (decided) =>
+      insertJournal(on, report, decided, now),
+    );
     if (applied.alert) alerts.push(alertOf(report, applied));
     return await drainInbox(ctx, trx, applied, now, alerts);
   });
