@@ -41,39 +41,6 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
     const rows = async (k: string) =>
       Number((await sql<{ n: number }>`select count(*) as n from gc_rows where k = ${k}`.execute(store.db)).rows[0]?.n);
 
-    it('a transient error inside one savepoint runs that work again alone; every caller gets its own result', async () => {
-      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let reached!: () => void;
-      const atGate = new Promise<void>((resolve) => (reached = resolve));
-      const gate = group.run(async () => {
-        reached();
-        await held;
-        return 'gate';
-      });
-      await atGate;
-      const runs = new Map<string, number>();
-      const work = (k: string, failFirst: boolean) => async (tx: Parameters<Parameters<typeof group.run>[0]>[0]) => {
-        const n = (runs.get(k) ?? 0) + 1;
-        runs.set(k, n);
-        await sql`insert into gc_rows (k) values (${k})`.execute(tx);
-        if (failFirst && n === 1) throw transientError(dialect);
-        return `${k}:${n}`;
-      };
-      const answers = Promise.all([
-        group.run(work(`${dialect}-a`, false)),
-        group.run(work(`${dialect}-b`, true)),
-        group.run(work(`${dialect}-c`, false)),
-      ]);
-      await settled();
-      release();
-      expect(await gate).toBe('gate');
-      expect(await answers).toEqual([`${dialect}-a:1`, `${dialect}-b:2`, `${dialect}-c:1`]);
-      // The first run of b was rolled back to its savepoint; its second run committed alone.
-      expect([await rows(`${dialect}-a`), await rows(`${dialect}-b`), await rows(`${dialect}-c`)]).toEqual([1, 1, 1]);
-    });
-
     /** The gate of a batch: a first caller holding the only transaction until `release()`, so the next ones batch. */
     async function gated(group: GroupCommit<unknown>) {
       let release!: () => void;
@@ -91,6 +58,28 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         await gate;
       };
     }
+    it('a transient error inside one savepoint runs that work again alone; every caller gets its own result', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const open = await gated(group);
+      const runs = new Map<string, number>();
+      const work = (k: string, failFirst: boolean) => async (tx: Parameters<Parameters<typeof group.run>[0]>[0]) => {
+        const n = (runs.get(k) ?? 0) + 1;
+        runs.set(k, n);
+        await sql`insert into gc_rows (k) values (${k})`.execute(tx);
+        if (failFirst && n === 1) throw transientError(dialect);
+        return `${k}:${n}`;
+      };
+      const answers = Promise.all([
+        group.run(work(`${dialect}-a`, false)),
+        group.run(work(`${dialect}-b`, true)),
+        group.run(work(`${dialect}-c`, false)),
+      ]);
+      await open();
+      expect(await answers).toEqual([`${dialect}-a:1`, `${dialect}-b:2`, `${dialect}-c:1`]);
+      // The first run of b was rolled back to its savepoint; its second run committed alone.
+      expect([await rows(`${dialect}-a`), await rows(`${dialect}-b`), await rows(`${dialect}-c`)]).toEqual([1, 1, 1]);
+    });
+
     const late = async (k: string) =>
       Number((await sql<{ n: number }>`select count(*) as n from gc_late where k = ${k}`.execute(store.db)).rows[0]?.n);
     const lateRow = (k: string) =>
