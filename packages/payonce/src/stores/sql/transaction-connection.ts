@@ -73,17 +73,15 @@ class Gathering {
     if (lone !== undefined && writes.length === 1) {
       connection.executeQuery(lone.query).then(lone.resolve as (r: QueryResult<unknown>) => void, lone.reject);
     } else if (writes.length > 1) {
-      connection.executeQuery<Record<string, number>>(combineWrites(writes.map((write) => write.query))).then(
-        (result) => {
-          const results = splitCombined(result, writes.length);
-          writes.forEach((write, i) => {
-            write.resolve(results[i]!);
-          });
-        },
-        (error: unknown) => {
-          for (const write of writes) write.reject(error);
-        },
-      );
+      const rejectAll = (error: unknown) => {
+        for (const write of writes) write.reject(error);
+      };
+      connection
+        .executeQuery<Record<string, number>>(combineWrites(writes.map((write) => write.query)))
+        .then((result) => splitCombined(result, writes.length))
+        .then((results) => {
+          for (const [i, write] of writes.entries()) write.resolve(results[i]!);
+        }, rejectAll);
     }
   }
 }
