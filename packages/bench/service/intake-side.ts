@@ -4,7 +4,8 @@
  *
  *   node --expose-gc --import tsx service/intake-side.ts service|bare [--connections 8]
  *     [--warmup-ms 5000] [--timed-ms 3000] [--profile FILE]
- *   (BENCH_NS = a PostgreSQL namespace; BENCH_QUICK=1 = smoke; --profile: the server's CPU profile of the timed part)
+ *   (BENCH_NS = a PostgreSQL namespace; BENCH_QUICK=1 = smoke; --profile: the server's CPU profile of the timed part;
+ *   BENCH_SHAPES=1: also the count of each statement shape the server sent in the timed part)
  *
  * Seeds payable orders with a pending attempt each (untimed), starts the server in a fresh child process on that
  * namespace — `service`: the reference service as `payonce serve` builds it (`createService`, webhook intake →
@@ -31,7 +32,9 @@ const { values, positionals } = parseArgs({
   },
 });
 const mode = positionals[0];
-if (mode !== 'service' && mode !== 'bare') throw new Error('usage: intake-side.ts service|bare [--connections N]');
+if (mode !== 'service' && mode !== 'bare' && mode !== 'drizzle') {
+  throw new Error('usage: intake-side.ts service|bare|drizzle [--connections N]');
+}
 const quick = quickRun();
 const connections = Number(values.connections);
 // 5 s of warm-up (about 2 000 deliveries here): with 1 s (~300 deliveries) part of the service's larger code was still
@@ -99,6 +102,9 @@ try {
       `server CPU ${((probe.cpuMs ?? 0) / Math.max(1, sample.operations)).toFixed(3)} ms/delivery ` +
       `(kernel ${((probe.cpuSystemMs ?? 0) / Math.max(1, sample.operations)).toFixed(3)})`,
   );
+  if (process.env.BENCH_SHAPES === '1') {
+    for (const shape of probe.byStatement) log(`  ${String(shape.calls).padStart(6)}× ${shape.statement}`);
+  }
   emitSideResult({
     opsPerSec: sample.opsPerSec,
     p50Ms: sample.p50Ms,

@@ -5,6 +5,7 @@
  *
  *   server-child.ts service --database-url URL [--provider-url URL] [--worker] [--probe-times] [--pool N]
  *   server-child.ts bare    --database-url URL [--probe-times] [--pool N]
+ *   server-child.ts drizzle --database-url URL [--probe-times] [--pool N]   (drizzle-intake.ts)
  *
  * IPC: sends `{ type: 'ready', url }`; answers `{ type: 'reset' }` (zero the probe), `{ type: 'stats' }` (the
  * probe's snapshot and the server's CPU ms since the reset), `{ type: 'profile-start' }` and `{ type: 'profile-stop', path }` (a V8 CPU profile of just that
@@ -20,6 +21,7 @@ import { createService } from '@payonce/service/internal/create-service.js';
 import { InMemoryPaymentProvider } from 'payonce/internal/payments/in-memory-payment-provider.js';
 import pg from 'pg';
 import { bareIntakeApp } from './bare-intake.js';
+import { drizzleIntakeApp } from './drizzle-intake.js';
 import { BENCH_PROVIDER, BENCH_STRIPE_SECRET } from './intake-fixture.js';
 import { installPgProbe, pgProbeSnapshot, resetPgProbe } from './pg-probe.js';
 
@@ -35,8 +37,8 @@ const { values, positionals } = parseArgs({
 });
 const mode = positionals[0];
 const databaseUrl = values['database-url'];
-if ((mode !== 'service' && mode !== 'bare') || databaseUrl === undefined) {
-  throw new Error('usage: server-child.ts service|bare --database-url URL');
+if ((mode !== 'service' && mode !== 'bare' && mode !== 'drizzle') || databaseUrl === undefined) {
+  throw new Error('usage: server-child.ts service|bare|drizzle --database-url URL');
 }
 installPgProbe({ times: values['probe-times'] });
 
@@ -72,6 +74,14 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
         await pool.end();
       },
     };
+  }
+  if (mode === 'drizzle') {
+    const { app, close } = await drizzleIntakeApp(
+      databaseUrl as string, // checked at the top
+      BENCH_STRIPE_SECRET,
+      values.pool === undefined ? undefined : Number(values.pool),
+    );
+    return { url: await app.listen({ host: '127.0.0.1', port: 0 }), close };
   }
   const providerUrl = values['provider-url'];
   const provider =

@@ -48,6 +48,35 @@ function intakeTarget(connections: number, min: number | null): PairTarget {
   };
 }
 
-export const targets: readonly PairTarget[] = Object.freeze(
-  GOALS.map(({ connections, min }) => intakeTarget(connections, min)),
-);
+/**
+ * The same delivery through an application's own stack (issue #40 item 4): fastify, Drizzle on node-postgres and
+ * payonce's intake with a Stripe endpoint on the Drizzle transaction (service/drizzle-intake.ts), ÷ the hand-written
+ * route, at 64 connections. Reported: no group commit applies (an application's transaction is never shared).
+ */
+const drizzleTarget: PairTarget = {
+  id: 'service-webhook-intake-drizzle-c64',
+  group: 'Reference service',
+  title:
+    'PostgreSQL webhook intake end to end through an application on Drizzle (node-postgres): payonce intake + ' +
+    'applyProviderEvent in the Drizzle transaction ÷ hand-written fastify + pg route, 64 connections',
+  a: {
+    id: 'postgres/drizzle-intake@c64',
+    label: 'fastify + Drizzle app, payonce intake on drizzleTransactions, applyProviderEvent(receiptHeld)',
+    backend: 'postgres',
+    script: INTAKE_SIDE,
+    args: ['drizzle', '--connections', '64'],
+  },
+  b: {
+    id: 'postgres/bare-intake@c64',
+    label: 'hand-written fastify + pg route, same 16 statements, a transaction per step',
+    backend: 'postgres',
+    script: INTAKE_SIDE,
+    args: ['bare', '--connections', '64'],
+  },
+  min: null,
+};
+
+export const targets: readonly PairTarget[] = Object.freeze([
+  ...GOALS.map(({ connections, min }) => intakeTarget(connections, min)),
+  drizzleTarget,
+]);
