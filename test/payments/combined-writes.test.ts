@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
@@ -120,15 +121,32 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
     expect(journal.map((row) => row.eventType)).toEqual(['checkout.response']);
   });
 
-  it('is all or nothing: a part that fails leaves the order, the attempt and the outbox as they were', async () => {
+  it('answers a plain apply after one under a held receipt as a duplicate, not a duplicate-key error', async () => {
     const { order, attempt } = await openAttempt();
     const event = eventAbout(attempt);
-    // The journal already holds a row under this event's key (written by hand): the journal part fails.
-    await sql`insert into payonce_payment_events (provider, event_id, event_type, status, received_at, decision)
-      values (${event.provider}, ${event.key?.externalId}, 'x', 'succeeded', 0, 'rejected')`.execute(store.db);
-    await expect(payments.applyProviderEvent(event)).rejects.toThrow();
+    await transaction(store, (trx) => payments.applyProviderEvent(event, trx, { receiptHeld: true }));
+    expect(await payments.applyProviderEvent(event)).toMatchObject({ decision: 'applied', duplicate: true });
+    expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+  });
+
+  it('is all or nothing: a part that fails leaves the order, the attempt, the outbox and the journal as they were', async () => {
+    const { order, attempt } = await openAttempt();
+    const event = eventAbout(attempt);
+    // The order's part is refused (a constraint of this test's own schema, on new rows only): no other part stays.
+    await sql`alter table payonce_orders add constraint test_never_paid check (status <> 'paid') not valid`.execute(
+      store.db,
+    );
+    try {
+      await expect(payments.applyProviderEvent(event)).rejects.toThrow(/test_never_paid/);
+    } finally {
+      await sql`alter table payonce_orders drop constraint test_never_paid`.execute(store.db);
+    }
     expect((await payments.findOrder(order.id))?.status).toBe('awaiting_payment');
     expect((await payments.attemptsOf(order.id)).find((one) => one.id === attempt.id)?.status).toBe(attempt.status);
     expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(0);
+    expect((await payments.journalOf(order.id)).map((row) => row.eventType)).toEqual(['checkout.response']);
+    // Delivered again once the database takes it: applied once.
+    expect(await payments.applyProviderEvent(event)).toMatchObject({ decision: 'applied', becamePaid: true });
+    expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
   });
 });

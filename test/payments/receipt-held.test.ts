@@ -47,6 +47,23 @@ describe('sqlite: applying an event under a receipt the caller holds', () => {
     expect(await paymentsReceipts()).toBe(0);
   });
 
+  it('answers a plain apply of an event applied under a held receipt as a duplicate (a mode switched meanwhile)', async () => {
+    const order = await payments.createOrder('customer-a', { amountMinor: 1999, currency: 'EUR' });
+    const opened = await payments.openCheckout(order.id, 'customer-a');
+    if (opened.kind !== 'attempt') throw new Error(opened.kind);
+    const event = eventAbout(opened.attempt);
+    await transaction(store, (trx) => payments.applyProviderEvent(event, trx, { receiptHeld: true }));
+    for (let i = 0; i < 2; i++) {
+      expect(await payments.applyProviderEvent(event)).toMatchObject({
+        decision: 'applied',
+        becamePaid: false,
+        duplicate: true,
+      });
+    }
+    expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+    expect((await payments.journalOf(order.id)).filter((row) => row.eventId === event.key?.externalId)).toHaveLength(1);
+  });
+
   it('refuses receiptHeld without the transaction that holds the receipt, or as no boolean', async () => {
     const order = await payments.createOrder('customer-a', { amountMinor: 1999, currency: 'EUR' });
     const opened = await payments.openCheckout(order.id, 'customer-a');

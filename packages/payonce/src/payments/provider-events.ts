@@ -131,11 +131,12 @@ async function applyChecked<DB>(
   const { key, ...report } = checked;
   const receiptKey = new RequestKey(`${PAYMENTS_RECEIPT_PREFIX}${key.provider}`, key.externalId);
   let alerts: PaymentAlert[] = [];
-  let applied: Omit<EventResult, 'duplicate'> | null = null;
+  let applied: (Omit<EventResult, 'duplicate'> & { readonly duplicate?: true }) | null = null;
   const apply = (trx: Transaction<DB>) => {
     alerts = [];
     applied = null;
     return ctx.guard.runInTransaction(trx, receiptKey, async (tx) => {
+      // The journal row answers too: an event applied under a receipt its caller held has no `payments:` receipt.
       const result = await applyEventInTransaction(ctx, tx, event.provider, report, alerts);
       applied = result;
       return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
@@ -146,8 +147,8 @@ async function applyChecked<DB>(
   if (outcome.isReplay) return Object.freeze({ ...stored(), duplicate: true, becamePaid: false });
   for (const alert of alerts) ctx.onAlert(alert);
   // Applied now: the result itself (plain strings, nulls and a boolean), not its stored JSON read back.
-  const fresh = applied as Omit<EventResult, 'duplicate'> | null;
-  return Object.freeze({ ...(fresh ?? stored()), duplicate: false });
+  const fresh = applied as (Omit<EventResult, 'duplicate'> & { readonly duplicate?: true }) | null;
+  return Object.freeze({ ...(fresh ?? stored()), duplicate: fresh?.duplicate ?? false });
 }
 
 /**
@@ -163,14 +164,16 @@ async function applyUnderHeldReceipt<DB>(
 ): Promise<EventResult> {
   const { key: _key, ...report } = checked;
   const alerts: PaymentAlert[] = [];
-  const applied = await applyEventInTransaction(ctx, trx, event.provider, report, alerts, true);
+  const applied = await applyEventInTransaction(ctx, trx, event.provider, report, alerts);
   for (const alert of alerts) ctx.onAlert(alert);
   return Object.freeze({ ...applied, duplicate: applied.duplicate ?? false });
 }
 
 /**
- * Event body of `applyProviderEvent`, inside the receipt's transaction. With `journalIsReceipt` (`receiptHeld`) an
- * event journaled already is a duplicate: its journal row answers (`duplicate: true`) and nothing is applied.
+ * Event body of `applyProviderEvent`, inside the receipt's transaction. An event journaled already is a duplicate:
+ * its journal row answers (`duplicate: true`) and nothing is applied. Under `receiptHeld` the journal row is the
+ * event's only record here; without it the `payments:` receipt answers first, and the journal row still answers an
+ * event applied earlier under a receipt its caller held (a mode switched meanwhile), instead of a duplicate-key error.
  */
 async function applyEventInTransaction<DB>(
   ctx: PaymentsContext<DB>,
@@ -178,14 +181,12 @@ async function applyEventInTransaction<DB>(
   provider: string,
   report: PaymentReport,
   alerts: PaymentAlert[],
-  journalIsReceipt = false,
 ): Promise<Omit<EventResult, 'duplicate'> & { readonly duplicate?: true }> {
   const on = paymentsSql(ctx, trx);
   const now = ctx.clock.now();
   const target = await lockEventTarget(on, provider, report.paymentId, report.merchantReference, report);
   // Read with the attempt's lock when it was located by payment id; else (or when it says so) the row itself.
-  const before =
-    journalIsReceipt && target?.journaled !== false ? await journalRowOf(on, report.provider, report.eventId) : null;
+  const before = target?.journaled !== false ? await journalRowOf(on, report.provider, report.eventId) : null;
   if (before !== null) {
     const { decision, reason, attemptId, orderId } = before;
     return { decision, reason, attemptId, orderId, becamePaid: false, duplicate: true };
