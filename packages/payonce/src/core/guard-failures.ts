@@ -1,3 +1,4 @@
+import { cutToCodePoints } from './code-points.js';
 import { PayonceError, StoreSchemaMissing, StoreUnavailable } from './errors.js';
 import type { GuardEmitter } from './guard-events.js';
 import type { Store } from './store.js';
@@ -14,8 +15,7 @@ export function errorText(error: unknown, maxChars: number): string {
     text = '[a thrown value that cannot be converted to text]';
   }
   const clean = text.toWellFormed().replaceAll('\u0000', '\uFFFD');
-  const chars = Array.from(clean);
-  return chars.length <= maxChars ? clean : chars.slice(0, maxChars).join('');
+  return cutToCodePoints(clean, maxChars);
 }
 
 /**

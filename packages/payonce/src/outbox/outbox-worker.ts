@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { type Clock, systemClock } from '../core/clock.js';
+import { cutToCodePoints } from '../core/code-points.js';
 import { PollLoop } from '../core/poll-loop.js';
 import { PAYONCE_ATTRIBUTES as A } from '../otel/attributes.js';
 import { recordSeconds } from '../otel/meters.js';
@@ -66,8 +67,7 @@ function leaseExpiredReason(runs: number): string {
 
 function errorText(error: unknown, maxChars: number): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const chars = Array.from(text);
-  return chars.length <= maxChars ? text : chars.slice(0, maxChars).join('');
+  return cutToCodePoints(text, maxChars);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { cutToCodePoints } from '../core/code-points.js';
 import { ACTIVE_ATTEMPT_STATUSES } from './attempt-status.js';
 import type { JournalEntry, PaymentDecision } from './journal-entry.js';
 import { toJournalEntry } from './journal-entry.js';
@@ -20,7 +21,7 @@ export interface JournalDecision {
 }
 
 function bounded(text: string | null): string | null {
-  return text === null ? null : Array.from(text).slice(0, MAX_REASON_CHARS).join('');
+  return text === null ? null : cutToCodePoints(text, MAX_REASON_CHARS);
 }
 
 const JOURNAL_COLUMNS = {

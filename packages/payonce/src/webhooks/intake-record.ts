@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { cutToCodePoints } from '../core/code-points.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { intakeProblem } from './intake-problem.js';
@@ -19,9 +20,7 @@ export interface DeliveryArrival {
 
 /** `text` as the intake reports it: redacted with the intake's `scrubText`, cut to `maxErrorChars` code points. */
 export function bounded(runtime: IntakeRuntime, text: string): string {
-  const scrubbed = runtime.redactor.scrubText(text);
-  const chars = Array.from(scrubbed);
-  return chars.length <= runtime.maxErrorChars ? scrubbed : chars.slice(0, runtime.maxErrorChars).join('');
+  return cutToCodePoints(runtime.redactor.scrubText(text), runtime.maxErrorChars);
 }
 
 function payloadText(runtime: IntakeRuntime, payload: unknown): string | null {
@@ -38,11 +37,7 @@ function payloadText(runtime: IntakeRuntime, payload: unknown): string | null {
  * always be written.
  */
 function idText(runtime: IntakeRuntime, id: string | null | undefined, limit: number): string | null {
-  if (id === null || id === undefined) return null;
-  const scrubbed = runtime.redactor.scrubText(id);
-  if (scrubbed.length <= limit) return scrubbed;
-  const chars = Array.from(scrubbed);
-  return chars.length <= limit ? scrubbed : `${chars.slice(0, limit - 1).join('')}…`;
+  return id === null || id === undefined ? null : cutToCodePoints(runtime.redactor.scrubText(id), limit, '…');
 }
 
 /** The redacted journal row of a delivery answered with `response`. */
