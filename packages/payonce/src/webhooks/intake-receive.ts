@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { PayonceError } from '../core/errors.js';
 import { storeError } from '../core/guard-failures.js';
+import { fingerprintOf } from '../core/guard-input.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
+import type { InsertClaimRequest } from '../core/store.js';
 import { TransactionFence } from '../core/transaction-fence.js';
 import type { HttpResponse } from '../http/http-exchange.js';
 import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attributes.js';
@@ -249,12 +251,20 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
         payload,
       );
     } else if (endpoint.transaction === true && delivery.runtime.groupCommit !== null) {
+      // The fingerprint once: the guard's claim and the batch's claim made together (`GroupCommit.run`) carry it.
+      const claimFingerprint = fingerprintOf({ payload: payload.payload });
+      const options = { fingerprint: claimFingerprint ?? undefined, signal: payload.signal, waitForInFlightMs: 0 };
       const grouped = (tx: unknown) =>
-        guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), {
-          ...payload,
-          waitForInFlightMs: 0,
-        });
-      const answered = await answerGrouped(delivery, delivery.runtime.groupCommit, trace, grouped, () => outcome);
+        guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), options);
+      const claim = { key, nowMs: delivery.runtime.clock.now(), fingerprint: claimFingerprint };
+      const answered = await answerGrouped(
+        delivery,
+        delivery.runtime.groupCommit,
+        trace,
+        grouped,
+        () => outcome,
+        claim,
+      );
       await linkToFirstDelivery(guard.store, key, delivery.span, handlerRan);
       return answered;
     } else if (endpoint.transaction === true) {
@@ -284,7 +294,8 @@ function decidedTrace(trace: Trace, result: Outcome, outcome: DeliveryOutcome): 
 
 /**
  * Steps 4–7 of a one-commit endpoint under group commit: `claimAndHandle` (claim, handler, completion) and the
- * delivery's journal row run in the delivery's savepoint of a transaction shared with concurrent deliveries; the
+ * delivery's journal row run in the delivery's savepoint of a transaction shared with concurrent deliveries (its
+ * receipt `claim` made with theirs in one statement where the store can, `GroupCommit.run`); the
  * answer is given after that transaction committed. A journal that cannot write in the store's transactions (not a
  * SQL journal of the guard's store) gets its row after the commit, as in the other modes. A failure (the handler's,
  * the claim's, the journal row's, the commit's) is answered by the caller's error path, outside the transaction.
@@ -295,6 +306,7 @@ async function answerGrouped(
   trace: Trace,
   claimAndHandle: (tx: unknown) => Promise<Outcome>,
   outcomeOf: () => DeliveryOutcome,
+  claim: InsertClaimRequest,
 ): Promise<HttpResponse> {
   const { runtime, request } = delivery;
   const { ack } = delivery.resolved;
@@ -315,7 +327,7 @@ async function answerGrouped(
       throw storeError('journal', error);
     }
     return { decided, response, record };
-  });
+  }, claim);
   return answer(delivery, done.decided, done.response, done.record);
 }
 

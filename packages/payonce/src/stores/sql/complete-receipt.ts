@@ -4,6 +4,8 @@ import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../../core/store.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
+import { holdsGroupClaim } from './group-claims.js';
+import { writeBeforeCommit } from './group-commit.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyValues, runStatement, type SqlContext } from './sql-context.js';
 
@@ -26,7 +28,10 @@ const COMPLETE_RECEIPT = defineStatement(
 
 /**
  * Compare-and-set completion: stores the response (status, headers as JSON, body bytes) and marks the row
- * `completed` only if it is still `processing` at `attempt` (fencing). False when the claim was lost.
+ * `completed` only if it is still `processing` at `attempt` (fencing). False when the claim was lost. A receipt
+ * claimed with its group transaction's others (`claimForGroup`) is completed with the transaction's deferred writes
+ * just before its commit (`writeBeforeCommit`): the uncommitted row is this transaction's alone, so the fence holds;
+ * the deferred write must touch its row, or the whole batch is rolled back and runs again caller by caller.
  * @see docs/design.md §3 "Fencing".
  */
 export async function completeReceipt(
@@ -35,7 +40,7 @@ export async function completeReceipt(
 ): Promise<boolean> {
   const { key, attempt, nowMs, response } = request;
   const { provider, externalId } = keyValues(ctx, key);
-  const result = await runStatement(ctx, COMPLETE_RECEIPT, {
+  const values = {
     provider,
     externalId,
     attempt,
@@ -43,6 +48,11 @@ export async function completeReceipt(
     responseStatus: response.status,
     responseHeaders: JSON.stringify(response.headers),
     responseBody: bufferOf(response.body),
-  });
+  };
+  if (ctx.inTransaction && holdsGroupClaim(ctx, key, attempt)) {
+    await writeBeforeCommit(ctx.db, ctx.statements.template(COMPLETE_RECEIPT).bind(values), { mustTouch: true });
+    return true;
+  }
+  const result = await runStatement(ctx, COMPLETE_RECEIPT, values);
   return (result.numAffectedRows ?? 0n) > 0n;
 }

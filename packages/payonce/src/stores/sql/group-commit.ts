@@ -3,7 +3,9 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { InvalidOption } from '../../core/errors.js';
 import { storeError } from '../../core/guard-failures.js';
 import { positiveInt } from '../../core/options.js';
+import type { InsertClaimRequest } from '../../core/store.js';
 import { DEFAULT_MAX_CONCURRENT_BATCHES } from './batch-options.js';
+import { keyId } from './batch-statements.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
@@ -16,6 +18,16 @@ export interface GroupCommitStore<DB> {
   readonly dialect: SqlDialect;
   /** One new transaction, retried whole after a transient error (`SqlStore.transaction`). */
   transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /**
+   * Claims the receipts of a batch's callers in `tx` in one statement before they run (`SqlStore.claimTogether`);
+   * false when this store does not (its dialect has no multi-row claim in a transaction).
+   */
+  claimTogether?(tx: Transaction<DB>, requests: readonly InsertClaimRequest[]): Promise<boolean>;
+  /**
+   * Deletes the row `claimTogether` inserted for `request`'s key, after its caller's work failed or — `untakenOnly`
+   * — when the work ended without claiming the key.
+   */
+  releaseClaim?(tx: Transaction<DB>, request: InsertClaimRequest, untakenOnly: boolean): Promise<void>;
 }
 
 /**
@@ -55,7 +67,14 @@ type Share =
   | { readonly kind: 'again' };
 
 type AnyWork = GroupWork<unknown, unknown>;
-type GroupEntry = BatchEntry<AnyWork, unknown>;
+
+/** One caller of a group commit: its work, and the receipt claim its work starts with, when it said so. */
+interface GroupItem {
+  readonly work: AnyWork;
+  readonly claim: InsertClaimRequest | null;
+}
+
+type GroupEntry = BatchEntry<GroupItem, unknown>;
 
 /**
  * One savepoint name for every caller, never released (a `RELEASE` would cost each caller a round trip): PostgreSQL
@@ -65,8 +84,15 @@ type GroupEntry = BatchEntry<AnyWork, unknown>;
 const SAVEPOINT = CompiledQuery.raw('savepoint payonce_share');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint payonce_share');
 
+/** A write a caller of a group transaction left for its end (`writeBeforeCommit`). */
+interface DeferredWrite {
+  readonly query: CompiledQuery;
+  /** The write must touch a row: one that touches none fails the batch (`DeferredWritesFailed`). */
+  readonly mustTouch: boolean;
+}
+
 /** The writes callers of a group transaction left for its end (`writeBeforeCommit`), by transaction. */
-const beforeCommit = new WeakMap<object, CompiledQuery[]>();
+const beforeCommit = new WeakMap<object, DeferredWrite[]>();
 
 /**
  * Makes `query` — an insert nothing later in the transaction reads, such as a delivery's journal row — in `tx`: in
@@ -76,13 +102,25 @@ const beforeCommit = new WeakMap<object, CompiledQuery[]>();
  * not at all.
  * @throws whatever the driver throws, when sent now; at the commit, a failure fails the batch (see `GroupCommit`).
  */
-export async function writeBeforeCommit<DB>(tx: Kysely<DB>, query: CompiledQuery): Promise<void> {
+export async function writeBeforeCommit<DB>(
+  tx: Kysely<DB>,
+  query: CompiledQuery,
+  options: { readonly mustTouch?: boolean } = {},
+): Promise<void> {
   const pending = beforeCommit.get(tx);
   if (pending === undefined) await executeCompiled(tx, query);
-  else pending.push(query);
+  else pending.push({ query, mustTouch: options.mustTouch === true });
 }
 
-/** The deferred writes of a group transaction failed: its callers run again, each in its own transaction. */
+/** True when `tx` is a transaction a {@link GroupCommit} runs (its callers' writes may wait for its end). */
+export function inGroupTransaction(tx: object): boolean {
+  return beforeCommit.has(tx);
+}
+
+/**
+ * The claims made together or the writes deferred to the commit of a group transaction failed other than
+ * transiently: its callers run again, each in its own transaction.
+ */
 class DeferredWritesFailed extends Error {}
 
 /**
@@ -135,7 +173,7 @@ export function resolveGroupCommit(
  * @see docs/design.md §11 "Group commit".
  */
 export class GroupCommit<DB> {
-  private readonly batcher: Batcher<AnyWork, unknown>;
+  private readonly batcher: Batcher<GroupItem, unknown>;
   /** The options in force, every field set. */
   readonly options: Required<GroupCommitOptions>;
 
@@ -145,28 +183,33 @@ export class GroupCommit<DB> {
     options?: GroupCommitOptions | true,
   ) {
     this.options = resolveGroupCommit(options, store.dialect);
-    this.batcher = new Batcher<AnyWork, unknown>(
+    this.batcher = new Batcher<GroupItem, unknown>(
       new BatchSlots(this.options.maxConcurrentBatches),
       this.options.maxBatchSize,
       (entries) => this.runBatch(entries),
-      (work) => this.alone(work),
+      (item) => this.alone(item.work),
     );
   }
 
   /**
    * Runs `work` in a transaction shared with concurrent callers, inside its own savepoint; resolves with its result
-   * once that transaction committed.
+   * once that transaction committed. `claim`: the receipt claim `work` starts with (the guard's claim of its key in
+   * `tx`, with this very fingerprint): on a store that can (`claimTogether`, PostgreSQL) the claims of a batch's
+   * callers are made in one statement before they run, each caller's own claim is answered from it, and the
+   * completion of a receipt claimed so is written with the batch's other deferred writes just before the commit. A
+   * caller whose key an earlier caller of the same batch claims runs after that batch committed, and so replays its
+   * stored answer.
    * @throws whatever `work` throws (its writes rolled back, the others' kept).
    * @throws {StoreUnavailable} the shared transaction failed to begin or commit, or lost its connection (the commit's
    *   outcome may be unknown: deliver again, the receipts decide).
    */
-  run<T>(work: GroupWork<DB, T>): Promise<T> {
+  run<T>(work: GroupWork<DB, T>, claim?: InsertClaimRequest): Promise<T> {
     // Bound to the caller's async context: its spans, its held claims (`AsyncLocalStorage`), not the context of
     // whichever caller happened to start the batch.
     // (`runInAsyncScope` of a resource made here: `AsyncResource.bind` costs a `util.deprecate` wrapper per call.)
     const scope = new AsyncResource('PAYONCE_GROUP_COMMIT');
     const inScope: AnyWork = (tx) => scope.runInAsyncScope(work as AnyWork, null, tx);
-    return this.batcher.submit(inScope) as Promise<T>;
+    return this.batcher.submit({ work: inScope, claim: claim ?? null }) as Promise<T>;
   }
 
   /** `work` in its own transaction, as `store.transaction` runs it; a failure of BEGIN or COMMIT is `StoreUnavailable`. */
@@ -192,20 +235,29 @@ export class GroupCommit<DB> {
     }
   }
 
-  private async runBatch(entries: readonly GroupEntry[]): Promise<void> {
+  private async runBatch(all: readonly GroupEntry[]): Promise<void> {
+    const { entries, later } = splitRepeatedKeys(all);
     const [lone] = entries;
     if (entries.length === 1 && lone !== undefined) {
       // Nothing to share the transaction with: no savepoint (a round trip). Its failure rolls back only its writes
       // as the savepoint would, a transient one runs it again (`store.transaction`), and it is answered after COMMIT.
-      await this.alone(lone.item).then(lone.resolve, lone.reject);
-      return;
-    }
+      await this.alone(lone.item.work).then(lone.resolve, lone.reject);
+    } else await this.shared(entries);
+    // A repeated key, after the batch that claimed it committed: it replays that answer (or claims it afresh).
+    for (const entry of later) await this.alone(entry.item.work).then(entry.resolve, entry.reject);
+  }
+
+  /** `entries` (two or more, distinct claim keys) in one transaction, each in its savepoint. */
+  private async shared(entries: readonly GroupEntry[]): Promise<void> {
     let shares: Share[] = [];
     try {
       await this.store.transaction(async (tx) => {
         shares = []; // the whole batch runs again after a transient error that ended the transaction
         beforeCommit.set(tx, []);
-        for (const entry of entries) shares.push(await this.share(tx as Transaction<unknown>, entry.item));
+        const claimed = await this.claimTogether(tx, entries);
+        for (const entry of entries) {
+          shares.push(await this.share(tx as Transaction<unknown>, entry.item, claimed));
+        }
         try {
           await this.writeDeferred(tx);
         } catch (error) {
@@ -217,7 +269,7 @@ export class GroupCommit<DB> {
       if (error instanceof DeferredWritesFailed) {
         // One caller's row may be what failed: each runs again alone, so only its own delivery fails. One after
         // another, on this batch's slot: the pool is not asked for more connections than the batches hold.
-        for (const entry of entries) await this.alone(entry.item).then(entry.resolve, entry.reject);
+        for (const entry of entries) await this.alone(entry.item.work).then(entry.resolve, entry.reject);
         return;
       }
       const failure = storeError('transaction', error);
@@ -229,19 +281,37 @@ export class GroupCommit<DB> {
       const share = shares[i]!;
       if (share.kind === 'done') entry.resolve(share.value);
       else if (share.kind === 'failed') entry.reject(share.error);
-      else again.push(this.alone(entry.item).then(entry.resolve, entry.reject));
+      else again.push(this.alone(entry.item.work).then(entry.resolve, entry.reject));
     });
     await Promise.all(again);
   }
 
-  /** One caller's work in its savepoint. A savepoint statement that fails (connection lost) fails the batch. */
-  private async share(tx: Transaction<unknown>, work: AnyWork): Promise<Share> {
+  /**
+   * The batch's receipt claims in one statement, when its callers gave them and the store can (`claimTogether`).
+   * True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
+   */
+  private async claimTogether(tx: Transaction<DB>, entries: readonly GroupEntry[]): Promise<boolean> {
+    const requests = entries.flatMap((entry) => (entry.item.claim === null ? [] : [entry.item.claim]));
+    if (requests.length < 2 || this.store.claimTogether === undefined) return false;
+    try {
+      return await this.store.claimTogether(tx, requests);
+    } catch (error) {
+      if (this.transient(error)) throw error;
+      throw new DeferredWritesFailed('the claims of a group transaction failed', { cause: error });
+    }
+  }
+
+  /**
+   * One caller's work in its savepoint. A savepoint statement that fails (connection lost) fails the batch. When its
+   * claim was made with the batch's (`claimed`), before the savepoint, a work that fails has that row deleted too.
+   */
+  private async share(tx: Transaction<unknown>, item: GroupItem, claimed: boolean): Promise<Share> {
     await executeCompiled(tx, SAVEPOINT);
     const pending = beforeCommit.get(tx);
     const mark = pending?.length ?? 0;
     let value: unknown;
     try {
-      value = await work(tx);
+      value = await item.work(tx);
     } catch (error) {
       if (pending !== undefined) pending.length = mark; // its deferred writes go with its savepoint's
       const transient = this.transient(error);
@@ -252,8 +322,12 @@ export class GroupCommit<DB> {
         // so the work's transient error runs the batch again; anything else (connection lost) fails the batch.
         throw transient ? error : rollbackError;
       }
+      // Its claim row must not commit: its next delivery (or its run alone, after a transient error) claims afresh.
+      if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, false);
       return transient ? { kind: 'again' } : { kind: 'failed', error };
     }
+    // A work that never claimed its key leaves no claim row behind.
+    if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, true);
     return { kind: 'done', value };
   }
 
@@ -264,7 +338,12 @@ export class GroupCommit<DB> {
     await together(
       tx,
       this.store.dialect.name,
-      pending.map((query) => () => executeCompiled(tx, query)),
+      pending.map(({ query, mustTouch }) => async () => {
+        const result = await executeCompiled(tx, query);
+        if (mustTouch && !((result.numAffectedRows ?? 0n) > 0n)) {
+          throw new Error('a write deferred to the commit touched no row');
+        }
+      }),
     );
   }
 
@@ -276,4 +355,25 @@ export class GroupCommit<DB> {
       (error instanceof Error && error.cause !== undefined && dialect.isTransientError(error.cause))
     );
   }
+}
+
+/**
+ * `all` split into the entries a batch runs and those whose claim key an earlier entry of it claims (`later`): a
+ * completion waits for the commit (`writeBeforeCommit`), so a repeated key in the same transaction would find the
+ * receipt still in flight and be answered "in progress" instead of replaying.
+ */
+function splitRepeatedKeys(all: readonly GroupEntry[]): { entries: GroupEntry[]; later: GroupEntry[] } {
+  const seen = new Set<string>();
+  const entries: GroupEntry[] = [];
+  const later: GroupEntry[] = [];
+  for (const entry of all) {
+    const { claim } = entry.item;
+    const id = claim === null ? null : keyId(claim.key);
+    if (id !== null && seen.has(id)) later.push(entry);
+    else {
+      if (id !== null) seen.add(id);
+      entries.push(entry);
+    }
+  }
+  return { entries, later };
 }

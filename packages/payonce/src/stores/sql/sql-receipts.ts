@@ -5,6 +5,7 @@ import type { FinishRequest, InsertClaimRequest, InsertClaimResult, Store, Takeo
 import { completeReceipt } from './complete-receipt.js';
 import { failReceipt } from './fail-receipt.js';
 import { findReceipt } from './find-receipt.js';
+import { takeGroupClaim } from './group-claims.js';
 import { insertClaim } from './insert-claim.js';
 import { purgeBatch } from './purge-batch.js';
 import { receiptTraceOf, recordReceiptTrace } from './receipt-trace.js';
@@ -29,7 +30,9 @@ export class SqlReceipts implements Store {
   }
 
   insertClaim(request: InsertClaimRequest): Promise<InsertClaimResult> {
-    return insertClaim(this.ctx, request);
+    // In a group transaction whose claims were made together (`claimForGroup`), the key's claim is answered from it.
+    const claimed = this.ctx.inTransaction ? takeGroupClaim(this.ctx, request) : null;
+    return claimed === null ? insertClaim(this.ctx, request) : Promise.resolve(claimed);
   }
 
   takeover(request: TakeoverRequest): Promise<Receipt | null> {

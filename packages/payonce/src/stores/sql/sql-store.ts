@@ -17,6 +17,7 @@ import { runClaimBatch } from './batched-claims.js';
 import { batchable, type CompleteRequest, runCompleteBatch } from './batched-completions.js';
 import { Batcher, BatchSlots } from './batcher.js';
 import { StatementCache, type StatementDefinition } from './compiled-statement.js';
+import { claimForGroup, releaseGroupClaim } from './group-claims.js';
 import { type MigrateOptions, type MigrationReport, migrate } from './migrate.js';
 import { mysqlBatchStatements } from './mysql-batch-statements.js';
 import { postgresBatchStatements } from './postgres-batch-statements.js';
@@ -309,6 +310,32 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
         'must be a Kysely Transaction (db.transaction()); for a pg client or a Drizzle tx use payonce/tx/pg or payonce/tx/drizzle',
       );
     return new SqlReceipts(this.context(tx as unknown as Kysely<ReceiptsDatabase>, true));
+  }
+
+  /**
+   * Claims the receipts of `requests` in `tx`, a transaction of this store's that a group commit runs, with one
+   * multi-row statement (`claimForGroup`), so that each caller's own claim of its key in `tx` is answered without
+   * one of its own and its completion waits for the commit (`GroupCommit.run`'s `claim`). PostgreSQL only: true
+   * when made, false elsewhere (MySQL/MariaDB's multi-row claim in a transaction would hold gap locks across the
+   * batch; SQLite has one connection).
+   * @throws whatever the driver throws.
+   */
+  async claimTogether(tx: Transaction<DB>, requests: readonly InsertClaimRequest[]): Promise<boolean> {
+    if (this.dialect.name !== 'postgres') return false;
+    await claimForGroup(
+      this.context(tx as unknown as Kysely<ReceiptsDatabase>, true),
+      postgresBatchStatements,
+      requests,
+    );
+    return true;
+  }
+
+  /**
+   * Deletes the claim row `claimTogether` inserted in `tx` for `request`'s key (when it did): its caller's work
+   * failed, or (`untakenOnly`) ended without claiming the key. @throws whatever the driver throws.
+   */
+  releaseClaim(tx: Transaction<DB>, request: InsertClaimRequest, untakenOnly: boolean): Promise<void> {
+    return releaseGroupClaim(this.context(tx as unknown as Kysely<ReceiptsDatabase>, true), request.key, untakenOnly);
   }
 
   /**

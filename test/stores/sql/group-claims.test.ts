@@ -1,0 +1,206 @@
+import { sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
+import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
+import type { InsertClaimRequest } from '../../../packages/payonce/src/core/store.js';
+import { GroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
+
+// Issue 40: the receipts of a group transaction's callers are claimed in ONE statement before they run and completed
+// with the batch's deferred writes just before its commit (PostgreSQL). What a caller sees is what it saw with a
+// claim and a completion of its own: a fresh key runs its handler once, a failed handler leaves no receipt behind,
+// a key repeated in the batch replays the first one's answer.
+
+/** Resolves after every microtask chain started now has run. */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const textOf = (query: unknown): string =>
+  typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
+
+describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
+  'postgres: receipts claimed together in a group commit',
+  () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let guard: IdempotencyGuard<SqlStore<unknown>>;
+    let serial = 0;
+    beforeAll(async () => {
+      backend = await createSqlBackend('postgres');
+      store = await backend.open();
+      guard = new IdempotencyGuard(store);
+      await sql`create table gcc_rows (k varchar(80) not null)`.execute(store.db);
+    }, 60_000);
+    afterAll(async () => {
+      await backend?.drop();
+    });
+
+    const fresh = (label: string) => {
+      serial += 1;
+      return new RequestKey('gcc', `${label}-${serial}-${process.pid}`);
+    };
+    const claimOf = (key: RequestKey): InsertClaimRequest => ({ key, nowMs: Date.now(), fingerprint: null });
+    const rows = async (k: string) =>
+      Number(
+        (await sql<{ n: string }>`select count(*) as n from gcc_rows where k = ${k}`.execute(store.db)).rows[0]?.n,
+      );
+    const receipt = (key: RequestKey) => store.find(key);
+
+    /** The guarded work of `key`: its business row, then `fail` (throw after the row) or an answer naming it. */
+    const guarded =
+      (key: RequestKey, runs: Map<string, number>, fail = false) =>
+      (tx: Transaction<unknown>) =>
+        guard.runInTransaction(
+          tx as never,
+          key,
+          async (inTx) => {
+            runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
+            await sql`insert into gcc_rows (k) values (${key.externalId})`.execute(inTx as Transaction<unknown>);
+            if (fail) throw new Error(`${key.externalId} failed after its write`);
+            return { status: 200, body: key.externalId };
+          },
+          { waitForInFlightMs: 0 },
+        );
+
+    /** Runs `calls` as ONE batch: a gate caller holds the only transaction slot until all of them queued. */
+    async function inOneBatch<T>(group: GroupCommit<unknown>, calls: (() => Promise<T>)[]) {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = group.run(async () => {
+        reached();
+        await held;
+      });
+      await atGate;
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        const answers = Promise.allSettled(calls.map((call) => call()));
+        await settled();
+        release();
+        await gate;
+        const settledAnswers = await answers;
+        return { answers: settledAnswers, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
+      } finally {
+        spy.mockRestore();
+      }
+    }
+
+    it('claims the batch in one statement, runs each handler once and completes every receipt at the commit', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const keys = Array.from({ length: 5 }, (_, i) => fresh(`batch${i}`));
+      const runs = new Map<string, number>();
+      const { answers, texts } = await inOneBatch(
+        group,
+        keys.map((key) => () => group.run(guarded(key, runs), claimOf(key))),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill('fulfilled'));
+      for (const [i, answer] of answers.entries()) {
+        const outcome = (answer as PromiseFulfilledResult<{ isReplay: boolean; response: { body: Uint8Array } }>).value;
+        expect(outcome.isReplay).toBe(false);
+        expect(new TextDecoder().decode(outcome.response.body)).toBe(keys[i]!.externalId);
+      }
+      // One multi-row claim, no single-row claim; no completion before the end, then all five in one statement.
+      const receiptWrites = texts.filter((text) => /payonce_receipts/.test(text) && !/^select/i.test(text.trim()));
+      expect(receiptWrites.filter((text) => /^insert into/i.test(text.trim()))).toHaveLength(1);
+      expect(receiptWrites.filter((text) => /unnest/.test(text))).toHaveLength(1);
+      const completions = receiptWrites.filter((text) => /^with w0 as \(update "payonce_receipts"/.test(text));
+      expect(completions).toHaveLength(1);
+      expect(completions[0]!.match(/update "payonce_receipts"/g)).toHaveLength(5);
+      for (const key of keys) {
+        expect(runs.get(key.externalId)).toBe(1);
+        expect(await rows(key.externalId)).toBe(1);
+        expect(await receipt(key)).toMatchObject({ status: 'completed', attempts: 1 });
+      }
+    });
+
+    it('a handler that fails leaves no receipt and no row; its next delivery runs it; the others commit', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const keys = Array.from({ length: 4 }, (_, i) => fresh(`fail${i}`));
+      const runs = new Map<string, number>();
+      const { answers } = await inOneBatch(
+        group,
+        keys.map((key, i) => () => group.run(guarded(key, runs, i === 1), claimOf(key))),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      const failed = keys[1]!;
+      expect([await receipt(failed), await rows(failed.externalId)]).toEqual([null, 0]);
+      for (const key of [keys[0]!, keys[2]!, keys[3]!]) {
+        expect(await receipt(key)).toMatchObject({ status: 'completed' });
+        expect(await rows(key.externalId)).toBe(1);
+      }
+      const again = await group.run(guarded(failed, runs), claimOf(failed));
+      expect(again.isReplay).toBe(false);
+      expect([runs.get(failed.externalId), await rows(failed.externalId)]).toEqual([2, 1]);
+    });
+
+    it('a key repeated in the batch runs once; the repeat replays the stored answer after the commit', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const [a, b] = [fresh('twice'), fresh('once')];
+      const runs = new Map<string, number>();
+      const { answers } = await inOneBatch(
+        group,
+        [a, b, a].map((key) => () => group.run(guarded(key, runs), claimOf(key))),
+      );
+      const outcomes = answers.map(
+        (answer) => (answer as PromiseFulfilledResult<{ isReplay: boolean; response: { body: Uint8Array } }>).value,
+      );
+      expect(outcomes.map((outcome) => outcome.isReplay)).toEqual([false, false, true]);
+      expect(new TextDecoder().decode(outcomes[2]!.response.body)).toBe(a.externalId);
+      expect([runs.get(a.externalId), await rows(a.externalId)]).toEqual([1, 1]);
+    });
+
+    it('a key already completed is answered from the batch claim as a replay, with no handler run', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const runs = new Map<string, number>();
+      const done = fresh('done');
+      await group.run(guarded(done, runs), claimOf(done));
+      const other = fresh('other');
+      const { answers } = await inOneBatch(
+        group,
+        [done, other].map((key) => () => group.run(guarded(key, runs), claimOf(key))),
+      );
+      const outcomes = answers.map((answer) => (answer as PromiseFulfilledResult<{ isReplay: boolean }>).value);
+      expect(outcomes.map((outcome) => outcome.isReplay)).toEqual([true, false]);
+      expect([runs.get(done.externalId), runs.get(other.externalId)]).toEqual([1, 1]);
+    });
+
+    it('a work that never claims its key leaves no claim row behind', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const [unclaimed, claimed] = [fresh('unclaimed'), fresh('claimed')];
+      const runs = new Map<string, number>();
+      const { answers } = await inOneBatch<unknown>(group, [
+        () => group.run(async () => 'did something else', claimOf(unclaimed)),
+        () => group.run(guarded(claimed, runs), claimOf(claimed)),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled']);
+      expect(await receipt(unclaimed)).toBeNull();
+      expect(await receipt(claimed)).toMatchObject({ status: 'completed' });
+    });
+
+    it('a completion that finds its row gone fails only its own caller; the others run again alone and commit', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const keys = [fresh('gone-a'), fresh('gone-b'), fresh('gone-c')];
+      const runs = new Map<string, number>();
+      // b's work deletes its own receipt after the guard completed it: the deferred completion touches no row.
+      const removing = (key: RequestKey) => async (tx: Transaction<unknown>) => {
+        const outcome = await guarded(key, runs)(tx);
+        await sql`delete from payonce_receipts where provider = ${key.provider} and external_id = ${key.externalId}`.execute(
+          tx,
+        );
+        return outcome;
+      };
+      const { answers } = await inOneBatch(
+        group,
+        keys.map((key, i) => () => group.run(i === 1 ? removing(key) : guarded(key, runs), claimOf(key))),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      for (const key of [keys[0]!, keys[2]!]) {
+        expect(await receipt(key)).toMatchObject({ status: 'completed', attempts: 1 });
+        expect(await rows(key.externalId)).toBe(1); // its first run was rolled back with the batch
+        expect(runs.get(key.externalId)).toBe(2);
+      }
+    });
+  },
+);
