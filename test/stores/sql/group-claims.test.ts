@@ -31,6 +31,8 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       store = await backend.open();
       guard = new IdempotencyGuard(store);
       await sql`create table gcc_rows (k varchar(80) not null)`.execute(store.db);
+      await sql`create table gcc_unique (k varchar(80) primary key)`.execute(store.db);
+      await sql`insert into gcc_unique (k) values ('taken')`.execute(store.db);
     }, 60_000);
     afterAll(async () => {
       await backend?.drop();
@@ -105,6 +107,8 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       const receiptWrites = texts.filter((text) => /payonce_receipts/.test(text) && !/^select/i.test(text.trim()));
       expect(receiptWrites.filter((text) => /^insert into/i.test(text.trim()))).toHaveLength(1);
       expect(receiptWrites.filter((text) => /unnest/.test(text))).toHaveLength(1);
+      // No work failed: no savepoint either (one is taken per work only when the batch runs again after a failure).
+      expect(texts.filter((text) => /savepoint/i.test(text))).toEqual([]);
       const completions = receiptWrites.filter((text) => /^with w0 as \(update "payonce_receipts"/.test(text));
       expect(completions).toHaveLength(1);
       expect(completions[0]!.match(/update "payonce_receipts"/g)).toHaveLength(5);
@@ -130,9 +134,11 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
         expect(await receipt(key)).toMatchObject({ status: 'completed' });
         expect(await rows(key.externalId)).toBe(1);
       }
+      // The batch ran without savepoints up to the failure, rolled back, then again with one per work.
+      expect(keys.map((key) => runs.get(key.externalId))).toEqual([2, 2, 1, 1]);
       const again = await group.run(guarded(failed, runs), claimOf(failed));
       expect(again.isReplay).toBe(false);
-      expect([runs.get(failed.externalId), await rows(failed.externalId)]).toEqual([2, 1]);
+      expect([runs.get(failed.externalId), await rows(failed.externalId)]).toEqual([3, 1]);
     });
 
     it('a key repeated in the batch runs once; the repeat replays the stored answer after the commit', async () => {
@@ -201,6 +207,71 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
         expect(await rows(key.externalId)).toBe(1); // its first run was rolled back with the batch
         expect(runs.get(key.externalId)).toBe(2);
       }
+    });
+    /** A handler that inserts a row the database refuses and catches the error, as "already done" (PostgreSQL: the
+     * transaction is aborted from then on, which the handler does not see). */
+    const swallowing = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>
+      guard.runInTransaction(
+        tx as never,
+        key,
+        async (inTx) => {
+          runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
+          try {
+            await sql`insert into gcc_unique (k) values ('taken')`.execute(inTx as Transaction<unknown>);
+          } catch {
+            // treated as done: but the transaction is aborted now
+          }
+          return { status: 200, body: key.externalId };
+        },
+        { waitForInFlightMs: 0 },
+      );
+
+    for (const position of [0, 1, 2]) {
+      it(`a handler that swallows a failed statement (position ${position + 1} of 3) fails alone; the others commit`, async () => {
+        const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+        const keys = [0, 1, 2].map((i) => fresh(`swallow${position}-${i}`));
+        const runs = new Map<string, number>();
+        const { answers } = await inOneBatch<unknown>(
+          group,
+          keys.map(
+            (key, i) => () => group.run(i === position ? swallowing(key, runs) : guarded(key, runs), claimOf(key)),
+          ),
+        );
+        // Its own completion fails when it runs alone (the aborted transaction refuses it): only it is refused.
+        expect(answers.map((answer) => answer.status)).toEqual(
+          keys.map((_, i) => (i === position ? 'rejected' : 'fulfilled')),
+        );
+        for (const [i, key] of keys.entries()) {
+          if (i === position) expect(await receipt(key)).toBeNull();
+          else {
+            expect(await receipt(key)).toMatchObject({ status: 'completed' });
+            expect(await rows(key.externalId)).toBe(1);
+          }
+        }
+      });
+    }
+
+    it('a batch with nothing left for its end is checked before its COMMIT, which would roll an aborted one back silently', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const [a, b] = [fresh('probe-a'), fresh('probe-b')];
+      const plain = (k: string, swallow: boolean) => async (tx: Transaction<unknown>) => {
+        await sql`insert into gcc_rows (k) values (${k})`.execute(tx);
+        if (swallow) {
+          try {
+            await sql`insert into gcc_unique (k) values ('taken')`.execute(tx);
+          } catch {
+            // swallowed: the transaction is aborted
+          }
+        }
+        return k;
+      };
+      const { answers } = await inOneBatch<unknown>(group, [
+        () => group.run(plain(a.externalId, false)),
+        () => group.run(plain(b.externalId, true)),
+      ]);
+      expect(answers[0]).toEqual({ status: 'fulfilled', value: a.externalId });
+      // Answered means committed: a's row is there (it ran again alone after the check found the batch aborted).
+      expect(await rows(a.externalId)).toBe(1);
     });
   },
 );

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { PayonceError } from '../core/errors.js';
 import { storeError } from '../core/guard-failures.js';
-import { fingerprintOf } from '../core/guard-input.js';
+import { epochMs, fingerprintOf } from '../core/guard-input.js';
 import type { ClaimContext } from '../core/idempotency-guard.js';
 import type { Outcome } from '../core/outcome.js';
 import { type ResponseInit, toStoredResponse } from '../core/response.js';
@@ -256,7 +256,7 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
       const options = { fingerprint: claimFingerprint ?? undefined, signal: payload.signal, waitForInFlightMs: 0 };
       const grouped = (tx: unknown) =>
         guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), options);
-      const claim = { key, nowMs: delivery.runtime.clock.now(), fingerprint: claimFingerprint };
+      const claim = { key, nowMs: epochMs(delivery.runtime.clock.now()), fingerprint: claimFingerprint };
       const answered = await answerGrouped(
         delivery,
         delivery.runtime.groupCommit,

@@ -10,7 +10,7 @@ import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
 
-/** One caller's share of a group transaction: its writes, run inside its own savepoint. */
+/** One caller's share of a group transaction: its writes (in its own savepoint when the batch runs with them). */
 export type GroupWork<DB, T> = (tx: Transaction<DB>) => Promise<T>;
 
 /** The part of a SQL store (`SqlStore`) a group commit needs: its transactions and its dialect. */
@@ -119,9 +119,29 @@ export function inGroupTransaction(tx: object): boolean {
 
 /**
  * The claims made together or the writes deferred to the commit of a group transaction failed other than
- * transiently: its callers run again, each in its own transaction.
+ * transiently, or a work left the transaction aborted without failing itself: its callers run again, each in its own
+ * transaction.
  */
 class DeferredWritesFailed extends Error {}
+
+/** A statement ends the whole check, so a work that left its transaction aborted is found before the commit. */
+const PROBE = CompiledQuery.raw('select 1');
+
+/**
+ * True when `error` (or its `cause`) is PostgreSQL's "current transaction is aborted" (SQLSTATE 25P02): an earlier
+ * statement of the transaction failed and a work caught that error and went on, so the statement that failed now is
+ * not its sender's fault. (A COMMIT of such a transaction rolls it back without an error: never acknowledge one.)
+ */
+function leftAborted(error: unknown): boolean {
+  const code = (value: unknown) => (value as { code?: unknown } | null)?.code;
+  return code(error) === '25P02' || (error instanceof Error && code(error.cause) === '25P02');
+}
+
+/**
+ * A work of a group transaction run without savepoints failed: the transaction is rolled back whole and the batch
+ * runs again with a savepoint per work. Never transient itself (no `cause`), so the store does not retry it.
+ */
+class ShareFailed extends Error {}
 
 /**
  * Validates `GroupCommitOptions`: `true`/`undefined` → the defaults, an object → its fields checked.
@@ -156,9 +176,10 @@ export function resolveGroupCommit(
 
 /**
  * Group commit of whole units of work (issue #40): concurrent calls of `run` share ONE transaction of the store
- * and ONE commit, each caller's work in its own savepoint, run one after another on the transaction's connection.
- * A work that throws is rolled back to its savepoint (only its own writes) and its caller gets its own error; the
- * others go on. Every caller is answered only after the commit that carries its rows: when the commit (or the
+ * and ONE commit, the callers' works run one after another on the transaction's connection. A batch runs first with
+ * no savepoints; when a work throws, the transaction is rolled back whole and the batch runs again with each work in
+ * its own savepoint, where a work that throws is rolled back to its savepoint (only its own writes) and its caller
+ * gets its own error while the others go on (so a work may run twice: it must only write through `tx`). Every caller is answered only after the commit that carries its rows: when the commit (or the
  * connection) fails, every caller of the batch gets `StoreUnavailable` and none of its writes is durable. A
  * transient error inside one work (deadlock, lock wait timeout) rolls its savepoint back and that work runs again
  * alone, in its own transaction, after the batch; a transient error that ends the whole transaction (MySQL rolls a
@@ -192,7 +213,7 @@ export class GroupCommit<DB> {
   }
 
   /**
-   * Runs `work` in a transaction shared with concurrent callers, inside its own savepoint; resolves with its result
+   * Runs `work` in a transaction shared with concurrent callers, its writes its own (a savepoint, after another caller's failure); resolves with its result
    * once that transaction committed. `claim`: the receipt claim `work` starts with (the guard's claim of its key in
    * `tx`, with this very fingerprint): on a store that can (`claimTogether`, PostgreSQL) the claims of a batch's
    * callers are made in one statement before they run, each caller's own claim is answered from it, and the
@@ -247,8 +268,13 @@ export class GroupCommit<DB> {
     for (const entry of later) await this.alone(entry.item.work).then(entry.resolve, entry.reject);
   }
 
-  /** `entries` (two or more, distinct claim keys) in one transaction, each in its savepoint. */
-  private async shared(entries: readonly GroupEntry[]): Promise<void> {
+  /**
+   * `entries` (two or more, distinct claim keys) in one transaction. First without savepoints (a round trip and a
+   * subtransaction less a delivery): when every work succeeds, that is the batch. When one fails, the transaction is
+   * rolled back whole and the batch runs again with a savepoint per work (`savepoints`), where each failure stays
+   * its own.
+   */
+  private async shared(entries: readonly GroupEntry[], savepoints = false): Promise<void> {
     let shares: Share[] = [];
     try {
       await this.store.transaction(async (tx) => {
@@ -256,16 +282,27 @@ export class GroupCommit<DB> {
         beforeCommit.set(tx, []);
         const claimed = await this.claimTogether(tx, entries);
         for (const entry of entries) {
-          shares.push(await this.share(tx as Transaction<unknown>, entry.item, claimed));
+          const work = tx as Transaction<unknown>;
+          shares.push(
+            savepoints ? await this.share(work, entry.item, claimed) : await this.unguarded(work, entry.item, claimed),
+          );
         }
         try {
-          await this.writeDeferred(tx);
+          await this.writeDeferred(tx, true);
         } catch (error) {
           if (this.transient(error)) throw error;
           throw new DeferredWritesFailed('the deferred writes of a group transaction failed', { cause: error });
         }
       });
-    } catch (error) {
+    } catch (caught) {
+      // A work that caught a failed statement's error and went on: it is not known which, so each runs alone (where
+      // that work's own next statement fails it alone).
+      const error = leftAborted(caught) ? new DeferredWritesFailed('a work left the transaction aborted') : caught;
+      if (error instanceof ShareFailed) {
+        // Rolled back whole (ROLLBACK succeeded): nothing of the batch committed. Again, each work in its savepoint.
+        await this.shared(entries, true);
+        return;
+      }
       if (error instanceof DeferredWritesFailed) {
         // One caller's row may be what failed: each runs again alone, so only its own delivery fails. One after
         // another, on this batch's slot: the pool is not asked for more connections than the batches hold.
@@ -302,6 +339,22 @@ export class GroupCommit<DB> {
   }
 
   /**
+   * One caller's work with no savepoint of its own; a work that never claimed its key made with the batch's
+   * (`claimed`) has that row deleted. @throws {ShareFailed} when it fails, to roll the batch back.
+   */
+  private async unguarded(tx: Transaction<unknown>, item: GroupItem, claimed: boolean): Promise<Share> {
+    let value: unknown;
+    try {
+      value = await item.work(tx);
+    } catch (error) {
+      if (leftAborted(error)) throw new DeferredWritesFailed('a work left the transaction aborted');
+      throw new ShareFailed('a work of a group transaction without savepoints failed');
+    }
+    if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, true);
+    return { kind: 'done', value };
+  }
+
+  /**
    * One caller's work in its savepoint. A savepoint statement that fails (connection lost) fails the batch. When its
    * claim was made with the batch's (`claimed`), before the savepoint, a work that fails has that row deleted too.
    */
@@ -331,10 +384,18 @@ export class GroupCommit<DB> {
     return { kind: 'done', value };
   }
 
-  /** Sends the writes the callers of `tx` deferred to its end (`writeBeforeCommit`): one statement on PostgreSQL. */
-  private async writeDeferred<D>(tx: Kysely<D>): Promise<void> {
+  /**
+   * Sends the writes the callers of `tx` deferred to its end (`writeBeforeCommit`): one statement on PostgreSQL.
+   * `probe`: on PostgreSQL with nothing deferred, one `select 1` instead, so that a transaction a work left aborted
+   * fails here rather than being rolled back silently by its COMMIT.
+   */
+  private async writeDeferred<D>(tx: Kysely<D>, probe = false): Promise<void> {
     const pending = beforeCommit.get(tx) ?? [];
     beforeCommit.delete(tx);
+    if (probe && pending.length === 0 && this.store.dialect.name === 'postgres') {
+      await executeCompiled(tx, PROBE);
+      return;
+    }
     await together(
       tx,
       this.store.dialect.name,

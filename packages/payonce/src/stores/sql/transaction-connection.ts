@@ -106,7 +106,14 @@ export async function together<DB>(
   writes: readonly (() => Promise<unknown>)[],
 ): Promise<void> {
   const executor = trx.isTransaction ? trx.getExecutor() : null;
-  const connection = executor === null ? undefined : live.get(executor);
+  let connection = executor === null ? undefined : live.get(executor);
+  if (connection === null && executor !== null && dialect === 'postgres' && writes.length > 1) {
+    // Nothing went straight to the connection yet (the transaction's statements so far went through Kysely): take it.
+    connection = await executor.provideConnection(async (taken) => {
+      live.set(executor, taken);
+      return taken;
+    });
+  }
   if (dialect !== 'postgres' || executor === null || !connection || gathering.has(executor) || writes.length < 2) {
     for (const write of writes) await write();
     return;
