@@ -2,11 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOption } from '../../../packages/payonce/src/core/errors.js';
-import {
-  GroupCommit,
-  resolveGroupCommit,
-  writeBeforeCommit,
-} from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import { resolveGroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit-options.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
 

@@ -6,7 +6,7 @@
  * @see docs/design.md §5.
  */
 
-export type { GroupCommitOptions } from '../stores/sql/group-commit.js';
+export type { GroupCommitOptions } from '../stores/sql/group-commit-options.js';
 export {
   type Housekeeping,
   type HousekeepingOptions,

@@ -1,6 +1,6 @@
 import type { ClaimContext, IdempotencyGuard } from '../core/idempotency-guard.js';
 import type { HandlerTransactionOf, Store } from '../core/store.js';
-import type { GroupCommitOptions } from '../stores/sql/group-commit.js';
+import type { GroupCommitOptions } from '../stores/sql/group-commit-options.js';
 import type { StackTransactions } from '../stores/sql/stack-transactions.js';
 import type { Acknowledgement } from './intake-acknowledgement.js';
 import type { DeliveryJournal } from './journal/delivery-journal.js';

@@ -254,8 +254,10 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
       // The fingerprint once: the guard's claim and the batch's claim made together (`GroupCommit.run`) carry it.
       const claimFingerprint = fingerprintOf({ payload: payload.payload });
       const options = { fingerprint: claimFingerprint ?? undefined, signal: payload.signal, waitForInFlightMs: 0 };
-      const grouped = (tx: unknown) =>
-        guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), options);
+      const grouped = (tx: unknown) => {
+        handlerRan = false; // a batch run again (another delivery failed) starts this one over: it may be a replay now
+        return guard.runInTransaction(tx as never, key, (inTx, claim) => handle(claim, { tx: inTx }), options);
+      };
       const claim = { key, nowMs: epochMs(delivery.runtime.clock.now()), fingerprint: claimFingerprint };
       const answered = await answerGrouped(
         delivery,

@@ -1,12 +1,10 @@
 import { AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { InvalidOption } from '../../core/errors.js';
 import { storeError } from '../../core/guard-failures.js';
-import { positiveInt } from '../../core/options.js';
 import type { InsertClaimRequest } from '../../core/store.js';
-import { DEFAULT_MAX_CONCURRENT_BATCHES } from './batch-options.js';
 import { keyId } from './batch-statements.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
+import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
 
@@ -28,35 +26,6 @@ export interface GroupCommitStore<DB> {
    * — when the work ended without claiming the key.
    */
   releaseClaim?(tx: Transaction<DB>, request: InsertClaimRequest, untakenOnly: boolean): Promise<void>;
-}
-
-/**
- * Default callers per shared transaction. The callers of one batch run one after another and are all answered at
- * its commit, so a batch's latency is the sum of its callers' round trips: 16 bounds it (about 16 × 16 round trips)
- * while a commit is still shared 16 ways. Never more than {@link MAX_GROUP_BATCH_SIZE}.
- */
-export const DEFAULT_GROUP_BATCH_SIZE = 16;
-
-/**
- * Most callers per shared transaction: PostgreSQL keeps the ids of at most 64 subtransactions of a transaction in
- * shared memory (`PGPROC_MAX_CACHED_SUBXIDS`, src/include/storage/proc.h); past that every other session's snapshot
- * checks go through the `pg_subtrans` SLRU. One savepoint per caller that writes is one subtransaction.
- */
-export const MAX_GROUP_BATCH_SIZE = 64;
-
-/** Tuning of group commit (`WebhookIntakeOptions.groupCommit`; docs/design.md §11 "Group commit"). */
-export interface GroupCommitOptions {
-  /**
-   * Most callers one shared transaction carries (1–64: above 64, PostgreSQL's cache of a transaction's subtransaction
-   * ids overflows). A batch's callers are all answered at its commit, after the last one's round trips, so a smaller
-   * batch answers sooner and a larger one shares a commit more ways. @default 16
-   */
-  readonly maxBatchSize?: number;
-  /**
-   * Most shared transactions open at once (1–1 000): each holds one connection of the store's pool while it runs.
-   * @default 10 (the default pool size of `pg` and `mysql2`); 1 on SQLite (one connection)
-   */
-  readonly maxConcurrentBatches?: number;
 }
 
 /** How one caller's work ended inside the shared transaction. */
@@ -112,11 +81,6 @@ export async function writeBeforeCommit<DB>(
   else pending.push({ query, mustTouch: options.mustTouch === true });
 }
 
-/** True when `tx` is a transaction a {@link GroupCommit} runs (its callers' writes may wait for its end). */
-export function inGroupTransaction(tx: object): boolean {
-  return beforeCommit.has(tx);
-}
-
 /**
  * The claims made together or the writes deferred to the commit of a group transaction failed other than
  * transiently, or a work left the transaction aborted without failing itself: its callers run again, each in its own
@@ -142,37 +106,6 @@ function leftAborted(error: unknown): boolean {
  * runs again with a savepoint per work. Never transient itself (no `cause`), so the store does not retry it.
  */
 class ShareFailed extends Error {}
-
-/**
- * Validates `GroupCommitOptions`: `true`/`undefined` → the defaults, an object → its fields checked.
- * @throws {InvalidOption} (`where`) for another value, an unknown field or a field out of range.
- */
-export function resolveGroupCommit(
-  options: unknown,
-  dialect: SqlDialect,
-  where = 'groupCommit',
-): Required<GroupCommitOptions> {
-  const slots = dialect.name === 'sqlite' ? 1 : DEFAULT_MAX_CONCURRENT_BATCHES;
-  if (options === undefined || options === true) {
-    return Object.freeze({ maxBatchSize: DEFAULT_GROUP_BATCH_SIZE, maxConcurrentBatches: slots });
-  }
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOption(where, `must be true or { maxBatchSize, maxConcurrentBatches }, got ${String(options)}`);
-  }
-  const { maxBatchSize, maxConcurrentBatches, ...rest } = options as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw new InvalidOption(`${where}.${unknown[0]}`, 'is not a group commit option');
-  return Object.freeze({
-    maxBatchSize:
-      maxBatchSize === undefined
-        ? DEFAULT_GROUP_BATCH_SIZE
-        : positiveInt(`${where}.maxBatchSize`, maxBatchSize, MAX_GROUP_BATCH_SIZE),
-    maxConcurrentBatches:
-      maxConcurrentBatches === undefined
-        ? slots
-        : positiveInt(`${where}.maxConcurrentBatches`, maxConcurrentBatches, 1_000),
-  });
-}
 
 /**
  * Group commit of whole units of work (issue #40): concurrent calls of `run` share ONE transaction of the store
