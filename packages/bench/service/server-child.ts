@@ -95,6 +95,7 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     logLevel: 'silent',
     worker: values.worker,
     groupCommit: true, // what issue #40 measures (`payonce serve --group-commit`; off by default in the service)
+    preparedStatements: true, // `payonce serve --prepared-statements` (off by default: PgBouncer in transaction mode)
     stripeWebhookSecrets: BENCH_STRIPE_SECRET,
     provider,
   });

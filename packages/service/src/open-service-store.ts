@@ -14,7 +14,9 @@ import type { SqlStore } from 'payonce/internal/stores/sql/sql-store.js';
  * (`pg` `query_timeout`; MySQL `queryTimeoutMs`, which destroys the connection of a statement that outlives it), so a
  * database that accepts TCP but never answers (a silent firewall drop, a frozen host) fails the statement instead of
  * hanging it. Without it the drivers' defaults apply (no bound on statements, 10 s to connect
- * on MySQL). `schema` and `tablePrefix` name payonce's tables (`SqlStoreOptions.schema`, `.tablePrefix`).
+ * on MySQL). `schema` and `tablePrefix` name payonce's tables (`SqlStoreOptions.schema`, `.tablePrefix`);
+ * `preparedStatements` (PostgreSQL) sends statements as named prepared statements
+ * (`PostgresConnectOptions.preparedStatements`).
  * @throws {InvalidDatabaseUrl} (an `InvalidOption` for `databaseUrl`) an unsupported or malformed URL.
  * @throws the driver's error when the database cannot be opened.
  */
@@ -24,20 +26,21 @@ export async function openServiceStore(
   waitMs?: number,
   schema?: string | null,
   tablePrefix?: string | null,
+  preparedStatements = false,
 ): Promise<SqlStore<unknown>> {
   const target = parseDatabaseUrl(databaseUrl);
   const namespace = {
     ...(schema === null || schema === undefined ? {} : { schema }),
     ...(tablePrefix === null || tablePrefix === undefined ? {} : { tablePrefix }),
   };
-  if (target.dialect === 'postgres' && (poolSize !== undefined || waitMs !== undefined)) {
+  if (target.dialect === 'postgres' && (poolSize !== undefined || waitMs !== undefined || preparedStatements)) {
     return (await PostgresStore.connect(
       {
         connectionString: target.url,
         ...(poolSize === undefined ? {} : { max: poolSize }),
         ...(waitMs === undefined ? {} : { connectionTimeoutMillis: waitMs, query_timeout: waitMs }),
       },
-      namespace,
+      { ...namespace, preparedStatements },
     )) as unknown as SqlStore<unknown>;
   }
   if (target.dialect === 'mysql' && (poolSize !== undefined || waitMs !== undefined)) {

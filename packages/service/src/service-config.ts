@@ -102,6 +102,12 @@ export interface ServiceSettings extends LocalProviderSettings {
    * project's measurements it has not yet paid for that (packages/bench/notes/path.md). @default false
    */
   groupCommit?: boolean;
+  /**
+   * PostgreSQL: send statements as named prepared statements, parsed and planned once per connection
+   * (`payonce serve --prepared-statements`; `PostgresConnectOptions.preparedStatements`). Off by default: a pooler
+   * in transaction mode (PgBouncer before 1.21) cannot carry them. Ignored on SQLite and MySQL/MariaDB. @default false
+   */
+  preparedStatements?: boolean;
   /** Sleep of the outbox worker when no job is claimable. @default 1_000 */
   workerPollMs?: number;
   /**
@@ -212,6 +218,7 @@ export interface ServiceConfig extends LocalProviderConfig {
   readonly adminToken: string | null;
   readonly worker: boolean;
   readonly groupCommit: boolean;
+  readonly preparedStatements: boolean;
   readonly workerPollMs: number;
   readonly workerConcurrency: number;
   readonly leaseMs: number;
@@ -354,6 +361,7 @@ export function resolveServiceConfig(settings: ServiceSettings = {}): ServiceCon
     adminToken: adminTokenOf(settings.adminToken),
     worker: settings.worker ?? true,
     groupCommit: settings.groupCommit ?? false,
+    preparedStatements: settings.preparedStatements ?? false,
     workerPollMs: int(settings.workerPollMs, 'workerPollMs', 1, 1_000),
     workerConcurrency: atMost(int(settings.workerConcurrency, 'workerConcurrency', 1, 4), 1_000, 'workerConcurrency'),
     leaseMs: int(settings.leaseMs, 'leaseMs', 1, 30_000),

@@ -118,6 +118,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
         databaseWaitMs(config),
         config.databaseSchema,
         config.databaseTablePrefix,
+        config.preparedStatements,
       );
       closers.push(() => store.close());
     }

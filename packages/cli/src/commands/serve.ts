@@ -348,6 +348,7 @@ interface ServeFlags extends RuntimeFlags {
   host: string;
   worker: boolean;
   groupCommit?: boolean;
+  preparedStatements?: boolean;
   trustProxy?: string;
   paymeKey?: string;
   paymeAccountField?: string;
@@ -533,6 +534,10 @@ export function registerServe(program: Command, io: CliIo): void {
       '--group-commit',
       'Stripe-shaped webhooks one-commit, concurrent deliveries sharing one commit (SQL store; docs/design.md §11)',
     )
+    .option(
+      '--prepared-statements',
+      'PostgreSQL: statements parsed and planned once per connection (not behind PgBouncer in transaction mode before 1.21)',
+    )
     .addOption(trustProxyOption())
     .addOption(otelTraceUrlOption());
   for (const option of [...paymeOptions(), ...clickUzumOptions(), ...telegramOptions()]) command.addOption(option);
@@ -557,6 +562,7 @@ export function registerServe(program: Command, io: CliIo): void {
       host: flags.host,
       worker: flags.worker,
       groupCommit: flags.groupCommit === true,
+      preparedStatements: flags.preparedStatements === true,
       trustProxy: nonEmpty(flags.trustProxy) ?? null,
       paymeKeys: nonEmpty(flags.paymeKey) ?? null,
       ...(nonEmpty(flags.paymeAccountField) === undefined ? {} : { paymeAccountField: flags.paymeAccountField }),

@@ -9,4 +9,10 @@ export type { MigrateOptions, MigrationReport } from '../sql/migrate.js';
 export type { MigrationGroup } from '../sql/migration-groups.js';
 export type { ReceiptsDatabase, ReceiptsTable } from '../sql/receipts-table.js';
 export type { SqlBatching, SqlConnectOptions, SqlStoreOptions } from '../sql/sql-store.js';
-export { type PostgresPoolConfig, PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export {
+  type PostgresConnectOptions,
+  type PostgresPoolConfig,
+  PostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.js';
+export { MAX_PREPARED_TEXTS } from './prepared-statements.js';

@@ -13,6 +13,7 @@ import { checkSchema } from '../sql/table-namespace.js';
 import { checkTablePrefix, prefixedName } from '../sql/table-prefix.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
+import { type PreparingClient, prepareStatementsOn } from './prepared-statements.js';
 
 /**
  * The part of a `pg` `PoolConfig` payonce documents; any other `pg` pool option is passed through unchanged.
@@ -31,6 +32,20 @@ export interface PostgresPoolConfig {
   /** Server options sent at connect, e.g. `-c search_path=payonce`. */
   options?: string;
   [option: string]: unknown;
+}
+
+/** Options of `PostgresStore.connect`. */
+export interface PostgresConnectOptions extends SqlConnectOptions {
+  /**
+   * Send every statement with parameters as a named prepared statement, prepared once per connection of the pool
+   * (at most `MAX_PREPARED_TEXTS` distinct texts a pool; later ones unnamed): PostgreSQL then skips most of its
+   * parsing and planning, about a third of its CPU on payonce's webhook path (packages/bench/notes/path.md §9). Off
+   * by default: a pooler in transaction mode (PgBouncer before 1.21, or without `max_prepared_statements`) hands a
+   * connection's prepared statements to other clients and refuses them; and a table changed under a prepared
+   * statement (a migration while the pool runs) fails it once with "cached plan must not change result type".
+   * @default false
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /** Options of `new PostgresStore(…)`. */
@@ -104,13 +119,15 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
    * @throws {InvalidOption} for an empty URL or one that is not `postgres://` / `postgresql://`.
    * `options.batching` batches concurrent claims and completions (`SqlStoreOptions.batching`); its
    * `maxConcurrentBatches` defaults to this pool's size.
-   * @throws {InvalidOption} for an invalid `options.batching`.
+   * @throws {InvalidOption} for an invalid `options.batching`, or a `preparedStatements` that is not a boolean.
    * @throws {MissingPeer} `pg` is not installed (the message gives the `npm install` line).
    */
   static async connect<DB = ReceiptsDatabase>(
     urlOrConfig: string | PostgresPoolConfig,
-    options: SqlConnectOptions = {},
+    options: PostgresConnectOptions = {},
   ): Promise<PostgresStore<DB>> {
+    const prepared = options.preparedStatements ?? false;
+    if (typeof prepared !== 'boolean') throw new InvalidOption('preparedStatements', 'must be a boolean');
     const config = typeof urlOrConfig === 'string' ? { connectionString: checkUrl(urlOrConfig) } : { ...urlOrConfig };
     const batching = withPoolSize(options.batching, config.max) as SqlConnectOptions['batching'];
     resolveBatching(batching); // an invalid option throws before any pool exists
@@ -123,8 +140,10 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     pool.on('error', () => {});
     // pg-pool removes its own listener while a client is checked out: a connection killed mid-statement would then
     // emit 'error' with no listener and crash the process. The statement's promise still rejects (StoreUnavailable).
+    const names = new Map<string, string>();
     pool.on('connect', (client) => {
       client.on('error', () => {});
+      if (prepared) prepareStatementsOn(client as unknown as PreparingClient, names);
     });
     // Kysely and the store's own statements share the pool, and either may be the only one that used it: both end
     // it through one idempotent `end`.
