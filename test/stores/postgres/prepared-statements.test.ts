@@ -68,6 +68,63 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))('postgres: preparedS
     expect(Number(rows[0]?.n)).toBe(5);
   });
 
+  /** A store of one connection, so that every statement below meets the same prepared statements. */
+  async function oneConnection() {
+    return PostgresStore.connect<unknown>(
+      { connectionString: BASE, options: `-c search_path=${backend.target}`, max: 1 },
+      { preparedStatements: true },
+    );
+  }
+
+  it('a table changed under a prepared statement fails it at most once; then it runs unprepared', async () => {
+    const one = await oneConnection();
+    try {
+      await sql`create table prepared_changed (k text primary key, v text)`.execute(one.db);
+      await sql`insert into prepared_changed (k, v) values ('a', 'one')`.execute(one.db);
+      const read = () =>
+        one.db
+          .transaction()
+          .execute((tx) => sql<{ v: string }>`select * from prepared_changed where k = ${'a'}`.execute(tx));
+      expect((await read()).rows[0]?.v).toBe('one');
+      await sql`alter table prepared_changed add column extra text`.execute(store.db);
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        outcomes.push(
+          await read().then(
+            (r) => `ok:${r.rows[0]?.v}`,
+            (e: { code?: string }) => `error:${e.code}`,
+          ),
+        );
+      }
+      // PostgreSQL refuses the statement prepared before the change on every run; the store stops using it.
+      expect(outcomes.filter((o) => o.startsWith('error'))).toEqual(['error:0A000']);
+      expect(outcomes.slice(1)).toEqual(['ok:one', 'ok:one', 'ok:one']);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a parameter the driver cannot send fails its own call only; the same statement works afterwards', async () => {
+    const one = await oneConnection();
+    try {
+      const json = (value: unknown) => sql<{ j: unknown }>`select ${value}::jsonb as j`.execute(one.db);
+      expect((await json(JSON.stringify({ a: 1 }))).rows[0]?.j).toEqual({ a: 1 });
+      await expect(json({ a: 1n })).rejects.toThrow();
+      const after: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        after.push(
+          await json(JSON.stringify({ a: 2 })).then(
+            () => 'ok',
+            (e: { code?: string }) => `error:${e.code}`,
+          ),
+        );
+      }
+      expect(after.slice(1)).toEqual(['ok', 'ok']); // at most the first one after it fails
+    } finally {
+      await one.close();
+    }
+  });
+
   it('refuses a preparedStatements that is not a boolean', async () => {
     await expect(PostgresStore.connect(BASE, { preparedStatements: 'yes' as never })).rejects.toBeInstanceOf(
       InvalidOption,

@@ -42,7 +42,8 @@ export interface PostgresConnectOptions extends SqlConnectOptions {
    * parsing and planning, about a third of its CPU on payonce's webhook path (packages/bench/notes/path.md §9). Off
    * by default: a pooler in transaction mode (PgBouncer before 1.21, or without `max_prepared_statements`) hands a
    * connection's prepared statements to other clients and refuses them; and a table changed under a prepared
-   * statement (a migration while the pool runs) fails it once with "cached plan must not change result type".
+   * statement (a migration adding a column while the pool runs) fails that statement once on each connection that
+   * prepared it ("cached plan must not change result type"), after which its text runs unprepared there.
    * @default false
    */
   readonly preparedStatements?: boolean;
