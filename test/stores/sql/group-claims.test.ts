@@ -7,14 +7,12 @@ import type { InsertClaimRequest } from '../../../packages/payonce/src/core/stor
 import { GroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
+import { gated } from './support/group-gate.js';
 
 // Issue 40: the receipts of a group transaction's callers are claimed in ONE statement before they run and completed
 // with the batch's deferred writes just before its commit (PostgreSQL). What a caller sees is what it saw with a
 // claim and a completion of its own: a fresh key runs its handler once, a failed handler leaves no receipt behind,
 // a key repeated in the batch replays the first one's answer.
-
-/** Resolves after every microtask chain started now has run. */
-const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const textOf = (query: unknown): string =>
   typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
@@ -67,21 +65,11 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
 
     /** Runs `calls` as ONE batch: a gate caller holds the only transaction slot until all of them queued. */
     async function inOneBatch<T>(group: GroupCommit<unknown>, calls: (() => Promise<T>)[]) {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let reached!: () => void;
-      const atGate = new Promise<void>((resolve) => (reached = resolve));
-      const gate = group.run(async () => {
-        reached();
-        await held;
-      });
-      await atGate;
+      const open = await gated(group);
       const spy = vi.spyOn(pg.Client.prototype, 'query');
       try {
         const answers = Promise.allSettled(calls.map((call) => call()));
-        await settled();
-        release();
-        await gate;
+        await open();
         const settledAnswers = await answers;
         return { answers: settledAnswers, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
       } finally {

@@ -6,13 +6,11 @@ import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/st
 import { resolveGroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit-options.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend } from '../../outbox/sql-backends.js';
+import { gated, settled } from './support/group-gate.js';
 
 // The group commit's own rules (issue 40), below the intake: a transient error inside one caller's savepoint runs
 // that caller again alone and answers it; invalid options are refused. The intake's behaviour through it:
 // test/webhooks/group-commit.test.ts.
-
-/** Resolves after every microtask chain started now has run. */
-const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A driver error of PostgreSQL's deadlock (SQLSTATE 40P01) or SQLite's busy code, as the dialects classify them. */
 function transientError(dialect: string): Error {
@@ -38,23 +36,6 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
     const rows = async (k: string) =>
       Number((await sql<{ n: number }>`select count(*) as n from gc_rows where k = ${k}`.execute(store.db)).rows[0]?.n);
 
-    /** The gate of a batch: a first caller holding the only transaction until `release()`, so the next ones batch. */
-    async function gated(group: GroupCommit<unknown>) {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let reached!: () => void;
-      const atGate = new Promise<void>((resolve) => (reached = resolve));
-      const gate = group.run(async () => {
-        reached();
-        await held;
-      });
-      await atGate;
-      return async () => {
-        await settled();
-        release();
-        await gate;
-      };
-    }
     it('a transient error inside one savepoint runs that work again alone; every caller gets its own result', async () => {
       const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
       const open = await gated(group);
