@@ -283,7 +283,7 @@ export class GroupCommit<DB> {
       if (leftAborted(error)) throw new DeferredWritesFailed('a work left the transaction aborted');
       throw new ShareFailed('a work of a group transaction without savepoints failed');
     }
-    if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, true);
+    if (claimed) await this.release(tx, item, true);
     return { kind: 'done', value };
   }
 
@@ -309,12 +309,17 @@ export class GroupCommit<DB> {
         throw transient ? error : rollbackError;
       }
       // Its claim row must not commit: its next delivery (or its run alone, after a transient error) claims afresh.
-      if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, false);
+      if (claimed) await this.release(tx, item, false);
       return transient ? { kind: 'again' } : { kind: 'failed', error };
     }
     // A work that never claimed its key leaves no claim row behind.
-    if (claimed && item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, true);
+    if (claimed) await this.release(tx, item, true);
     return { kind: 'done', value };
+  }
+
+  /** Deletes the row the batch's claims made for `item`'s key (`GroupCommitStore.releaseClaim`), when it gave one. */
+  private async release(tx: Transaction<unknown>, item: GroupItem, untakenOnly: boolean): Promise<void> {
+    if (item.claim !== null) await this.store.releaseClaim?.(tx as Transaction<DB>, item.claim, untakenOnly);
   }
 
   /**

@@ -44,9 +44,17 @@ export function executeCompiled<DB, R>(db: Kysely<DB>, query: CompiledQuery<R>):
     }
     return connection.executeQuery(query);
   }
+  return onLiveConnection(executor, (taken) => taken.executeQuery(query));
+}
+
+/**
+ * `use` of the one connection of the transaction whose executor is `executor`, taken from Kysely's own provider (in
+ * its turn) and kept for the transaction's later statements (`executeCompiled`, `together`).
+ */
+function onLiveConnection<T>(executor: QueryExecutor, use: (taken: DatabaseConnection) => Promise<T>): Promise<T> {
   return executor.provideConnection((taken) => {
     if (live.has(executor)) live.set(executor, taken);
-    return taken.executeQuery(query);
+    return use(taken);
   });
 }
 
@@ -109,10 +117,7 @@ export async function together<DB>(
   let connection = executor === null ? undefined : live.get(executor);
   if (connection === null && executor !== null && dialect === 'postgres' && writes.length > 1) {
     // Nothing went straight to the connection yet (the transaction's statements so far went through Kysely): take it.
-    connection = await executor.provideConnection(async (taken) => {
-      live.set(executor, taken);
-      return taken;
-    });
+    connection = await onLiveConnection(executor, async (taken) => taken);
   }
   if (dialect !== 'postgres' || executor === null || !connection || gathering.has(executor) || writes.length < 2) {
     for (const write of writes) await write();
