@@ -5,6 +5,7 @@ import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { ProviderPaymentEvent } from '../../packages/payonce/src/payments/provider-payment-event.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createWebhookIntake, type WebhookIntake } from '../../packages/payonce/src/webhooks/intake.js';
 import { SqlDeliveryJournal } from '../../packages/payonce/src/webhooks/journal/sql-delivery-journal.js';
@@ -29,6 +30,21 @@ interface Paid {
   readonly body: string;
 }
 
+/** The payment event of a delivery, as the handler applies it. */
+function paymentEventOf(event: ProviderEvent): ProviderPaymentEvent {
+  return {
+    provider: 'stripe',
+    key: new RequestKey('stripe', event.eventId ?? ''),
+    eventType: event.eventType,
+    status: 'succeeded',
+    paymentId: event.paymentId,
+    amountMinor: event.amountMinor,
+    currency: event.currency,
+    merchantReference: event.merchantReference,
+    occurredAtMs: null,
+  };
+}
+
 function succeededBody(eventId: string, paymentId: string, attemptId: string, amountMinor: number): string {
   return JSON.stringify({
     id: eventId,
@@ -50,15 +66,20 @@ function succeededBody(eventId: string, paymentId: string, attemptId: string, am
 
 // `receiptHeld`: the handler applies the event under the intake's receipt only (as the reference service does), else
 // it also claims the payments' own receipt (`payments:stripe`) in the same transaction.
-for (const [dialect, receiptHeld] of [
-  ['postgres', false],
-  ['postgres', true],
-  ['sqlite', false],
-  ['sqlite', true],
-  ['mysql', false],
-  ['mysql', true],
+// `ahead`: the endpoint's `prepareBatch` locks the batch's orders and attempts ahead (`prelockProviderEvents`), as the
+// reference service's does; every scenario must come out the same.
+for (const [dialect, receiptHeld, ahead] of [
+  ['postgres', false, false],
+  ['postgres', true, false],
+  ['postgres', false, true],
+  ['postgres', true, true],
+  ['sqlite', false, false],
+  ['sqlite', true, false],
+  ['mysql', false, false],
+  ['mysql', true, false],
 ] as const) {
-  describe(`${dialect}${receiptHeld ? ', receipt held' : ''}: group commit of whole webhook deliveries`, () => {
+  const mode = `${receiptHeld ? ', receipt held' : ''}${ahead ? ', locked ahead' : ''}`;
+  describe(`${dialect}${mode}: group commit of whole webhook deliveries`, () => {
     let backend: SqlBackend;
     let store: SqlStore<unknown>;
     let payments: Payments<unknown>;
@@ -66,6 +87,10 @@ for (const [dialect, receiptHeld] of [
     /** What the next handler of an event does besides applying it: throw after, write a row failing the commit. */
     const extra = new Map<string, 'throw' | 'poison-commit' | 'kill-connection'>();
     let gate: { reached: () => void; release: Promise<void> } | null = null;
+    /** Each `prepareBatch` call (`ahead`): the events it was given, and how many it locked ahead. */
+    const lockedAhead: { events: number; locked: number }[] = [];
+    /** Makes the next `prepareBatch` throw (`ahead`). */
+    let failAhead = false;
     /** PostgreSQL: the top-level transaction each event's handler ran in (a savepoint's rows carry their own xmin). */
     const transactionOf = new Map<string, string>();
 
@@ -93,26 +118,21 @@ for (const [dialect, receiptHeld] of [
             profile: stripeProfile(),
             scheme: stripeScheme({ secrets: STRIPE_SECRET }),
             transaction: true,
+            ...(ahead
+              ? {
+                  async prepareBatch(tx: unknown, events: readonly ProviderEvent[]) {
+                    if (failAhead) throw new Error('the read ahead failed');
+                    const locked = await payments.prelockProviderEvents(events.map(paymentEventOf), tx as never);
+                    lockedAhead.push({ events: events.length, locked });
+                  },
+                }
+              : {}),
             async handler(event: ProviderEvent, { tx }) {
               if (gate !== null && event.eventId?.startsWith('evt_gate')) {
                 gate.reached();
                 await gate.release;
               }
-              const result = await payments.applyProviderEvent(
-                {
-                  provider: 'stripe',
-                  key: new RequestKey('stripe', event.eventId ?? ''),
-                  eventType: event.eventType,
-                  status: 'succeeded',
-                  paymentId: event.paymentId,
-                  amountMinor: event.amountMinor,
-                  currency: event.currency,
-                  merchantReference: event.merchantReference,
-                  occurredAtMs: null,
-                },
-                tx as never,
-                { receiptHeld },
-              );
+              const result = await payments.applyProviderEvent(paymentEventOf(event), tx as never, { receiptHeld });
               if (dialect === 'postgres') {
                 const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(tx as never);
                 transactionOf.set(event.eventId ?? '', rows[0]?.xid ?? '');
@@ -207,7 +227,10 @@ for (const [dialect, receiptHeld] of [
     it('distinct events each get one receipt, transition, journal row and job; duplicates replay the stored answer', async () => {
       const paid = await Promise.all(Array.from({ length: 8 }, (_, i) => payable(`batch${i}`)));
       const copies = paid.slice(0, 4);
+      lockedAhead.length = 0;
       const answers = await inOneBatch([...paid, ...copies].map((p) => p.body));
+      // The batch of the 8 distinct events (their copies run after it, each alone): all 8 locked ahead, in one call.
+      if (ahead) expect(lockedAhead).toEqual([{ events: 8, locked: 8 }]);
       expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
       for (let i = 0; i < 4; i++) expect(answers[8 + i]?.text).toBe(answers[i]?.text);
       for (const p of paid) {
@@ -223,6 +246,30 @@ for (const [dialect, receiptHeld] of [
       expect(late).toEqual(answers[0]);
       expect(await fulfilJobs(paid[0]!.orderId)).toBe(1);
     });
+
+    it.runIf(ahead)(
+      'a read ahead that fails runs each delivery of the batch alone: every one applied once',
+      async () => {
+        const paid = await Promise.all(Array.from({ length: 5 }, (_, i) => payable(`ahead${i}`)));
+        failAhead = true;
+        transactionOf.clear();
+        try {
+          const answers = await inOneBatch(paid.map((p) => p.body));
+          expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+        } finally {
+          failAhead = false;
+        }
+        for (const p of paid) {
+          expect([await orderStatus(p.orderId), await fulfilJobs(p.orderId), await paymentEvents(p.eventId)]).toEqual([
+            'paid',
+            1,
+            1,
+          ]);
+        }
+        // Each in a transaction of its own.
+        expect(writers(paid.map((p) => p.eventId))).toBe(5);
+      },
+    );
 
     it('an event delivered again after its intake receipt was purged is answered 200 and applies nothing', async () => {
       const p = await payable('purged');

@@ -85,9 +85,19 @@ export function webhookEndpoints(ctx: ServiceContext, options: ServiceOptions): 
     return { received: true, decision };
   };
   const handler: WebhookHandler = (event) => handle(event, undefined);
-  const oneCommitMode: Pick<TransactionalWebhookEndpoint<Transaction<unknown>>, 'transaction' | 'handler'> = {
+  type OneCommitMode = Pick<
+    TransactionalWebhookEndpoint<Transaction<unknown>>,
+    'transaction' | 'handler' | 'prepareBatch'
+  >;
+  const oneCommitMode: OneCommitMode = {
     transaction: true,
     handler: (event, context) => handle(event, context.tx),
+    // A group-commit batch's orders and attempts locked in two statements, not two a delivery (PostgreSQL).
+    prepareBatch: (tx, events) =>
+      ctx.payments.prelockProviderEvents(
+        events.flatMap((event) => paymentEventOf(event, ctx.provider.name) ?? []),
+        tx,
+      ),
   };
   const modeOf = () => (oneCommit ? oneCommitMode : { handler });
   const { config } = ctx;

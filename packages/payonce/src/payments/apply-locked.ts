@@ -2,30 +2,16 @@ import type { Transaction } from 'kysely';
 import { type AppliedReport, applyReport } from './apply-report.js';
 import { type JournalKey, locateAttempt, lockAttempt, lockAttemptOfPayment } from './attempt-rows.js';
 import { parkedFor, parkedReport, resolveParked } from './event-journal.js';
-import type { Order } from './order.js';
+import type { LockedTarget } from './locked-target.js';
 import { lockOrder, lockOrderOfPayment } from './order-rows.js';
 import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
 import type { PaymentsContext } from './payments-context.js';
 import { type PaymentsSql, paymentsSql } from './payments-sql.js';
+import { takePrelocked } from './prelocked-targets.js';
 
-/** An attempt and its order, both locked in the caller's transaction (order first). */
-export interface LockedTarget {
-  readonly order: Order;
-  readonly attempt: PaymentAttempt;
-  /**
-   * Whether the inbox held a parked event naming the attempt (by its id or its payment id as locked), as this
-   * transaction reads it when it locks the attempt; absent when not read. It sees what `parkedFor` would see later
-   * in the same transaction: on PostgreSQL every row committed before the statement (another transaction parking one
-   * for this attempt meanwhile waits for the order's lock); on MySQL/MariaDB the transaction's snapshot, which can
-   * predate a refund parked by the transaction whose order lock this one waited for (REPEATABLE READ). A parked row
-   * either read misses is applied by the reconciliation sweep (`parkedMatchable`; docs/design.md §11).
-   */
-  readonly parked?: boolean;
-  /** Whether the event being applied was journaled already, read with the lock; absent when not read. */
-  readonly journaled?: boolean;
-}
+export type { LockedTarget } from './locked-target.js';
 
 /**
  * Locks the attempt's order, then the attempt, and applies `report` inside `trx`; `alongside` as for
@@ -74,7 +60,8 @@ async function lockTarget(on: PaymentsSql, attempt: PaymentAttempt): Promise<Loc
  * reference (the attempt id), as `locateAttempt` — and locks its order, then it. On PostgreSQL and MySQL an event
  * with a payment id that matches locks the order in the statement that finds it (two statements, not three), and
  * the attempt's lock also reads whether anything is parked for it and whether the event (its journal key `event`)
- * is journaled already. `null` when no attempt matches yet (the event goes to the inbox).
+ * is journaled already. A target locked ahead for its batch (`prelockTargets`) is taken from there, no statement
+ * sent. `null` when no attempt matches yet (the event goes to the inbox).
  */
 export async function lockEventTarget(
   on: PaymentsSql,
@@ -85,6 +72,9 @@ export async function lockEventTarget(
 ): Promise<LockedTarget | null> {
   const byPayment = paymentId !== null && on.statements.dialect.name !== 'sqlite';
   if (byPayment) {
+    // Locked and read ahead with the rest of its group-commit batch (`prelockTargets`), when it was.
+    const ahead = takePrelocked(on, { provider, paymentId, eventProvider: event.provider, eventId: event.eventId });
+    if (ahead !== null) return ahead;
     const order = await lockOrderOfPayment(on, provider, paymentId);
     if (order) {
       const locked = await lockAttemptOfPayment(on, provider, paymentId, event);

@@ -3,6 +3,7 @@ import { type Order, toOrder } from './order.js';
 import type { OrderStatus } from './order-status.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
 import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
+import { forgetPrelocked } from './prelocked-targets.js';
 
 /** SQLite only: a no-op UPDATE of the order that takes the database write lock. */
 const TOUCH_ORDER = paymentsStatement(['id'], (db, p) =>
@@ -52,9 +53,11 @@ const SET_ORDER_PAID_BY = paymentsStatement(['id', 'status', 'nowMs', 'paidAttem
  * Locks the order row for the rest of the transaction and reads it (`null` if absent). PostgreSQL/MySQL:
  * `SELECT … FOR UPDATE`. SQLite has no row locks: a no-op UPDATE takes the database write lock first (which
  * also keeps two connections from deadlocking on a read-lock upgrade). Every payments transaction locks the
- * order BEFORE any attempt row, so they cannot deadlock on each other.
+ * order BEFORE any attempt row, so they cannot deadlock on each other. Drops the targets locked ahead in this
+ * transaction (`forgetPrelocked`).
  */
 export async function lockOrder(on: PaymentsSql, orderId: string): Promise<Order | null> {
+  forgetPrelocked(on); // this transaction may now change a row read ahead, by a path that does not see it
   if (on.statements.dialect.name === 'sqlite') await runPaymentsStatement(on, TOUCH_ORDER, { id: orderId });
   const row = (await runPaymentsStatement(on, LOCK_ORDER, { id: orderId })).rows[0];
   return row ? toOrder(row) : null;
@@ -65,6 +68,7 @@ export async function lockOrder(on: PaymentsSql, orderId: string): Promise<Order
  * does, in one statement with finding it; `null` when no attempt carries that payment id.
  */
 export async function lockOrderOfPayment(on: PaymentsSql, provider: string, paymentId: string): Promise<Order | null> {
+  forgetPrelocked(on); // as `lockOrder`
   const row = (await runPaymentsStatement(on, LOCK_ORDER_OF_PAYMENT, { provider, paymentId })).rows[0];
   return row ? toOrder(row) : null;
 }

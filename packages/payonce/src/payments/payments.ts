@@ -16,6 +16,7 @@ import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentProvider } from './payment-provider.js';
 import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
+import { prelockTargets } from './prelocked-targets.js';
 import { type LockedOrder, lockOrderIn, openProviderAttempt, type ProviderPaymentRef } from './provider-attempt.js';
 import { type ApplyEventOptions, applyProviderEvent, type EventResult } from './provider-events.js';
 import type { ProviderPaymentEvent } from './provider-payment-event.js';
@@ -193,6 +194,37 @@ export class Payments<DB> {
     options?: ApplyEventOptions,
   ): Promise<EventResult> {
     return applyProviderEvent(this.context, event, trx, options);
+  }
+
+  /**
+   * Locks ahead, in `trx`, the orders and attempts that `events` will be applied to by `applyProviderEvent` in that
+   * same transaction: a group-commit batch's events, before their handlers run (`TransactionalWebhookEndpoint.
+   * prepareBatch`). PostgreSQL only (elsewhere nothing is sent): two statements a provider — the orders, locked in
+   * order of their id, then the attempts, read after every order lock is held — instead of two an event; each
+   * event's `applyProviderEvent` in `trx` then takes its order and attempt from here, read as its own statements
+   * would read them (the locks held since). Events without a receipt key or a payment id, and any payment id,
+   * journal key, order or attempt named twice in `events`, are left to their own statements; so is everything once
+   * `trx` locks an order by another path (a drain of parked events, a checkout, a reconciliation). Call it at the
+   * start of the transaction, and only when every later write of these orders and attempts in `trx` goes through
+   * payonce's payments (not the application's own SQL). Returns how many events were locked ahead (`0` on SQLite and
+   * MySQL/MariaDB, and when none of the payment ids is known yet).
+   * @see docs/design.md §11 "Group commit" (the batch's locks).
+   * @throws whatever the driver throws (the transaction is then unusable: roll it back).
+   */
+  prelockProviderEvents(events: readonly ProviderPaymentEvent[], trx: Transaction<DB>): Promise<number> {
+    const refs = events.flatMap((event) =>
+      event.key === null || event.paymentId === null
+        ? []
+        : [
+            {
+              provider: event.provider,
+              paymentId: event.paymentId,
+              eventProvider: event.key.provider,
+              eventId: event.key.externalId,
+            },
+          ],
+    );
+    return prelockTargets(paymentsSql(this.context, trx), refs);
   }
 
   /**

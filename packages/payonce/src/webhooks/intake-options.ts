@@ -118,6 +118,18 @@ export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
    * whose guard's store type is the plain `Store` (`tx: unknown`); see `TransactionOf`.
    */
   handler(event: ProviderEvent, context: TransactionalWebhookContext<Tx>): unknown;
+  /**
+   * Group commit only (`WebhookIntakeOptions.groupCommit`): called once in a shared transaction, before the handlers
+   * of its deliveries to this endpoint run, with their events (two or more, in arrival order, duplicates of a receipt
+   * already stored included), to read ahead what those handlers will read — on PostgreSQL, the orders and attempts
+   * their payment events will be applied to: `prepareBatch: (tx, events) => payments.prelockProviderEvents(events
+   * .flatMap((e) => paymentEventOf(e) ?? []), tx)` (`Payments.prelockProviderEvents`), two statements for the batch
+   * instead of two a delivery. It must not write, and must only read ahead what the handlers then write through
+   * payonce. When it throws, the batch's deliveries each run in a transaction of their own instead (no delivery
+   * fails for it); a transient error (deadlock) runs the batch again. Declared as a method for the reason `handler`
+   * is. @see docs/design.md §11 "Group commit".
+   */
+  prepareBatch?(tx: Tx, events: readonly ProviderEvent[]): Promise<unknown>;
 }
 
 /**

@@ -12,6 +12,7 @@ import { PAYONCE_ATTRIBUTES as A, type IdempotencyOutcome } from '../otel/attrib
 import { countOne } from '../otel/meters.js';
 import { inSpan, type SpanScope } from '../otel/span-scope.js';
 import type { GroupCommit } from '../stores/sql/group-commit.js';
+import type { ReadAhead } from '../stores/sql/read-ahead.js';
 import { inStackTransaction, runInStackTransaction } from '../stores/sql/stack-one-commit.js';
 import type { IntakeRequest } from './intake-acknowledgement.js';
 import { WebhookDecline } from './intake-decline.js';
@@ -266,6 +267,7 @@ async function handleEvent(delivery: Delivery, trace: Trace, event: ProviderEven
         grouped,
         () => outcome,
         claim,
+        readAheadOf(endpoint, event),
       );
       await linkToFirstDelivery(guard.store, key, delivery.span, handlerRan);
       return answered;
@@ -309,6 +311,7 @@ async function answerGrouped(
   claimAndHandle: (tx: unknown) => Promise<Outcome>,
   outcomeOf: () => DeliveryOutcome,
   claim: InsertClaimRequest,
+  ahead: ReadAhead<unknown> | undefined,
 ): Promise<HttpResponse> {
   const { runtime, request } = delivery;
   const { ack } = delivery.resolved;
@@ -317,20 +320,31 @@ async function answerGrouped(
     journal instanceof SqlDeliveryJournal && journal.writesTo((runtime.guard.store as { db?: unknown }).db)
       ? journal
       : null;
-  const done = await group.run(async (tx) => {
-    const result = await claimAndHandle(tx);
-    const decided = decidedTrace(trace, result, outcomeOf());
-    const response = ack.deliver(result.response, request);
-    if (inTransaction === null) return { decided, response, record: undefined };
-    const record = recordOf(runtime, delivery, decided, response);
-    try {
-      await inTransaction.recordIn(tx, record);
-    } catch (error) {
-      throw storeError('journal', error);
-    }
-    return { decided, response, record };
-  }, claim);
+  const done = await group.run(
+    async (tx) => {
+      const result = await claimAndHandle(tx);
+      const decided = decidedTrace(trace, result, outcomeOf());
+      const response = ack.deliver(result.response, request);
+      if (inTransaction === null) return { decided, response, record: undefined };
+      const record = recordOf(runtime, delivery, decided, response);
+      try {
+        await inTransaction.recordIn(tx, record);
+      } catch (error) {
+        throw storeError('journal', error);
+      }
+      return { decided, response, record };
+    },
+    claim,
+    ahead,
+  );
   return answer(delivery, done.decided, done.response, done.record);
+}
+
+/** What a one-commit endpoint's `prepareBatch` reads ahead for `event` in its group-commit batch, if it has one. */
+function readAheadOf(endpoint: ResolvedEndpoint['endpoint'], event: ProviderEvent): ReadAhead<unknown> | undefined {
+  if (endpoint.transaction !== true || endpoint.prepareBatch === undefined) return undefined;
+  const read = (tx: unknown, events: readonly unknown[]) => endpoint.prepareBatch!(tx, events as ProviderEvent[]);
+  return { group: endpoint, read, item: event };
 }
 
 /** `WebhookIntake.receive`: runs one delivery through the pipeline. @throws {InvalidOption} unknown endpoint. */

@@ -79,6 +79,13 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
       const where = endpoint.rejectionStatus === undefined ? 'scheme.rejectionStatus' : 'rejectionStatus';
       throw new InvalidOption(`endpoints.${name}.${where}`, 'must be 400 or 401');
     }
+    const prepareBatch = (endpoint as { prepareBatch?: unknown }).prepareBatch;
+    if (prepareBatch !== undefined && (endpoint.transaction !== true || typeof prepareBatch !== 'function')) {
+      throw new InvalidOption(
+        `endpoints.${name}.prepareBatch`,
+        'must be a function, on a `transaction: true` endpoint',
+      );
+    }
     const ack = endpoint.acknowledgement ?? defaultAck(provider);
     endpoints.set(name, {
       endpoint: endpoint as ResolvedEndpoint['endpoint'],
@@ -94,7 +101,8 @@ function resolveEndpoints(options: WebhookIntakeOptions): Map<string, ResolvedEn
 /**
  * Checks and resolves the intake's options. @throws {InvalidOption} no endpoint, a bad
  * `maxBodyBytes`/`maxErrorChars`/`maxPayloadChars`/`maxJsonDepth`/`rejectionStatus`/`waitForInFlightMs`/
- * `refusalLimit`, an endpoint `transaction` that is not `true`/`false`/a stack's transactions, a stack's
+ * `refusalLimit`, an endpoint `transaction` that is not `true`/`false`/a stack's transactions, a `prepareBatch` that
+ * is not a function or is on an endpoint that is not `transaction: true`, a stack's
  * transactions on a guard whose store is not a SQL store of their dialect, or a `groupCommit` that is invalid or
  * on a store that is not a SQL store.
  * @throws {TransactionsUnsupported} an

@@ -5,6 +5,7 @@ import type { InsertClaimRequest } from '../../core/store.js';
 import { keyId } from './batch-statements.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
+import { type ReadAhead, readAheadTogether } from './read-ahead.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
 
@@ -41,6 +42,7 @@ type AnyWork = GroupWork<unknown, unknown>;
 interface GroupItem {
   readonly work: AnyWork;
   readonly claim: InsertClaimRequest | null;
+  readonly ahead: ReadAhead<unknown> | null;
 }
 
 type GroupEntry = BatchEntry<GroupItem, unknown>;
@@ -152,18 +154,20 @@ export class GroupCommit<DB> {
    * callers are made in one statement before they run, each caller's own claim is answered from it, and the
    * completion of a receipt claimed so is written with the batch's other deferred writes just before the commit. A
    * caller whose key an earlier caller of the same batch claims runs after that batch committed, and so replays its
-   * stored answer.
+   * stored answer. `ahead`: what `work` will read, read with the same of the batch's other callers before the works
+   * run (`ReadAhead`; a read that fails runs each caller alone).
    * @throws whatever `work` throws (its writes rolled back, the others' kept).
    * @throws {StoreUnavailable} the shared transaction failed to begin or commit, or lost its connection (the commit's
    *   outcome may be unknown: deliver again, the receipts decide).
    */
-  run<T>(work: GroupWork<DB, T>, claim?: InsertClaimRequest): Promise<T> {
+  run<T>(work: GroupWork<DB, T>, claim?: InsertClaimRequest, ahead?: ReadAhead<DB>): Promise<T> {
     // Bound to the caller's async context: its spans, its held claims (`AsyncLocalStorage`), not the context of
     // whichever caller happened to start the batch.
     // (`runInAsyncScope` of a resource made here: `AsyncResource.bind` costs a `util.deprecate` wrapper per call.)
     const scope = new AsyncResource('PAYONCE_GROUP_COMMIT');
     const inScope: AnyWork = (tx) => scope.runInAsyncScope(work as AnyWork, null, tx);
-    return this.batcher.submit({ work: inScope, claim: claim ?? null }) as Promise<T>;
+    const item = { work: inScope, claim: claim ?? null, ahead: (ahead as ReadAhead<unknown> | undefined) ?? null };
+    return this.batcher.submit(item) as Promise<T>;
   }
 
   /** `work` in its own transaction, as `store.transaction` runs it; a failure of BEGIN or COMMIT is `StoreUnavailable`. */
@@ -214,6 +218,7 @@ export class GroupCommit<DB> {
         shares = []; // the whole batch runs again after a transient error that ended the transaction
         beforeCommit.set(tx, []);
         const claimed = await this.claimTogether(tx, entries);
+        await this.readAhead(tx, entries);
         for (const entry of entries) {
           const work = tx as Transaction<unknown>;
           shares.push(
@@ -268,6 +273,22 @@ export class GroupCommit<DB> {
     } catch (error) {
       if (this.transient(error)) throw error;
       throw new DeferredWritesFailed('the claims of a group transaction failed', { cause: error });
+    }
+  }
+
+  /**
+   * What the batch's callers said their works will read (`ReadAhead`), read together per group of two or more, before
+   * the works run. @throws {DeferredWritesFailed} when a read fails other than transiently.
+   */
+  private async readAhead(tx: Transaction<DB>, entries: readonly GroupEntry[]): Promise<void> {
+    try {
+      await readAheadTogether(
+        tx,
+        entries.map(({ item }) => item.ahead),
+      );
+    } catch (error) {
+      if (this.transient(error)) throw error;
+      throw new DeferredWritesFailed('the reads ahead of a group transaction failed', { cause: error });
     }
   }
 

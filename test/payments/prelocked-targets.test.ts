@@ -1,0 +1,174 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
+import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
+import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
+import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { eventAbout } from './payments-fixtures.js';
+
+/**
+ * Issue #40: a group-commit batch's orders and attempts are locked ahead in two statements
+ * (`Payments.prelockProviderEvents`), and each event's `applyProviderEvent` in that transaction takes its target from
+ * there instead of sending its own two lock statements — with exactly the outcome its own statements would give.
+ */
+for (const dialect of sqlDialectsFromEnv()) {
+  describe(`${dialect}: provider events locked ahead for a batch`, () => {
+    let backend: SqlBackend;
+    let store: SqlStore<unknown>;
+    let payments: Payments<unknown>;
+    beforeAll(async () => {
+      backend = await createSqlBackend(dialect);
+      store = await backend.open();
+      payments = new Payments(store, { provider: new InMemoryPaymentProvider() });
+    }, 60_000);
+    afterAll(async () => backend?.drop());
+
+    async function openAttempt() {
+      const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
+      const opened = await payments.openCheckout(order.id, 'customer-a');
+      if (opened.kind !== 'attempt') throw new Error(opened.kind);
+      return { order, attempt: opened.attempt };
+    }
+
+    const textOf = (query: unknown): string =>
+      typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
+
+    /** The SQL texts sent to PostgreSQL while `work` runs (none are seen on the other dialects). */
+    async function sent<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        const result = await work();
+        return { result, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
+      } finally {
+        spy.mockRestore();
+      }
+    }
+
+    const locks = (texts: readonly string[]) => texts.filter((text) => /for update/i.test(text));
+    const applyHeld = (trx: never, event: ReturnType<typeof eventAbout>) =>
+      payments.applyProviderEvent(event, trx, { receiptHeld: true });
+
+    it.runIf(dialect === 'postgres')(
+      'locks the orders, then the attempts, in two statements; each event then sends no lock and writes as alone',
+      async () => {
+        const opened = await Promise.all([openAttempt(), openAttempt(), openAttempt()]);
+        const events = opened.map(({ attempt }) => eventAbout(attempt));
+        const { result, texts } = await sent(() =>
+          transaction(store, async (trx) => {
+            const locked = await payments.prelockProviderEvents(events, trx);
+            const applied = [];
+            for (const event of events) applied.push(await applyHeld(trx as never, event));
+            return { locked, applied };
+          }),
+        );
+        expect(result.locked).toBe(3);
+        expect(result.applied.map((one) => [one.decision, one.becamePaid, one.duplicate])).toEqual(
+          Array(3).fill(['applied', true, false]),
+        );
+        // The orders' statement (in id order) and the attempts' statement: no lock of any event's own.
+        const sentLocks = locks(texts);
+        expect(sentLocks).toHaveLength(2);
+        expect(sentLocks[0]).toMatch(/from "payonce_orders" where id = any\(array\(/);
+        expect(sentLocks[0]).toMatch(/order by "id" for update$/);
+        expect(sentLocks[1]).toMatch(/^select "payonce_payment_attempts"\.\*/);
+        for (const { order, attempt } of opened) {
+          expect(await payments.findOrder(order.id)).toMatchObject({ status: 'paid', paidAttemptId: attempt.id });
+          expect((await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).map((job) => job.topic)).toEqual([
+            FULFIL_TOPIC,
+          ]);
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'answers an event journaled already as a duplicate, from what was read ahead',
+      async () => {
+        const first = await openAttempt();
+        const second = await openAttempt();
+        const done = eventAbout(first.attempt);
+        await transaction(store, (trx) => applyHeld(trx as never, done));
+        const fresh = eventAbout(second.attempt);
+        const { result, texts } = await sent(() =>
+          transaction(store, async (trx) => {
+            const locked = await payments.prelockProviderEvents([done, fresh], trx);
+            return { locked, again: await applyHeld(trx as never, done), now: await applyHeld(trx as never, fresh) };
+          }),
+        );
+        expect(result.locked).toBe(2);
+        expect(locks(texts)).toHaveLength(2);
+        expect(result.again).toMatchObject({ decision: 'applied', duplicate: true, becamePaid: false });
+        expect(result.now).toMatchObject({ decision: 'applied', duplicate: false, becamePaid: true });
+        expect(await payments.outbox.jobsByDedupeKey(`order:${first.order.id}`)).toHaveLength(1);
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'leaves a payment id named twice to its events own statements: one transition, one job',
+      async () => {
+        const twice = await openAttempt();
+        const once = await openAttempt();
+        const events = [eventAbout(twice.attempt), eventAbout(twice.attempt), eventAbout(once.attempt)];
+        const { result, texts } = await sent(() =>
+          transaction(store, async (trx) => {
+            const locked = await payments.prelockProviderEvents(events, trx);
+            const applied = [];
+            for (const event of events) applied.push(await applyHeld(trx as never, event));
+            return { locked, applied };
+          }),
+        );
+        expect(result.locked).toBe(1);
+        expect(result.applied.map((one) => one.becamePaid)).toEqual([true, false, true]);
+        // Two ahead, two for each event of the twice-named payment (each of those drops the rest: the third's too).
+        expect(locks(texts)).toHaveLength(2 + 2 + 2 + 2);
+        for (const { order } of [twice, once]) {
+          expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'drops what was read ahead once the transaction locks an order by another path: a cancelled order is not paid',
+      async () => {
+        const kept = await openAttempt();
+        const cancelled = await openAttempt();
+        const events = [eventAbout(kept.attempt), eventAbout(cancelled.attempt)];
+        const result = await transaction(store, async (trx) => {
+          expect(await payments.prelockProviderEvents(events, trx)).toBe(2);
+          // Another path of the same transaction changes an order read ahead.
+          await payments.advanceOrder(trx, cancelled.order.id, 'cancelled');
+          return [await applyHeld(trx as never, events[0]!), await applyHeld(trx as never, events[1]!)];
+        });
+        expect(result[0]).toMatchObject({ decision: 'applied', becamePaid: true });
+        // Read ahead, the order was `awaiting_payment`: answered from there it would have been paid.
+        expect(result[1]?.becamePaid).toBe(false);
+        expect((await payments.findOrder(cancelled.order.id))?.status).toBe('cancelled');
+        expect(await payments.outbox.jobsByDedupeKey(`order:${cancelled.order.id}`)).toHaveLength(0);
+        expect(result[1]?.reason).toMatch(/order is cancelled: needs a refund/);
+      },
+    );
+
+    it.runIf(dialect === 'postgres')('locks nothing ahead for a payment id no attempt carries yet', async () => {
+      const { attempt } = await openAttempt();
+      const unknown = eventAbout(attempt, { paymentId: `pi_unknown_${process.pid}`, merchantReference: null });
+      const locked = await transaction(store, (trx) => payments.prelockProviderEvents([unknown], trx));
+      expect(locked).toBe(0);
+    });
+
+    it.runIf(dialect !== 'postgres')('sends nothing and locks nothing ahead', async () => {
+      const opened = await Promise.all([openAttempt(), openAttempt()]);
+      const events = opened.map(({ attempt }) => eventAbout(attempt));
+      const { result, texts } = await sent(() =>
+        transaction(store, async (trx) => {
+          const locked = await payments.prelockProviderEvents(events, trx);
+          for (const event of events) await applyHeld(trx as never, event);
+          return locked;
+        }),
+      );
+      expect(result).toBe(0);
+      expect(texts).toHaveLength(0);
+      for (const { order } of opened) expect((await payments.findOrder(order.id))?.status).toBe('paid');
+    });
+  });
+}
