@@ -1,12 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
-import { eventAbout } from './payments-fixtures.js';
+import { eventAbout, eventId } from './payments-fixtures.js';
 
 /**
  * Issue #40: a group-commit batch's orders and attempts are locked ahead in two statements
@@ -127,6 +128,34 @@ for (const dialect of sqlDialectsFromEnv()) {
         }
       },
     );
+
+    it.runIf(dialect === 'postgres').each([
+      ['the same provider', 'fake'],
+      ['another provider', 'other'],
+    ])('leaves an order two events reach through two of its attempts (%s) to their own statements', async (_, name) => {
+      const { order, attempt: failed } = await openAttempt();
+      await payments.applyProviderEvent(eventAbout(failed, { status: 'failed' }));
+      const second =
+        name === 'fake' ? payments : new Payments(store, { provider: new InMemoryPaymentProvider({ name }) });
+      const reopened = await second.openCheckout(order.id, 'customer-a');
+      if (reopened.kind !== 'attempt') throw new Error(reopened.kind);
+      const other = await openAttempt();
+      // A late success of the failed attempt and the success of the new one, in one batch.
+      const reopenedEvent = eventAbout(reopened.attempt, { provider: name, key: new RequestKey(name, eventId('r')) });
+      const events = [eventAbout(failed), reopenedEvent, eventAbout(other.attempt)];
+      const result = await transaction(store, async (trx) => {
+        const locked = await payments.prelockProviderEvents(events, trx);
+        const applied = [];
+        for (const event of events) applied.push(await applyHeld(trx as never, event));
+        return { locked, applied };
+      });
+      expect(result.locked).toBe(1);
+      expect(result.applied.filter((one) => one.becamePaid).map((one) => one.orderId)).toEqual([
+        order.id,
+        other.order.id,
+      ]);
+      expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+    });
 
     it.runIf(dialect === 'postgres')(
       'drops what was read ahead once the transaction locks an order by another path: a cancelled order is not paid',

@@ -128,41 +128,39 @@ function groupsOf(refs: readonly EventTargetRef[]): EventTargetRef[][] {
 export async function prelockTargets(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<number> {
   prelocked.delete(transactionOf(on));
   if (on.statements.dialect.name !== 'postgres') return 0;
-  const targets = new Map<string, LockedTarget>();
-  for (const group of groupsOf(distinctRefs(refs))) {
-    for (const [id, target] of await lockGroup(on, group)) targets.set(id, target);
-  }
+  const found: [string, LockedTarget][] = [];
+  for (const group of groupsOf(distinctRefs(refs))) found.push(...(await lockGroup(on, group)));
+  // An order two refs reach (two of its attempts, of one provider or of two) is left to each event's own statements.
+  const perOrder = new Map<string, number>();
+  for (const [, { order }] of found) perOrder.set(order.id, (perOrder.get(order.id) ?? 0) + 1);
+  const targets = new Map(found.filter(([, { order }]) => perOrder.get(order.id) === 1));
   if (targets.size > 0) prelocked.set(transactionOf(on), targets);
   return targets.size;
 }
 
 /** One provider's refs (distinct payment ids and journal keys), locked and read: orders first, then attempts. */
-async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<Map<string, LockedTarget>> {
+async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<[string, LockedTarget][]> {
   const { provider, eventProvider } = refs[0]!;
   const paymentIds = refs.map((ref) => ref.paymentId);
   const orderRows = (await runPaymentsStatement(on, LOCK_ORDERS_OF_PAYMENTS, { provider, paymentIds })).rows;
-  if (orderRows.length === 0) return new Map();
+  if (orderRows.length === 0) return [];
   const eventIds = refs.map((ref) => ref.eventId);
   const values = { provider, paymentIds, eventProvider, eventIds };
   const attemptRows = (await runPaymentsStatement(on, LOCK_ATTEMPTS_OF_PAYMENTS, values)).rows;
   const orders = new Map(orderRows.map((row) => [row.id, toOrder(row)]));
-  const attemptsPerOrder = new Map<string, number>();
-  for (const row of attemptRows) attemptsPerOrder.set(row.order_id, (attemptsPerOrder.get(row.order_id) ?? 0) + 1);
   // The same array on every row: the refs' events journaled already.
   const journaled = new Set<string>(attemptRows[0]?.journaled_ids ?? []);
   const byPayment = new Map<string, LockedTarget>();
   for (const row of attemptRows) {
     const order = orders.get(row.order_id);
-    // An order two refs reach (two attempts of it in the batch) is left to each event's own statements.
-    if (order === undefined || attemptsPerOrder.get(row.order_id) !== 1 || row.provider_payment_id === null) continue;
+    // An attempt whose order was not locked above (it learnt its payment id in between) is left to its event.
+    if (order === undefined || row.provider_payment_id === null) continue;
     byPayment.set(row.provider_payment_id, { order, attempt: toAttempt(row), parked: Boolean(row.has_parked) });
   }
-  const kept = new Map<string, LockedTarget>();
-  for (const ref of refs) {
+  return refs.flatMap((ref): [string, LockedTarget][] => {
     const target = byPayment.get(ref.paymentId);
-    if (target !== undefined) kept.set(refId(ref), { ...target, journaled: journaled.has(ref.eventId) });
-  }
-  return kept;
+    return target === undefined ? [] : [[refId(ref), { ...target, journaled: journaled.has(ref.eventId) }]];
+  });
 }
 
 /**
