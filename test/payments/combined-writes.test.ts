@@ -43,6 +43,16 @@ describe('combining writes into one PostgreSQL statement', () => {
         'select (select count(*) from w0)::int as n0, (select count(*) from w1)::int as n1',
     );
     expect(combined.parameters).toEqual(['x', 1, 2]);
+    // The same shapes again (their text is made once): the same SQL, this call's values.
+    const again = combineWrites([CompiledQuery.raw(a.sql, ['y', 7]), CompiledQuery.raw(b.sql, [8])]);
+    expect(again.sql).toBe(combined.sql);
+    expect(again.parameters).toEqual(['y', 7, 8]);
+    // Other parts in another order: their own text.
+    expect(combineWrites([b, a]).sql).toBe(
+      'with w0 as (insert into "u" ("id") values ($1) on conflict do nothing returning 1), ' +
+        'w1 as (update "t" set "a" = $2 where "id" = $3 returning 1) ' +
+        'select (select count(*) from w0)::int as n0, (select count(*) from w1)::int as n1',
+    );
   });
 });
 

@@ -53,17 +53,41 @@ export function shiftPlaceholders(sql: string, offset: number): string {
  * @see https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING
  */
 export function combineWrites(queries: readonly CompiledQuery[]): CompiledQuery<Record<string, number>> {
+  const parameters: unknown[] = [];
+  let key = '';
+  for (const query of queries) {
+    key += `${query.parameters.length}\u0000${query.sql}\u0001`;
+    parameters.push(...query.parameters);
+  }
+  let text = combinedTexts.get(key);
+  if (text === undefined) {
+    text = combinedText(queries);
+    if (combinedTexts.size >= MAX_COMBINED_TEXTS) combinedTexts.clear();
+    combinedTexts.set(key, text);
+  }
+  return CompiledQuery.raw(text, parameters) as CompiledQuery<Record<string, number>>;
+}
+
+/**
+ * The texts {@link combineWrites} made, by their parts' texts and parameter counts: the money path combines the same
+ * few shapes again and again, and renumbering their placeholders was a few per cent of the service's CPU.
+ */
+const combinedTexts = new Map<string, string>();
+
+/** Most texts kept in `combinedTexts` (emptied when full). */
+const MAX_COMBINED_TEXTS = 500;
+
+/** The SQL of {@link combineWrites} for `queries`. */
+function combinedText(queries: readonly CompiledQuery[]): string {
   const parts: string[] = [];
   const counts: string[] = [];
-  const parameters: unknown[] = [];
+  let offset = 0;
   queries.forEach((query, i) => {
-    parts.push(`w${i} as (${shiftPlaceholders(query.sql, parameters.length)} returning 1)`);
+    parts.push(`w${i} as (${shiftPlaceholders(query.sql, offset)} returning 1)`);
     counts.push(`(select count(*) from w${i})::int as n${i}`);
-    parameters.push(...query.parameters);
+    offset += query.parameters.length;
   });
-  return CompiledQuery.raw(`with ${parts.join(', ')} select ${counts.join(', ')}`, parameters) as CompiledQuery<
-    Record<string, number>
-  >;
+  return `with ${parts.join(', ')} select ${counts.join(', ')}`;
 }
 
 /** The result of each part of a {@link combineWrites} statement: the rows it touched, as its own write reports them. */
