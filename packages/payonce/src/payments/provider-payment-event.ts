@@ -19,9 +19,10 @@ export const PAYMENT_EVENT_STATUSES: readonly PaymentEventStatus[] = Object.free
 
 /**
  * Input of `applyProviderEvent`. The fields are those of the webhook intake's `ProviderEvent`
- * (src/webhooks/providers/provider-event.ts), same names and types, so `{ ...providerEvent, status }` fits;
- * the intake adds `status`, its mapping of the provider's event type (`payment_intent.succeeded` → `succeeded`,
- * `charge.refunded` → `refunded`). Money in integer minor units; times epoch ms UTC.
+ * (src/webhooks/providers/provider-event.ts), same names and types, plus `status`, which the application adds: its
+ * mapping of the provider's event type (`payment_intent.succeeded` → `succeeded`, `charge.refunded` → `refunded`),
+ * so a handler passes `{ ...event, status }` (the intake's `ProviderEvent` has no `status`). Money in integer minor
+ * units; times epoch ms UTC.
  * @see docs/design.md §5–6.
  */
 export interface ProviderPaymentEvent {

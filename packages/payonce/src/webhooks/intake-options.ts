@@ -119,12 +119,14 @@ export interface TransactionalWebhookEndpoint<Tx> extends WebhookEndpointBase {
    */
   handler(event: ProviderEvent, context: TransactionalWebhookContext<Tx>): unknown;
   /**
-   * Group commit only (`WebhookIntakeOptions.groupCommit`): called once in a shared transaction, before the handlers
-   * of its deliveries to this endpoint run, with their events (two or more, in arrival order, duplicates of a receipt
-   * already stored included), to read ahead what those handlers will read — on PostgreSQL, the orders and attempts
-   * their payment events will be applied to: `prepareBatch: (tx, events) => payments.prelockProviderEvents(events
-   * .flatMap((e) => paymentEventOf(e) ?? []), tx)` (`Payments.prelockProviderEvents`), two statements for the batch
-   * instead of two a delivery. It must not write, and must only read ahead what the handlers then write through
+   * Group commit only (`WebhookIntakeOptions.groupCommit`; without it never called): called once in a shared
+   * transaction, before the handlers of its deliveries to this endpoint run, with their events (two or more, in
+   * arrival order, duplicates of a receipt already stored included; a delivery that finds a batch slot free runs
+   * alone, without it), to read ahead what those handlers will read — on PostgreSQL, the orders and attempts their
+   * payment events will be applied to: `prepareBatch: (tx, events) => payments.prelockProviderEvents(events
+   * .flatMap((event) => toPaymentEvent(event) ?? []), tx)` (`Payments.prelockProviderEvents`), where `toPaymentEvent`
+   * is the application's own mapping to a `ProviderPaymentEvent`, the one its handler applies; two statements for
+   * the batch instead of two a delivery. It must not write, and must only read ahead what the handlers then write through
    * payonce. When it throws, the batch's deliveries each run in a transaction of their own instead (no delivery
    * fails for it); a transient error (deadlock) runs the batch again. Declared as a method for the reason `handler`
    * is. @see docs/design.md §11 "Group commit".
