@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
@@ -6,6 +7,7 @@ import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.j
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
+import { withPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
 import { eventAbout, eventId } from './payments-fixtures.js';
 
@@ -130,32 +132,38 @@ for (const dialect of sqlDialectsFromEnv()) {
     );
 
     it.runIf(dialect === 'postgres').each([
-      ['the same provider', 'fake'],
-      ['another provider', 'other'],
-    ])('leaves an order two events reach through two of its attempts (%s) to their own statements', async (_, name) => {
-      const { order, attempt: failed } = await openAttempt();
-      await payments.applyProviderEvent(eventAbout(failed, { status: 'failed' }));
-      const second =
-        name === 'fake' ? payments : new Payments(store, { provider: new InMemoryPaymentProvider({ name }) });
-      const reopened = await second.openCheckout(order.id, 'customer-a');
-      if (reopened.kind !== 'attempt') throw new Error(reopened.kind);
-      const other = await openAttempt();
-      // A late success of the failed attempt and the success of the new one, in one batch.
-      const reopenedEvent = eventAbout(reopened.attempt, { provider: name, key: new RequestKey(name, eventId('r')) });
-      const events = [eventAbout(failed), reopenedEvent, eventAbout(other.attempt)];
-      const result = await transaction(store, async (trx) => {
-        const locked = await payments.prelockProviderEvents(events, trx);
-        const applied = [];
-        for (const event of events) applied.push(await applyHeld(trx as never, event));
-        return { locked, applied };
-      });
-      expect(result.locked).toBe(1);
-      expect(result.applied.filter((one) => one.becamePaid).map((one) => one.orderId)).toEqual([
-        order.id,
-        other.order.id,
-      ]);
-      expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
-    });
+      // One provider: both attempts' events in its group, the order reached twice, so only the third is locked ahead.
+      ['the same provider', 'fake', 1],
+      // Two: only the larger group is locked ahead (the failed attempt's and the third); the other provider's event
+      // sends its own statements, which drops what is left.
+      ['another provider', 'other', 2],
+    ])(
+      'leaves an order two events reach through two of its attempts (%s) to their own statements',
+      async (_, name, expected) => {
+        const { order, attempt: failed } = await openAttempt();
+        await payments.applyProviderEvent(eventAbout(failed, { status: 'failed' }));
+        const second =
+          name === 'fake' ? payments : new Payments(store, { provider: new InMemoryPaymentProvider({ name }) });
+        const reopened = await second.openCheckout(order.id, 'customer-a');
+        if (reopened.kind !== 'attempt') throw new Error(reopened.kind);
+        const other = await openAttempt();
+        // A late success of the failed attempt and the success of the new one, in one batch.
+        const reopenedEvent = eventAbout(reopened.attempt, { provider: name, key: new RequestKey(name, eventId('r')) });
+        const events = [eventAbout(failed), reopenedEvent, eventAbout(other.attempt)];
+        const result = await transaction(store, async (trx) => {
+          const locked = await payments.prelockProviderEvents(events, trx);
+          const applied = [];
+          for (const event of events) applied.push(await applyHeld(trx as never, event));
+          return { locked, applied };
+        });
+        expect(result.locked).toBe(expected);
+        expect(result.applied.filter((one) => one.becamePaid).map((one) => one.orderId)).toEqual([
+          order.id,
+          other.order.id,
+        ]);
+        expect(await payments.outbox.jobsByDedupeKey(`order:${order.id}`)).toHaveLength(1);
+      },
+    );
 
     it.runIf(dialect === 'postgres')(
       'drops what was read ahead once the transaction locks an order by another path: a cancelled order is not paid',
@@ -175,6 +183,81 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect((await payments.findOrder(cancelled.order.id))?.status).toBe('cancelled');
         expect(await payments.outbox.jobsByDedupeKey(`order:${cancelled.order.id}`)).toHaveLength(0);
         expect(result[1]?.reason).toMatch(/order is cancelled: needs a refund/);
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'drops what was read ahead when an order is locked through another Kysely view of the transaction',
+      async () => {
+        const kept = await openAttempt();
+        const cancelled = await openAttempt();
+        const events = [eventAbout(kept.attempt), eventAbout(cancelled.attempt)];
+        const passThrough: KyselyPlugin = {
+          transformQuery: (args) => args.node,
+          transformResult: async (args) => args.result,
+        };
+        const result = await transaction(store, async (trx) => {
+          expect(await payments.prelockProviderEvents(events, trx)).toBe(2);
+          // The same transaction through a view with a plugin: a new executor, which cannot be told from another.
+          await payments.advanceOrder(trx.withPlugin(passThrough), cancelled.order.id, 'cancelled');
+          return [await applyHeld(trx as never, events[0]!), await applyHeld(trx as never, events[1]!)];
+        });
+        expect(result[1]?.becamePaid).toBe(false);
+        expect((await payments.findOrder(cancelled.order.id))?.status).toBe('cancelled');
+        expect(await payments.outbox.jobsByDedupeKey(`order:${cancelled.order.id}`)).toHaveLength(0);
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      "locks nothing ahead in a transaction payonce did not open (the application's own, joined)",
+      async () => {
+        const { attempt } = await openAttempt();
+        const client = new pg.Client({
+          connectionString: process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+          options: `-c search_path=${backend.target}`,
+        });
+        await client.connect();
+        try {
+          await client.query('begin');
+          const locked = await withPgTransaction(store, client, (trx) =>
+            payments.prelockProviderEvents([eventAbout(attempt), eventAbout(attempt, { paymentId: 'pi_other' })], trx),
+          );
+          await client.query('rollback');
+          expect(locked).toBe(0);
+        } finally {
+          await client.end();
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'an event that parks under the same event id drops what was read ahead: the other is a duplicate',
+      async () => {
+        const { attempt } = await openAttempt();
+        const paying = eventAbout(attempt);
+        // Same event id, no payment id and a merchant reference nothing matches: it parks, journaling the id.
+        const parking = eventAbout(attempt, { key: paying.key, paymentId: null, merchantReference: 'no-such-attempt' });
+        const both = await transaction(store, async (trx) => {
+          // Given together, the event id is named twice: nothing is locked ahead.
+          expect(await payments.prelockProviderEvents([paying, parking], trx)).toBe(0);
+          return [await applyHeld(trx as never, parking), await applyHeld(trx as never, paying)];
+        });
+        expect(both.map((one) => [one.decision, one.duplicate])).toEqual([
+          ['parked', false],
+          ['parked', true],
+        ]);
+        const { attempt: second } = await openAttempt();
+        const paid = eventAbout(second);
+        const parked = eventAbout(second, { key: paid.key, paymentId: null, merchantReference: 'no-such-attempt' });
+        const alone = await transaction(store, async (trx) => {
+          // Only the paying one given: locked ahead; the parking one's journal row then drops it.
+          expect(await payments.prelockProviderEvents([paid], trx)).toBe(1);
+          return [await applyHeld(trx as never, parked), await applyHeld(trx as never, paid)];
+        });
+        expect(alone.map((one) => [one.decision, one.duplicate])).toEqual([
+          ['parked', false],
+          ['parked', true],
+        ]);
       },
     );
 

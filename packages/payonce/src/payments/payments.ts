@@ -199,21 +199,23 @@ export class Payments<DB> {
   /**
    * Locks ahead, in `trx`, the orders and attempts that `events` will be applied to by `applyProviderEvent` in that
    * same transaction: a group-commit batch's events, before their handlers run (`TransactionalWebhookEndpoint.
-   * prepareBatch`). PostgreSQL only (elsewhere nothing is sent): two statements a provider — the orders, locked in
-   * order of their id, then the attempts, read after every order lock is held — instead of two an event; each
-   * event's `applyProviderEvent` in `trx` then takes its order and attempt from here, read as its own statements
-   * would read them (the locks held since). Events without a receipt key or a payment id, and any payment id,
-   * journal key, order or attempt named twice in `events`, are left to their own statements; so is everything once
-   * `trx` locks an order by another path (a drain of parked events, a checkout, a reconciliation). Call it at the
-   * start of the transaction, and only when every later write of these orders and attempts in `trx` goes through
-   * payonce's payments (not the application's own SQL). Returns how many events were locked ahead (`0` on SQLite and
-   * MySQL/MariaDB, and when none of the payment ids is known yet).
-   * @see docs/design.md §11 "Group commit" (the batch's locks).
+   * prepareBatch`). PostgreSQL only, in a transaction payonce opened (the intake's group commit, `store.transaction`;
+   * elsewhere nothing is sent): two statements — the orders, locked in order of their id, then the attempts, read
+   * after every order lock is held — instead of two an event; each event's `applyProviderEvent` in `trx` then takes
+   * its order and attempt from here, read as its own statements would read them (the locks held since). Left to
+   * their own statements: events without a receipt key or a payment id; any payment id, event id (receipt key), order
+   * or attempt named twice in `events`; the events of every provider but the most frequent one; and everything once
+   * `trx` locks an order by another path (an event found by merchant reference, a drain of parked events, a checkout,
+   * a reconciliation) or parks an event. Call it at the start of the transaction, and only when every later write of
+   * these orders and attempts in `trx` goes through payonce's payments (not the application's own SQL). Returns how
+   * many events were locked ahead (`0` on SQLite and MySQL/MariaDB, in a transaction payonce did not open, and when
+   * none of the payment ids is known yet).
+   * @see docs/design.md §11 "Fewer round trips" (a batch's orders and attempts locked together).
    * @throws whatever the driver throws (the transaction is then unusable: roll it back).
    */
   prelockProviderEvents(events: readonly ProviderPaymentEvent[], trx: Transaction<DB>): Promise<number> {
     const refs = events.flatMap((event) =>
-      event.key === null || event.paymentId === null
+      event.key === null
         ? []
         : [
             {

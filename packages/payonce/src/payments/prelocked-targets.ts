@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isOwnTransaction } from '../stores/sql/transaction-connection.js';
 import type { LockedTarget } from './locked-target.js';
 import { toOrder } from './order.js';
 import { toAttempt } from './payment-attempt.js';
@@ -9,7 +10,8 @@ import { ATTEMPTS_TABLE, ORDERS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-t
 export interface EventTargetRef {
   /** The provider the attempt was opened with (`applyProviderEvent`'s `event.provider`). */
   readonly provider: string;
-  readonly paymentId: string;
+  /** `null`: the event has none; it is not locked ahead, but its journal key still counts (`distinctRefs`). */
+  readonly paymentId: string | null;
   /** The event's journal key: its receipt key's provider and id. */
   readonly eventProvider: string;
   readonly eventId: string;
@@ -74,19 +76,35 @@ const LOCK_ATTEMPTS_OF_PAYMENTS = paymentsStatement(['provider', 'paymentIds', '
     .forUpdate(),
 );
 
-/**
- * The targets locked ahead for a transaction, by transaction and then by `refId`; each handed out once. A
- * transaction is known by its Kysely executor, which is the same object through the fenced view a handler is lent
- * (`TransactionFence`) and through the transaction itself.
- */
-const prelocked = new WeakMap<object, Map<string, LockedTarget>>();
+/** The targets locked ahead for one transaction, by `refId`, each handed out once, and when they were locked. */
+interface Prelocked {
+  readonly targets: Map<string, LockedTarget>;
+  /** `epoch` when they were locked: a later epoch drops them. */
+  readonly epoch: number;
+}
 
-const transactionOf = (on: PaymentsSql): object => on.db.getExecutor();
+/**
+ * The targets locked ahead, by transaction: its Kysely executor, which is the same object through the fenced view a
+ * handler is lent (`TransactionFence`) and through the transaction itself. Only transactions payonce opened itself
+ * are locked ahead (`isOwnTransaction`): nothing but their own executor (or a view made from it with a plugin, a new
+ * executor) runs on their connection.
+ */
+const prelocked = new WeakMap<object, Prelocked>();
+
+/**
+ * Bumped when an order is locked through a Kysely object that is not a transaction payonce opened (a joined
+ * transaction, a view made with a plugin): which transaction that is cannot be told, so every target locked ahead
+ * anywhere is dropped.
+ */
+let epoch = 0;
 
 const refId = (ref: EventTargetRef): string =>
   JSON.stringify([ref.provider, ref.paymentId, ref.eventProvider, ref.eventId]);
 
-/** The refs that can be locked ahead: each payment id and each journal key named once in the batch. */
+/**
+ * The refs that can be locked ahead: with a payment id, each payment id and each journal key named once among all of
+ * `refs` (an event without a payment id may park, journaling its key without locking anything).
+ */
 function distinctRefs(refs: readonly EventTargetRef[]): EventTargetRef[] {
   const count = (key: (ref: EventTargetRef) => string) => {
     const counts = new Map<string, number>();
@@ -95,11 +113,15 @@ function distinctRefs(refs: readonly EventTargetRef[]): EventTargetRef[] {
   };
   const onePayment = count((ref) => JSON.stringify([ref.provider, ref.paymentId]));
   const oneEvent = count((ref) => JSON.stringify([ref.eventProvider, ref.eventId]));
-  return refs.filter((ref) => onePayment(ref) && oneEvent(ref));
+  return refs.filter((ref) => ref.paymentId !== null && onePayment(ref) && oneEvent(ref));
 }
 
-/** `refs` grouped by (provider, event provider): each group is one pair of statements. */
-function groupsOf(refs: readonly EventTargetRef[]): EventTargetRef[][] {
+/**
+ * The largest group of `refs` of one (provider, event provider), the first of equals: one pair of statements, so that
+ * every order is locked by one statement in order of its id (orders locked group by group could deadlock with
+ * another transaction doing the same). The other groups' events send their own statements.
+ */
+function largestGroup(refs: readonly EventTargetRef[]): EventTargetRef[] {
   const groups = new Map<string, EventTargetRef[]>();
   for (const ref of refs) {
     const key = JSON.stringify([ref.provider, ref.eventProvider]);
@@ -107,41 +129,46 @@ function groupsOf(refs: readonly EventTargetRef[]): EventTargetRef[][] {
     if (group === undefined) groups.set(key, [ref]);
     else group.push(ref);
   }
-  return [...groups.values()];
+  let largest: EventTargetRef[] = [];
+  for (const group of groups.values()) if (group.length > largest.length) largest = group;
+  return largest;
 }
 
 /**
- * PostgreSQL: locks and reads, in `on`'s transaction, the orders and then the attempts that the events `refs` (a
- * group-commit batch's, before their handlers run) will be applied to — two statements a provider instead of two a
- * event — so that `lockEventTarget` hands each event its target from here (`takePrelocked`) with what its own two
- * statements would have read: the order and the attempt as locked, whether a parked event names the attempt, and
- * whether the event is journaled. The attempts' statement runs after every order is locked, so it sees what any
- * transaction that held one of those locks committed, as the per-event statement does.
+ * PostgreSQL, in a transaction payonce opened (`isOwnTransaction`: the intake's group commit, `SqlStore.transaction`):
+ * locks and reads, in `on`'s transaction, the orders and then the attempts that the events `refs` (a group-commit
+ * batch's, before their handlers run) will be applied to — two statements instead of two an event — so that
+ * `lockEventTarget` hands each event its target from here (`takePrelocked`) with what its own two statements would
+ * have read: the order and the attempt as locked, whether a parked event names the attempt, and whether the event is
+ * journaled. The attempts' statement runs after every order is locked, so it sees what any transaction that held one
+ * of those locks committed, as the per-event statement does.
  *
- * Only targets no other ref of the batch shares are kept: a payment id, an event's journal key, an order or an
- * attempt named twice goes to the database when its event is applied. Whatever else the transaction locks by itself
- * (`forgetPrelocked`) drops the rest: a row this transaction may change by another path is never answered from here.
- * Replaces what an earlier call made for the same transaction. Returns how many targets are kept; 0 elsewhere than
- * on PostgreSQL (nothing is sent).
+ * Only targets no other ref shares are kept: a payment id or an event's journal key named twice among `refs` (with
+ * or without a payment id), or an order reached by two of them, goes to the database when its event is applied; so
+ * do the events of every (provider, event provider) but the largest group, whose orders are locked by one statement
+ * in order of their id. Whatever else the transaction locks or parks by itself (`forgetPrelocked`) drops the rest.
+ * Replaces what an earlier call made for the same transaction. Returns how many targets are kept; 0 elsewhere than on
+ * PostgreSQL or in a transaction payonce did not open (nothing is sent).
  * @throws whatever the driver throws; the transaction is then unusable.
  */
 export async function prelockTargets(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<number> {
-  prelocked.delete(transactionOf(on));
-  if (on.statements.dialect.name !== 'postgres') return 0;
-  const found: [string, LockedTarget][] = [];
-  for (const group of groupsOf(distinctRefs(refs))) found.push(...(await lockGroup(on, group)));
-  // An order two refs reach (two of its attempts, of one provider or of two) is left to each event's own statements.
+  prelocked.delete(on.db.getExecutor());
+  if (on.statements.dialect.name !== 'postgres' || !isOwnTransaction(on.db)) return 0;
+  const group = largestGroup(distinctRefs(refs));
+  if (group.length === 0) return 0;
+  const found = await lockGroup(on, group);
+  // An order two refs reach (two of its attempts) is left to each event's own statements.
   const perOrder = new Map<string, number>();
   for (const [, { order }] of found) perOrder.set(order.id, (perOrder.get(order.id) ?? 0) + 1);
   const targets = new Map(found.filter(([, { order }]) => perOrder.get(order.id) === 1));
-  if (targets.size > 0) prelocked.set(transactionOf(on), targets);
+  if (targets.size > 0) prelocked.set(on.db.getExecutor(), { targets, epoch });
   return targets.size;
 }
 
 /** One provider's refs (distinct payment ids and journal keys), locked and read: orders first, then attempts. */
 async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<[string, LockedTarget][]> {
   const { provider, eventProvider } = refs[0]!;
-  const paymentIds = refs.map((ref) => ref.paymentId);
+  const paymentIds = refs.map((ref) => ref.paymentId as string); // `distinctRefs` kept those with one
   const orderRows = (await runPaymentsStatement(on, LOCK_ORDERS_OF_PAYMENTS, { provider, paymentIds })).rows;
   if (orderRows.length === 0) return [];
   const eventIds = refs.map((ref) => ref.eventId);
@@ -158,7 +185,7 @@ async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Prom
     byPayment.set(row.provider_payment_id, { order, attempt: toAttempt(row), parked: Boolean(row.has_parked) });
   }
   return refs.flatMap((ref): [string, LockedTarget][] => {
-    const target = byPayment.get(ref.paymentId);
+    const target = byPayment.get(ref.paymentId as string);
     return target === undefined ? [] : [[refId(ref), { ...target, journaled: journaled.has(ref.eventId) }]];
   });
 }
@@ -168,19 +195,22 @@ async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Prom
  * transaction, not locked ahead, handed out already, or dropped by `forgetPrelocked`).
  */
 export function takePrelocked(on: PaymentsSql, ref: EventTargetRef): LockedTarget | null {
-  const targets = prelocked.get(transactionOf(on));
-  if (targets === undefined) return null;
+  const ahead = prelocked.get(on.db.getExecutor());
+  if (ahead === undefined || ahead.epoch !== epoch) return null;
   const id = refId(ref);
-  const target = targets.get(id);
+  const target = ahead.targets.get(id);
   if (target === undefined) return null;
-  targets.delete(id);
+  ahead.targets.delete(id);
   return target;
 }
 
 /**
- * Drops every target locked ahead in `on`'s transaction: called before the transaction locks an order by itself,
- * after which a row read ahead may be changed by this transaction by a path this module does not see.
+ * Drops every target locked ahead in `on`'s transaction: called before the transaction locks an order by itself, or
+ * journals an event without a lock (it parks), after which a row or journal key read ahead may have been changed by
+ * this transaction by a path this module does not see. Through a Kysely object that is not a transaction payonce
+ * opened (a joined transaction, a view made with a plugin, the pool), every target locked ahead anywhere is dropped.
  */
 export function forgetPrelocked(on: PaymentsSql): void {
-  prelocked.delete(transactionOf(on));
+  if (isOwnTransaction(on.db)) prelocked.delete(on.db.getExecutor());
+  else epoch++;
 }

@@ -14,6 +14,7 @@ import { alertOf, type PaymentAlert } from './payment-alert.js';
 import type { PaymentReport } from './payment-report.js';
 import type { PaymentsContext } from './payments-context.js';
 import { paymentsSql } from './payments-sql.js';
+import { forgetPrelocked } from './prelocked-targets.js';
 import { PAYMENT_EVENT_STATUSES, type ProviderPaymentEvent } from './provider-payment-event.js';
 
 /** Options of `Payments.applyProviderEvent`. */
@@ -192,6 +193,7 @@ async function applyEventInTransaction<DB>(
     return { decision, reason, attemptId, orderId, becamePaid: false, duplicate: true };
   }
   if (!target) {
+    forgetPrelocked(on); // its journal row is written without a lock: nothing read ahead may stand for its key
     const decision = { decision: 'parked', reason: 'no attempt matches yet', attemptId: null, orderId: null } as const;
     await insertJournal(on, report, decision, now);
     return { ...decision, becamePaid: false };

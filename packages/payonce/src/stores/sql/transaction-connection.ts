@@ -7,6 +7,23 @@ import { combineWrites, isCombinableWrite, splitCombined } from './combined-writ
  */
 const live = new WeakMap<QueryExecutor, DatabaseConnection | null>();
 
+/** The executors of the transactions payonce opened itself (`SqlStore.transaction`, the outbox's `transaction`). */
+const own = new WeakSet<QueryExecutor>();
+
+/**
+ * Marks `trx` as a transaction payonce opened itself, for as long as it lives: {@link isOwnTransaction} then knows
+ * that no other Kysely object than `trx` (and views lent of it, which answer its executor) runs on its connection
+ * unless made from it with a plugin (a new executor, not marked).
+ */
+export function markOwnTransaction<DB>(trx: Kysely<DB>): void {
+  if (trx.isTransaction) own.add(trx.getExecutor());
+}
+
+/** True when `db` is a transaction payonce opened itself ({@link markOwnTransaction}), seen through this very executor. */
+export function isOwnTransaction<DB>(db: Kysely<DB>): boolean {
+  return db.isTransaction && own.has(db.getExecutor());
+}
+
 /**
  * Runs `work` (the callback of a Kysely transaction on `trx`) with the fixed statements sent through
  * {@link executeCompiled} going straight to the transaction's connection while `work` runs. Not when `trx`'s
