@@ -8,6 +8,7 @@ import {
   StoreUnavailable,
 } from 'payonce/internal/core/errors.js';
 import type { HttpResponse } from 'payonce/internal/http/http-exchange.js';
+import { isStoreOutage } from 'payonce/internal/stores/sql/driver-error.js';
 import type { Logger } from 'pino';
 import { isServiceRouteCode, type ServiceRouteCode, serviceProblem } from './service-problems.js';
 
@@ -59,7 +60,9 @@ function edgeProblem(code: ServiceRouteCode): HttpResponse {
 /**
  * The problem+json answer for an error thrown by a route, a hook or a body parser, or `null` for a server error
  * (the caller logs it and answers a generic 500). A `StoreUnavailable` (or `StoreSchemaMissing`: tables dropped
- * after the service migrated at start) is 503 with `Retry-After`
+ * after the service migrated at start), or a driver error of a database outage met by the route's own statements
+ * (`isStoreOutage`: a connection terminated or lost, a timeout, a deadlock after the retries), is 503 with
+ * `Retry-After`
  * (`storeUnavailableProblem`); any other `PayonceError` keeps its code and message; fastify's own 4xx
  * errors are mapped by status: 413 → `REQUEST_BODY_TOO_LARGE`, 404 → `ROUTE_NOT_FOUND`, any other →
  * `INVALID_REQUEST_BODY` (an unparsable body or a content type other than JSON), with a fixed detail (fastify's
@@ -67,6 +70,9 @@ function edgeProblem(code: ServiceRouteCode): HttpResponse {
  */
 export function problemOf(error: unknown): HttpResponse | null {
   if (error instanceof StoreUnavailable || error instanceof StoreSchemaMissing) return storeUnavailableProblem();
+  // The database failing under a route's own statements (a connection terminated mid-transaction, a deadlock after
+  // the retries): the store is down for now, not the request wrong.
+  if (isStoreOutage(error)) return storeUnavailableProblem();
   if (error instanceof PayonceError && isServiceRouteCode(error.code)) return serviceProblem(error.code, error.message);
   const status = (error as Partial<FastifyError> | null)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
