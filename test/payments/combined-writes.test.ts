@@ -1,6 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
@@ -12,7 +11,7 @@ import {
 } from '../../packages/payonce/src/stores/sql/combined-writes.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
-import { eventAbout } from './payments-fixtures.js';
+import { eventAbout, openAttempt, sentStatements } from './payments-fixtures.js';
 
 /**
  * The independent writes of a payment transition (the order's move, its fulfilment job, the attempt's move, the
@@ -69,32 +68,10 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
   });
   afterAll(async () => backend?.drop());
 
-  async function openAttempt() {
-    const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
-    const opened = await payments.openCheckout(order.id, 'customer-a');
-    if (opened.kind !== 'attempt') throw new Error(opened.kind);
-    return { order, attempt: opened.attempt };
-  }
-
-  const textOf = (query: unknown): string =>
-    typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
-
-  /** The SQL texts the process sends to PostgreSQL while `work` runs. */
-  async function sent<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
-    const spy = vi.spyOn(pg.Client.prototype, 'query');
-    try {
-      const result = await work();
-      const texts = spy.mock.calls.map(([first]) => textOf(first as unknown));
-      return { result, texts };
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
   it('sends the order, job, attempt and journal writes together, and each is made', async () => {
-    const { order, attempt } = await openAttempt();
+    const { order, attempt } = await openAttempt(payments);
     const event = eventAbout(attempt);
-    const { result, texts } = await sent(() => payments.applyProviderEvent(event));
+    const { result, texts } = await sentStatements(() => payments.applyProviderEvent(event));
     expect(result).toMatchObject({ decision: 'applied', becamePaid: true, duplicate: false });
     const writes = texts.filter(
       (text) => /payonce_outbox"|payonce_payment_events"/.test(text) && !/^select/.test(text),
@@ -120,7 +97,7 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
 
   it("sends the checkout's answer (the attempt's move and its journal row) in one statement", async () => {
     const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
-    const { result, texts } = await sent(() => payments.openCheckout(order.id, 'customer-a'));
+    const { result, texts } = await sentStatements(() => payments.openCheckout(order.id, 'customer-a'));
     if (result.kind !== 'attempt') throw new Error(result.kind);
     const journalWrites = texts.filter((text) => text.includes('insert into "payonce_payment_events"'));
     expect(journalWrites).toHaveLength(1);
@@ -132,7 +109,7 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
   });
 
   it('answers a plain apply after one under a held receipt as a duplicate, not a duplicate-key error', async () => {
-    const { order, attempt } = await openAttempt();
+    const { order, attempt } = await openAttempt(payments);
     const event = eventAbout(attempt);
     await transaction(store, (trx) => payments.applyProviderEvent(event, trx, { receiptHeld: true }));
     expect(await payments.applyProviderEvent(event)).toMatchObject({ decision: 'applied', duplicate: true });
@@ -140,7 +117,7 @@ describe.skipIf(!onPostgres)('postgres: a paid transition writes in one statemen
   });
 
   it('is all or nothing: a part that fails leaves the order, the attempt, the outbox and the journal as they were', async () => {
-    const { order, attempt } = await openAttempt();
+    const { order, attempt } = await openAttempt(payments);
     const event = eventAbout(attempt);
     // The order's part is refused (a constraint of this test's own schema, on new rows only): no other part stays.
     await sql`alter table payonce_orders add constraint test_never_paid check (status <> 'paid') not valid`.execute(

@@ -1,6 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
 import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.js';
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
@@ -9,7 +9,7 @@ import { Payments } from '../../packages/payonce/src/payments/payments.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { withPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
-import { eventAbout, eventId } from './payments-fixtures.js';
+import { eventAbout, eventId, openAttempt, sentStatements } from './payments-fixtures.js';
 
 /**
  * Issue #40: a group-commit batch's orders and attempts are locked ahead in two statements
@@ -28,44 +28,25 @@ for (const dialect of sqlDialectsFromEnv()) {
     }, 60_000);
     afterAll(async () => backend?.drop());
 
-    async function openAttempt() {
-      const order = await payments.createOrder('customer-a', { amountMinor: 2500, currency: 'UZS' });
-      const opened = await payments.openCheckout(order.id, 'customer-a');
-      if (opened.kind !== 'attempt') throw new Error(opened.kind);
-      return { order, attempt: opened.attempt };
-    }
-
-    const textOf = (query: unknown): string =>
-      typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
-
-    /** The SQL texts sent to PostgreSQL while `work` runs (none are seen on the other dialects). */
-    async function sent<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
-      const spy = vi.spyOn(pg.Client.prototype, 'query');
-      try {
-        const result = await work();
-        return { result, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
-      } finally {
-        spy.mockRestore();
-      }
-    }
-
     const locks = (texts: readonly string[]) => texts.filter((text) => /for update/i.test(text));
     const applyHeld = (trx: never, event: ReturnType<typeof eventAbout>) =>
       payments.applyProviderEvent(event, trx, { receiptHeld: true });
 
+    /** `events` locked ahead and then applied one after another under a held receipt, in ONE transaction. */
+    const lockedAndApplied = (events: readonly ReturnType<typeof eventAbout>[]) =>
+      transaction(store, async (trx) => {
+        const locked = await payments.prelockProviderEvents(events, trx);
+        const applied = [];
+        for (const event of events) applied.push(await applyHeld(trx as never, event));
+        return { locked, applied };
+      });
+
     it.runIf(dialect === 'postgres')(
       'locks the orders, then the attempts, in two statements; each event then sends no lock and writes as alone',
       async () => {
-        const opened = await Promise.all([openAttempt(), openAttempt(), openAttempt()]);
+        const opened = await Promise.all([openAttempt(payments), openAttempt(payments), openAttempt(payments)]);
         const events = opened.map(({ attempt }) => eventAbout(attempt));
-        const { result, texts } = await sent(() =>
-          transaction(store, async (trx) => {
-            const locked = await payments.prelockProviderEvents(events, trx);
-            const applied = [];
-            for (const event of events) applied.push(await applyHeld(trx as never, event));
-            return { locked, applied };
-          }),
-        );
+        const { result, texts } = await sentStatements(() => lockedAndApplied(events));
         expect(result.locked).toBe(3);
         expect(result.applied.map((one) => [one.decision, one.becamePaid, one.duplicate])).toEqual(
           Array(3).fill(['applied', true, false]),
@@ -88,12 +69,12 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       'answers an event journaled already as a duplicate, from what was read ahead',
       async () => {
-        const first = await openAttempt();
-        const second = await openAttempt();
+        const first = await openAttempt(payments);
+        const second = await openAttempt(payments);
         const done = eventAbout(first.attempt);
         await transaction(store, (trx) => applyHeld(trx as never, done));
         const fresh = eventAbout(second.attempt);
-        const { result, texts } = await sent(() =>
+        const { result, texts } = await sentStatements(() =>
           transaction(store, async (trx) => {
             const locked = await payments.prelockProviderEvents([done, fresh], trx);
             return { locked, again: await applyHeld(trx as never, done), now: await applyHeld(trx as never, fresh) };
@@ -110,17 +91,10 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       'leaves a payment id named twice to its events own statements: one transition, one job',
       async () => {
-        const twice = await openAttempt();
-        const once = await openAttempt();
+        const twice = await openAttempt(payments);
+        const once = await openAttempt(payments);
         const events = [eventAbout(twice.attempt), eventAbout(twice.attempt), eventAbout(once.attempt)];
-        const { result, texts } = await sent(() =>
-          transaction(store, async (trx) => {
-            const locked = await payments.prelockProviderEvents(events, trx);
-            const applied = [];
-            for (const event of events) applied.push(await applyHeld(trx as never, event));
-            return { locked, applied };
-          }),
-        );
+        const { result, texts } = await sentStatements(() => lockedAndApplied(events));
         expect(result.locked).toBe(1);
         expect(result.applied.map((one) => one.becamePaid)).toEqual([true, false, true]);
         // Two ahead, two for each event of the twice-named payment (each of those drops the rest: the third's too).
@@ -140,22 +114,17 @@ for (const dialect of sqlDialectsFromEnv()) {
     ])(
       'leaves an order two events reach through two of its attempts (%s) to their own statements',
       async (_, name, expected) => {
-        const { order, attempt: failed } = await openAttempt();
+        const { order, attempt: failed } = await openAttempt(payments);
         await payments.applyProviderEvent(eventAbout(failed, { status: 'failed' }));
         const second =
           name === 'fake' ? payments : new Payments(store, { provider: new InMemoryPaymentProvider({ name }) });
         const reopened = await second.openCheckout(order.id, 'customer-a');
         if (reopened.kind !== 'attempt') throw new Error(reopened.kind);
-        const other = await openAttempt();
+        const other = await openAttempt(payments);
         // A late success of the failed attempt and the success of the new one, in one batch.
         const reopenedEvent = eventAbout(reopened.attempt, { provider: name, key: new RequestKey(name, eventId('r')) });
         const events = [eventAbout(failed), reopenedEvent, eventAbout(other.attempt)];
-        const result = await transaction(store, async (trx) => {
-          const locked = await payments.prelockProviderEvents(events, trx);
-          const applied = [];
-          for (const event of events) applied.push(await applyHeld(trx as never, event));
-          return { locked, applied };
-        });
+        const result = await lockedAndApplied(events);
         expect(result.locked).toBe(expected);
         expect(result.applied.filter((one) => one.becamePaid).map((one) => one.orderId)).toEqual([
           order.id,
@@ -168,8 +137,8 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       'drops what was read ahead once the transaction locks an order by another path: a cancelled order is not paid',
       async () => {
-        const kept = await openAttempt();
-        const cancelled = await openAttempt();
+        const kept = await openAttempt(payments);
+        const cancelled = await openAttempt(payments);
         const events = [eventAbout(kept.attempt), eventAbout(cancelled.attempt)];
         const result = await transaction(store, async (trx) => {
           expect(await payments.prelockProviderEvents(events, trx)).toBe(2);
@@ -189,8 +158,8 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       'drops what was read ahead when an order is locked through another Kysely view of the transaction',
       async () => {
-        const kept = await openAttempt();
-        const cancelled = await openAttempt();
+        const kept = await openAttempt(payments);
+        const cancelled = await openAttempt(payments);
         const events = [eventAbout(kept.attempt), eventAbout(cancelled.attempt)];
         const passThrough: KyselyPlugin = {
           transformQuery: (args) => args.node,
@@ -211,7 +180,7 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       "locks nothing ahead in a transaction payonce did not open (the application's own, joined)",
       async () => {
-        const { attempt } = await openAttempt();
+        const { attempt } = await openAttempt(payments);
         const client = new pg.Client({
           connectionString: process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
           options: `-c search_path=${backend.target}`,
@@ -233,7 +202,7 @@ for (const dialect of sqlDialectsFromEnv()) {
     it.runIf(dialect === 'postgres')(
       'an event that parks under the same event id drops what was read ahead: the other is a duplicate',
       async () => {
-        const { attempt } = await openAttempt();
+        const { attempt } = await openAttempt(payments);
         const paying = eventAbout(attempt);
         // Same event id, no payment id and a merchant reference nothing matches: it parks, journaling the id.
         const parking = eventAbout(attempt, { key: paying.key, paymentId: null, merchantReference: 'no-such-attempt' });
@@ -246,7 +215,7 @@ for (const dialect of sqlDialectsFromEnv()) {
           ['parked', false],
           ['parked', true],
         ]);
-        const { attempt: second } = await openAttempt();
+        const { attempt: second } = await openAttempt(payments);
         const paid = eventAbout(second);
         const parked = eventAbout(second, { key: paid.key, paymentId: null, merchantReference: 'no-such-attempt' });
         const alone = await transaction(store, async (trx) => {
@@ -262,23 +231,17 @@ for (const dialect of sqlDialectsFromEnv()) {
     );
 
     it.runIf(dialect === 'postgres')('locks nothing ahead for a payment id no attempt carries yet', async () => {
-      const { attempt } = await openAttempt();
+      const { attempt } = await openAttempt(payments);
       const unknown = eventAbout(attempt, { paymentId: `pi_unknown_${process.pid}`, merchantReference: null });
       const locked = await transaction(store, (trx) => payments.prelockProviderEvents([unknown], trx));
       expect(locked).toBe(0);
     });
 
     it.runIf(dialect !== 'postgres')('sends nothing and locks nothing ahead', async () => {
-      const opened = await Promise.all([openAttempt(), openAttempt()]);
+      const opened = await Promise.all([openAttempt(payments), openAttempt(payments)]);
       const events = opened.map(({ attempt }) => eventAbout(attempt));
-      const { result, texts } = await sent(() =>
-        transaction(store, async (trx) => {
-          const locked = await payments.prelockProviderEvents(events, trx);
-          for (const event of events) await applyHeld(trx as never, event);
-          return locked;
-        }),
-      );
-      expect(result).toBe(0);
+      const { result, texts } = await sentStatements(() => lockedAndApplied(events));
+      expect(result.locked).toBe(0);
       expect(texts).toHaveLength(0);
       for (const { order } of opened) expect((await payments.findOrder(order.id))?.status).toBe('paid');
     });

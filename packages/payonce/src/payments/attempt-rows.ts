@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isStoredId } from '../core/stored-id.js';
 import { ACTIVE_ATTEMPT_STATUSES, type AttemptStatus } from './attempt-status.js';
 import { type PaymentAttempt, toAttempt } from './payment-attempt.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
-import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE } from './payments-tables.js';
+import { ATTEMPTS_TABLE, PAYMENT_EVENTS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 
 const ACTIVE_ATTEMPT = paymentsStatement(['orderId'], (db, p) =>
   db
@@ -30,12 +30,12 @@ const ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId'], (db, 
 );
 
 /**
- * PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock), whether
- * the inbox holds a parked event naming it as `parkedFor` finds them (same provider; its id as merchant reference, or
- * its payment id), and whether the event (`eventProvider`, `eventId`) is journaled already, read in the same statement.
+ * Every column of the attempts, and `has_parked`: whether the inbox holds a parked event naming the attempt as
+ * `parkedFor` finds them (same provider; its id as merchant reference, or its payment id). The start of the statements
+ * that lock attempts for a provider event (one here, a batch's in prelocked-targets.ts).
  */
-const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId', 'eventProvider', 'eventId'], (db, p) =>
-  db
+export function attemptsWithParkedFlag(db: Kysely<PaymentsDatabase>) {
+  return db
     .selectFrom(ATTEMPTS_TABLE)
     .selectAll(ATTEMPTS_TABLE)
     .select((eb) =>
@@ -54,7 +54,16 @@ const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId', '
             ),
         )
         .as('has_parked'),
-    )
+    );
+}
+
+/**
+ * PostgreSQL and MySQL: the attempt of a provider payment id with `FOR UPDATE` (after its order's lock), whether
+ * the inbox holds a parked event naming it as `parkedFor` finds them (same provider; its id as merchant reference, or
+ * its payment id), and whether the event (`eventProvider`, `eventId`) is journaled already, read in the same statement.
+ */
+const LOCK_ATTEMPT_BY_PAYMENT_ID = paymentsStatement(['provider', 'paymentId', 'eventProvider', 'eventId'], (db, p) =>
+  attemptsWithParkedFlag(db)
     .select((eb) =>
       eb
         .exists(

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { isOwnTransaction } from '../stores/sql/transaction-connection.js';
+import { attemptsWithParkedFlag } from './attempt-rows.js';
 import type { LockedTarget } from './locked-target.js';
 import { toOrder } from './order.js';
 import { toAttempt } from './payment-attempt.js';
@@ -43,26 +44,7 @@ const LOCK_ORDERS_OF_PAYMENTS = paymentsStatement(['provider', 'paymentIds'], (d
  * `eventIds` (of `eventProvider`) are journaled already, read in the same statement (the same array on every row).
  */
 const LOCK_ATTEMPTS_OF_PAYMENTS = paymentsStatement(['provider', 'paymentIds', 'eventProvider', 'eventIds'], (db, p) =>
-  db
-    .selectFrom(ATTEMPTS_TABLE)
-    .selectAll(ATTEMPTS_TABLE)
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom(PAYMENT_EVENTS_TABLE)
-            .select(sql<number>`1`.as('one'))
-            .where(`${PAYMENT_EVENTS_TABLE}.decision`, '=', 'parked')
-            .where(`${PAYMENT_EVENTS_TABLE}.provider`, '=', eb.ref(`${ATTEMPTS_TABLE}.provider`))
-            .where((w) =>
-              w.or([
-                w(`${PAYMENT_EVENTS_TABLE}.merchant_reference`, '=', w.ref(`${ATTEMPTS_TABLE}.id`)),
-                w(`${PAYMENT_EVENTS_TABLE}.provider_payment_id`, '=', w.ref(`${ATTEMPTS_TABLE}.provider_payment_id`)),
-              ]),
-            ),
-        )
-        .as('has_parked'),
-    )
+  attemptsWithParkedFlag(db)
     .select(() => {
       const journaled = db
         .selectFrom(PAYMENT_EVENTS_TABLE)
