@@ -6,9 +6,11 @@ import { transaction } from '../../packages/payonce/src/outbox/sql-transaction.j
 import { FULFIL_TOPIC } from '../../packages/payonce/src/payments/apply-report.js';
 import { InMemoryPaymentProvider } from '../../packages/payonce/src/payments/in-memory-payment-provider.js';
 import { Payments } from '../../packages/payonce/src/payments/payments.js';
+import { GroupCommit } from '../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../packages/payonce/src/stores/sql/sql-store.js';
 import { withPgTransaction } from '../../packages/payonce/src/tx/pg.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../outbox/sql-backends.js';
+import { gated } from '../stores/sql/support/group-gate.js';
 import { eventAbout, eventId, openAttempt, sentStatements } from './payments-fixtures.js';
 
 /**
@@ -227,6 +229,96 @@ for (const dialect of sqlDialectsFromEnv()) {
           ['parked', false],
           ['parked', true],
         ]);
+      },
+    );
+
+    /** A client of its own on the test's schema (another session). */
+    async function otherSession(): Promise<pg.Client> {
+      const client = new pg.Client({
+        connectionString: process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+        options: `-c search_path=${backend.target}`,
+      });
+      await client.connect();
+      return client;
+    }
+
+    it.runIf(dialect === 'postgres')(
+      'never locks an attempt whose order it did not lock (its payment id set while the orders waited)',
+      async () => {
+        const waiting = await openAttempt(payments);
+        const late = await openAttempt(payments);
+        const lateId = late.attempt.providerPaymentId as string;
+        const holder = await otherSession();
+        const other = await otherSession();
+        try {
+          // The late attempt has no payment id yet; an order of the batch is held by another transaction.
+          await other.query('update payonce_payment_attempts set provider_payment_id = null where id = $1', [
+            late.attempt.id,
+          ]);
+          await holder.query('begin');
+          await holder.query('select id from payonce_orders where id = $1 for update', [waiting.order.id]);
+          const events = [eventAbout(waiting.attempt), eventAbout(late.attempt)];
+          const batch = transaction(store, async (trx) => {
+            const locked = await payments.prelockProviderEvents(events, trx);
+            // Still inside the batch's transaction: the late attempt's row must be free (its order is not locked).
+            const probe = await other.query('select id from payonce_payment_attempts where id = $1 for update nowait', [
+              late.attempt.id,
+            ]);
+            return { locked, probed: probe.rowCount };
+          });
+          // The batch's orders statement waits on the held order; meanwhile the late attempt learns its payment id.
+          const waitingOnLock = async () =>
+            (
+              await other.query(
+                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%any(array(%'",
+              )
+            ).rows[0].n > 0;
+          while (!(await waitingOnLock())) await new Promise((resolve) => setTimeout(resolve, 20));
+          await other.query('update payonce_payment_attempts set provider_payment_id = $1 where id = $2', [
+            lateId,
+            late.attempt.id,
+          ]);
+          await holder.query('commit');
+          const { locked, probed } = await batch;
+          expect(locked).toBe(1);
+          expect(probed).toBe(1);
+        } finally {
+          await holder.end();
+          await other.end();
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      "drops what was read ahead when payonce rolls the transaction back to a caller's savepoint",
+      async () => {
+        const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+        const first = await openAttempt(payments);
+        const second = await openAttempt(payments);
+        const events = [eventAbout(first.attempt), eventAbout(second.attempt)];
+        let failed = false;
+        const { texts } = await sentStatements(async () => {
+          const open = await gated(group as GroupCommit<unknown>);
+          const answers = Promise.allSettled([
+            group.run(async (tx) => {
+              // Locked ahead inside this caller's own work, then it fails: the first run of the batch rolls back
+              // whole, the second gives it a savepoint, and the rollback to it releases what it locked there.
+              await payments.prelockProviderEvents(events, tx as never);
+              failed = true;
+              throw new Error('the caller failed after locking ahead');
+            }),
+            group.run((tx) => applyHeld(tx as never, events[1]!)),
+          ]);
+          await open();
+          return await answers;
+        });
+        expect(failed).toBe(true);
+        expect((await payments.findOrder(second.order.id))?.status).toBe('paid');
+        // After the last rollback to the savepoint, the second event sent its own locks.
+        const afterRollback = texts.slice(texts.lastIndexOf('rollback to savepoint payonce_share'));
+        expect(afterRollback.some((text) => /^select \* from "payonce_orders" where "id" = \(select/.test(text))).toBe(
+          true,
+        );
       },
     );
 

@@ -206,8 +206,10 @@ export class Payments<DB> {
    * their own statements: events without a receipt key or a payment id; any payment id, event id (receipt key), order
    * or attempt named twice in `events`; the events of every provider but the most frequent one; and everything once
    * `trx` locks an order by another path (an event found by merchant reference, a drain of parked events, a checkout,
-   * a reconciliation) or parks an event. Call it at the start of the transaction, and only when every later write of
-   * these orders and attempts in `trx` goes through payonce's payments (not the application's own SQL). Returns how
+   * a reconciliation) or parks an event. Call it at the start of the transaction, never inside a savepoint that
+   * the application may roll back itself (that releases the locks; payonce's own rollbacks to a savepoint drop what
+   * was read ahead), and only when every later write of these orders and attempts in `trx` goes through payonce's
+   * payments (not the application's own SQL). Returns how
    * many events were locked ahead (`0` on SQLite and MySQL/MariaDB, in a transaction payonce did not open, and when
    * none of the payment ids is known yet).
    * @see docs/design.md §11 "Fewer round trips" (a batch's orders and attempts locked together).

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { forgetOnRollback } from '../stores/sql/read-ahead.js';
 import { isOwnTransaction } from '../stores/sql/transaction-connection.js';
 import { attemptsWithParkedFlag } from './attempt-rows.js';
 import type { LockedTarget } from './locked-target.js';
@@ -42,20 +43,26 @@ const LOCK_ORDERS_OF_PAYMENTS = paymentsStatement(['provider', 'paymentIds'], (d
  * PostgreSQL: the attempts carrying any of `paymentIds` (of one provider), locked — after their orders — with, as
  * `LOCK_ATTEMPT_BY_PAYMENT_ID` reads them for one attempt, whether a parked event names each, and which of the events
  * `eventIds` (of `eventProvider`) are journaled already, read in the same statement (the same array on every row).
+ * Only attempts of `orderIds`, the orders the statement before locked.
  */
-const LOCK_ATTEMPTS_OF_PAYMENTS = paymentsStatement(['provider', 'paymentIds', 'eventProvider', 'eventIds'], (db, p) =>
-  attemptsWithParkedFlag(db)
-    .select(() => {
-      const journaled = db
-        .selectFrom(PAYMENT_EVENTS_TABLE)
-        .select(`${PAYMENT_EVENTS_TABLE}.event_id`)
-        .where(`${PAYMENT_EVENTS_TABLE}.provider`, '=', p.eventProvider)
-        .where(sql<boolean>`${sql.ref(`${PAYMENT_EVENTS_TABLE}.event_id`)} = any(${p.eventIds}::varchar[])`);
-      return sql<string[]>`array(${journaled})`.as('journaled_ids');
-    })
-    .where(`${ATTEMPTS_TABLE}.provider`, '=', p.provider)
-    .where(sql<boolean>`${sql.ref(`${ATTEMPTS_TABLE}.provider_payment_id`)} = any(${p.paymentIds}::varchar[])`)
-    .forUpdate(),
+const LOCK_ATTEMPTS_OF_PAYMENTS = paymentsStatement(
+  ['provider', 'paymentIds', 'orderIds', 'eventProvider', 'eventIds'],
+  (db, p) =>
+    attemptsWithParkedFlag(db)
+      .select(() => {
+        const journaled = db
+          .selectFrom(PAYMENT_EVENTS_TABLE)
+          .select(`${PAYMENT_EVENTS_TABLE}.event_id`)
+          .where(`${PAYMENT_EVENTS_TABLE}.provider`, '=', p.eventProvider)
+          .where(sql<boolean>`${sql.ref(`${PAYMENT_EVENTS_TABLE}.event_id`)} = any(${p.eventIds}::varchar[])`);
+        return sql<string[]>`array(${journaled})`.as('journaled_ids');
+      })
+      .where(`${ATTEMPTS_TABLE}.provider`, '=', p.provider)
+      .where(sql<boolean>`${sql.ref(`${ATTEMPTS_TABLE}.provider_payment_id`)} = any(${p.paymentIds}::varchar[])`)
+      // Only attempts of the orders locked just before: one whose payment id was set meanwhile, on an order not
+      // locked, is neither locked here (an attempt before its order, against every other path) nor read ahead.
+      .where(sql<boolean>`${sql.ref(`${ATTEMPTS_TABLE}.order_id`)} = any(${p.orderIds}::varchar[])`)
+      .forUpdate(),
 );
 
 /** The targets locked ahead for one transaction, by `refId`, each handed out once, and when they were locked. */
@@ -143,7 +150,13 @@ export async function prelockTargets(on: PaymentsSql, refs: readonly EventTarget
   const perOrder = new Map<string, number>();
   for (const [, { order }] of found) perOrder.set(order.id, (perOrder.get(order.id) ?? 0) + 1);
   const targets = new Map(found.filter(([, { order }]) => perOrder.get(order.id) === 1));
-  if (targets.size > 0) prelocked.set(on.db.getExecutor(), { targets, epoch });
+  if (targets.size > 0) {
+    const executor = on.db.getExecutor();
+    prelocked.set(executor, { targets, epoch });
+    // A rollback to a savepoint payonce set after this (a group commit's delivery that failed) may release these
+    // locks, when they were taken inside it: nothing read ahead stands after one.
+    forgetOnRollback(on.db, () => prelocked.delete(executor));
+  }
   return targets.size;
 }
 
@@ -154,7 +167,8 @@ async function lockGroup(on: PaymentsSql, refs: readonly EventTargetRef[]): Prom
   const orderRows = (await runPaymentsStatement(on, LOCK_ORDERS_OF_PAYMENTS, { provider, paymentIds })).rows;
   if (orderRows.length === 0) return [];
   const eventIds = refs.map((ref) => ref.eventId);
-  const values = { provider, paymentIds, eventProvider, eventIds };
+  const orderIds = orderRows.map((row) => row.id);
+  const values = { provider, paymentIds, orderIds, eventProvider, eventIds };
   const attemptRows = (await runPaymentsStatement(on, LOCK_ATTEMPTS_OF_PAYMENTS, values)).rows;
   const orders = new Map(orderRows.map((row) => [row.id, toOrder(row)]));
   // The same array on every row: the refs' events journaled already.

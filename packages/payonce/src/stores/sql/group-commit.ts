@@ -5,7 +5,7 @@ import type { InsertClaimRequest } from '../../core/store.js';
 import { keyId } from './batch-statements.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
-import { type ReadAhead, readAheadTogether } from './read-ahead.js';
+import { type ReadAhead, readAheadTogether, rolledBackToSavepoint } from './read-ahead.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
 
@@ -324,6 +324,7 @@ export class GroupCommit<DB> {
       const transient = this.transient(error);
       try {
         await executeCompiled(tx, ROLLBACK_TO);
+        rolledBackToSavepoint(tx);
       } catch (rollbackError) {
         // The transaction itself is gone: MySQL rolls a deadlock's whole transaction back (the savepoint with it),
         // so the work's transient error runs the batch again; anything else (connection lost) fails the batch.

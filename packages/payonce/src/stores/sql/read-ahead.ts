@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, QueryExecutor, Transaction } from 'kysely';
 
 /**
  * What a caller's work will read, for its group-commit batch to read it ahead, before the works run
@@ -35,4 +35,26 @@ export async function readAheadTogether<DB>(
         group.map((ahead) => ahead.item),
       );
   }
+}
+
+/** What to drop when a transaction is rolled back to a savepoint, by the transaction's executor. */
+const onRollback = new WeakMap<QueryExecutor, (() => void)[]>();
+
+/**
+ * Registers `forget`, to be called when payonce rolls `tx` back to a savepoint ({@link rolledBackToSavepoint}): a
+ * rollback to a savepoint releases the row locks taken after it, so what was read under them may no longer stand.
+ */
+export function forgetOnRollback<DB>(tx: Kysely<DB>, forget: () => void): void {
+  const executor = tx.getExecutor();
+  const registered = onRollback.get(executor);
+  if (registered === undefined) onRollback.set(executor, [forget]);
+  else registered.push(forget);
+}
+
+/** Calls (once) what {@link forgetOnRollback} registered for `tx`: payonce just rolled it back to a savepoint. */
+export function rolledBackToSavepoint<DB>(tx: Kysely<DB>): void {
+  const executor = tx.getExecutor();
+  const registered = onRollback.get(executor);
+  onRollback.delete(executor);
+  for (const forget of registered ?? []) forget();
 }
