@@ -1,4 +1,4 @@
-import type { KyselyPlugin } from 'kysely';
+import { type KyselyPlugin, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestKey } from '../../packages/payonce/src/core/request-key.js';
@@ -154,6 +154,27 @@ for (const dialect of sqlDialectsFromEnv()) {
         expect((await payments.findOrder(cancelled.order.id))?.status).toBe('cancelled');
         expect(await payments.outbox.jobsByDedupeKey(`order:${cancelled.order.id}`)).toHaveLength(0);
         expect(result[1]?.reason).toMatch(/order is cancelled: needs a refund/);
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      "refuses to pay an order the transaction's own SQL changed after it was read ahead: nothing is moved",
+      async () => {
+        const kept = await openAttempt(payments);
+        const changed = await openAttempt(payments);
+        const events = [eventAbout(kept.attempt), eventAbout(changed.attempt)];
+        // Against the rule of the read ahead: the application cancels an order by its own SQL in the transaction.
+        const attempt = transaction(store, async (trx) => {
+          expect(await payments.prelockProviderEvents(events, trx)).toBe(2);
+          await sql`update payonce_orders set status = 'cancelled' where id = ${changed.order.id}`.execute(trx);
+          await applyHeld(trx as never, events[0]!);
+          return await applyHeld(trx as never, events[1]!);
+        });
+        await expect(attempt).rejects.toThrow(/is no longer awaiting_payment under this transaction's lock/);
+        // Rolled back whole: neither order moved, no job.
+        expect((await payments.findOrder(changed.order.id))?.status).toBe('awaiting_payment');
+        expect((await payments.findOrder(kept.order.id))?.status).toBe('awaiting_payment');
+        expect(await payments.outbox.jobsByDedupeKey(`order:${changed.order.id}`)).toHaveLength(0);
       },
     );
 

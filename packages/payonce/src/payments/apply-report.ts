@@ -5,7 +5,7 @@ import { type AttemptChange, attemptAsWritten, findActiveAttempt, updateAttempt 
 import { type AttemptStatus, isActiveAttempt, nextAttemptStatus } from './attempt-status.js';
 import type { JournalDecision } from './event-journal.js';
 import type { Order } from './order.js';
-import { orderAsWritten, setOrderStatus } from './order-rows.js';
+import { moveOrderStatus, orderAsWritten } from './order-rows.js';
 import { nextOrderStatus, type OrderStatus } from './order-status.js';
 import type { PaymentAttempt } from './payment-attempt.js';
 import type { PaymentReport } from './payment-report.js';
@@ -201,7 +201,7 @@ function moveOrder<DB>(
   return {
     order: orderAsWritten(order, status, ctx.nowMs, paidBy),
     writes: [
-      () => setOrderStatus(ctx.on, order.id, status, ctx.nowMs, paidBy),
+      () => moveOrderStatus(ctx.on, order, status, ctx.nowMs, paidBy),
       () => ctx.outbox.enqueueOnce(ctx.trx, topic, `order:${order.id}`, { orderId: order.id, attemptId }),
     ],
   };

@@ -49,6 +49,52 @@ const SET_ORDER_PAID_BY = paymentsStatement(['id', 'status', 'nowMs', 'paidAttem
     .where('id', '=', p.id),
 );
 
+/** `SET_ORDER_STATUS` only while the order is still in status `from`. */
+const MOVE_ORDER_STATUS = paymentsStatement(['id', 'from', 'status', 'nowMs'], (db, p) =>
+  db
+    .updateTable(ORDERS_TABLE)
+    .set({ status: p.status, updated_at: p.nowMs })
+    .where('id', '=', p.id)
+    .where('status', '=', p.from),
+);
+
+/** `SET_ORDER_PAID_BY` only while the order is still in status `from`. */
+const MOVE_ORDER_PAID_BY = paymentsStatement(['id', 'from', 'status', 'nowMs', 'paidAttemptId'], (db, p) =>
+  db
+    .updateTable(ORDERS_TABLE)
+    .set({ status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId })
+    .where('id', '=', p.id)
+    .where('status', '=', p.from),
+);
+
+/**
+ * Moves `order` — as this transaction locked and read it, or last wrote it — to `status` (and `paid_attempt_id`
+ * when given), as {@link setOrderStatus} does, but only if its row still has the status read: a payment's move
+ * (paid, refunded) decided on that status must not overwrite another one. Every payonce path changes an order only
+ * under its lock and reads it after taking the lock, so the row differs only when the transaction changed it by its
+ * own SQL meanwhile (against the rule of a read ahead, `Payments.prelockProviderEvents`).
+ * @throws {Error} the row's status is no longer `order.status` (the transaction then rolls back: nothing is moved).
+ */
+export async function moveOrderStatus(
+  on: PaymentsSql,
+  order: Order,
+  status: OrderStatus,
+  nowMs: number,
+  paidAttemptId?: string,
+): Promise<void> {
+  const values = { id: order.id, from: order.status, status, nowMs };
+  const result =
+    paidAttemptId === undefined
+      ? await runPaymentsStatement(on, MOVE_ORDER_STATUS, values)
+      : await runPaymentsStatement(on, MOVE_ORDER_PAID_BY, { ...values, paidAttemptId });
+  if (result.numAffectedRows !== undefined && result.numAffectedRows !== 1n) {
+    throw new Error(
+      `order ${order.id} is no longer ${order.status} under this transaction's lock: changed by a write payonce did ` +
+        `not make; not moved to ${status}`,
+    );
+  }
+}
+
 /**
  * Locks the order row for the rest of the transaction and reads it (`null` if absent). PostgreSQL/MySQL:
  * `SELECT … FOR UPDATE`. SQLite has no row locks: a no-op UPDATE takes the database write lock first (which
