@@ -91,7 +91,7 @@ for (const dialect of sqlDialectsFromEnv()) {
     );
 
     it.runIf(dialect === 'postgres')(
-      'leaves a payment id named twice to its events own statements: one transition, one job',
+      'leaves a payment id named twice to the statements of its events: one transition, one job',
       async () => {
         const twice = await openAttempt(payments);
         const once = await openAttempt(payments);

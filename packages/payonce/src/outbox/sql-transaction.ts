@@ -2,7 +2,7 @@ import type { IsolationLevel, Kysely, Transaction } from 'kysely';
 import type { StatementCache } from '../stores/sql/compiled-statement.js';
 import { withRetry } from '../stores/sql/retry.js';
 import type { SqlDialect } from '../stores/sql/sql-dialect.js';
-import { markOwnTransaction, withDirectStatements } from '../stores/sql/transaction-connection.js';
+import { inOwnTransaction } from '../stores/sql/transaction-connection.js';
 
 /**
  * The two things payments and outbox code need from a SQL store: its Kysely instance and its dialect; and, on a
@@ -41,10 +41,7 @@ export function transaction<DB, T>(
     () => {
       const builder = target.db.transaction();
       const chosen = isolation === undefined ? builder : builder.setIsolationLevel(isolation);
-      return chosen.execute((trx) => {
-        markOwnTransaction(trx);
-        return withDirectStatements(trx, () => fn(trx));
-      });
+      return inOwnTransaction(chosen, fn);
     },
     (error) => isTransient(target.dialect, error),
     true,

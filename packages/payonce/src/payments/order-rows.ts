@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { type Kysely, sql, type UpdateObject } from 'kysely';
 import { type Order, toOrder } from './order.js';
 import type { OrderStatus } from './order-status.js';
 import { type PaymentsSql, paymentsStatement, runPaymentsStatement } from './payments-sql.js';
-import { ATTEMPTS_TABLE, ORDERS_TABLE } from './payments-tables.js';
+import { ATTEMPTS_TABLE, ORDERS_TABLE, type PaymentsDatabase } from './payments-tables.js';
 import { forgetPrelocked } from './prelocked-targets.js';
 
 /** SQLite only: a no-op UPDATE of the order that takes the database write lock. */
@@ -38,33 +38,33 @@ export const LOCK_ORDER_OF_PAYMENT = paymentsStatement(['provider', 'paymentId']
     .forUpdate(),
 );
 
+/** The update of order `id` to `set`; with `from`, only while the order is still in that status. */
+function orderUpdate(
+  db: Kysely<PaymentsDatabase>,
+  id: string,
+  set: UpdateObject<PaymentsDatabase, typeof ORDERS_TABLE>,
+  from?: string,
+) {
+  const update = db.updateTable(ORDERS_TABLE).set(set).where('id', '=', id);
+  return from === undefined ? update : update.where('status', '=', from);
+}
+
 const SET_ORDER_STATUS = paymentsStatement(['id', 'status', 'nowMs'], (db, p) =>
-  db.updateTable(ORDERS_TABLE).set({ status: p.status, updated_at: p.nowMs }).where('id', '=', p.id),
+  orderUpdate(db, p.id, { status: p.status, updated_at: p.nowMs }),
 );
 
 const SET_ORDER_PAID_BY = paymentsStatement(['id', 'status', 'nowMs', 'paidAttemptId'], (db, p) =>
-  db
-    .updateTable(ORDERS_TABLE)
-    .set({ status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId })
-    .where('id', '=', p.id),
+  orderUpdate(db, p.id, { status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId }),
 );
 
 /** `SET_ORDER_STATUS` only while the order is still in status `from`. */
 const MOVE_ORDER_STATUS = paymentsStatement(['id', 'from', 'status', 'nowMs'], (db, p) =>
-  db
-    .updateTable(ORDERS_TABLE)
-    .set({ status: p.status, updated_at: p.nowMs })
-    .where('id', '=', p.id)
-    .where('status', '=', p.from),
+  orderUpdate(db, p.id, { status: p.status, updated_at: p.nowMs }, p.from),
 );
 
 /** `SET_ORDER_PAID_BY` only while the order is still in status `from`. */
 const MOVE_ORDER_PAID_BY = paymentsStatement(['id', 'from', 'status', 'nowMs', 'paidAttemptId'], (db, p) =>
-  db
-    .updateTable(ORDERS_TABLE)
-    .set({ status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId })
-    .where('id', '=', p.id)
-    .where('status', '=', p.from),
+  orderUpdate(db, p.id, { status: p.status, updated_at: p.nowMs, paid_attempt_id: p.paidAttemptId }, p.from),
 );
 
 /**

@@ -141,7 +141,8 @@ function largestGroup(refs: readonly EventTargetRef[]): EventTargetRef[] {
  * @throws whatever the driver throws; the transaction is then unusable.
  */
 export async function prelockTargets(on: PaymentsSql, refs: readonly EventTargetRef[]): Promise<number> {
-  prelocked.delete(on.db.getExecutor());
+  const executor = on.db.getExecutor();
+  prelocked.delete(executor);
   if (on.statements.dialect.name !== 'postgres' || !isOwnTransaction(on.db)) return 0;
   const group = largestGroup(distinctRefs(refs));
   if (group.length === 0) return 0;
@@ -151,7 +152,6 @@ export async function prelockTargets(on: PaymentsSql, refs: readonly EventTarget
   for (const [, { order }] of found) perOrder.set(order.id, (perOrder.get(order.id) ?? 0) + 1);
   const targets = new Map(found.filter(([, { order }]) => perOrder.get(order.id) === 1));
   if (targets.size > 0) {
-    const executor = on.db.getExecutor();
     prelocked.set(executor, { targets, epoch });
     // A rollback to a savepoint payonce set after this (a group commit's delivery that failed) may release these
     // locks, when they were taken inside it: nothing read ahead stands after one.

@@ -29,7 +29,7 @@ import type { SqlDialect, SqlDialectName } from './sql-dialect.js';
 import { SqlReceipts } from './sql-receipts.js';
 import { checkSchema as checkSchemaOption, onSchema, qualifiedTable } from './table-namespace.js';
 import { checkTablePrefix } from './table-prefix.js';
-import { markOwnTransaction, withDirectStatements } from './transaction-connection.js';
+import { inOwnTransaction } from './transaction-connection.js';
 
 /** Options shared by `new SqliteStore(…)`, `new PostgresStore(…)`, `new MysqlStore(…)`. */
 export interface SqlStoreOptions<DB> {
@@ -350,15 +350,7 @@ export abstract class SqlStore<DB> implements TransactionalStore<Transaction<DB>
     const transient = (error: unknown): boolean =>
       this.dialect.isTransientError(error) ||
       (error instanceof Error && error.cause !== undefined && this.dialect.isTransientError(error.cause));
-    return withRetry(
-      () =>
-        this.db.transaction().execute((trx) => {
-          markOwnTransaction(trx);
-          return withDirectStatements(trx, () => work(trx));
-        }),
-      transient,
-      true,
-    );
+    return withRetry(() => inOwnTransaction(this.db.transaction(), work), transient, true);
   }
 
   /**

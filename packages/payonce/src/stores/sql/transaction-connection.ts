@@ -1,4 +1,12 @@
-import type { CompiledQuery, DatabaseConnection, Kysely, QueryExecutor, QueryResult } from 'kysely';
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  Kysely,
+  QueryExecutor,
+  QueryResult,
+  Transaction,
+  TransactionBuilder,
+} from 'kysely';
 import { combineWrites, isCombinableWrite, splitCombined } from './combined-writes.js';
 
 /**
@@ -11,15 +19,23 @@ const live = new WeakMap<QueryExecutor, DatabaseConnection | null>();
 const own = new WeakSet<QueryExecutor>();
 
 /**
- * Marks `trx` as a transaction payonce opened itself, for as long as it lives: {@link isOwnTransaction} then knows
- * that no other Kysely object than `trx` (and views lent of it, which answer its executor) runs on its connection
- * unless made from it with a plugin (a new executor, not marked).
+ * Runs `work` in the transaction `builder` opens, as payonce opens its own (`SqlStore.transaction`, the outbox's
+ * `transaction`): marked as payonce's own for as long as it lives — {@link isOwnTransaction} then knows that no other
+ * Kysely object than `trx` (and views lent of it, which answer its executor) runs on its connection unless made from
+ * it with a plugin (a new executor, not marked) — and with its fixed statements sent straight to its connection
+ * ({@link withDirectStatements}).
  */
-export function markOwnTransaction<DB>(trx: Kysely<DB>): void {
-  if (trx.isTransaction) own.add(trx.getExecutor());
+export function inOwnTransaction<DB, T>(
+  builder: TransactionBuilder<DB>,
+  work: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
+  return builder.execute((trx) => {
+    own.add(trx.getExecutor());
+    return withDirectStatements(trx, () => work(trx));
+  });
 }
 
-/** True when `db` is a transaction payonce opened itself ({@link markOwnTransaction}), seen through this very executor. */
+/** True when `db` is a transaction payonce opened itself ({@link inOwnTransaction}), seen through this very executor. */
 export function isOwnTransaction<DB>(db: Kysely<DB>): boolean {
   return db.isTransaction && own.has(db.getExecutor());
 }
