@@ -287,13 +287,16 @@ for (const dialect of sqlDialectsFromEnv()) {
             ]);
             return { locked, probed: probe.rowCount };
           });
-          // The batch's orders statement waits on the held order; meanwhile the late attempt learns its payment id.
+          // The batch's orders statement waits on the held order (a session blocked by the holder's, whatever other
+          // tests run meanwhile); meanwhile the late attempt learns its payment id.
+          const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
           const waitingOnLock = async () =>
             (
-              await other.query(
-                "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%any(array(%'",
+              await other.query<{ n: number }>(
+                'select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
+                [holderPid],
               )
-            ).rows[0].n > 0;
+            ).rows[0]!.n > 0;
           while (!(await waitingOnLock())) await new Promise((resolve) => setTimeout(resolve, 20));
           await other.query('update payonce_payment_attempts set provider_payment_id = $1 where id = $2', [
             lateId,
