@@ -46,11 +46,12 @@ describe('Telegram storm against the reference service on SQLite', () => {
     });
     target = serviceTelegramTarget({ service: local.url, secretToken: SECRET, adminToken: ADMIN_TOKEN });
   });
+  // Closing waits for the service's requests and jobs in flight: on a loaded host that can outlast the default 30 s.
   afterAll(async () => {
     await target?.close();
     await local?.close();
     await sandbox?.close();
-  });
+  }, 90_000);
 
   it('passes every scenario but the crash: one charge, one paid transition, one fulfilment per paid order', async () => {
     const report = await runTelegramStorm({ target, sandbox, only: [1, 2, 3, 4, 5, 6, 7], timeoutMs: 20_000 });

@@ -1,6 +1,7 @@
 import { attemptFieldOf, attemptIdOf, outcomeOf } from '../app/app-answers.js';
 import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
+import { fulfilmentCaughtRunning } from './caught-running.js';
 import { expectPaid } from './expect-paid.js';
 import { describeAnswer, expectAttempt, expectOneAttempt, fulfilJobOf, fulfilled, orderAndCheckout } from './steps.js';
 
@@ -14,31 +15,14 @@ export const crashBeforeFulfilment: Scenario = {
     'the lease expires the job runs again and the order is fulfilled exactly once',
   needs: ['jobs', 'crashAndRestart'],
   async run(ctx) {
-    const { orderId } = await orderAndCheckout(ctx);
-    let seen: string[] = [];
-    const atKill = await ctx.waitFor(
-      'the fulfilment job to start',
-      async () => {
-        const view = await ctx.view(orderId);
-        const job = fulfilJobOf(view);
-        if (job !== undefined && seen.at(-1) !== job.status) seen = [...seen, job.status];
-        return job !== undefined && (job.status === 'running' || job.status === 'done' || job.status === 'dead')
-          ? { job, fulfilments: view.fulfilments.length }
-          : null;
-      },
-      5,
-    );
-    if (atKill === null) return ctx.conclude();
-    ctx.expect(
-      atKill.job.status === 'running' && atKill.fulfilments === 0,
-      `the kill could not land mid-fulfilment: the job was already ${atKill.job.status} with ` +
-        `${atKill.fulfilments} fulfilment(s) (start the service with --fulfil-delay-ms of 100 or more)`,
-    );
+    const caught = await fulfilmentCaughtRunning(ctx);
+    if (caught === null) return ctx.conclude();
+    const { orderId, running, seen } = caught;
     try {
       const { oldPid, newPid, replica } = await ctx.serviceControl.crashAndRestart();
       ctx.note(
-        `killed ${replica === undefined ? '' : `replica ${replica + 1} of ${ctx.service.replicas.length}, `}pid ${oldPid} with the fulfilment job ${atKill.job.status} (attempt ${atKill.job.attempts}, ` +
-          `${atKill.fulfilments} fulfilment(s) written); restarted as pid ${newPid}; job states seen: ${seen.join(' → ')}`,
+        `killed ${replica === undefined ? '' : `replica ${replica + 1} of ${ctx.service.replicas.length}, `}pid ${oldPid} with the fulfilment job ${running.status} (attempt ${running.attempts}, ` +
+          `no fulfilment written); restarted as pid ${newPid}; job states seen: ${seen.join(' → ')}`,
       );
     } catch (error) {
       ctx.expect(false, `crash and restart failed: ${errorText(error)}`);

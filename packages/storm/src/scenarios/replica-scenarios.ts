@@ -4,6 +4,7 @@ import { errorText } from '../error-text.js';
 import type { Scenario } from '../scenario.js';
 import type { ScenarioContext } from '../scenario-context.js';
 import { replicaOfPid } from '../service-control.js';
+import { fulfilmentCaughtRunning } from './caught-running.js';
 import { expectPaid } from './expect-paid.js';
 import {
   describeAnswer,
@@ -99,41 +100,6 @@ export const sameWebhookEveryReplica: Scenario = {
 function pidOfOwner(owner: string | null | undefined): number | null {
   const match = /^serve-(\d+)-/.exec(owner ?? '');
   return match ? Number(match[1]) : null;
-}
-
-/** How many paid orders scenario 21 tries before it reports that no fulfilment could be caught running. */
-const CATCH_TRIES = 3;
-
-/**
- * Pays fresh orders until one's fulfilment job is seen `running` (the window the kill needs): on a loaded machine
- * the poll may first see a job already done, which is no violation but no test either, so it tries again with a
- * new order (each order is judged like any other). `null` once a try failed outright or all tries missed (then
- * recorded as a failure: the scenario never passes without the kill).
- */
-async function fulfilmentCaughtRunning(
-  ctx: ScenarioContext,
-): Promise<{ orderId: string; attemptId: string | null; running: NonNullable<ReturnType<typeof fulfilJobOf>> } | null> {
-  const missed: string[] = [];
-  for (let attempt = 1; attempt <= CATCH_TRIES; attempt += 1) {
-    const orderId = await ctx.newOrder();
-    const first = await ctx.checkout(orderId, ctx.key(`pay-${attempt}`));
-    ctx.note(`checkout ${attempt}: ${describeAnswer(first)}`);
-    const attemptId = expectAttempt(ctx, first, 'checkout');
-    const running = await ctx.waitFor(
-      'the fulfilment job to start',
-      async () => {
-        const job = fulfilJobOf(await ctx.view(orderId));
-        return job !== undefined && job.status !== 'queued' ? job : null;
-      },
-      5,
-    );
-    if (running === null) return null;
-    if (running.status === 'running') return { orderId, attemptId, running };
-    missed.push(running.status);
-    ctx.note(`order ${attempt}: its job was already ${running.status} when first seen; trying a new order`);
-  }
-  ctx.expect(false, `the kill could not land mid-fulfilment: ${CATCH_TRIES} jobs were already ${missed.join(', ')}`);
-  return null;
 }
 
 /** Replica scenario 21. */

@@ -11,6 +11,7 @@ import type { ReceiptsDatabase } from '../sql/receipts-table.js';
 import { type SqlConnectOptions, SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { checkSchema } from '../sql/table-namespace.js';
 import { checkTablePrefix, prefixedName } from '../sql/table-prefix.js';
+import { discardWhenTimedOut } from './discard-timed-out.js';
 import { PgFinishListener, type PgListenClient } from './pg-finish-listener.js';
 import { type PgQueryPool, pgStatementRunner } from './pg-statement-runner.js';
 import { type PreparingClient, prepareStatementsOn } from './prepared-statements.js';
@@ -151,7 +152,12 @@ export class PostgresStore<DB = ReceiptsDatabase> extends SqlStore<DB> {
     const endPool = endOnce(() => pool.end());
     // Kysely 0.29 also reads the pool's `options` (to cancel a statement); a variable, not a literal, so the same
     // object type-checks against 0.28's narrower pool type.
-    const kyselyPool = { connect: () => pool.connect(), end: endPool, options: pool.options };
+    // A client whose statement outlived `query_timeout` is destroyed on release, never lent again (a frozen host).
+    const kyselyPool = {
+      connect: async () => discardWhenTimedOut(await pool.connect()),
+      end: endPool,
+      options: pool.options,
+    };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPool }) });
     const store = new PostgresStore<DB>({
       db,
