@@ -33,8 +33,10 @@ const SCRIPT = new URL('./server-child.ts', import.meta.url);
 /** Forks the server child and resolves once it listens. @throws when it exits or fails to start within 60 s. */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const execArgv = payonceNodeArgs();
+  // Every server (the reference service and the hand-written routes) runs as deployed: `NODE_ENV=production`.
   const child: ChildProcess = fork(SCRIPT, [...options.args], {
     execArgv,
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let nextId = 0;

@@ -20,6 +20,7 @@ import type { ServiceContext } from './service-context.js';
 import { ServiceError } from './service-error.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { ServiceOptions } from './service-options.js';
+import { serviceNestedClaims } from './service-nested-claims.js';
 import { FULFILMENTS_TABLE, REFUNDS_TABLE } from './service-tables.js';
 import { openServiceTracing, type ServiceTracing } from './service-tracing.js';
 import { StoreReadiness } from './store-readiness.js';
@@ -142,7 +143,8 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
         destination: pino.destination({ dest: 2, sync: true }),
       });
     const waitForInFlightMs = config.waitForInFlightMs;
-    const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs, waitForInFlightMs };
+    const nested = serviceNestedClaims(process.env.NODE_ENV);
+    const guardOptions = { clock, staleAfterMs: config.receiptStaleAfterMs, waitForInFlightMs, ...nested };
     let receipts: 'sql' | 'redis' | 'custom' = 'sql';
     let intakeGuard: IdempotencyGuard;
     let redisStore: RedisStore | null = null;
@@ -166,6 +168,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
       clock,
       staleAfterMs: config.idempotencyStaleAfterMs,
       waitForInFlightMs,
+      ...nested,
     });
     const metrics = new ServiceMetrics({
       store,
@@ -182,6 +185,7 @@ export async function openServiceRuntime(options: ServiceOptions = {}): Promise<
     const payments = new Payments(store, {
       provider,
       clock,
+      ...nested,
       onAlert: (alert) => {
         metrics.alerts.inc();
         logger.warn({ alert }, 'payment alert');

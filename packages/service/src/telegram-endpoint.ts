@@ -8,6 +8,7 @@ import { telegramWebhook } from 'payonce/internal/providers/telegram/telegram-we
 import { createWebhookIntake, type WebhookIntake } from 'payonce/internal/webhooks/intake.js';
 import { bodyBuffer } from 'payonce/internal/webhooks/webhook-body.js';
 import type { ServiceContext } from './service-context.js';
+import { serviceNestedClaims } from './service-nested-claims.js';
 
 export { TELEGRAM_PROVIDER } from 'payonce/internal/providers/telegram/telegram-update.js';
 
@@ -72,6 +73,7 @@ export function serviceTelegramIntake(ctx: ServiceContext): ServiceTelegramIntak
   const guard = new IdempotencyGuard(ctx.store, {
     clock: ctx.clock,
     staleAfterMs: ctx.config.receiptStaleAfterMs,
+    ...serviceNestedClaims(process.env.NODE_ENV),
   });
   const intake = createWebhookIntake({
     guard,

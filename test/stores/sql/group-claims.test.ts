@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
 import type { InsertClaimRequest } from '../../../packages/payonce/src/core/store.js';
-import { GroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
 import { gated } from './support/group-gate.js';
@@ -196,6 +196,84 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
         expect(runs.get(key.externalId)).toBe(2);
       }
     });
+    /** Runs `call` (alone: nothing else queued) and returns its answer and the statement texts it sent. */
+    async function statementsOf<T>(call: () => Promise<T>) {
+      const spy = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        const answer = await call();
+        return { answer, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
+      } finally {
+        spy.mockRestore();
+      }
+    }
+
+    /** `guarded`, with its business row left for the commit (`writeBeforeCommit`, as a delivery's journal row is). */
+    const deferring = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>
+      guard.runInTransaction(
+        tx as never,
+        key,
+        async (inTx) => {
+          runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
+          const row = sql`insert into gcc_rows (k) values (${key.externalId})`.compile(inTx as Transaction<unknown>);
+          await writeBeforeCommit(inTx as Transaction<unknown>, row);
+          return { status: 200, body: key.externalId };
+        },
+        { waitForInFlightMs: 0 },
+      );
+
+    it('a caller alone in its batch claims as a batch does: its completion goes with its deferred write in one statement', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const key = fresh('alone');
+      const runs = new Map<string, number>();
+      const { answer, texts } = await statementsOf(() => group.run(deferring(key, runs), claimOf(key)));
+      expect(answer.isReplay).toBe(false);
+      // BEGIN, the claim, the completion with the business row, COMMIT: four statements, not five.
+      expect(texts.map((text) => text.trim().split(/\s+/)[0]!.toLowerCase())).toEqual([
+        'begin',
+        'insert',
+        'with',
+        'commit',
+      ]);
+      expect(texts[1]).toMatch(/unnest/);
+      expect(texts[2]).toMatch(/update "payonce_receipts"/);
+      expect(texts[2]).toMatch(/insert into gcc_rows/);
+      expect(await receipt(key)).toMatchObject({ status: 'completed', attempts: 1 });
+      expect([runs.get(key.externalId), await rows(key.externalId)]).toEqual([1, 1]);
+      // Delivered again: answered from the stored receipt, the handler not run.
+      const again = await group.run(deferring(key, runs), claimOf(key));
+      expect(again.isReplay).toBe(true);
+      expect([runs.get(key.externalId), await rows(key.externalId)]).toEqual([1, 1]);
+    });
+
+    it('alone: a handler that fails leaves no receipt and no row, and a work that never claims leaves no claim row', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const [failing, unclaimed] = [fresh('alone-fail'), fresh('alone-unclaimed')];
+      const runs = new Map<string, number>();
+      await expect(group.run(guarded(failing, runs, true), claimOf(failing))).rejects.toThrow('failed after its write');
+      expect([await receipt(failing), await rows(failing.externalId)]).toEqual([null, 0]);
+      const redelivered = await group.run(guarded(failing, runs), claimOf(failing));
+      expect(redelivered.isReplay).toBe(false);
+      expect([runs.get(failing.externalId), await rows(failing.externalId)]).toEqual([2, 1]);
+      expect(await group.run(async () => 'did something else', claimOf(unclaimed))).toBe('did something else');
+      expect(await receipt(unclaimed)).toBeNull();
+    });
+
+    it("alone: when its claim made as a batch's fails, it runs again with the guard's own claim", async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const key = fresh('alone-refused');
+      const runs = new Map<string, number>();
+      const refused = vi.spyOn(store, 'claimTogether').mockRejectedValueOnce(new Error('claims refused'));
+      try {
+        const answer = await group.run(guarded(key, runs), claimOf(key));
+        expect(answer.isReplay).toBe(false);
+        expect(refused).toHaveBeenCalledTimes(1); // the run again claims as the guard does, not together
+      } finally {
+        refused.mockRestore();
+      }
+      expect(await receipt(key)).toMatchObject({ status: 'completed', attempts: 1 });
+      expect([runs.get(key.externalId), await rows(key.externalId)]).toEqual([1, 1]);
+    });
+
     /** A handler that inserts a row the database refuses and catches the error, as "already done" (PostgreSQL: the
      * transaction is aborted from then on, which the handler does not see). */
     const swallowing = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>

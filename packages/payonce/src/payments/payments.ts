@@ -47,6 +47,11 @@ export interface PaymentsOptions {
   clock?: Clock;
   /** Called after commit for every rejected report (mismatch) and anomaly; also kept in the journal. */
   onAlert?: (alert: PaymentAlert) => void;
+  /**
+   * `GuardOptions.detectNestedClaims` of the guard that records a provider event's receipt in its transaction
+   * (`applyProviderEvent` without `receiptHeld`). @default unset (the guard's default)
+   */
+  detectNestedClaims?: boolean;
 }
 
 /**
@@ -79,7 +84,8 @@ export class Payments<DB> {
     this.store = store;
     this.provider = options.provider;
     this.outbox = new Outbox(store, { clock });
-    this.guard = new IdempotencyGuard(store, { clock });
+    const nested = options.detectNestedClaims;
+    this.guard = new IdempotencyGuard(store, { clock, ...(nested === undefined ? {} : { detectNestedClaims: nested }) });
     const { provider, outbox, guard } = this;
     this.context = Object.freeze({ store, provider, outbox, guard, clock, onAlert: options.onAlert ?? (() => {}) });
   }

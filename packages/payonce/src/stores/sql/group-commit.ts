@@ -2,10 +2,10 @@ import { AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { storeError } from '../../core/guard-failures.js';
 import type { InsertClaimRequest } from '../../core/store.js';
-import { keyId } from './batch-statements.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
 import { type ReadAhead, readAheadTogether, rolledBackToSavepoint } from './read-ahead.js';
+import { splitRepeatedKeys } from './repeated-keys.js';
 import type { SqlDialect } from './sql-dialect.js';
 import { executeCompiled, together } from './transaction-connection.js';
 
@@ -143,7 +143,7 @@ export class GroupCommit<DB> {
       new BatchSlots(this.options.maxConcurrentBatches),
       this.options.maxBatchSize,
       (entries) => this.runBatch(entries),
-      (item) => this.alone(item.work),
+      (item) => this.alone(item.work, item.claim),
     );
   }
 
@@ -170,13 +170,19 @@ export class GroupCommit<DB> {
     return this.batcher.submit(item) as Promise<T>;
   }
 
-  /** `work` in its own transaction, as `store.transaction` runs it; a failure of BEGIN or COMMIT is `StoreUnavailable`. */
-  private async alone(work: AnyWork): Promise<unknown> {
+  /**
+   * `work` in its own transaction, as `store.transaction` runs it; a failure of BEGIN or COMMIT is `StoreUnavailable`.
+   * With `claim` (a caller alone in its batch), on a store that can, its claim is made as a batch's are
+   * (`claimTogether`), so that its receipt's completion goes with its deferred writes in one statement before the
+   * commit; a work that never claimed its key has that row deleted.
+   */
+  private async alone(work: AnyWork, claim: InsertClaimRequest | null = null): Promise<unknown> {
     let thrown: { readonly error: unknown } | null = null;
     try {
       return await this.store.transaction(async (tx) => {
         thrown = null;
         beforeCommit.set(tx, []);
+        const claimed = claim !== null && (await this.claimTogether(tx, [claim], 1));
         let value: unknown;
         try {
           value = await work(tx as Transaction<unknown>);
@@ -184,11 +190,14 @@ export class GroupCommit<DB> {
           thrown = { error };
           throw error;
         }
+        if (claimed) await this.store.releaseClaim?.(tx, claim, true);
         await this.writeDeferred(tx);
         return value;
       });
     } catch (error) {
       if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
+      // Its claim, made as a batch's, failed: again with the guard's own claim, which reports its own error.
+      if (error instanceof DeferredWritesFailed && claim !== null) return this.alone(work);
       throw storeError('transaction', error);
     }
   }
@@ -199,7 +208,7 @@ export class GroupCommit<DB> {
     if (entries.length === 1 && lone !== undefined) {
       // Nothing to share the transaction with: no savepoint (a round trip). Its failure rolls back only its writes
       // as the savepoint would, a transient one runs it again (`store.transaction`), and it is answered after COMMIT.
-      await this.alone(lone.item.work).then(lone.resolve, lone.reject);
+      await this.alone(lone.item.work, lone.item.claim).then(lone.resolve, lone.reject);
     } else await this.shared(entries);
     // A repeated key, after the batch that claimed it committed: it replays that answer (or claims it afresh).
     for (const entry of later) await this.alone(entry.item.work).then(entry.resolve, entry.reject);
@@ -217,7 +226,10 @@ export class GroupCommit<DB> {
       await this.store.transaction(async (tx) => {
         shares = []; // the whole batch runs again after a transient error that ended the transaction
         beforeCommit.set(tx, []);
-        const claimed = await this.claimTogether(tx, entries);
+        const claimed = await this.claimTogether(
+          tx,
+          entries.flatMap((entry) => (entry.item.claim === null ? [] : [entry.item.claim])),
+        );
         await this.readAhead(tx, entries);
         for (const entry of entries) {
           const work = tx as Transaction<unknown>;
@@ -262,12 +274,15 @@ export class GroupCommit<DB> {
   }
 
   /**
-   * The batch's receipt claims in one statement, when its callers gave them and the store can (`claimTogether`).
-   * True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
+   * The batch's receipt claims (`requests`, at least `least` of them) in one statement, when the store can
+   * (`claimTogether`). True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
    */
-  private async claimTogether(tx: Transaction<DB>, entries: readonly GroupEntry[]): Promise<boolean> {
-    const requests = entries.flatMap((entry) => (entry.item.claim === null ? [] : [entry.item.claim]));
-    if (requests.length < 2 || this.store.claimTogether === undefined) return false;
+  private async claimTogether(
+    tx: Transaction<DB>,
+    requests: readonly InsertClaimRequest[],
+    least = 2,
+  ): Promise<boolean> {
+    if (requests.length < least || this.store.claimTogether === undefined) return false;
     try {
       return await this.store.claimTogether(tx, requests);
     } catch (error) {
@@ -376,25 +391,4 @@ export class GroupCommit<DB> {
       (error instanceof Error && error.cause !== undefined && dialect.isTransientError(error.cause))
     );
   }
-}
-
-/**
- * `all` split into the entries a batch runs and those whose claim key an earlier entry of it claims (`later`): a
- * completion waits for the commit (`writeBeforeCommit`), so a repeated key in the same transaction would find the
- * receipt still in flight and be answered "in progress" instead of replaying.
- */
-function splitRepeatedKeys(all: readonly GroupEntry[]): { entries: GroupEntry[]; later: GroupEntry[] } {
-  const seen = new Set<string>();
-  const entries: GroupEntry[] = [];
-  const later: GroupEntry[] = [];
-  for (const entry of all) {
-    const { claim } = entry.item;
-    const id = claim === null ? null : keyId(claim.key);
-    if (id !== null && seen.has(id)) later.push(entry);
-    else {
-      if (id !== null) seen.add(id);
-      entries.push(entry);
-    }
-  }
-  return { entries, later };
 }
