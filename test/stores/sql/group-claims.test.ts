@@ -1,9 +1,11 @@
 import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailable } from '../../../packages/payonce/src/core/errors.js';
 import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency-guard.js';
 import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
 import type { InsertClaimRequest } from '../../../packages/payonce/src/core/store.js';
+import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
 import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
@@ -13,6 +15,8 @@ import { gated } from './support/group-gate.js';
 // with the batch's deferred writes just before its commit (PostgreSQL). What a caller sees is what it saw with a
 // claim and a completion of its own: a fresh key runs its handler once, a failed handler leaves no receipt behind,
 // a key repeated in the batch replays the first one's answer.
+
+const BASE = process.env.PAYONCE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const textOf = (query: unknown): string =>
   typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text);
@@ -272,6 +276,78 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       }
       expect(await receipt(key)).toMatchObject({ status: 'completed', attempts: 1 });
       expect([runs.get(key.externalId), await rows(key.externalId)]).toEqual([1, 1]);
+    });
+
+    it('alone: a handler that changes its own receipt gets ClaimLost, as without group commit; nothing commits', async () => {
+      const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
+      const key = fresh('alone-bumped');
+      const runs = new Map<string, number>();
+      const bumping = (tx: Transaction<unknown>) =>
+        guard.runInTransaction(
+          tx as never,
+          key,
+          async (inTx) => {
+            runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
+            await sql`insert into gcc_rows (k) values (${key.externalId})`.execute(inTx as Transaction<unknown>);
+            await sql`update payonce_receipts set attempts = attempts + 1 where provider = ${key.provider} and external_id = ${key.externalId}`.execute(
+              inTx as Transaction<unknown>,
+            );
+            return { status: 200, body: key.externalId };
+          },
+          { waitForInFlightMs: 0 },
+        );
+      await expect(group.run(bumping, claimOf(key))).rejects.toMatchObject({ code: 'CLAIM_LOST' });
+      // Its end write found its completion touching no row: the transaction rolled back, and it ran again with the
+      // guard's own claim and completion, which reported the loss.
+      expect(runs.get(key.externalId)).toBe(2);
+      expect([await receipt(key), await rows(key.externalId)]).toEqual([null, 0]);
+    });
+
+    it('alone: a claim blocked past the statement timeout is answered StoreUnavailable at once, not claimed again', async () => {
+      const timed = await PostgresStore.connect<unknown>({
+        connectionString: BASE,
+        options: `-c search_path=${backend.target} -c statement_timeout=300`,
+        max: 2,
+      });
+      const holder = new pg.Client({ connectionString: BASE, options: `-c search_path=${backend.target}` });
+      await holder.connect();
+      const key = fresh('alone-blocked');
+      try {
+        // Another delivery of the key claimed it in a transaction still open: this claim waits on its row.
+        await holder.query('begin');
+        await holder.query(
+          `insert into payonce_receipts (provider, external_id, status, attempts, claimed_at, created_at)
+           values ($1, $2, 'processing', 1, $3, $3)`,
+          [key.provider, key.externalId, Date.now()],
+        );
+        const group = new GroupCommit(timed, { maxConcurrentBatches: 1 });
+        const timedGuard = new IdempotencyGuard(timed);
+        let runs = 0;
+        const work = (tx: Transaction<unknown>) =>
+          timedGuard.runInTransaction(
+            tx as never,
+            key,
+            async () => {
+              runs += 1;
+              return { status: 200 };
+            },
+            { waitForInFlightMs: 0 },
+          );
+        const { answer, texts } = await statementsOf(() =>
+          group.run(work, claimOf(key)).then(
+            () => null,
+            (error: unknown) => error,
+          ),
+        );
+        expect(answer).toBeInstanceOf(StoreUnavailable);
+        expect((answer as Error).message).toMatch(/^store failed during claim: canceling statement/);
+        expect(texts.filter((text) => /^insert into/i.test(text.trim()))).toHaveLength(1);
+        expect(runs).toBe(0);
+      } finally {
+        await holder.query('rollback').catch(() => {});
+        await holder.end();
+        await timed.close();
+      }
     });
 
     /** A handler that inserts a row the database refuses and catches the error, as "already done" (PostgreSQL: the

@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { storeError } from '../../core/guard-failures.js';
 import type { InsertClaimRequest } from '../../core/store.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
+import { aloneFailure, DeferredWritesFailed, leftAborted, ShareFailed } from './group-commit-failures.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
 import { type ReadAhead, readAheadTogether, rolledBackToSavepoint } from './read-ahead.js';
 import { splitRepeatedKeys } from './repeated-keys.js';
@@ -83,31 +84,8 @@ export async function writeBeforeCommit<DB>(
   else pending.push({ query, mustTouch: options.mustTouch === true });
 }
 
-/**
- * The claims made together or the writes deferred to the commit of a group transaction failed other than
- * transiently, or a work left the transaction aborted without failing itself: its callers run again, each in its own
- * transaction.
- */
-class DeferredWritesFailed extends Error {}
-
 /** A statement ends the whole check, so a work that left its transaction aborted is found before the commit. */
 const PROBE = CompiledQuery.raw('select 1');
-
-/**
- * True when `error` (or its `cause`) is PostgreSQL's "current transaction is aborted" (SQLSTATE 25P02): an earlier
- * statement of the transaction failed and a work caught that error and went on, so the statement that failed now is
- * not its sender's fault. (A COMMIT of such a transaction rolls it back without an error: never acknowledge one.)
- */
-function leftAborted(error: unknown): boolean {
-  const code = (value: unknown) => (value as { code?: unknown } | null)?.code;
-  return code(error) === '25P02' || (error instanceof Error && code(error.cause) === '25P02');
-}
-
-/**
- * A work of a group transaction run without savepoints failed: the transaction is rolled back whole and the batch
- * runs again with a savepoint per work. Never transient itself (no `cause`), so the store does not retry it.
- */
-class ShareFailed extends Error {}
 
 /**
  * Group commit of whole units of work (issue #40): concurrent calls of `run` share ONE transaction of the store
@@ -182,7 +160,11 @@ export class GroupCommit<DB> {
       return await this.store.transaction(async (tx) => {
         thrown = null;
         beforeCommit.set(tx, []);
-        const claimed = claim !== null && (await this.claimTogether(tx, [claim], 1));
+        const claimed =
+          claim !== null &&
+          (await this.store.claimTogether?.(tx, [claim]).catch((error: unknown) => {
+            throw aloneFailure('claim', error, this.transient(error));
+          })) === true;
         let value: unknown;
         try {
           value = await work(tx as Transaction<unknown>);
@@ -191,12 +173,17 @@ export class GroupCommit<DB> {
           throw error;
         }
         if (claimed) await this.store.releaseClaim?.(tx, claim, true);
-        await this.writeDeferred(tx);
+        // With nothing deferred, `select 1` finds a transaction the work left aborted, which COMMIT would roll back
+        // without an error on some drivers' versions.
+        await this.writeDeferred(tx, true).catch((error: unknown) => {
+          throw claimed ? aloneFailure('transaction', error, this.transient(error)) : error;
+        });
         return value;
       });
     } catch (error) {
       if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
-      // Its claim, made as a batch's, failed: again with the guard's own claim, which reports its own error.
+      // Its claim or its end write, made as a batch's, failed other than by an outage: again with the guard's own
+      // claim and completion, as a batch's callers run again alone, which report their own errors.
       if (error instanceof DeferredWritesFailed && claim !== null) return this.alone(work);
       throw storeError('transaction', error);
     }
@@ -274,15 +261,10 @@ export class GroupCommit<DB> {
   }
 
   /**
-   * The batch's receipt claims (`requests`, at least `least` of them) in one statement, when the store can
-   * (`claimTogether`). True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
+   * The batch's receipt claims (`requests`, two or more) in one statement, when the store can (`claimTogether`). True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
    */
-  private async claimTogether(
-    tx: Transaction<DB>,
-    requests: readonly InsertClaimRequest[],
-    least = 2,
-  ): Promise<boolean> {
-    if (requests.length < least || this.store.claimTogether === undefined) return false;
+  private async claimTogether(tx: Transaction<DB>, requests: readonly InsertClaimRequest[]): Promise<boolean> {
+    if (requests.length < 2 || this.store.claimTogether === undefined) return false;
     try {
       return await this.store.claimTogether(tx, requests);
     } catch (error) {
