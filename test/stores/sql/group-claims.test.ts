@@ -9,6 +9,7 @@ import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/pos
 import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
+import { sentStatements } from '../../payments/payments-fixtures.js';
 import { gated } from './support/group-gate.js';
 
 // Issue 40: the receipts of a group transaction's callers are claimed in ONE statement before they run and completed
@@ -200,17 +201,6 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
         expect(runs.get(key.externalId)).toBe(2);
       }
     });
-    /** Runs `call` (alone: nothing else queued) and returns its answer and the statement texts it sent. */
-    async function statementsOf<T>(call: () => Promise<T>) {
-      const spy = vi.spyOn(pg.Client.prototype, 'query');
-      try {
-        const answer = await call();
-        return { answer, texts: spy.mock.calls.map(([first]) => textOf(first as unknown)) };
-      } finally {
-        spy.mockRestore();
-      }
-    }
-
     /** `guarded`, with its business row left for the commit (`writeBeforeCommit`, as a delivery's journal row is). */
     const deferring = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>
       guard.runInTransaction(
@@ -229,7 +219,7 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
       const key = fresh('alone');
       const runs = new Map<string, number>();
-      const { answer, texts } = await statementsOf(() => group.run(deferring(key, runs), claimOf(key)));
+      const { result: answer, texts } = await sentStatements(() => group.run(deferring(key, runs), claimOf(key)));
       expect(answer.isReplay).toBe(false);
       // BEGIN, the claim, the completion with the business row, COMMIT: four statements, not five.
       expect(texts.map((text) => text.trim().split(/\s+/)[0]!.toLowerCase())).toEqual([
@@ -333,7 +323,7 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
             },
             { waitForInFlightMs: 0 },
           );
-        const { answer, texts } = await statementsOf(() =>
+        const { result: answer, texts } = await sentStatements(() =>
           group.run(work, claimOf(key)).then(
             () => null,
             (error: unknown) => error,
