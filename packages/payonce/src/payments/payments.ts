@@ -85,7 +85,10 @@ export class Payments<DB> {
     this.provider = options.provider;
     this.outbox = new Outbox(store, { clock });
     const nested = options.detectNestedClaims;
-    this.guard = new IdempotencyGuard(store, { clock, ...(nested === undefined ? {} : { detectNestedClaims: nested }) });
+    this.guard = new IdempotencyGuard(store, {
+      clock,
+      ...(nested === undefined ? {} : { detectNestedClaims: nested }),
+    });
     const { provider, outbox, guard } = this;
     this.context = Object.freeze({ store, provider, outbox, guard, clock, onAlert: options.onAlert ?? (() => {}) });
   }
