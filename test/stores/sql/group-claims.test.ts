@@ -52,21 +52,28 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       );
     const receipt = (key: RequestKey) => store.find(key);
 
-    /** The guarded work of `key`: its business row, then `fail` (throw after the row) or an answer naming it. */
-    const guarded =
-      (key: RequestKey, runs: Map<string, number>, fail = false) =>
+    /** The guarded work of `key`: its handler (counted in `runs`) runs `body`, then answers with the key's id. */
+    const handledBy =
+      (key: RequestKey, runs: Map<string, number>, body: (inTx: Transaction<unknown>) => Promise<void>) =>
       (tx: Transaction<unknown>) =>
         guard.runInTransaction(
           tx as never,
           key,
           async (inTx) => {
             runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
-            await sql`insert into gcc_rows (k) values (${key.externalId})`.execute(inTx as Transaction<unknown>);
-            if (fail) throw new Error(`${key.externalId} failed after its write`);
+            await body(inTx as Transaction<unknown>);
             return { status: 200, body: key.externalId };
           },
           { waitForInFlightMs: 0 },
         );
+    const businessRow = (key: RequestKey) => sql`insert into gcc_rows (k) values (${key.externalId})`;
+
+    /** The guarded work of `key`: its business row, then `fail` (throw after the row) or an answer naming it. */
+    const guarded = (key: RequestKey, runs: Map<string, number>, fail = false) =>
+      handledBy(key, runs, async (inTx) => {
+        await businessRow(key).execute(inTx);
+        if (fail) throw new Error(`${key.externalId} failed after its write`);
+      });
 
     /** Runs `calls` as ONE batch: a gate caller holds the only transaction slot until all of them queued. */
     async function inOneBatch<T>(group: GroupCommit<unknown>, calls: (() => Promise<T>)[]) {
@@ -202,18 +209,8 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       }
     });
     /** `guarded`, with its business row left for the commit (`writeBeforeCommit`, as a delivery's journal row is). */
-    const deferring = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>
-      guard.runInTransaction(
-        tx as never,
-        key,
-        async (inTx) => {
-          runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
-          const row = sql`insert into gcc_rows (k) values (${key.externalId})`.compile(inTx as Transaction<unknown>);
-          await writeBeforeCommit(inTx as Transaction<unknown>, row);
-          return { status: 200, body: key.externalId };
-        },
-        { waitForInFlightMs: 0 },
-      );
+    const deferring = (key: RequestKey, runs: Map<string, number>) =>
+      handledBy(key, runs, (inTx) => writeBeforeCommit(inTx, businessRow(key).compile(inTx)));
 
     it('a caller alone in its batch claims as a batch does: its completion goes with its deferred write in one statement', async () => {
       const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
@@ -272,20 +269,12 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
       const group = new GroupCommit(store, { maxConcurrentBatches: 1 });
       const key = fresh('alone-bumped');
       const runs = new Map<string, number>();
-      const bumping = (tx: Transaction<unknown>) =>
-        guard.runInTransaction(
-          tx as never,
-          key,
-          async (inTx) => {
-            runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
-            await sql`insert into gcc_rows (k) values (${key.externalId})`.execute(inTx as Transaction<unknown>);
-            await sql`update payonce_receipts set attempts = attempts + 1 where provider = ${key.provider} and external_id = ${key.externalId}`.execute(
-              inTx as Transaction<unknown>,
-            );
-            return { status: 200, body: key.externalId };
-          },
-          { waitForInFlightMs: 0 },
+      const bumping = handledBy(key, runs, async (inTx) => {
+        await businessRow(key).execute(inTx);
+        await sql`update payonce_receipts set attempts = attempts + 1 where provider = ${key.provider} and external_id = ${key.externalId}`.execute(
+          inTx,
         );
+      });
       await expect(group.run(bumping, claimOf(key))).rejects.toMatchObject({ code: 'CLAIM_LOST' });
       // Its end write found its completion touching no row: the transaction rolled back, and it ran again with the
       // guard's own claim and completion, which reported the loss.
@@ -342,21 +331,14 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))(
 
     /** A handler that inserts a row the database refuses and catches the error, as "already done" (PostgreSQL: the
      * transaction is aborted from then on, which the handler does not see). */
-    const swallowing = (key: RequestKey, runs: Map<string, number>) => (tx: Transaction<unknown>) =>
-      guard.runInTransaction(
-        tx as never,
-        key,
-        async (inTx) => {
-          runs.set(key.externalId, (runs.get(key.externalId) ?? 0) + 1);
-          try {
-            await sql`insert into gcc_unique (k) values ('taken')`.execute(inTx as Transaction<unknown>);
-          } catch {
-            // treated as done: but the transaction is aborted now
-          }
-          return { status: 200, body: key.externalId };
-        },
-        { waitForInFlightMs: 0 },
-      );
+    const swallowing = (key: RequestKey, runs: Map<string, number>) =>
+      handledBy(key, runs, async (inTx) => {
+        try {
+          await sql`insert into gcc_unique (k) values ('taken')`.execute(inTx);
+        } catch {
+          // treated as done: but the transaction is aborted now
+        }
+      });
 
     for (const position of [0, 1, 2]) {
       it(`a handler that swallows a failed statement (position ${position + 1} of 3) fails alone; the others commit`, async () => {

@@ -261,7 +261,8 @@ export class GroupCommit<DB> {
   }
 
   /**
-   * The batch's receipt claims (`requests`, two or more) in one statement, when the store can (`claimTogether`). True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
+   * The batch's receipt claims (`requests`, two or more) in one statement, when the store can (`claimTogether`).
+   * True when made. @throws {DeferredWritesFailed} when they fail other than transiently.
    */
   private async claimTogether(tx: Transaction<DB>, requests: readonly InsertClaimRequest[]): Promise<boolean> {
     if (requests.length < 2 || this.store.claimTogether === undefined) return false;
