@@ -18,7 +18,8 @@ describe.skipIf(!sqlDialectsFromEnv().includes('postgres'))('postgres: a connect
     const store = await PostgresStore.connect<unknown>({
       connectionString: database.url(BASE),
       max: 3,
-      query_timeout: 500,
+      // Generous: only the frozen statement must outlive it, whatever the load of the host.
+      query_timeout: 3_000,
       connectionTimeoutMillis: 5_000,
     });
     try {
