@@ -13,6 +13,7 @@ import type { ProviderEvent } from '../../packages/payonce/src/webhooks/provider
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { sentStatements } from '../payments/payments-fixtures.js';
 import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
 
 // Issue 40: group commit of whole webhook deliveries. Concurrent one-commit deliveries (receipt, payment transition,
@@ -26,6 +27,7 @@ let serial = 0;
 
 interface Paid {
   readonly orderId: string;
+  readonly attemptId: string;
   readonly eventId: string;
   readonly body: string;
 }
@@ -84,8 +86,25 @@ for (const [dialect, receiptHeld, ahead] of [
     let store: SqlStore<unknown>;
     let payments: Payments<unknown>;
     let intake: WebhookIntake;
-    /** What the next handler of an event does besides applying it: throw after, write a row failing the commit. */
-    const extra = new Map<string, 'throw' | 'poison-commit' | 'kill-connection'>();
+    /**
+     * What the next handler of an event does besides applying it: throw after, write a row failing the commit, kill
+     * its connection; read an order's status first (`readFirst`).
+     */
+    const extra = new Map<string, 'throw' | 'poison-commit' | 'kill-connection' | 'read-order'>();
+    /** Events applied without their payment id, found by this merchant reference (so never locked ahead). */
+    const byReference = new Map<string, string>();
+    /** `read-order`: the order each such event's handler reads first, and the status it read. */
+    const readFirst = new Map<string, { readonly orderId: string; status?: string }>();
+    /** PostgreSQL: each handler reads its transaction's id after applying (`transactionOf`); off: no statement after. */
+    let recordXid = true;
+    /** The payment event the handler applies and `prepareBatch` locks ahead for `event` (see `byReference`). */
+    const paymentEventFor = (event: ProviderEvent): ProviderPaymentEvent => {
+      const reference = byReference.get(event.eventId ?? '');
+      const paymentEvent = paymentEventOf(event);
+      return reference === undefined
+        ? paymentEvent
+        : { ...paymentEvent, paymentId: null, merchantReference: reference };
+    };
     let gate: { reached: () => void; release: Promise<void> } | null = null;
     /** Each `prepareBatch` call (`ahead`): the events it was given, and how many it locked ahead. */
     const lockedAhead: { events: number; locked: number }[] = [];
@@ -122,7 +141,7 @@ for (const [dialect, receiptHeld, ahead] of [
               ? {
                   async prepareBatch(tx: unknown, events: readonly ProviderEvent[]) {
                     if (failAhead) throw new Error('the read ahead failed');
-                    const locked = await payments.prelockProviderEvents(events.map(paymentEventOf), tx as never);
+                    const locked = await payments.prelockProviderEvents(events.map(paymentEventFor), tx as never);
                     lockedAhead.push({ events: events.length, locked });
                   },
                 }
@@ -132,8 +151,16 @@ for (const [dialect, receiptHeld, ahead] of [
                 gate.reached();
                 await gate.release;
               }
-              const result = await payments.applyProviderEvent(paymentEventOf(event), tx as never, { receiptHeld });
-              if (dialect === 'postgres') {
+              const read = readFirst.get(event.eventId ?? '');
+              if (read !== undefined) {
+                // Through the handler's Kysely transaction, not payonce's own statements.
+                const { rows } = await sql<{
+                  status: string;
+                }>`select status from payonce_orders where id = ${read.orderId}`.execute(tx as never);
+                read.status = rows[0]?.status;
+              }
+              const result = await payments.applyProviderEvent(paymentEventFor(event), tx as never, { receiptHeld });
+              if (dialect === 'postgres' && recordXid) {
                 const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(tx as never);
                 transactionOf.set(event.eventId ?? '', rows[0]?.xid ?? '');
               }
@@ -169,6 +196,7 @@ for (const [dialect, receiptHeld, ahead] of [
       const eventId = `evt_${label}_${serial}_${process.pid}`;
       return {
         orderId: order.id,
+        attemptId: attempt.id,
         eventId,
         body: succeededBody(eventId, attempt.providerPaymentId ?? '', attempt.id, attempt.amountMinor),
       };
@@ -268,6 +296,82 @@ for (const [dialect, receiptHeld, ahead] of [
         }
         // Each in a transaction of its own.
         expect(writers(paid.map((p) => p.eventId))).toBe(5);
+      },
+    );
+
+    /** `bodies` as ONE batch, with no statement sent by the handlers after their events are applied. */
+    async function inOneBatchNoXid(bodies: readonly string[]) {
+      recordXid = false;
+      try {
+        return await sentStatements(() => inOneBatch(bodies));
+      } finally {
+        recordXid = true;
+      }
+    }
+
+    // The reference service's mode: the closing writes of each delivery (order, attempt, job, payment journal row) are
+    // held until the next statement, so a batch sends them all with its completions and delivery journal rows.
+    it.runIf(dialect === 'postgres' && ahead && receiptHeld)(
+      'the closing writes of a batch locked ahead go to the database as ONE statement with its completions',
+      async () => {
+        const paid = await Promise.all(Array.from({ length: 6 }, (_, i) => payable(`held${i}`)));
+        const { result: answers, texts } = await inOneBatchNoXid(paid.map((p) => p.body));
+        expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+        const parts = (text: string, write: string) => text.split(write).length - 1;
+        const closing = texts.filter((text) => text.startsWith('with ') && text.includes('update "payonce_orders"'));
+        // The gate delivery alone in its batch, then the six together: each with its receipts' completions.
+        expect(closing.map((text) => parts(text, 'update "payonce_orders"'))).toEqual([1, 6]);
+        expect(closing.map((text) => parts(text, 'update "payonce_receipts"'))).toEqual([1, 6]);
+        for (const p of paid) {
+          expect([await orderStatus(p.orderId), await fulfilJobs(p.orderId), await paymentEvents(p.eventId)]).toEqual([
+            'paid',
+            1,
+            1,
+          ]);
+          expect([await receipts(p.eventId), await deliveries(p.eventId)]).toEqual([1, 1]);
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'a delivery of a batch reads, through its own Kysely statements, what an earlier one of the batch wrote',
+      async () => {
+        const [first, second] = await Promise.all([payable('wrote'), payable('reads')]);
+        extra.set(second!.eventId, 'read-order');
+        readFirst.set(second!.eventId, { orderId: first!.orderId });
+        try {
+          const { result: answers } = await inOneBatchNoXid([first!.body, second!.body]);
+          expect(answers.map((a) => a.status)).toEqual([200, 200]);
+          expect(readFirst.get(second!.eventId)?.status).toBe('paid');
+        } finally {
+          extra.delete(second!.eventId);
+          readFirst.delete(second!.eventId);
+        }
+      },
+    );
+
+    it.runIf(dialect === 'postgres')(
+      'an event found by its merchant reference after its payment was applied in the same batch changes nothing',
+      async () => {
+        const p = await payable('byid');
+        const referenced = `evt_byref_${serial}_${process.pid}`;
+        byReference.set(referenced, p.attemptId);
+        try {
+          const { result: answers } = await inOneBatchNoXid([p.body, p.body.replace(p.eventId, referenced)]);
+          expect(answers.map((a) => a.status)).toEqual([200, 200]);
+        } finally {
+          byReference.delete(referenced);
+        }
+        expect([await orderStatus(p.orderId), await fulfilJobs(p.orderId)]).toEqual(['paid', 1]);
+        const decisions = await store.db.executeQuery<{ event_id: string; decision: string }>({
+          sql: 'select event_id, decision from payonce_payment_events where event_id in ($1, $2) order by decision',
+          parameters: [p.eventId, referenced],
+          query: { kind: 'RawNode' },
+        } as never);
+        expect(decisions.rows).toEqual([
+          { event_id: p.eventId, decision: 'applied' },
+          { event_id: referenced, decision: 'unchanged' },
+        ]);
       },
     );
 

@@ -5,6 +5,7 @@ import type { InsertClaimRequest } from '../../core/store.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
 import { aloneFailure, DeferredWritesFailed, leftAborted, ShareFailed } from './group-commit-failures.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
+import { type HeldWrites, heldWritesOf, holdingWrites } from './held-writes.js';
 import { type ReadAhead, readAheadTogether, rolledBackToSavepoint } from './read-ahead.js';
 import { splitRepeatedKeys } from './repeated-keys.js';
 import type { SqlDialect } from './sql-dialect.js';
@@ -157,29 +158,33 @@ export class GroupCommit<DB> {
   private async alone(work: AnyWork, claim: InsertClaimRequest | null = null): Promise<unknown> {
     let thrown: { readonly error: unknown } | null = null;
     try {
-      return await this.store.transaction(async (tx) => {
-        thrown = null;
-        beforeCommit.set(tx, []);
-        const claimed =
-          claim !== null &&
-          (await this.store.claimTogether?.(tx, [claim]).catch((error: unknown) => {
-            throw aloneFailure('claim', error, this.transient(error));
-          })) === true;
-        let value: unknown;
-        try {
-          value = await work(tx as Transaction<unknown>);
-        } catch (error) {
-          thrown = { error };
-          throw error;
-        }
-        if (claimed) await this.store.releaseClaim?.(tx, claim, true);
-        // With nothing deferred, `select 1` finds a transaction the work left aborted, which COMMIT would roll back
-        // without an error on some drivers' versions.
-        await this.writeDeferred(tx, true).catch((error: unknown) => {
-          throw claimed ? aloneFailure('transaction', error, this.transient(error)) : error;
-        });
-        return value;
-      });
+      return await this.store.transaction((tx) =>
+        this.holding(tx, claim !== null, async (held) => {
+          thrown = null;
+          beforeCommit.set(tx, []);
+          const claimed =
+            claim !== null &&
+            (await this.store.claimTogether?.(tx, [claim]).catch((error: unknown) => {
+              throw aloneFailure('claim', error, this.transient(error));
+            })) === true;
+          let value: unknown;
+          try {
+            value = await work(tx as Transaction<unknown>);
+          } catch (error) {
+            // A write it held failed under a later statement: again without holding, where the write fails in place.
+            if (held?.failed === true) throw new DeferredWritesFailed('a held write failed', { cause: error });
+            thrown = { error };
+            throw error;
+          }
+          if (claimed) await this.store.releaseClaim?.(tx, claim, true);
+          // With nothing deferred, `select 1` finds a transaction the work left aborted, which COMMIT would roll back
+          // without an error on some drivers' versions.
+          await this.writeDeferred(tx, true).catch((error: unknown) => {
+            throw claimed ? aloneFailure('transaction', error, this.transient(error)) : error;
+          });
+          return value;
+        }),
+      );
     } catch (error) {
       if (thrown !== null && (thrown as { readonly error: unknown }).error === error) throw error;
       // Its claim or its end write, made as a batch's, failed other than by an outage: again with the guard's own
@@ -210,27 +215,31 @@ export class GroupCommit<DB> {
   private async shared(entries: readonly GroupEntry[], savepoints = false): Promise<void> {
     let shares: Share[] = [];
     try {
-      await this.store.transaction(async (tx) => {
-        shares = []; // the whole batch runs again after a transient error that ended the transaction
-        beforeCommit.set(tx, []);
-        const claimed = await this.claimTogether(
-          tx,
-          entries.flatMap((entry) => (entry.item.claim === null ? [] : [entry.item.claim])),
-        );
-        await this.readAhead(tx, entries);
-        for (const entry of entries) {
-          const work = tx as Transaction<unknown>;
-          shares.push(
-            savepoints ? await this.share(work, entry.item, claimed) : await this.unguarded(work, entry.item, claimed),
+      await this.store.transaction((tx) =>
+        this.holding(tx, !savepoints, async (held) => {
+          shares = []; // the whole batch runs again after a transient error that ended the transaction
+          beforeCommit.set(tx, []);
+          const claimed = await this.claimTogether(
+            tx,
+            entries.flatMap((entry) => (entry.item.claim === null ? [] : [entry.item.claim])),
           );
-        }
-        try {
-          await this.writeDeferred(tx, true);
-        } catch (error) {
-          if (this.transient(error)) throw error;
-          throw new DeferredWritesFailed('the deferred writes of a group transaction failed', { cause: error });
-        }
-      });
+          await this.readAhead(tx, entries);
+          for (const entry of entries) {
+            const work = tx as Transaction<unknown>;
+            shares.push(
+              savepoints
+                ? await this.share(work, entry.item, claimed)
+                : await this.unguarded(work, entry.item, claimed, held),
+            );
+          }
+          try {
+            await this.writeDeferred(tx, true);
+          } catch (error) {
+            if (this.transient(error)) throw error;
+            throw new DeferredWritesFailed('the deferred writes of a group transaction failed', { cause: error });
+          }
+        }),
+      );
     } catch (caught) {
       // A work that caught a failed statement's error and went on: it is not known which, so each runs alone (where
       // that work's own next statement fails it alone).
@@ -294,12 +303,20 @@ export class GroupCommit<DB> {
    * One caller's work with no savepoint of its own; a work that never claimed its key made with the batch's
    * (`claimed`) has that row deleted. @throws {ShareFailed} when it fails, to roll the batch back.
    */
-  private async unguarded(tx: Transaction<unknown>, item: GroupItem, claimed: boolean): Promise<Share> {
+  private async unguarded(
+    tx: Transaction<unknown>,
+    item: GroupItem,
+    claimed: boolean,
+    held: HeldWrites | null,
+  ): Promise<Share> {
     let value: unknown;
     try {
       value = await item.work(tx);
     } catch (error) {
-      if (leftAborted(error)) throw new DeferredWritesFailed('a work left the transaction aborted');
+      // An earlier caller's held write may be what failed under this work's statement: each runs again alone.
+      if (leftAborted(error) || held?.failed === true) {
+        throw new DeferredWritesFailed('a work left the transaction aborted, or a held write failed');
+      }
       throw new ShareFailed('a work of a group transaction without savepoints failed');
     }
     if (claimed) await this.release(tx, item, true);
@@ -350,8 +367,10 @@ export class GroupCommit<DB> {
   private async writeDeferred<D>(tx: Kysely<D>, probe = false): Promise<void> {
     const pending = beforeCommit.get(tx) ?? [];
     beforeCommit.delete(tx);
-    if (probe && pending.length === 0 && this.store.dialect.name === 'postgres') {
+    const held = heldWritesOf(tx.getExecutor());
+    if (probe && pending.length === 0 && held?.holding !== true && this.store.dialect.name === 'postgres') {
       await executeCompiled(tx, PROBE);
+      await held?.settle();
       return;
     }
     await together(
@@ -364,6 +383,19 @@ export class GroupCommit<DB> {
         }
       }),
     );
+    // Held: they and the writes the callers held go now, as one statement, and are answered.
+    await held?.settle();
+  }
+
+  /**
+   * `work` in `tx` with the closing writes its callers make through `together` held until the next statement on the
+   * connection or the end (`HeldWrites`, settled by `writeDeferred`), when `hold` and on PostgreSQL; else `work(null)`.
+   * Held only in runs whose failure runs every caller again without holding: a batch without savepoints, a caller
+   * alone with its claim made as a batch's.
+   */
+  private holding<T>(tx: Transaction<DB>, hold: boolean, work: (held: HeldWrites | null) => Promise<T>): Promise<T> {
+    if (!hold || this.store.dialect.name !== 'postgres') return work(null);
+    return holdingWrites(tx.getExecutor(), work);
   }
 
   /** True when `error`, or its `cause` (the guard's `StoreUnavailable`), is a transient error of the dialect. */

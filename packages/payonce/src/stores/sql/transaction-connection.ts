@@ -7,7 +7,8 @@ import type {
   Transaction,
   TransactionBuilder,
 } from 'kysely';
-import { combineWrites, isCombinableWrite, splitCombined } from './combined-writes.js';
+import { isCombinableWrite } from './combined-writes.js';
+import { type GatheredWrite, heldWritesOf, sendWrites } from './held-writes.js';
 
 /**
  * The Kysely transactions whose callback is running inside {@link withDirectStatements}, by executor (which lives
@@ -91,13 +92,6 @@ function onLiveConnection<T>(executor: QueryExecutor, use: (taken: DatabaseConne
   });
 }
 
-/** One write gathered by {@link together}, answered once the statement that carries it is answered. */
-interface GatheredWrite {
-  readonly query: CompiledQuery;
-  readonly resolve: (result: QueryResult<never>) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /** The writes {@link together} is gathering on one transaction. */
 class Gathering {
   private writes: GatheredWrite[] = [];
@@ -106,24 +100,16 @@ class Gathering {
     return new Promise((resolve, reject) => this.writes.push({ query, resolve, reject }));
   }
 
-  /** Sends what was gathered (one statement; a lone write as it is) and empties the list. */
-  send(connection: DatabaseConnection): void {
+  /** What was gathered, in the order it was issued; the list is emptied. */
+  take(): GatheredWrite[] {
     const writes = this.writes;
     this.writes = [];
-    const [lone] = writes;
-    if (lone !== undefined && writes.length === 1) {
-      connection.executeQuery(lone.query).then(lone.resolve as (r: QueryResult<unknown>) => void, lone.reject);
-    } else if (writes.length > 1) {
-      const rejectAll = (error: unknown) => {
-        for (const write of writes) write.reject(error);
-      };
-      connection
-        .executeQuery<Record<string, number>>(combineWrites(writes.map((write) => write.query)))
-        .then((result) => splitCombined(result, writes.length))
-        .then((results) => {
-          for (const [i, write] of writes.entries()) write.resolve(results[i]!);
-        }, rejectAll);
-    }
+    return writes;
+  }
+
+  /** Sends what was gathered (one statement; a lone write as it is) and empties the list. */
+  send(connection: DatabaseConnection): void {
+    sendWrites((query) => connection.executeQuery(query), this.take());
   }
 }
 
@@ -148,11 +134,28 @@ export async function together<DB>(
 ): Promise<void> {
   const executor = trx.isTransaction ? trx.getExecutor() : null;
   let connection = executor === null ? undefined : live.get(executor);
-  if (connection === null && executor !== null && dialect === 'postgres' && writes.length > 1) {
+  const held = executor === null || dialect !== 'postgres' ? undefined : heldWritesOf(executor);
+  if (connection === null && executor !== null && dialect === 'postgres' && (writes.length > 1 || held)) {
     // Nothing went straight to the connection yet (the transaction's statements so far went through Kysely): take it.
     connection = await onLiveConnection(executor, async (taken) => taken);
   }
-  if (dialect !== 'postgres' || executor === null || !connection || gathering.has(executor) || writes.length < 2) {
+  if (executor === null || !connection || gathering.has(executor)) {
+    for (const write of writes) await write();
+    return;
+  }
+  if (held !== undefined) {
+    // A group transaction that holds its writes: they wait for the next statement on the connection or its end.
+    const gathered = new Gathering();
+    gathering.set(executor, gathered);
+    try {
+      held.track(Promise.all(writes.map((write) => write())));
+    } finally {
+      gathering.delete(executor);
+      held.hold(connection, gathered.take());
+    }
+    return;
+  }
+  if (dialect !== 'postgres' || writes.length < 2) {
     for (const write of writes) await write();
     return;
   }
