@@ -6,7 +6,8 @@ import { IdempotencyGuard } from '../../../packages/payonce/src/core/idempotency
 import { RequestKey } from '../../../packages/payonce/src/core/request-key.js';
 import type { InsertClaimRequest } from '../../../packages/payonce/src/core/store.js';
 import { PostgresStore } from '../../../packages/payonce/src/stores/postgres/postgres-store.js';
-import { GroupCommit, writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
+import { writeBeforeCommit } from '../../../packages/payonce/src/stores/sql/before-commit.js';
+import { GroupCommit } from '../../../packages/payonce/src/stores/sql/group-commit.js';
 import type { SqlStore } from '../../../packages/payonce/src/stores/sql/sql-store.js';
 import { createSqlBackend, type SqlBackend, sqlDialectsFromEnv } from '../../outbox/sql-backends.js';
 import { sentStatements } from '../../payments/payments-fixtures.js';

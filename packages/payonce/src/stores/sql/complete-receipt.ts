@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import { bufferOf } from '../../core/buffer-of.js';
 import type { StoredResponse } from '../../core/receipt.js';
 import type { FinishRequest } from '../../core/store.js';
+import { writeBeforeCommit } from './before-commit.js';
 import { claimHeld } from './claim-held.js';
 import { defineStatement } from './compiled-statement.js';
 import { holdsGroupClaim } from './group-claims.js';
-import { writeBeforeCommit } from './group-commit.js';
 import { RECEIPTS_TABLE } from './receipts-table.js';
 import { keyValues, runStatement, type SqlContext } from './sql-context.js';
 

@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { storeError } from '../../core/guard-failures.js';
 import type { InsertClaimRequest } from '../../core/store.js';
 import { type BatchEntry, Batcher, BatchSlots } from './batcher.js';
+import { beforeCommit } from './before-commit.js';
 import { aloneFailure, DeferredWritesFailed, leftAborted, ShareFailed } from './group-commit-failures.js';
 import { type GroupCommitOptions, resolveGroupCommit } from './group-commit-options.js';
 import { type HeldWrites, heldWritesOf, holdingWrites } from './held-writes.js';
@@ -56,34 +57,6 @@ type GroupEntry = BatchEntry<GroupItem, unknown>;
  */
 const SAVEPOINT = CompiledQuery.raw('savepoint payonce_share');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint payonce_share');
-
-/** A write a caller of a group transaction left for its end (`writeBeforeCommit`). */
-interface DeferredWrite {
-  readonly query: CompiledQuery;
-  /** The write must touch a row: one that touches none fails the batch (`DeferredWritesFailed`). */
-  readonly mustTouch: boolean;
-}
-
-/** The writes callers of a group transaction left for its end (`writeBeforeCommit`), by transaction. */
-const beforeCommit = new WeakMap<object, DeferredWrite[]>();
-
-/**
- * Makes `query` — an insert nothing later in the transaction reads, such as a delivery's journal row — in `tx`: in
- * a transaction a {@link GroupCommit} runs, it is sent just before the commit with the other callers' such writes,
- * as ONE statement on PostgreSQL (a statement a caller instead of one each); a caller whose work fails drops its own
- * (its savepoint's writes). Anywhere else it is sent now. Either way it commits with the caller's other writes or
- * not at all.
- * @throws whatever the driver throws, when sent now; at the commit, a failure fails the batch (see `GroupCommit`).
- */
-export async function writeBeforeCommit<DB>(
-  tx: Kysely<DB>,
-  query: CompiledQuery,
-  options: { readonly mustTouch?: boolean } = {},
-): Promise<void> {
-  const pending = beforeCommit.get(tx);
-  if (pending === undefined) await executeCompiled(tx, query);
-  else pending.push({ query, mustTouch: options.mustTouch === true });
-}
 
 /** A statement ends the whole check, so a work that left its transaction aborted is found before the commit. */
 const PROBE = CompiledQuery.raw('select 1');

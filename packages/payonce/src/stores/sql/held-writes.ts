@@ -47,7 +47,7 @@ interface OwnMethods {
  * statement that reads what a held write writes is sent after it. What `together` started is tracked here: its
  * writes are answered once sent, and what it issues after them runs then; `settle` waits for all of it and throws
  * the first failure.
- * @see docs/design.md §11 "Held writes".
+ * @see docs/design.md §11 "Fewer round trips" (held writes).
  */
 export class HeldWrites {
   private pending: GatheredWrite[] = [];

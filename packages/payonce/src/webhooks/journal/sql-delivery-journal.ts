@@ -1,12 +1,12 @@
 import type { Kysely, QueryResult, Selectable } from 'kysely';
 import { type Clock, systemClock } from '../../core/clock.js';
+import { writeBeforeCommit } from '../../stores/sql/before-commit.js';
 import {
   executeStatement,
   StatementCache,
   type StatementDefinition,
   statementsOn,
 } from '../../stores/sql/compiled-statement.js';
-import { writeBeforeCommit } from '../../stores/sql/group-commit.js';
 import type { ReceiptsDatabase } from '../../stores/sql/receipts-table.js';
 import type { SqlDialect } from '../../stores/sql/sql-dialect.js';
 import { tablesOf } from '../../stores/sql/table-namespace.js';
