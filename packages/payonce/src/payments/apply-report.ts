@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { activeTracer } from '../otel/tracing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { together } from '../stores/sql/transaction-connection.js';
 import { type AttemptChange, attemptAsWritten, findActiveAttempt, updateAttempt } from './attempt-rows.js';
@@ -181,8 +182,10 @@ async function written<DB>(
   const { alongside } = ctx;
   if (changed) writes.push(() => updateAttempt(ctx.on, attempt.id, change, ctx.nowMs));
   if (alongside !== undefined) writes.push(() => alongside(applied));
-  // Independent writes (the order, its job, the attempt, the caller's journal row): one statement on PostgreSQL.
-  await together(ctx.trx, ctx.on.statements.dialect.name, writes);
+  // Independent writes (the order, its job, the attempt, the caller's journal row): one statement on PostgreSQL,
+  // held to the next statement in a group commit (none of them sends another after its first is answered, except
+  // the job's trace row, written only while an OpenTelemetry SDK records).
+  await together(ctx.trx, ctx.on.statements.dialect.name, writes, { hold: activeTracer() === undefined });
   return applied;
 }
 

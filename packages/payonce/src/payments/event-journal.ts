@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { cutToCodePoints } from '../core/code-points.js';
+import { together } from '../stores/sql/transaction-connection.js';
 import { ACTIVE_ATTEMPT_STATUSES } from './attempt-status.js';
 import type { JournalEntry, PaymentDecision } from './journal-entry.js';
 import { toJournalEntry } from './journal-entry.js';
@@ -125,25 +126,27 @@ export async function insertJournal(
   decision: JournalDecision,
   nowMs: number,
 ): Promise<void> {
-  await runPaymentsStatement(on, INSERT_JOURNAL, {
-    provider: report.provider,
-    eventId: report.eventId,
-    eventType: report.eventType,
-    status: report.status,
-    paymentId: report.paymentId,
-    merchantReference: report.merchantReference,
-    orderRef: report.orderRef,
-    amountMinor: report.amountMinor,
-    currency: report.currency,
-    occurredAtMs: report.occurredAtMs,
-    receivedAtMs: nowMs,
-    decision: decision.decision,
-    reason: bounded(decision.reason),
-    attemptId: decision.attemptId,
-    orderId: decision.orderId,
-    resolvedAtMs: decision.decision === 'parked' ? null : nowMs,
-  });
-  await recordRefundedAmount(on, report);
+  const journal = () =>
+    runPaymentsStatement(on, INSERT_JOURNAL, {
+      provider: report.provider,
+      eventId: report.eventId,
+      eventType: report.eventType,
+      status: report.status,
+      paymentId: report.paymentId,
+      merchantReference: report.merchantReference,
+      orderRef: report.orderRef,
+      amountMinor: report.amountMinor,
+      currency: report.currency,
+      occurredAtMs: report.occurredAtMs,
+      receivedAtMs: nowMs,
+      decision: decision.decision,
+      reason: bounded(decision.reason),
+      attemptId: decision.attemptId,
+      orderId: decision.orderId,
+      resolvedAtMs: decision.decision === 'parked' ? null : nowMs,
+    });
+  // The refund amount's row refers to the journal row: in one statement, checked at its end (`together`).
+  await together(on.db, on.statements.dialect.name, [journal, () => recordRefundedAmount(on, report)]);
 }
 
 /** Records the decision taken for a parked row once it was matched. Only a still-parked row is changed. */

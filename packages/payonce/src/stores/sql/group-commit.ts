@@ -355,6 +355,7 @@ export class GroupCommit<DB> {
           throw new Error('a write deferred to the commit touched no row');
         }
       }),
+      { hold: true },
     );
     // Held: they and the writes the callers held go now, as one statement, and are answered.
     await held?.settle();

@@ -125,16 +125,28 @@ const gathering = new WeakMap<QueryExecutor, Gathering>();
  * one after another, each awaited before the next starts: on MySQL/MariaDB a deadlock ends the whole transaction,
  * and a statement already queued behind it would then run and commit on its own. The writes must be independent of
  * each other (one snapshot: none sees another's rows) and must not touch the same row. Used by the payment
- * transitions (docs/design.md §11 "Fewer round trips").
+ * transitions (docs/design.md §11 "Fewer round trips"). Called by a write another `together` is starting (a journal
+ * row with its refund amount), its writes are started at once and join that one's statement.
+ * `hold`: in a group-commit transaction that holds its writes (`HeldWrites`, PostgreSQL), they are not sent
+ * now but before the next statement on the connection or at the end, and this resolves at once. Only for writes that
+ * send nothing after their first statement is answered: a statement sent later would go after the caller's work
+ * ended (through a fenced view it fails, and the batch runs again without holding).
  */
 export async function together<DB>(
   trx: Kysely<DB>,
   dialect: string,
   writes: readonly (() => Promise<unknown>)[],
+  options: { readonly hold?: boolean } = {},
 ): Promise<void> {
   const executor = trx.isTransaction ? trx.getExecutor() : null;
+  if (executor !== null && dialect === 'postgres' && gathering.has(executor)) {
+    // Started by a write another `together` is starting: their statements join that one's.
+    await Promise.all(writes.map((write) => write()));
+    return;
+  }
   let connection = executor === null ? undefined : live.get(executor);
-  const held = executor === null || dialect !== 'postgres' ? undefined : heldWritesOf(executor);
+  const held =
+    executor === null || dialect !== 'postgres' || options.hold !== true ? undefined : heldWritesOf(executor);
   if (connection === null && executor !== null && dialect === 'postgres' && (writes.length > 1 || held)) {
     // Nothing went straight to the connection yet (the transaction's statements so far went through Kysely): take it.
     connection = await onLiveConnection(executor, async (taken) => taken);
