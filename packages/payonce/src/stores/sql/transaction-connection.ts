@@ -151,23 +151,7 @@ export async function together<DB>(
     // Nothing went straight to the connection yet (the transaction's statements so far went through Kysely): take it.
     connection = await onLiveConnection(executor, async (taken) => taken);
   }
-  if (executor === null || !connection || gathering.has(executor)) {
-    for (const write of writes) await write();
-    return;
-  }
-  if (held !== undefined) {
-    // A group transaction that holds its writes: they wait for the next statement on the connection or its end.
-    const gathered = new Gathering();
-    gathering.set(executor, gathered);
-    try {
-      held.track(Promise.all(writes.map((write) => write())));
-    } finally {
-      gathering.delete(executor);
-      held.hold(connection, gathered.take());
-    }
-    return;
-  }
-  if (dialect !== 'postgres' || writes.length < 2) {
+  if (executor === null || !connection || (held === undefined && (dialect !== 'postgres' || writes.length < 2))) {
     for (const write of writes) await write();
     return;
   }
@@ -178,7 +162,10 @@ export async function together<DB>(
     started = Promise.all(writes.map((write) => write()));
   } finally {
     gathering.delete(executor);
-    gathered.send(connection);
+    // In a group transaction that holds its writes, they wait for the next statement on the connection or its end.
+    if (held === undefined) gathered.send(connection);
+    else held.hold(connection, gathered.take());
   }
-  await started;
+  if (held === undefined) await started;
+  else held.track(started);
 }
