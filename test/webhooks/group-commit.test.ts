@@ -14,14 +14,12 @@ import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/str
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
 import { sentStatements } from '../payments/payments-fixtures.js';
+import { BatchGate } from './support/batch-gate.js';
 import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
 
 // Issue 40: group commit of whole webhook deliveries. Concurrent one-commit deliveries (receipt, payment transition,
 // payment journal row, fulfilment job, delivery journal row) share one transaction and one commit, one savepoint
 // each. A gate delivery holds the only batch slot while the others queue, so they form ONE batch for certain.
-
-/** Resolves after every microtask chain started now has run (the intake's steps before the group do no I/O). */
-const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 let serial = 0;
 
@@ -105,7 +103,7 @@ for (const [dialect, receiptHeld, ahead] of [
         ? paymentEvent
         : { ...paymentEvent, paymentId: null, merchantReference: reference };
     };
-    let gate: { reached: () => void; release: Promise<void> } | null = null;
+    const gate = new BatchGate();
     /** Each `prepareBatch` call (`ahead`): the events it was given, and how many it locked ahead. */
     const lockedAhead: { events: number; locked: number }[] = [];
     /** Makes the next `prepareBatch` throw (`ahead`). */
@@ -147,10 +145,7 @@ for (const [dialect, receiptHeld, ahead] of [
                 }
               : {}),
             async handler(event: ProviderEvent, { tx }) {
-              if (gate !== null && event.eventId?.startsWith('evt_gate')) {
-                gate.reached();
-                await gate.release;
-              }
+              await gate.pass(event.eventId);
               const read = readFirst.get(event.eventId ?? '');
               if (read !== undefined) {
                 // Through the handler's Kysely transaction, not payonce's own statements.
@@ -214,20 +209,12 @@ for (const [dialect, receiptHeld, ahead] of [
     /** Delivers `bodies` as ONE batch: a gate delivery holds the only slot until all of them queued behind it. */
     async function inOneBatch(bodies: readonly string[]) {
       const gateEvent = await payable('gate');
-      let reached!: () => void;
-      const atGate = new Promise<void>((resolve) => {
-        reached = resolve;
-      });
-      let release!: () => void;
-      gate = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
-      const gated = deliver(gateEvent.body.replace(gateEvent.eventId, `evt_gate_${gateEvent.eventId}`));
-      await atGate;
-      const answers = Promise.all(bodies.map((body) => deliver(body)));
-      await settled();
-      release();
-      gate = null;
-      expect((await gated).status).toBe(200);
-      return await answers;
+      const { gate: gated, answers } = await gate.inOneBatch(
+        () => deliver(gateEvent.body.replace(gateEvent.eventId, `evt_gate_${gateEvent.eventId}`)),
+        () => Promise.all(bodies.map((body) => deliver(body))),
+      );
+      expect(gated.status).toBe(200);
+      return answers;
     }
 
     const count = async (query: string, ...values: unknown[]) => {

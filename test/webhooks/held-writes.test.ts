@@ -14,6 +14,7 @@ import type { ProviderEvent } from '../../packages/payonce/src/webhooks/provider
 import { stripeProfile } from '../../packages/payonce/src/webhooks/providers/stripe-profile.js';
 import { stripeScheme } from '../../packages/payonce/src/webhooks/verify/stripe-scheme.js';
 import { createSqlBackend, type SqlBackend } from '../outbox/sql-backends.js';
+import { BatchGate } from './support/batch-gate.js';
 import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.js';
 
 // Issue #40, held writes (PostgreSQL): the closing writes of a group-commit batch wait for the next statement on its
@@ -21,7 +22,6 @@ import { STRIPE_SECRET, signedStripeHeaders } from './support/stripe-deliveries.
 // amount after its journal row) must have it sent while its delivery still runs, so the batch commits as it is,
 // instead of failing at its end and running again delivery by delivery.
 
-const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 let serial = 0;
 const uid = () => `${++serial}_${process.pid}`;
 
@@ -44,7 +44,7 @@ describe('postgres: held writes of a group-commit batch', () => {
   let intake: WebhookIntake;
   /** The payment event each delivery's handler applies, by event id. */
   const events = new Map<string, ProviderPaymentEvent>();
-  let gate: { reached: () => void; release: Promise<void> } | null = null;
+  const gate = new BatchGate();
 
   beforeAll(async () => {
     backend = await createSqlBackend('postgres');
@@ -64,12 +64,8 @@ describe('postgres: held writes of a group-commit batch', () => {
             await payments.prelockProviderEvents(known, tx as never);
           },
           async handler(event: ProviderEvent, { tx }) {
-            const id = event.eventId ?? '';
-            if (gate !== null && id.startsWith('evt_gate')) {
-              gate.reached();
-              await gate.release;
-            }
-            const paymentEvent = events.get(id);
+            await gate.pass(event.eventId);
+            const paymentEvent = events.get(event.eventId ?? '');
             if (paymentEvent === undefined) return {};
             const applied = await payments.applyProviderEvent(paymentEvent, tx as never, { receiptHeld: true });
             return { decision: applied.decision };
@@ -88,18 +84,12 @@ describe('postgres: held writes of a group-commit batch', () => {
 
   /** Delivers `eventIds` as ONE batch (a gate delivery holds the only slot while they queue). */
   async function inOneBatch(eventIds: readonly string[]): Promise<number[]> {
-    let reached!: () => void;
-    const atGate = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    gate = { reached, release: new Promise<void>((resolve) => (release = resolve)) };
-    const gated = deliver(`evt_gate_${uid()}`);
-    await atGate;
-    const answers = Promise.all(eventIds.map(deliver));
-    await settled();
-    release();
-    gate = null;
-    expect(await gated).toBe(200);
-    return await answers;
+    const { gate: gated, answers } = await gate.inOneBatch(
+      () => deliver(`evt_gate_${uid()}`),
+      () => Promise.all(eventIds.map(deliver)),
+    );
+    expect(gated).toBe(200);
+    return answers;
   }
 
   async function paidAttempt(): Promise<PaymentAttempt> {
